@@ -1,0 +1,41 @@
+"""Shared fixtures: a temporary store, and a way to run the `linkvet` command from this checkout."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli_env(tmp_path: Path) -> dict[str, str]:
+    """Environment for a `linkvet` subprocess: this checkout's code, a private data directory."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env["XDG_DATA_HOME"] = str(tmp_path / "xdg-data")
+    env["XDG_STATE_HOME"] = str(tmp_path / "xdg-state")
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "xdg-config")
+    return env
+
+
+@pytest.fixture
+def run_linkvet(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run `linkvet ARGS...` from this checkout in a subprocess; returns the completed process."""
+
+    def run(*args: str, timeout: float = 120, check: bool = False) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "desktop.cli", *args],
+            cwd=tmp_path,
+            env=cli_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=check,
+        )
+
+    return run
