@@ -23,6 +23,7 @@ from desktop.cli._common import EXIT_INTERRUPTED, CliError
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "probe",
+    "gui",
     # "schedule",
     # "history",
 )
@@ -46,8 +47,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
-        parser.print_help()
-        return 0
+        from desktop.cli import gui
+
+        # `linkvet` alone opens the desktop application where a window can be shown.
+        if not (sys.argv[1:] if argv is None else argv) and gui.display_present():
+            args.run, args.quit_after_startup = gui.run, False
+        else:
+            parser.print_help()
+            return 0
     try:
         return int(args.run(args))
     except CliError as exc:

@@ -1,0 +1,371 @@
+"""Arrays for the charts, computed on a worker thread from the store's query results (no Qt here).
+
+- `timeline`: raw samples (NaN where lost) plus, per time bin, the median, the p5–p95 and min–max "smoke"
+  (as SmokePing draws it) and the share lost. Percentiles follow `probes.stats.percentile` (linear between
+  closest ranks), vectorised over all bins at once.
+- `hour_profile`, `day_hour_matrix`, `rtt_cdf`: from the store's hourly rollups, merging their RTT
+  histograms with `probes.histogram` (percentiles within ±1 % of exact), so a month costs a few thousand rows.
+- `peak_spans`: the configured peak windows as hour-of-day spans in the charts' time zone.
+
+Times are UTC epoch seconds; hours of the day are in the time zone the caller names.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from probes import histogram
+from probes.peak import PeakWindow
+from probes.store import Store, StoredTarget
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+# Bin widths a reader can reason about ("each box is 5 minutes").
+NICE_BIN_SECONDS = (
+    1,
+    2,
+    5,
+    10,
+    15,
+    30,
+    60,
+    120,
+    300,
+    600,
+    900,
+    1800,
+    3600,
+    7200,
+    10800,
+    21600,
+    43200,
+    86400,
+    172800,
+    604800,
+)
+
+
+def nice_bin_seconds(span_s: float, max_bins: int) -> int:
+    """The smallest nice width that covers `span_s` in at most `max_bins` bins."""
+    for width in NICE_BIN_SECONDS:
+        if span_s / width <= max_bins:
+            return width
+    return int(math.ceil(span_s / max_bins / 86400) * 86400)
+
+
+@dataclass(frozen=True, slots=True)
+class Timeline:
+    t_s: FloatArray  # every attempt's send time
+    rtt_ms: FloatArray  # its RTT, NaN where lost
+    bin_start_s: FloatArray  # left edge of each bin
+    bin_width_s: int
+    median_ms: FloatArray  # NaN where nothing came back in the bin
+    p5_ms: FloatArray
+    p95_ms: FloatArray
+    min_ms: FloatArray
+    max_ms: FloatArray
+    sent: IntArray
+    received: IntArray
+    loss: FloatArray  # lost / sent, NaN where nothing was sent
+
+    @property
+    def bin_centre_s(self) -> FloatArray:
+        return self.bin_start_s + self.bin_width_s / 2
+
+    def bin_at(self, t_s: float) -> int | None:
+        """The bin containing time `t_s`, or None outside the timeline."""
+        if self.bin_start_s.size == 0:
+            return None
+        index = int((t_s - self.bin_start_s[0]) // self.bin_width_s)
+        return index if 0 <= index < self.bin_start_s.size else None
+
+
+def timeline(
+    ts_us: npt.ArrayLike,
+    rtt_ms: npt.ArrayLike,
+    *,
+    max_bins: int = 600,
+    start_us: int | None = None,
+    end_us: int | None = None,
+) -> Timeline:
+    """Bin per-attempt samples (send time in UTC µs, RTT in ms or NaN when lost) for the smoke chart."""
+    ts = np.asarray(ts_us, dtype=np.int64)
+    rtt = np.asarray(rtt_ms, dtype=np.float64)
+    if ts.shape != rtt.shape:
+        raise ValueError("timestamps and RTTs differ in length")
+    t_s = ts / 1e6
+    if ts.size == 0 and (start_us is None or end_us is None):
+        empty = np.empty(0)
+        return Timeline(
+            t_s,
+            rtt,
+            empty,
+            60,
+            empty,
+            empty,
+            empty,
+            empty,
+            empty,
+            np.empty(0, np.int64),
+            np.empty(0, np.int64),
+            empty,
+        )
+    first_s = start_us / 1e6 if start_us is not None else float(t_s.min())
+    last_s = end_us / 1e6 if end_us is not None else float(t_s.max())
+    width = nice_bin_seconds(max(last_s - first_s, 1.0), max_bins)
+    origin = math.floor(first_s / width) * width
+    n_bins = max(1, math.floor((last_s - origin) / width) + 1)
+    bin_of = np.floor((t_s - origin) / width).astype(np.int64)
+    inside = (bin_of >= 0) & (bin_of < n_bins)
+    bin_of, values = bin_of[inside], rtt[inside]
+    sent = np.bincount(bin_of, minlength=n_bins).astype(np.int64)
+    got = ~np.isnan(values)
+    b, v = bin_of[got], values[got]
+    order = np.lexsort((v, b))
+    b, v = b[order], v[order]
+    received = np.bincount(b, minlength=n_bins).astype(np.int64)
+    starts = np.concatenate(([0], np.cumsum(received)[:-1]))
+
+    def percentile(q: float) -> FloatArray:
+        out = np.full(n_bins, np.nan)
+        has = received > 0
+        position = (received[has] - 1) * q / 100.0
+        low = np.floor(position).astype(np.int64)
+        high = np.minimum(low + 1, received[has] - 1)
+        fraction = position - low
+        lo_v = v[starts[has] + low]
+        hi_v = v[starts[has] + high]
+        out[has] = lo_v + (hi_v - lo_v) * fraction
+        return out
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loss = np.where(sent > 0, 1.0 - received / np.maximum(sent, 1), np.nan)
+    return Timeline(
+        t_s=t_s,
+        rtt_ms=rtt,
+        bin_start_s=origin + np.arange(n_bins, dtype=np.float64) * width,
+        bin_width_s=width,
+        median_ms=percentile(50),
+        p5_ms=percentile(5),
+        p95_ms=percentile(95),
+        min_ms=percentile(0),
+        max_ms=percentile(100),
+        sent=sent,
+        received=received,
+        loss=loss,
+    )
+
+
+def local_hours(hour_s: npt.ArrayLike, tz: str) -> pd.DatetimeIndex:
+    return pd.to_datetime(np.asarray(hour_s, dtype=np.int64), unit="s", utc=True).tz_convert(tz)
+
+
+def _merged(
+    hourly: pd.DataFrame, groups: IntArray, n_groups: int
+) -> tuple[IntArray, IntArray, IntArray, FloatArray, IntArray]:
+    dense = histogram.merge(list(hourly["hist_index"]), list(hourly["hist_count"]), groups, n_groups)
+    sent = np.bincount(groups, weights=hourly["sent"].to_numpy(np.float64), minlength=n_groups).astype(
+        np.int64
+    )
+    received = np.bincount(
+        groups, weights=hourly["received"].to_numpy(np.float64), minlength=n_groups
+    ).astype(np.int64)
+    jitter_sum = np.bincount(groups, weights=hourly["jitter_sum_ms"].to_numpy(np.float64), minlength=n_groups)
+    pairs = np.bincount(
+        groups, weights=hourly["jitter_pairs"].to_numpy(np.float64), minlength=n_groups
+    ).astype(np.int64)
+    return dense, sent, received, jitter_sum, pairs
+
+
+def _nan(values: Sequence[float | None]) -> FloatArray:
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class HourProfile:
+    """Per hour of the day (0-23, in `tz`): RTT median and p95, loss, jitter, attempts."""
+
+    tz: str
+    median_ms: FloatArray
+    p95_ms: FloatArray
+    loss: FloatArray
+    jitter_ms: FloatArray
+    sent: IntArray
+
+
+def hour_profile(hourly: pd.DataFrame, tz: str) -> HourProfile:
+    """The hour-of-day profile of one target's (or several targets' pooled) hourly rollups."""
+    if hourly.empty:
+        nan = np.full(24, np.nan)
+        return HourProfile(tz, nan, nan.copy(), nan.copy(), nan.copy(), np.zeros(24, np.int64))
+    groups = np.asarray(local_hours(hourly["hour_s"], tz).hour, dtype=np.int64)
+    dense, sent, received, jitter_sum, pairs = _merged(hourly, groups, 24)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loss = np.where(sent > 0, 1.0 - received / np.maximum(sent, 1), np.nan)
+        jitter = np.where(pairs > 0, jitter_sum / np.maximum(pairs, 1), np.nan)
+    return HourProfile(
+        tz,
+        _nan(histogram.quantiles(dense, 0.5)),
+        _nan(histogram.quantiles(dense, 0.95)),
+        loss,
+        jitter,
+        sent,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DayHourMatrix:
+    """Rows are local days (oldest first), columns hours 0-23 in `tz`; NaN where nothing was measured."""
+
+    tz: str
+    days: list[date]
+    median_ms: FloatArray  # shape (days, 24)
+    p95_ms: FloatArray
+    loss: FloatArray
+    sent: IntArray
+
+
+def day_hour_matrix(hourly: pd.DataFrame, tz: str) -> DayHourMatrix:
+    if hourly.empty:
+        empty = np.empty((0, 24))
+        return DayHourMatrix(tz, [], empty, empty.copy(), empty.copy(), np.empty((0, 24), np.int64))
+    stamps = local_hours(hourly["hour_s"], tz)
+    day_values = stamps.normalize().tz_localize(None)
+    first, last = day_values.min(), day_values.max()
+    n_days = int((last - first).days) + 1
+    day_index = np.asarray((day_values - first).days, dtype=np.int64)
+    groups = day_index * 24 + np.asarray(stamps.hour, dtype=np.int64)
+    dense, sent, received, _, _ = _merged(hourly, groups, n_days * 24)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        loss = np.where(sent > 0, 1.0 - received / np.maximum(sent, 1), np.nan)
+    return DayHourMatrix(
+        tz,
+        [(first + timedelta(days=i)).date() for i in range(n_days)],
+        _nan(histogram.quantiles(dense, 0.5)).reshape(n_days, 24),
+        _nan(histogram.quantiles(dense, 0.95)).reshape(n_days, 24),
+        loss.reshape(n_days, 24),
+        sent.reshape(n_days, 24),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Cdf:
+    """The share of replies with an RTT at or below each `rtt_ms` (a step per histogram bucket)."""
+
+    rtt_ms: FloatArray
+    fraction: FloatArray
+    received: int
+
+    def fraction_at(self, rtt_ms: float) -> float | None:
+        if self.received == 0:
+            return None
+        index = int(np.searchsorted(self.rtt_ms, rtt_ms, side="right")) - 1
+        return 0.0 if index < 0 else float(self.fraction[index])
+
+
+def rtt_cdf(hourly: pd.DataFrame) -> Cdf:
+    if hourly.empty:
+        return Cdf(np.empty(0), np.empty(0), 0)
+    dense = histogram.merge(
+        list(hourly["hist_index"]), list(hourly["hist_count"]), np.zeros(len(hourly), np.int64), 1
+    )[0]
+    used = np.flatnonzero(dense)
+    total = int(dense.sum())
+    if total == 0:
+        return Cdf(np.empty(0), np.empty(0), 0)
+    return Cdf(histogram.bucket_value(used), np.cumsum(dense[used]) / total, total)
+
+
+def peak_spans(windows: Sequence[PeakWindow], tz: str, on: date | None = None) -> list[tuple[float, float]]:
+    """Each peak window as (start hour, end hour) of the day in `tz` (fractions for minutes), split at
+    midnight.
+
+    Windows in another zone are converted for the day `on` (today by default), so daylight-saving shifts
+    follow the calendar; weekday restrictions are not drawn.
+    """
+    day = on or datetime.now(UTC).date()
+    zone = ZoneInfo(tz)
+    spans: list[tuple[float, float]] = []
+    for window in windows:
+        start = datetime.combine(day, window.start, tzinfo=window.zone)
+        end = datetime.combine(day, window.end, tzinfo=window.zone)
+        if end <= start:
+            end += timedelta(days=1)
+        local_start = start.astimezone(zone)
+        length_h = (end - start).total_seconds() / 3600
+        begin = local_start.hour + local_start.minute / 60
+        finish = begin + length_h
+        if finish <= 24:
+            spans.append((begin, finish))
+        else:
+            spans.append((begin, 24.0))
+            spans.append((0.0, finish - 24))
+    return spans
+
+
+def utc_offset_s(tz: str, at_s: float) -> int:
+    """Seconds east of UTC of zone `tz` at time `at_s` (for the date axis)."""
+    offset = datetime.fromtimestamp(at_s, tz=ZoneInfo(tz)).utcoffset()
+    return int(offset.total_seconds()) if offset is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class ChartBundle:
+    """Everything the Charts screen draws for one selection, computed in one worker call."""
+
+    tz: str
+    current: str | None  # the target the timeline and heatmap show
+    timeline: Timeline | None
+    matrix: DayHourMatrix | None
+    profiles: list[tuple[str, HourProfile]]  # one per compared target
+    cdfs: list[tuple[str, Cdf]]
+
+
+def load_stored_targets(db_path: Path) -> list[StoredTarget]:
+    """The targets with measurements in the store at `db_path` ([] when there is no store yet)."""
+    if not db_path.exists():
+        return []
+    with Store(db_path, readonly=True) as store:
+        return store.targets()
+
+
+def load_charts(
+    db_path: Path,
+    current: tuple[int, str] | None,
+    compare: Sequence[tuple[int, str]],
+    *,
+    tz: str,
+    since_us: int | None = None,
+    until_us: int | None = None,
+    max_bins: int = 600,
+) -> ChartBundle:
+    """Query the store at `db_path` and compute the charts: `current` and `compare` are (target id, name)."""
+    ids = sorted({i for i, _ in compare} | ({current[0]} if current else set()))
+    with Store(db_path, readonly=True) as store:
+        hourly = store.hourly_frame(ids, since_us, until_us)
+        samples = store.samples_frame([current[0]], since_us, until_us) if current else None
+    by_target = {int(k): frame for k, frame in hourly.groupby("target_id")} if not hourly.empty else {}
+    empty = hourly.iloc[0:0]
+    line = matrix = None
+    if current is not None and samples is not None:
+        line = timeline(
+            samples["ts_us"].to_numpy(),
+            samples["rtt_ms"].to_numpy(),
+            max_bins=max_bins,
+            start_us=since_us if since_us is not None and not samples.empty else None,
+            end_us=until_us if until_us is not None and not samples.empty else None,
+        )
+        matrix = day_hour_matrix(by_target.get(current[0], empty), tz)
+    profiles = [(name, hour_profile(by_target.get(i, empty), tz)) for i, name in compare]
+    cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
+    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs)

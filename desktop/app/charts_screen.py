@@ -1,0 +1,339 @@
+"""The Charts screen: the stored measurements of one target over time (smoke timeline, day × hour heatmap)
+and of several side by side (hour-of-day profile with the peak windows shaded, RTT CDF).
+
+All store queries and aggregation run in a worker (`chart_data.load_charts`); the plots only draw what it
+returns. A newer request supersedes an older one still in flight.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.app.chart_data import ChartBundle, load_charts, load_stored_targets, peak_spans, utc_offset_s
+from desktop.app.context import AppContext
+from desktop.app.models.stored_targets import StoredTargetsModel
+from desktop.app.widgets.cdf_plot import CdfPlot
+from desktop.app.widgets.heatmap_plot import HeatmapPlot
+from desktop.app.widgets.hour_profile_plot import HourProfilePlot
+from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
+from desktop.app.widgets.timeline_plot import TimelinePlot
+from probes.store import StoredTarget
+
+# (seconds back from now, or None for everything)
+RANGES: tuple[int | None, ...] = (3600, 6 * 3600, 24 * 3600, 7 * 86400, 30 * 86400, None)
+DEFAULT_RANGE = 2
+
+
+class ChartsScreen(QWidget):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.model = StoredTargetsModel(self)
+        self.bundle: ChartBundle | None = None
+        self._generation = 0
+        self._current_id: int | None = None
+        self.loading = False
+        self._started = 0.0
+
+        self.title = QLabel()
+        self.title.setObjectName("screenTitle")
+        self.range = QComboBox()
+        for _ in RANGES:
+            self.range.addItem("")
+        self.range.setCurrentIndex(DEFAULT_RANGE)
+        self.refresh_button = QPushButton()
+        self.png_button = QPushButton()
+        self.status = QLabel()
+        self.status.setObjectName("screenHint")
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addStretch(1)
+        self.range_label = QLabel()
+        top.addWidget(self.range_label)
+        top.addWidget(self.range)
+        top.addWidget(self.refresh_button)
+        top.addWidget(self.png_button)
+
+        self.list = QTableView()
+        self.list.setModel(self.model)
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.verticalHeader().setVisible(False)
+        self.list.setItemDelegateForColumn(StoredTargetsModel.LINE_TYPE, LineTypeBadgeDelegate(self.list))
+        self.list.horizontalHeader().setSectionResizeMode(
+            StoredTargetsModel.NAME, QHeaderView.ResizeMode.Stretch
+        )
+        self.list.setColumnWidth(StoredTargetsModel.LINE_TYPE, 90)
+        self.list.setColumnHidden(StoredTargetsModel.REGION, True)
+        self.list_hint = QLabel()
+        self.list_hint.setWordWrap(True)
+        self.list_hint.setObjectName("screenHint")
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.list, 1)
+        left_layout.addWidget(self.list_hint)
+
+        self.timeline = TimelinePlot()
+        self.profile = HourProfilePlot()
+        self.heatmap = HeatmapPlot()
+        self.heat_metric = QComboBox()
+        self.heat_metric.addItems(["", ""])
+        heat_page = QWidget()
+        heat_layout = QVBoxLayout(heat_page)
+        heat_row = QHBoxLayout()
+        heat_row.addStretch(1)
+        self.heat_label = QLabel()
+        heat_row.addWidget(self.heat_label)
+        heat_row.addWidget(self.heat_metric)
+        heat_layout.addLayout(heat_row)
+        heat_layout.addWidget(self.heatmap, 1)
+        self.cdf = CdfPlot()
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.timeline, "")
+        self.tabs.addTab(self.profile, "")
+        self.tabs.addTab(heat_page, "")
+        self.tabs.addTab(self.cdf, "")
+
+        splitter = QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(self.tabs)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([330, 950])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.status)
+
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(120)
+        self._debounce.timeout.connect(self.load_charts)
+        self.range.currentIndexChanged.connect(self._schedule)
+        self.refresh_button.clicked.connect(self.reload_targets)
+        self.png_button.clicked.connect(self._ask_png)
+        self.heat_metric.currentIndexChanged.connect(
+            lambda index: self.heatmap.set_matrix(self.heatmap.matrix, show_loss=index == 1)
+        )
+        self.list.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.model.dataChanged.connect(self._checks_changed)
+        context.store_events.changed.connect(self.reload_targets)
+        context.settings.changed.connect(lambda _key: self._schedule())
+        self.retranslate()
+        self.reload_targets()
+
+    # -- loading -----------------------------------------------------------------------------------------
+
+    def reload_targets(self) -> None:
+        self.context.workers.submit(
+            load_stored_targets,
+            self.context.settings.db_path,
+            on_done=self._targets_loaded,
+            on_error=self._failed,
+        )
+
+    def _targets_loaded(self, targets: list[StoredTarget]) -> None:
+        self.model.set_targets(targets)
+        if not targets:
+            self._current_id = None
+            self._show(None)
+            self.status.setText(
+                self.tr("No measurements yet: run a probe (Probe screen) or `linkvet schedule`.")
+            )
+            return
+        row = self.model.row_of(self._current_id) if self._current_id is not None else None
+        self.list.selectRow(row if row is not None else 0)
+        self._schedule()
+
+    def _current_changed(self, current: object, _previous: object) -> None:
+        row = self.list.currentIndex().row()
+        self._current_id = self.model.target(row).id if 0 <= row < self.model.rowCount() else None
+        self._schedule()
+
+    def _checks_changed(self, *_: object) -> None:
+        self._schedule()
+
+    def _schedule(self) -> None:
+        self._debounce.start()
+
+    def selection(self) -> tuple[tuple[int, str] | None, list[tuple[int, str]]]:
+        """(the current target, the targets to compare: the ticked ones, else the current one)."""
+        current = None
+        if self._current_id is not None:
+            row = self.model.row_of(self._current_id)
+            if row is not None:
+                t = self.model.target(row)
+                current = (t.id, t.name)
+        compare = [(t.id, t.name) for t in self.model.checked()]
+        if not compare and current is not None:
+            compare = [current]
+        return current, compare
+
+    def load_charts(self) -> None:
+        current, compare = self.selection()
+        if current is None and not compare:
+            return
+        self._generation += 1
+        generation = self._generation
+        seconds = RANGES[self.range.currentIndex()]
+        now_us = time.time_ns() // 1000
+        since_us = None if seconds is None else now_us - seconds * 1_000_000
+        self.loading = True
+        self.status.setText(self.tr("Loading…"))
+        self._started = time.monotonic()
+        self.context.workers.submit(
+            _tagged,
+            generation,
+            load_charts,
+            self.context.settings.db_path,
+            current,
+            compare,
+            tz=self.context.settings.time_zone,
+            since_us=since_us,
+            until_us=None if seconds is None else now_us,
+            on_done=self._chart_loaded,
+            on_error=self._failed,
+        )
+
+    def _chart_loaded(self, tagged: tuple[int, ChartBundle]) -> None:
+        generation, bundle = tagged
+        if generation != self._generation:
+            return  # a newer request is on its way
+        self.loading = False
+        self._show(bundle)
+        self.status.setText(
+            self.tr("Drawn in {seconds:.2f} s · hours in {zone}").format(
+                seconds=time.monotonic() - self._started, zone=bundle.tz
+            )
+        )
+
+    def _failed(self, message: str) -> None:
+        self.loading = False
+        self.status.setText(message)
+        self.context.reporter.info(message)
+
+    def _show(self, bundle: ChartBundle | None) -> None:
+        self.bundle = bundle
+        settings = self.context.settings
+        tz = settings.time_zone
+        line = bundle.timeline if bundle else None
+        if line is not None and line.bin_start_s.size:
+            self.timeline.set_time_zone(utc_offset_s(tz, float(line.bin_start_s[line.bin_start_s.size // 2])))
+        self.timeline.time_format = lambda t: _local_text(t, tz)
+        self.timeline.set_timeline(line)
+        self.profile.set_peak_spans(peak_spans(settings.peak_windows, tz))
+        self.profile.set_profiles(bundle.profiles if bundle else [])
+        self.heatmap.set_matrix(bundle.matrix if bundle else None)
+        self.cdf.set_cdfs(bundle.cdfs if bundle else [])
+
+    # -- PNG ---------------------------------------------------------------------------------------------
+
+    def save_png(self, path: Path) -> Path:
+        """Save the chart on the current tab as a PNG; the path written."""
+        widget = self.tabs.currentWidget()
+        if not widget.grab().save(str(path), "PNG"):
+            raise OSError(f"{path}: could not write the PNG")
+        return path
+
+    def _ask_png(self) -> None:
+        name = ["timeline", "hour-of-day", "day-hour", "cdf"][self.tabs.currentIndex()]
+        suggested = self.context.settings.export_dir / f"linkvet-{name}.png"
+        chosen, _ = QFileDialog.getSaveFileName(
+            self, self.tr("Save chart as PNG"), str(suggested), "PNG (*.png)"
+        )
+        if not chosen:
+            return
+        try:
+            self.save_png(Path(chosen))
+        except OSError as exc:
+            self.context.reporter.error(self.tr("Chart not saved"), str(exc))
+            return
+        self.context.settings.export_dir = Path(chosen).parent
+        self.context.reporter.info(self.tr("Chart saved to {path}").format(path=chosen))
+
+    # -- language ----------------------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Charts"))
+        names = [
+            self.tr("Last hour"),
+            self.tr("Last 6 hours"),
+            self.tr("Last 24 hours"),
+            self.tr("Last 7 days"),
+            self.tr("Last 30 days"),
+            self.tr("Everything"),
+        ]
+        for i, name in enumerate(names):
+            self.range.setItemText(i, name)
+        self.range_label.setText(self.tr("Period"))
+        self.refresh_button.setText(self.tr("Refresh"))
+        self.png_button.setText(self.tr("Save as PNG…"))
+        self.list_hint.setText(
+            self.tr(
+                "Click a target for its timeline and heatmap; "
+                "tick several to compare them by hour of day and CDF."
+            )
+        )
+        self.tabs.setTabText(0, self.tr("Timeline"))
+        self.tabs.setTabText(1, self.tr("Hour of day"))
+        self.tabs.setTabText(2, self.tr("Day × hour"))
+        self.tabs.setTabText(3, self.tr("RTT distribution (CDF)"))
+        self.heat_label.setText(self.tr("Colour by"))
+        self.heat_metric.setItemText(0, self.tr("median RTT"))
+        self.heat_metric.setItemText(1, self.tr("loss"))
+        self.model.set_headers(
+            [self.tr("Target"), self.tr("Method"), self.tr("Line"), self.tr("Provider / region")]
+        )
+        words = {
+            "rtt": self.tr("RTT (ms)"),
+            "loss": self.tr("loss %"),
+            "median": self.tr("median"),
+            "p95": self.tr("p95"),
+            "lost": self.tr("lost"),
+            "no_data": self.tr("no data"),
+            "replies": self.tr("replies"),
+            "hour": self.tr("hour of day"),
+            "attempts": self.tr("attempts"),
+            "share": self.tr("replies at or below (%)"),
+        }
+        self.timeline.set_words(words)
+        self.profile.set_words(words)
+        self.heatmap.set_words({**words, "median": self.tr("median RTT (ms)")})
+        self.cdf.set_words(words)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+
+def _tagged(
+    generation: int, fn: Callable[..., ChartBundle], *args: Any, **kwargs: Any
+) -> tuple[int, ChartBundle]:
+    return generation, fn(*args, **kwargs)
+
+
+def _local_text(t_s: float, tz: str) -> str:
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    return datetime.fromtimestamp(t_s, ZoneInfo(tz)).strftime("%Y-%m-%d %H:%M:%S %Z")

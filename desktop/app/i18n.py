@@ -1,0 +1,52 @@
+"""Run-time language switching.
+
+The sources are Qt Linguist files in `translations/` (`linkvet_zh_CN.ts`, refreshed with
+`pyside6-lupdate` over `desktop/app`), compiled to `.qm` with `pyside6-lrelease`; both are committed so a
+checkout runs without the Qt tools. Switching installs the new translators; Qt then sends every widget a
+`LanguageChange` event and each screen re-reads its texts in `retranslate()`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
+
+TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
+LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}
+
+
+def qm_path(code: str) -> Path:
+    return TRANSLATIONS_DIR / f"linkvet_{code}.qm"
+
+
+class LanguageSwitcher(QObject):
+    """Owns the installed translators; `switched(code)` fires after a language took effect."""
+
+    switched = Signal(str)
+
+    def __init__(self, app: QCoreApplication, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._app = app
+        self._installed: list[QTranslator] = []
+        self.code = "en"
+
+    def apply(self, code: str) -> None:
+        """Install the translations for `code` ("en" removes them); raises if ours cannot be loaded."""
+        for translator in self._installed:
+            self._app.removeTranslator(translator)
+        self._installed = []
+        if code != "en":
+            ours = QTranslator(self)
+            if not ours.load(str(qm_path(code))):
+                raise FileNotFoundError(f"{qm_path(code)}: translation file missing or unreadable")
+            qt_own = QTranslator(self)
+            qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+            if qt_own.load(f"qtbase_{code}", qt_dir):  # Qt's standard buttons and dialogs
+                self._installed.append(qt_own)
+            self._installed.append(ours)
+            for translator in self._installed:
+                self._app.installTranslator(translator)
+        QLocale.setDefault(QLocale(code if code != "en" else "en_US"))
+        self.code = code
+        self.switched.emit(code)

@@ -1,0 +1,268 @@
+"""The main window: the screen list on the left, the current screen, the status bar, the menus.
+
+Screens are built the first time they are shown, so the window appears before the charting and analysis
+libraries are loaded; a background thread warms those imports meanwhile.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QMessageBox,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.app.context import AppContext
+from desktop.app.i18n import LANGUAGE_NAMES, LanguageSwitcher
+from desktop.app.settings import AppSettings
+
+STYLE = """
+QListWidget#nav { background: #263238; color: #eceff1; border: none; font-size: 14px; outline: 0; }
+QListWidget#nav::item { padding: 10px 16px; }
+QListWidget#nav::item:selected { background: #37474f; color: white; border-left: 3px solid #4fc3f7; }
+QLabel#screenTitle { font-size: 20px; font-weight: 600; padding: 2px 0 4px 0; }
+QLabel#screenHint { color: #546e7a; }
+QPushButton#primary { font-weight: 600; padding: 6px 18px; }
+"""
+
+
+@dataclass
+class ScreenSpec:
+    key: str
+    title: Callable[[], str]
+    factory: Callable[[AppContext], QWidget]
+
+
+def _targets(context: AppContext) -> QWidget:
+    from desktop.app.targets_screen import TargetsScreen
+
+    return TargetsScreen(context)
+
+
+def _probe(context: AppContext) -> QWidget:
+    from desktop.app.probe_screen import ProbeScreen
+
+    return ProbeScreen(context)
+
+
+def _charts(context: AppContext) -> QWidget:
+    from desktop.app.charts_screen import ChartsScreen
+
+    return ChartsScreen(context)
+
+
+def warm_imports() -> None:
+    """Load the heavy libraries the later screens need while the user looks at the first one."""
+    import importlib
+
+    for name in ("numpy", "pandas", "pyqtgraph", "probes.store", "probes.runner"):
+        try:
+            importlib.import_module(name)
+        except Exception:  # a failed warm-up is only slower, the real import reports it
+            return
+
+
+class MainWindow(QMainWindow):
+    def __init__(
+        self,
+        context: AppContext,
+        language: LanguageSwitcher,
+        *,
+        warm: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.language = language
+        self.specs = [
+            ScreenSpec("targets", lambda: self.tr("Targets"), _targets),
+            ScreenSpec("probe", lambda: self.tr("Probe"), _probe),
+            ScreenSpec("charts", lambda: self.tr("Charts"), _charts),
+        ]
+        self.screens: dict[str, QWidget] = {}
+        self.nav = QListWidget()
+        self.nav.setObjectName("nav")
+        self.nav.setFixedWidth(180)
+        self.stack = QStackedWidget()
+        for spec in self.specs:
+            self.nav.addItem(QListWidgetItem(spec.title()))
+            self.stack.addWidget(QWidget())  # replaced by the screen on first show
+        central = QWidget()
+        layout = QHBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.nav)
+        page = QWidget()
+        page_layout = QVBoxLayout(page)
+        page_layout.addWidget(self.stack)
+        layout.addWidget(page, 1)
+        self.setCentralWidget(central)
+        self.setStyleSheet(STYLE)
+        self.resize(QSize(1280, 800))
+
+        self.store_label = QLabel()
+        self.statusBar().addPermanentWidget(self.store_label)
+        self.last_error: QMessageBox | None = None
+        context.reporter.note.connect(self.show_note)
+        context.reporter.fatal.connect(self.show_error)
+        context.settings.changed.connect(self._setting_changed)
+        self._build_menus()
+
+        self.nav.currentRowChanged.connect(self.show_screen)
+        start = context.settings.screen
+        self.nav.setCurrentRow(start if 0 <= start < len(self.specs) else 0)
+        self.retranslate()
+        if warm:
+            threading.Thread(target=warm_imports, name="warm-imports", daemon=True).start()
+
+    # -- screens -----------------------------------------------------------------------------------------
+
+    def screen(self, key: str) -> QWidget:
+        """The screen with this key, built now if it was not yet shown."""
+        if key not in self.screens:
+            index = next(i for i, s in enumerate(self.specs) if s.key == key)
+            widget = self.specs[index].factory(self.context)
+            placeholder = self.stack.widget(index)
+            self.stack.insertWidget(index, widget)
+            self.stack.removeWidget(placeholder)
+            placeholder.deleteLater()
+            self.screens[key] = widget
+        return self.screens[key]
+
+    def show_screen(self, index: int) -> None:
+        if not 0 <= index < len(self.specs):
+            return
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            widget = self.screen(self.specs[index].key)
+        finally:
+            QApplication.restoreOverrideCursor()
+        self.stack.setCurrentWidget(widget)
+        if self.nav.currentRow() != index:
+            self.nav.setCurrentRow(index)
+        self.context.settings.screen = index
+
+    def go_to(self, key: str) -> QWidget:
+        index = next(i for i, s in enumerate(self.specs) if s.key == key)
+        self.show_screen(index)
+        return self.screens[key]
+
+    # -- menus -------------------------------------------------------------------------------------------
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("")
+        self.settings_action = QAction(self)
+        self.settings_action.setShortcut(QKeySequence.StandardKey.Preferences)
+        self.settings_action.triggered.connect(self.open_settings)
+        self.quit_action = QAction(self)
+        self.quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+        self.quit_action.triggered.connect(self.close)
+        self.file_menu.addAction(self.settings_action)
+        self.file_menu.addSeparator()
+        self.file_menu.addAction(self.quit_action)
+        self.language_menu = bar.addMenu("")
+        group = QActionGroup(self)
+        self.language_actions: dict[str, QAction] = {}
+        for code, name in LANGUAGE_NAMES.items():
+            action = QAction(name, self, checkable=True)
+            action.setChecked(code == self.language.code)
+            action.triggered.connect(lambda _=False, c=code: self.set_language(c))
+            group.addAction(action)
+            self.language_menu.addAction(action)
+            self.language_actions[code] = action
+        self.help_menu = bar.addMenu("")
+        self.about_action = QAction(self)
+        self.about_action.triggered.connect(self.about)
+        self.help_menu.addAction(self.about_action)
+
+    def set_language(self, code: str) -> None:
+        """Switch the language now (and remember it)."""
+        self.context.settings.language = code
+
+    def _setting_changed(self, key: str) -> None:
+        settings = self.context.settings
+        if key == AppSettings.LANGUAGE and settings.language != self.language.code:
+            try:
+                self.language.apply(settings.language)
+            except OSError as exc:
+                self.show_error(self.tr("Language not available"), str(exc))
+            self.language_actions[self.language.code].setChecked(True)
+        if key == AppSettings.DATA_DIR:
+            self.context.store_events.changed.emit()
+        self._update_store_label()
+
+    def open_settings(self) -> None:
+        from desktop.app.settings_dialog import SettingsDialog
+
+        SettingsDialog(self.context.settings, self).exec()
+
+    def about(self) -> None:
+        from probes import __version__
+
+        QMessageBox.about(
+            self,
+            self.tr("About linkvet"),
+            self.tr(
+                "linkvet {version}\n\nMeasures the line from your office to GPU-hosting regions, "
+                "above all at peak hours, and scores providers on the measured data."
+            ).format(version=__version__),
+        )
+
+    # -- reporting ---------------------------------------------------------------------------------------
+
+    def show_note(self, message: str) -> None:
+        self.statusBar().showMessage(message, 15_000)
+
+    def show_error(self, title: str, message: str) -> None:
+        """A dialog for errors the user must see; it does not block the event loop."""
+        box = QMessageBox(QMessageBox.Icon.Critical, title, message, QMessageBox.StandardButton.Ok, self)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+        box.open()
+        self.last_error = box
+        self.statusBar().showMessage(f"{title}: {message.splitlines()[0] if message else ''}", 30_000)
+
+    def _update_store_label(self) -> None:
+        self.store_label.setText(self.tr("Store: {path}").format(path=self.context.settings.db_path))
+
+    # -- language and closing ----------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("linkvet — line and GPU vendor check"))
+        for row, spec in enumerate(self.specs):
+            item = self.nav.item(row)
+            if item is not None:
+                item.setText(spec.title())
+        self.file_menu.setTitle(self.tr("&File"))
+        self.settings_action.setText(self.tr("&Settings…"))
+        self.quit_action.setText(self.tr("&Quit"))
+        self.language_menu.setTitle(self.tr("&Language"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.about_action.setText(self.tr("&About linkvet"))
+        self._update_store_label()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        for widget in self.screens.values():
+            stop = getattr(widget, "shutdown", None)
+            if callable(stop):
+                stop()
+        self.context.workers.wait(10_000)
+        super().closeEvent(event)

@@ -1,0 +1,104 @@
+"""Targets the result store has measurements for (the Charts screen's list): tick several to compare them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+
+from probes.store import StoredTarget
+
+Index = QModelIndex | QPersistentModelIndex
+
+
+class StoredTargetsModel(QAbstractTableModel):
+    NAME, METHOD, LINE_TYPE, REGION = range(4)
+    HEADERS = ("Target", "Method", "Line", "Provider / region")
+    TargetRole = Qt.ItemDataRole.UserRole + 1
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._targets: list[StoredTarget] = []
+        self._checked: set[int] = set()
+        self._headers = list(self.HEADERS)
+
+    def set_targets(self, targets: Iterable[StoredTarget]) -> None:
+        """Replace the list, keeping the ticks of targets still on it."""
+        self.beginResetModel()
+        self._targets = list(targets)
+        ids = {t.id for t in self._targets}
+        self._checked &= ids
+        self.endResetModel()
+
+    def targets(self) -> list[StoredTarget]:
+        return list(self._targets)
+
+    def target(self, row: int) -> StoredTarget:
+        return self._targets[row]
+
+    def row_of(self, target_id: int) -> int | None:
+        return next((i for i, t in enumerate(self._targets) if t.id == target_id), None)
+
+    def checked(self) -> list[StoredTarget]:
+        return [t for t in self._targets if t.id in self._checked]
+
+    def set_checked(self, target_ids: Iterable[int]) -> None:
+        self._checked = set(target_ids) & {t.id for t in self._targets}
+        if self._targets:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._targets) - 1, 0))
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._targets)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self._headers[section]
+        return None
+
+    def set_headers(self, headers: Sequence[str]) -> None:
+        self._headers = list(headers)
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        target = self._targets[index.row()]
+        column = index.column()
+        if role == self.TargetRole:
+            return target
+        if role == Qt.ItemDataRole.CheckStateRole and column == self.NAME:
+            return Qt.CheckState.Checked if target.id in self._checked else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == self.NAME:
+                return target.name
+            if column == self.METHOD:
+                return target.method
+            if column == self.LINE_TYPE:
+                return target.line_type or ""
+            return "/".join(x for x in (target.provider, target.region) if x)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return target.key
+        return None
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        if index.isValid() and index.column() == self.NAME:
+            base |= Qt.ItemFlag.ItemIsUserCheckable
+        return base
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if index.isValid() and index.column() == self.NAME and role == Qt.ItemDataRole.CheckStateRole:
+            target_id = self._targets[index.row()].id
+            if Qt.CheckState(value) == Qt.CheckState.Checked:
+                self._checked.add(target_id)
+            else:
+                self._checked.discard(target_id)
+            self.dataChanged.emit(index, index, [role])
+            return True
+        return False

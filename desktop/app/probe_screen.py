@@ -1,0 +1,376 @@
+"""The Probe screen: run the switched-on targets now, watch the live table and chart fill, stop at will.
+
+The run is `probes.runner.Runner` on a pool thread (`ProbeTask`), stored as `linkvet probe` stores it.
+The table and chart are redrawn from a 4 Hz timer that drains the samples the runner handed over, so a
+burst of thousands of replies costs the GUI thread four small updates a second.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.app.context import AppContext
+from desktop.app.models.live_probe import LiveProbeModel
+from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
+from desktop.app.widgets.sparkline import SparklineDelegate
+from desktop.app.workers import ProbeOutcome, ProbeTask
+from desktop.cli.probe import DEFAULT_COUNTS
+from probes.errors import ErrorKind, TargetError
+from probes.results import ProbeResult
+from probes.runner import Progress
+from probes.target import Method, ProbeOptions, Target, parse_target
+
+REDRAW_MS = 250
+MAX_CHART_SERIES = 8
+
+
+def retarget(target: Target, method: Method) -> Target:
+    """The same endpoint measured with another method (host targets cannot become URL methods)."""
+    if target.method is method:
+        return target
+    if target.url and method in (Method.HTTP, Method.DOWNLOAD):
+        return replace(target, method=method, name="")
+    if target.url:
+        return parse_target(
+            target.url,
+            method,
+            target.port,
+            provider=target.provider,
+            region=target.region,
+            line_type=target.line_type,
+        )
+    return Target(
+        method=method,
+        host=target.host,
+        port=target.port,
+        url=None,
+        provider=target.provider,
+        region=target.region,
+        line_type=target.line_type,
+    )
+
+
+class ProbeScreen(QWidget):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.task: ProbeTask | None = None
+        self.model = LiveProbeModel(self)
+        self._started = 0.0
+        self._run_targets: list[Target] = []
+
+        self.title = QLabel()
+        self.title.setObjectName("screenTitle")
+        self.method = QComboBox()
+        self.method.addItem("", None)
+        for method in Method:
+            self.method.addItem(str(method), method)
+        self.count = QSpinBox()
+        self.count.setRange(0, 100_000)
+        self.interval = QDoubleSpinBox()
+        self.interval.setRange(0.0, 3600.0)
+        self.interval.setDecimals(2)
+        self.interval.setSingleStep(0.1)
+        self.timeout = QDoubleSpinBox()
+        self.timeout.setRange(0.05, 120.0)
+        self.timeout.setDecimals(2)
+        self.store_results = QCheckBox()
+        self.run_button = QPushButton()
+        self.run_button.setObjectName("primary")
+        self.stop_button = QPushButton()
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.elapsed = QLabel()
+
+        self.form = QFormLayout()
+        self.form_labels = [QLabel() for _ in range(4)]
+        for label, field in zip(
+            self.form_labels, (self.method, self.count, self.interval, self.timeout), strict=True
+        ):
+            self.form.addRow(label, field)
+        self.form.addRow(self.store_results)
+        controls = QHBoxLayout()
+        controls.addLayout(self.form)
+        actions = QVBoxLayout()
+        actions.addWidget(self.run_button)
+        actions.addWidget(self.stop_button)
+        actions.addStretch(1)
+        controls.addLayout(actions)
+        controls.addStretch(1)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        self.table.setItemDelegateForColumn(
+            LiveProbeModel.TREND, SparklineDelegate(LiveProbeModel.SparkRole, self.table)
+        )
+        self.table.setItemDelegateForColumn(LiveProbeModel.LINE_TYPE, LineTypeBadgeDelegate(self.table))
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(True)
+        self.table.setColumnWidth(LiveProbeModel.TARGET, 220)
+        self.table.setColumnWidth(LiveProbeModel.LINE_TYPE, 90)
+        self.table.setColumnWidth(LiveProbeModel.TREND, 160)
+        for column in range(LiveProbeModel.METHOD, LiveProbeModel.TREND):
+            if column != LiveProbeModel.LINE_TYPE:
+                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+
+        from desktop.app.widgets.live_rtt_plot import LiveRttPlot
+
+        self.chart = LiveRttPlot()
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(self.chart)
+        splitter.setStretchFactor(0, 3)
+        splitter.setStretchFactor(1, 2)
+
+        status = QHBoxLayout()
+        status.addWidget(self.progress, 1)
+        status.addWidget(self.elapsed)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addLayout(controls)
+        layout.addLayout(status)
+        layout.addWidget(splitter, 1)
+
+        self.timer = QTimer(self)
+        self.timer.setInterval(REDRAW_MS)
+        self.timer.timeout.connect(self.redraw)
+        self.run_button.clicked.connect(self.start_run)
+        self.stop_button.clicked.connect(self.stop_run)
+        self.table.selectionModel().selectionChanged.connect(lambda *_: self._draw_chart())
+        self._load_options()
+        self.retranslate()
+
+    # -- options -----------------------------------------------------------------------------------------
+
+    def _load_options(self) -> None:
+        saved = self.context.settings.probe_options
+        method = saved.get("method")
+        index = self.method.findData(Method(method)) if method in {m.value for m in Method} else 0
+        self.method.setCurrentIndex(max(index, 0))
+        self.count.setValue(int(saved.get("count", 0)))
+        self.interval.setValue(float(saved.get("interval_s", 1.0)))
+        self.timeout.setValue(float(saved.get("timeout_s", 2.0)))
+        self.store_results.setChecked(bool(saved.get("store", True)))
+
+    def _save_options(self) -> None:
+        method = self.method.currentData()
+        self.context.settings.probe_options = {
+            "method": None if method is None else str(method),
+            "count": self.count.value(),
+            "interval_s": self.interval.value(),
+            "timeout_s": self.timeout.value(),
+            "store": self.store_results.isChecked(),
+        }
+
+    def options_for(self, methods: set[Method]) -> dict[Method, ProbeOptions]:
+        """One `ProbeOptions` per method, with the CLI's default counts when the count is "auto"."""
+        return {
+            m: ProbeOptions(
+                count=self.count.value() or DEFAULT_COUNTS[m.value],
+                interval_s=self.interval.value(),
+                timeout_s=self.timeout.value(),
+            )
+            for m in methods
+        }
+
+    # -- running -----------------------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.task is not None
+
+    def start_run(self) -> None:
+        if self.running:
+            return
+        chosen = self.context.targets.enabled_targets()
+        if not chosen:
+            self.context.reporter.info(self.tr("Nothing to probe: switch on targets on the Targets screen."))
+            return
+        self._save_options()
+        method = self.method.currentData()
+        targets: list[Target] = []
+        refused: list[ProbeResult] = []
+        for target in chosen:
+            try:
+                targets.append(retarget(target, method) if method is not None else target)
+            except TargetError as exc:
+                now = time.time_ns() // 1000
+                refused.append(ProbeResult(target, now, now, error=ErrorKind.INVALID, message=str(exc)))
+        unique: dict[str, Target] = {}
+        for target in targets:
+            unique.setdefault(target.key, target)
+        targets = list(unique.values())
+        options = self.options_for({t.method for t in targets})
+        self._run_targets = targets
+        self.model.start(
+            [*targets, *(r.target for r in refused)],
+            [options[t.method].count for t in targets] + [0] * len(refused),
+        )
+        for result in refused:
+            self.model.finish_target(result)
+        if not targets:
+            self.context.reporter.info(self.tr("None of the targets can be measured with that method."))
+            return
+        db_path = self.context.settings.db_path if self.store_results.isChecked() else None
+        self.task = ProbeTask(targets, options, db_path, source="probe")
+        self.task.signals.progress.connect(self._on_progress)
+        self.task.signals.finished.connect(self._on_finished)
+        self.task.signals.cancelled.connect(self._on_cancelled)
+        self.task.signals.failed.connect(self._on_failed)
+        self.progress.setRange(0, len(targets))
+        self.progress.setValue(0)
+        self._started = time.monotonic()
+        self.run_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.timer.start()
+        signals = self.task.signals
+        self.context.workers.start(self.task, signals, signals.finished, signals.cancelled, signals.failed)
+        self.context.reporter.info(self.tr("Probing %n target(s)…", "", len(targets)))
+
+    def stop_run(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            self.stop_button.setEnabled(False)
+
+    def shutdown(self) -> None:
+        """The window is closing: stop the run (nothing of it is stored)."""
+        self.stop_run()
+
+    def redraw(self) -> None:
+        if self.task is not None:
+            self.model.add_samples(self.task.samples.drain())
+            self.elapsed.setText(self.tr("{seconds:.1f} s").format(seconds=time.monotonic() - self._started))
+        self._draw_chart()
+
+    def _on_progress(self, progress: Progress) -> None:
+        if progress.result is not None:
+            if self.task is not None:
+                self.model.add_samples(self.task.samples.drain())
+            self.model.finish_target(progress.result)
+        self.progress.setValue(progress.done)
+
+    def _end(self) -> None:
+        if self.task is not None:
+            self.model.add_samples(self.task.samples.drain())
+        self.task = None
+        self.timer.stop()
+        self.run_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        self.elapsed.setText(self.tr("{seconds:.1f} s").format(seconds=time.monotonic() - self._started))
+        self._draw_chart()
+
+    def _on_finished(self, outcome: ProbeOutcome) -> None:
+        for result in outcome.results:
+            self.model.finish_target(result)
+        self._end()
+        failed = sum(1 for r in outcome.results if r.error is not None)
+        parts = [
+            self.tr("Measured %n target(s) in {seconds:.1f} s", "", len(outcome.results)).format(
+                seconds=outcome.elapsed_s
+            )
+        ]
+        if failed:
+            parts.append(self.tr("%n could not be measured (see the Status column)", "", failed))
+        if outcome.round_id is not None:
+            parts.append(self.tr("stored as round {round}").format(round=outcome.round_id))
+            self.context.store_events.changed.emit()
+        summary = self.tr("; ").join(parts)
+        self.context.reporter.info(self.tr("{summary}.").format(summary=summary))
+        if outcome.store_error:
+            self.context.reporter.error(
+                self.tr("Results not stored"),
+                self.tr("The measurements are shown but could not be saved:\n{error}").format(
+                    error=outcome.store_error
+                ),
+            )
+
+    def _on_cancelled(self) -> None:
+        self._end()
+        self.context.reporter.info(self.tr("Probe stopped; nothing of this run was stored."))
+
+    def _on_failed(self, message: str) -> None:
+        self._end()
+        self.context.reporter.error(self.tr("Probe failed"), message)
+
+    # -- chart -------------------------------------------------------------------------------------------
+
+    def _draw_chart(self) -> None:
+        rows = self.model.rows()
+        selected = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        chosen = selected if selected else list(range(min(len(rows), MAX_CHART_SERIES)))
+        series = []
+        for number in chosen[:MAX_CHART_SERIES]:
+            row = rows[number]
+            x, y = row.live_xy()
+            if x.size:
+                series.append((row.target.name, x, y))
+        self.chart.set_series(series)
+
+    # -- language ----------------------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Probe"))
+        self.method.setItemText(0, self.tr("as each target says"))
+        self.count.setSpecialValueText(self.tr("auto (10 icmp/tcp, 3 http, 1 download/iperf3)"))
+        self.interval.setSuffix(self.tr(" s"))
+        self.timeout.setSuffix(self.tr(" s"))
+        self.store_results.setText(self.tr("Save the results in the store (for Charts and Export)"))
+        self.run_button.setText(self.tr("Run now"))
+        self.stop_button.setText(self.tr("Stop"))
+        texts = [self.tr("Method"), self.tr("Attempts"), self.tr("Interval"), self.tr("Timeout")]
+        for label, text in zip(self.form_labels, texts, strict=True):
+            label.setText(text)
+        self.model.set_headers(
+            [
+                self.tr("Target"),
+                self.tr("Method"),
+                self.tr("Line"),
+                self.tr("Sent"),
+                self.tr("Last ms"),
+                self.tr("Median ms"),
+                self.tr("P95 ms"),
+                self.tr("Loss"),
+                self.tr("Jitter ms"),
+                self.tr("Trend"),
+                self.tr("Status"),
+            ]
+        )
+        self.model.state_texts = {
+            "waiting": self.tr("waiting"),
+            "running": self.tr("running"),
+            "done": self.tr("done"),
+            "error": self.tr("error"),
+        }
+        self.model.lost_text = self.tr("lost")
+        self.chart.set_labels(self.tr("RTT"), self.tr("ms"))
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

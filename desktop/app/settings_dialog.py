@@ -1,0 +1,127 @@
+"""The Settings dialog: data folder, peak windows and the charts' time zone, language.
+
+Peak windows are read by `probes.peak.PeakWindow.parse`, the same parser plan files and the CLI use, and a
+bad line is reported under the box rather than saved.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.app.i18n import LANGUAGE_NAMES
+from desktop.app.settings import AppSettings, parse_peak_windows
+from probes.peak import PeakWindowError
+
+
+class SettingsDialog(QDialog):
+    def __init__(self, settings: AppSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.data_dir = QLineEdit(str(settings.data_dir))
+        self.browse = QPushButton()
+        self.browse.clicked.connect(self._browse)
+        folder = QHBoxLayout()
+        folder.addWidget(self.data_dir, 1)
+        folder.addWidget(self.browse)
+        self.peak = QPlainTextEdit("\n".join(settings.peak_window_texts))
+        self.peak.setFixedHeight(80)
+        self.time_zone = QComboBox()
+        self.time_zone.setEditable(True)
+        self.time_zone.addItems(sorted(available_timezones()))
+        self.time_zone.setCurrentText(settings.time_zone)
+        self.language = QComboBox()
+        for code, name in LANGUAGE_NAMES.items():
+            self.language.addItem(name, code)
+        self.language.setCurrentIndex(max(0, self.language.findData(settings.language)))
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #c62828")
+        self.error.setWordWrap(True)
+        self.peak_help = QLabel()
+        self.peak_help.setWordWrap(True)
+        self.peak_help.setObjectName("screenHint")
+        self.form = QFormLayout()
+        self.form_labels = [QLabel() for _ in range(4)]
+        self.form.addRow(self.form_labels[0], folder)
+        self.form.addRow(self.form_labels[1], self.peak)
+        self.form.addRow("", self.peak_help)
+        self.form.addRow(self.form_labels[2], self.time_zone)
+        self.form.addRow(self.form_labels[3], self.language)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(self.form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.setMinimumWidth(560)
+        self.retranslate()
+
+    def _browse(self) -> None:
+        chosen = QFileDialog.getExistingDirectory(self, self.tr("Data folder"), self.data_dir.text())
+        if chosen:
+            self.data_dir.setText(chosen)
+
+    def retranslate(self) -> None:
+        self.setWindowTitle(self.tr("Settings"))
+        self.browse.setText(self.tr("Browse…"))
+        self.peak_help.setText(
+            self.tr("One window per line: HH:MM-HH:MM Zone/Name [days], e.g. 20:00-23:00 Asia/Shanghai")
+        )
+        texts = [
+            self.tr("Data folder"),
+            self.tr("Peak windows"),
+            self.tr("Charts' time zone"),
+            self.tr("Language"),
+        ]
+        for label, text in zip(self.form_labels, texts, strict=True):
+            label.setText(text)
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)
+
+    def accept(self) -> None:
+        try:
+            windows = parse_peak_windows(self.peak.toPlainText().splitlines())
+        except PeakWindowError as exc:
+            self.error.setText(str(exc))
+            return
+        zone = self.time_zone.currentText().strip()
+        try:
+            ZoneInfo(zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            self.error.setText(
+                self.tr("Unknown time zone {zone!r}: pick an IANA name such as Asia/Shanghai.").format(
+                    zone=zone
+                )
+            )
+            return
+        folder = self.data_dir.text().strip()
+        if not folder:
+            self.error.setText(self.tr("Choose a data folder."))
+            return
+        self.settings.data_dir = Path(folder).expanduser()
+        self.settings.peak_windows = windows
+        self.settings.time_zone = zone
+        self.settings.language = str(self.language.currentData())
+        super().accept()

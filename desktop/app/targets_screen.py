@@ -1,0 +1,199 @@
+"""The Targets screen: the probe list (custom targets, catalog endpoints, plan imports) with line-type
+badges; add, edit, remove, switch on and off. The list is saved in the data folder as it changes."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.app.context import AppContext
+from desktop.app.models.target_list import TargetBook, TargetEntry, TargetFileError, TargetListModel
+from desktop.app.target_dialog import TargetDialog
+from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
+from probes.target import Method, Target
+
+FIRST_RUN_TARGETS = (
+    TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="loopback (this computer)", line_type="local")),
+)
+
+
+class TargetsScreen(QWidget):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.model: TargetListModel = context.targets
+        self.book = TargetBook(context.settings.targets_path)
+
+        self.title = QLabel()
+        self.title.setObjectName("screenTitle")
+        self.hint = QLabel()
+        self.hint.setWordWrap(True)
+        self.hint.setObjectName("screenHint")
+        self.add_button = QPushButton()
+        self.edit_button = QPushButton()
+        self.remove_button = QPushButton()
+        self.all_button = QPushButton()
+        self.none_button = QPushButton()
+        buttons = QHBoxLayout()
+        for button in (self.add_button, self.edit_button, self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.all_button)
+        buttons.addWidget(self.none_button)
+
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setItemDelegateForColumn(TargetListModel.LINE_TYPE, LineTypeBadgeDelegate(self.table))
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setStretchLastSection(True)
+        self.table.setColumnWidth(TargetListModel.NAME, 240)
+        self.table.setColumnWidth(TargetListModel.ADDRESS, 260)
+        self.table.setColumnWidth(TargetListModel.LINE_TYPE, 110)
+        self.count_label = QLabel()
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(self.hint)
+        layout.addLayout(buttons)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.count_label)
+
+        self.add_button.clicked.connect(self.add_target)
+        self.edit_button.clicked.connect(self.edit_selected)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.all_button.clicked.connect(lambda: self.model.set_all_enabled(True))
+        self.none_button.clicked.connect(lambda: self.model.set_all_enabled(False))
+        self.table.doubleClicked.connect(lambda index: self.edit_row(index.row()))
+        self.table.selectionModel().selectionChanged.connect(self._update_buttons)
+        self._loading = False
+        self.load()
+        for signal in (
+            self.model.rowsInserted,
+            self.model.rowsRemoved,
+            self.model.dataChanged,
+            self.model.modelReset,
+        ):
+            signal.connect(self._changed)
+        self.retranslate()
+        self._update_buttons()
+
+    # -- persistence -------------------------------------------------------------------------------------
+
+    def load(self) -> None:
+        try:
+            first_run = not self.book.path.exists()
+            entries = self.book.load()
+            if first_run:
+                entries = list(FIRST_RUN_TARGETS)
+        except TargetFileError as exc:
+            aside = self.book.set_aside()
+            self.context.reporter.error(
+                self.tr("Probe list not loaded"),
+                self.tr("{error}\n\nThe file was kept as {aside}; starting with an empty list.").format(
+                    error=exc, aside=aside
+                ),
+            )
+            entries = []
+        self._loading = True
+        self.model.set_entries(entries)
+        self._loading = False
+
+    def _changed(self, *_: object) -> None:
+        self._update_count()
+        if self._loading:
+            return
+        try:
+            self.book.save(self.model.entries())
+        except OSError as exc:
+            self.context.reporter.info(
+                self.tr("Could not save the probe list to {path}: {error}").format(
+                    path=self.book.path, error=exc.strerror or exc
+                )
+            )
+
+    # -- actions -----------------------------------------------------------------------------------------
+
+    def add_target(self) -> None:
+        dialog = TargetDialog(self)
+        if dialog.exec() and dialog.entry is not None and not self.model.add([dialog.entry]):
+            self.context.reporter.info(self.tr("That target is already on the list."))
+
+    def edit_selected(self) -> None:
+        rows = self._selected_rows()
+        if rows:
+            self.edit_row(rows[0])
+
+    def edit_row(self, row: int) -> None:
+        dialog = TargetDialog(self, self.model.entry(row))
+        if dialog.exec() and dialog.entry is not None:
+            self.model.replace_entry(row, dialog.entry)
+
+    def remove_selected(self) -> None:
+        self.model.remove_rows(self._selected_rows())
+
+    def add_entries(self, entries: list[TargetEntry]) -> int:
+        added = self.model.add(entries)
+        self.context.reporter.info(self.tr("%n target(s) added to the probe list.", "", added))
+        return added
+
+    def _selected_rows(self) -> list[int]:
+        return sorted({index.row() for index in self.table.selectionModel().selectedRows()})
+
+    def _update_buttons(self, *_: object) -> None:
+        selected = bool(self._selected_rows())
+        self.edit_button.setEnabled(selected)
+        self.remove_button.setEnabled(selected)
+
+    def _update_count(self) -> None:
+        entries = self.model.entries()
+        on = sum(1 for e in entries if e.enabled)
+        self.count_label.setText(
+            self.tr("{on} of {total} targets switched on for the next run").format(on=on, total=len(entries))
+        )
+
+    # -- language ----------------------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Targets"))
+        self.hint.setText(
+            self.tr(
+                "The probe list: what the Probe screen measures. Tick the targets to include; label each "
+                "with its provider, region and the line type the vendor claims, "
+                "so measurements join the catalog."
+            )
+        )
+        self.add_button.setText(self.tr("Add…"))
+        self.edit_button.setText(self.tr("Edit…"))
+        self.remove_button.setText(self.tr("Remove"))
+        self.all_button.setText(self.tr("Switch all on"))
+        self.none_button.setText(self.tr("Switch all off"))
+        self.model.set_headers(
+            [
+                self.tr("Name"),
+                self.tr("Method"),
+                self.tr("Address"),
+                self.tr("Provider"),
+                self.tr("Region"),
+                self.tr("Line type"),
+                self.tr("From"),
+            ]
+        )
+        self._update_count()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,1 @@
+"""Reusable widgets: the plots of the Charts and Probe screens and the table delegates."""

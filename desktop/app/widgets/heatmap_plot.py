@@ -1,0 +1,95 @@
+"""The day × hour heatmap: one row per local day, one column per hour, coloured by median RTT (or loss);
+empty cells (nothing measured) stay blank. Hovering a cell reads out its figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QRectF
+
+from desktop.app.chart_data import DayHourMatrix
+
+
+class HeatmapPlot(pg.GraphicsLayoutWidget):
+    def __init__(self, parent: object = None) -> None:
+        super().__init__(parent=parent)
+        self.setBackground("w")
+        self.words = {
+            "hour": "hour of day",
+            "median": "median RTT (ms)",
+            "loss": "loss %",
+            "p95": "p95",
+            "lost": "lost",
+            "attempts": "attempts",
+            "no_data": "no data",
+        }
+        self.matrix: DayHourMatrix | None = None
+        self.show_loss = False
+        self.plot = self.addPlot(row=0, col=0)
+        self.plot.invertY(True)
+        self.plot.setMouseEnabled(x=False, y=True)
+        self.plot.getAxis("bottom").setTicks([[(h + 0.5, f"{h:02d}") for h in range(0, 24, 2)]])
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.plot.addItem(self.image)
+        self.colour_bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), interactive=False, width=15)
+        self.colour_bar.setImageItem(self.image, insert_in=self.plot)
+        self.readout = pg.LabelItem(justify="left")
+        self.addItem(self.readout, row=1, col=0)
+        self._mouse = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)
+        self.set_words(self.words)
+
+    def set_matrix(self, matrix: DayHourMatrix | None, *, show_loss: bool | None = None) -> None:
+        if show_loss is not None:
+            self.show_loss = show_loss
+        self.matrix = matrix
+        if matrix is None or not matrix.days:
+            self.image.clear()
+            self.readout.setText(self.words["no_data"])
+            return
+        values = matrix.loss * 100 if self.show_loss else matrix.median_ms
+        finite = values[np.isfinite(values)]
+        low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
+        if high <= low:
+            high = low + 1.0
+        # Float cells through the colour bar's map; NaN (nothing measured) is drawn transparent.
+        self.colour_bar.setColorMap(pg.colormap.get("CET-L8" if self.show_loss else "viridis"))
+        self.image.setImage(np.ascontiguousarray(values, dtype=np.float64), autoLevels=False)
+        self.image.setRect(QRectF(0, 0, 24, len(matrix.days)))
+        self.colour_bar.setLevels((low, high))
+        self.colour_bar.setLabel("left", self.words["loss"] if self.show_loss else self.words["median"])
+        step = max(1, len(matrix.days) // 12)
+        self.plot.getAxis("left").setTicks(
+            [[(i + 0.5, d.strftime("%m-%d %a")) for i, d in enumerate(matrix.days) if i % step == 0]]
+        )
+        self.plot.setXRange(0, 24, padding=0)
+        self.plot.setYRange(0, len(matrix.days), padding=0)
+        self.readout.setText("")
+
+    def describe(self, day_index: int, hour: int) -> str:
+        m = self.matrix
+        if m is None or not (0 <= day_index < len(m.days) and 0 <= hour < 24):
+            return ""
+        when = f"{m.days[day_index]:%Y-%m-%d %a} {hour:02d}:00–{hour + 1:02d}:00 ({m.tz})"
+        if m.sent[day_index, hour] == 0:
+            return f"{when} · {self.words['no_data']}"
+        median = m.median_ms[day_index, hour]
+        p95 = m.p95_ms[day_index, hour]
+        text = "–" if np.isnan(median) else f"{median:.1f} ms"
+        text95 = "–" if np.isnan(p95) else f"{p95:.1f} ms"
+        return (
+            f"{when} · {self.words['median']} {text} · {self.words['p95']} {text95} · "
+            f"{self.words['lost']} {m.loss[day_index, hour] * 100:.1f}% · "
+            f"{self.words['attempts']} {m.sent[day_index, hour]}"
+        )
+
+    def _mouse_moved(self, event: tuple[object]) -> None:
+        position = event[0]
+        if not self.plot.sceneBoundingRect().contains(position):  # type: ignore[arg-type]
+            return
+        point = self.plot.getViewBox().mapSceneToView(position)
+        self.readout.setText(self.describe(int(np.floor(point.y())), int(np.floor(point.x()))))
+
+    def set_words(self, words: dict[str, str]) -> None:
+        self.words.update(words)
+        self.plot.setLabel("bottom", self.words["hour"])
+        self.colour_bar.setLabel("left", self.words["loss"] if self.show_loss else self.words["median"])

@@ -1,0 +1,144 @@
+"""Synthetic measurement history written through the real store (`Store.save_round`), for chart tests,
+benchmarks and the README screenshots. The lines are invented: each has a base RTT, jitter, and an evening
+peak (in Asia/Shanghai) with extra delay and loss, so the charts have something to show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import numpy as np
+
+from probes.results import ProbeResult, Sample
+from probes.store import Store
+from probes.target import Method, Target
+
+SHANGHAI = ZoneInfo("Asia/Shanghai")
+
+
+@dataclass(frozen=True)
+class Line:
+    target: Target
+    base_ms: float
+    jitter_ms: float
+    peak_extra_ms: float
+    loss: float
+    peak_loss: float
+
+
+DEMO_LINES = (
+    Line(
+        Target(
+            Method.ICMP,
+            host="198.18.10.1",
+            name="raksmart LA · CN2 GIA",
+            provider="raksmart",
+            region="los-angeles",
+            line_type="cn2-gia",
+        ),
+        132.0,
+        1.5,
+        6.0,
+        0.001,
+        0.004,
+    ),
+    Line(
+        Target(
+            Method.ICMP,
+            host="198.18.10.2",
+            name="raksmart LA · BGP",
+            provider="raksmart",
+            region="los-angeles-bgp",
+            line_type="bgp",
+        ),
+        158.0,
+        4.0,
+        70.0,
+        0.004,
+        0.06,
+    ),
+    Line(
+        Target(
+            Method.ICMP,
+            host="198.18.20.1",
+            name="lambda us-west-1",
+            provider="lambda",
+            region="us-west-1",
+            line_type="standard",
+        ),
+        175.0,
+        3.0,
+        45.0,
+        0.003,
+        0.03,
+    ),
+    Line(
+        Target(
+            Method.TCP,
+            host="198.18.30.1",
+            port=22,
+            name="hk · CN2 GIA",
+            provider="raksmart",
+            region="hong-kong",
+            line_type="cn2-gia",
+        ),
+        34.0,
+        0.8,
+        3.0,
+        0.0005,
+        0.002,
+    ),
+)
+
+
+def is_peak(moment: datetime) -> bool:
+    return 20 <= moment.astimezone(SHANGHAI).hour < 23
+
+
+def write_history(
+    path: Path,
+    *,
+    days: float = 7,
+    every_s: int = 900,
+    attempts: int = 20,
+    end: datetime | None = None,
+    lines: tuple[Line, ...] = DEMO_LINES,
+    seed: int = 7,
+) -> int:
+    """Write `days` of rounds (one every `every_s`) of `attempts` each per line; the number of samples."""
+    rng = np.random.default_rng(seed)
+    end = end or datetime.now(tz=SHANGHAI)
+    start = end - timedelta(days=days)
+    total = 0
+    with Store(path) as store:
+        moment = start
+        while moment < end:
+            results = []
+            peak = is_peak(moment)
+            base_us = int(moment.timestamp() * 1_000_000)
+            for line in lines:
+                extra = line.peak_extra_ms * (0.6 + 0.4 * rng.random()) if peak else 0.0
+                loss = line.peak_loss if peak else line.loss
+                rtts = (
+                    line.base_ms
+                    + extra
+                    + np.abs(rng.normal(0, line.jitter_ms * (3 if peak else 1), attempts))
+                )
+                lost = rng.random(attempts) < loss
+                samples = tuple(
+                    Sample(i, base_us + i * 1_000_000, None if lost[i] else float(rtts[i]))
+                    for i in range(attempts)
+                )
+                results.append(ProbeResult(line.target, base_us, base_us + attempts * 1_000_000, samples))
+                total += attempts
+            store.save_round(
+                results,
+                started_us=base_us,
+                finished_us=base_us + attempts * 1_000_000,
+                source="synthetic",
+                peak=peak,
+            )
+            moment += timedelta(seconds=every_s)
+    return total

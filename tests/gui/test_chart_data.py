@@ -1,0 +1,139 @@
+"""The charts' arrays (Qt-free) against the definitions the rest of linkvet uses."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from desktop.app import chart_data
+from probes import histogram
+from probes.peak import PeakWindow
+from probes.results import ProbeResult, Sample
+from probes.stats import percentile, summarize
+from probes.store import Store
+from probes.target import Method, Target
+
+
+def test_timeline_bins_match_the_stats_module_bin_by_bin() -> None:
+    rng = np.random.default_rng(3)
+    n = 20_000
+    ts_us = 1_750_000_000_000_000 + np.sort(rng.integers(0, 86_400_000_000, n))
+    rtt = rng.gamma(4, 10, n) + 100
+    rtt[rng.random(n) < 0.03] = np.nan
+    line = chart_data.timeline(ts_us, rtt, max_bins=300)
+    assert line.bin_width_s == 300  # a day in at most 300 bins: 5 minutes each
+    assert line.sent.sum() == n and line.received.sum() == np.isfinite(rtt).sum()
+    for index in rng.choice(np.flatnonzero(line.received), 25, replace=False):
+        start = line.bin_start_s[index]
+        inside = (ts_us / 1e6 >= start) & (ts_us / 1e6 < start + line.bin_width_s)
+        values = sorted(rtt[inside][np.isfinite(rtt[inside])])
+        summary = summarize([None if np.isnan(v) else float(v) for v in rtt[inside]])
+        assert line.median_ms[index] == pytest.approx(summary.rtt_median_ms)
+        assert line.p95_ms[index] == pytest.approx(summary.rtt_p95_ms)
+        assert line.p5_ms[index] == pytest.approx(percentile(values, 5))
+        assert line.min_ms[index] == summary.rtt_min_ms and line.max_ms[index] == summary.rtt_max_ms
+        assert line.loss[index] == pytest.approx(summary.loss)
+
+
+def test_timeline_leaves_gaps_where_nothing_was_measured_or_everything_was_lost() -> None:
+    ts_us = np.array([0, 1, 2, 600, 601], dtype=np.int64) * 1_000_000
+    rtt = np.array([1.0, 2.0, 3.0, np.nan, np.nan])
+    line = chart_data.timeline(ts_us, rtt, max_bins=60)
+    assert line.bin_width_s == 15
+    assert line.median_ms[0] == 2.0 and np.isnan(line.median_ms[1])  # a bin with no attempts
+    assert np.isnan(line.loss[1]) and line.loss[-1] == 1.0 and np.isnan(line.median_ms[-1])
+    assert line.bin_at(605.0) == 40 and line.bin_at(-1) is None
+
+
+def _store_with(path, rtts_by_hour: dict[int, list[float | None]]) -> Store:  # type: ignore[no-untyped-def]
+    store = Store(path)
+    target = Target(Method.ICMP, host="10.1.1.1")
+    for hour_s, rtts in rtts_by_hour.items():
+        samples = tuple(Sample(i, hour_s * 1_000_000 + i * 1_000_000, r) for i, r in enumerate(rtts))
+        result = ProbeResult(target, hour_s * 1_000_000, hour_s * 1_000_000 + len(rtts) * 1_000_000, samples)
+        store.save_round(
+            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="t"
+        )
+    return store
+
+
+def test_hour_profile_and_heatmap_from_rollups_agree_with_the_raw_samples(tmp_path) -> None:
+    day = int(datetime(2026, 11, 2, tzinfo=UTC).timestamp())  # a Monday; 12:00 UTC is 20:00 in Shanghai
+    rng = np.random.default_rng(5)
+    by_hour = {
+        day + 12 * 3600: [float(v) for v in rng.normal(200, 10, 400)] + [None] * 8,
+        day + 13 * 3600: [float(v) for v in rng.normal(150, 3, 300)],
+        day + 86400 + 12 * 3600: [float(v) for v in rng.normal(210, 10, 100)],
+    }
+    with _store_with(tmp_path / "s.sqlite3", by_hour) as store:
+        hourly = store.hourly_frame()
+    profile = chart_data.hour_profile(hourly, "Asia/Shanghai")
+    evening = [r for h in (by_hour[day + 12 * 3600], by_hour[day + 86400 + 12 * 3600]) for r in h]
+    exact = summarize(evening)
+    assert profile.sent[20] == len(evening)
+    assert profile.median_ms[20] == pytest.approx(exact.rtt_median_ms, rel=histogram.RELATIVE_ERROR * 1.01)
+    assert profile.p95_ms[20] == pytest.approx(exact.rtt_p95_ms, rel=histogram.RELATIVE_ERROR * 1.01)
+    assert profile.loss[20] == pytest.approx(exact.loss)
+    assert np.isnan(profile.median_ms[3]) and profile.sent[3] == 0
+    matrix = chart_data.day_hour_matrix(hourly, "Asia/Shanghai")
+    assert matrix.days == [date(2026, 11, 2), date(2026, 11, 3)]
+    assert matrix.sent[0, 20] == 408 and matrix.sent[0, 21] == 300 and matrix.sent[1, 20] == 100
+    assert np.isnan(matrix.median_ms[1, 21])
+    assert matrix.loss[0, 20] == pytest.approx(8 / 408)
+    cdf = chart_data.rtt_cdf(hourly)
+    assert cdf.received == 800 and cdf.fraction[-1] == pytest.approx(1.0)
+    assert cdf.fraction_at(170.0) == pytest.approx(300 / 800, abs=0.01)  # the 150 ms hour, nothing else
+
+
+def test_empty_inputs_give_empty_charts_not_errors() -> None:
+    empty = pd.DataFrame(
+        columns=[
+            "target_id",
+            "hour_s",
+            "sent",
+            "received",
+            "rtt_sum_ms",
+            "rtt_min_ms",
+            "rtt_max_ms",
+            "jitter_sum_ms",
+            "jitter_pairs",
+            "hist_index",
+            "hist_count",
+        ]
+    )
+    assert chart_data.hour_profile(empty, "UTC").sent.sum() == 0
+    assert chart_data.day_hour_matrix(empty, "UTC").days == []
+    assert chart_data.rtt_cdf(empty).received == 0
+    assert chart_data.timeline(np.empty(0, np.int64), np.empty(0)).bin_start_s.size == 0
+
+
+def test_peak_spans_follow_the_charts_time_zone() -> None:
+    evening = PeakWindow(time(20), time(23), "Asia/Shanghai")
+    late = PeakWindow(time(22), time(2), "Asia/Shanghai")
+    assert chart_data.peak_spans([evening], "Asia/Shanghai") == [(20.0, 23.0)]
+    assert chart_data.peak_spans([evening], "UTC") == [(12.0, 15.0)]
+    assert chart_data.peak_spans([late], "Asia/Shanghai") == [(22.0, 24.0), (0.0, 2.0)]
+    # 20:00-23:00 Shanghai is 13:00-16:00 in Berlin in winter (UTC+1) and 14:00-17:00 in summer.
+    assert chart_data.peak_spans([evening], "Europe/Berlin", date(2026, 1, 15)) == [(13.0, 16.0)]
+    assert chart_data.peak_spans([evening], "Europe/Berlin", date(2026, 7, 15)) == [(14.0, 17.0)]
+
+
+def test_load_charts_reads_the_store_for_the_selection(tmp_path) -> None:
+    from tests.gui.synthetic import DEMO_LINES, write_history
+
+    path = tmp_path / "demo.sqlite3"
+    write_history(path, days=1, every_s=1800, attempts=10)
+    targets = chart_data.load_stored_targets(path)
+    assert sorted(t.name for t in targets) == sorted(line.target.name for line in DEMO_LINES)
+    first, second = targets[0], targets[1]
+    bundle = chart_data.load_charts(
+        path, (first.id, first.name), [(first.id, first.name), (second.id, second.name)], tz="Asia/Shanghai"
+    )
+    assert bundle.current == first.name and bundle.timeline is not None
+    assert bundle.timeline.sent.sum() == 48 * 10
+    assert [name for name, _ in bundle.profiles] == [first.name, second.name]
+    assert all(cdf.received > 400 for _, cdf in bundle.cdfs)
+    assert chart_data.load_stored_targets(tmp_path / "missing.sqlite3") == []

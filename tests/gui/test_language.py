@@ -1,0 +1,111 @@
+"""English and Simplified Chinese: switching at run time retranslates every built screen; the shipped
+translations are complete and their compiled form is current."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.app.i18n import TRANSLATIONS_DIR, qm_path
+
+DISPLAY = Qt.ItemDataRole.DisplayRole
+
+
+def nav_texts(window) -> list[str]:  # type: ignore[no-untyped-def]
+    return [window.nav.item(i).text() for i in range(window.nav.count())]
+
+
+def test_switching_language_retranslates_the_window_and_is_remembered(window, qtbot, qsettings) -> None:
+    probe = window.go_to("probe")
+    assert nav_texts(window)[:3] == ["Targets", "Probe", "Charts"]
+    window.language_actions["zh_CN"].trigger()
+    assert window.language.code == "zh_CN"
+    qtbot.waitUntil(lambda: nav_texts(window)[:3] == ["目标", "探测", "图表"])  # LanguageChange is posted
+    assert probe.run_button.text() == "立即运行"
+    assert probe.model.headerData(probe.model.STATUS, Qt.Orientation.Horizontal, DISPLAY) == "状态"
+    assert window.file_menu.title() == "文件(&F)"
+    qsettings.sync()
+    assert qsettings.value("display/language") == "zh_CN"
+    # A screen built after the switch comes up in the new language too.
+    charts = window.go_to("charts")
+    assert charts.tabs.tabText(0) == "时间线"
+    window.language_actions["en"].trigger()
+    qtbot.waitUntil(lambda: nav_texts(window)[:3] == ["Targets", "Probe", "Charts"])
+    assert charts.tabs.tabText(0) == "Timeline" and probe.run_button.text() == "Run now"
+
+
+def test_chinese_text_renders_with_a_cjk_font(window, qtbot) -> None:
+    from PySide6.QtGui import QFont, QFontDatabase, QFontMetrics
+
+    if not any("CJK" in family for family in QFontDatabase.families()):
+        pytest.skip("no CJK font installed (apt-get install fonts-noto-cjk; .ci/run installs it)")
+    window.set_language("zh_CN")
+    label = window.go_to("targets").title
+    qtbot.waitUntil(lambda: label.text() == "目标")
+    metrics = QFontMetrics(label.font())
+    assert all(metrics.inFontUcs4(ord(ch)) or _fallback_has(ch, label.font()) for ch in label.text())
+    image = label.grab().toImage()
+    dark = sum(
+        1
+        for x in range(image.width())
+        for y in range(image.height())
+        if image.pixelColor(x, y).lightness() < 100
+    )
+    assert dark > 50  # glyphs were drawn, not empty boxes of background
+    _ = QFont
+
+
+def _fallback_has(ch: str, font) -> bool:  # type: ignore[no-untyped-def]
+    from PySide6.QtGui import QFontDatabase, QFontMetrics
+
+    fallback = QFontDatabase.font("Noto Sans CJK SC", "Regular", font.pointSize())
+    return QFontMetrics(fallback).inFontUcs4(ord(ch))
+
+
+def test_every_translation_is_finished() -> None:
+    for ts in TRANSLATIONS_DIR.glob("*.ts"):
+        unfinished = [
+            m.findtext("source")
+            for m in ET.parse(ts).getroot().iter("message")
+            if m.find("translation").get("type") in ("unfinished", "vanished", "obsolete")
+        ]
+        assert not unfinished, f"{ts.name}: untranslated: {unfinished}"
+
+
+def test_compiled_translations_are_current(tmp_path: Path) -> None:
+    lrelease = shutil.which("pyside6-lrelease")
+    if lrelease is None:
+        pytest.skip("pyside6-lrelease not on PATH (it comes with the PySide6 wheel)")
+    for ts in TRANSLATIONS_DIR.glob("*.ts"):
+        fresh = tmp_path / ts.with_suffix(".qm").name
+        subprocess.run([lrelease, str(ts), "-qm", str(fresh)], check=True, capture_output=True)
+        assert fresh.read_bytes() == qm_path(ts.stem.removeprefix("linkvet_")).read_bytes(), (
+            f"{ts.name} changed since its .qm was compiled: run python packaging/update_translations.py"
+        )
+
+
+def test_every_tr_string_in_the_code_is_in_the_translation_file(tmp_path: Path) -> None:
+    lupdate = shutil.which("pyside6-lupdate")
+    if lupdate is None:
+        pytest.skip("pyside6-lupdate not on PATH (it comes with the PySide6 wheel)")
+    ts = tmp_path / "fresh.ts"
+    app = Path(__file__).resolve().parents[2] / "desktop" / "app"
+    subprocess.run(
+        [lupdate, *map(str, sorted(app.rglob("*.py"))), "-ts", str(ts)], check=True, capture_output=True
+    )
+    in_code = {
+        (c.findtext("name"), m.findtext("source")) for c in ET.parse(ts).getroot() for m in c.iter("message")
+    }
+    shipped = {
+        (c.findtext("name"), m.findtext("source"))
+        for c in ET.parse(TRANSLATIONS_DIR / "linkvet_zh_CN.ts").getroot()
+        for m in c.iter("message")
+    }
+    assert in_code <= shipped, (
+        f"run python packaging/update_translations.py: missing {sorted(in_code - shipped)}"
+    )

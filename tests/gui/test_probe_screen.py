@@ -1,0 +1,116 @@
+"""The Probe screen against real loopback targets: rows fill while the run goes, errors land in their row,
+the round is stored as `linkvet probe` stores it, and Stop leaves nothing half-stored."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+
+from desktop.app.models.live_probe import LiveProbeModel
+from desktop.app.models.target_list import TargetEntry
+from probes.store import Store
+from probes.target import Method, Target
+
+DISPLAY = Qt.ItemDataRole.DisplayRole
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP port on 127.0.0.1 that accepts connections (the kernel completes the handshakes)."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(512)
+    yield server.getsockname()[1]
+    server.close()
+
+
+def closed_port() -> int:
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()
+    return port
+
+
+def test_run_now_fills_rows_live_and_stores_the_round(window, qtbot, listener) -> None:
+    targets = [
+        # ICMP where permitted, else measured over TCP on the listener (the engine's fallback).
+        TargetEntry(Target(Method.ICMP, host=f"127.0.0.{i}", port=listener, name=f"lo{i}"))
+        for i in (1, 2, 3)
+    ]
+    targets.append(TargetEntry(Target(Method.TCP, host="127.0.0.1", port=listener, name="tcp listener")))
+    targets.append(TargetEntry(Target(Method.HTTP, url=f"http://127.0.0.1:{closed_port()}/", name="closed")))
+    window.context.targets.set_entries(targets)
+    probe = window.go_to("probe")
+    probe.count.setValue(40)
+    probe.interval.setValue(0.02)
+    probe.timeout.setValue(1.0)
+    qtbot.mouseClick(probe.run_button, Qt.MouseButton.LeftButton)
+    assert probe.running and not probe.run_button.isEnabled()
+    model: LiveProbeModel = probe.model
+    # Rows fill while the run is still going (the redraw timer drains samples).
+    qtbot.waitUntil(lambda: probe.running and any(0 < len(r.rtts) < 40 for r in model.rows()), timeout=10_000)
+    qtbot.waitUntil(lambda: not probe.running, timeout=60_000)
+    rows = {r.target.name: r for r in model.rows()}
+    for name in ("lo1", "lo2", "lo3", "tcp listener"):
+        row = rows[name]
+        assert row.result is not None and row.result.error is None, row.result
+        assert row.summary.sent == 40 and row.summary.loss == 0.0
+        assert row.summary.rtt_median_ms is not None and row.summary.rtt_median_ms < 50
+    closed = model.rowCount() - 1
+    assert model.data(model.index(closed, LiveProbeModel.STATUS), DISPLAY).startswith("error: refused")
+    assert "could not be measured" in window.statusBar().currentMessage()
+    assert "stored as round" in window.statusBar().currentMessage()
+    with Store(window.context.settings.db_path, readonly=True) as store:
+        counts = store.counts()
+        assert counts["rounds"] == 1 and counts["results"] == 5
+        assert counts["samples"] == 4 * 40 + 40  # every attempt of every target, the refused ones too
+    # The charts list what was just stored.
+    charts = window.go_to("charts")
+    qtbot.waitUntil(lambda: charts.model.rowCount() == 5, timeout=10_000)
+
+
+def test_stop_cancels_the_run_and_stores_nothing(window, qtbot, listener) -> None:
+    window.context.targets.set_entries([TargetEntry(Target(Method.TCP, host="127.0.0.1", port=listener))])
+    probe = window.go_to("probe")
+    probe.count.setValue(10_000)
+    probe.interval.setValue(0.01)
+    probe.run_button.click()
+    qtbot.waitUntil(lambda: len(probe.model.row(0).rtts) > 5, timeout=10_000)
+    probe.stop_button.click()
+    qtbot.waitUntil(lambda: not probe.running, timeout=10_000)
+    assert "nothing of this run was stored" in window.statusBar().currentMessage()
+    assert (
+        not window.context.settings.db_path.exists()
+        or Store(window.context.settings.db_path, readonly=True).counts()["rounds"] == 0
+    )
+
+
+def test_nothing_switched_on_says_so(window, qtbot) -> None:
+    window.context.targets.set_entries([])
+    probe = window.go_to("probe")
+    probe.run_button.click()
+    assert not probe.running
+    assert "Nothing to probe" in window.statusBar().currentMessage()
+
+
+def test_a_method_the_target_cannot_take_is_an_error_row_not_a_crash(window, qtbot, listener) -> None:
+    window.context.targets.set_entries(
+        [
+            TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="host only")),
+            TargetEntry(Target(Method.HTTP, url=f"http://127.0.0.1:{listener}/", name="url")),
+        ]
+    )
+    probe = window.go_to("probe")
+    probe.method.setCurrentIndex(probe.method.findData(Method.DOWNLOAD))
+    probe.count.setValue(1)
+    probe.timeout.setValue(0.5)
+    probe.store_results.setChecked(False)
+    probe.run_button.click()
+    qtbot.waitUntil(lambda: not probe.running, timeout=30_000)
+    statuses = [probe.model.data(probe.model.index(r, LiveProbeModel.STATUS), DISPLAY) for r in range(2)]
+    assert any("needs a URL" in s for s in statuses), statuses
+    assert not window.context.settings.db_path.exists()
