@@ -8,7 +8,7 @@ from probes.errors import ErrorKind
 from probes.methods.download import throughput
 from probes.runner import run
 from probes.target import Method, ProbeOptions, parse_target
-from tests.probes.conftest import FILE_BYTES
+from tests.peers import FILE_BYTES
 
 
 def fetch(url: str, **options: object):  # type: ignore[no-untyped-def]

@@ -1,4 +1,5 @@
-"""Real loopback peers for the probe tests: a TCP listener, an HTTP(S) server with test paths."""
+"""Real loopback peers for tests (a pytest plugin loaded by tests/conftest.py): TCP listeners (accepting,
+closed, silent), an HTTP(S) server with test paths."""
 
 from __future__ import annotations
 
