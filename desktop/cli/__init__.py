@@ -23,9 +23,9 @@ from desktop.cli._common import EXIT_INTERRUPTED, CliError
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "probe",
+    "schedule",
+    "history",
     "gui",
-    # "schedule",
-    # "history",
 )
 
 
