@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 
 from desktop.app.context import AppContext
 from desktop.app.models.live_probe import LiveProbeModel
+from desktop.app.scheduler_panel import SchedulerPanel
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
 from desktop.app.widgets.sparkline import SparklineDelegate
 from desktop.app.workers import ProbeOutcome, ProbeTask
@@ -150,10 +151,13 @@ class ProbeScreen(QWidget):
         status = QHBoxLayout()
         status.addWidget(self.progress, 1)
         status.addWidget(self.elapsed)
+        self.scheduler = SchedulerPanel(context)
+        self.scheduler.round_done.connect(self._scheduled_round)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
         layout.addLayout(controls)
+        layout.addWidget(self.scheduler)
         layout.addLayout(status)
         layout.addWidget(splitter, 1)
 
@@ -259,8 +263,19 @@ class ProbeScreen(QWidget):
             self.stop_button.setEnabled(False)
 
     def shutdown(self) -> None:
-        """The window is closing: stop the run (nothing of it is stored)."""
+        """The window is closing: stop the run (nothing of it is stored) and the scheduler."""
         self.stop_run()
+        self.scheduler.shutdown()
+
+    def _scheduled_round(self, report: object) -> None:
+        """Show a scheduled round's results in the table (unless a run started here is on screen)."""
+        results = list(getattr(report, "results", ()))
+        if self.running or not results:
+            return
+        self.model.start([r.target for r in results], [r.sent for r in results])
+        for result in results:
+            self.model.finish_target(result)
+        self._draw_chart()
 
     def redraw(self) -> None:
         if self.task is not None:

@@ -3,9 +3,12 @@ badges; add, edit, remove, switch on and off. The list is saved in the data fold
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -17,8 +20,10 @@ from PySide6.QtWidgets import (
 
 from desktop.app.context import AppContext
 from desktop.app.models.target_list import TargetBook, TargetEntry, TargetFileError, TargetListModel
+from desktop.app.plan_file import entries_from_plan, plan_text, save_plan
 from desktop.app.target_dialog import TargetDialog
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
+from probes.errors import PlanError
 from probes.target import Method, Target
 
 FIRST_RUN_TARGETS = (
@@ -41,10 +46,18 @@ class TargetsScreen(QWidget):
         self.add_button = QPushButton()
         self.edit_button = QPushButton()
         self.remove_button = QPushButton()
+        self.import_button = QPushButton()
+        self.save_plan_button = QPushButton()
         self.all_button = QPushButton()
         self.none_button = QPushButton()
         buttons = QHBoxLayout()
-        for button in (self.add_button, self.edit_button, self.remove_button):
+        for button in (
+            self.add_button,
+            self.edit_button,
+            self.remove_button,
+            self.import_button,
+            self.save_plan_button,
+        ):
             buttons.addWidget(button)
         buttons.addStretch(1)
         buttons.addWidget(self.all_button)
@@ -74,6 +87,8 @@ class TargetsScreen(QWidget):
         self.add_button.clicked.connect(self.add_target)
         self.edit_button.clicked.connect(self.edit_selected)
         self.remove_button.clicked.connect(self.remove_selected)
+        self.import_button.clicked.connect(self._ask_import_plan)
+        self.save_plan_button.clicked.connect(self._ask_save_plan)
         self.all_button.clicked.connect(lambda: self.model.set_all_enabled(True))
         self.none_button.clicked.connect(lambda: self.model.set_all_enabled(False))
         self.table.doubleClicked.connect(lambda index: self.edit_row(index.row()))
@@ -149,6 +164,65 @@ class TargetsScreen(QWidget):
         self.context.reporter.info(self.tr("%n target(s) added to the probe list.", "", added))
         return added
 
+    def import_plan(self, path: Path) -> int:
+        """Add a plan file's targets to the list; how many were new. Errors go to a dialog."""
+        try:
+            plan, entries = entries_from_plan(path)
+        except PlanError as exc:
+            self.context.reporter.error(self.tr("Plan not imported"), str(exc))
+            return 0
+        added = self.model.add(entries)
+        self.context.reporter.info(
+            self.tr("Imported plan {plan}: %n new target(s).", "", added).format(plan=plan.name)
+        )
+        return added
+
+    def save_plan(self, path: Path) -> None:
+        """Write the switched-on targets as a plan file (5 min cadence, 1 min in the peak windows)."""
+        entries = [e for e in self.model.entries() if e.enabled]
+        options = self.context.settings.probe_options
+        try:
+            if not entries:
+                raise PlanError(str(path), self.tr("no targets switched on"))
+            save_plan(
+                path,
+                plan_text(
+                    entries,
+                    name=path.stem,
+                    every_s=300,
+                    peak_every_s=60,
+                    peak_windows=self.context.settings.peak_windows,
+                    count=int(options.get("count") or 10),
+                    interval_s=float(options.get("interval_s", 1.0)),
+                    timeout_s=float(options.get("timeout_s", 2.0)),
+                ),
+            )
+        except (PlanError, OSError) as exc:
+            self.context.reporter.error(self.tr("Plan not saved"), str(exc))
+            return
+        self.context.reporter.info(
+            self.tr("Saved {count} targets as {path}: run it with linkvet schedule --plan {path}").format(
+                count=len(entries), path=path
+            )
+        )
+
+    def _ask_import_plan(self) -> None:
+        chosen, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Import a plan file"), str(Path.home()), self.tr("Plan files (*.toml)")
+        )
+        if chosen:
+            self.import_plan(Path(chosen))
+
+    def _ask_save_plan(self) -> None:
+        chosen, _ = QFileDialog.getSaveFileName(
+            self,
+            self.tr("Save the probe list as a plan"),
+            str(self.context.settings.export_dir / "office-plan.toml"),
+            self.tr("Plan files (*.toml)"),
+        )
+        if chosen:
+            self.save_plan(Path(chosen))
+
     def _selected_rows(self) -> list[int]:
         return sorted({index.row() for index in self.table.selectionModel().selectedRows()})
 
@@ -178,6 +252,8 @@ class TargetsScreen(QWidget):
         self.add_button.setText(self.tr("Add…"))
         self.edit_button.setText(self.tr("Edit…"))
         self.remove_button.setText(self.tr("Remove"))
+        self.import_button.setText(self.tr("Import plan…"))
+        self.save_plan_button.setText(self.tr("Save as plan…"))
         self.all_button.setText(self.tr("Switch all on"))
         self.none_button.setText(self.tr("Switch all off"))
         self.model.set_headers(

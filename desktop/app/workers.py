@@ -237,3 +237,65 @@ def save_probe_round(db_path: Path, results: Sequence[ProbeResult], source: str 
             source=source,
             meta=meta,
         )
+
+
+class SchedulerSignals(QObject):
+    round_done = Signal(object)  # probes.scheduler.RoundReport
+    stopped = Signal(int)  # rounds stored
+    failed = Signal(str)
+
+
+class SchedulerTask(QRunnable):
+    """`linkvet schedule` inside the app: `probes.scheduler.Scheduler.run_until` on a pool thread until
+    `stop()`; the round in flight gets `grace_s` to finish, else it is dropped (never half-stored)."""
+
+    def __init__(self, plan: Any, db_path: Path, *, grace_s: float = 10.0) -> None:
+        super().__init__()
+        self.setAutoDelete(False)
+        self.plan = plan
+        self.db_path = db_path
+        self.grace_s = grace_s
+        self.signals = SchedulerSignals()
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+        self._stop_requested = False
+
+    def stop(self, grace_s: float | None = None) -> None:
+        """Ask the scheduler to stop (from any thread)."""
+        with self._lock:
+            if grace_s is not None:
+                self.grace_s = grace_s
+            self._stop_requested = True
+            if self._loop is not None and self._stop is not None:
+                self._loop.call_soon_threadsafe(self._stop.set)
+
+    def run(self) -> None:
+        from probes.scheduler import Scheduler
+        from probes.store import Store
+
+        loop = asyncio.new_event_loop()
+        try:
+            with Store(self.db_path) as store:
+                scheduler = Scheduler(self.plan, store)
+
+                async def main() -> int:
+                    stop = asyncio.Event()
+                    with self._lock:
+                        self._loop, self._stop = loop, stop
+                        if self._stop_requested:
+                            stop.set()
+                    return await scheduler.run_until(
+                        stop, grace_s=self.grace_s, on_round=self.signals.round_done.emit
+                    )
+
+                stored = loop.run_until_complete(main())
+        except Exception as exc:
+            traceback.print_exc()
+            self.signals.failed.emit(describe_error(exc))
+            return
+        finally:
+            with self._lock:
+                self._loop = self._stop = None
+            loop.close()
+        self.signals.stopped.emit(stored)

@@ -414,6 +414,81 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
 </context>
 <context>
+    <name>SchedulerPanel</name>
+    <message>
+        <source>Choose a plan file</source>
+        <translation>选择计划文件</translation>
+    </message>
+    <message>
+        <source>Plan files (*.toml)</source>
+        <translation>计划文件 (*.toml)</translation>
+    </message>
+    <message>
+        <source>the probe list has no targets switched on</source>
+        <translation>探测列表中没有启用的目标</translation>
+    </message>
+    <message>
+        <source>Scheduler not started</source>
+        <translation>调度器未启动</translation>
+    </message>
+    <message>
+        <source>Scheduler started: plan {plan}, {count} targets.</source>
+        <translation>调度器已启动：计划 {plan}，共 {count} 个目标。</translation>
+    </message>
+    <message>
+        <source>Stopping (the round in flight may finish first)…</source>
+        <translation>正在停止（进行中的一轮可能先完成）…</translation>
+    </message>
+    <message>
+        <source>Running {plan}: {rounds} round(s) stored; next round at {time}.</source>
+        <translation>正在运行 {plan}：已保存 {rounds} 轮；下一轮于 {time}。</translation>
+    </message>
+    <message>
+        <source>Scheduler stopped after {rounds} stored round(s).</source>
+        <translation>调度器已停止，共保存 {rounds} 轮。</translation>
+    </message>
+    <message>
+        <source>Scheduler stopped</source>
+        <translation>调度器已停止</translation>
+    </message>
+    <message>
+        <source>Scheduler</source>
+        <translation>调度器</translation>
+    </message>
+    <message>
+        <source>the probe list (saved as gui-plan.toml in the data folder)</source>
+        <translation>探测列表（在数据文件夹中保存为 gui-plan.toml）</translation>
+    </message>
+    <message>
+        <source>Plan file…</source>
+        <translation>计划文件…</translation>
+    </message>
+    <message>
+        <source>every</source>
+        <translation>每</translation>
+    </message>
+    <message>
+        <source>at peak every</source>
+        <translation>高峰时每</translation>
+    </message>
+    <message>
+        <source> min</source>
+        <translation> 分钟</translation>
+    </message>
+    <message>
+        <source>Start scheduler</source>
+        <translation>启动调度器</translation>
+    </message>
+    <message>
+        <source>Stop scheduler</source>
+        <translation>停止调度器</translation>
+    </message>
+    <message>
+        <source>Measures on a cadence, denser inside the peak windows, until stopped; every round is stored.</source>
+        <translation>按固定周期测量，高峰时段更密集，直到停止；每一轮都会保存。</translation>
+    </message>
+</context>
+<context>
     <name>SettingsDialog</name>
     <message>
         <source>Data folder</source>
@@ -540,6 +615,40 @@ The file was kept as {aside}; starting with an empty list.</source>
         </translation>
     </message>
     <message>
+        <source>Plan not imported</source>
+        <translation>计划未导入</translation>
+    </message>
+    <message numerus="yes">
+        <source>Imported plan {plan}: %n new target(s).</source>
+        <translation>
+            <numerusform>已导入计划 {plan}：新增 %n 个目标。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no targets switched on</source>
+        <translation>没有启用的目标</translation>
+    </message>
+    <message>
+        <source>Plan not saved</source>
+        <translation>计划未保存</translation>
+    </message>
+    <message>
+        <source>Saved {count} targets as {path}: run it with linkvet schedule --plan {path}</source>
+        <translation>已将 {count} 个目标保存为 {path}：可用 linkvet schedule --plan {path} 运行</translation>
+    </message>
+    <message>
+        <source>Import a plan file</source>
+        <translation>导入计划文件</translation>
+    </message>
+    <message>
+        <source>Plan files (*.toml)</source>
+        <translation>计划文件 (*.toml)</translation>
+    </message>
+    <message>
+        <source>Save the probe list as a plan</source>
+        <translation>将探测列表保存为计划</translation>
+    </message>
+    <message>
         <source>{on} of {total} targets switched on for the next run</source>
         <translation>下次运行将探测 {total} 个目标中的 {on} 个</translation>
     </message>
@@ -562,6 +671,14 @@ The file was kept as {aside}; starting with an empty list.</source>
     <message>
         <source>Remove</source>
         <translation>删除</translation>
+    </message>
+    <message>
+        <source>Import plan…</source>
+        <translation>导入计划…</translation>
+    </message>
+    <message>
+        <source>Save as plan…</source>
+        <translation>保存为计划…</translation>
     </message>
     <message>
         <source>Switch all on</source>

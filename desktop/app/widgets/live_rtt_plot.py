@@ -18,6 +18,10 @@ class LiveRttPlot(pg.PlotWidget):
         self.setBackground("w")
         self.showGrid(x=True, y=True, alpha=0.2)
         self.setMouseEnabled(x=True, y=False)
+        # Before any item is added (PlotItem applies these to each data item it holds, the scatter too).
+        self.getPlotItem().setClipToView(True)
+        self.getPlotItem().setDownsampling(auto=True, mode="peak")
+        self.getPlotItem().setMenuEnabled(False, enableViewBoxMenu=True)
         self.legend = self.addLegend(offset=(10, 5), labelTextColor="#263238", brush=(255, 255, 255, 210))
         self.getAxis("left").enableAutoSIPrefix(False)
         self._curves: list[pg.PlotDataItem] = []
@@ -41,8 +45,6 @@ class LiveRttPlot(pg.PlotWidget):
                 symbolPen=None,
                 connect="finite",
             )
-            curve.setClipToView(True)
-            curve.setDownsampling(auto=True, method="peak")
             self._curves.append(curve)
         lost_x: list[np.ndarray] = []
         self.legend.clear()

@@ -49,13 +49,17 @@ class TimelinePlot(pg.GraphicsLayoutWidget):
         self.main.showGrid(x=True, y=True, alpha=0.15)
         self.main.setMouseEnabled(x=True, y=False)
         self.main.getViewBox().setLimits(yMin=0)
+        # Millions of points stay fluid: only the visible span is drawn, peak-downsampled to the pixels.
+        # Set on the plot before any item is added (PlotItem.addItem applies its modes to each data item),
+        # and the plot's own options menu is off: changing them there would also reach the smoke bars.
+        self.main.setClipToView(True)
+        self.main.setDownsampling(auto=True, mode="peak")
+        self.main.setMenuEnabled(False, enableViewBoxMenu=True)
         self.range_bars = _bars(brush=pg.mkBrush(SMOKE_RANGE), pen=None)
         self.pct_bars = _bars(brush=pg.mkBrush(SMOKE_P5_P95), pen=None)
         self.main.addItem(self.range_bars)
         self.main.addItem(self.pct_bars)
         self.raw = pg.PlotDataItem(pen=pg.mkPen(RAW, width=1), connect="finite")
-        self.raw.setClipToView(True)
-        self.raw.setDownsampling(auto=True, method="peak")
         self.raw.setZValue(-5)  # under the smoke: what shows beside it are the outliers
         self.main.addItem(self.raw)
         self.median = pg.PlotDataItem(pen=pg.mkPen(MEDIAN, width=2), connect="finite")

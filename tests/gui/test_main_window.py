@@ -1,0 +1,151 @@
+"""The window as a whole: screens built on first show, preferences kept, errors shown where users look,
+work kept off the GUI thread, and the `linkvet gui` entry point."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Slot
+
+from desktop.app.settings import AppSettings
+from desktop.app.settings_dialog import SettingsDialog
+from desktop.app.workers import Workers
+from tests.conftest import REPO_ROOT, cli_env
+
+
+def test_screens_are_built_when_first_shown_and_the_last_one_is_remembered(window, qtbot, qsettings) -> None:
+    assert set(window.screens) == {"targets"}
+    window.nav.setCurrentRow(1)
+    assert set(window.screens) == {"targets", "probe"}
+    assert window.stack.currentWidget() is window.screens["probe"]
+    qsettings.sync()
+    assert AppSettings(qsettings).screen == 1
+
+
+def test_first_run_offers_loopback_and_an_unreadable_list_is_kept_aside(
+    window, qtbot, qapp, tmp_path
+) -> None:
+    entries = window.context.targets.entries()
+    assert [e.target.host for e in entries] == ["127.0.0.1"]
+    # A damaged probe list: the next start says so in a dialog and keeps the file.
+    from desktop.app.main import build_window
+
+    path = window.context.settings.targets_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{broken")
+    other = build_window(qapp, window.context.settings.qsettings, warm=False)
+    qtbot.addWidget(other)
+    assert other.last_error is not None and "not valid JSON" in other.last_error.text()
+    assert path.with_suffix(".unreadable").read_text() == "{broken"
+    assert other.context.targets.rowCount() == 0
+
+
+def test_settings_dialog_rejects_a_bad_peak_window_and_saves_good_ones(qapp, qtbot, tmp_path) -> None:
+    settings = AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    dialog = SettingsDialog(settings)
+    qtbot.addWidget(dialog)
+    dialog.peak.setPlainText("20:00-23:00 Asia/Shanghai\n25:00-26:00 Mars/Olympus")
+    dialog.accept()
+    assert "peak window 2" in dialog.error.text() and dialog.result() == 0
+    dialog.peak.setPlainText("20:00-23:00 Asia/Shanghai\n12:00-13:30 Europe/Berlin mon,fri")
+    dialog.time_zone.setCurrentText("Europe/Berlin")
+    dialog.data_dir.setText(str(tmp_path / "elsewhere"))
+    dialog.accept()
+    assert dialog.result() == 1
+    again = AppSettings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    assert [str(w) for w in again.peak_windows] == [
+        "20:00-23:00 Asia/Shanghai",
+        "12:00-13:30 Europe/Berlin mon,fri",
+    ]
+    assert again.time_zone == "Europe/Berlin"
+    assert again.db_path == tmp_path / "elsewhere" / "linkvet.sqlite3"
+
+
+class Receiver(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: list[int] = []
+        self.values: list[object] = []
+        self.errors: list[str] = []
+
+    @Slot(object)
+    def done(self, value: object) -> None:
+        self.threads.append(threading.get_ident())
+        self.values.append(value)
+
+    @Slot(str)
+    def failed(self, message: str) -> None:
+        self.threads.append(threading.get_ident())
+        self.errors.append(message)
+
+
+def test_workers_compute_off_the_gui_thread_and_deliver_on_it(qapp, qtbot) -> None:
+    workers = Workers()
+    receiver = Receiver()
+    workers.submit(threading.get_ident, on_done=receiver.done, on_error=receiver.failed)
+    workers.submit(lambda: [][1], on_done=receiver.done, on_error=receiver.failed)
+    qtbot.waitUntil(lambda: len(receiver.threads) == 2, timeout=5_000)
+    assert receiver.values[0] != threading.get_ident()  # computed on a pool thread
+    assert receiver.threads == [threading.get_ident()] * 2  # delivered on the GUI thread
+    assert receiver.errors == ["IndexError: list index out of range"]
+    qtbot.waitUntil(lambda: workers.busy == 0, timeout=5_000)
+
+
+def test_linkvet_gui_starts_and_quits(tmp_path: Path) -> None:
+    env = cli_env(tmp_path)
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop.cli", "gui", "--quit-after-startup"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_linkvet_alone_without_a_display_prints_help_and_gui_explains(tmp_path: Path) -> None:
+    env = {
+        k: v
+        for k, v in cli_env(tmp_path).items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+    }
+    alone = subprocess.run(
+        [sys.executable, "-m", "desktop.cli"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert alone.returncode == 0 and "usage: linkvet" in alone.stdout
+    gui = subprocess.run(
+        [sys.executable, "-m", "desktop.cli", "gui"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert gui.returncode == 3 and "no display" in gui.stderr
+
+
+def test_the_headless_command_does_not_load_qt_even_with_gui_registered() -> None:
+    code = (
+        "import sys; from desktop.cli import build_parser; build_parser(); import desktop.cli.gui;"
+        "print(','.join(m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph'))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    )
+    assert out.stdout.strip() == ""
