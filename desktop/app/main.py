@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from collections.abc import Sequence
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QEvent, QObject, QSettings, QTimer
 from PySide6.QtWidgets import QApplication
 
 from desktop.app.context import AppContext
@@ -31,6 +32,10 @@ def build_window(app: QApplication, qsettings: QSettings | None = None, *, warm:
     context.targets.setParent(window)
     settings.setParent(window)
     language.setParent(window)
+    # What exists now lives as long as the window: keep it out of the collector's full passes, whose
+    # pauses would otherwise grow with every module and widget loaded.
+    gc.collect()
+    gc.freeze()
     return window
 
 
@@ -43,7 +48,22 @@ def run(argv: Sequence[str] | None = None, *, quit_after_shown: bool = False) ->
     app.setApplicationDisplayName("linkvet")
     app.setDesktopFileName("linkvet")
     window = build_window(app, warm=not quit_after_shown)
+    if quit_after_shown:  # the startup benchmark: leave once the first frame has been painted
+        watcher = _FirstPaint(app)
+        window.installEventFilter(watcher)
+        QTimer.singleShot(30_000, app.quit)  # never hang a benchmark
     window.show()
-    if quit_after_shown:  # startup benchmark: leave as soon as the first frame is up
-        QTimer.singleShot(0, app.quit)
     return int(app.exec())
+
+
+class _FirstPaint(QObject):
+    """Quits the application after the window's first paint has been handled."""
+
+    def __init__(self, app: QApplication) -> None:
+        super().__init__(app)
+        self.app = app
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            QTimer.singleShot(0, self.app.quit)
+        return False

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QSize, Qt
+from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -99,7 +99,9 @@ class MainWindow(QMainWindow):
         self.stack = QStackedWidget()
         for spec in self.specs:
             self.nav.addItem(QListWidgetItem(spec.title()))
-            self.stack.addWidget(QWidget())  # replaced by the screen on first show
+            placeholder = QLabel("…")  # replaced by the screen on first show
+            placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            self.stack.addWidget(placeholder)
         central = QWidget()
         layout = QHBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -123,8 +125,16 @@ class MainWindow(QMainWindow):
 
         self.nav.currentRowChanged.connect(self.show_screen)
         start = context.settings.screen
-        self.nav.setCurrentRow(start if 0 <= start < len(self.specs) else 0)
+        start = start if 0 <= start < len(self.specs) else 0
         self.retranslate()
+        if start == 0:
+            self.nav.setCurrentRow(0)
+        else:  # a heavier screen is built once the window is up, so the window shows at once
+            self.nav.blockSignals(True)
+            self.nav.setCurrentRow(start)
+            self.nav.blockSignals(False)
+            self.stack.setCurrentIndex(start)
+            QTimer.singleShot(0, self, self._show_current)
         if warm:
             threading.Thread(target=warm_imports, name="warm-imports", daemon=True).start()
 
@@ -154,6 +164,9 @@ class MainWindow(QMainWindow):
         if self.nav.currentRow() != index:
             self.nav.setCurrentRow(index)
         self.context.settings.screen = index
+
+    def _show_current(self) -> None:
+        self.show_screen(self.nav.currentRow())
 
     def go_to(self, key: str) -> QWidget:
         index = next(i for i, s in enumerate(self.specs) if s.key == key)

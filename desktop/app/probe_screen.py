@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
@@ -38,11 +37,10 @@ from desktop.app.workers import ProbeOutcome, ProbeTask
 from desktop.cli.probe import DEFAULT_COUNTS
 from probes.errors import ErrorKind, TargetError
 from probes.results import ProbeResult
-from probes.runner import Progress
 from probes.target import Method, ProbeOptions, Target, parse_target
 
 REDRAW_MS = 250
-MAX_CHART_SERIES = 8
+MAX_CHART_SERIES = 4  # the selected rows (the first row when none is selected)
 
 
 def retarget(target: Target, method: Method) -> Target:
@@ -78,6 +76,7 @@ class ProbeScreen(QWidget):
         self.task: ProbeTask | None = None
         self.model = LiveProbeModel(self)
         self._started = 0.0
+        self._done: dict[str, object] | None = None  # the child's final report, until collected
         self._run_targets: list[Target] = []
 
         self.title = QLabel()
@@ -132,12 +131,16 @@ class ProbeScreen(QWidget):
         self.table.setItemDelegateForColumn(LiveProbeModel.LINE_TYPE, LineTypeBadgeDelegate(self.table))
         header = self.table.horizontalHeader()
         header.setStretchLastSection(True)
-        self.table.setColumnWidth(LiveProbeModel.TARGET, 220)
-        self.table.setColumnWidth(LiveProbeModel.LINE_TYPE, 90)
-        self.table.setColumnWidth(LiveProbeModel.TREND, 160)
-        for column in range(LiveProbeModel.METHOD, LiveProbeModel.TREND):
-            if column != LiveProbeModel.LINE_TYPE:
-                header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed widths: sizing columns to their contents would read every row on every update.
+        widths = {
+            LiveProbeModel.TARGET: 220,
+            LiveProbeModel.LINE_TYPE: 90,
+            LiveProbeModel.TREND: 160,
+            LiveProbeModel.METHOD: 64,
+            LiveProbeModel.PROGRESS: 70,
+        }
+        for column in range(LiveProbeModel.STATUS):
+            self.table.setColumnWidth(column, widths.get(column, 92))
 
         from desktop.app.widgets.live_rtt_plot import LiveRttPlot
 
@@ -243,7 +246,6 @@ class ProbeScreen(QWidget):
             return
         db_path = self.context.settings.db_path if self.store_results.isChecked() else None
         self.task = ProbeTask(targets, options, db_path, source="probe")
-        self.task.signals.progress.connect(self._on_progress)
         self.task.signals.finished.connect(self._on_finished)
         self.task.signals.cancelled.connect(self._on_cancelled)
         self.task.signals.failed.connect(self._on_failed)
@@ -253,6 +255,9 @@ class ProbeScreen(QWidget):
         self.run_button.setEnabled(False)
         self.stop_button.setEnabled(True)
         self.timer.start()
+        # A fixed time axis over the run's expected span: the axes are not redrawn on every refresh.
+        expected_s = max(o.count * o.interval_s + o.timeout_s for o in options.values())
+        self.chart.show_span(time.time(), expected_s)
         signals = self.task.signals
         self.context.workers.start(self.task, signals, signals.finished, signals.cancelled, signals.failed)
         self.context.reporter.info(self.tr("Probing %n target(s)…", "", len(targets)))
@@ -278,31 +283,40 @@ class ProbeScreen(QWidget):
         self._draw_chart()
 
     def redraw(self) -> None:
+        """The 4 Hz refresh: fold in what the probing process reported since the last one, then draw."""
         if self.task is not None:
-            self.model.add_samples(self.task.samples.drain())
+            self._collect(self.task)
+            if self._done is not None and not self.task.backlog:
+                self._finish_run(self._done)
+                return
             self.elapsed.setText(self.tr("{seconds:.1f} s").format(seconds=time.monotonic() - self._started))
         self._draw_chart()
 
-    def _on_progress(self, progress: Progress) -> None:
-        if progress.result is not None:
-            if self.task is not None:
-                self.model.add_samples(self.task.samples.drain())
-            self.model.finish_target(progress.result)
-        self.progress.setValue(progress.done)
+    def _collect(self, task: ProbeTask) -> None:
+        samples, summaries, finished = task.collect()
+        self.model.add_samples(samples, summaries)
+        self.model.finish_targets(finished)
+        self.progress.setValue(task.done)
 
     def _end(self) -> None:
         if self.task is not None:
-            self.model.add_samples(self.task.samples.drain())
+            while self.task.backlog:
+                self._collect(self.task)
         self.task = None
+        self._done = None
         self.timer.stop()
         self.run_button.setEnabled(True)
         self.stop_button.setEnabled(False)
         self.elapsed.setText(self.tr("{seconds:.1f} s").format(seconds=time.monotonic() - self._started))
         self._draw_chart()
 
-    def _on_finished(self, outcome: ProbeOutcome) -> None:
-        for result in outcome.results:
-            self.model.finish_target(result)
+    def _on_finished(self, done: dict[str, object]) -> None:
+        """The child is done; the run ends once the refresh timer has collected everything it sent."""
+        self._done = done
+
+    def _finish_run(self, done: dict[str, object]) -> None:
+        assert self.task is not None
+        outcome: ProbeOutcome = self.task.outcome(done)
         self._end()
         failed = sum(1 for r in outcome.results if r.error is not None)
         parts = [
@@ -338,14 +352,15 @@ class ProbeScreen(QWidget):
     def _draw_chart(self) -> None:
         rows = self.model.rows()
         selected = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        chosen = selected if selected else list(range(min(len(rows), MAX_CHART_SERIES)))
+        chosen = (selected or [0])[:MAX_CHART_SERIES] if rows else []
+        key = tuple((number, rows[number].version, id(rows[number])) for number in chosen)
         series = []
-        for number in chosen[:MAX_CHART_SERIES]:
+        for number in chosen:
             row = rows[number]
             x, y = row.live_xy()
             if x.size:
                 series.append((row.target.name, x, y))
-        self.chart.set_series(series)
+        self.chart.set_series(series, key=key)
 
     # -- language ----------------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import QEvent, Signal
@@ -23,10 +24,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.app.context import AppContext
-from desktop.app.plan_file import plan_text, save_plan
 from desktop.app.workers import SchedulerTask
 from probes.errors import PlanError
-from probes.plan import Plan, load_plan
+
+if TYPE_CHECKING:  # the plan reader (pydantic) loads when a plan is first used, not with the screen
+    from probes.plan import Plan
 
 GUI_PLAN_NAME = "gui-plan"
 
@@ -101,6 +103,9 @@ class SchedulerPanel(QGroupBox):
 
     def build_plan(self) -> Plan:
         """The plan to run: the chosen file, or the probe list written as `gui-plan.toml` in the data folder."""
+        from desktop.app.plan_file import plan_text, save_plan
+        from probes.plan import load_plan
+
         chosen = self.source.currentData()
         if chosen is not None:
             return load_plan(Path(chosen))

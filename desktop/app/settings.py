@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QLocale, QObject, QSettings, Signal
 
 from probes.paths import data_dir as default_data_dir
-from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+
+if TYPE_CHECKING:  # probes.peak loads pandas: imported where needed, not at startup
+    from probes.peak import PeakWindow
 
 LANGUAGES = ("en", "zh_CN")
 DB_FILE_NAME = "linkvet.sqlite3"  # the same name `probes.paths.default_db_path` uses
@@ -27,6 +29,8 @@ def system_language() -> str:
 
 def parse_peak_windows(lines: list[str]) -> list[PeakWindow]:
     """Peak windows from their text form, one per entry; raises `PeakWindowError` naming the bad entry."""
+    from probes.peak import PeakWindow, PeakWindowError
+
     windows = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -105,10 +109,14 @@ class AppSettings(QObject):
         value = self._json(self.PEAK_WINDOWS, None)
         if isinstance(value, list) and all(isinstance(v, str) for v in value):
             return value
+        from probes.peak import DEFAULT_PEAK_WINDOWS
+
         return [str(w) for w in DEFAULT_PEAK_WINDOWS]
 
     @property
     def peak_windows(self) -> list[PeakWindow]:
+        from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindowError
+
         try:
             return parse_peak_windows(self.peak_window_texts)
         except PeakWindowError:

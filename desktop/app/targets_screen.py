@@ -20,10 +20,9 @@ from PySide6.QtWidgets import (
 
 from desktop.app.context import AppContext
 from desktop.app.models.target_list import TargetBook, TargetEntry, TargetFileError, TargetListModel
-from desktop.app.plan_file import entries_from_plan, plan_text, save_plan
 from desktop.app.target_dialog import TargetDialog
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
-from probes.errors import PlanError
+from probes.errors import PlanError  # light; the plan reader (pydantic) loads on first use
 from probes.target import Method, Target
 
 FIRST_RUN_TARGETS = (
@@ -166,6 +165,8 @@ class TargetsScreen(QWidget):
 
     def import_plan(self, path: Path) -> int:
         """Add a plan file's targets to the list; how many were new. Errors go to a dialog."""
+        from desktop.app.plan_file import entries_from_plan
+
         try:
             plan, entries = entries_from_plan(path)
         except PlanError as exc:
@@ -179,6 +180,8 @@ class TargetsScreen(QWidget):
 
     def save_plan(self, path: Path) -> None:
         """Write the switched-on targets as a plan file (5 min cadence, 1 min in the peak windows)."""
+        from desktop.app.plan_file import plan_text, save_plan
+
         entries = [e for e in self.model.entries() if e.enabled]
         options = self.context.settings.probe_options
         try:

@@ -4,27 +4,31 @@ Each job is a `QRunnable` run by the injected `Workers` pool; it reports through
 signals created on the GUI thread, so its results arrive there as queued signal deliveries. Callbacks passed
 to `Workers.submit` should be methods of live `QObject`s (screens), which Qt calls on their own thread.
 
-`ProbeTask` runs the same `probes.runner.Runner` the CLI runs, in its own asyncio event loop on a pool
-thread, then saves the round to the store as `linkvet probe` does. Samples arrive faster than a screen should
-redraw, so they go into a `SampleBuffer` that the screen drains from a 2-5 Hz timer; per-target progress
-comes as a signal.
+`ProbeTask` and `SchedulerTask` run the same `probes.runner.Runner` and `probes.scheduler.Scheduler` the CLI
+runs, in a child process (`desktop.app.job_process`, which says why); their pool thread only relays what the
+child reports. Samples arrive faster than a screen should redraw, so they go into buffers that the screen
+drains from a 2-5 Hz timer.
 """
 
 from __future__ import annotations
 
-import asyncio
 import collections
+import contextlib
+import os
 import threading
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
-from probes.results import ProbeResult, Sample
+from probes.results import ProbeResult
+from probes.stats import Summary
 from probes.target import Method, ProbeOptions, Target
+
+PlainSample = tuple[str, int, int, float | None, str | None]  # target key, seq, sent_at_us, rtt_ms, error
 
 
 def describe_error(exc: BaseException) -> str:
@@ -107,27 +111,6 @@ class Workers(QObject):
         return bool(self.pool.waitForDone(msecs))
 
 
-class SampleBuffer:
-    """Samples handed over from the probing thread; `drain()` takes everything added so far."""
-
-    def __init__(self) -> None:
-        self._items: collections.deque[tuple[Target, Sample]] = collections.deque()
-
-    def append(self, target: Target, sample: Sample) -> None:
-        self._items.append((target, sample))  # deque.append is atomic: safe from another thread
-
-    def drain(self) -> list[tuple[Target, Sample]]:
-        out = []
-        while True:
-            try:
-                out.append(self._items.popleft())
-            except IndexError:
-                return out
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-
 @dataclass(frozen=True, slots=True)
 class ProbeOutcome:
     """A finished run: the results in target order, the stored round's id, or why it was not stored."""
@@ -138,15 +121,90 @@ class ProbeOutcome:
     elapsed_s: float
 
 
+class JobProcess:
+    """A `desktop.app.job_process` child: send it a job, read its frames, cancel or stop it."""
+
+    def __init__(self, job: dict[str, Any]) -> None:
+        import subprocess
+        import sys
+        import tempfile
+
+        import desktop
+
+        root = str(Path(desktop.__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in finish())
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "desktop.app.job_process"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr,
+            env=env,
+        )
+        self._lock = threading.Lock()
+        self.send(job)
+
+    def send(self, message: dict[str, Any]) -> None:
+        from desktop.app.job_process import JOB, write_frame
+
+        assert self.process.stdin is not None
+        with contextlib.suppress(
+            BrokenPipeError, ValueError, OSError
+        ):  # the child has ended: its frames say how
+            write_frame(self.process.stdin, JOB, message, self._lock)
+
+    def frames(self) -> Iterator[tuple[bytes, bytes]]:
+        """The child's frames, (kind, undecoded payload), until it exits (blocking: call on a pool thread)."""
+        from desktop.app.job_process import read_raw_frame
+
+        assert self.process.stdout is not None
+        while (frame := read_raw_frame(self.process.stdout)) is not None:
+            yield frame
+
+    def finish(self, wait_s: float = 5.0) -> str:
+        """Wait for the child to exit (kill it after `wait_s`); the tail of what it wrote to stderr."""
+        import subprocess
+
+        try:
+            self.process.wait(wait_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            if pipe is not None:
+                with contextlib.suppress(OSError):
+                    pipe.close()
+        self.stderr.seek(0)
+        tail = self.stderr.read()[-2000:].decode("utf-8", "replace").strip()
+        self.stderr.close()
+        return tail
+
+    def kill_after(self, seconds: float) -> None:
+        """Kill the child if it is still running after `seconds` (from any thread)."""
+
+        def later() -> None:
+            try:
+                self.process.wait(seconds)
+            except Exception:
+                with contextlib.suppress(OSError):
+                    self.process.kill()
+
+        threading.Thread(target=later, daemon=True).start()
+
+
 class ProbeSignals(QObject):
-    progress = Signal(object)  # probes.runner.Progress
-    finished = Signal(object)  # ProbeOutcome
+    finished = Signal(object)  # the child's "done" report: pass it to ProbeTask.outcome()
     cancelled = Signal()
     failed = Signal(str)
 
 
 class ProbeTask(QRunnable):
-    """One run of the runner over `targets`, optionally saved to the store at `db_path`."""
+    """One run of the runner over `targets` in a child process, saved to the store at `db_path` if given.
+
+    The pool thread only relays the child's frames, undecoded; the screen calls `collect()` from its redraw
+    timer, which decodes them on the GUI thread, and `outcome()` once `finished` fired.
+    """
 
     def __init__(
         self,
@@ -160,83 +218,106 @@ class ProbeTask(QRunnable):
     ) -> None:
         super().__init__()
         self.setAutoDelete(False)
-        self.targets = list(targets)
-        self.options = options
-        self.db_path = db_path
-        self.concurrency = concurrency
-        self.gap_ms = gap_ms
-        self.source = source
-        self.samples = SampleBuffer()
+        self.job = {
+            "kind": "probe",
+            "targets": list(targets),
+            "options": options if isinstance(options, ProbeOptions) else dict(options),
+            "db_path": None if db_path is None else str(db_path),
+            "concurrency": concurrency,
+            "gap_ms": gap_ms,
+            "source": source,
+        }
         self.signals = ProbeSignals()
+        self.done = 0  # targets finished so far (as collected)
+        self._frames: collections.deque[tuple[bytes, bytes]] = collections.deque()
+        self._results: dict[int, ProbeResult] = {}
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[list[ProbeResult]] | None = None
+        self._child: JobProcess | None = None
         self._cancel_requested = False
 
     def cancel(self) -> None:
         """Stop the run (from any thread): nothing of it is stored, `cancelled` fires."""
         with self._lock:
             self._cancel_requested = True
-            if self._loop is not None and self._task is not None:
-                self._loop.call_soon_threadsafe(self._task.cancel)
+            child = self._child
+        if child is not None:
+            child.send({"cancel": True})
+            child.kill_after(10.0)
 
-    def run(self) -> None:
+    @property
+    def backlog(self) -> int:
+        """Frames received but not collected yet."""
+        return len(self._frames)
+
+    def collect(
+        self, budget_s: float = 0.010
+    ) -> tuple[list[PlainSample], dict[str, Summary], list[ProbeResult]]:
+        """Decode what arrived since the last call: samples, the live summaries, finished targets' results.
+
+        Stops after `budget_s` of decoding (the rest waits for the next call), so a burst, such as every
+        target finishing at once, is spread over several refreshes instead of freezing one.
+        """
         import time
 
-        from probes.runner import Runner
+        from desktop.app.job_process import FINISHED, SAMPLES, decode, result_of, summary_of
 
-        started = time.monotonic()
-        runner = Runner(
-            self.options,
-            concurrency=self.concurrency,
-            gap_ms=self.gap_ms,
-            progress=self.signals.progress.emit,
-            on_sample=self.samples.append,
+        samples: list[PlainSample] = []
+        summaries: dict[str, Summary] = {}
+        finished: list[ProbeResult] = []
+        deadline = time.perf_counter() + budget_s
+        while time.perf_counter() < deadline:
+            try:
+                kind, data = self._frames.popleft()
+            except IndexError:
+                break
+            if kind == SAMPLES:
+                batch, live = decode(data)
+                samples.extend(batch)
+                summaries.update({key: summary_of(value) for key, value in live.items()})
+            elif kind == FINISHED:
+                for number, plain in decode(data):
+                    result = result_of(plain)
+                    self._results[number] = result
+                    finished.append(result)
+        self.done = len(self._results)
+        return samples, summaries, finished
+
+    def outcome(self, done: dict[str, Any]) -> ProbeOutcome:
+        """The whole run, once `finished` fired with the child's report (call `collect()` first)."""
+        return ProbeOutcome(
+            [self._results[number] for number in done["order"]],
+            done["round_id"],
+            done["store_error"],
+            done["elapsed_s"],
         )
-        loop = asyncio.new_event_loop()
+
+    def run(self) -> None:
+        from desktop.app.job_process import CANCELLED, DONE, ERROR, TERMINAL, decode
+
         try:
-            task = loop.create_task(runner.run(self.targets))
-            with self._lock:
-                self._loop, self._task = loop, task
-                if self._cancel_requested:
-                    task.cancel()
-            try:
-                results = loop.run_until_complete(task)
-            except asyncio.CancelledError:
-                self.signals.cancelled.emit()
-                return
-        except Exception as exc:
-            traceback.print_exc()
-            self.signals.failed.emit(describe_error(exc))
+            child = JobProcess(self.job)
+        except OSError as exc:
+            self.signals.failed.emit(f"could not start the probing process: {exc}")
             return
-        finally:
-            with self._lock:
-                self._loop = self._task = None
-            loop.close()
-        round_id, store_error = None, None
-        if self.db_path is not None and results:
-            try:
-                round_id = save_probe_round(self.db_path, results, self.source)
-            except Exception as exc:
-                store_error = describe_error(exc)
-        self.signals.finished.emit(ProbeOutcome(results, round_id, store_error, time.monotonic() - started))
-
-
-def save_probe_round(db_path: Path, results: Sequence[ProbeResult], source: str = "probe") -> int:
-    """Store one finished run as `linkvet probe` does (one round: results, samples and rollups)."""
-    from probes.store import Store, run_metadata
-
-    privileged = next((r.metrics.get("privileged") for r in results if "privileged" in r.metrics), None)
-    meta = run_metadata(None if privileged is None else bool(privileged))
-    meta["interface"] = "gui"
-    with Store(db_path) as store:
-        return store.save_round(
-            results,
-            started_us=min(r.started_at_us for r in results),
-            finished_us=max(r.finished_at_us for r in results),
-            source=source,
-            meta=meta,
-        )
+        with self._lock:
+            self._child = child
+            if self._cancel_requested:
+                child.send({"cancel": True})
+        ending: tuple[bytes, Any] | None = None
+        for kind, data in child.frames():
+            if kind in TERMINAL:
+                ending = (kind, decode(data))
+            else:
+                self._frames.append((kind, data))  # no decoding here: this thread must not hold the GIL
+        errors = child.finish()
+        if ending is None:
+            self.signals.failed.emit(f"the probing process ended unexpectedly: {errors or 'no message'}")
+        elif ending[0] == CANCELLED:
+            self.signals.cancelled.emit()
+        elif ending[0] == ERROR:
+            self.signals.failed.emit(str(ending[1]))
+        elif ending[0] == DONE:
+            self.signals.finished.emit(ending[1])
 
 
 class SchedulerSignals(QObject):
@@ -246,56 +327,53 @@ class SchedulerSignals(QObject):
 
 
 class SchedulerTask(QRunnable):
-    """`linkvet schedule` inside the app: `probes.scheduler.Scheduler.run_until` on a pool thread until
+    """`linkvet schedule` inside the app: `probes.scheduler.Scheduler.run_until` in a child process until
     `stop()`; the round in flight gets `grace_s` to finish, else it is dropped (never half-stored)."""
 
     def __init__(self, plan: Any, db_path: Path, *, grace_s: float = 10.0) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.plan = plan
-        self.db_path = db_path
+        self.job = {"kind": "schedule", "plan_path": plan.path, "db_path": str(db_path), "grace_s": grace_s}
         self.grace_s = grace_s
         self.signals = SchedulerSignals()
         self._lock = threading.Lock()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._stop: asyncio.Event | None = None
+        self._child: JobProcess | None = None
         self._stop_requested = False
 
     def stop(self, grace_s: float | None = None) -> None:
-        """Ask the scheduler to stop (from any thread)."""
+        """Ask the scheduler to stop (from any thread); after the grace period its round is dropped."""
         with self._lock:
-            if grace_s is not None:
-                self.grace_s = grace_s
             self._stop_requested = True
-            if self._loop is not None and self._stop is not None:
-                self._loop.call_soon_threadsafe(self._stop.set)
+            child = self._child
+        if child is not None:
+            child.send({"stop": True})
+            child.kill_after((self.grace_s if grace_s is None else grace_s) + 5.0)
 
     def run(self) -> None:
-        from probes.scheduler import Scheduler
-        from probes.store import Store
+        from desktop.app.job_process import ERROR, ROUND, STOPPED, decode, report_of
 
-        loop = asyncio.new_event_loop()
         try:
-            with Store(self.db_path) as store:
-                scheduler = Scheduler(self.plan, store)
-
-                async def main() -> int:
-                    stop = asyncio.Event()
-                    with self._lock:
-                        self._loop, self._stop = loop, stop
-                        if self._stop_requested:
-                            stop.set()
-                    return await scheduler.run_until(
-                        stop, grace_s=self.grace_s, on_round=self.signals.round_done.emit
-                    )
-
-                stored = loop.run_until_complete(main())
-        except Exception as exc:
-            traceback.print_exc()
-            self.signals.failed.emit(describe_error(exc))
+            child = JobProcess(self.job)
+        except OSError as exc:
+            self.signals.failed.emit(f"could not start the scheduler process: {exc}")
             return
-        finally:
-            with self._lock:
-                self._loop = self._stop = None
-            loop.close()
-        self.signals.stopped.emit(stored)
+        with self._lock:
+            self._child = child
+            if self._stop_requested:
+                child.send({"stop": True})
+        ending: tuple[bytes, Any] | None = None
+        for kind, data in child.frames():
+            if kind == ROUND:  # one frame per round (minutes apart): decoded here
+                self.signals.round_done.emit(report_of(decode(data)))
+            else:
+                ending = (kind, decode(data))
+        errors = child.finish()
+        if ending is not None and ending[0] == STOPPED:
+            self.signals.stopped.emit(int(ending[1]))
+        elif ending is not None and ending[0] == ERROR:
+            self.signals.failed.emit(str(ending[1]))
+        elif self._stop_requested:
+            self.signals.stopped.emit(0)  # killed after the grace period: the round in flight was dropped
+        else:
+            self.signals.failed.emit(f"the scheduler process ended unexpectedly: {errors or 'no message'}")

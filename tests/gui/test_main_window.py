@@ -149,3 +149,19 @@ def test_the_headless_command_does_not_load_qt_even_with_gui_registered() -> Non
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
     assert out.stdout.strip() == ""
+
+
+def test_a_remembered_heavy_screen_is_built_after_the_window_is_up(qapp, qtbot, qsettings) -> None:
+    from desktop.app.main import build_window
+    from desktop.app.main_window import warm_imports
+
+    qsettings.setValue("window/screen", 2)  # Charts
+    win = build_window(qapp, qsettings, warm=False)
+    qtbot.addWidget(win)
+    win.show()
+    assert "charts" not in win.screens and win.nav.currentRow() == 2
+    qtbot.waitUntil(lambda: "charts" in win.screens, timeout=10_000)
+    assert win.stack.currentWidget() is win.screens["charts"]
+    warm_imports()  # the warm-up the real start runs on a thread: harmless once everything is loaded
+    win.close()
+    win.context.workers.wait(10_000)

@@ -68,7 +68,7 @@ def test_live_model_summarises_samples_in_send_order_whatever_order_they_arrive(
     model = LiveProbeModel()
     model.start([target], [5])
     rtts = {0: 10.0, 1: None, 2: 14.0, 3: 11.0}
-    model.add_samples([(target, Sample(seq, 1_000_000 * seq, rtts[seq])) for seq in (3, 0, 2, 1)])
+    model.add_sample_objects([(target, Sample(seq, 1_000_000 * seq, rtts[seq])) for seq in (3, 0, 2, 1)])
     row = model.row(0)
     expected = summarize([rtts[s] for s in sorted(rtts)])
     assert row.summary == expected
@@ -87,9 +87,9 @@ def test_live_model_takes_the_result_as_truth_and_shows_errors_in_the_row(qapp) 
     bad = Target(Method.HTTP, url="http://127.0.0.1:9/")
     model = LiveProbeModel()
     model.start([good, bad], [2, 1])
-    # ICMP not permitted here: the runner measured the TCP twin and reports samples under it.
+    # ICMP not permitted here: the runner measured the TCP twin; its result comes back under the twin.
     twin = good.with_method(Method.TCP)
-    model.add_samples([(twin, Sample(0, 5, 1.5))])
+    model.add_samples([(good.key, 0, 5, 1.5, None)])
     assert model.row(0).rtts == {0: 1.5}
     result = ProbeResult(twin, 0, 10, (Sample(0, 5, 1.5), Sample(1, 6, 2.5)), message="ICMP not permitted")
     model.finish_target(result)

@@ -8,7 +8,7 @@ any error shows in the row's status.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -34,6 +34,7 @@ class LiveRow:
     last_lost: bool = False
     summary: Summary = field(default_factory=lambda: summarize([]))
     result: ProbeResult | None = None
+    version: int = 0  # bumped on every change, so a chart can skip redrawing what did not change
 
     @property
     def state(self) -> str:
@@ -104,30 +105,62 @@ class LiveProbeModel(QAbstractTableModel):
                 row = twin
         return row
 
-    def add_samples(self, items: Iterable[tuple[Target, Sample]]) -> None:
-        """Fold in samples that arrived since the last call (one redraw per changed row)."""
+    def add_samples(
+        self,
+        samples: Iterable[tuple[str, int, int, float | None, object]],
+        summaries: Mapping[str, Summary] | None = None,
+    ) -> None:
+        """Fold in samples that arrived since the last call: (target key, seq, sent_at_us, rtt_ms or None,
+        error), one notification for all changed rows. `summaries` (key → live summary) saves computing
+        them here when the producer did."""
         changed: set[int] = set()
-        for target, sample in items:
-            row = self._row_of(target)
+        for key, seq, sent_at_us, rtt_ms, _error in samples:
+            row = self._by_key.get(key)
             if row is None or self._rows[row].result is not None:
                 continue
             live = self._rows[row]
-            live.rtts[sample.seq] = sample.rtt_ms
-            live.sent_us[sample.seq] = sample.sent_at_us
-            live.last_rtt_ms = sample.rtt_ms
-            live.last_lost = sample.rtt_ms is None
+            live.rtts[seq] = rtt_ms
+            live.sent_us[seq] = sent_at_us
+            live.last_rtt_ms = rtt_ms
+            live.last_lost = rtt_ms is None
+            live.version += 1
             changed.add(row)
+        known = summaries or {}
         for row in changed:
             live = self._rows[row]
-            live.summary = summarize([live.rtts[s] for s in sorted(live.rtts)])
-            self._row_changed(row)
+            given = known.get(live.target.key)
+            live.summary = (
+                given if given is not None else summarize([live.rtts[s] for s in sorted(live.rtts)])
+            )
+        if changed:
+            self.dataChanged.emit(
+                self.index(min(changed), 0), self.index(max(changed), self.columnCount() - 1)
+            )
+
+    def add_sample_objects(self, items: Iterable[tuple[Target, Sample]]) -> None:
+        """`add_samples` for (Target, Sample) pairs, as the runner's sample hook passes them."""
+        self.add_samples((t.key, s.seq, s.sent_at_us, s.rtt_ms, s.error) for t, s in items)
 
     def finish_target(self, result: ProbeResult) -> None:
         """A target finished: its result is now the row's truth."""
+        self.finish_targets([result])
+
+    def finish_targets(self, results: Iterable[ProbeResult]) -> None:
+        """Several targets finished (one notification for all of them)."""
+        changed = [row for row in (self._finish(r) for r in results) if row is not None]
+        if changed:
+            self.dataChanged.emit(
+                self.index(min(changed), 0), self.index(max(changed), self.columnCount() - 1)
+            )
+
+    def _finish(self, result: ProbeResult) -> int | None:
         row = self._row_of(result.target)
         if row is None:
-            return
+            return None
         live = self._rows[row]
+        if live.result is result:
+            return None
+        live.version += 1
         live.result = result
         live.summary = result.summary
         if result.samples:
@@ -135,7 +168,7 @@ class LiveProbeModel(QAbstractTableModel):
             live.sent_us = {s.seq: s.sent_at_us for s in result.samples}
             last = max(result.samples, key=lambda s: s.seq)
             live.last_rtt_ms, live.last_lost = last.rtt_ms, last.rtt_ms is None
-        self._row_changed(row)
+        return row
 
     def _row_changed(self, row: int) -> None:
         self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))

@@ -1,5 +1,6 @@
 """A live RTT plot for the running probe: one curve per shown target, lost attempts as gaps in the curve
-and red ticks along the bottom. The screen calls `set_series` from its redraw timer (2-5 Hz)."""
+and red ticks along the bottom. The screen calls `set_series` from its redraw timer (2-5 Hz); each call is a
+`setData` per curve, and the legend is rebuilt only when the set of targets shown changes."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pyqtgraph as pg
 
 PALETTE = ("#1565c0", "#2e7d32", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#5d4037", "#455a64")
 LOST = "#d32f2f"
+MARKERS_UP_TO = 300  # points per curve drawn with a marker (so a lone reply between losses shows)
 
 
 class LiveRttPlot(pg.PlotWidget):
@@ -22,44 +24,61 @@ class LiveRttPlot(pg.PlotWidget):
         self.getPlotItem().setClipToView(True)
         self.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.getPlotItem().setMenuEnabled(False, enableViewBoxMenu=True)
-        self.legend = self.addLegend(offset=(10, 5), labelTextColor="#263238", brush=(255, 255, 255, 210))
         self.getAxis("left").enableAutoSIPrefix(False)
+        self.legend = self.addLegend(offset=(10, 5), labelTextColor="#263238", brush=(255, 255, 255, 210))
         self._curves: list[pg.PlotDataItem] = []
+        self._names: list[str] = []
+        self._key: object = None
+        self._span: tuple[float, float] | None = None
         self._lost = pg.ScatterPlotItem(symbol="t1", size=8, pen=None, brush=pg.mkBrush(LOST))
         self.addItem(self._lost)
         self.set_labels("RTT", "ms")
 
+    def show_span(self, start_s: float, length_s: float) -> None:
+        """Fix the time axis to [start, start + length] (it follows the data again once that is exceeded)."""
+        self._span = (start_s, start_s + max(length_s, 1.0) * 1.05)
+        self.setXRange(*self._span, padding=0)
+
     def set_labels(self, rtt_label: str, unit: str) -> None:
-        self.setLabel("left", rtt_label, units=None)
         self.getAxis("left").setLabel(f"{rtt_label} ({unit})")
 
-    def set_series(self, series: Sequence[tuple[str, np.ndarray, np.ndarray]]) -> None:
-        """Each series: (name, x as epoch seconds, RTT ms with NaN where lost), drawn with setData."""
+    def set_series(self, series: Sequence[tuple[str, np.ndarray, np.ndarray]], key: object = None) -> None:
+        """Each series: (name, x as epoch seconds, RTT ms with NaN where lost), drawn with setData.
+
+        `key` identifies the data: a call with the key of the previous call draws nothing again.
+        """
+        if key is not None and key == self._key:
+            return
+        self._key = key
         while len(self._curves) < len(series):
             colour = PALETTE[len(self._curves) % len(PALETTE)]
-            curve = self.plot(
-                pen=pg.mkPen(colour, width=1.6),
-                symbol="o",
-                symbolSize=3,
-                symbolBrush=colour,
-                symbolPen=None,
-                connect="finite",
-            )
-            self._curves.append(curve)
+            self._curves.append(self.plot(pen=pg.mkPen(colour, width=1.6), connect="finite"))
+        names = [name for name, _, _ in series]
         lost_x: list[np.ndarray] = []
-        self.legend.clear()
         for i, curve in enumerate(self._curves):
             if i < len(series):
-                name, x, y = series[i]
-                if np.isfinite(y).any():
-                    curve.setData(x, y, connect="finite")
-                else:  # nothing came back: no curve, only the loss ticks
+                _, x, y = series[i]
+                colour = PALETTE[i % len(PALETTE)]
+                marker = {"symbol": "o", "symbolSize": 4, "symbolBrush": colour, "symbolPen": None}
+                if not np.isfinite(y).any():  # nothing came back: no curve, only the loss ticks
                     curve.setData([], [])
+                elif x.size <= MARKERS_UP_TO:
+                    curve.setData(x, y, connect="finite", **marker)
+                else:
+                    curve.setData(x, y, connect="finite", symbol=None)
                 curve.setVisible(True)
-                self.legend.addItem(curve, name)
                 lost_x.append(x[np.isnan(y)])
             else:
                 curve.setData([], [])
                 curve.setVisible(False)
+        if names != self._names:
+            self.legend.clear()
+            for name, curve in zip(names, self._curves, strict=False):
+                self.legend.addItem(curve, name)
+            self._names = names
         xs = np.concatenate(lost_x) if lost_x else np.empty(0)
         self._lost.setData(xs, np.zeros(xs.size))
+        last = max((float(x[-1]) for _, x, _ in series if x.size), default=None)
+        if self._span is not None and last is not None and last > self._span[1]:
+            self._span = None
+            self.enableAutoRange(axis="x")

@@ -61,7 +61,9 @@ class TimelinePlot(pg.GraphicsLayoutWidget):
         self.main.addItem(self.pct_bars)
         self.raw = pg.PlotDataItem(pen=pg.mkPen(RAW, width=1), connect="finite")
         self.raw.setZValue(-5)  # under the smoke: what shows beside it are the outliers
-        self.main.addItem(self.raw)
+        # Out of the auto-range: the min–max boxes already span every raw point, and scanning a million
+        # points for the visible y-range on every pan step would cost more than drawing them.
+        self.main.addItem(self.raw, ignoreBounds=True)
         self.median = pg.PlotDataItem(pen=pg.mkPen(MEDIAN, width=2), connect="finite")
         self.main.addItem(self.median)
         self.v_line = pg.InfiniteLine(
@@ -74,6 +76,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):
             line.setVisible(False)  # until the mouse is over the plot
             self.main.addItem(line, ignoreBounds=True)
         self.main.getAxis("left").enableAutoSIPrefix(False)
+        self.main.getAxis("bottom").setStyle(showValues=False)  # the dates show once, under the loss bars
         self.main.setAutoVisible(y=True)
         self.readout = pg.LabelItem(justify="left")
         self.addItem(self.readout, row=1, col=0)

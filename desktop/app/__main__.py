@@ -1,0 +1,7 @@
+"""`python -m desktop.app`: the desktop application without the command-line dispatcher."""
+
+import sys
+
+from desktop.cli.gui import main
+
+sys.exit(main())

@@ -1,0 +1,115 @@
+"""The probing child process and its frames: what it sends decodes to the core's own objects, samples are
+filed under the targets the user chose, and a real loopback run comes back whole (Qt-free)."""
+
+from __future__ import annotations
+
+import io
+import socket
+import threading
+
+from desktop.app import job_process as jp
+from desktop.app.workers import JobProcess
+from probes.errors import ErrorKind
+from probes.results import ProbeResult, Sample
+from probes.runner import Progress
+from probes.stats import summarize
+from probes.target import Method, ProbeOptions, Target
+
+
+def test_plain_forms_round_trip_to_equal_objects() -> None:
+    target = Target(
+        Method.HTTP, url="https://example.com/x", name="n", provider="p", region="r", line_type="bgp"
+    )
+    result = ProbeResult(
+        target,
+        1,
+        9,
+        (Sample(0, 2, 1.5), Sample(1, 3, None, ErrorKind.TIMEOUT)),
+        error=None,
+        message="m",
+        metrics={"status": 200, "ttfb_ms": 12.5},
+    )
+    back = jp.result_of(jp.plain_result(result))
+    assert back == result and back.summary == result.summary and dict(back.metrics) == dict(result.metrics)
+    stream = io.BytesIO()
+    jp.write_frame(stream, jp.FINISHED, [(0, jp.plain_result(result))])
+    stream.seek(0)
+    kind, data = jp.read_raw_frame(stream)
+    assert kind == jp.FINISHED and jp.result_of(jp.decode(data)[0][1]) == result
+    assert jp.read_raw_frame(stream) is None
+
+
+def test_outbox_files_fallback_samples_under_the_chosen_target_with_live_summaries() -> None:
+    icmp = Target(Method.ICMP, host="127.0.0.1", port=22)
+    stream = io.BytesIO()
+    outbox = jp._Outbox(stream, threading.Lock(), [icmp])
+    twin = icmp.with_method(Method.TCP)
+    for seq, rtt in enumerate([1.0, None, 3.0]):
+        outbox.sample(twin, Sample(seq, seq, rtt))
+    outbox.progress(Progress(1, 1, ProbeResult(twin, 0, 1, ()), 0.1))
+    outbox.flush()
+    stream.seek(0)
+    kind, data = jp.read_raw_frame(stream)
+    samples, summaries = jp.decode(data)
+    assert kind == jp.SAMPLES and {s[0] for s in samples} == {icmp.key}
+    assert jp.summary_of(summaries[icmp.key]) == summarize([1.0, None, 3.0])
+    kind, data = jp.read_raw_frame(stream)
+    assert kind == jp.FINISHED and jp.decode(data)[0][0] == 0
+
+
+def test_a_probe_job_in_the_child_process_reports_samples_results_and_the_end() -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(64)
+    port = server.getsockname()[1]
+    try:
+        targets = [
+            Target(Method.TCP, host="127.0.0.1", port=port),
+            Target(Method.ICMP, host="127.0.0.1", port=port),
+        ]
+        child = JobProcess(
+            {
+                "kind": "probe",
+                "targets": targets,
+                "options": ProbeOptions(count=5, interval_s=0.01),
+                "db_path": None,
+            }
+        )
+        kinds, results, samples = [], {}, []
+        for kind, data in child.frames():
+            kinds.append(kind)
+            payload = jp.decode(data)
+            if kind == jp.SAMPLES:
+                samples.extend(payload[0])
+            elif kind == jp.FINISHED:
+                results.update({n: jp.result_of(p) for n, p in payload})
+            elif kind == jp.DONE:
+                done = payload
+        errors = child.finish()
+    finally:
+        server.close()
+    assert kinds[-1] == jp.DONE and done["round_id"] is None, errors
+    ordered = [results[n] for n in done["order"]]
+    assert [r.target.port for r in ordered] == [port, port]
+    assert all(r.loss == 0.0 and r.sent == 5 for r in ordered)
+    assert {s[0] for s in samples} == {t.key for t in targets} and len(samples) == 10
+
+
+def test_cancelling_the_child_stores_nothing_and_says_so(tmp_path) -> None:
+    targets = [Target(Method.ICMP, host="127.0.0.1", port=9)]
+    db = tmp_path / "s.sqlite3"
+    child = JobProcess(
+        {
+            "kind": "probe",
+            "targets": targets,
+            "options": ProbeOptions(count=1000, interval_s=0.01),
+            "db_path": str(db),
+        }
+    )
+    kinds = []
+    for kind, _ in child.frames():
+        kinds.append(kind)
+        if kind == jp.SAMPLES and len(kinds) == 1:
+            child.send({"cancel": True})
+    child.finish()
+    assert kinds[-1] == jp.CANCELLED and not db.exists()
