@@ -120,6 +120,7 @@ class Lab:
         *,
         seed: int = 1,
         spin_us: float = 250.0,
+        priority: str = "nice",
         large_file_mb: int = 160,
         profile: Profile | None = None,
     ) -> None:
@@ -133,6 +134,7 @@ class Lab:
         }
         self.seed = seed
         self.spin_us = spin_us
+        self.priority = priority
         self.large_file_mb = large_file_mb
         self.initial_profile = profile or Profile.constant(0.0)
         self.log_path = self.workdir / "packets.bin"
@@ -237,6 +239,7 @@ class Lab:
             "log": str(self.log_path),
             "seed": self.seed,
             "spin_us": self.spin_us,
+            "priority": self.priority,
             "office": {"netns": self.office_netns, "dev": TUN_DEV},
             "regions": [
                 {"name": r.name, "netns": r.netns, "dev": TUN_DEV, "address": r.address,

@@ -1,8 +1,10 @@
 """The emulator's ground-truth log: one fixed-size record per packet, forwarded or dropped.
 
 Times are `CLOCK_MONOTONIC` nanoseconds (shared by every process and namespace on the machine):
-`t_in_ns` when the emulator read the packet from the sending side's TUN device, `t_due_ns` when the profile
-said it should leave, `t_out_ns` when it was actually written to the receiving side (-1 if dropped).
+`t_in_ns` when the sending namespace's stack handed the packet to its TUN device (the kernel's timestamp,
+taken by a packet socket on that device; the emulator's read time when no timestamp matched),
+`t_due_ns` when the profile said it should leave, `t_out_ns` when the emulator began writing it into the
+receiving side (-1 if dropped).
 Header fields are enough to pair echoes (ICMP id/seq) and handshakes (TCP ports, flags, seq/ack).
 """
 
@@ -31,6 +33,8 @@ FATE_NAMES = {
     UNROUTABLE: "unroutable",
 }
 
+NO_LAG = 0xFFFFFFFF
+
 # IP protocols
 ICMP = 1
 TCP = 6
@@ -39,7 +43,7 @@ UDP = 17
 # TCP flags
 FIN, SYN, RST, PSH, ACK = 0x01, 0x02, 0x04, 0x08, 0x10
 
-RECORD = struct.Struct("<qqqBBBBHBxIIHHIIHHH6x")
+RECORD = struct.Struct("<qqqBBBBHBxIIHHIIHHHI2x")
 assert RECORD.size == 64
 
 DTYPE = np.dtype(
@@ -63,7 +67,8 @@ DTYPE = np.dtype(
         ("ip_len", "<u2"),
         ("payload_len", "<u2"),
         ("generation", "<u2"),  # how many profiles this link had been given when the packet arrived
-        ("_pad1", "V6"),
+        ("read_lag_ns", "<u4"),  # t_in (kernel, sniffed) → read by the emulator; NO_LAG when not sniffed
+        ("_pad1", "V2"),
     ]
 )
 assert DTYPE.itemsize == RECORD.size
