@@ -8,12 +8,14 @@ Topology (all addresses in 198.18.0.0/15, nothing in the root namespace):
                                                            HTTP :80 (/large.bin), iperf3 -s :5201
 
 Every process the lab starts is remembered by its Popen (killed by PID) and also carries
-PR_SET_PDEATHSIG, so it dies with the test process; namespaces are named `lvlab<pid>-…` so that a later lab
+PR_SET_PDEATHSIG, so it dies with the test process; namespaces are named `lvlab<pid>x<n>-…` so that a later lab
 can delete the ones a killed run left behind (their owner pid no longer exists).
+
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -42,7 +44,8 @@ HTTP_PORT = 80
 IPERF3_PORT = 5201
 LARGE_FILE = "large.bin"
 NETNS_PREFIX = "lvlab"
-_STALE = re.compile(rf"^{NETNS_PREFIX}(\d+)-")
+_STALE = re.compile(rf"^{NETNS_PREFIX}(\d+)x\d+-")
+_instances = itertools.count(1)
 
 
 class LabError(RuntimeError):
@@ -125,7 +128,7 @@ class Lab:
         profile: Profile | None = None,
     ) -> None:
         self.workdir = Path(workdir)
-        self.tag = f"{NETNS_PREFIX}{os.getpid()}"
+        self.tag = f"{NETNS_PREFIX}{os.getpid()}x{next(_instances)}"
         self.office_netns = f"{self.tag}-office"
         self.office_address = OFFICE_ADDRESS
         self.regions = {
@@ -289,6 +292,15 @@ class Lab:
             raise LabError(f"{region.address} unreachable from the office: {proc.stdout}{proc.stderr}")
 
     # --- driving -------------------------------------------------------------------------------------------
+
+    @property
+    def pids(self) -> dict[str, int]:
+        """The processes this lab started (emulator, services), by label."""
+        return {label: proc.pid for label, proc, _ in self._procs}
+
+    @property
+    def netns_names(self) -> list[str]:
+        return list(self._netns)
 
     def region(self, name: str = "r1") -> Region:
         return self.regions[name]

@@ -209,7 +209,12 @@ class Delivery:
     packets: int
     first_ns: int | None
     last_ns: int | None
-    mean_ip_len: float  # of full-size data packets: how many IP bytes the link spent per payload byte
+    payload_per_ip_byte: float  # of full-size data packets (e.g. 1448 / 1500): what a rate limit counting
+    # IP bytes leaves for TCP payload
+
+    def capacity_mbps(self, shaped_rate_mbps: float) -> float:
+        """The payload rate a link shaped to `shaped_rate_mbps` (IP bytes) can carry for this flow."""
+        return shaped_rate_mbps * self.payload_per_ip_byte
 
     @property
     def seconds(self) -> float:
@@ -253,13 +258,13 @@ def tcp_delivery(
         sel = sel[sel[by] <= until_ns]
     if not len(sel):
         return Delivery(0, 0, None, None, math.nan)
-    full = sel[sel["payload_len"] == sel["payload_len"].max()]
+    full = sel[sel["ip_len"] == sel["ip_len"].max()]
     return Delivery(
         int(sel["payload_len"].astype(np.int64).sum()),
         len(sel),
         int(sel[by].min()),
         int(sel[by].max()),
-        float(full["ip_len"].mean()) if len(full) else math.nan,
+        float(full["payload_len"].mean() / full["ip_len"].mean()),
     )
 
 
