@@ -239,12 +239,14 @@ def tcp_delivery(
     since_ns: int = 0,
     until_ns: int | None = None,
     by: str = "t_out_ns",
+    min_payload: int = 1,
 ) -> Delivery:
     """TCP payload forwarded in `direction` between the office and `host` (optionally only the flows with
-    `port` at the host's end), handed over between `since_ns` and `until_ns` (by `t_out_ns`)."""
+    `port` at the host's end), handed over between `since_ns` and `until_ns` (by `t_out_ns`); only segments
+    with at least `min_payload` bytes (e.g. 1000 to leave control messages out)."""
     host_int = ip_to_int(host)
     sel = log[(log["direction"] == direction) & (log["proto"] == TCP) & (log["fate"] == FORWARDED)
-              & (log["payload_len"] > 0)]
+              & (log["payload_len"] >= max(min_payload, 1))]
     if direction == DOWN:
         sel = sel[sel["src"] == host_int]
         if port is not None:
