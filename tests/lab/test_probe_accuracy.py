@@ -27,6 +27,7 @@ SHAPED_MBPS = 50.0
 SHAPED_150 = Profile.constant(150.0, rate_mbps=SHAPED_MBPS, queue_ms=100.0)
 TIMEOUT_S = 0.9  # under TCP's initial 1 s SYN retransmission timeout: a lost SYN is a lost attempt
 COUNT = 100
+HTTP_COUNT = 8
 
 
 def _check_rtt_and_loss(method: str, run_rtts: tuple[float | None, ...], result: dict, exchanges: list) -> None:
@@ -73,13 +74,15 @@ def test_tcp_rtt_and_loss_match_truth(lab: Lab) -> None:
 def test_http_connect_and_ttfb_match_truth(lab: Lab) -> None:
     lab.set_profile(CLEAN_150)
     region = lab.region()
-    run = run_linkvet_probe(lab, region.http_url, "--method", "http", "--count", "10", "--interval", "0.3")
+    # At the default 1 s interval the attempts (3 RTTs each) do not overlap: see the report on issue 3 for
+    # what overlapping attempts do to these figures.
+    run = run_linkvet_probe(lab, region.http_url, "--method", "http", "--count", str(HTTP_COUNT))
     result = run.result
     assert result["method"] == "http" and result["status"] == 200 and result["error"] is None
     exchanges = truth.http_exchanges(
         lab.packets(run.since_ns), region.address, HTTP_PORT, since_ns=run.since_ns, until_ns=run.until_ns
     )
-    assert len(exchanges) == 10
+    assert len(exchanges) == HTTP_COUNT
     true_connect = truth.median([e.connect_ms for e in exchanges if e.connect_ms is not None])
     true_ttfb = truth.median([e.request_to_first_byte_ms for e in exchanges if e.request_to_first_byte_ms])
     assert true_connect is not None and true_ttfb is not None
@@ -101,9 +104,14 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     # The figure after the warm-up is the line's rate: within 5% of the shaped rate (and of what it can carry).
     assert result["steady_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
     assert result["steady_mbps"] == pytest.approx(capacity, rel=0.05)
-    # The whole-transfer average (slow start included) is what the log delivered over the transfer.
-    true_average = delivery.rate_mbps()
-    assert true_average is not None
+    # The whole-transfer average (slow start included) is what the log delivered over the same span: from
+    # the first body bytes for `seconds` (data still in flight when linkvet stops reading is left out).
+    assert delivery.first_ns is not None
+    window = truth.tcp_delivery(
+        log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=delivery.first_ns,
+        until_ns=delivery.first_ns + int(result["seconds"] * 1e9),
+    )
+    true_average = window.payload_bytes * 8 / result["seconds"] / 1e6
     assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)
 
 
