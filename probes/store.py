@@ -115,6 +115,20 @@ MIGRATIONS: list[Sequence[str]] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
+_TEXT_COLUMNS = (
+    "name",
+    "method",
+    "host",
+    "url",
+    "provider",
+    "region",
+    "line_type",
+    "error",
+    "message",
+    "metrics_json",
+    "vantage",
+    "plan",
+)
 _TARGET_COLUMNS = "id, key, name, method, host, port, url, provider, region, line_type"
 
 
@@ -498,6 +512,8 @@ class Store:
             f"{where} ORDER BY r.started_us, r.id"
         )
         frame = pd.read_sql_query(sql, self._db, params=params)
+        for column in _TEXT_COLUMNS:  # an all-NULL text column comes back as float NaN: keep it None
+            frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
         frame["started_at"] = pd.to_datetime(frame["started_us"], unit="us", utc=True)
         return frame
 
