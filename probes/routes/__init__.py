@@ -2,7 +2,13 @@
 with a source for every fact), classify a path (CN2 GIA, CN2 GT, 163, China Unicom, China Mobile, ...)
 with the evidence, merge several traces, and compare the result with the line type a vendor claims."""
 
-from probes.routes.claims import CLAIMED_LINE_TYPES, EXPECTED_CLASS, claim_is_checkable, route_summary
+from probes.routes.claims import (
+    CLAIMED_LINE_TYPES,
+    EXPECTED_CLASS,
+    claim_is_checkable,
+    route_summary,
+    route_summary_from_traces,
+)
 from probes.routes.classify import (
     CLASS_NAMES,
     LINE_CLASSES,
@@ -55,4 +61,5 @@ __all__ = [
     "load_network_table",
     "merge_verdicts",
     "route_summary",
+    "route_summary_from_traces",
 ]

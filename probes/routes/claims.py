@@ -8,9 +8,19 @@ give classes (`cn2-gia`, `cu-premium`, ...). Claims that name no single backbone
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final, Literal, get_args
+from typing import Any, Final, Literal, Protocol, get_args
 
-from probes.routes.classify import GROUP_NAMES, Group, LineClass, RouteVerdict, join_words, merge_verdicts
+from probes.routes.classify import (
+    GROUP_NAMES,
+    Group,
+    LineClass,
+    PathHop,
+    RouteVerdict,
+    classify_path,
+    join_words,
+    merge_verdicts,
+)
+from probes.routes.table import NetworkTable
 
 ClaimedLineType = Literal[
     "cn2-gia", "cn2-gt", "bgp", "cmi", "cu-9929", "cu-4837", "163", "standard", "local", "unknown"
@@ -103,6 +113,26 @@ def route_summary(claimed_line_type: str | None, verdicts: Sequence[RouteVerdict
     }
 
 
+class TracedPath(Protocol):
+    """A trace as stored or just made: its hops, and whether the destination answered."""
+
+    @property
+    def path(self) -> Sequence[PathHop]: ...
+
+    @property
+    def reached(self) -> bool: ...
+
+
+def route_summary_from_traces(
+    claimed_line_type: str | None, traces: Sequence[TracedPath], table: NetworkTable
+) -> dict[str, Any] | None:
+    """The LinkSummary `route` dict for one region from its traces (e.g. `Store.traces(provider=...,
+    region=...)`), each classified again with `table`, so a corrected or extended table corrects old
+    verdicts too. Traces that could not be made at all (no hops) are left out; None when none remain."""
+    verdicts = [classify_path(t.path, table, reached=t.reached) for t in traces if t.path]
+    return route_summary(claimed_line_type, verdicts)
+
+
 def _via(verdicts: Sequence[RouteVerdict], exclude: Sequence[Group]) -> str:
     parts: list[str] = []
     for verdict in verdicts:
@@ -121,6 +151,8 @@ __all__ = [
     "EXPECTED_CLASS",
     "GROUP_NAMES",
     "ClaimedLineType",
+    "TracedPath",
     "claim_is_checkable",
     "route_summary",
+    "route_summary_from_traces",
 ]

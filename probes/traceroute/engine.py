@@ -20,10 +20,10 @@ import socket
 import time
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Protocol as TypingProtocol
 
 from probes.errors import ErrorKind, IcmpNotPermitted, TargetError
 from probes.icmp_engine import IcmpEngine
-from probes.methods._context import Pacer
 from probes.resolve import ResolveFailed, resolve
 from probes.routes.classify import PathHop, classify_path
 from probes.routes.table import NetworkMatch, NetworkTable
@@ -42,6 +42,12 @@ MAX_TTL = 255
 # Without a run's pacer, probes leave at most one per millisecond (the runner's default, fping's -i 1):
 # in round 0 the destination's answer then often arrives before probes past it are sent.
 DEFAULT_GAP_S = 0.001
+
+
+class Pacer(TypingProtocol):
+    """The run's packet pacer (`probes.methods._context.Pacer`): waits for this sender's turn."""
+
+    async def turn(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,8 +124,6 @@ async def trace_host(
     """
     started = _now_us()
     target = name or host
-    if pacer is None:
-        pacer = Pacer(DEFAULT_GAP_S)
     try:
         resolved = await resolve(host)
     except ResolveFailed as exc:
@@ -270,6 +274,8 @@ async def _probe_rounds(
                     highest_round0 = ttl
                 if pacer is not None:
                     await pacer.turn()
+                elif sent:
+                    await asyncio.sleep(DEFAULT_GAP_S)
                 future = prober.send(ttl)
                 future.add_done_callback(functools.partial(note, ttl))
                 sent.append((ttl, probe, future))

@@ -32,7 +32,6 @@ from probes.icmp_engine import (
     _offender,
     _receive_time,
 )
-from probes.methods.tcp import _kernel_rtt_ms
 from probes.traceroute.result import ReplyKind
 
 DEFAULT_UDP_PORT = 33434  # traceroute's first destination port (one port per probe from there)
@@ -337,7 +336,7 @@ class TcpProber:
             queued = _read_error_queue(sock, self.family)
             rtt_ms = (rx_mono_ns - sent_mono_ns) / 1e6
             if code == 0:  # SYN-ACK: the destination listens on the port
-                return HopAnswer(sent_at_us, "reached", self.address, _kernel_rtt_ms(sock) or rtt_ms)
+                return HopAnswer(sent_at_us, "reached", self.address, rtt_ms)
             if queued:  # an ICMP error about our SYN: time exceeded from a router, or unreachable
                 error = queued[0]
                 kind, kind_error = _classify_icmp_error(self.family, error, self.address)
