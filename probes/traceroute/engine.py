@@ -326,10 +326,10 @@ def _describe(hops: tuple[TraceHop, ...], options: TraceOptions) -> str | None:
     stopped = next((hop for hop in hops if any(r.kind == "unreachable" for r in hop.replies)), None)
     if stopped is not None:
         return f"hop {stopped.ttl} ({stopped.address}) reported the destination unreachable"
+    hops_text = f"{options.max_hops} hop{'s' if options.max_hops != 1 else ''}"
     if options.protocol == "tcp":
-        port = options.effective_port
-        return f"the destination did not answer within {options.max_hops} hops (TCP port {port})"
-    return f"the destination did not answer within {options.max_hops} hops"
+        return f"the destination did not answer within {hops_text} (TCP port {options.effective_port})"
+    return f"the destination did not answer within {hops_text}"
 
 
 def _failed(

@@ -15,6 +15,7 @@ when setup fails halfway, and clears namespaces left by earlier runs whose proce
 from __future__ import annotations
 
 import ipaddress
+import itertools
 import os
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ EDGE_ADDRESS = "198.18.0.1"
 OFFICE_NET = "198.18.0.0/30"
 REGION_BLOCK = "198.19.0.0/16"
 _PREFIX = "lvroute"
+_LAB_NUMBERS = itertools.count(1)
 
 
 def lab_unavailable_reason() -> str | None:
@@ -61,9 +63,9 @@ def clear_stale_namespaces() -> None:
         return
     for name in names:
         parts = name.split("-")
-        if len(parts) >= 3 and parts[0] == _PREFIX and parts[1].isdigit():
-            if not Path(f"/proc/{parts[1]}").exists():
-                subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
+        ours = len(parts) >= 3 and parts[0] == _PREFIX and parts[1].isdigit()
+        if ours and not Path(f"/proc/{parts[1]}").exists():
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=30)
 
 
 class RouteLab:
@@ -73,7 +75,7 @@ class RouteLab:
         default, 1000: after a burst of 6, one time-exceeded or port-unreachable per second per peer)."""
         self.paths = {name: list(addresses) for name, addresses in paths.items()}
         self.icmp_ratelimit_ms = icmp_ratelimit_ms
-        self.tag = f"{_PREFIX}-{os.getpid()}"
+        self.tag = f"{_PREFIX}-{os.getpid()}-{next(_LAB_NUMBERS)}"
         self.namespaces: list[str] = []
         self._regions: dict[str, str] = {}
 
@@ -135,7 +137,6 @@ class RouteLab:
             region_gw, region_host = (str(region_net.network_address + i) for i in (1, 2))
             self._regions[name] = region_host
             previous, previous_if = edge, f"p{index}"
-            back_to_office = None  # the previous router's address on the link, as seen from the next one
             for hop, address in enumerate(addresses, start=1):
                 link = ipaddress.ip_network(f"{address}/30", strict=False)
                 hosts = [str(h) for h in link.hosts()]
@@ -147,11 +148,7 @@ class RouteLab:
                 # Forward: the previous router sends this path's region block here.
                 _ip("-n", previous, "route", "add", str(region_net), "via", address)
                 # Back: this router reaches the office through the previous one.
-                if back_to_office is None:
-                    _ip("-n", router, "route", "add", OFFICE_NET, "via", other)
-                else:
-                    _ip("-n", router, "route", "add", OFFICE_NET, "via", other)
-                back_to_office = other
+                _ip("-n", router, "route", "add", OFFICE_NET, "via", other)
                 previous, previous_if = router, "out0"
             host = self._add_ns(f"{name}-region", router=False)
             self._link(previous, previous_if, f"{region_gw}/24", host, "in0", f"{region_host}/24")
