@@ -154,6 +154,7 @@ class IcmpEngine:
         self._families: dict[int, _FamilySocket] = {}
         self._pending: dict[tuple[int, str, int], _Pending] = {}
         self._token = secrets.token_bytes(_TOKEN_BYTES)
+        self._payload_sums: dict[int, int] = {}  # the payload's part of the checksum, by payload size
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> IcmpEngine:
@@ -253,7 +254,10 @@ class IcmpEngine:
         header = _ECHO_HEADER.pack(fs.echo_request, 0, 0, fs.ident, seq)
         if fs.v6 or not fs.raw:
             return header + payload  # the kernel fills in the checksum (and, unprivileged, the identifier)
-        checksum = _checksum(header + payload)
+        payload_sum = self._payload_sums.get(payload_bytes)
+        if payload_sum is None:
+            payload_sum = self._payload_sums[payload_bytes] = _ones_complement_sum(payload)
+        checksum = _fold(payload_sum + (fs.echo_request << 8) + fs.ident + seq)
         return _ECHO_HEADER.pack(fs.echo_request, 0, checksum, fs.ident, seq) + payload
 
     def _expire(self, key: tuple[int, str, int]) -> None:
@@ -392,16 +396,25 @@ def _receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
     for level, kind, cdata in ancdata:
         if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
             seconds, nanoseconds = _TIMESPEC.unpack_from(cdata)
-            queued_ns = time.time_ns() - (seconds * 1_000_000_000 + nanoseconds)
+            queued_ns = time.time_ns() - (int(seconds) * 1_000_000_000 + int(nanoseconds))
             if 0 <= queued_ns < 10_000_000_000:  # ignore a wall-clock step between the two readings
                 return mono_now - queued_ns
     return mono_now
 
 
-def _checksum(data: bytes) -> int:
+def _ones_complement_sum(data: bytes) -> int:
+    """The (unfolded) sum of 16-bit big-endian words of `data`, padded to even length (RFC 1071)."""
     if len(data) % 2:
         data += b"\x00"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
-    total = (total & 0xFFFF) + (total >> 16)
-    total += total >> 16
+    return sum(struct.unpack(f"!{len(data) // 2}H", data)) if data else 0
+
+
+def _fold(total: int) -> int:
+    """The Internet checksum of words whose plain sum is `total`."""
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
+
+
+def _checksum(data: bytes) -> int:
+    return _fold(_ones_complement_sum(data))

@@ -258,8 +258,20 @@ class Store:
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create the result store: {exc.strerror or exc}") from exc
+        try:
+            self._configure()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _configure(self) -> None:
+        try:
             self._db.execute("PRAGMA busy_timeout = 15000")
-            if not readonly:
+            if not self.readonly:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 # FULL: a committed round survives power loss too; one fsync per round costs nothing.
                 self._db.execute("PRAGMA synchronous = FULL")
@@ -267,8 +279,6 @@ class Store:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot create the result store: {exc.strerror or exc}") from exc
 
     def close(self) -> None:
         self._db.close()
