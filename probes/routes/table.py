@@ -166,7 +166,9 @@ def default_user_table_path() -> Path:
         return Path(override).expanduser()
     import platformdirs
 
-    return Path(platformdirs.user_config_dir("linkvet")) / USER_TABLE_NAME
+    from probes.paths import APP_NAME
+
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)) / USER_TABLE_NAME
 
 
 def read_table_file(path: Path, *, origin: str | None = None) -> TableFile:

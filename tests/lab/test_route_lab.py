@@ -91,7 +91,7 @@ def test_udp_and_tcp_traces_see_the_same_gt_path(lab: RouteLab, tmp_path: Path, 
 def test_unprivileged_icmp_trace_sees_every_hop(lab: RouteLab, tmp_path: Path) -> None:
     """Without CAP_NET_RAW, through the kernel's ping socket (allowed for group 0 in the office only). Each
     time-exceeded also fails the next send on such a socket; no hop may be lost or skipped because of it."""
-    sysctl = ["ip", "netns", "exec", lab.office, "sysctl", "-qw"]
+    sysctl = ["ip", "netns", "exec", lab.office.name, "sysctl", "-qw"]
     subprocess.run([*sysctl, "net.ipv4.ping_group_range=0 0"], check=True, timeout=30)
     try:
         data = trace_json(

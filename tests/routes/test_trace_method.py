@@ -131,3 +131,34 @@ def test_a_schema_1_store_is_upgraded_to_hold_traces(tmp_path: Path) -> None:
         r[0] for r in sqlite3.connect(path).execute("SELECT name FROM sqlite_master WHERE type = 'table'")
     }
     assert {"traces", "trace_replies"} <= tables
+
+
+def test_the_scheduler_runs_and_stores_a_plan_s_trace_targets(tmp_path: Path) -> None:
+    import asyncio
+
+    from probes.scheduler import Scheduler
+
+    plan = parse_plan(
+        """
+version = 1
+[defaults.trace]
+count = 2
+interval = 0.05
+protocol = "udp"
+[[targets]]
+name = "lo"
+host = "127.0.0.1"
+methods = ["trace"]
+provider = "acme"
+region = "lo"
+line_type = "cn2-gt"
+""",
+        "plan.toml",
+    )
+    with Store(tmp_path / "s.sqlite3") as store:
+        report = asyncio.run(Scheduler(plan, store).run_once())
+        assert report.round_id is not None and report.failed == 0
+        (stored,) = store.traces(provider="acme", region="lo")
+    assert (stored.protocol, stored.route_class, stored.line_type) == ("udp", "other", "cn2-gt")
+    route = route_summary_from_traces(stored.line_type, [stored], bundled_table())
+    assert route is not None and route["agrees"] is False
