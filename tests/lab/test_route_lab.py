@@ -106,6 +106,53 @@ def test_unprivileged_icmp_trace_sees_every_hop(lab: RouteLab, tmp_path: Path) -
     assert trace["verdict"]["class"] == "cn2-gt"
 
 
+DEFERRED_ERRORS = """
+import asyncio, json, socket, time
+from probes.icmp_engine import IcmpEngine
+from probes.traceroute.probers import UdpProber
+
+async def main():
+    prober = UdpProber(DEST, socket.AF_INET, 1.0, 33434, 0)
+    futures = []
+    for ttl in (1, 2, 3, 4):
+        futures.append(prober.send(ttl))
+        time.sleep(0.005)  # blocks the loop: the previous probe's ICMP error is still pending on the socket
+    udp = [(a.kind, a.address) for a in await asyncio.gather(*futures)]
+    prober.close()
+    async with IcmpEngine() as engine:
+        futures = []
+        for ttl in (1, 2, 3, 4):
+            futures.append(engine.send(DEST, socket.AF_INET, 1.0, ttl=ttl))
+            time.sleep(0.005)
+        icmp = [(str(o.error), o.responder) for o in await asyncio.gather(*futures)]
+        raw = engine.privileged()
+    print(json.dumps({"udp": udp, "icmp": icmp, "raw": raw}))
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop CAP_NET_RAW")
+def test_a_pending_icmp_error_does_not_swallow_the_next_probe(lab: RouteLab, tmp_path: Path) -> None:
+    """On unprivileged sockets (UDP, ping) the kernel reports an earlier probe's ICMP error on the next send
+    too. Probes sent while such an error is pending must still go out and be answered."""
+    sysctl = ["ip", "netns", "exec", lab.office.name, "sysctl", "-qw"]
+    subprocess.run([*sysctl, "net.ipv4.ping_group_range=0 0"], check=True, timeout=30)
+    try:
+        code = DEFERRED_ERRORS.replace("DEST", repr(lab.region("gt")))
+        done = lab.run_in_office(
+            ["setpriv", "--bounding-set=-net_raw", sys.executable, "-c", code], env=cli_env(tmp_path)
+        )
+    finally:
+        subprocess.run([*sysctl, "net.ipv4.ping_group_range=1 0"], check=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    hops = [EDGE_ADDRESS, *PATHS["gt"], lab.region("gt")]
+    assert data["raw"] is False
+    assert data["udp"] == [["time-exceeded", a] for a in hops[:3]] + [["reached", hops[3]]]
+    assert data["icmp"] == [["ttl_exceeded", a] for a in hops[:3]] + [["None", hops[3]]]
+
+
 def test_a_claim_that_disagrees_with_the_traces_is_flagged(lab: RouteLab, tmp_path: Path) -> None:
     db = str(tmp_path / "store.sqlite3")
     labels = ("--provider", "acme", "--region", "los-angeles", "--line-type", "cn2-gia", "--db", db)
