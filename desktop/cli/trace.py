@@ -23,6 +23,7 @@ from desktop.cli._common import (
     positive_int,
 )
 from desktop.cli._format import number, percent, table
+from probes.routes.claims import CLAIMED_LINE_TYPES
 
 DIRECTION = (
     "This is the path from this machine (the office) to the region: the outbound direction. The return path "
@@ -99,8 +100,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--region", help="label the traces with a catalog region id")
     p.add_argument(
         "--line-type",
-        help="the line type the vendor claims (cn2-gia, cn2-gt, cu-9929, cu-4837, cmi, 163, bgp, ...): "
-        "the traces are checked against it",
+        choices=CLAIMED_LINE_TYPES,
+        metavar="LINE_TYPE",
+        help="the line type the vendor claims (cn2-gia, cn2-gt, cu-9929, cu-4837, cmi, 163, bgp, standard, "
+        "local, unknown): the traces are checked against it",
     )
     p.add_argument("--no-store", action="store_true", help="do not save the traces in the store")
     add_db_option(p)

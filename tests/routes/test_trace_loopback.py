@@ -58,6 +58,15 @@ def test_loopback_trace_reaches_in_one_hop_with_every_probe_counted(protocol: st
     assert isinstance(result.privileged, bool) if protocol == "icmp" else result.privileged is False
 
 
+@pytest.mark.parametrize("protocol", [pytest.param("icmp", marks=needs_icmp), "udp", "tcp"])
+def test_ipv6_loopback_trace(protocol: str) -> None:
+    result = trace("::1", TraceOptions(protocol=protocol, probes_per_hop=2, round_interval_s=0), TABLE)  # type: ignore[arg-type]
+    assert result.ok, result.message
+    assert [(h.ttl, h.address, h.received) for h in result.hops] == [(1, "::1", 2)]
+    assert result.verdict is not None
+    assert any("IPv6" in d for d in result.verdict.doubts)
+
+
 def test_udp_and_tcp_need_no_privileges_and_say_so() -> None:
     for protocol in ("udp", "tcp"):
         result = trace("127.0.0.1", TraceOptions(protocol=protocol, probes_per_hop=1), TABLE)  # type: ignore[arg-type]
@@ -192,6 +201,8 @@ def test_bad_arguments_are_usage_errors(run_linkvet: RunLinkvet) -> None:
     assert done.returncode == 2 and "must be at most 255" in done.stderr
     done = run_linkvet("trace", "not a host", "--no-store")
     assert done.returncode == 2 and "is not a host name or address" in done.stderr
+    done = run_linkvet("trace", "127.0.0.1", "--line-type", "cn3-gia", "--no-store")
+    assert done.returncode == 2 and "invalid choice: 'cn3-gia'" in done.stderr
 
 
 @pytest.mark.skipif(
