@@ -11,6 +11,7 @@ round is either stored whole or not at all.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import time
@@ -185,10 +186,8 @@ class Scheduler:
                 done, _ = await asyncio.wait({round_task}, timeout=grace_s)
                 if not done:
                     round_task.cancel()
-                    try:
+                    with contextlib.suppress(asyncio.CancelledError):
                         await round_task
-                    except asyncio.CancelledError:
-                        pass
                     log.warning("dropped the round in flight (nothing of it was stored)")
                     break
             stop_task.cancel()

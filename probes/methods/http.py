@@ -26,7 +26,7 @@ from probes.errors import ErrorKind
 from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext, now_us
 from probes.methods._httpcommon import classify, client, pin, status_error
-from probes.methods.tcp import kernel_rtt_ms
+from probes.methods.tcp import _kernel_rtt_ms as kernel_rtt_ms
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 
