@@ -14,7 +14,6 @@ verified unless `verify_tls` is off. An error status (4xx/5xx) is a reply (it ha
 from __future__ import annotations
 
 import asyncio
-import socket
 import statistics
 import time
 import urllib.parse
@@ -42,8 +41,9 @@ class _Phases:
         self.marks.setdefault(name, time.perf_counter_ns())
         if name == "connection.connect_tcp.complete" and self.handshake_rtt_ms is None:
             stream = info.get("return_value")
+            # asyncio hands out a TransportSocket wrapper here, not a socket.socket: it has getsockopt.
             sock = stream.get_extra_info("socket") if stream is not None else None
-            if isinstance(sock, socket.socket):
+            if sock is not None:
                 self.handshake_rtt_ms = kernel_rtt_ms(sock)
 
     def span_ms(self, start: str, end: str) -> float | None:
