@@ -12,6 +12,7 @@ remove), and ping's own average against the log's truth.
 from __future__ import annotations
 
 import ctypes
+import os
 import select
 import statistics
 import sys
@@ -31,8 +32,10 @@ PR_SET_TIMERSLACK = 29
 
 def _percentiles(values_us: list[float] | np.ndarray) -> str:
     arr = np.asarray(values_us, dtype=float)
-    return (f"p50 {np.percentile(arr, 50):8.1f} µs   p99 {np.percentile(arr, 99):8.1f} µs   "
-            f"max {arr.max():8.1f} µs   (n={len(arr)})")
+    return (
+        f"p50 {np.percentile(arr, 50):8.1f} µs   p99 {np.percentile(arr, 99):8.1f} µs   "
+        f"max {arr.max():8.1f} µs   (n={len(arr)})"
+    )
 
 
 def timer_overshoot(n: int = 2000) -> list[tuple[str, list[float]]]:
@@ -68,6 +71,7 @@ def timer_overshoot(n: int = 2000) -> list[tuple[str, list[float]]]:
 
 
 def main() -> int:
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at the start")
     print("Python timer overshoot, waiting 1 ms:")
     for label, errors in timer_overshoot():
         print(f"  {label:36s} {_percentiles(errors)}")
@@ -88,9 +92,13 @@ def main() -> int:
         print("\nLab at 150 ms RTT, ping every 10 ms (probe traffic):")
         print(f"  applied − requested one-way delay    {_percentiles(late_us)}")
         print(f"  kernel transmit → emulator read      {_percentiles(lag)}   (removed by kernel timestamps)")
-        print(f"  true RTT − 150 ms (region's stack included): median "
-              f"{(statistics.median(true_rtts) - 150) * 1e3:.1f} µs")
-        print(f"  ping's average − truth's mean: {(ping.figures['avg_ms'] - statistics.fmean(true_rtts)) * 1e3:+.1f} µs")
+        print(
+            f"  true RTT − 150 ms (region's stack included): median "
+            f"{(statistics.median(true_rtts) - 150) * 1e3:.1f} µs"
+        )
+        print(
+            f"  ping's average − truth's mean: {(ping.figures['avg_ms'] - statistics.fmean(true_rtts)) * 1e3:+.1f} µs"
+        )
 
         lab.set_profile(Profile.constant(150.0, rate_mbps=50.0, queue_ms=100.0))
         bulk = anchors.run_iperf3(lab, host, seconds=6, reverse=True, omit_s=2)
@@ -99,8 +107,10 @@ def main() -> int:
         late_us = (fwd["t_out_ns"] - fwd["t_due_ns"]) / 1e3
         print(f"\nLab at 150 ms RTT, 50 Mbit/s, iperf3 -R bulk flow ({len(log)} packets):")
         print(f"  applied − requested one-way delay    {_percentiles(late_us)}")
-        print(f"  iperf3 -O 2: {bulk.figures['mbps']:.2f} Mbit/s; TUN drops outside the emulator: "
-              f"{sum(lab.device_drops().values())}")
+        print(
+            f"  iperf3 -O 2: {bulk.figures['mbps']:.2f} Mbit/s; TUN drops outside the emulator: "
+            f"{sum(lab.device_drops().values())}"
+        )
     return 0
 
 

@@ -60,10 +60,11 @@ class Comparison:
         limit = self.timeout_s * 1000
         count = 0
         for t in self.true:
-            if t.rtt_ms is not None and t.rtt_ms > limit - TIMEOUT_EDGE_MS:
-                count += 1
-            elif t.fate.startswith("late (") and float(t.fate[6:].split()[0]) < limit + TIMEOUT_EDGE_MS:
-                count += 1
+            near_below = t.rtt_ms is not None and t.rtt_ms > limit - TIMEOUT_EDGE_MS
+            near_above = (
+                t.fate.startswith("late (") and float(t.fate[6:].split()[0]) < limit + TIMEOUT_EDGE_MS
+            )
+            count += near_below or near_above
         return count
 
     @property

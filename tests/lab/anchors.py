@@ -54,7 +54,9 @@ def parse_ping(text: str) -> tuple[list[float | None], dict[str, float]]:
     summary: dict[str, float] = {"sent": sent, "received": int(sent_match.group(2))}
     match = _PING_SUMMARY.search(text)
     if match:
-        summary.update(zip(("min_ms", "avg_ms", "max_ms", "mdev_ms"), map(float, match.groups()), strict=True))
+        summary.update(
+            zip(("min_ms", "avg_ms", "max_ms", "mdev_ms"), map(float, match.groups()), strict=True)
+        )
     return rtts, summary
 
 
@@ -98,7 +100,9 @@ def _timed(lab: Lab, tool: str, cmd: list[str], timeout: float) -> tuple[str, in
 
 def run_fping(lab: Lab, host: str, count: int, period_ms: int, timeout_ms: int) -> ToolRun:
     out, since, until = _timed(
-        lab, "fping", ["fping", "-q", "-C", str(count), "-p", str(period_ms), "-t", str(timeout_ms), host],
+        lab,
+        "fping",
+        ["fping", "-q", "-C", str(count), "-p", str(period_ms), "-t", str(timeout_ms), host],
         timeout=count * period_ms / 1000 + 30,
     )
     return ToolRun("fping", tuple(parse_fping_counts(out)), {}, since, until, out)
@@ -106,7 +110,9 @@ def run_fping(lab: Lab, host: str, count: int, period_ms: int, timeout_ms: int) 
 
 def run_ping(lab: Lab, host: str, count: int, interval_s: float, timeout_s: float) -> ToolRun:
     out, since, until = _timed(
-        lab, "ping", ["ping", "-n", "-c", str(count), "-i", f"{interval_s:g}", "-W", f"{timeout_s:g}", host],
+        lab,
+        "ping",
+        ["ping", "-n", "-c", str(count), "-i", f"{interval_s:g}", "-W", f"{timeout_s:g}", host],
         timeout=count * interval_s + 30,
     )
     rtts, summary = parse_ping(out)

@@ -109,8 +109,11 @@ class Sniffer:
             self.sock = socket.socket(socket.AF_PACKET, socket.SOCK_DGRAM, socket.htons(ETH_P_ALL))
             program = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in self._FILTER))
             self._program = program  # must outlive the setsockopt call
-            self.sock.setsockopt(socket.SOL_SOCKET, SO_ATTACH_FILTER,
-                                 struct.pack("HL", len(self._FILTER), ctypes.addressof(program)))
+            self.sock.setsockopt(
+                socket.SOL_SOCKET,
+                SO_ATTACH_FILTER,
+                struct.pack("HL", len(self._FILTER), ctypes.addressof(program)),
+            )
             self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
             self.sock.setsockopt(socket.SOL_SOCKET, SO_RCVBUFFORCE, 32 << 20)
             self.sock.bind((dev, ETH_P_ALL))
@@ -234,13 +237,38 @@ class Emulator:
         )
 
     def _log(
-        self, t_in: int, t_due: int, t_out: int, ld: LinkDirection, fate: int, seg: int, gen: int,
-        hdr: tuple[int, ...], lag: int,
+        self,
+        t_in: int,
+        t_due: int,
+        t_out: int,
+        ld: LinkDirection,
+        fate: int,
+        seg: int,
+        gen: int,
+        hdr: tuple[int, ...],
+        lag: int,
     ) -> None:
         proto, kind, src, dst, sport, dport, seq, ack, ip_len, payload_len = hdr
         self.log_buf += RECORD.pack(
-            t_in, t_due, t_out, ld.link, ld.direction, fate, proto, seg, kind,
-            src, dst, sport, dport, seq, ack, ip_len, payload_len, gen, lag,
+            t_in,
+            t_due,
+            t_out,
+            ld.link,
+            ld.direction,
+            fate,
+            proto,
+            seg,
+            kind,
+            src,
+            dst,
+            sport,
+            dport,
+            seq,
+            ack,
+            ip_len,
+            payload_len,
+            gen,
+            lag,
         )
 
     def flush(self) -> None:
@@ -297,7 +325,9 @@ class Emulator:
             due = max(due, ld.last_due_ns)
             ld.last_due_ns = due
         self.counter += 1
-        heapq.heappush(self.heap, (due, self.counter, t_in, packet, (ld, seg_index, link.generation, hdr, lag)))
+        heapq.heappush(
+            self.heap, (due, self.counter, t_in, packet, (ld, seg_index, link.generation, hdr, lag))
+        )
 
     def _send_due(self) -> None:
         heap = self.heap
@@ -390,10 +420,8 @@ class Emulator:
                 reply = self._command(json.loads(data))
             except (OSError, ValueError, KeyError) as exc:
                 reply = {"ok": False, "error": repr(exc)}
-            try:
+            with contextlib.suppress(OSError):  # the client went away: nothing to tell it
                 conn.sendall(json.dumps(reply).encode() + b"\n")
-            except OSError:
-                pass
 
     # --- main loop -----------------------------------------------------------------------------------------
 

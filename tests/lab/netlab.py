@@ -203,8 +203,17 @@ class Lab:
         _run("ip", "netns", "add", netns)
         self._netns.append(netns)
         _run("ip", "-n", netns, "link", "set", "lo", "up")
-        _run("ip", "netns", "exec", netns, "sysctl", "-q", "-w",
-             "net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1")
+        _run(
+            "ip",
+            "netns",
+            "exec",
+            netns,
+            "sysctl",
+            "-q",
+            "-w",
+            "net.ipv6.conf.all.disable_ipv6=1",
+            "net.ipv6.conf.default.disable_ipv6=1",
+        )
         _run("ip", "-n", netns, "tuntap", "add", "dev", TUN_DEV, "mode", "tun")
         _run("ip", "-n", netns, "link", "set", TUN_DEV, "txqueuelen", "10000")
         # The whole lab range is on-link over the TUN device; no default route anywhere.
@@ -219,8 +228,13 @@ class Lab:
         stderr = (self.workdir / f"{label}.stderr").open("w")
         try:
             proc = subprocess.Popen(
-                full, cwd=REPO_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                stderr=stderr, text=True,
+                full,
+                cwd=REPO_ROOT,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
             )
         except BaseException:
             stderr.close()
@@ -245,8 +259,13 @@ class Lab:
             "priority": self.priority,
             "office": {"netns": self.office_netns, "dev": TUN_DEV},
             "regions": [
-                {"name": r.name, "netns": r.netns, "dev": TUN_DEV, "address": r.address,
-                 "profile": self.initial_profile.as_dict()}
+                {
+                    "name": r.name,
+                    "netns": r.netns,
+                    "dev": TUN_DEV,
+                    "address": r.address,
+                    "profile": self.initial_profile.as_dict(),
+                }
                 for r in self.regions.values()
             ],
         }
@@ -272,12 +291,17 @@ class Lab:
         py = [sys.executable, "-m", "tests.lab.services"]
         tcp = self._spawn(f"{region.name}-tcp", [*py, "tcp", region.address, str(TCP_PORT)], region.netns)
         self._await_ready(f"{region.name}-tcp", tcp)
-        http = self._spawn(f"{region.name}-http",
-                           [*py, "http", region.address, str(HTTP_PORT), str(self.workdir / "www")],
-                           region.netns)
+        http = self._spawn(
+            f"{region.name}-http",
+            [*py, "http", region.address, str(HTTP_PORT), str(self.workdir / "www")],
+            region.netns,
+        )
         self._await_ready(f"{region.name}-http", http)
-        self._spawn(f"{region.name}-iperf3",
-                    ["iperf3", "-s", "-B", region.address, "-p", str(IPERF3_PORT)], region.netns)
+        self._spawn(
+            f"{region.name}-iperf3",
+            ["iperf3", "-s", "-B", region.address, "-p", str(IPERF3_PORT)],
+            region.netns,
+        )
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             listening = _run("ip", "netns", "exec", region.netns, "ss", "-Htln", f"sport = :{IPERF3_PORT}")
@@ -310,12 +334,21 @@ class Lab:
         return ["ip", "netns", "exec", self.office_netns, *cmd]
 
     def office_run(
-        self, cmd: Sequence[str], *, timeout: float = 120, env: dict[str, str] | None = None,
+        self,
+        cmd: Sequence[str],
+        *,
+        timeout: float = 120,
+        env: dict[str, str] | None = None,
         cwd: Path | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run `cmd` inside the office namespace; capture its output."""
         return subprocess.run(
-            self.office_command(cmd), capture_output=True, text=True, timeout=timeout, env=env, cwd=cwd,
+            self.office_command(cmd),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=cwd,
         )
 
     def linkvet_env(self, home: Path) -> dict[str, str]:
@@ -326,13 +359,20 @@ class Lab:
         return env
 
     def linkvet(
-        self, *args: str, home: Path | None = None, timeout: float = 300,
+        self,
+        *args: str,
+        home: Path | None = None,
+        timeout: float = 300,
     ) -> subprocess.CompletedProcess[str]:
         """Run `python -m desktop.cli ARGS...` from this checkout inside the office namespace."""
         home = home or self.workdir / "linkvet-home"
         home.mkdir(parents=True, exist_ok=True)
-        return self.office_run([sys.executable, "-m", "desktop.cli", *args], timeout=timeout,
-                               env=self.linkvet_env(home), cwd=home)
+        return self.office_run(
+            [sys.executable, "-m", "desktop.cli", *args],
+            timeout=timeout,
+            env=self.linkvet_env(home),
+            cwd=home,
+        )
 
     def control(self, request: dict[str, Any]) -> dict[str, Any]:
         with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
@@ -391,6 +431,7 @@ class Lab:
 def install_sigterm_teardown() -> None:
     """Turn SIGTERM into KeyboardInterrupt (if nobody else handles it) so fixtures' teardown runs."""
     if signal.getsignal(signal.SIGTERM) in (signal.SIG_DFL, None):
+
         def _raise(signum: int, frame: object) -> None:
             raise KeyboardInterrupt(f"signal {signum}")
 

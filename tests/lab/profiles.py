@@ -166,9 +166,21 @@ class Profile:
         label: str = "",
     ) -> Profile:
         """One segment applied to both directions: half the RTT each way, the loss figures per direction."""
-        return cls((symmetric_segment(3600.0, rtt_ms, jitter_ms=jitter_ms, loss=loss,
-                                      burst_loss=burst_loss, mean_burst=mean_burst, rate_mbps=rate_mbps,
-                                      queue_ms=queue_ms, label=label),))
+        return cls(
+            (
+                symmetric_segment(
+                    3600.0,
+                    rtt_ms,
+                    jitter_ms=jitter_ms,
+                    loss=loss,
+                    burst_loss=burst_loss,
+                    mean_burst=mean_burst,
+                    rate_mbps=rate_mbps,
+                    queue_ms=queue_ms,
+                    label=label,
+                ),
+            )
+        )
 
     # --- (de)serialisation --------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ PR_SET_PDEATHSIG = 1
 class QuietHandler(SimpleHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 

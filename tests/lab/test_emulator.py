@@ -66,7 +66,13 @@ def test_profile_segments_follow_the_schedule_and_repeat() -> None:
 
 def test_profile_round_trips_as_json_and_rejects_bad_values() -> None:
     profile = Profile(
-        (Segment(5, Direction(delay_ms=75, jitter_ms=2, burst=GilbertElliott(0.01, 0.3)), Direction(rate_mbps=50)),)
+        (
+            Segment(
+                5,
+                Direction(delay_ms=75, jitter_ms=2, burst=GilbertElliott(0.01, 0.3)),
+                Direction(rate_mbps=50),
+            ),
+        )
     )
     assert Profile.from_dict(json.loads(json.dumps(profile.as_dict()))) == profile
     with pytest.raises(ProfileError, match="delay_ms"):
@@ -81,8 +87,17 @@ def test_profile_round_trips_as_json_and_rejects_bad_values() -> None:
 
 def _ipv4(proto: int, src: str, dst: str, l4: bytes) -> bytes:
     header = struct.pack(
-        "!BBHHHBBH4s4s", 0x45, 0, 20 + len(l4), 0, 0, 64, proto, 0,
-        bytes(map(int, src.split("."))), bytes(map(int, dst.split("."))),
+        "!BBHHHBBH4s4s",
+        0x45,
+        0,
+        20 + len(l4),
+        0,
+        0,
+        64,
+        proto,
+        0,
+        bytes(map(int, src.split("."))),
+        bytes(map(int, dst.split("."))),
     )
     return header + l4
 
@@ -92,7 +107,12 @@ def test_parse_header_reads_icmp_echo_and_tcp_syn() -> None:
     proto, kind, src, dst, ident, seq, _, _, ip_len, payload = parse_header(echo)
     assert (proto, kind, ident, seq, ip_len, payload) == (ICMP, 8, 0x1234, 7, 84, 56)
     assert (src, dst) == (ip_to_int("198.18.0.1"), ip_to_int("198.18.1.1"))
-    syn = _ipv4(TCP, "198.18.0.1", "198.18.1.1", struct.pack("!HHIIHHHH", 40000, 80, 1000, 0, (5 << 12) | SYN, 0, 0, 0))
+    syn = _ipv4(
+        TCP,
+        "198.18.0.1",
+        "198.18.1.1",
+        struct.pack("!HHIIHHHH", 40000, 80, 1000, 0, (5 << 12) | SYN, 0, 0, 0),
+    )
     proto, kind, _, _, sport, dport, seq, ack, ip_len, payload = parse_header(syn)
     assert (proto, kind, sport, dport, seq, ack, ip_len, payload) == (TCP, SYN, 40000, 80, 1000, 0, 40, 0)
     assert parse_header(b"\x60" + b"\x00" * 39)[0] == 0  # IPv6: not ours
@@ -114,8 +134,10 @@ def test_anchor_parsers_read_recorded_outputs() -> None:
     rtts, summary = anchors.parse_ping(PING)
     assert rtts == [150.0, None, 151.0]
     assert summary["avg_ms"] == 150.609 and summary["received"] == 2
-    curl = anchors.parse_curl('{"connect": 0.150, "pretransfer": 0.150, "starttransfer": 0.301, '
-                              '"total": 0.302, "size": 10, "speed": 33, "code": 200}\n')
+    curl = anchors.parse_curl(
+        '{"connect": 0.150, "pretransfer": 0.150, "starttransfer": 0.301, '
+        '"total": 0.302, "size": 10, "speed": 33, "code": 200}\n'
+    )
     assert curl[0]["starttransfer"] == 0.301
 
 

@@ -66,16 +66,30 @@ def test_schedule_stores_the_peak_segment_at_the_right_times(lab: Lab, tmp_path:
     since = time.monotonic_ns()
     daemon = subprocess.Popen(
         lab.office_command(
-            [sys.executable, "-m", "desktop.cli", "schedule", "--plan", str(plan), "--db", str(db),
-             "--log-file", str(tmp_path / "schedule.log")]
+            [
+                sys.executable,
+                "-m",
+                "desktop.cli",
+                "schedule",
+                "--plan",
+                str(plan),
+                "--db",
+                str(db),
+                "--log-file",
+                str(tmp_path / "schedule.log"),
+            ]
         ),
-        env=lab.linkvet_env(home), cwd=home, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=lab.linkvet_env(home),
+        cwd=home,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         time.sleep(3 * SEGMENT_S + 1)
     finally:
         daemon.send_signal(signal.SIGTERM)
-        out, err = daemon.communicate(timeout=30)
+        _, err = daemon.communicate(timeout=30)
     until = time.monotonic_ns()
     assert daemon.returncode == 0, err
 

@@ -8,6 +8,8 @@ timeout); http connect and TTFB within 2 ms; download and iperf3 throughput with
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -30,7 +32,12 @@ COUNT = 100
 HTTP_COUNT = 8
 
 
-def _check_rtt_and_loss(method: str, run_rtts: tuple[float | None, ...], result: dict, exchanges: list) -> None:
+def _check_rtt_and_loss(
+    method: str,
+    run_rtts: tuple[float | None, ...],
+    result: dict[str, Any],
+    exchanges: list[truth.Exchange],
+) -> None:
     cmp = compare(f"linkvet {method}", run_rtts, exchanges, TIMEOUT_S)
     assert len(exchanges) == result["sent"] == COUNT, cmp.describe()
     assert abs(cmp.lost_measured - cmp.lost_true) <= cmp.allowed_loss_difference, cmp.describe()
@@ -59,13 +66,27 @@ def test_tcp_rtt_and_loss_match_truth(lab: Lab) -> None:
     lab.set_profile(LOSSY_150)
     host = lab.region().address
     run = run_linkvet_probe(
-        lab, host, "--method", "tcp", "--port", str(TCP_PORT), "--count", str(COUNT),
-        "--interval", "0.1", "--timeout", str(TIMEOUT_S),
+        lab,
+        host,
+        "--method",
+        "tcp",
+        "--port",
+        str(TCP_PORT),
+        "--count",
+        str(COUNT),
+        "--interval",
+        "0.1",
+        "--timeout",
+        str(TIMEOUT_S),
     )
     result = run.result
     assert result["method"] == "tcp" and result["port"] == TCP_PORT
     exchanges = truth.tcp_handshakes(
-        lab.packets(run.since_ns), host, TCP_PORT, since_ns=run.since_ns, until_ns=run.until_ns,
+        lab.packets(run.since_ns),
+        host,
+        TCP_PORT,
+        since_ns=run.since_ns,
+        until_ns=run.until_ns,
         timeout_s=TIMEOUT_S,
     )
     _check_rtt_and_loss("tcp", run.rtts_ms, result, exchanges)
@@ -108,14 +129,18 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     # the first body bytes for `seconds` (data still in flight when linkvet stops reading is left out).
     assert delivery.first_ns is not None
     window = truth.tcp_delivery(
-        log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=delivery.first_ns,
+        log,
+        region.address,
+        direction=DOWN,
+        port=HTTP_PORT,
+        since_ns=delivery.first_ns,
         until_ns=delivery.first_ns + int(result["seconds"] * 1e9),
     )
     true_average = window.payload_bytes * 8 / result["seconds"] / 1e6
     assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)
 
 
-def _iperf3_run(lab: Lab) -> tuple[dict, np.ndarray, int]:
+def _iperf3_run(lab: Lab) -> tuple[dict[str, Any], np.ndarray, int]:
     lab.set_profile(SHAPED_150)
     run = run_linkvet_probe(lab, lab.region().address, "--method", "iperf3", "--port", str(IPERF3_PORT))
     result = run.result
@@ -131,7 +156,11 @@ def test_iperf3_reports_what_the_link_delivered(lab: Lab) -> None:
     assert data.first_ns is not None
     # The receiver's figure covers `seconds` from the first data it got: the log's payload over the same span.
     window = truth.tcp_delivery(
-        log, host, direction=DOWN, port=IPERF3_PORT, since_ns=data.first_ns,
+        log,
+        host,
+        direction=DOWN,
+        port=IPERF3_PORT,
+        since_ns=data.first_ns,
         until_ns=data.first_ns + int(result["seconds"] * 1e9),
     )
     true_mbps = window.payload_bytes * 8 / result["seconds"] / 1e6

@@ -55,7 +55,9 @@ def _window(log: np.ndarray, since_ns: int, until_ns: int | None) -> np.ndarray:
 
 
 def _answer(
-    key: tuple[int, int], request: np.void, answers: dict[tuple[int, int], list[np.void]],
+    key: tuple[int, int],
+    request: np.void,
+    answers: dict[tuple[int, int], list[np.void]],
     timeout_s: float | None,
 ) -> tuple[float | None, str]:
     if int(request["fate"]) != FORWARDED:
@@ -85,13 +87,21 @@ def icmp_echoes(
     with its true RTT or why it was lost."""
     host_int = ip_to_int(host)
     win = _window(log, since_ns, until_ns)
-    req = win[(win["direction"] == UP) & (win["proto"] == ICMP) & (win["kind"] == ICMP_ECHO_REQUEST)
-              & (win["dst"] == host_int)]
+    req = win[
+        (win["direction"] == UP)
+        & (win["proto"] == ICMP)
+        & (win["kind"] == ICMP_ECHO_REQUEST)
+        & (win["dst"] == host_int)
+    ]
     if ident is not None:
         req = req[req["sport"] == ident]
     later = log[log["t_in_ns"] >= since_ns]
-    rep = later[(later["direction"] == DOWN) & (later["proto"] == ICMP) & (later["kind"] == ICMP_ECHO_REPLY)
-                & (later["src"] == host_int)]
+    rep = later[
+        (later["direction"] == DOWN)
+        & (later["proto"] == ICMP)
+        & (later["kind"] == ICMP_ECHO_REPLY)
+        & (later["src"] == host_int)
+    ]
     answers: dict[tuple[int, int], list[np.void]] = {}
     for r in rep:
         answers.setdefault((int(r["sport"]), int(r["dport"])), []).append(r)
@@ -117,12 +127,22 @@ def tcp_handshakes(
     host_int = ip_to_int(host)
     win = _window(log, since_ns, until_ns)
     flags = win["kind"] & (SYN | ACK)
-    syns = win[(win["direction"] == UP) & (win["proto"] == TCP) & (flags == SYN) & (win["dst"] == host_int)
-               & (win["dport"] == port)]
+    syns = win[
+        (win["direction"] == UP)
+        & (win["proto"] == TCP)
+        & (flags == SYN)
+        & (win["dst"] == host_int)
+        & (win["dport"] == port)
+    ]
     later = log[log["t_in_ns"] >= since_ns]
     lflags = later["kind"] & (SYN | ACK)
-    synacks = later[(later["direction"] == DOWN) & (later["proto"] == TCP) & (lflags == (SYN | ACK))
-                    & (later["src"] == host_int) & (later["sport"] == port)]
+    synacks = later[
+        (later["direction"] == DOWN)
+        & (later["proto"] == TCP)
+        & (lflags == (SYN | ACK))
+        & (later["src"] == host_int)
+        & (later["sport"] == port)
+    ]
     answers: dict[tuple[int, int], list[np.void]] = {}
     for r in synacks:
         answers.setdefault((int(r["dport"]), (int(r["tcp_ack"]) - 1) & 0xFFFFFFFF), []).append(r)
@@ -136,8 +156,9 @@ def tcp_handshakes(
         first = r
         if int(first["fate"]) != FORWARDED:
             # The first SYN was lost: a retransmission may still get through (it counts from the first).
-            retries = syns[(syns["sport"] == key[0]) & (syns["tcp_seq"] == key[1])
-                           & (syns["fate"] == FORWARDED)]
+            retries = syns[
+                (syns["sport"] == key[0]) & (syns["tcp_seq"] == key[1]) & (syns["fate"] == FORWARDED)
+            ]
             if len(retries):
                 rtt, fate = _answer(key, retries[0], answers, None)
                 if rtt is not None:
@@ -178,7 +199,12 @@ class HttpExchange:
 
 
 def http_exchanges(
-    log: np.ndarray, host: str, port: int, *, since_ns: int = 0, until_ns: int | None = None,
+    log: np.ndarray,
+    host: str,
+    port: int,
+    *,
+    since_ns: int = 0,
+    until_ns: int | None = None,
 ) -> list[HttpExchange]:
     """Per TCP connection to `host:port` in the window: connect time, when the request went, when the first
     and last response bytes reached the office, and how many."""
@@ -187,17 +213,39 @@ def http_exchanges(
     out = []
     for hs in tcp_handshakes(log, host, port, since_ns=since_ns, until_ns=until_ns):
         cport = hs.key[0]
-        up = later[(later["direction"] == UP) & (later["proto"] == TCP) & (later["dst"] == host_int)
-                   & (later["sport"] == cport) & (later["dport"] == port) & (later["payload_len"] > 0)
-                   & (later["t_in_ns"] >= hs.sent_ns)]
-        down = later[(later["direction"] == DOWN) & (later["proto"] == TCP) & (later["src"] == host_int)
-                     & (later["sport"] == port) & (later["dport"] == cport) & (later["payload_len"] > 0)
-                     & (later["fate"] == FORWARDED) & (later["t_in_ns"] >= hs.sent_ns)]
+        up = later[
+            (later["direction"] == UP)
+            & (later["proto"] == TCP)
+            & (later["dst"] == host_int)
+            & (later["sport"] == cport)
+            & (later["dport"] == port)
+            & (later["payload_len"] > 0)
+            & (later["t_in_ns"] >= hs.sent_ns)
+        ]
+        down = later[
+            (later["direction"] == DOWN)
+            & (later["proto"] == TCP)
+            & (later["src"] == host_int)
+            & (later["sport"] == port)
+            & (later["dport"] == cport)
+            & (later["payload_len"] > 0)
+            & (later["fate"] == FORWARDED)
+            & (later["t_in_ns"] >= hs.sent_ns)
+        ]
         request_ns = int(up["t_in_ns"].min()) if len(up) else None
         first = int(down["t_out_ns"].min()) if len(down) else None
         last = int(down["t_out_ns"].max()) if len(down) else None
-        out.append(HttpExchange(cport, hs.sent_ns, hs.rtt_ms, request_ns, first,
-                                int(down["payload_len"].astype(np.int64).sum()), last))
+        out.append(
+            HttpExchange(
+                cport,
+                hs.sent_ns,
+                hs.rtt_ms,
+                request_ns,
+                first,
+                int(down["payload_len"].astype(np.int64).sum()),
+                last,
+            )
+        )
     return out
 
 
@@ -245,8 +293,12 @@ def tcp_delivery(
     `port` at the host's end), handed over between `since_ns` and `until_ns` (by `t_out_ns`); only segments
     with at least `min_payload` bytes (e.g. 1000 to leave control messages out)."""
     host_int = ip_to_int(host)
-    sel = log[(log["direction"] == direction) & (log["proto"] == TCP) & (log["fate"] == FORWARDED)
-              & (log["payload_len"] >= max(min_payload, 1))]
+    sel = log[
+        (log["direction"] == direction)
+        & (log["proto"] == TCP)
+        & (log["fate"] == FORWARDED)
+        & (log["payload_len"] >= max(min_payload, 1))
+    ]
     if direction == DOWN:
         sel = sel[sel["src"] == host_int]
         if port is not None:
