@@ -67,6 +67,7 @@ class GpuMatch:
 
     name: str
     candidates: tuple[GpuSpec, ...]
+    by_family: bool = False  # the name is a family ("H100"), not a variant's id or alias
 
     def _agreed(self, attribute: str) -> float | str | None:
         values = {getattr(spec, attribute) for spec in self.candidates}
@@ -113,7 +114,9 @@ class GpuReference:
             for name in (spec.id, *spec.aliases):
                 self._exact[normalise_gpu_name(name)] = spec
             for family in spec.families:
-                self._family.setdefault(normalise_gpu_name(family), []).append(spec)
+                members = self._family.setdefault(normalise_gpu_name(family), [])
+                if spec not in members:
+                    members.append(spec)
 
     def __iter__(self) -> Iterator[GpuSpec]:
         return iter(self.specs)
@@ -126,16 +129,17 @@ class GpuReference:
     def get(self, name: str, memory_gb: float | None = None) -> GpuMatch | None:
         """The entries `name` may mean (narrowed by per-GPU memory when given), or `None` if unknown."""
         key = normalise_gpu_name(name)
+        by_family = False
         if key in self._exact:
             candidates = [self._exact[key]]
         elif key in self._family:
-            candidates = list(self._family[key])
+            candidates, by_family = list(self._family[key]), True
         else:
             return None
         if memory_gb is not None and len(candidates) > 1:
             near = [spec for spec in candidates if abs(spec.memory_gb - memory_gb) <= 0.1 * spec.memory_gb]
             candidates = near or candidates
-        return GpuMatch(name, tuple(candidates))
+        return GpuMatch(name, tuple(candidates), by_family)
 
     def resolve(self, name: str, memory_gb: float | None = None) -> GpuMatch:
         """Like `get`, but an unknown name raises `UnknownGpuError` listing the names we know."""

@@ -193,6 +193,7 @@ class Offering(SourcedTable):
     intra_node: IntraNode | None = None
     inter_node: InterNode | None = None
     max_nodes: int | None = Field(default=None, ge=1, le=100_000)
+    max_gpus: int | None = Field(default=None, ge=1, le=1_000_000)  # largest cluster offered, in GPUs
     cpu: str | None = None
     vcpus: int | None = Field(default=None, ge=1, le=4096)
     ram_gib: float | None = None
