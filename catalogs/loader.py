@@ -103,9 +103,9 @@ class CatalogSet:
                 yield catalog, offering
 
 
-def _model_at(loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+def _model_at(loc: tuple[str | int, ...], root: type[BaseModel] = CatalogFile) -> type[BaseModel] | None:
     """The pydantic model class that holds the last key of `loc` (for "did you mean" hints)."""
-    model: type[BaseModel] = CatalogFile
+    model: type[BaseModel] = root
     for part in loc[:-1]:
         if isinstance(part, int):
             continue
@@ -148,9 +148,15 @@ def _owner_label(raw: Any, loc: tuple[str | int, ...]) -> str:
     return ""
 
 
-def _translate(
-    exc: ValidationError, path: Path | None, raw: Any, lines: LineFinder
+def translate_validation_error(
+    exc: ValidationError,
+    path: Path | None,
+    raw: Any,
+    lines: LineFinder,
+    root: type[BaseModel] = CatalogFile,
+    error_class: type[CatalogFileError] = SchemaError,
 ) -> list[CatalogFileError]:
+    """pydantic's errors as ours: one per problem, each with file, line, field and what was expected."""
     errors: list[CatalogFileError] = []
     for error in exc.errors():
         loc = tuple(error["loc"])
@@ -159,7 +165,7 @@ def _translate(
         if kind == "implausible":
             message, expected = str(ctx["message"]), str(ctx["expected"])
         elif kind == "extra_forbidden":
-            model = _model_at(loc)
+            model = _model_at(loc, root)
             known = sorted(model.model_fields) if model else []
             close = difflib.get_close_matches(str(loc[-1]), known, n=1)
             message = f"unknown field {loc[-1]!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
@@ -178,7 +184,7 @@ def _translate(
         ):
             message += f", got {error['input']!r}"
         errors.append(
-            SchemaError(
+            error_class(
                 message + _owner_label(raw, loc),
                 path=path,
                 line=lines(loc),
@@ -317,7 +323,7 @@ def parse_catalog_text(
     try:
         data = CatalogFile.model_validate(raw)
     except ValidationError as exc:
-        return None, _translate(exc, path, raw, lines)
+        return None, translate_validation_error(exc, path, raw, lines)
     errors = _check_references(data, path, lines, gpus)
     if errors:
         return None, errors

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (long source strings are kept whole so they can be searched for)
 """Rebuild the bundled cloud catalogs (`catalogs/providers/*.toml`, except the hand-written ones) from
 linkvet's reference data: SkyPilot-format CSVs, the public test endpoints table, and a few extra facts, each
 with its source. Maintainers only: needs the reference data folder (default `/work/shared/data`).
@@ -17,20 +18,55 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from catalogs.skypilot import catalog_to_toml, import_skypilot_csv  # noqa: E402
+from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
 
 READ_ON = "2026-11-30"  # when the reference data was read; the SkyPilot commits' own dates are unknown
 OUT = Path(__file__).resolve().parents[1] / "providers"
 
 PROVIDERS = {
     # file: (provider id, name, catalog path, commit)
-    "aws_gpu.csv": ("aws", "Amazon Web Services (EC2)", "catalogs/v8/aws/vms.csv", "00148f2af3672e2229b4f7bf8157d5a3f36e3c35"),
-    "gcp_gpu.csv": ("gcp", "Google Cloud (Compute Engine)", "catalogs/v8/gcp/vms.csv", "006059e0f18acb1341e22a27751e9f80df6ba92f"),
-    "lambda_gpu.csv": ("lambda", "Lambda", "catalogs/v8/lambda/vms.csv", "0f4070387edc953d7004cff197940e1918a1d6aa"),
-    "cudo_gpu.csv": ("cudo", "Cudo Compute", "catalogs/v8/cudo/vms.csv", "113567a74b2f208af08e0c9236e26cc354a2bf65"),
-    "do_gpu.csv": ("digitalocean", "DigitalOcean", "catalogs/v6/do/vms.csv", "1fbe7331dd1f13d70ac4f249bb7ee7a659fc6b6a"),
-    "fluidstack_gpu.csv": ("fluidstack", "Fluidstack", "catalogs/v6/fluidstack/vms.csv", "002403bca05e2ab5110637448f3b1654c983d5d5"),
-    "paperspace_gpu.csv": ("paperspace", "Paperspace", "catalogs/v6/paperspace/vms.csv", "e520054145d1bce6748bcf18c9a25ddd6ea9a348"),
+    "aws_gpu.csv": (
+        "aws",
+        "Amazon Web Services (EC2)",
+        "catalogs/v8/aws/vms.csv",
+        "00148f2af3672e2229b4f7bf8157d5a3f36e3c35",
+    ),
+    "gcp_gpu.csv": (
+        "gcp",
+        "Google Cloud (Compute Engine)",
+        "catalogs/v8/gcp/vms.csv",
+        "006059e0f18acb1341e22a27751e9f80df6ba92f",
+    ),
+    "lambda_gpu.csv": (
+        "lambda",
+        "Lambda",
+        "catalogs/v8/lambda/vms.csv",
+        "0f4070387edc953d7004cff197940e1918a1d6aa",
+    ),
+    "cudo_gpu.csv": (
+        "cudo",
+        "Cudo Compute",
+        "catalogs/v8/cudo/vms.csv",
+        "113567a74b2f208af08e0c9236e26cc354a2bf65",
+    ),
+    "do_gpu.csv": (
+        "digitalocean",
+        "DigitalOcean",
+        "catalogs/v6/do/vms.csv",
+        "1fbe7331dd1f13d70ac4f249bb7ee7a659fc6b6a",
+    ),
+    "fluidstack_gpu.csv": (
+        "fluidstack",
+        "Fluidstack",
+        "catalogs/v6/fluidstack/vms.csv",
+        "002403bca05e2ab5110637448f3b1654c983d5d5",
+    ),
+    "paperspace_gpu.csv": (
+        "paperspace",
+        "Paperspace",
+        "catalogs/v6/paperspace/vms.csv",
+        "e520054145d1bce6748bcf18c9a25ddd6ea9a348",
+    ),
 }
 
 # endpoints.csv provider labels that belong to each catalog provider
@@ -97,7 +133,9 @@ def _add_endpoints(provider_id: str, catalog: dict[str, Any], rows: list[dict[st
         endpoint["source"] = source
         endpoint["as_of"] = as_of
         existing = region.setdefault("endpoints", [])
-        if not any(e.get("host") == endpoint.get("host") and e.get("url") == endpoint.get("url") for e in existing):
+        if not any(
+            e.get("host") == endpoint.get("host") and e.get("url") == endpoint.get("url") for e in existing
+        ):
             existing.append(endpoint)
         if row["city"] and "city" not in region:
             region["city"] = {"value": row["city"], "source": source, "as_of": as_of}
@@ -177,7 +215,11 @@ def build(data_dir: Path) -> None:
             f"skypilot/{filename}); prices are a point-in-time snapshot"
         )
         result = import_skypilot_csv(
-            data_dir / "skypilot" / filename, provider_id=provider_id, provider_name=name, source=source, as_of=READ_ON
+            data_dir / "skypilot" / filename,
+            provider_id=provider_id,
+            provider_name=name,
+            source=source,
+            as_of=READ_ON,
         )
         _add_endpoints(provider_id, result.catalog, rows)
         _extras(provider_id, result.catalog)
@@ -190,7 +232,9 @@ def build(data_dir: Path) -> None:
         for warning in result.warnings:
             print(f"{provider_id}: {warning}")
         (OUT / f"{provider_id}.toml").write_text(catalog_to_toml(result.catalog, header), encoding="utf-8")
-        print(f"wrote {provider_id}.toml: {len(result.catalog['offerings'])} offerings, {len(result.catalog['regions'])} regions")
+        print(
+            f"wrote {provider_id}.toml: {len(result.catalog['offerings'])} offerings, {len(result.catalog['regions'])} regions"
+        )
 
 
 if __name__ == "__main__":
