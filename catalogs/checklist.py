@@ -3,13 +3,13 @@ a default weight and the parameters of its scoring function. Read with `load_che
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from catalogs import _toml
 from catalogs._toml_lines import LineFinder
 from catalogs.errors import ChecklistError
 
@@ -94,8 +94,8 @@ def parse_checklist_text(text: str, path: Path | None = None) -> Checklist:
     from catalogs.loader import translate_validation_error
 
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        raw = _toml.loads(text)
+    except _toml.TOMLDecodeError as exc:
         raise ChecklistError(f"not valid TOML: {exc}", path=path, expected="TOML syntax") from exc
     try:
         return Checklist.model_validate(raw)

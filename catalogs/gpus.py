@@ -7,7 +7,6 @@ reference entries it may mean. A figure is known for a name only when every entr
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -16,6 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from catalogs import _toml
 from catalogs.errors import CatalogFileError, SchemaError, UnknownGpuError
 from catalogs.facts import AsOf, Provenance, Text
 
@@ -158,8 +158,8 @@ class GpuReference:
 def load_gpu_reference(path: Path = GPU_REFERENCE_PATH) -> GpuReference:
     """Read and validate a GPU reference file."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+        data = _toml.loads(path.read_text(encoding="utf-8"))
+    except _toml.TOMLDecodeError as exc:
         raise CatalogFileError(f"not valid TOML: {exc}", path=path) from exc
     try:
         return GpuReference(_GpuFile.model_validate(data).gpu)

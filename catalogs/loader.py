@@ -6,16 +6,16 @@ others still load.
 from __future__ import annotations
 
 import difflib
-import tomllib
 import types
 import typing
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from catalogs import _toml
 from catalogs._toml_lines import LineFinder
 from catalogs.errors import (
     CatalogFileError,
@@ -152,7 +152,7 @@ def translate_validation_error(
     exc: ValidationError,
     path: Path | None,
     raw: Any,
-    lines: LineFinder,
+    lines: Callable[[tuple[str | int, ...]], int | None],
     root: type[BaseModel] = CatalogFile,
     error_class: type[CatalogFileError] = SchemaError,
 ) -> list[CatalogFileError]:
@@ -162,6 +162,7 @@ def translate_validation_error(
         loc = tuple(error["loc"])
         ctx = error.get("ctx") or {}
         kind = error["type"]
+        expected: str | None
         if kind == "implausible":
             message, expected = str(ctx["message"]), str(ctx["expected"])
         elif kind == "extra_forbidden":
@@ -196,7 +197,10 @@ def translate_validation_error(
 
 
 def _check_references(
-    data: CatalogFile, path: Path | None, lines: LineFinder, gpus: GpuReference
+    data: CatalogFile,
+    path: Path | None,
+    lines: Callable[[tuple[str | int, ...]], int | None],
+    gpus: GpuReference,
 ) -> list[CatalogFileError]:
     """Duplicate ids, regions an offering names but the provider does not define, unknown GPU models."""
     errors: list[CatalogFileError] = []
@@ -270,14 +274,27 @@ def _check_references(
     return errors
 
 
+class _LazyLines:
+    """A `LineFinder` built on first use: valid files (the common case) never pay for the line index."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._finder: LineFinder | None = None
+
+    def __call__(self, loc: tuple[str | int, ...]) -> int | None:
+        if self._finder is None:
+            self._finder = LineFinder(self._text)
+        return self._finder(loc)
+
+
 def parse_catalog_text(
     text: str, path: Path | None = None, gpus: GpuReference | None = None
 ) -> tuple[ProviderCatalog | None, list[CatalogFileError]]:
     """Validate one catalog's TOML text. Returns the catalog (or None) and every problem found."""
     gpus = gpus or default_gpu_reference()
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        raw = _toml.loads(text)
+    except _toml.TOMLDecodeError as exc:
         line = getattr(exc, "lineno", None)
         return None, [
             TomlSyntaxError(
@@ -287,7 +304,7 @@ def parse_catalog_text(
                 expected="TOML syntax (see toml.io)",
             )
         ]
-    lines = LineFinder(text)
+    lines = _LazyLines(text)
     version = raw.get("format_version")
     if version is None:
         return None, [

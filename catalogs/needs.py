@@ -4,12 +4,12 @@ what it may spend. Versioned (`format_version = 1`); read with `load_needs`.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from catalogs import _toml
 from catalogs._toml_lines import LineFinder
 from catalogs.errors import NeedsProfileError
 from catalogs.facts import implausible
@@ -113,8 +113,8 @@ def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
     from catalogs.loader import translate_validation_error
 
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+        raw = _toml.loads(text)
+    except _toml.TOMLDecodeError as exc:
         raise NeedsProfileError(f"not valid TOML: {exc}", path=path, expected="TOML syntax") from exc
     version = raw.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > NEEDS_FORMAT_VERSION:

@@ -261,12 +261,12 @@ def import_skypilot_csv(
             zone_prices = group["prices"].get(region_id, [])
             if not zone_prices:
                 continue
-            price: dict[str, Any] = {"region": region_id, "node_hour": min(zone_prices)}
+            entry: dict[str, Any] = {"region": region_id, "node_hour": min(zone_prices)}
             if group["spot"].get(region_id):
-                price["spot_node_hour"] = min(group["spot"][region_id])
+                entry["spot_node_hour"] = min(group["spot"][region_id])
             if not instance:
-                price["covers"] = "gpus-only"
-            prices.append(price)
+                entry["covers"] = "gpus-only"
+            prices.append(entry)
         no_price = sorted(set(group["regions"]) - {p["region"] for p in prices})
         if no_price:
             notes.append("no price in the source for: " + ", ".join(no_price))

@@ -21,8 +21,8 @@ TargetDict = dict[str, str | int | None]
 def _address(endpoint: Endpoint) -> tuple[str | None, int | None, str | None]:
     if endpoint.url is not None:
         parts = urlsplit(endpoint.url)
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-        return parts.hostname, port, endpoint.url
+        url_port: int = parts.port or (443 if parts.scheme == "https" else 80)
+        return parts.hostname, url_port, endpoint.url
     port = endpoint.port
     if endpoint.kind == "iperf3" and port is None:
         port = IPERF3_DEFAULT_PORT

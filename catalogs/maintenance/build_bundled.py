@@ -77,7 +77,7 @@ ENDPOINT_LABELS = {
 }
 
 # City (and country) read from the vendor's own region id, for providers whose ids spell it out.
-CITY_FROM_ID = {
+CITY_FROM_ID: dict[str, dict[str, tuple[str | None, str]]] = {
     "cudo": {
         "ca-montreal-3": ("Montreal", "CA"),
         "no-kristiansand-1": ("Kristiansand", "NO"),
