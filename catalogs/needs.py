@@ -4,8 +4,9 @@ what it may spend. Versioned (`format_version = 1`); read with `load_needs`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -110,7 +111,6 @@ class NeedsProfile(_Strict):
 
 def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
     """Validate a needs profile's TOML text; a problem raises `NeedsProfileError` (file, line, field)."""
-    from catalogs.loader import translate_validation_error
 
     try:
         raw = _toml.loads(text)
@@ -124,10 +124,23 @@ def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
             field="format_version",
             expected=f"format_version = {NEEDS_FORMAT_VERSION}",
         )
+    return validate_needs(raw, path, LineFinder(text))
+
+
+def validate_needs(
+    raw: dict[str, Any],
+    path: Path | None = None,
+    lines: Callable[[tuple[str | int, ...]], int | None] | None = None,
+) -> NeedsProfile:
+    """Validate a needs profile given as plain data; a problem raises `NeedsProfileError` naming the field."""
+    from catalogs.loader import translate_validation_error
+
     try:
         return NeedsProfile.model_validate(raw)
     except ValidationError as exc:
-        errors = translate_validation_error(exc, path, raw, LineFinder(text), NeedsProfile, NeedsProfileError)
+        errors = translate_validation_error(
+            exc, path, raw, lines or (lambda loc: None), NeedsProfile, NeedsProfileError
+        )
         first = errors[0]
         raise NeedsProfileError(
             first.message + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""),

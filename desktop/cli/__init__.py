@@ -25,6 +25,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "probe",
     "schedule",
     "history",
+    "catalog",
+    "size",
+    "score",
 )
 
 
