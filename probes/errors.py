@@ -1,0 +1,70 @@
+"""Errors raised by the measuring engine.
+
+A probe that cannot reach its target does not raise: the failure is a data point (an `ErrorKind` on the
+sample or the result). Exceptions are for input that cannot be measured at all and for the environment:
+
+    ProbesError
+    ├── TargetError            a target that cannot be probed as given (bad port, bad URL, unknown method)
+    ├── PlanError              a plan file that cannot be used (names file, line, field, what was expected)
+    ├── StoreError             the result store cannot be opened or written
+    │   └── SchemaVersionError the store was written by a newer linkvet
+    └── IcmpNotPermitted       no ICMP socket can be opened here (says why and how to enable it)
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class ProbesError(Exception):
+    """Base class of the engine's exceptions."""
+
+
+class TargetError(ProbesError):
+    """A target that cannot be probed as given."""
+
+
+class PlanError(ProbesError):
+    """A plan file that cannot be used; `str()` names the file, line, field and what was expected."""
+
+    def __init__(self, path: str, message: str, *, line: int | None = None, field: str | None = None) -> None:
+        self.path = path
+        self.line = line
+        self.field = field
+        self.reason = message
+        where = path if line is None else f"{path}:{line}"
+        what = f"{field}: {message}" if field else message
+        super().__init__(f"{where}: {what}")
+
+
+class StoreError(ProbesError):
+    """The result store cannot be opened or written."""
+
+
+class SchemaVersionError(StoreError):
+    """The store's schema is newer than this linkvet understands."""
+
+
+class IcmpNotPermitted(ProbesError):
+    """Neither a raw nor an unprivileged ICMP socket can be opened."""
+
+
+class ErrorKind(StrEnum):
+    """Why one attempt, or a whole target, produced no measurement."""
+
+    TIMEOUT = "timeout"  # no reply within the timeout: counted as loss
+    UNREACHABLE = "unreachable"  # an ICMP destination/host/network unreachable came back
+    TTL_EXCEEDED = "ttl_exceeded"  # a router on the way dropped the packet (time exceeded)
+    DNS = "dns"  # the name did not resolve
+    REFUSED = "refused"  # connection refused where a refusal is a failure (HTTP, iperf3)
+    CONNECT = "connect"  # another connection failure (reset, no route)
+    TLS = "tls"  # certificate or handshake failure
+    HTTP_STATUS = "http_status"  # the server answered with an error status
+    PROTOCOL = "protocol"  # the peer spoke something unexpected
+    TOO_MANY_REDIRECTS = "too_many_redirects"
+    PERMISSION = "permission"  # the OS refused (ICMP socket, privileged port)
+    TOOL_MISSING = "tool_missing"  # an external program (iperf3) is not installed
+    TOOL_FAILED = "tool_failed"  # the external program ran and reported an error
+    SEND_FAILED = "send_failed"  # the local stack refused to send (e.g. no buffer space)
+    DEADLINE = "deadline"  # the target ran past its overall time budget
+    INVALID = "invalid"  # the target itself is invalid (bad port, bad URL)

@@ -1,0 +1,100 @@
+"""What the http and download methods share: pinning a request to an address we resolved ourselves (so DNS
+time is measured apart from connect time), the client settings, and the one place where httpx's exceptions
+become linkvet error kinds."""
+
+from __future__ import annotations
+
+import errno
+import ssl
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from probes.errors import ErrorKind
+from probes.resolve import Resolved, ResolveFailed, resolve
+from probes.target import ProbeOptions
+
+USER_AGENT = "linkvet (line-quality probe)"
+
+
+@dataclass(frozen=True, slots=True)
+class PinnedRequest:
+    """A request to `url` sent to an already resolved address; TLS still verifies the URL's host name."""
+
+    url: str
+    resolved: Resolved
+    pinned_url: str
+    headers: dict[str, str]
+    extensions: dict[str, Any]
+
+
+async def pin(url: str) -> PinnedRequest:
+    """Resolve the URL's host (raises ResolveFailed) and build the request that connects to that address."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    resolved = await resolve(host)
+    address = f"[{resolved.address}]" if ":" in resolved.address else resolved.address
+    netloc = address if parts.port is None else f"{address}:{parts.port}"
+    pinned = urllib.parse.urlunsplit((parts.scheme, netloc, parts.path or "/", parts.query, ""))
+    host_header = parts.netloc.rpartition("@")[2]
+    extensions: dict[str, Any] = {}
+    if parts.scheme == "https":
+        extensions["sni_hostname"] = host
+    headers = {"Host": host_header, "User-Agent": USER_AGENT, "Accept-Encoding": "identity"}
+    return PinnedRequest(url, resolved, pinned, headers, extensions)
+
+
+def client(options: ProbeOptions) -> httpx.AsyncClient:
+    """A fresh client (a fresh connection per attempt, so every attempt pays and measures connect and TLS).
+
+    Environment proxies are ignored: linkvet measures the office's own line to the target.
+    """
+    return httpx.AsyncClient(
+        verify=options.verify_tls,
+        timeout=httpx.Timeout(options.timeout_s),
+        follow_redirects=False,
+        trust_env=False,
+    )
+
+
+def classify(exc: BaseException, url: str) -> tuple[ErrorKind, str]:
+    """The error kind and a one-line message for an exception raised while fetching `url`."""
+    if isinstance(exc, ResolveFailed):
+        return ErrorKind.DNS, str(exc)
+    if isinstance(exc, httpx.TimeoutException):
+        phase = {
+            httpx.ConnectTimeout: "connecting",
+            httpx.ReadTimeout: "waiting for data",
+            httpx.WriteTimeout: "sending",
+            httpx.PoolTimeout: "waiting for a connection",
+        }.get(type(exc), "waiting")
+        return ErrorKind.TIMEOUT, f"{url}: timed out {phase}"
+    for cause in _causes(exc):
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return ErrorKind.TLS, f"{url}: TLS certificate not trusted ({cause.verify_message or cause})"
+        if isinstance(cause, ssl.SSLError):
+            return ErrorKind.TLS, f"{url}: TLS handshake failed ({cause.reason or cause})"
+        if isinstance(cause, ConnectionRefusedError):
+            return ErrorKind.REFUSED, f"{url}: connection refused"
+        if isinstance(cause, OSError) and cause.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
+            return ErrorKind.UNREACHABLE, f"{url}: {cause.strerror}"
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.LocalProtocolError | httpx.DecodingError):
+        return ErrorKind.PROTOCOL, f"{url}: {exc}"
+    if isinstance(exc, httpx.TransportError | OSError):
+        return ErrorKind.CONNECT, f"{url}: {exc or type(exc).__name__}"
+    raise exc
+
+
+def _causes(exc: BaseException) -> list[BaseException]:
+    chain: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in chain:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    return chain
+
+
+def status_error(status: int, reason: str, url: str) -> str:
+    return f"{url}: HTTP {status} {reason}".rstrip()

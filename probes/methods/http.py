@@ -1,0 +1,163 @@
+"""One HTTP(S) request per attempt, its time split into phases (httpcore trace events):
+
+    dns_ms      name resolution (our own, before connecting)
+    connect_ms  TCP handshake
+    tls_ms      TLS handshake (https only)
+    ttfb_ms     request sent → response headers received (the server's wait plus one round trip)
+    total_ms    the whole attempt, DNS to the last body byte, redirects included
+
+Redirects are followed up to `http_max_redirects`; the phases are those of the final hop. TLS certificates are
+verified unless `verify_tls` is off. An error status (4xx/5xx) is a reply (it has timings) and an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+import urllib.parse
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from probes.errors import ErrorKind
+from probes.methods._attempts import send_paced
+from probes.methods._context import RunContext, now_us
+from probes.methods._httpcommon import classify, client, pin, status_error
+from probes.results import MetricValue, ProbeResult, Sample
+from probes.target import ProbeOptions, Target
+
+_BODY_CAP_BYTES = 1024 * 1024  # an http probe reads at most this much body; `download` measures throughput
+
+
+@dataclass
+class _Phases:
+    marks: dict[str, int] = field(default_factory=dict)
+
+    async def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        self.marks.setdefault(name, time.perf_counter_ns())
+
+    def span_ms(self, start: str, end: str) -> float | None:
+        if start in self.marks and end in self.marks:
+            return (self.marks[end] - self.marks[start]) / 1e6
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    sample: Sample
+    timings: dict[str, float | None]
+    status: int | None
+    redirects: int
+    final_url: str
+    message: str | None
+
+
+async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt:
+    """One request (following redirects) with its phase timings."""
+    sent_at_us = now_us()
+    started = time.perf_counter_ns()
+    timings: dict[str, float | None] = {}
+    redirects = 0
+    current = url
+    try:
+        while True:
+            pinned = await pin(current)
+            phases = _Phases()
+            async with client(options) as http:
+                request = http.build_request(
+                    "GET",
+                    pinned.pinned_url,
+                    headers=pinned.headers,
+                    extensions={**pinned.extensions, "trace": phases.trace},
+                )
+                response = await http.send(request, stream=True)
+                try:
+                    received = 0
+                    async for chunk in response.aiter_raw():
+                        received += len(chunk)
+                        if received >= _BODY_CAP_BYTES:
+                            break
+                finally:
+                    await response.aclose()
+            timings = {
+                "dns_ms": pinned.resolved.dns_ms,
+                "connect_ms": phases.span_ms(
+                    "connection.connect_tcp.started", "connection.connect_tcp.complete"
+                ),
+                "tls_ms": phases.span_ms("connection.start_tls.started", "connection.start_tls.complete"),
+                "ttfb_ms": phases.span_ms(
+                    "http11.send_request_body.complete", "http11.receive_response_headers.complete"
+                ),
+            }
+            location = response.headers.get("location")
+            if response.is_redirect and location:
+                if redirects >= options.http_max_redirects:
+                    total = (time.perf_counter_ns() - started) / 1e6
+                    return Attempt(
+                        Sample(seq, sent_at_us, total, ErrorKind.TOO_MANY_REDIRECTS),
+                        timings | {"total_ms": total},
+                        response.status_code,
+                        redirects,
+                        current,
+                        f"{url}: more than {options.http_max_redirects} redirects (last to {location})",
+                    )
+                redirects += 1
+                current = urllib.parse.urljoin(current, location)
+                continue
+            total = (time.perf_counter_ns() - started) / 1e6
+            timings["total_ms"] = total
+            if response.status_code >= 400:
+                message = status_error(response.status_code, response.reason_phrase, current)
+                return Attempt(
+                    Sample(seq, sent_at_us, total, ErrorKind.HTTP_STATUS),
+                    timings,
+                    response.status_code,
+                    redirects,
+                    current,
+                    message,
+                )
+            return Attempt(
+                Sample(seq, sent_at_us, total), timings, response.status_code, redirects, current, None
+            )
+    except Exception as exc:
+        kind, message = classify(exc, current)
+        return Attempt(Sample(seq, sent_at_us, None, kind), timings, None, redirects, current, message)
+
+
+async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
+    started = now_us()
+    assert target.url is not None
+
+    async def attempt(seq: int) -> Attempt:
+        result = await request_once(str(target.url), options, seq)
+        ctx.emit(target, result.sample)
+        return result
+
+    attempts = await send_paced(
+        options.count, options.interval_s, ctx.pacer, lambda seq: asyncio.ensure_future(attempt(seq))
+    )
+    samples = tuple(a.sample for a in attempts)
+    last = attempts[-1]
+    metrics: dict[str, MetricValue] = {
+        name: _median([a.timings.get(name) for a in attempts])
+        for name in ("dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "total_ms")
+    }
+    metrics.update(status=last.status, redirects=last.redirects, final_url=last.final_url)
+    errors = [a for a in attempts if a.sample.error is not None]
+    error: ErrorKind | None = None
+    message = None
+    if errors:
+        message = errors[-1].message
+        if len(errors) == len(attempts):
+            error = errors[-1].sample.error
+        else:
+            message = f"{len(errors)} of {len(attempts)} requests failed; last: {message}"
+    return ProbeResult(
+        target, started, now_us(), samples=samples, error=error, message=message, metrics=metrics
+    )
+
+
+def _median(values: list[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None

@@ -1,0 +1,44 @@
+"""Host name → IP address, asynchronously, with failures as plain values rather than exceptions."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+import time
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    address: str
+    family: int
+    dns_ms: float  # 0.0 for an address literal
+
+
+class ResolveFailed(Exception):
+    """The name did not resolve; `str()` says why in the resolver's words."""
+
+
+async def resolve(host: str, family: int = socket.AF_UNSPEC) -> Resolved:
+    """The first address of `host` (IPv4 preferred when both exist, as most ping tools do)."""
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return Resolved(str(ip), socket.AF_INET6 if ip.version == 6 else socket.AF_INET, 0.0)
+    loop = asyncio.get_running_loop()
+    started = time.perf_counter_ns()
+    try:
+        infos = await loop.getaddrinfo(host, None, family=family, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        raise ResolveFailed(f"cannot resolve {host!r}: {exc.strerror or exc}") from exc
+    except UnicodeError as exc:
+        raise ResolveFailed(f"cannot resolve {host!r}: not a valid host name ({exc})") from exc
+    dns_ms = (time.perf_counter_ns() - started) / 1e6
+    if not infos:
+        raise ResolveFailed(f"cannot resolve {host!r}: no addresses")
+    infos.sort(key=lambda info: 0 if info[0] == socket.AF_INET else 1)
+    fam, _type, _proto, _canon, sockaddr = infos[0]
+    return Resolved(str(sockaddr[0]), int(fam), dns_ms)

@@ -1,0 +1,152 @@
+"""What a measurement returns: per-attempt `Sample`s and one `ProbeResult` per target, with the summary
+statistics derived from the samples (definitions in `probes.stats`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any
+
+from probes.errors import ErrorKind
+from probes.stats import Summary, summarize
+from probes.target import Method, Target
+
+MetricValue = float | int | str | None
+
+
+def utc_from_us(us: int) -> datetime:
+    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
+
+
+def iso_utc(us: int) -> str:
+    return utc_from_us(us).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One attempt: when it was sent (UTC, µs since the epoch), its RTT in ms, or why there was none."""
+
+    seq: int
+    sent_at_us: int
+    rtt_ms: float | None
+    error: ErrorKind | None = None
+
+    @property
+    def lost(self) -> bool:
+        return self.rtt_ms is None
+
+    @property
+    def sent_at(self) -> datetime:
+        return utc_from_us(self.sent_at_us)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "sent_at": iso_utc(self.sent_at_us),
+            "rtt_ms": self.rtt_ms,
+            "error": None if self.error is None else str(self.error),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """Everything one target's measurement produced.
+
+    `target` is what was actually measured (after an ICMP→TCP fallback, the TCP target). `error` is set when
+    the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool);
+    per-attempt failures live on the samples. `metrics` carries the method's own figures (HTTP phase timings,
+    throughput) with units in their names.
+    """
+
+    target: Target
+    started_at_us: int
+    finished_at_us: int
+    samples: tuple[Sample, ...] = ()
+    error: ErrorKind | None = None
+    message: str | None = None
+    metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+    summary: Summary = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
+        object.__setattr__(self, "summary", summarize([s.rtt_ms for s in self.samples]))
+
+    @property
+    def method(self) -> Method:
+        return self.target.method
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def sent(self) -> int:
+        return self.summary.sent
+
+    @property
+    def received(self) -> int:
+        return self.summary.received
+
+    @property
+    def loss(self) -> float | None:
+        return self.summary.loss
+
+    @property
+    def rtt_min_ms(self) -> float | None:
+        return self.summary.rtt_min_ms
+
+    @property
+    def rtt_median_ms(self) -> float | None:
+        return self.summary.rtt_median_ms
+
+    @property
+    def rtt_mean_ms(self) -> float | None:
+        return self.summary.rtt_mean_ms
+
+    @property
+    def rtt_p95_ms(self) -> float | None:
+        return self.summary.rtt_p95_ms
+
+    @property
+    def rtt_max_ms(self) -> float | None:
+        return self.summary.rtt_max_ms
+
+    @property
+    def jitter_ms(self) -> float | None:
+        return self.summary.jitter_ms
+
+    def metric(self, name: str) -> MetricValue:
+        return self.metrics.get(name)
+
+    def as_dict(self, *, samples: bool = True) -> dict[str, Any]:
+        """A JSON-ready dict: the keys of `linkvet probe --json`."""
+        t = self.target
+        out: dict[str, Any] = {
+            "target": t.name,
+            "host": t.host,
+            "port": t.port,
+            "url": t.url,
+            "method": str(t.method),
+            "provider": t.provider,
+            "region": t.region,
+            "line_type": t.line_type,
+            "started_at": iso_utc(self.started_at_us),
+            "finished_at": iso_utc(self.finished_at_us),
+            "sent": self.sent,
+            "received": self.received,
+            "loss": self.loss,
+            "rtt_min_ms": self.rtt_min_ms,
+            "rtt_median_ms": self.rtt_median_ms,
+            "rtt_mean_ms": self.rtt_mean_ms,
+            "rtt_p95_ms": self.rtt_p95_ms,
+            "rtt_max_ms": self.rtt_max_ms,
+            "jitter_ms": self.jitter_ms,
+            "error": None if self.error is None else str(self.error),
+            "message": self.message,
+        }
+        out.update(self.metrics)
+        if samples:
+            out["samples"] = [s.as_dict() for s in self.samples]
+        return out

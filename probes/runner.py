@@ -1,0 +1,139 @@
+"""Runs many targets at once: bounded concurrency, paced sends, one shared ICMP socket per family, a
+progress hook, and cancellation that returns nothing half-done.
+
+    results = run(targets, ProbeOptions(count=10), progress=print)
+
+Latency methods (icmp, tcp, http) run concurrently; bulk methods (download, iperf3) run afterwards, one at a
+time, so they neither compete for the uplink nor inflate the RTTs measured beside them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from probes.errors import ErrorKind
+from probes.icmp_engine import IcmpEngine
+from probes.methods import BULK_METHODS, MEASURES, RunContext
+from probes.methods._context import Pacer, SampleHook, now_us
+from probes.results import ProbeResult
+from probes.target import Method, ProbeOptions, Target
+
+DEFAULT_CONCURRENCY = 256
+DEFAULT_GAP_MS = 1.0  # fping's `-i 1`: at most one packet per millisecond across all targets
+_DEADLINE_SLACK_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where a run stands; `result` is the target that just finished (None for the initial report)."""
+
+    done: int
+    total: int
+    result: ProbeResult | None
+    elapsed_s: float
+
+
+ProgressHook = Callable[[Progress], None]
+OptionsLike = ProbeOptions | Mapping[Method, ProbeOptions]
+
+
+class Runner:
+    """Measures a list of targets; reusable across rounds (each `run` opens and closes its own sockets)."""
+
+    def __init__(
+        self,
+        options: OptionsLike | None = None,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+        gap_ms: float = DEFAULT_GAP_MS,
+        privileged: bool | None = None,
+        progress: ProgressHook | None = None,
+        on_sample: SampleHook | None = None,
+        iperf3_binary: str = "iperf3",
+    ) -> None:
+        if concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        self.options = options if options is not None else ProbeOptions()
+        self.concurrency = concurrency
+        self.gap_ms = gap_ms
+        self.privileged = privileged
+        self.progress = progress
+        self.on_sample = on_sample
+        self.iperf3_binary = iperf3_binary
+
+    def options_for(self, method: Method) -> ProbeOptions:
+        if isinstance(self.options, ProbeOptions):
+            return self.options
+        return self.options.get(method) or ProbeOptions()
+
+    async def run(self, targets: Sequence[Target]) -> list[ProbeResult]:
+        """Measure every target; results in the order of `targets`. Cancelling returns nothing."""
+        started = time.monotonic()
+        total = len(targets)
+        results: list[ProbeResult | None] = [None] * total
+        done = 0
+
+        def finished(index: int, result: ProbeResult) -> None:
+            nonlocal done
+            results[index] = result
+            done += 1
+            if self.progress is not None:
+                self.progress(Progress(done, total, result, time.monotonic() - started))
+
+        if self.progress is not None:
+            self.progress(Progress(0, total, None, 0.0))
+        async with IcmpEngine(self.privileged) as engine:
+            ctx = RunContext(Pacer(self.gap_ms / 1000.0), engine, self.on_sample, self.iperf3_binary)
+            latency = [(i, t) for i, t in enumerate(targets) if t.method not in BULK_METHODS]
+            bulk = [(i, t) for i, t in enumerate(targets) if t.method in BULK_METHODS]
+            limit = asyncio.Semaphore(self.concurrency)
+
+            async def one(index: int, target: Target) -> None:
+                async with limit:
+                    finished(index, await self._measure(target, ctx))
+
+            async with asyncio.TaskGroup() as group:
+                for index, target in latency:
+                    group.create_task(one(index, target))
+            for index, target in bulk:
+                finished(index, await self._measure(target, ctx))
+        return [r for r in results if r is not None]
+
+    async def _measure(self, target: Target, ctx: RunContext) -> ProbeResult:
+        options = self.options_for(target.method)
+        started = now_us()
+        budget = _budget_s(target.method, options)
+        try:
+            async with asyncio.timeout(budget):
+                return await MEASURES[target.method](target, options, ctx)
+        except TimeoutError:
+            return ProbeResult(
+                target,
+                started,
+                now_us(),
+                error=ErrorKind.DEADLINE,
+                message=f"gave up after {budget:.0f} s (the target's overall time budget)",
+            )
+
+
+def _budget_s(method: Method, options: ProbeOptions) -> float:
+    """A safety net above every method's own per-attempt timeouts and caps."""
+    per_attempt = options.interval_s + options.timeout_s
+    if method is Method.DOWNLOAD:
+        per_attempt += options.download_max_seconds + options.timeout_s
+    elif method is Method.IPERF3:
+        per_attempt += 2 * (options.iperf3_seconds + options.timeout_s + 5)
+    elif method is Method.HTTP:
+        per_attempt += 4 * options.timeout_s * (options.http_max_redirects + 1)
+    return options.count * per_attempt + _DEADLINE_SLACK_S
+
+
+def run(
+    targets: Sequence[Target], options: OptionsLike | None = None, **runner_args: object
+) -> list[ProbeResult]:
+    """Measure `targets` in a new event loop (for scripts and tests; the CLI and GUI use `Runner`)."""
+    runner = Runner(options, **runner_args)  # type: ignore[arg-type]
+    return asyncio.run(runner.run(targets))

@@ -1,0 +1,664 @@
+"""The result store: one SQLite file, WAL mode (the GUI reads while the scheduler writes).
+
+Tables
+    targets   one row per measured thing (method + address), with its latest labels
+    rounds    one row per measuring round (when, what plan, from which vantage point, tool version)
+    results   one row per target per round: the summary statistics and the method's figures
+    samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind
+    hourly    per target and UTC hour: counts, sums and a mergeable RTT histogram (see probes.histogram),
+              derived from samples in the same transaction that writes them, rebuildable from them
+
+Every round is written in one transaction, so a kill at any moment loses at most the round in flight.
+Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` seconds at the start of the hour.
+The schema version is `PRAGMA user_version`; older files are migrated on open, newer ones refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import socket
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from probes import histogram
+from probes._version import __version__
+from probes.errors import SchemaVersionError, StoreError
+from probes.paths import default_db_path
+from probes.results import ProbeResult
+from probes.target import Method, Target
+
+# Each entry upgrades the schema by one version; append, never edit a released one.
+MIGRATIONS: list[Sequence[str]] = [
+    (  # 1: the initial schema
+        """CREATE TABLE targets (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            method TEXT NOT NULL,
+            host TEXT,
+            port INTEGER,
+            url TEXT,
+            provider TEXT,
+            region TEXT,
+            line_type TEXT
+        )""",
+        """CREATE TABLE rounds (
+            id INTEGER PRIMARY KEY,
+            started_us INTEGER NOT NULL,
+            finished_us INTEGER NOT NULL,
+            source TEXT NOT NULL,
+            plan TEXT,
+            vantage TEXT,
+            peak INTEGER,
+            tool_version TEXT NOT NULL,
+            meta_json TEXT
+        )""",
+        "CREATE INDEX rounds_finished ON rounds (finished_us)",
+        """CREATE TABLE results (
+            id INTEGER PRIMARY KEY,
+            round_id INTEGER NOT NULL REFERENCES rounds (id),
+            target_id INTEGER NOT NULL REFERENCES targets (id),
+            started_us INTEGER NOT NULL,
+            finished_us INTEGER NOT NULL,
+            sent INTEGER NOT NULL,
+            received INTEGER NOT NULL,
+            loss REAL,
+            rtt_min_ms REAL,
+            rtt_median_ms REAL,
+            rtt_mean_ms REAL,
+            rtt_p95_ms REAL,
+            rtt_max_ms REAL,
+            jitter_ms REAL,
+            throughput_mbps REAL,
+            bytes INTEGER,
+            seconds REAL,
+            ttfb_ms REAL,
+            error TEXT,
+            message TEXT,
+            metrics_json TEXT
+        )""",
+        "CREATE INDEX results_target_time ON results (target_id, started_us)",
+        "CREATE INDEX results_round ON results (round_id)",
+        """CREATE TABLE samples (
+            result_id INTEGER NOT NULL REFERENCES results (id),
+            target_id INTEGER NOT NULL,
+            ts_us INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            rtt_ms REAL,
+            error TEXT
+        )""",
+        "CREATE INDEX samples_target_time ON samples (target_id, ts_us)",
+        """CREATE TABLE hourly (
+            target_id INTEGER NOT NULL,
+            hour_s INTEGER NOT NULL,
+            sent INTEGER NOT NULL,
+            received INTEGER NOT NULL,
+            rtt_sum_ms REAL NOT NULL,
+            rtt_min_ms REAL,
+            rtt_max_ms REAL,
+            jitter_sum_ms REAL NOT NULL,
+            jitter_pairs INTEGER NOT NULL,
+            hist_index BLOB NOT NULL,
+            hist_count BLOB NOT NULL,
+            PRIMARY KEY (target_id, hour_s)
+        ) WITHOUT ROWID""",
+    ),
+]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_TEXT_COLUMNS = (
+    "name",
+    "method",
+    "host",
+    "url",
+    "provider",
+    "region",
+    "line_type",
+    "error",
+    "message",
+    "metrics_json",
+    "vantage",
+    "plan",
+)
+_TARGET_COLUMNS = "id, key, name, method, host, port, url, provider, region, line_type"
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTarget:
+    id: int
+    key: str
+    name: str
+    method: str
+    host: str | None
+    port: int | None
+    url: str | None
+    provider: str | None
+    region: str | None
+    line_type: str | None
+
+    def to_target(self) -> Target:
+        return Target(
+            method=Method(self.method),
+            host=self.host,
+            port=self.port,
+            url=self.url,
+            name=self.name,
+            provider=self.provider,
+            region=self.region,
+            line_type=self.line_type,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInfo:
+    id: int
+    started_us: int
+    finished_us: int
+    source: str
+    plan: str | None
+    vantage: str | None
+    peak: bool | None
+
+
+def run_metadata(privileged: bool | None = None) -> dict[str, Any]:
+    """What to record with a round so its figures can be interpreted later."""
+    return {
+        "tool_version": __version__,
+        "python": platform.python_version(),
+        "os": platform.platform(),
+        "hostname": socket.gethostname(),
+        "privileged_icmp": privileged,
+    }
+
+
+class Store:
+    """An open result store. One per thread (SQLite connections are not shared across threads)."""
+
+    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
+        self.path = Path(path) if path is not None else default_db_path()
+        self.readonly = readonly
+        try:
+            if readonly:
+                if not self.path.exists():
+                    raise StoreError(f"{self.path}: no result store here yet (run a probe first)")
+                self._db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True, isolation_level=None)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._db = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create the result store: {exc.strerror or exc}") from exc
+        try:
+            self._configure()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _configure(self) -> None:
+        try:
+            self._db.execute("PRAGMA busy_timeout = 15000")
+            if not self.readonly:
+                self._db.execute("PRAGMA journal_mode = WAL")
+                # FULL: a committed round survives power loss too; one fsync per round costs nothing.
+                self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- schema ------------------------------------------------------------------------------------------
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+
+    def _migrate(self) -> None:
+        version = self.schema_version
+        if version > SCHEMA_VERSION:
+            raise SchemaVersionError(
+                f"{self.path} was written by a newer linkvet (store schema {version}; this linkvet "
+                f"{__version__} knows up to {SCHEMA_VERSION}). Upgrade linkvet, or use another --db."
+            )
+        if version == SCHEMA_VERSION:
+            return
+        if self.readonly:
+            raise StoreError(f"{self.path}: store schema {version} needs upgrading; open it read-write once")
+        with self._transaction():
+            version = self.schema_version  # another process may have migrated meanwhile
+            for number in range(version + 1, SCHEMA_VERSION + 1):
+                for statement in MIGRATIONS[number - 1]:
+                    self._db.execute(statement)
+                self._db.execute(f"PRAGMA user_version = {number}")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        else:
+            self._db.execute("COMMIT")
+
+    # -- writing -----------------------------------------------------------------------------------------
+
+    def save_round(
+        self,
+        results: Sequence[ProbeResult],
+        *,
+        started_us: int,
+        finished_us: int,
+        source: str,
+        plan: str | None = None,
+        vantage: str | None = None,
+        peak: bool | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> int:
+        """Write one finished round (its results, samples and rollups) in one transaction; its id."""
+        meta = dict(meta or run_metadata())
+        try:
+            with self._transaction() as db:
+                cursor = db.execute(
+                    "INSERT INTO rounds (started_us, finished_us, source, plan, vantage, peak, tool_version,"
+                    " meta_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        started_us,
+                        finished_us,
+                        source,
+                        plan,
+                        vantage,
+                        None if peak is None else int(peak),
+                        __version__,
+                        json.dumps(meta, sort_keys=True),
+                    ),
+                )
+                round_id = int(cursor.lastrowid or 0)
+                for result in results:
+                    self._save_result(db, round_id, result)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: could not save the round: {exc}") from exc
+        return round_id
+
+    def _upsert_target(self, db: sqlite3.Connection, target: Target) -> int:
+        row = db.execute(
+            "INSERT INTO targets (key, name, method, host, port, url, provider, region, line_type)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (key) DO UPDATE SET name = excluded.name,"
+            " provider = coalesce(excluded.provider, provider), region = coalesce(excluded.region, region),"
+            " line_type = coalesce(excluded.line_type, line_type), port = coalesce(excluded.port, port)"
+            " RETURNING id",
+            (
+                target.key,
+                target.name,
+                str(target.method),
+                target.host,
+                target.port,
+                target.url,
+                target.provider,
+                target.region,
+                target.line_type,
+            ),
+        ).fetchone()
+        return int(row[0])
+
+    def _save_result(self, db: sqlite3.Connection, round_id: int, result: ProbeResult) -> None:
+        target_id = self._upsert_target(db, result.target)
+        metrics = dict(result.metrics)
+        cursor = db.execute(
+            "INSERT INTO results (round_id, target_id, started_us, finished_us, sent, received, loss,"
+            " rtt_min_ms, rtt_median_ms, rtt_mean_ms, rtt_p95_ms, rtt_max_ms, jitter_ms, throughput_mbps,"
+            " bytes, seconds, ttfb_ms, error, message, metrics_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                round_id,
+                target_id,
+                result.started_at_us,
+                result.finished_at_us,
+                result.sent,
+                result.received,
+                result.loss,
+                result.rtt_min_ms,
+                result.rtt_median_ms,
+                result.rtt_mean_ms,
+                result.rtt_p95_ms,
+                result.rtt_max_ms,
+                result.jitter_ms,
+                _number(metrics.get("throughput_mbps")),
+                _number(metrics.get("bytes")),
+                _number(metrics.get("seconds")),
+                _number(metrics.get("ttfb_ms")),
+                None if result.error is None else str(result.error),
+                result.message,
+                json.dumps(metrics, sort_keys=True) if metrics else None,
+            ),
+        )
+        result_id = int(cursor.lastrowid or 0)
+        if not result.samples:
+            return
+        db.executemany(
+            "INSERT INTO samples (result_id, target_id, ts_us, seq, rtt_ms, error) VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    result_id,
+                    target_id,
+                    s.sent_at_us,
+                    s.seq,
+                    s.rtt_ms,
+                    None if s.error is None else str(s.error),
+                )
+                for s in result.samples
+            ],
+        )
+        self._add_to_hourly(
+            db,
+            target_id,
+            np.fromiter((s.sent_at_us for s in result.samples), dtype=np.int64, count=len(result.samples)),
+            [s.rtt_ms for s in result.samples],
+        )
+
+    def _add_to_hourly(
+        self, db: sqlite3.Connection, target_id: int, ts_us: np.ndarray, rtts: list[float | None]
+    ) -> None:
+        """Merge one run's samples (in send order) into the target's hourly rollups."""
+        hours = (ts_us // 1_000_000 // 3600) * 3600
+        rtt = np.array([math.nan if r is None else r for r in rtts], dtype=np.float64)
+        # A jitter pair belongs to the hour of its later sample.
+        received_positions = np.flatnonzero(~np.isnan(rtt))
+        pair_hours = hours[received_positions[1:]]
+        pair_diffs = np.abs(np.diff(rtt[received_positions]))
+        for hour in np.unique(hours):
+            in_hour = hours == hour
+            values = rtt[in_hour]
+            got = values[~np.isnan(values)]
+            deltas = pair_diffs[pair_hours == hour]
+            delta = HourDelta(
+                sent=int(in_hour.sum()),
+                received=int(got.size),
+                rtt_sum_ms=float(got.sum()),
+                rtt_min_ms=float(got.min()) if got.size else None,
+                rtt_max_ms=float(got.max()) if got.size else None,
+                jitter_sum_ms=float(deltas.sum()),
+                jitter_pairs=int(deltas.size),
+                hist=histogram.counts_of(got) if got.size else np.zeros(histogram.N_BUCKETS, dtype=np.int64),
+            )
+            self._merge_hour(db, target_id, int(hour), delta)
+
+    def _merge_hour(self, db: sqlite3.Connection, target_id: int, hour_s: int, delta: HourDelta) -> None:
+        row = db.execute(
+            "SELECT sent, received, rtt_sum_ms, rtt_min_ms, rtt_max_ms, jitter_sum_ms, jitter_pairs, hist_index,"
+            " hist_count FROM hourly WHERE target_id = ? AND hour_s = ?",
+            (target_id, hour_s),
+        ).fetchone()
+        if row is not None:
+            delta = delta.plus(
+                HourDelta(
+                    row[0], row[1], row[2], row[3], row[4], row[5], row[6], histogram.decode(row[7], row[8])
+                )
+            )
+        index_blob, count_blob = histogram.encode(delta.hist)
+        db.execute(
+            "INSERT OR REPLACE INTO hourly (target_id, hour_s, sent, received, rtt_sum_ms, rtt_min_ms, rtt_max_ms,"
+            " jitter_sum_ms, jitter_pairs, hist_index, hist_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                target_id,
+                hour_s,
+                delta.sent,
+                delta.received,
+                delta.rtt_sum_ms,
+                delta.rtt_min_ms,
+                delta.rtt_max_ms,
+                delta.jitter_sum_ms,
+                delta.jitter_pairs,
+                index_blob,
+                count_blob,
+            ),
+        )
+
+    def rebuild_hourly(self) -> int:
+        """Recompute every hourly rollup from the raw samples; the number of rollup rows written."""
+        with self._transaction() as db:
+            db.execute("DELETE FROM hourly")
+            result_ids = [r[0] for r in db.execute("SELECT id FROM results ORDER BY id")]
+            for result_id in result_ids:
+                rows = db.execute(
+                    "SELECT target_id, ts_us, rtt_ms FROM samples WHERE result_id = ? ORDER BY seq",
+                    (result_id,),
+                ).fetchall()
+                if rows:
+                    self._add_to_hourly(
+                        db, rows[0][0], np.array([r[1] for r in rows], dtype=np.int64), [r[2] for r in rows]
+                    )
+            return int(db.execute("SELECT count(*) FROM hourly").fetchone()[0])
+
+    # -- reading -----------------------------------------------------------------------------------------
+
+    def targets(
+        self,
+        *,
+        provider: str | None = None,
+        region: str | None = None,
+        line_type: str | None = None,
+        method: str | None = None,
+    ) -> list[StoredTarget]:
+        """Stored targets, optionally only those with the given labels."""
+        clauses, params = _label_filter(provider=provider, region=region, line_type=line_type, method=method)
+        rows = self._db.execute(
+            f"SELECT {_TARGET_COLUMNS} FROM targets{clauses} ORDER BY name, method", params
+        )
+        return [StoredTarget(*row) for row in rows]
+
+    def find_targets(self, text: str) -> list[StoredTarget]:
+        """Targets whose name, host, URL or key is `text` (what a user types for `linkvet history`)."""
+        rows = self._db.execute(
+            f"SELECT {_TARGET_COLUMNS} FROM targets WHERE name = ?1 OR host = ?1 OR url = ?1 OR key = ?1"
+            " ORDER BY method",
+            (text,),
+        )
+        return [StoredTarget(*row) for row in rows]
+
+    def rounds(
+        self, *, since_us: int | None = None, plan: str | None = None, limit: int | None = None
+    ) -> list[RoundInfo]:
+        """Rounds, newest first."""
+        sql = "SELECT id, started_us, finished_us, source, plan, vantage, peak FROM rounds WHERE 1 = 1"
+        params: list[Any] = []
+        if since_us is not None:
+            sql += " AND finished_us >= ?"
+            params.append(since_us)
+        if plan is not None:
+            sql += " AND plan = ?"
+            params.append(plan)
+        sql += " ORDER BY finished_us DESC, id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return [
+            RoundInfo(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bool(r[6]))
+            for r in self._db.execute(sql, params)
+        ]
+
+    def last_measured_us(self, target_key: str) -> int | None:
+        """When the target's most recent stored result started, or None."""
+        row = self._db.execute(
+            "SELECT max(r.started_us) FROM results r JOIN targets t ON t.id = r.target_id WHERE t.key = ?",
+            (target_key,),
+        ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
+
+    def results_frame(
+        self,
+        target_ids: Iterable[int] | None = None,
+        since_us: int | None = None,
+        until_us: int | None = None,
+    ) -> pd.DataFrame:
+        """Per-target summaries (one row per target per round) with the target's labels, oldest first."""
+        where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
+        sql = (
+            "SELECT r.id AS result_id, r.round_id, r.target_id, t.name, t.method, t.host, t.port, t.url,"
+            " t.provider, t.region, t.line_type, r.started_us, r.finished_us, r.sent, r.received, r.loss,"
+            " r.rtt_min_ms, r.rtt_median_ms, r.rtt_mean_ms, r.rtt_p95_ms, r.rtt_max_ms, r.jitter_ms,"
+            " r.throughput_mbps, r.bytes, r.seconds, r.ttfb_ms, r.error, r.message, r.metrics_json,"
+            " ro.vantage, ro.plan, ro.peak"
+            " FROM results r JOIN targets t ON t.id = r.target_id JOIN rounds ro ON ro.id = r.round_id"
+            f"{where} ORDER BY r.started_us, r.id"
+        )
+        frame = pd.read_sql_query(sql, self._db, params=params)
+        for column in _TEXT_COLUMNS:  # an all-NULL text column comes back as float NaN: keep it None
+            frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
+        frame["started_at"] = pd.to_datetime(frame["started_us"], unit="us", utc=True)
+        return frame
+
+    def samples_frame(
+        self,
+        target_ids: Iterable[int] | None = None,
+        since_us: int | None = None,
+        until_us: int | None = None,
+    ) -> pd.DataFrame:
+        """Per-attempt samples (target_id, ts_us, seq, rtt_ms (NaN when lost), error, result_id), oldest first."""
+        where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
+        cursor = self._db.execute(
+            f"SELECT target_id, ts_us, seq, rtt_ms, error, result_id FROM samples{where} ORDER BY ts_us, seq",
+            params,
+        )
+        rows = cursor.fetchall()
+        columns = ["target_id", "ts_us", "seq", "rtt_ms", "error", "result_id"]
+        frame = pd.DataFrame.from_records(rows, columns=columns)
+        frame = frame.astype(
+            {
+                "target_id": "int64",
+                "ts_us": "int64",
+                "seq": "int64",
+                "rtt_ms": "float64",
+                "result_id": "int64",
+            }
+        )
+        return frame
+
+    def hourly_frame(
+        self,
+        target_ids: Iterable[int] | None = None,
+        since_us: int | None = None,
+        until_us: int | None = None,
+    ) -> pd.DataFrame:
+        """Hourly rollups (target_id, hour_s, sent, received, rtt_sum_ms, rtt_min_ms, rtt_max_ms, jitter_sum_ms,
+        jitter_pairs, hist_index, hist_count); merge histograms with `probes.histogram.merge`."""
+        since_s = None if since_us is None else since_us // 1_000_000 // 3600 * 3600
+        until_s = None if until_us is None else until_us // 1_000_000
+        where, params = _range_filter("target_id", "hour_s", target_ids, since_s, until_s)
+        rows = self._db.execute(
+            "SELECT target_id, hour_s, sent, received, rtt_sum_ms, rtt_min_ms, rtt_max_ms, jitter_sum_ms,"
+            f" jitter_pairs, hist_index, hist_count FROM hourly{where} ORDER BY target_id, hour_s",
+            params,
+        ).fetchall()
+        columns = [
+            "target_id",
+            "hour_s",
+            "sent",
+            "received",
+            "rtt_sum_ms",
+            "rtt_min_ms",
+            "rtt_max_ms",
+            "jitter_sum_ms",
+            "jitter_pairs",
+            "hist_index",
+            "hist_count",
+        ]
+        return pd.DataFrame.from_records(rows, columns=columns)
+
+    def counts(self) -> dict[str, int]:
+        """Row counts per table (for status lines and tests)."""
+        return {
+            table: int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+            for table in ("targets", "rounds", "results", "samples", "hourly")
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HourDelta:
+    sent: int
+    received: int
+    rtt_sum_ms: float
+    rtt_min_ms: float | None
+    rtt_max_ms: float | None
+    jitter_sum_ms: float
+    jitter_pairs: int
+    hist: np.ndarray
+
+    def plus(self, other: HourDelta) -> HourDelta:
+        return HourDelta(
+            self.sent + other.sent,
+            self.received + other.received,
+            self.rtt_sum_ms + other.rtt_sum_ms,
+            _opt(min, self.rtt_min_ms, other.rtt_min_ms),
+            _opt(max, self.rtt_max_ms, other.rtt_max_ms),
+            self.jitter_sum_ms + other.jitter_sum_ms,
+            self.jitter_pairs + other.jitter_pairs,
+            self.hist + other.hist,
+        )
+
+
+def _opt(pick: Any, a: float | None, b: float | None) -> float | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return float(pick(a, b))
+
+
+def _number(value: object) -> float | int | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+def _label_filter(**labels: str | None) -> tuple[str, list[Any]]:
+    clauses = [f"{column} = ?" for column, value in labels.items() if value is not None]
+    params = [value for value in labels.values() if value is not None]
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def _range_filter(
+    id_column: str, time_column: str, ids: Iterable[int] | None, since: int | None, until: int | None
+) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if ids is not None:
+        id_list = [int(i) for i in ids]
+        if not id_list:
+            return " WHERE 0", []
+        clauses.append(f"{id_column} IN ({', '.join('?' * len(id_list))})")
+        params.extend(id_list)
+    if since is not None:
+        clauses.append(f"{time_column} >= ?")
+        params.append(since)
+    if until is not None:
+        clauses.append(f"{time_column} < ?")
+        params.append(until)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+__all__ = [
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "RoundInfo",
+    "Store",
+    "StoredTarget",
+    "run_metadata",
+]
