@@ -17,7 +17,7 @@ CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Criterion(_Strict):
@@ -96,7 +96,12 @@ def parse_checklist_text(text: str, path: Path | None = None) -> Checklist:
     try:
         raw = _toml.loads(text)
     except _toml.TOMLDecodeError as exc:
-        raise ChecklistError(f"not valid TOML: {exc}", path=path, expected="TOML syntax") from exc
+        from catalogs.loader import toml_error_position
+
+        message, line = toml_error_position(exc)
+        raise ChecklistError(
+            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
+        ) from exc
     try:
         return Checklist.model_validate(raw)
     except ValidationError as exc:

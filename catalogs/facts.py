@@ -90,7 +90,7 @@ class Provenance(NamedTuple):
 class Sourced(BaseModel):
     """A table of facts with a shared provenance, and per-fact overrides in `facts`."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     source: Text | None = None
     as_of: AsOf | None = None

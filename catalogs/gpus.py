@@ -26,7 +26,7 @@ IntraNodeKind = Literal["nvswitch", "nvlink", "pcie", "xgmi"]
 class GpuSpec(BaseModel):
     """One GPU model as the sources describe it. `None` = the sources do not give the figure."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     id: Text
     aliases: tuple[str, ...] = ()
@@ -51,7 +51,7 @@ class GpuSpec(BaseModel):
 
 
 class _GpuFile(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
     format_version: Literal[1]
     gpu: tuple[GpuSpec, ...]
 

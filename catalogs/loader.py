@@ -6,6 +6,7 @@ others still load.
 from __future__ import annotations
 
 import difflib
+import re
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator
@@ -274,6 +275,17 @@ def _check_references(
     return errors
 
 
+def toml_error_position(exc: ValueError) -> tuple[str, int | None]:
+    """tomllib's message without its "(at line N, column M)" tail, and N."""
+    text = str(exc)
+    match = re.search(r"\s*\(at line (\d+), column \d+\)\s*$", text)
+    if match:
+        return text[: match.start()], int(match.group(1))
+    if text.endswith("(at end of document)"):
+        return text.removesuffix("(at end of document)").strip() + " at the end of the file", None
+    return text, None
+
+
 class _LazyLines:
     """A `LineFinder` built on first use: valid files (the common case) never pay for the line index."""
 
@@ -295,14 +307,9 @@ def parse_catalog_text(
     try:
         raw = _toml.loads(text)
     except _toml.TOMLDecodeError as exc:
-        line = getattr(exc, "lineno", None)
+        message, line = toml_error_position(exc)
         return None, [
-            TomlSyntaxError(
-                f"not valid TOML: {exc.msg if hasattr(exc, 'msg') else exc}",
-                path=path,
-                line=line,
-                expected="TOML syntax (see toml.io)",
-            )
+            TomlSyntaxError(f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax")
         ]
     lines = _LazyLines(text)
     version = raw.get("format_version")

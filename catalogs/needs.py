@@ -23,7 +23,7 @@ Optimizer = Literal["adamw", "adam", "adamw-8bit", "sgd"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class ModelSpec(_Strict):
@@ -115,7 +115,12 @@ def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
     try:
         raw = _toml.loads(text)
     except _toml.TOMLDecodeError as exc:
-        raise NeedsProfileError(f"not valid TOML: {exc}", path=path, expected="TOML syntax") from exc
+        from catalogs.loader import toml_error_position
+
+        message, line = toml_error_position(exc)
+        raise NeedsProfileError(
+            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
+        ) from exc
     version = raw.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > NEEDS_FORMAT_VERSION:
         raise NeedsProfileError(

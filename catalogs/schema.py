@@ -308,7 +308,7 @@ class Provider(SourcedTable):
 class CatalogFile(BaseModel):
     """A whole provider catalog file."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     format_version: Literal[1]
     provider: Provider

@@ -1,4 +1,3 @@
-# ruff: noqa: E501  (long source strings are kept whole so they can be searched for)
 """Rebuild the bundled cloud catalogs (`catalogs/providers/*.toml`, except the hand-written ones) from
 linkvet's reference data: SkyPilot-format CSVs, the public test endpoints table, and a few extra facts, each
 with its source. Maintainers only: needs the reference data folder (default `/work/shared/data`).
