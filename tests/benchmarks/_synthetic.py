@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-GPUS = [("H100 SXM", 80, "nvlink", 900), ("A100 80GB PCIe", 80, "pcie", None), ("L40S", 48, "pcie", None),
-        ("H200 SXM", 141, "nvlink", 900), ("B200", 180, "nvlink", 1800)]
+GPUS = [
+    ("H100 SXM", 80, "nvlink", 900),
+    ("A100 80GB PCIe", 80, "pcie", None),
+    ("L40S", 48, "pcie", None),
+    ("H200 SXM", 141, "nvlink", 900),
+    ("B200", 180, "nvlink", 1800),
+]
 FABRICS = ["infiniband", "roce", "ethernet"]
 
 
@@ -45,7 +50,7 @@ def provider_toml(p: int, offerings: int) -> str:
             f"max_nodes = {1 + (o % 16)}",
             f'regions = ["region-{o % 10}"]',
             'currency = "USD"',
-            f'prices = [{{ gpu_hour = {1.5 + ((p * 7 + o * 13) % 50) / 10:.2f} }}]',
+            f"prices = [{{ gpu_hour = {1.5 + ((p * 7 + o * 13) % 50) / 10:.2f} }}]",
             'source = "synthetic"',
             'as_of = "2026-11"',
             "[offerings.intra_node]",
