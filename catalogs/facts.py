@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import lru_cache
 from typing import Annotated, Any, NamedTuple
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -46,11 +47,15 @@ def _as_of(value: Any) -> str:
     if isinstance(value, dt.datetime):
         value = value.date()
     if isinstance(value, dt.date):
-        text = value.isoformat()
-    elif isinstance(value, str):
-        text = value.strip()
-    else:
-        raise implausible(f"as_of must be a date, not {type(value).__name__}", "YYYY, YYYY-MM or YYYY-MM-DD")
+        return _as_of_text(value.isoformat())
+    if isinstance(value, str):
+        return _as_of_text(value.strip())
+    raise implausible(f"as_of must be a date, not {type(value).__name__}", "YYYY, YYYY-MM or YYYY-MM-DD")
+
+
+@lru_cache(maxsize=1024)
+def _as_of_text(text: str) -> str:
+    """Check a date written as text (catalogs repeat the same few dates: cached)."""
     match = _PARTIAL_DATE.match(text)
     if not match:
         raise implausible(f"{text!r} is not a date", "YYYY, YYYY-MM or YYYY-MM-DD")
@@ -102,6 +107,11 @@ class Sourced(BaseModel):
     def _unpack_sourced_facts(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
+        for value in data.values():
+            if type(value) is dict and "value" in value:
+                break
+        else:
+            return data  # the common case: no fact carries its own provenance
         facts: dict[str, Provenance] = {}
         unpacked: dict[str, Any] = {}
         for key, value in data.items():
