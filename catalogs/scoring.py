@@ -543,9 +543,10 @@ def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
     claimed = region.line_types[0] if region.line_types else None
     route = f.link.route if f.link else None
     if route is None or route.agrees is None:
-        if claimed is None:
-            return 1.0, "no line type claimed", None
-        return None, (f"claims {claimed}; route not traced" if x else ""), None
+        # unverified either way: a claim is not held against a region before its route was traced
+        return None, ((f"claims {claimed}; " if claimed else "") + "route not traced" if x else ""), None
+    if claimed is None and route.claimed_line_type is None:
+        return 1.0, "no line type claimed", "measured route"
     traces = route.traces or 0
     confidence = min(1.0, traces / p["full_confidence_traces"]) if traces else 0.5
     score = 0.5 + 0.5 * confidence if route.agrees else 0.5 - 0.5 * confidence
@@ -627,17 +628,21 @@ def _support(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
 # Relative criteria return a raw value (lower is better); ranking turns it into best/value, the best being
 # the lowest among the candidates that pass every gate.
 def _price(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
-    """The hourly cost of the planned cluster: price per GPU-hour × planned GPUs."""
+    """The hourly cost of the planned cluster: price per GPU-hour × the GPUs of the whole nodes rented."""
     if f.price_gpu_hour is None:
         return None, (f"price not stated{f.price_note}" if x else ""), None
     planned = f.sizing.planned_gpus if f.sizing else None
     if not planned:
         return None, f"{f.price_gpu_hour:.2f} {f.price_currency}/GPU-hour, GPU count unknown", f.price_source
-    hourly = f.price_gpu_hour * planned
+    rented = planned  # whole nodes are rented: a 1-GPU job on 2-GPU nodes pays for 2
+    if f.gpus_per_node:
+        rented = -(-planned // f.gpus_per_node) * f.gpus_per_node
+    hourly = f.price_gpu_hour * rented
     if not x:
         return hourly, "", None
     per_gpu = f"{f.price_gpu_hour:.2f} {f.price_currency}/GPU-hour"
-    text = f"{per_gpu} × {planned} GPUs = {hourly:,.2f}/hour{f.price_note}"
+    whole = f" (whole nodes for {planned} planned)" if rented != planned else ""
+    text = f"{per_gpu} × {rented} GPUs{whole} = {hourly:,.2f}/hour{f.price_note}"
     return hourly, text, f.price_source
 
 
@@ -1235,7 +1240,7 @@ def _explain(entry: RankedOffering) -> str:
         )
     if entry.next_rank is not None:
         if entry.margins:
-            ahead = ", ".join(f"{name} (+{diff:.3f})" for name, diff in entry.margins)
+            ahead = ", ".join(f"{name} (+{diff:.2g})" for name, diff in entry.margins)
             lines.append(f"Ahead of #{entry.next_rank} on: {ahead}.")
         else:
             lines.append(

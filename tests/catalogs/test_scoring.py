@@ -314,3 +314,40 @@ def test_as_dict_is_json_ready() -> None:
     data = rank_offerings(job(), two_offerings()).as_dict()
     text = json.dumps(data)
     assert '"criterion": "intra_node"' in text and data["entries"][0]["rank"] == 1
+
+
+def test_price_counts_whole_nodes() -> None:
+    # 7B LoRA fits on one GPU; on 2-GPU nodes at 1.0/GPU-hour the team still pays for 2 GPUs = 2.0/hour, so a
+    # 1-GPU node at 1.5/GPU-hour is cheaper: price 1.5/2.0 = 0.75 for the 2-GPU node.
+    pair = offering(
+        "pair", '["r1"]', gpu='"H100 SXM"', gpus_per_node="2", currency='"USD"', prices="[{ gpu_hour = 1.0 }]"
+    )
+    single = offering(
+        "single",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="1",
+        currency='"USD"',
+        prices="[{ gpu_hour = 1.5 }]",
+    )
+    ranking = rank_offerings(
+        job(training__mode="lora", training__strategy="dp"),
+        [catalog("acme", region("r1") + pair + single)],
+        weights=only(price=1),
+    )
+    by_id = {e.offering: e for e in ranking.entries}
+    assert by_id["single"].judgement("price").score == pytest.approx(1.0)
+    assert by_id["pair"].judgement("price").score == pytest.approx(0.75)
+    assert "× 2 GPUs (whole nodes for 1 planned) = 2.00/hour" in by_id["pair"].judgement("price").reason
+
+
+def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
+    providers = [
+        catalog(
+            "acme", region("r1", '["cn2-gia"]') + region("r2") + NVLINK_IB.replace('["r1"]', '["r1", "r2"]')
+        )
+    ]
+    by_region = {e.region: e for e in rank_offerings(job(), providers).entries}
+    assert by_region["r1"].judgement("line_claim").score is None
+    assert by_region["r1"].judgement("line_claim").reason == "claims cn2-gia; route not traced"
+    assert by_region["r2"].judgement("line_claim").score is None
