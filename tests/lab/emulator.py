@@ -137,14 +137,18 @@ class Sniffer:
 
     def timestamp(self, packet: bytes) -> int | None:
         """CLOCK_REALTIME ns at which `packet` (just read from the TUN device) was transmitted, if seen."""
-        self._drain()
-        pending = self.pending
-        for i in range(min(len(pending), self._LOOKAHEAD)):
-            if pending[i][0] == packet:
-                for _ in range(i):  # sniffed but never read: the device dropped them
-                    pending.popleft()
-                self.skipped += i
-                return pending.popleft()[1] or None
+        # The copy is queued on the packet socket before the packet can be read from the device, so it is
+        # either already drained into `pending` or waiting on the socket: drain only when needed.
+        for attempt in (0, 1):
+            if attempt or not self.pending:
+                self._drain()
+            pending = self.pending
+            for i in range(min(len(pending), self._LOOKAHEAD)):
+                if pending[i][0] == packet:
+                    for _ in range(i):  # sniffed but never read: the device dropped them
+                        pending.popleft()
+                    self.skipped += i
+                    return pending.popleft()[1] or None
         self.unmatched += 1
         return None
 
