@@ -123,8 +123,8 @@ class Lab:
         *,
         seed: int = 1,
         spin_us: float = 250.0,
-        priority: str = "nice",
-        large_file_mb: int = 160,
+        priority: str = "fifo",
+        large_file_mb: int = 128,
         profile: Profile | None = None,
     ) -> None:
         self.workdir = Path(workdir)
@@ -195,6 +195,7 @@ class Lab:
         for netns in reversed(self._netns):
             _run("ip", "netns", "del", netns, check=False)
         self._netns.clear()
+        (self.workdir / "www" / LARGE_FILE).unlink(missing_ok=True)  # generated again on the next start
         self._started = False
 
     # --- building ------------------------------------------------------------------------------------------

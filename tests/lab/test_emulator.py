@@ -141,6 +141,12 @@ def test_anchor_parsers_read_recorded_outputs() -> None:
     assert curl[0]["starttransfer"] == 0.301
 
 
+def test_without_root_the_lab_says_why_it_cannot_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    reason = lab_unavailable_reason()
+    assert reason is not None and "needs root" in reason and "CI runs it as root" in reason
+
+
 # --- on a live lab (root) ----------------------------------------------------------------------------------
 
 lab_only = pytest.mark.lab
