@@ -139,6 +139,7 @@ class Lab:
         self.spin_us = spin_us
         self.priority = priority
         self.large_file_mb = large_file_mb
+        self.has_iperf3 = shutil.which("iperf3") is not None
         self.initial_profile = profile or Profile.constant(0.0)
         self.log_path = self.workdir / "packets.bin"
         self.control_path = self.workdir / "emulator.sock"
@@ -298,6 +299,8 @@ class Lab:
             region.netns,
         )
         self._await_ready(f"{region.name}-http", http)
+        if not self.has_iperf3:
+            return  # tests that need it skip (tests.lab.conftest.needs)
         self._spawn(
             f"{region.name}-iperf3",
             ["iperf3", "-s", "-B", region.address, "-p", str(IPERF3_PORT)],
@@ -312,9 +315,12 @@ class Lab:
         raise LabError(f"iperf3 -s did not start in {region.netns}")
 
     def _wait_reachable(self, region: Region) -> None:
-        proc = self.office_run(["ping", "-c", "1", "-W", "5", region.address], timeout=10)
+        check = (
+            f"import socket; socket.create_connection(({region.address!r}, {TCP_PORT}), timeout=5).close()"
+        )
+        proc = self.office_run([sys.executable, "-c", check], timeout=10)
         if proc.returncode != 0:
-            raise LabError(f"{region.address} unreachable from the office: {proc.stdout}{proc.stderr}")
+            raise LabError(f"{region.address} unreachable from the office: {proc.stderr.strip()}")
 
     # --- driving -------------------------------------------------------------------------------------------
 

@@ -16,6 +16,7 @@ import pytest
 from tests.lab import truth
 from tests.lab.accuracy import compare
 from tests.lab.anchors import run_linkvet_probe
+from tests.lab.conftest import needs
 from tests.lab.netlab import HTTP_PORT, IPERF3_PORT, TCP_PORT, Lab
 from tests.lab.packetlog import DOWN, UP
 from tests.lab.profiles import Profile
@@ -148,6 +149,7 @@ def _iperf3_run(lab: Lab) -> tuple[dict[str, Any], np.ndarray, int]:
     return result, lab.packets(run.since_ns), run.since_ns
 
 
+@needs("iperf3")
 def test_iperf3_reports_what_the_link_delivered(lab: Lab) -> None:
     result, log, since = _iperf3_run(lab)
     host = lab.region().address
@@ -168,6 +170,7 @@ def test_iperf3_reports_what_the_link_delivered(lab: Lab) -> None:
     assert result["throughput_mbps"] == result["download_mbps"]
 
 
+@needs("iperf3")
 @pytest.mark.xfail(
     strict=True,
     reason="linkvet runs `iperf3 -t 5` per direction without omitting TCP slow start (-O): at 150 ms RTT "
