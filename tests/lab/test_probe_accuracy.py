@@ -141,6 +141,26 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="steady_mbps leaves out a fixed first second, which at 150 ms RTT is still slow start and loss "
+    "recovery (queue drops 1.1-2.9 s in): the link delivers 47.6-48.2 Mbit/s in the steady window, but data "
+    "it carried before the window reaches the reader inside it once retransmissions fill the holes, so a "
+    "4-s transfer reads 53.0-54.6 Mbit/s (a 6-s one 51.1) on a link that carries 48.27. Reported to the lead.",
+)
+def test_download_steady_rate_of_a_short_transfer_matches_the_shaped_rate(lab: Lab) -> None:
+    lab.set_profile(SHAPED_150)
+    region = lab.region()
+    run = run_linkvet_probe(lab, region.large_url, "--method", "download", "--max-seconds", "4")
+    result = run.result
+    assert result["error"] is None, result["message"]
+    delivery = truth.tcp_delivery(
+        lab.packets(run.since_ns), region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns
+    )
+    assert result["steady_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
+    assert result["steady_mbps"] == pytest.approx(delivery.capacity_mbps(SHAPED_MBPS), rel=0.05)
+
+
 def _iperf3_run(lab: Lab) -> tuple[dict[str, Any], np.ndarray, int]:
     lab.set_profile(SHAPED_150)
     run = run_linkvet_probe(lab, lab.region().address, "--method", "iperf3", "--port", str(IPERF3_PORT))
