@@ -37,6 +37,8 @@ _TIMESPEC = struct.Struct("@qq")
 _SOCK_EXTENDED_ERR = struct.Struct("@IBBBBII")
 _ECHO_HEADER = struct.Struct("!BBHHH")
 _RCVBUF_BYTES = 4 * 1024 * 1024
+# What a send on an unprivileged socket returns when an earlier echo's ICMP error is pending.
+_DEFERRED_ERRNOS = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNREFUSED, errno.EPROTO})
 _TOKEN_BYTES = 8
 
 ICMP4_ECHO_REQUEST, ICMP4_ECHO_REPLY = 8, 0
@@ -47,12 +49,17 @@ ICMP6_UNREACHABLE, ICMP6_TIME_EXCEEDED = 1, 3
 
 @dataclass(frozen=True, slots=True)
 class EchoOutcome:
-    """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so."""
+    """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so.
+
+    `answered_ms` is the time until any answer came back, an ICMP error (time exceeded, unreachable)
+    included: what traceroute reports for a hop. None when nothing came back.
+    """
 
     sent_at_us: int
     rtt_ms: float | None
     error: ErrorKind | None = None
     responder: str | None = None
+    answered_ms: float | None = None
 
 
 def icmp_permission_help() -> str:
@@ -170,10 +177,16 @@ class IcmpEngine:
         return fs
 
     def send(
-        self, address: str, family: int, timeout_s: float, payload_bytes: int = 56
+        self,
+        address: str,
+        family: int,
+        timeout_s: float,
+        payload_bytes: int = 56,
+        ttl: int | None = None,
     ) -> asyncio.Future[EchoOutcome]:
         """Send one echo to an IP address now; the future resolves with the reply, a timeout or an error.
 
+        `ttl` limits the echo's hop count (traceroute); None leaves the system default.
         Raises IcmpNotPermitted if no ICMP socket can be opened.
         """
         fs = self._socket(family)
@@ -185,7 +198,7 @@ class IcmpEngine:
         sent_at_us = time.time_ns() // 1000
         sent_mono_ns = time.perf_counter_ns()
         try:
-            fs.sock.sendto(packet, (address, 0))
+            self._sendto(fs, packet, address, ttl)
         except OSError as exc:
             kind = (
                 ErrorKind.UNREACHABLE
@@ -198,6 +211,24 @@ class IcmpEngine:
         pending.timer = loop.call_later(timeout_s, self._expire, key)
         self._pending[key] = pending
         return future
+
+    def _sendto(self, fs: _FamilySocket, packet: bytes, address: str, ttl: int | None) -> None:
+        if ttl is not None:
+            _set_hop_limit(fs, ttl)
+        try:
+            try:
+                fs.sock.sendto(packet, (address, 0))
+            except OSError as exc:
+                # An unprivileged socket also reports an earlier echo's ICMP error (time exceeded,
+                # unreachable) on the next send. That error belongs to the earlier echo and waits on the
+                # error queue: hand it over, then send this echo again.
+                if fs.raw or exc.errno not in _DEFERRED_ERRNOS:
+                    raise
+                self._drain_error_queue(fs)
+                fs.sock.sendto(packet, (address, 0))
+        finally:
+            if ttl is not None:
+                _set_hop_limit(fs, -1)  # back to the route's default for the echoes that follow
 
     def close(self) -> None:
         for fs in self._families.values():
@@ -248,8 +279,9 @@ class IcmpEngine:
             pending.timer.cancel()
         if pending.future.done():
             return
-        rtt_ms = None if rx_mono_ns is None or error else (rx_mono_ns - pending.sent_mono_ns) / 1e6
-        pending.future.set_result(EchoOutcome(pending.sent_at_us, rtt_ms, error, responder))
+        answered_ms = None if rx_mono_ns is None else (rx_mono_ns - pending.sent_mono_ns) / 1e6
+        rtt_ms = None if error else answered_ms
+        pending.future.set_result(EchoOutcome(pending.sent_at_us, rtt_ms, error, responder, answered_ms))
 
     def _on_readable(self, fs: _FamilySocket) -> None:
         while True:
@@ -329,6 +361,14 @@ class IcmpEngine:
                 responder = _offender(fs.family, cdata[_SOCK_EXTENDED_ERR.size :])
                 seq = _ECHO_HEADER.unpack_from(data)[4]
                 self._resolve((fs.family, destination[0], seq), rx_mono_ns, error, responder)
+
+
+def _set_hop_limit(fs: _FamilySocket, ttl: int) -> None:
+    """Set the unicast TTL / hop limit of the socket's next packets (-1: the system default)."""
+    if fs.v6:
+        fs.sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
+    else:
+        fs.sock.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
 
 
 def _error_kind(v6: bool, icmp_type: int) -> ErrorKind | None:

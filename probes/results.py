@@ -7,11 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from probes.errors import ErrorKind
-from probes.stats import Summary, summarize
+from probes.stats import Summary, SummaryFields, summarize
 from probes.target import Method, Target
+
+if TYPE_CHECKING:
+    from probes.traceroute.result import TraceResult
 
 MetricValue = float | int | str | None
 
@@ -51,13 +54,14 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(SummaryFields):
     """Everything one target's measurement produced.
 
     `target` is what was actually measured (after an ICMP→TCP fallback, the TCP target). `error` is set when
     the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool);
     per-attempt failures live on the samples. `metrics` carries the method's own figures (HTTP phase timings,
-    throughput) with units in their names.
+    throughput) with units in their names. `trace` holds a `trace` probe's hops and route verdict (its
+    samples are the probes that reached the destination, so its statistics are end-to-end).
     """
 
     target: Target
@@ -67,6 +71,7 @@ class ProbeResult:
     error: ErrorKind | None = None
     message: str | None = None
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+    trace: TraceResult | None = None
     summary: Summary = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -80,42 +85,6 @@ class ProbeResult:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-    @property
-    def sent(self) -> int:
-        return self.summary.sent
-
-    @property
-    def received(self) -> int:
-        return self.summary.received
-
-    @property
-    def loss(self) -> float | None:
-        return self.summary.loss
-
-    @property
-    def rtt_min_ms(self) -> float | None:
-        return self.summary.rtt_min_ms
-
-    @property
-    def rtt_median_ms(self) -> float | None:
-        return self.summary.rtt_median_ms
-
-    @property
-    def rtt_mean_ms(self) -> float | None:
-        return self.summary.rtt_mean_ms
-
-    @property
-    def rtt_p95_ms(self) -> float | None:
-        return self.summary.rtt_p95_ms
-
-    @property
-    def rtt_max_ms(self) -> float | None:
-        return self.summary.rtt_max_ms
-
-    @property
-    def jitter_ms(self) -> float | None:
-        return self.summary.jitter_ms
 
     def metric(self, name: str) -> MetricValue:
         return self.metrics.get(name)
@@ -147,6 +116,8 @@ class ProbeResult:
             "message": self.message,
         }
         out.update(self.metrics)
+        if self.trace is not None:
+            out["trace"] = self.trace.as_dict()
         if samples:
             out["samples"] = [s.as_dict() for s in self.samples]
         return out
