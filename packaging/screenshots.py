@@ -108,6 +108,19 @@ def main() -> int:
     for index, name in enumerate(["charts-timeline", "charts-hour-of-day", "charts-day-hour", "charts-cdf"]):
         charts.tabs.setCurrentIndex(index)
         shoot(name)
+    catalog = window.go_to("catalog")
+    wait_for(lambda: catalog.model.rowCount() > 0)
+    catalog.gpu.setCurrentText("H100")
+    settle(200)
+    catalog.table.selectRow(0)
+    shoot("catalog")
+
+    score = window.go_to("score")
+    wait_for(lambda: score.ranking is not None and not score.busy)
+    shoot("score")
+    score.left_tabs.setCurrentIndex(1)
+    score.detail_tabs.setCurrentIndex(1)
+    shoot("score-weights")
     window.close()
     return 0
 

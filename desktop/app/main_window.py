@@ -64,11 +64,23 @@ def _charts(context: AppContext) -> QWidget:
     return ChartsScreen(context)
 
 
+def _catalog(context: AppContext) -> QWidget:
+    from desktop.app.catalog_screen import CatalogScreen
+
+    return CatalogScreen(context)
+
+
+def _score(context: AppContext) -> QWidget:
+    from desktop.app.score_screen import ScoreScreen
+
+    return ScoreScreen(context)
+
+
 def warm_imports() -> None:
     """Load the heavy libraries the later screens need while the user looks at the first one."""
     import importlib
 
-    for name in ("numpy", "pandas", "pyqtgraph", "probes.store", "probes.runner"):
+    for name in ("numpy", "pandas", "pyqtgraph", "probes.store", "catalogs.loader", "catalogs.scoring"):
         try:
             importlib.import_module(name)
         except Exception:  # a failed warm-up is only slower, the real import reports it
@@ -91,6 +103,8 @@ class MainWindow(QMainWindow):
             ScreenSpec("targets", lambda: self.tr("Targets"), _targets),
             ScreenSpec("probe", lambda: self.tr("Probe"), _probe),
             ScreenSpec("charts", lambda: self.tr("Charts"), _charts),
+            ScreenSpec("catalog", lambda: self.tr("Catalog"), _catalog),
+            ScreenSpec("score", lambda: self.tr("Needs & score"), _score),
         ]
         self.screens: dict[str, QWidget] = {}
         self.nav = QListWidget()

@@ -2,6 +2,193 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CatalogScreen</name>
+    <message>
+        <source>Loading the catalogs…</source>
+        <translation>正在加载目录…</translation>
+    </message>
+    <message>
+        <source>all providers</source>
+        <translation>全部服务商</translation>
+    </message>
+    <message>
+        <source>Some catalog files were skipped:</source>
+        <translation>部分目录文件已跳过：</translation>
+    </message>
+    <message>
+        <source>Catalogs not loaded</source>
+        <translation>目录未加载</translation>
+    </message>
+    <message>
+        <source>{shown} of {total} offerings · &apos;?&apos; = not stated by the source (unknown, not false)</source>
+        <translation>显示 {shown}/{total} 个产品 · “?” = 来源未说明（未知，并非否定）</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>每节点 GPU 数</translation>
+    </message>
+    <message>
+        <source>Memory per GPU (GB)</source>
+        <translation>单卡显存（GB）</translation>
+    </message>
+    <message>
+        <source>In the node</source>
+        <translation>节点内互联</translation>
+    </message>
+    <message>
+        <source>Between nodes</source>
+        <translation>节点间网络</translation>
+    </message>
+    <message>
+        <source>RDMA</source>
+        <translation>RDMA</translation>
+    </message>
+    <message>
+        <source>Max nodes</source>
+        <translation>最大节点数</translation>
+    </message>
+    <message>
+        <source>CPU / vCPUs / RAM GiB</source>
+        <translation>CPU / vCPU / 内存 GiB</translation>
+    </message>
+    <message>
+        <source>Local NVMe (TB)</source>
+        <translation>本地 NVMe（TB）</translation>
+    </message>
+    <message>
+        <source>Shared file system</source>
+        <translation>共享文件系统</translation>
+    </message>
+    <message>
+        <source>BMC/IPMI</source>
+        <translation>BMC/IPMI</translation>
+    </message>
+    <message>
+        <source>Power redundancy</source>
+        <translation>电源冗余</translation>
+    </message>
+    <message>
+        <source>Cooling</source>
+        <translation>散热</translation>
+    </message>
+    <message>
+        <source>Lowest price per GPU-hour</source>
+        <translation>最低每 GPU 小时价格</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Memory (GB)</source>
+        <translation>显存（GB）</translation>
+    </message>
+    <message>
+        <source>BF16 dense TFLOPS</source>
+        <translation>BF16 稠密 TFLOPS</translation>
+    </message>
+    <message>
+        <source>Interconnect (GB/s, bidirectional)</source>
+        <translation>互联带宽（GB/s，双向）</translation>
+    </message>
+    <message>
+        <source>Support</source>
+        <translation>技术支持</translation>
+    </message>
+    <message>
+        <source>SLA uptime %</source>
+        <translation>SLA 可用性 %</translation>
+    </message>
+    <message>
+        <source>DDoS protection</source>
+        <translation>DDoS 防护</translation>
+    </message>
+    <message>
+        <source>Delivery (days)</source>
+        <translation>交付周期（天）</translation>
+    </message>
+    <message>
+        <source>Billing</source>
+        <translation>计费方式</translation>
+    </message>
+    <message>
+        <source>{added} of {total} endpoints of {provider}/{region} added to the probe list.</source>
+        <translation>{provider}/{region} 的 {total} 个端点中有 {added} 个已加入探测列表。</translation>
+    </message>
+    <message>
+        <source>Skipped: {problems}</source>
+        <translation>已跳过：{problems}</translation>
+    </message>
+    <message>
+        <source>No application opens {path} here.</source>
+        <translation>本机没有可打开 {path} 的应用程序。</translation>
+    </message>
+    <message>
+        <source>Catalog</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>Search provider, offering, GPU, region…</source>
+        <translation>搜索服务商、产品、GPU、区域…</translation>
+    </message>
+    <message>
+        <source>all GPUs</source>
+        <translation>全部 GPU</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>NVLink/NVSwitch only</source>
+        <translation>仅 NVLink/NVSwitch</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>Add its probe endpoints to the probe list</source>
+        <translation>将其探测端点加入探测列表</translation>
+    </message>
+    <message>
+        <source>Open the provider&apos;s catalog file</source>
+        <translation>打开服务商目录文件</translation>
+    </message>
+    <message>
+        <source>Offering</source>
+        <translation>产品</translation>
+    </message>
+    <message>
+        <source>GPUs/node</source>
+        <translation>GPU/节点</translation>
+    </message>
+    <message>
+        <source>GB/GPU</source>
+        <translation>GB/GPU</translation>
+    </message>
+    <message>
+        <source>BF16 TFLOPS</source>
+        <translation>BF16 TFLOPS</translation>
+    </message>
+    <message>
+        <source>Regions</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>From $/GPU-h</source>
+        <translation>起价 $/GPU·时</translation>
+    </message>
+    <message>
+        <source>As of</source>
+        <translation>数据日期</translation>
+    </message>
+</context>
+<context>
     <name>ChartsScreen</name>
     <message>
         <source>No measurements yet: run a probe (Probe screen) or `linkvet schedule`.</source>
@@ -161,6 +348,101 @@
     </message>
 </context>
 <context>
+    <name>Checklist</name>
+    <message>
+        <source>GPU memory fits the job</source>
+        <translation>显存满足任务需求</translation>
+    </message>
+    <message>
+        <source>Enough GPUs</source>
+        <translation>GPU 数量足够</translation>
+    </message>
+    <message>
+        <source>Within budget</source>
+        <translation>在预算之内</translation>
+    </message>
+    <message>
+        <source>NVLink/NVSwitch between the GPUs of a node</source>
+        <translation>节点内 GPU 之间有 NVLink/NVSwitch</translation>
+    </message>
+    <message>
+        <source>Bandwidth between nodes</source>
+        <translation>节点间带宽</translation>
+    </message>
+    <message>
+        <source>InfiniBand or RoCE between nodes</source>
+        <translation>节点间使用 InfiniBand 或 RoCE</translation>
+    </message>
+    <message>
+        <source>RDMA on the training fabric</source>
+        <translation>训练网络支持 RDMA</translation>
+    </message>
+    <message>
+        <source>Lossless Ethernet for RoCE</source>
+        <translation>RoCE 使用无损以太网</translation>
+    </message>
+    <message>
+        <source>Local NVMe</source>
+        <translation>本地 NVMe</translation>
+    </message>
+    <message>
+        <source>Shared parallel file system</source>
+        <translation>共享并行文件系统</translation>
+    </message>
+    <message>
+        <source>Storage/management NIC of at least 10 Gbit/s</source>
+        <translation>存储/管理网卡不低于 10 Gbit/s</translation>
+    </message>
+    <message>
+        <source>Management network separate from the training network</source>
+        <translation>管理网络与训练网络分离</translation>
+    </message>
+    <message>
+        <source>Out-of-band management (BMC/IPMI)</source>
+        <translation>带外管理（BMC/IPMI）</translation>
+    </message>
+    <message>
+        <source>Power redundancy</source>
+        <translation>电源冗余</translation>
+    </message>
+    <message>
+        <source>Cooling</source>
+        <translation>散热</translation>
+    </message>
+    <message>
+        <source>Line quality from the team&apos;s office (measured, peak hours)</source>
+        <translation>团队办公室到机房的线路质量（实测，高峰时段）</translation>
+    </message>
+    <message>
+        <source>Claimed line type matches the measured route</source>
+        <translation>宣称的线路类型与实测路由相符</translation>
+    </message>
+    <message>
+        <source>DDoS protection</source>
+        <translation>DDoS 防护</translation>
+    </message>
+    <message>
+        <source>Room to grow</source>
+        <translation>扩展余地</translation>
+    </message>
+    <message>
+        <source>Price of the planned cluster</source>
+        <translation>所需集群的价格</translation>
+    </message>
+    <message>
+        <source>Price per effective BF16 TFLOP</source>
+        <translation>每有效 BF16 TFLOP 的价格</translation>
+    </message>
+    <message>
+        <source>Delivery time</source>
+        <translation>交付时间</translation>
+    </message>
+    <message>
+        <source>Support and SLA</source>
+        <translation>技术支持与 SLA</translation>
+    </message>
+</context>
+<context>
     <name>LineType</name>
     <message>
         <source>Standard</source>
@@ -188,6 +470,14 @@
     <message>
         <source>Charts</source>
         <translation>图表</translation>
+    </message>
+    <message>
+        <source>Catalog</source>
+        <translation>目录</translation>
+    </message>
+    <message>
+        <source>Needs &amp; score</source>
+        <translation>需求与评分</translation>
     </message>
     <message>
         <source>Language not available</source>
@@ -236,6 +526,105 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>&amp;About linkvet</source>
         <translation>关于 linkvet(&amp;A)</translation>
+    </message>
+</context>
+<context>
+    <name>NeedsForm</name>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Cluster, place and budget</source>
+        <translation>集群、地点与预算</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数量</translation>
+    </message>
+    <message>
+        <source>Architecture</source>
+        <translation>架构</translation>
+    </message>
+    <message>
+        <source>Active parameters (MoE)</source>
+        <translation>激活参数量（MoE）</translation>
+    </message>
+    <message>
+        <source>Mode</source>
+        <translation>训练方式</translation>
+    </message>
+    <message>
+        <source>Precision</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <source>Optimizer</source>
+        <translation>优化器</translation>
+    </message>
+    <message>
+        <source>Parallel strategy</source>
+        <translation>并行策略</translation>
+    </message>
+    <message>
+        <source>Tensor parallel</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <source>Pipeline parallel</source>
+        <translation>流水线并行</translation>
+    </message>
+    <message>
+        <source>Sequence length</source>
+        <translation>序列长度</translation>
+    </message>
+    <message>
+        <source>Micro-batch per GPU</source>
+        <translation>每卡微批大小</translation>
+    </message>
+    <message>
+        <source>Tokens per step</source>
+        <translation>每步 token 数</translation>
+    </message>
+    <message>
+        <source>GPUs wanted</source>
+        <translation>期望 GPU 数</translation>
+    </message>
+    <message>
+        <source>Nodes wanted</source>
+        <translation>期望节点数</translation>
+    </message>
+    <message>
+        <source>Team works in</source>
+        <translation>团队所在地</translation>
+    </message>
+    <message>
+        <source>Vantage (office probe name)</source>
+        <translation>测量点（办公室探测名称）</translation>
+    </message>
+    <message>
+        <source>Budget per GPU-hour</source>
+        <translation>每 GPU 小时预算</translation>
+    </message>
+    <message>
+        <source>Currency</source>
+        <translation>货币</translation>
+    </message>
+    <message>
+        <source>not set</source>
+        <translation>未设置</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
     </message>
 </context>
 <context>
@@ -486,6 +875,239 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Measures on a cadence, denser inside the peak windows, until stopped; every round is stored.</source>
         <translation>按固定周期测量，高峰时段更密集，直到停止；每一轮都会保存。</translation>
+    </message>
+</context>
+<context>
+    <name>ScoreScreen</name>
+    <message>
+        <source>Load a needs profile</source>
+        <translation>加载需求配置</translation>
+    </message>
+    <message>
+        <source>Needs profiles (*.toml)</source>
+        <translation>需求配置 (*.toml)</translation>
+    </message>
+    <message>
+        <source>Needs profile not loaded</source>
+        <translation>需求配置未加载</translation>
+    </message>
+    <message>
+        <source>Fix the highlighted field to see the sizing.</source>
+        <translation>请修正标出的字段以查看容量估算。</translation>
+    </message>
+    <message>
+        <source>Weights alone: {weights:,.1f} GB · model states before sharding: {states:,.1f} GB</source>
+        <translation>仅权重：{weights:,.1f} GB · 切分前模型状态：{states:,.1f} GB</translation>
+    </message>
+    <message>
+        <source>On {gpu}: does not fit at any GPU count with this strategy.</source>
+        <translation>在 {gpu} 上：此策略下任何 GPU 数量都放不下。</translation>
+    </message>
+    <message>
+        <source>On {gpu}: fits from {min} GPU(s); planned {planned} = {nodes} node(s) of {per_node} ({span})</source>
+        <translation>在 {gpu} 上：至少 {min} 张 GPU 可放下；计划 {planned} 张 = {nodes} 个节点 × {per_node} 张（{span}）</translation>
+    </message>
+    <message>
+        <source>spans nodes</source>
+        <translation>跨节点</translation>
+    </message>
+    <message>
+        <source>one node</source>
+        <translation>单节点</translation>
+    </message>
+    <message>
+        <source>Memory per GPU: {total:.1f} GB of {usable:.1f} usable (weights {w:.1f}, gradients {g:.1f}, optimizer {o:.1f}, activations {a:.1f})</source>
+        <translation>每卡显存：{total:.1f} GB / 可用 {usable:.1f} GB（权重 {w:.1f}，梯度 {g:.1f}，优化器 {o:.1f}，激活 {a:.1f}）</translation>
+    </message>
+    <message>
+        <source>Gradient sync per step: {gb:,.1f} GB per GPU</source>
+        <translation>每步梯度同步：每卡 {gb:,.1f} GB</translation>
+    </message>
+    <message>
+        <source>Bandwidth needed between nodes: {rate:,.0f} Gbit/s per node (step {step:.1f} s)</source>
+        <translation>节点间所需带宽：每节点 {rate:,.0f} Gbit/s（每步 {step:.1f} 秒）</translation>
+    </message>
+    <message>
+        <source>No inter-node traffic: the job fits in one node.</source>
+        <translation>无节点间流量：任务可在单节点内完成。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n catalog file(s) skipped (see the Catalog screen).</source>
+        <translation>
+            <numerusform>已跳过 %n 个目录文件（见“目录”页面）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>All weights are zero: move at least one slider up.</source>
+        <translation>所有权重均为零：请至少调高一个滑块。</translation>
+    </message>
+    <message>
+        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
+        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 排名用时 {ms:.0f} 毫秒 · 敏感性：{sensitivity}</translation>
+    </message>
+    <message>
+        <source>Needs &amp; score</source>
+        <translation>需求与评分</translation>
+    </message>
+    <message>
+        <source>Training needs</source>
+        <translation>训练需求</translation>
+    </message>
+    <message>
+        <source>Weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Load a needs file…</source>
+        <translation>加载需求文件…</translation>
+    </message>
+    <message>
+        <source>Example: 70B full fine-tune</source>
+        <translation>示例：70B 全参数微调</translation>
+    </message>
+    <message>
+        <source>Ranking method</source>
+        <translation>排名方法</translation>
+    </message>
+    <message>
+        <source>weighted sum</source>
+        <translation>加权求和</translation>
+    </message>
+    <message>
+        <source>TOPSIS</source>
+        <translation>TOPSIS</translation>
+    </message>
+    <message>
+        <source>Back to the checklist&apos;s weights</source>
+        <translation>恢复检查表默认权重</translation>
+    </message>
+    <message>
+        <source>Sizing (live)</source>
+        <translation>容量估算（实时）</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>基于</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>每节点 GPU 数</translation>
+    </message>
+    <message>
+        <source>Only those passing every gate</source>
+        <translation>仅显示通过全部门槛的</translation>
+    </message>
+    <message>
+        <source>Breakdown</source>
+        <translation>明细</translation>
+    </message>
+    <message>
+        <source>In words</source>
+        <translation>文字说明</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Offering</source>
+        <translation>产品</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>GPU</source>
+        <translation>GPU</translation>
+    </message>
+    <message>
+        <source>Plan</source>
+        <translation>规划</translation>
+    </message>
+    <message>
+        <source>$/GPU-h</source>
+        <translation>$/GPU·时</translation>
+    </message>
+    <message>
+        <source>Score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>Gates</source>
+        <translation>门槛</translation>
+    </message>
+    <message>
+        <source>Unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>pass</source>
+        <translation>通过</translation>
+    </message>
+    <message>
+        <source>fails {gates}</source>
+        <translation>未通过 {gates}</translation>
+    </message>
+    <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
+    </message>
+    <message>
+        <source>{gpus} GPUs / {nodes} nodes</source>
+        <translation>{gpus} 卡 / {nodes} 节点</translation>
+    </message>
+    <message>
+        <source>Criterion</source>
+        <translation>评分项</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Result</source>
+        <translation>结果</translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>Counts</source>
+        <translation>计入</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>原因</translation>
+    </message>
+    <message>
+        <source>Source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>gate</source>
+        <translation>门槛</translation>
+    </message>
+    <message>
+        <source>weighted</source>
+        <translation>加权</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>fail</source>
+        <translation>未通过</translation>
+    </message>
+    <message>
+        <source>n/a</source>
+        <translation>不适用</translation>
     </message>
 </context>
 <context>

@@ -1,0 +1,406 @@
+"""The Catalog screen: every bundled offering in a filterable, sortable table, with the GPU reference beside
+each, the selected offering's facts and their sources, its provider's regions (with the line types the
+vendor claims), a button that puts a region's probe endpoints on the probe list, and one that opens the
+provider's catalog file. Loading runs in a worker; a broken catalog file is reported and the rest shows."""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from desktop.app.catalog_data import CatalogView, load_view, region_entries
+from desktop.app.context import AppContext
+from desktop.app.models.offerings import OfferingsFilter, OfferingsModel
+from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
+
+GPU_FAMILIES = (
+    "",
+    "H100",
+    "H200",
+    "H800",
+    "B200",
+    "A100",
+    "A800",
+    "L40S",
+    "L4",
+    "A10G",
+    "RTX 4090",
+    "MI300X",
+)
+
+
+class CatalogScreen(QWidget):
+    def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.context = context
+        self.view: CatalogView | None = None
+        self.model = OfferingsModel(self)
+        self.proxy = OfferingsFilter(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.title = QLabel()
+        self.title.setObjectName("screenTitle")
+        self.search = QLineEdit()
+        self.search.setClearButtonEnabled(True)
+        self.gpu = QComboBox()
+        self.gpu.addItems(GPU_FAMILIES)
+        self.provider = QComboBox()
+        self.provider.addItem("", "")
+        self.nvlink = QCheckBox()
+        self.count = QLabel()
+        self.errors = QLabel()
+        self.errors.setWordWrap(True)
+        self.errors.setStyleSheet("color: #c62828")
+        self.errors.hide()
+        filters = QHBoxLayout()
+        filters.addWidget(self.title)
+        filters.addStretch(1)
+        filters.addWidget(self.search, 2)
+        self.gpu_label = QLabel()
+        filters.addWidget(self.gpu_label)
+        filters.addWidget(self.gpu)
+        self.provider_label = QLabel()
+        filters.addWidget(self.provider_label)
+        filters.addWidget(self.provider)
+        filters.addWidget(self.nvlink)
+
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(OfferingsModel.PRICE, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for column, width in {
+            0: 90,
+            1: 230,
+            2: 110,
+            3: 70,
+            4: 60,
+            5: 80,
+            6: 140,
+            7: 150,
+            8: 70,
+            9: 60,
+            10: 100,
+        }.items():
+            self.table.setColumnWidth(column, width)
+
+        self.detail = QTextBrowser()
+        self.detail.setOpenExternalLinks(True)
+        self.region = QComboBox()
+        self.add_region = QPushButton()
+        self.open_file = QPushButton()
+        actions = QHBoxLayout()
+        self.region_label = QLabel()
+        actions.addWidget(self.region_label)
+        actions.addWidget(self.region, 1)
+        actions.addWidget(self.add_region)
+        actions.addStretch(1)
+        actions.addWidget(self.open_file)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addLayout(actions)
+        lower_layout.addWidget(self.detail, 1)
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.table)
+        splitter.addWidget(lower)
+        splitter.setSizes([480, 300])
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(filters)
+        layout.addWidget(self.errors)
+        layout.addWidget(splitter, 1)
+        layout.addWidget(self.count)
+
+        self.search.textChanged.connect(self._filter)
+        self.gpu.currentIndexChanged.connect(self._filter)
+        self.provider.currentIndexChanged.connect(self._filter)
+        self.nvlink.toggled.connect(self._filter)
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
+        self.add_region.clicked.connect(self.add_selected_region)
+        self.open_file.clicked.connect(self.open_provider_file)
+        self.retranslate()
+        self.reload()
+
+    # -- loading -----------------------------------------------------------------------------------------
+
+    def reload(self) -> None:
+        self.count.setText(self.tr("Loading the catalogs…"))
+        self.context.workers.submit(load_view, on_done=self._loaded, on_error=self._failed)
+
+    def _loaded(self, view: CatalogView) -> None:
+        self.view = view
+        self.model.set_rows(view.rows)
+        current = self.provider.currentData()
+        self.provider.blockSignals(True)
+        self.provider.clear()
+        self.provider.addItem(self.tr("all providers"), "")
+        for catalog in view.catalogs.providers:
+            self.provider.addItem(catalog.provider.name, catalog.provider.id)
+        self.provider.setCurrentIndex(max(0, self.provider.findData(current)))
+        self.provider.blockSignals(False)
+        if view.errors:
+            self.errors.setText(self.tr("Some catalog files were skipped:") + "\n" + "\n".join(view.errors))
+            self.errors.show()
+        else:
+            self.errors.hide()
+        self._filter()
+        self.table.resizeColumnsToContents()  # once per load (122 rows), not on every update
+        self.table.setColumnWidth(
+            OfferingsModel.OFFERING, min(self.table.columnWidth(OfferingsModel.OFFERING), 260)
+        )
+        if self.proxy.rowCount():
+            self.table.selectRow(0)
+
+    def _failed(self, message: str) -> None:
+        self.count.setText(message)
+        self.context.reporter.error(self.tr("Catalogs not loaded"), message)
+
+    def _filter(self, *_: object) -> None:
+        self.proxy.set_filters(
+            text=self.search.text(),
+            gpu=self.gpu.currentText() if self.gpu.currentIndex() > 0 else "",
+            provider=str(self.provider.currentData() or ""),
+            nvlink_only=self.nvlink.isChecked(),
+        )
+        self.count.setText(
+            self.tr(
+                "{shown} of {total} offerings · '?' = not stated by the source (unknown, not false)"
+            ).format(shown=self.proxy.rowCount(), total=self.model.rowCount())
+        )
+
+    # -- the selected offering ---------------------------------------------------------------------------
+
+    def selected_row(self) -> dict[str, Any] | None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            return None
+        row = self.proxy.data(index, OfferingsModel.RowRole)
+        return row if isinstance(row, dict) else None
+
+    def _show_selected(self) -> None:
+        row = self.selected_row()
+        if row is None or self.view is None:
+            self.detail.clear()
+            return
+        catalog = self.view.catalogs.provider(row["provider"])
+        self.region.clear()
+        if catalog is not None:
+            offered = set(row.get("regions") or [])
+            for region in catalog.regions:
+                if region.endpoints and (not offered or region.id in offered):
+                    lines = ", ".join(badge_label(t) for t in region.line_types) or "?"
+                    self.region.addItem(
+                        f"{region.id} · {region.city or '?'} · {lines} ({len(region.endpoints)})", region.id
+                    )
+        self.add_region.setEnabled(self.region.count() > 0)
+        self.open_file.setEnabled(catalog is not None and catalog.path is not None)
+        self.detail.setHtml(self.describe(row))
+
+    def describe(self, row: dict[str, Any]) -> str:
+        """The selected offering as HTML: facts with their sources, the GPU reference, regions, service."""
+        e = html.escape
+        unknown = f"<i>{e(self.tr('not stated'))}</i>"
+
+        def fact(label: str, value: Any, source: Any = None) -> str:
+            shown = unknown if value in (None, "", [], ()) else e(str(value))
+            note = f" <span style='color:#78909c'>({e(str(source))})</span>" if source else ""
+            return f"<tr><td><b>{e(label)}</b></td><td>{shown}{note}</td></tr>"
+
+        intra = row.get("intra_node") or {}
+        inter = row.get("inter_node") or {}
+        storage = row.get("storage") or {}
+        reference = row.get("reference") or {}
+        parts = [f"<h3>{e(row['provider'])} / {e(str(row.get('name') or row['id']))}</h3>"]
+        if row.get("notes"):
+            parts.append(f"<p>{e(row['notes'])}</p>")
+        parts.append("<table cellspacing='4'>")
+        parts.append(fact(self.tr("GPU"), row.get("gpu")))
+        parts.append(fact(self.tr("GPUs per node"), row.get("gpus_per_node")))
+        parts.append(fact(self.tr("Memory per GPU (GB)"), OfferingsModel.memory(row)))
+        parts.append(
+            fact(
+                self.tr("In the node"),
+                " ".join(
+                    str(x)
+                    for x in (
+                        intra.get("kind"),
+                        intra.get("bandwidth_gbytes_s") and f"{intra['bandwidth_gbytes_s']:g} GB/s",
+                    )
+                    if x
+                )
+                or None,
+                intra.get("source"),
+            )
+        )
+        rate = inter.get("bandwidth_gbit_s")
+        parts.append(
+            fact(
+                self.tr("Between nodes"),
+                " ".join(
+                    str(x)
+                    for x in (
+                        inter.get("fabric"),
+                        rate and f"{rate:g} Gbit/s",
+                        inter.get("rails") and f"× {inter['rails']} rails",
+                    )
+                    if x
+                )
+                or None,
+                inter.get("source"),
+            )
+        )
+        parts.append(fact(self.tr("RDMA"), inter.get("rdma")))
+        parts.append(fact(self.tr("Max nodes"), row.get("max_nodes")))
+        parts.append(
+            fact(
+                self.tr("CPU / vCPUs / RAM GiB"),
+                " / ".join(
+                    str(x) for x in (row.get("cpu"), row.get("vcpus"), row.get("ram_gib")) if x is not None
+                )
+                or None,
+            )
+        )
+        parts.append(fact(self.tr("Local NVMe (TB)"), storage.get("local_nvme_tb"), storage.get("source")))
+        parts.append(fact(self.tr("Shared file system"), storage.get("shared_fs")))
+        parts.append(fact(self.tr("BMC/IPMI"), row.get("bmc_ipmi")))
+        parts.append(fact(self.tr("Power redundancy"), row.get("power_redundancy")))
+        parts.append(fact(self.tr("Cooling"), row.get("cooling")))
+        price = row.get("min_gpu_hour")
+        parts.append(
+            fact(
+                self.tr("Lowest price per GPU-hour"),
+                None if price is None else f"{price:,.2f} {row.get('currency') or ''}",
+            )
+        )
+        parts.append(fact(self.tr("Source"), row.get("source"), row.get("as_of")))
+        parts.append("</table>")
+        if reference:
+            parts.append(f"<h4>{e(self.tr('GPU reference'))}: {e(str(reference.get('name')))}</h4><table>")
+            parts.append(fact(self.tr("Memory (GB)"), reference.get("memory_gb")))
+            parts.append(fact(self.tr("BF16 dense TFLOPS"), reference.get("bf16_dense_tflops")))
+            parts.append(
+                fact(
+                    self.tr("Interconnect (GB/s, bidirectional)"),
+                    reference.get("interconnect_gbytes_s_bidir"),
+                )
+            )
+            parts.append("</table>")
+        catalog = self.view.catalogs.provider(row["provider"]) if self.view else None
+        if catalog is not None:
+            parts.append(f"<h4>{e(self.tr('Regions of'))} {e(catalog.provider.name)}</h4><p>")
+            for region in catalog.regions:
+                badges = " ".join(
+                    f"<span style='background:{BADGE_COLOURS.get(t, '#9e9e9e')};color:white'>&nbsp;{e(badge_label(t))}&nbsp;</span>"
+                    for t in region.line_types
+                )
+                parts.append(
+                    f"{e(region.id)} ({e(region.city or '?')}) {badges} · "
+                    f"{e(self.tr('%n probe endpoint(s)', '', len(region.endpoints)))}<br>"
+                )
+            parts.append("</p>")
+            service = catalog.service
+            if service is not None:
+                parts.append(f"<h4>{e(self.tr('Service'))}</h4><table>")
+                parts.append(fact(self.tr("Support"), service.support_hours))
+                parts.append(fact(self.tr("SLA uptime %"), service.sla_uptime_percent))
+                parts.append(
+                    fact(
+                        self.tr("DDoS protection"),
+                        service.ddos_protection
+                        or (service.ddos_protection_gbit_s and f"{service.ddos_protection_gbit_s:g} Gbit/s"),
+                    )
+                )
+                parts.append(fact(self.tr("Delivery (days)"), service.delivery_days))
+                parts.append(fact(self.tr("Billing"), ", ".join(service.billing) or None))
+                parts.append("</table>")
+        return "".join(parts)
+
+    def add_selected_region(self) -> int:
+        """Put the chosen region's probe endpoints on the probe list; how many were new."""
+        row = self.selected_row()
+        region_id = self.region.currentData()
+        if row is None or region_id is None or self.view is None:
+            return 0
+        entries, problems = region_entries(self.view.catalogs, row["provider"], str(region_id))
+        added = self.context.targets.add(entries)
+        message = self.tr(
+            "{added} of {total} endpoints of {provider}/{region} added to the probe list."
+        ).format(added=added, total=len(entries), provider=row["provider"], region=region_id)
+        if problems:
+            message += " " + self.tr("Skipped: {problems}").format(problems="; ".join(problems))
+        self.context.reporter.info(message)
+        return added
+
+    def provider_file(self) -> Path | None:
+        row = self.selected_row()
+        catalog = self.view.catalogs.provider(row["provider"]) if row and self.view else None
+        return catalog.path if catalog is not None else None
+
+    def open_provider_file(self) -> None:
+        path = self.provider_file()
+        if path is not None and not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            self.context.reporter.info(self.tr("No application opens {path} here.").format(path=path))
+
+    # -- language ----------------------------------------------------------------------------------------
+
+    def retranslate(self) -> None:
+        self.title.setText(self.tr("Catalog"))
+        self.search.setPlaceholderText(self.tr("Search provider, offering, GPU, region…"))
+        self.gpu.setItemText(0, self.tr("all GPUs"))
+        self.gpu_label.setText(self.tr("GPU"))
+        self.provider_label.setText(self.tr("Provider"))
+        if self.provider.count():
+            self.provider.setItemText(0, self.tr("all providers"))
+        self.nvlink.setText(self.tr("NVLink/NVSwitch only"))
+        self.region_label.setText(self.tr("Region"))
+        self.add_region.setText(self.tr("Add its probe endpoints to the probe list"))
+        self.open_file.setText(self.tr("Open the provider's catalog file"))
+        self.model.set_headers(
+            [
+                self.tr("Provider"),
+                self.tr("Offering"),
+                self.tr("GPU"),
+                self.tr("GPUs/node"),
+                self.tr("GB/GPU"),
+                self.tr("BF16 TFLOPS"),
+                self.tr("In the node"),
+                self.tr("Between nodes"),
+                self.tr("Max nodes"),
+                self.tr("Regions"),
+                self.tr("From $/GPU-h"),
+                self.tr("As of"),
+            ]
+        )
+        if self.view is not None:
+            self._filter()
+            self._show_selected()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,47 @@
+"""What the Needs & score screen computes, without Qt: the same calls `linkvet size` and `linkvet score` make
+(`catalogs.sizing.size`, `catalogs.scoring.rank_offerings`), run by the screen in a worker."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from catalogs.gpus import default_gpu_reference
+from catalogs.link_quality import LinkSummary
+from catalogs.loader import CatalogSet, load_catalogs
+from catalogs.needs import NeedsProfile
+from catalogs.scoring import Method, Ranking, rank_offerings
+from catalogs.sizing import SizingResult, size
+
+DEFAULT_GPU = "H100 SXM"
+
+
+def sizing_on(needs: NeedsProfile, gpu_name: str, gpus_per_node: int = 8) -> tuple[SizingResult, str]:
+    """Size `needs` on a GPU of the reference (as `linkvet size --gpu NAME` does); the result and the GPU."""
+    match = default_gpu_reference().get(gpu_name)
+    if match is None or match.memory_gb is None:
+        raise ValueError(f"unknown GPU model {gpu_name!r}")
+    return size(needs, match.memory_gb, gpus_per_node, match.bf16_dense_tflops), match.describe()
+
+
+def gpu_names() -> list[str]:
+    return list(default_gpu_reference().names())
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    needs: NeedsProfile
+    weights: Mapping[str, float]
+    method: Method
+    summaries: Sequence[LinkSummary] = ()
+
+
+def load_catalog_set() -> CatalogSet:
+    return load_catalogs()
+
+
+def rank(catalogs: CatalogSet, request: ScoreRequest) -> Ranking:
+    """`linkvet score` for the form's profile and the sliders' weights."""
+    return rank_offerings(
+        request.needs, catalogs, request.summaries, weights=dict(request.weights), method=request.method
+    )

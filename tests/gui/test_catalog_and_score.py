@@ -1,0 +1,123 @@
+"""The Catalog and Needs & score screens on the bundled catalogs: filtering and sorting offerings, putting a
+catalog region's endpoints on the probe list, live sizing, and weights that re-rank the scorecard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+
+from catalogs.checklist import default_checklist
+from catalogs.loader import load_catalogs
+from catalogs.needs import validate_needs
+from catalogs.scoring import rank_offerings
+from desktop.app.catalog_data import load_view
+from desktop.app.checklist_words import CHECKLIST_TITLES
+from desktop.app.models.offerings import OfferingsModel
+
+
+@pytest.fixture
+def catalog(window, qtbot):  # type: ignore[no-untyped-def]
+    screen = window.go_to("catalog")
+    qtbot.waitUntil(lambda: screen.model.rowCount() > 0, timeout=20_000)
+    return screen
+
+
+@pytest.fixture
+def score(window, qtbot):  # type: ignore[no-untyped-def]
+    screen = window.go_to("score")
+    qtbot.waitUntil(lambda: screen.ranking is not None and not screen.busy, timeout=20_000)
+    return screen
+
+
+def test_catalog_lists_filters_and_sorts_offerings(catalog, qtbot) -> None:
+    total = catalog.model.rowCount()
+    assert total == sum(len(p.offerings) for p in load_catalogs().providers)
+    catalog.gpu.setCurrentText("H100")
+    shown = catalog.proxy.rowCount()
+    assert 0 < shown < total
+    gpus = {catalog.proxy.index(r, OfferingsModel.GPU).data() for r in range(shown)}
+    assert all(g.upper().startswith("H100") for g in gpus)
+    catalog.table.sortByColumn(OfferingsModel.PRICE, Qt.SortOrder.AscendingOrder)
+    prices = [
+        catalog.proxy.index(r, OfferingsModel.PRICE).data(OfferingsModel.SortRole) for r in range(shown)
+    ]
+    assert prices == sorted(prices)
+    catalog.search.setText("lambda")
+    assert all(
+        catalog.proxy.index(r, OfferingsModel.PROVIDER).data() == "lambda"
+        for r in range(catalog.proxy.rowCount())
+    )
+    catalog.table.selectRow(0)
+    assert "GPU reference" in catalog.detail.toPlainText()
+    assert catalog.provider_file() is not None and catalog.provider_file().name == "lambda.toml"
+
+
+def test_a_catalog_region_goes_onto_the_probe_list_with_its_labels(catalog, window, qtbot) -> None:
+    catalog.provider.setCurrentIndex(catalog.provider.findData("aws"))
+    catalog.table.selectRow(0)
+    index = catalog.region.findData("us-east-1")
+    assert index >= 0
+    catalog.region.setCurrentIndex(index)
+    before = window.context.targets.rowCount()
+    added = catalog.add_selected_region()
+    assert added > 0 and window.context.targets.rowCount() == before + added
+    new = window.context.targets.entries()[before:]
+    assert {(e.target.provider, e.target.region, e.origin) for e in new} == {("aws", "us-east-1", "catalog")}
+    assert catalog.add_selected_region() == 0  # already on the list
+
+
+def test_a_broken_catalog_file_is_reported_and_the_rest_loads(tmp_path: Path) -> None:
+    (tmp_path / "good.toml").write_text(
+        (Path(__file__).resolve().parents[2] / "catalogs" / "providers" / "lambda.toml").read_text()
+    )
+    (tmp_path / "broken.toml").write_text("format_version = 1\n[provider]\nid = 'x'\n")
+    view = load_view([tmp_path])
+    assert [c.provider.id for c in view.catalogs.providers] == ["lambda"]
+    assert view.errors and "broken.toml" in view.errors[0]
+    assert len(view.rows) == len(view.catalogs.providers[0].offerings)
+
+
+def test_sizing_follows_the_form_as_it_is_edited(score, qtbot) -> None:
+    assert "fits from 18 GPU(s)" in score.sizing_text.text()  # 70B full fine-tune, ZeRO-3, on H100 SXM
+    score.form.params_b.setValue(7)
+    score.form.mode.setCurrentText("lora")
+    score.form.gpus_wanted.setValue(0)
+    assert "fits from 1 GPU(s)" in score.sizing_text.text() and "one node" in score.sizing_text.text()
+    score.form.architecture.setCurrentText("moe")
+    score.form.active_b.setValue(9)  # more active than total: the profile's own check names the field
+    assert "active_params" in score.form.error.text()
+
+
+def test_moving_weights_reranks_and_matches_linkvet_score(score, qtbot, window) -> None:
+    first = score.top_labels(3)
+    # Care only about price: the cheapest candidates that pass every gate come first.
+    for key in score.sliders:
+        score.set_weight(key, 0)
+    score.set_weight("price", 40)
+    qtbot.waitUntil(lambda: not score.busy and score.top_labels(3) != first, timeout=10_000)
+    needs = validate_needs(score.form.values())
+    expected = rank_offerings(needs, load_catalogs(), weights=score.weights())
+    assert score.top_labels(10) == [e.label for e in expected.entries[:10]]
+    top = score.ranking.entries[0]
+    assert top.eligible and top.judgement("price").score == 1.0
+    # The breakdown of the selected row lists every checklist item, gates first.
+    assert [j.criterion for j in score.breakdown.judgements()] == [
+        c.id for c in default_checklist().gates
+    ] + [c.id for c in default_checklist().weighted]
+    assert window.context.settings.score_weights["price"] == 40
+    score.reset_all_weights()
+    qtbot.waitUntil(lambda: not score.busy and score.top_labels(3) == first, timeout=10_000)
+
+
+def test_only_passing_hides_candidates_that_fail_a_gate(score, qtbot) -> None:
+    failing = sum(1 for e in score.ranking.entries if not e.eligible)
+    assert failing > 0
+    score.passing_only.setChecked(True)
+    assert score.model.rowCount() == len(score.ranking.entries) - failing
+    assert all(e.eligible for e in score.model.entries())
+
+
+def test_every_checklist_title_is_offered_for_translation() -> None:
+    assert {c.title for c in default_checklist().criterion} <= set(CHECKLIST_TITLES)
