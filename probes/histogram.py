@@ -17,7 +17,7 @@ import numpy.typing as npt
 BASE_MS = 0.01
 GROWTH = 1.02
 MAX_MS = 120_000.0
-N_BUCKETS = int(math.floor(math.log(MAX_MS / BASE_MS) / math.log(GROWTH))) + 1
+N_BUCKETS = math.floor(math.log(MAX_MS / BASE_MS) / math.log(GROWTH)) + 1
 RELATIVE_ERROR = math.sqrt(GROWTH) - 1
 
 _LOG_GROWTH = math.log(GROWTH)

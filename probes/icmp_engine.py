@@ -352,7 +352,7 @@ def _receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
     for level, kind, cdata in ancdata:
         if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
             seconds, nanoseconds = _TIMESPEC.unpack_from(cdata)
-            queued_ns = time.time_ns() - (seconds * 1_000_000_000 + nanoseconds)
+            queued_ns = time.time_ns() - (int(seconds) * 1_000_000_000 + int(nanoseconds))
             if 0 <= queued_ns < 10_000_000_000:  # ignore a wall-clock step between the two readings
                 return mono_now - queued_ns
     return mono_now
@@ -361,7 +361,7 @@ def _receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
 def _checksum(data: bytes) -> int:
     if len(data) % 2:
         data += b"\x00"
-    total = sum(struct.unpack(f"!{len(data) // 2}H", data))
+    total: int = sum(int(word) for word in struct.unpack(f"!{len(data) // 2}H", data))
     total = (total & 0xFFFF) + (total >> 16)
     total += total >> 16
     return ~total & 0xFFFF

@@ -115,6 +115,20 @@ MIGRATIONS: list[Sequence[str]] = [
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
+_TEXT_COLUMNS = (
+    "name",
+    "method",
+    "host",
+    "url",
+    "provider",
+    "region",
+    "line_type",
+    "error",
+    "message",
+    "metrics_json",
+    "vantage",
+    "plan",
+)
 _TARGET_COLUMNS = "id, key, name, method, host, port, url, provider, region, line_type"
 
 
@@ -180,8 +194,20 @@ class Store:
             else:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._db = sqlite3.connect(self.path, isolation_level=None)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
+        except OSError as exc:
+            raise StoreError(f"{self.path}: cannot create the result store: {exc.strerror or exc}") from exc
+        try:
+            self._configure()
+        except BaseException:
+            self._db.close()
+            raise
+
+    def _configure(self) -> None:
+        try:
             self._db.execute("PRAGMA busy_timeout = 15000")
-            if not readonly:
+            if not self.readonly:
                 self._db.execute("PRAGMA journal_mode = WAL")
                 # FULL: a committed round survives power loss too; one fsync per round costs nothing.
                 self._db.execute("PRAGMA synchronous = FULL")
@@ -189,8 +215,6 @@ class Store:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
-        except OSError as exc:
-            raise StoreError(f"{self.path}: cannot create the result store: {exc.strerror or exc}") from exc
 
     def close(self) -> None:
         self._db.close()
@@ -498,6 +522,8 @@ class Store:
             f"{where} ORDER BY r.started_us, r.id"
         )
         frame = pd.read_sql_query(sql, self._db, params=params)
+        for column in _TEXT_COLUMNS:  # an all-NULL text column comes back as float NaN: keep it None
+            frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
         frame["started_at"] = pd.to_datetime(frame["started_us"], unit="us", utc=True)
         return frame
 

@@ -61,7 +61,7 @@ class Target:
             if isinstance(self.port, bool) or not isinstance(self.port, int) or not 1 <= self.port <= 65535:
                 raise TargetError(f"port {self.port!r} is not a TCP port (expected an integer 1-65535)")
         elif self.method is Method.TCP:
-            raise TargetError(f"method tcp needs a port (e.g. {self.host}:22 or --port 22)")
+            raise TargetError(f"method tcp needs a TCP port to connect to {self.host} (e.g. port 22)")
         if not self.name:
             object.__setattr__(self, "name", self.default_name())
 

@@ -12,6 +12,8 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+pytest_plugins = ["tests.peers"]
+
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """Environment for a `linkvet` subprocess: this checkout's code, a private data directory."""

@@ -23,8 +23,8 @@ from desktop.cli._common import EXIT_INTERRUPTED, CliError
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
     "probe",
-    # "schedule",
-    # "history",
+    "schedule",
+    "history",
 )
 
 

@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass
 
 from probes.errors import ErrorKind
-from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext, now_us
 from probes.methods._httpcommon import classify, client, pin, status_error
 from probes.results import MetricValue, ProbeResult, Sample
@@ -177,9 +176,8 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     for seq in range(options.count):
         if seq:
             await asyncio.sleep(options.interval_s)
-        transfers.extend(
-            await send_paced(1, 0, ctx.pacer, lambda _i, s=seq: asyncio.ensure_future(attempt(s)))
-        )
+        await ctx.pacer.turn()
+        transfers.append(await attempt(seq))
     figures = [throughput(t.arrivals) for t in transfers]
     metrics: dict[str, MetricValue] = {
         "throughput_mbps": _median([f["throughput_mbps"] for f in figures]),

@@ -28,8 +28,9 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         if target.port is not None:
             result = await tcp.measure(target.with_method(Method.TCP), options, ctx)
             note = f"ICMP not permitted here, measured TCP port {target.port} instead. {exc}"
-            message = note if result.message is None else f"{note} {result.message}"
-            return dataclasses.replace(result, message=message)
+            return dataclasses.replace(
+                result, message=note if result.message is None else f"{note} {result.message}"
+            )
         return ProbeResult(target, started, now_us(), error=ErrorKind.PERMISSION, message=str(exc))
 
     def start(seq: int) -> asyncio.Future[EchoOutcome]:
@@ -40,7 +41,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
 
     outcomes = await send_paced(options.count, options.interval_s, ctx.pacer, start)
     samples = tuple(_sample(i, o) for i, o in enumerate(outcomes))
-    responders = sorted({o.responder for o in outcomes if o.error and o.responder})
+    responders = sorted({str(o.responder) for o in outcomes if o.error and o.responder})
     message = describe_losses(samples, "echoes")
     if message and responders:
         message += f" (reported by {', '.join(responders)})"

@@ -77,7 +77,7 @@ async def connect_once(address: str, family: int, port: int, timeout_s: float, s
         code = sock.connect_ex((address, port))
         if code == errno.EINPROGRESS:
             writable: asyncio.Future[None] = loop.create_future()
-            loop.add_writer(sock.fileno(), lambda: writable.done() or writable.set_result(None))
+            loop.add_writer(sock.fileno(), _set_once, writable)
             try:
                 await asyncio.wait_for(writable, timeout_s)
             except TimeoutError:
@@ -99,6 +99,11 @@ async def connect_once(address: str, family: int, port: int, timeout_s: float, s
         sock.close()
 
 
+def _set_once(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 def _kernel_rtt_ms(sock: socket.socket) -> float | None:
     """The handshake RTT the kernel measured, or None if it took none (SYN retransmitted) or cannot say."""
     try:
@@ -111,4 +116,4 @@ def _kernel_rtt_ms(sock: socket.socket) -> float | None:
     (rtt_us,) = struct.unpack_from("I", info, _TCPI_RTT)
     if total_retrans or info[_TCPI_RETRANSMITS] or rtt_us == 0:
         return None
-    return rtt_us / 1000.0
+    return float(rtt_us) / 1000.0

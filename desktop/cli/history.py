@@ -1,0 +1,150 @@
+"""`linkvet history`: a target's stored summaries, one line per round."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from datetime import UTC, datetime, timedelta
+
+from desktop.cli._common import EXIT_OK, CliError, add_db_option, open_store, positive_int
+from desktop.cli._format import number, percent, table
+
+_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "history",
+        help="show a target's stored measurements",
+        description="Show stored summaries for a target (its name, host, URL or store key), oldest first.",
+    )
+    p.add_argument("target", metavar="TARGET", help="target name, host, URL or key (e.g. icmp:10.0.0.1)")
+    p.add_argument(
+        "--since",
+        type=parse_when,
+        help="from this time: ISO date/time (UTC unless it says) or an age "
+        "such as 30m, 24h, 7d (default 24h)",
+    )
+    p.add_argument("--until", type=parse_when, help="up to this time (same forms as --since)")
+    p.add_argument("--method", choices=["icmp", "tcp", "http", "download", "iperf3"], help="only this method")
+    p.add_argument("--limit", type=positive_int, help="only the newest N rows")
+    p.add_argument("--json", action="store_true", help="one JSON object per stored result per line")
+    add_db_option(p)
+    p.set_defaults(run=run)
+
+
+def parse_when(text: str) -> datetime:
+    """An aware UTC datetime from ISO text or an age ('24h' = 24 hours ago)."""
+    match = _RELATIVE.match(text)
+    if match:
+        return datetime.now(UTC) - timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
+    try:
+        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither an ISO date/time (2026-11-30 or 2026-11-30T20:00+08:00) nor an age (24h, 7d)"
+        ) from None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def run(args: argparse.Namespace) -> int:
+    since = args.since or datetime.now(UTC) - timedelta(hours=24)
+    with open_store(args.db, readonly=True) as store:
+        targets = store.find_targets(args.target)
+        if args.method:
+            targets = [t for t in targets if t.method == args.method]
+        if not targets:
+            raise CliError(
+                f"{args.target!r}: no such target in {store.path} (try the name, host or URL you probed)"
+            )
+        frame = store.results_frame(
+            [t.id for t in targets],
+            since_us=int(since.timestamp() * 1e6),
+            until_us=None if args.until is None else int(args.until.timestamp() * 1e6),
+        )
+    if args.limit:
+        frame = frame.tail(args.limit)
+    if args.json:
+        for row in frame.itertuples(index=False):
+            sys.stdout.write(json.dumps(_row_dict(row), allow_nan=False) + "\n")
+        return EXIT_OK
+    if frame.empty:
+        print(f"no measurements of {args.target} since {since:%Y-%m-%d %H:%M} UTC")
+        return EXIT_OK
+    headers = [
+        "TIME (UTC)",
+        "TARGET",
+        "METHOD",
+        "SENT",
+        "LOSS",
+        "MEDIAN ms",
+        "P95 ms",
+        "JITTER ms",
+        "Mbit/s",
+        "NOTE",
+    ]
+    rows = [
+        [
+            f"{row.started_at:%Y-%m-%d %H:%M:%S}",
+            row.name,
+            row.method,
+            str(row.sent),
+            percent(_opt(row.loss)),
+            number(_opt(row.rtt_median_ms)),
+            number(_opt(row.rtt_p95_ms)),
+            number(_opt(row.jitter_ms)),
+            number(_opt(row.throughput_mbps), 1),
+            f"{row.error}: {row.message}" if row.error else (row.message or ""),
+        ]
+        for row in frame.itertuples(index=False)
+    ]
+    table(headers, rows, sys.stdout)
+    return EXIT_OK
+
+
+def _opt(value: object) -> float | None:
+    if value is None:
+        return None
+    number_value = float(value)  # type: ignore[arg-type]
+    return None if number_value != number_value else number_value
+
+
+def _row_dict(row) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    metrics = json.loads(row.metrics_json) if row.metrics_json else {}
+    out: dict[str, object] = {
+        "target": row.name,
+        "method": row.method,
+        "host": row.host,
+        "port": _int(row.port),
+        "url": row.url,
+        "provider": row.provider,
+        "region": row.region,
+        "line_type": row.line_type,
+        "started_at": row.started_at.isoformat().replace("+00:00", "Z"),
+        "round_id": int(row.round_id),
+        "vantage": row.vantage,
+        "sent": int(row.sent),
+        "received": int(row.received),
+    }
+    for key in (
+        "loss",
+        "rtt_min_ms",
+        "rtt_median_ms",
+        "rtt_mean_ms",
+        "rtt_p95_ms",
+        "rtt_max_ms",
+        "jitter_ms",
+    ):
+        out[key] = _opt(getattr(row, key))
+    out["error"] = row.error
+    out["message"] = row.message
+    out.update(metrics)
+    return out
+
+
+def _int(value: object) -> int | None:
+    as_float = _opt(value)
+    return None if as_float is None else int(as_float)

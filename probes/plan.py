@@ -1,0 +1,368 @@
+"""Plan files: what `linkvet schedule` measures, how often, and when the peak hours are.
+
+    version = 1
+    name = "shanghai-office"            # optional; defaults to the file name
+    vantage = "shanghai-office"         # optional; where the probes run from (recorded with every round)
+
+    [schedule]
+    every = "5m"                        # cadence outside peak windows
+    peak_every = "1m"                   # denser cadence inside them
+    peak_windows = ["20:00-23:00 Asia/Shanghai"]
+
+    [defaults]                          # probe options for every method ...
+    count = 10
+    interval = 1.0                      # seconds between attempts to one target
+    timeout = 2.0                       # seconds to wait for one reply
+    [defaults.download]                 # ... and per method
+    count = 1
+    max_bytes = 20_000_000
+    max_seconds = 10
+
+    [[targets]]
+    name = "lambda-us-west"
+    host = "speedtest.example.net"
+    methods = ["icmp", "tcp"]
+    port = 443
+    provider = "lambda"
+    region = "us-west-1"
+    line_type = "standard"
+    every = "1h"                        # optional: measure this target at most this often
+
+Errors name the file, the line, the field and what was expected.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from probes.errors import PlanError, TargetError
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+from probes.target import URL_METHODS, Method, ProbeOptions, Target
+
+PLAN_VERSION = 1
+_DURATION = re.compile(
+    r"^\s*(?:(\d+(?:\.\d+)?)\s*h)?\s*(?:(\d+(?:\.\d+)?)\s*m)?\s*(?:(\d+(?:\.\d+)?)\s*s)?\s*$"
+)
+
+
+def parse_duration(value: object) -> float:
+    """Seconds from a number (seconds) or text such as "90s", "5m", "1h30m"."""
+    if isinstance(value, bool):
+        raise ValueError("expected a duration such as 30s, 5m or 1h")
+    if isinstance(value, int | float):
+        seconds = float(value)
+    elif isinstance(value, str):
+        match = _DURATION.match(value)
+        if not value.strip() or not match or not any(match.groups()):
+            raise ValueError(f"{value!r} is not a duration (expected e.g. 30s, 5m, 1h or 1h30m)")
+        hours, minutes, secs = (float(g) if g else 0.0 for g in match.groups())
+        seconds = hours * 3600 + minutes * 60 + secs
+    else:
+        raise ValueError("expected a duration such as 30s, 5m or 1h")
+    if seconds <= 0:
+        raise ValueError("a duration must be positive")
+    return seconds
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+class OptionsModel(_Strict):
+    count: int | None = Field(default=None, ge=1, le=100_000)
+    interval: float | None = Field(default=None, ge=0, le=3600)
+    timeout: float | None = Field(default=None, gt=0, le=600)
+    payload: int | None = Field(default=None, ge=0, le=65000)
+    max_redirects: int | None = Field(default=None, ge=0, le=50)
+    verify_tls: bool | None = None
+    max_bytes: int | None = Field(default=None, gt=0)
+    max_seconds: float | None = Field(default=None, gt=0, le=3600)
+    connections: int | None = Field(default=None, ge=1, le=64)
+    iperf3_seconds: float | None = Field(default=None, ge=1, le=3600)
+
+    def apply(self, base: ProbeOptions) -> ProbeOptions:
+        changes = {
+            "count": self.count,
+            "interval_s": self.interval,
+            "timeout_s": self.timeout,
+            "payload_bytes": self.payload,
+            "http_max_redirects": self.max_redirects,
+            "verify_tls": self.verify_tls,
+            "download_max_bytes": self.max_bytes,
+            "download_max_seconds": self.max_seconds,
+            "download_connections": self.connections,
+            "iperf3_seconds": self.iperf3_seconds,
+        }
+        fields = {k: v for k, v in changes.items() if v is not None}
+        values = {name: getattr(base, name) for name in base.__dataclass_fields__}
+        values.update(fields)
+        return ProbeOptions(**values)
+
+
+class DefaultsModel(OptionsModel):
+    gap_ms: float | None = Field(default=None, ge=0, le=10_000)
+    concurrency: int | None = Field(default=None, ge=1, le=10_000)
+    icmp: OptionsModel | None = None
+    tcp: OptionsModel | None = None
+    http: OptionsModel | None = None
+    download: OptionsModel | None = None
+    iperf3: OptionsModel | None = None
+
+
+class ScheduleModel(_Strict):
+    every: Duration = 300.0
+    peak_every: Duration | None = None
+    peak_windows: list[str] | None = None
+
+    @field_validator("peak_windows")
+    @classmethod
+    def _windows(cls, value: list[str] | None) -> list[str] | None:
+        for text in value or []:
+            try:
+                PeakWindow.parse(text)
+            except PeakWindowError as exc:
+                raise ValueError(str(exc)) from None
+        return value
+
+
+class TargetModel(_Strict):
+    name: str | None = Field(default=None, min_length=1)
+    host: str | None = None
+    url: str | None = None
+    methods: list[Method] = Field(default_factory=lambda: [Method.ICMP], min_length=1)
+    port: int | None = Field(default=None, ge=1, le=65535)
+    provider: str | None = None
+    region: str | None = None
+    line_type: str | None = None
+    every: Duration | None = None
+
+    @model_validator(mode="after")
+    def _has_address(self) -> TargetModel:
+        if not self.host and not self.url:
+            raise ValueError("a target needs `host` (for icmp/tcp/iperf3) or `url` (for http/download)")
+        return self
+
+
+class PlanModel(_Strict):
+    version: int
+    name: str | None = None
+    vantage: str | None = None
+    schedule: ScheduleModel = Field(default_factory=ScheduleModel)
+    defaults: DefaultsModel = Field(default_factory=DefaultsModel)
+    targets: list[TargetModel] = Field(min_length=1)
+
+
+@dataclass(frozen=True, slots=True)
+class PlannedTarget:
+    target: Target
+    every_s: float | None  # None: in every round
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A validated plan, ready for the scheduler."""
+
+    path: str
+    name: str
+    vantage: str | None
+    every_s: float
+    peak_every_s: float
+    peak_windows: tuple[PeakWindow, ...]
+    targets: tuple[PlannedTarget, ...]
+    options: dict[Method, ProbeOptions] = field(default_factory=dict)
+    gap_ms: float = 1.0
+    concurrency: int = 256
+
+
+def load_plan(path: str | Path) -> Plan:
+    """Read and validate a plan file; raises PlanError naming file, line, field and what was expected."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(str(path), "no such plan file") from None
+    except OSError as exc:
+        raise PlanError(str(path), f"cannot read the plan file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise PlanError(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    return parse_plan(text, str(path))
+
+
+def parse_plan(text: str, path: str = "<plan>") -> Plan:
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line = int(match.group(1)) if match else None
+        reason = re.sub(r" ?\(at line.*\)", "", message)
+        raise PlanError(path, f"TOML syntax error: {reason}", line=line) from None
+    version = raw.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > PLAN_VERSION:
+        raise PlanError(
+            path,
+            f"plan format version {version} is newer than this linkvet understands ({PLAN_VERSION}); "
+            "upgrade linkvet",
+            line=locate(text, ("version",)),
+            field="version",
+        )
+    try:
+        model = PlanModel.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = tuple(first["loc"])
+        raise PlanError(path, _explain(first), line=locate(text, loc), field=_field_name(loc)) from None
+    if model.version != PLAN_VERSION:
+        raise PlanError(
+            path,
+            f"unsupported plan format version {model.version} (expected {PLAN_VERSION})",
+            line=locate(text, ("version",)),
+            field="version",
+        )
+    return _build(model, text, path)
+
+
+def _build(model: PlanModel, text: str, path: str) -> Plan:
+    base = model.defaults.apply(ProbeOptions())
+    options = {}
+    for method in Method:
+        override = getattr(model.defaults, method.value)
+        options[method] = override.apply(base) if override is not None else base
+    targets: list[PlannedTarget] = []
+    seen: dict[str, int] = {}
+    for index, spec in enumerate(model.targets):
+        for method in spec.methods:
+            loc: tuple[str | int, ...] = ("targets", index, "url" if method in URL_METHODS else "host")
+            try:
+                target = Target(
+                    method=method,
+                    host=None if method in URL_METHODS else (spec.host or _host_of(spec.url)),
+                    url=spec.url if method in URL_METHODS else None,
+                    port=spec.port,
+                    name=_name(spec, method),
+                    provider=spec.provider,
+                    region=spec.region,
+                    line_type=spec.line_type,
+                )
+            except TargetError as exc:
+                raise PlanError(path, f"{exc}", line=locate(text, loc), field=_field_name(loc)) from None
+            if target.key in seen:
+                raise PlanError(
+                    path,
+                    f"the same {method} target ({target.key}) is already target #{seen[target.key] + 1}",
+                    line=locate(text, ("targets", index)),
+                    field=f"targets[{index}]",
+                )
+            seen[target.key] = index
+            targets.append(PlannedTarget(target, spec.every))
+    windows = (
+        tuple(PeakWindow.parse(w) for w in model.schedule.peak_windows)
+        if model.schedule.peak_windows is not None
+        else DEFAULT_PEAK_WINDOWS
+    )
+    return Plan(
+        path=path,
+        name=model.name or Path(path).stem,
+        vantage=model.vantage,
+        every_s=model.schedule.every,
+        peak_every_s=model.schedule.peak_every or model.schedule.every,
+        peak_windows=windows,
+        targets=tuple(targets),
+        options=options,
+        gap_ms=model.defaults.gap_ms if model.defaults.gap_ms is not None else 1.0,
+        concurrency=model.defaults.concurrency or 256,
+    )
+
+
+def _name(spec: TargetModel, method: Method) -> str:
+    # One name for all of an entry's methods: `linkvet history NAME` shows them together, method by method.
+    return spec.name or ""
+
+
+def _host_of(url: str | None) -> str | None:
+    if not url:
+        return None
+    from urllib.parse import urlsplit
+
+    return urlsplit(url).hostname
+
+
+def _explain(error: Any) -> str:
+    kind = error["type"]
+    message = str(error["msg"])
+    if kind == "extra_forbidden":
+        return "unknown field (check its spelling; see the plan format in the README)"
+    if kind == "missing":
+        return "missing (this field is required)"
+    if kind == "enum":
+        expected = error.get("ctx", {}).get("expected", "")
+        return f"got {error.get('input')!r}, expected one of {expected}"
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    given = error.get("input")
+    if kind not in ("value_error",) and not isinstance(given, dict | list):
+        return f"{message} (got {given!r})"
+    return message
+
+
+def _field_name(loc: Sequence[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
+
+
+def locate(text: str, loc: Sequence[str | int]) -> int | None:
+    """The 1-based line in TOML `text` where the value at `loc` (e.g. ("targets", 2, "port")) is written,
+    or the line of its table when the key itself is absent; None if it cannot be found."""
+    lines = text.splitlines()
+    table: tuple[str | int, ...] = ()
+    array_counts: dict[str, int] = {}
+    table_lines: dict[tuple[str | int, ...], int] = {}
+    want = tuple(loc)
+    best: int | None = None
+    for number, line in enumerate(lines, start=1):
+        header = _HEADER.match(line)
+        if header and not line.lstrip().startswith("#") and "=" not in line.split("]")[0]:
+            name = header.group(2).strip().strip('"')
+            parts: list[str | int] = list(name.split("."))
+            if header.group(1) == "[[":
+                index = array_counts.get(name, -1) + 1
+                array_counts[name] = index
+                parts.append(index)
+            table = tuple(parts)
+            table_lines[table] = number
+            if want[: len(table)] == table and (best is None or len(table) >= 1):
+                best = number
+            continue
+        key_match = re.match(r"^\s*([A-Za-z0-9_\-\"\.]+)\s*=", line)
+        if not key_match:
+            continue
+        key_parts: tuple[str | int, ...] = tuple(p.strip('"') for p in key_match.group(1).split("."))
+        full = table + key_parts
+        if full == want[: len(full)] and len(full) <= len(want):
+            best = number
+            if full == want:
+                return number
+    return best

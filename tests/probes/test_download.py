@@ -1,0 +1,71 @@
+"""The download method: streaming with byte and time caps, parallel connections, consistent figures."""
+
+from __future__ import annotations
+
+import pytest
+
+from probes.errors import ErrorKind
+from probes.methods.download import throughput
+from probes.runner import run
+from probes.target import Method, ProbeOptions, parse_target
+from tests.peers import FILE_BYTES
+
+
+def fetch(url: str, **options: object):  # type: ignore[no-untyped-def]
+    (result,) = run([parse_target(url, Method.DOWNLOAD)], ProbeOptions(count=1, timeout_s=2.0, **options))  # type: ignore[arg-type]
+    return result
+
+
+def test_whole_file_when_under_the_caps(http_server: str) -> None:
+    result = fetch(f"http://{http_server}/file")
+    assert result.ok, result.message
+    m = result.metrics
+    assert m["bytes"] == FILE_BYTES
+    assert m["seconds"] > 0
+    # throughput is the body after the first chunk over first → last chunk: below bytes/seconds, close to it
+    assert m["throughput_mbps"] == pytest.approx(FILE_BYTES * 8 / m["seconds"] / 1e6, rel=0.05)
+    assert m["ttfb_ms"] is not None and m["ttfb_ms"] > 0
+    assert result.samples[0].rtt_ms == m["ttfb_ms"]
+
+
+def test_byte_cap_is_never_exceeded(http_server: str) -> None:
+    result = fetch(f"http://{http_server}/file", download_max_bytes=1_000_000)
+    assert result.metrics["bytes"] == 1_000_000
+
+
+def test_time_cap_stops_a_slow_transfer(http_server: str) -> None:
+    result = fetch(f"http://{http_server}/trickle", download_max_seconds=1.0)
+    assert result.ok, result.message
+    assert result.metrics["seconds"] < 1.5
+    # the trickle server sends ~1 MB/s: about 8 Mbit/s, far from the 30 MB it offered
+    assert 0.4e6 < result.metrics["bytes"] < 2.5e6
+    assert 3 < result.metrics["throughput_mbps"] < 15
+
+
+def test_parallel_connections_share_the_cap(http_server: str) -> None:
+    result = fetch(f"http://{http_server}/file", download_connections=4, download_max_bytes=3 * FILE_BYTES)
+    assert result.ok, result.message
+    assert result.metrics["connections"] == 4
+    assert result.metrics["bytes"] == 3 * FILE_BYTES
+
+
+def test_http_error_is_a_failed_transfer(http_server: str) -> None:
+    result = fetch(f"http://{http_server}/missing")
+    assert result.error is ErrorKind.HTTP_STATUS
+    assert result.metrics["status"] == 404
+    assert result.loss == 1.0
+
+
+def test_steady_state_leaves_out_the_warm_up() -> None:
+    # 0.5 s at 10 Mbit/s, then 2 s at 100 Mbit/s, chunks every 10 ms (synthetic arrival times)
+    arrivals, t = [], 0
+    for _ in range(50):
+        t += 10_000_000
+        arrivals.append((t, 12_500))
+    for _ in range(200):
+        t += 10_000_000
+        arrivals.append((t, 125_000))
+    figures = throughput(tuple(arrivals))
+    assert figures["bytes"] == 50 * 12_500 + 200 * 125_000
+    assert figures["steady_mbps"] == pytest.approx(100, rel=0.01)
+    assert figures["throughput_mbps"] < figures["steady_mbps"]

@@ -1,0 +1,80 @@
+"""The runner: pacing across targets, progress and sample hooks, bulk methods one at a time, cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+
+import pytest
+
+from probes.runner import Progress, Runner, run
+from probes.target import Method, ProbeOptions, Target, parse_target
+
+
+def test_pacing_spaces_packets_across_targets() -> None:
+    targets = [parse_target(f"127.0.1.{i}") for i in range(1, 41)]
+    started = time.monotonic()
+    results = run(targets, ProbeOptions(count=2, interval_s=0.0, timeout_s=1.0), gap_ms=10)
+    elapsed = time.monotonic() - started
+    assert sum(r.received for r in results) == 80
+    # 80 packets at least 10 ms apart: the last leaves no sooner than 0.79 s after the first
+    sends = sorted(s.sent_at_us for r in results for s in r.samples)
+    assert sends[-1] - sends[0] >= 790_000
+    gaps = [b - a for a, b in itertools.pairwise(sends)]
+    assert sorted(gaps)[len(gaps) // 2] >= 9_000  # typical spacing honours the gap
+    assert elapsed < 3
+
+
+def test_progress_reports_every_target_once() -> None:
+    events: list[Progress] = []
+    targets = [parse_target(f"127.0.2.{i}") for i in range(1, 6)]
+    run(targets, ProbeOptions(count=1), progress=events.append)
+    assert [e.done for e in events] == [0, 1, 2, 3, 4, 5]
+    assert all(e.total == 5 for e in events)
+    assert events[0].result is None
+    assert sorted(str(e.result.target.host) for e in events[1:] if e.result) == [t.host for t in targets]
+
+
+def test_sample_hook_sees_every_attempt(tcp_listener: int) -> None:
+    seen: list[tuple[str, int]] = []
+    targets = [parse_target("127.0.0.1"), parse_target(f"127.0.0.1:{tcp_listener}")]
+    results = run(
+        targets, ProbeOptions(count=4, interval_s=0.01), on_sample=lambda t, s: seen.append((t.key, s.seq))
+    )
+    assert sorted(seen) == sorted((r.target.key, s.seq) for r in results for s in r.samples)
+    assert len(seen) == 8
+
+
+def test_bulk_methods_run_one_at_a_time(http_server: str) -> None:
+    url = f"http://{http_server}/trickle"
+    targets = [Target(Method.DOWNLOAD, url=url + f"?n={i}") for i in range(3)] + [parse_target("127.0.0.1")]
+    results = run(targets, ProbeOptions(count=1, download_max_seconds=0.4))
+    downloads = sorted((r for r in results if r.method is Method.DOWNLOAD), key=lambda r: r.started_at_us)
+    for earlier, later in itertools.pairwise(downloads):
+        assert later.started_at_us >= earlier.finished_at_us
+    ping = next(r for r in results if r.method is Method.ICMP)
+    assert ping.finished_at_us <= downloads[0].started_at_us  # latency first, then bulk
+
+
+def test_results_keep_the_order_of_the_targets() -> None:
+    targets = [parse_target(h) for h in ("127.0.3.3", "no-such.invalid", "127.0.3.1")]
+    results = run(targets, ProbeOptions(count=1))
+    assert [r.target.host for r in results] == ["127.0.3.3", "no-such.invalid", "127.0.3.1"]
+
+
+def test_cancellation_returns_nothing() -> None:
+    async def scenario() -> None:
+        runner = Runner(ProbeOptions(count=50, interval_s=0.05))
+        task = asyncio.ensure_future(runner.run([parse_target("127.0.0.1")]))
+        await asyncio.sleep(0.2)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(scenario())
+
+
+def test_runner_rejects_nonsense() -> None:
+    with pytest.raises(ValueError):
+        Runner(concurrency=0)

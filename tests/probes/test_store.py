@@ -1,0 +1,195 @@
+"""The result store: round trips, rollups that match the raw samples, migrations, and crash safety."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from contextlib import closing
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from probes import histogram
+from probes.errors import ErrorKind, SchemaVersionError, StoreError
+from probes.results import ProbeResult, Sample
+from probes.stats import summarize
+from probes.store import SCHEMA_VERSION, Store
+from probes.target import Method, Target
+from tests.conftest import REPO_ROOT
+
+HOUR_US = 3_600_000_000
+T0 = 1_796_000_400 * 1_000_000  # a whole UTC hour
+
+
+def synthetic_result(
+    target: Target, start_us: int, rtts: list[float | None], spacing_us: int = 1_000_000
+) -> ProbeResult:
+    samples = tuple(
+        Sample(i, start_us + i * spacing_us, rtt, None if rtt is not None else ErrorKind.TIMEOUT)
+        for i, rtt in enumerate(rtts)
+    )
+    return ProbeResult(target, start_us, start_us + len(rtts) * spacing_us, samples=samples)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    with Store(tmp_path / "s.sqlite3") as s:
+        yield s
+
+
+def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
+    target = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la", line_type="cn2-gia")
+    result = synthetic_result(target, T0, [150.0, None, 151.5, 149.0])
+    round_id = store.save_round(
+        [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
+    )
+    assert store.counts() == {"targets": 1, "rounds": 1, "results": 1, "samples": 4, "hourly": 1}
+    frame = store.results_frame()
+    row = frame.iloc[0]
+    assert (row.round_id, row.provider, row.region, row.line_type, row.vantage) == (
+        round_id,
+        "acme",
+        "la",
+        "cn2-gia",
+        "sh",
+    )
+    assert (row.sent, row.received) == (4, 3)
+    assert row.loss == pytest.approx(0.25)
+    assert row.rtt_median_ms == pytest.approx(150.0)
+    samples = store.samples_frame()
+    assert samples.ts_us.tolist() == [s.sent_at_us for s in result.samples]
+    assert np.isnan(samples.rtt_ms[1]) and samples.error[1] == "timeout"
+    assert store.samples_frame(since_us=T0 + 2_000_000).seq.tolist() == [2, 3]
+
+
+def test_labels_update_but_are_never_erased(store: Store) -> None:
+    labelled = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la")
+    store.save_round([synthetic_result(labelled, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
+    bare = Target(Method.ICMP, host="198.18.0.9")
+    store.save_round([synthetic_result(bare, T0 + 10, [1.0])], started_us=T0, finished_us=T0, source="t")
+    (stored,) = store.targets()
+    assert (stored.provider, stored.region) == ("acme", "la")
+    assert store.targets(provider="acme") == [stored] and store.targets(provider="other") == []
+
+
+def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
+    rng = np.random.default_rng(3)
+    target = Target(Method.ICMP, host="198.18.0.10")
+    results = []
+    for k in range(30):  # 30 rounds of 20 echoes spread over ~5 hours, with 5% loss
+        rtts = [None if rng.random() < 0.05 else float(rng.normal(160, 8)) for _ in range(20)]
+        results.append(synthetic_result(target, T0 + k * 600_000_000, rtts, spacing_us=30_000_000))
+    for r in results:
+        store.save_round([r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
+    hourly = store.hourly_frame()
+    samples = store.samples_frame()
+    samples["hour_s"] = samples.ts_us // 1_000_000 // 3600 * 3600
+    for row in hourly.itertuples():
+        raw = samples[samples.hour_s == row.hour_s]
+        got = raw.rtt_ms.dropna()
+        assert row.sent == len(raw) and row.received == len(got)
+        assert row.rtt_sum_ms == pytest.approx(got.sum())
+        assert row.rtt_min_ms == pytest.approx(got.min()) and row.rtt_max_ms == pytest.approx(got.max())
+        dense = histogram.decode(row.hist_index, row.hist_count)
+        assert dense.sum() == len(got)
+        exact = float(np.percentile(got, 95))
+        assert histogram.quantile(dense, 0.95) == pytest.approx(exact, rel=histogram.RELATIVE_ERROR + 0.01)
+    # jitter pairs: within each result, consecutive received RTTs
+    total_pairs = sum(summarize([s.rtt_ms for s in r.samples]).received - 1 for r in results)
+    assert hourly.jitter_pairs.sum() == total_pairs
+    before = hourly.drop(columns=["hist_index", "hist_count"])
+    assert store.rebuild_hourly() == len(hourly)
+    after = store.hourly_frame().drop(columns=["hist_index", "hist_count"])
+    assert np.allclose(before.to_numpy(dtype=float), after.to_numpy(dtype=float), equal_nan=True)
+
+
+def test_store_uses_wal_and_reports_its_version(store: Store) -> None:
+    with closing(sqlite3.connect(store.path)) as db:
+        mode = db.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    assert store.schema_version == SCHEMA_VERSION
+
+
+def test_a_newer_store_is_refused_with_a_clear_message(tmp_path: Path) -> None:
+    path = tmp_path / "future.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(SchemaVersionError, match="newer linkvet"):
+        Store(path)
+
+
+def test_an_older_store_is_migrated(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with closing(sqlite3.connect(path)) as db:
+        db.execute("CREATE TABLE unrelated (x)")  # schema version 0
+    with Store(path) as s:
+        assert s.schema_version == SCHEMA_VERSION
+        assert s.counts()["rounds"] == 0
+
+
+def test_garbage_and_missing_files_are_clear_errors(tmp_path: Path) -> None:
+    garbage = tmp_path / "garbage.sqlite3"
+    garbage.write_bytes(os.urandom(4096))
+    with pytest.raises(StoreError, match=r"garbage\.sqlite3"):
+        Store(garbage)
+    with pytest.raises(StoreError, match="no result store here yet"):
+        Store(tmp_path / "absent.sqlite3", readonly=True)
+
+
+def test_a_reader_sees_whole_rounds_while_a_writer_writes(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    target = Target(Method.ICMP, host="198.18.0.11")
+    with Store(path) as writer, Store(path, readonly=True) as reader:
+        for k in range(20):
+            r = synthetic_result(target, T0 + k * HOUR_US, [1.0] * 50)
+            writer.save_round([r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
+            counts = reader.counts()
+            assert counts["samples"] == 50 * counts["results"]
+
+
+WRITER = """
+import sys, time
+from probes.store import Store
+from probes.results import ProbeResult, Sample
+from probes.target import Method, Target
+store = Store(sys.argv[1])
+targets = [Target(Method.ICMP, host=f"198.18.1.{i}") for i in range(1, 21)]
+k = 0
+while True:
+    now = time.time_ns() // 1000
+    results = [ProbeResult(t, now, now, samples=tuple(Sample(j, now + j, 1.0 + j) for j in range(200))) for t in targets]
+    store.save_round(results, started_us=now, finished_us=now, source="t")
+    k += 1
+    print(k, flush=True)
+"""
+
+
+@pytest.mark.parametrize("delay_s", [0.3, 0.77, 1.31])
+def test_sigkill_mid_write_loses_at_most_the_round_in_flight(tmp_path: Path, delay_s: float) -> None:
+    path = tmp_path / "s.sqlite3"
+    with subprocess.Popen(
+        [sys.executable, "-c", WRITER, str(path)],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
+    ) as writer:
+        assert writer.stdout is not None
+        writer.stdout.readline()  # at least one round is committed
+        time.sleep(delay_s)
+        writer.send_signal(signal.SIGKILL)
+        committed_lines = writer.stdout.read().split()
+    assert writer.returncode == -signal.SIGKILL
+    with closing(sqlite3.connect(path)) as db:
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    with Store(path) as s:
+        counts = s.counts()
+    # every stored round is whole: 20 results of 200 samples each
+    assert counts["results"] == 20 * counts["rounds"] and counts["samples"] == 200 * counts["results"]
+    # and every round the writer reported committed is there (it may have committed one more unreported)
+    assert counts["rounds"] >= 1 + len(committed_lines)

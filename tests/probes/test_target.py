@@ -1,0 +1,60 @@
+import pytest
+
+from probes.errors import TargetError
+from probes.target import Method, ProbeOptions, Target, parse_target
+
+
+@pytest.mark.parametrize(
+    ("text", "method", "host", "port", "key"),
+    [
+        ("127.0.0.1", Method.ICMP, "127.0.0.1", None, "icmp:127.0.0.1"),
+        ("Example.COM", Method.ICMP, "example.com", None, "icmp:example.com"),
+        ("127.0.0.1:22", Method.TCP, "127.0.0.1", 22, "tcp:127.0.0.1:22"),
+        ("[::1]:443", Method.TCP, "::1", 443, "tcp:[::1]:443"),
+        ("::1", Method.ICMP, "::1", None, "icmp:::1"),
+    ],
+)
+def test_parse_host_forms(text: str, method: Method, host: str, port: int | None, key: str) -> None:
+    target = parse_target(text)
+    assert (target.method, target.host, target.port, target.key) == (method, host, port, key)
+
+
+def test_url_defaults_to_http_and_keeps_labels() -> None:
+    target = parse_target("https://speed.example.net/100mb.bin", provider="lambda", region="us-west-1")
+    assert target.method is Method.HTTP
+    assert target.host == "speed.example.net"
+    assert (target.provider, target.region) == ("lambda", "us-west-1")
+    assert parse_target("https://x.example/", Method.ICMP).host == "x.example"
+
+
+@pytest.mark.parametrize(
+    ("text", "method", "port", "message"),
+    [
+        ("host:0", None, None, "not a TCP port"),
+        ("host:http", None, None, "not a number"),
+        ("127.0.0.1", Method.TCP, None, "needs a TCP port"),
+        ("ftp://x.example/file", Method.HTTP, None, "http:// or https://"),
+        ("http://", Method.HTTP, None, "no host"),
+        ("a b", None, None, "not a host name"),
+        ("x" * 64 + ".example", None, None, "not a valid host name"),
+        ("example.com", Method.DOWNLOAD, None, "needs a URL"),
+        ("127.0.0.1:22", None, 23, "disagrees"),
+    ],
+)
+def test_bad_targets_say_what_is_wrong(
+    text: str, method: Method | None, port: int | None, message: str
+) -> None:
+    with pytest.raises(TargetError, match=message):
+        parse_target(text, method, port)
+
+
+def test_unknown_method_lists_the_known_ones() -> None:
+    with pytest.raises(TargetError, match="expected one of: icmp, tcp"):
+        Target(method="ping", host="x")  # type: ignore[arg-type]
+
+
+def test_options_reject_nonsense() -> None:
+    with pytest.raises(TargetError, match="count"):
+        ProbeOptions(count=0)
+    with pytest.raises(TargetError, match="timeout"):
+        ProbeOptions(timeout_s=0)
