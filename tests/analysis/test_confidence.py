@@ -71,8 +71,12 @@ def test_bootstrap_agrees_with_a_brute_force_cluster_bootstrap() -> None:
         return out
 
     ours = bootstrap_quantile_difference(
-        matrix(peak_hours), matrix(off_hours), histogram.bucket_value(all_buckets), (0.5, 0.95),
-        replicates=2000, seed=5,
+        matrix(peak_hours),
+        matrix(off_hours),
+        histogram.bucket_value(all_buckets),
+        (0.5, 0.95),
+        replicates=2000,
+        seed=5,
     )
     brute = np.random.default_rng(99)
     diffs: dict[float, list[float]] = {0.5: [], 0.95: []}

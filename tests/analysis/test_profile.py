@@ -88,7 +88,9 @@ def test_ragged_period_ends_count_exactly(week_store: Store) -> None:
     reference = labelled_samples(week_store, "UTC")
     reference = reference.loc[(reference["ts_us"] >= since) & (reference["ts_us"] < until)]
     for _, row in profile.iterrows():
-        mine = reference.loc[(reference["line_type"] == row["line_type"]) & (reference["hour"] == row["hour"])]
+        mine = reference.loc[
+            (reference["line_type"] == row["line_type"]) & (reference["hour"] == row["hour"])
+        ]
         assert_matches(row, figures(mine))
 
 

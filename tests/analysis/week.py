@@ -15,7 +15,9 @@ WEEK_HOURS = 7 * 24
 OFFPEAK_MS = float(histogram.bucket_value(histogram.bucket_of(150.0)))
 PEAK_MS = float(histogram.bucket_value(histogram.bucket_of(234.0)))
 
-LA = Target(method=Method.ICMP, host="127.0.0.1", provider="raksmart", region="los-angeles", line_type="cn2-gia")
+LA = Target(
+    method=Method.ICMP, host="127.0.0.1", provider="raksmart", region="los-angeles", line_type="cn2-gia"
+)
 LA_DOWNLOAD = Target(
     method=Method.DOWNLOAD,
     url="http://127.0.0.1:8080/100MB.bin",
