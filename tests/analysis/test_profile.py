@@ -16,7 +16,6 @@ from probes.histogram import RELATIVE_ERROR
 from probes.store import Store
 from tests.analysis.reference import figures, labelled_samples
 from tests.analysis.synthetic import HOUR_US, Series, StepModel, utc_us, write_series
-
 from tests.analysis.week import LA, OFFPEAK_MS, PEAK_MS, WEEK_START
 
 PERCENTILE_TOLERANCE = RELATIVE_ERROR * 1.0001
