@@ -44,7 +44,8 @@ def breach_intervals(
     return breach_intervals_from(prepare(store, scope or Scope(), [in_peak(windows)]), thresholds)
 
 
-def breach_intervals_from(prepared: Prepared, thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
+def breach_intervals_from(prepared: Prepared, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    thresholds = thresholds or Thresholds()
     groups = prepared.groups
     units = merge_cells(prepared.cells, ["group", "hour_s", "peak"], quantiles=(0.95,)).frame
     offpeak = merge_cells(prepared.cells, ["group", "peak"], quantiles=(0.95,)).frame
@@ -85,25 +86,23 @@ def breach_shares(
     return breach_shares_from(prepared, thresholds)
 
 
-def breach_shares_from(prepared: Prepared, thresholds: Thresholds = Thresholds()) -> pd.DataFrame:
-    intervals = breach_intervals_from(prepared, thresholds)
-    intervals = intervals.loc[intervals["judged"]].copy()
-    intervals["any_breach"] = intervals["loss_breach"] | intervals["spike_breach"]
+def breach_shares_from(prepared: Prepared, thresholds: Thresholds | None = None) -> pd.DataFrame:
+    intervals = breach_intervals_from(prepared, thresholds or Thresholds())
+    first_threshold = intervals.groupby("group")["spike_threshold_ms"].first()
+    judged = intervals.loc[intervals["judged"]].copy()
+    judged["any_breach"] = judged["loss_breach"] | judged["spike_breach"]
+    kinds = ["loss_breach", "spike_breach", "any_breach"]
     groups = prepared.groups
-    rows = []
-    for number in range(len(groups)):
-        mine = intervals.loc[intervals["group"] == number]
-        row = groups.iloc[number].to_dict()
-        row["spike_threshold_ms"] = float(mine["spike_threshold_ms"].iloc[0]) if len(mine) else np.nan
-        for suffix, part in (
-            ("", mine),
-            ("_peak", mine.loc[mine["peak"] == 1]),
-            ("_offpeak", mine.loc[mine["peak"] == 0]),
-        ):
-            row[f"intervals{suffix}"] = len(part)
-            for kind in ("loss", "spike", "any"):
-                row[f"{kind}_breach_share{suffix}"] = (
-                    float(part[f"{kind}_breach"].mean()) if len(part) else np.nan
-                )
-        rows.append(row)
-    return pd.DataFrame(rows)
+    out = groups.reset_index(drop=True).copy()
+    out["spike_threshold_ms"] = first_threshold.reindex(range(len(groups))).to_numpy(dtype=np.float64)
+    for suffix, part in (
+        ("", judged),
+        ("_peak", judged.loc[judged["peak"] == 1]),
+        ("_offpeak", judged.loc[judged["peak"] == 0]),
+    ):
+        by_group = part.groupby("group")
+        out[f"intervals{suffix}"] = by_group.size().reindex(range(len(groups)), fill_value=0).to_numpy()
+        shares = by_group[kinds].mean().reindex(range(len(groups)))
+        for kind in ("loss", "spike", "any"):
+            out[f"{kind}_breach_share{suffix}"] = shares[f"{kind}_breach"].to_numpy(dtype=np.float64)
+    return out

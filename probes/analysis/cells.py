@@ -37,6 +37,7 @@ PART_COLUMNS = (
 _SUMMED = ("sent", "received", "rtt_sum_ms", "jitter_sum_ms", "jitter_pairs")
 _DENSE_LIMIT = 4_000_000  # rows × buckets up to which histograms are merged densely
 _MAX_RUN_LOOKBACK_US = 7 * 24 * US_PER_HOUR
+_RAW_CHUNK_S = 24 * 3600
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +227,7 @@ def build_cells(
     parts = [cells_from_rollups(rollup_rows, {name: labels[name][position[from_rollups]] for name in names})]
     fallback = hours[~exact]
     allowed = None if result_ids is None else np.asarray(result_ids, dtype=np.int64)
-    for start_s, end_s in _runs(fallback):
+    for start_s, end_s in _chunks(_runs(fallback), _RAW_CHUNK_S):
         start_us = start_s * 1_000_000 if since_us is None else max(start_s * 1_000_000, since_us)
         end_us = end_s * 1_000_000 if until_us is None else min(end_s * 1_000_000, until_us)
         samples = load_whole_runs(store, target_ids, start_us, end_us)
@@ -256,6 +257,12 @@ def load_whole_runs(store: Store, target_ids: Sequence[int], start_us: int, end_
         lookback *= 4
 
 
+def _chunks(runs: list[tuple[int, int]], size_s: int) -> list[tuple[int, int]]:
+    """The stretches cut into pieces of at most `size_s` (whole hours), so raw samples are read a day at a
+    time and memory stays bounded."""
+    return [(start, min(start + size_s, end)) for begin, end in runs for start in range(begin, end, size_s)]
+
+
 def _runs(hours_s: IntArray) -> list[tuple[int, int]]:
     """Contiguous stretches of sorted UTC hour starts, as [start_s, end_s) pairs."""
     if hours_s.size == 0:
@@ -277,21 +284,41 @@ class Merged:
 
 
 def merge_cells(cells: Cells, keys: Sequence[str], quantiles: Sequence[float] = (0.5, 0.95)) -> Merged:
-    """Merge cells that share `keys` (columns of `cells.frame`) and derive their statistics."""
+    """Merge cells that share `keys` (integer columns of `cells.frame`) and derive their statistics.
+    The result is sorted by the keys."""
     keys = list(keys)
     frame = cells.frame
     if frame.empty:
         empty = pd.DataFrame(columns=[*keys, *PART_COLUMNS, "hours"])
         return Merged(with_statistics(empty, Hist.empty(), quantiles), Hist.empty())
-    grouped = frame.groupby(keys, sort=True)
-    number = grouped.ngroup().to_numpy(dtype=np.int64)
-    merged = grouped[list(_SUMMED)].sum()
-    merged["rtt_min_ms"] = grouped["rtt_min_ms"].min()
-    merged["rtt_max_ms"] = grouped["rtt_max_ms"].max()
-    merged["hours"] = grouped["hour_s"].nunique()
-    merged = merged.reset_index()
+    number, first = _group_numbers([frame[k].to_numpy(dtype=np.int64) for k in keys])
+    n = first.size
+    merged = pd.DataFrame({k: frame[k].to_numpy(dtype=np.int64)[first] for k in keys})
+    for column in _SUMMED:
+        total = np.bincount(number, weights=frame[column].to_numpy(dtype=np.float64), minlength=n)
+        merged[column] = total if column.endswith("_ms") else np.rint(total).astype(np.int64)
+    order = np.argsort(number, kind="stable")
+    starts = np.searchsorted(number[order], np.arange(n))
+    for column, reduce in (("rtt_min_ms", np.fmin), ("rtt_max_ms", np.fmax)):
+        values = frame[column].to_numpy(dtype=np.float64)[order]
+        merged[column] = reduce.reduceat(values, starts)
+    hour_index = np.unique(frame["hour_s"].to_numpy(dtype=np.int64), return_inverse=True)[1]
+    pairs = np.unique(number * (int(hour_index.max()) + 1) + hour_index)
+    merged["hours"] = np.bincount(pairs // (int(hour_index.max()) + 1), minlength=n).astype(np.int64)
     hist = cells.hist.regroup(number)
     return Merged(with_statistics(merged, hist, quantiles), hist)
+
+
+def _group_numbers(columns: Sequence[IntArray]) -> tuple[IntArray, IntArray]:
+    """For rows keyed by several integer columns: each row's group number (groups ordered by the keys) and
+    the first row of each group."""
+    combined = np.zeros(columns[0].size, dtype=np.int64)
+    for values in columns:
+        uniques, inverse = np.unique(values, return_inverse=True)
+        # Renumbered densely at each step, so the combined code never exceeds the number of rows².
+        combined = np.unique(combined * uniques.size + inverse, return_inverse=True)[1].astype(np.int64)
+    _, first, number = np.unique(combined, return_index=True, return_inverse=True)
+    return number.astype(np.int64), first.astype(np.int64)
 
 
 def with_statistics(
@@ -310,8 +337,8 @@ def with_statistics(
         out["jitter_ms"] = np.where(
             pairs > 0, out["jitter_sum_ms"].to_numpy(dtype=np.float64) / pairs, np.nan
         )
-    for q in quantiles:
-        out[quantile_column(q)] = hist_quantiles(hist, len(out), q)
+    for q, values in zip(quantiles, hist_quantiles_many(hist, len(out), quantiles), strict=True):
+        out[quantile_column(q)] = values
     return out
 
 
@@ -322,30 +349,42 @@ def quantile_column(q: float) -> str:
 def hist_quantiles(hist: Hist, n_rows: int, q: float) -> FloatArray:
     """The q-quantile (0..1) of each row's histogram, ranked as `probes.histogram.quantiles`; NaN for an
     empty row."""
-    if not 0 <= q <= 1:
-        raise ValueError(f"quantile {q} outside 0..1")
+    return hist_quantiles_many(hist, n_rows, (q,))[0]
+
+
+def hist_quantiles_many(hist: Hist, n_rows: int, quantiles: Sequence[float]) -> list[FloatArray]:
+    """`hist_quantiles` for several quantiles at once (the histograms are merged once)."""
+    for q in quantiles:
+        if not 0 <= q <= 1:
+            raise ValueError(f"quantile {q} outside 0..1")
+    if not quantiles:
+        return []
     if n_rows == 0:
-        return np.zeros(0, dtype=np.float64)
+        return [np.zeros(0, dtype=np.float64) for _ in quantiles]
     if n_rows * histogram.N_BUCKETS <= _DENSE_LIMIT:
-        return dense_quantiles(hist.dense(n_rows), q)
+        dense = hist.dense(n_rows)
+        return [dense_quantiles(dense, q) for q in quantiles]
     key = hist.row * histogram.N_BUCKETS + hist.bucket
     unique, inverse = np.unique(key, return_inverse=True)
     counts = np.bincount(inverse, weights=hist.count)
     rows, buckets = unique // histogram.N_BUCKETS, unique % histogram.N_BUCKETS
     totals = np.bincount(rows, weights=counts, minlength=n_rows)
+    if buckets.size == 0:
+        return [np.full(n_rows, np.nan) for _ in quantiles]
     cumulative = np.cumsum(counts)
     offsets = np.cumsum(totals) - totals
-    position = np.maximum(totals - 1, 0) * q
-    low_rank, high_rank = np.floor(position), np.ceil(position)
-    last = max(len(cumulative) - 1, 0)
-    low = np.minimum(np.searchsorted(cumulative, offsets + low_rank, side="right"), last)
-    high = np.minimum(np.searchsorted(cumulative, offsets + high_rank, side="right"), last)
-    if buckets.size == 0:
-        return np.full(n_rows, np.nan)
-    low_value = histogram.bucket_value(buckets[low])
-    high_value = histogram.bucket_value(buckets[high])
-    value = low_value + (high_value - low_value) * (position - low_rank)
-    return np.where(totals > 0, value, np.nan)
+    last = len(cumulative) - 1
+    out = []
+    for q in quantiles:
+        position = np.maximum(totals - 1, 0) * q
+        low_rank, high_rank = np.floor(position), np.ceil(position)
+        low = np.minimum(np.searchsorted(cumulative, offsets + low_rank, side="right"), last)
+        high = np.minimum(np.searchsorted(cumulative, offsets + high_rank, side="right"), last)
+        low_value = histogram.bucket_value(buckets[low])
+        high_value = histogram.bucket_value(buckets[high])
+        value = low_value + (high_value - low_value) * (position - low_rank)
+        out.append(np.where(totals > 0, value, np.nan))
+    return out
 
 
 def dense_quantiles(dense: IntArray | FloatArray, q: float, values: FloatArray | None = None) -> FloatArray:

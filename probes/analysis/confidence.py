@@ -99,6 +99,8 @@ def bootstrap_quantile_difference(
 
 
 def _resample(rng: np.random.Generator, units: FloatArray, replicates: int) -> FloatArray:
+    """`replicates` sums of n units drawn with replacement from the n given (one row per replicate)."""
     n = units.shape[0]
-    draws = rng.multinomial(n, np.full(n, 1.0 / n), size=replicates).astype(np.float64)
-    return draws @ units
+    picks = rng.integers(0, n, size=(replicates, n), dtype=np.int64) + (np.arange(replicates) * n)[:, None]
+    draws = np.bincount(picks.ravel(), minlength=replicates * n).reshape(replicates, n)
+    return draws.astype(np.float64) @ units

@@ -1,0 +1,93 @@
+"""`linkvet export`: the comparison workbook (xlsx, or a folder of csv files) from the result store."""
+
+from __future__ import annotations
+
+import argparse
+from datetime import UTC, datetime
+from pathlib import Path
+
+from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_OK, CliError, add_db_option, open_store
+from desktop.cli.history import parse_when
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = subparsers.add_parser(
+        "export",
+        help="write the comparison spreadsheet (xlsx or csv)",
+        description="Write the comparison workbook: link quality per region at peak and off-peak hours, "
+        "hour-of-day profiles and the method used, as one .xlsx file or a folder of .csv files.",
+    )
+    p.add_argument(
+        "--needs", type=Path, metavar="FILE", help="training-needs profile (TOML) to size and rank by"
+    )
+    p.add_argument(
+        "--out", type=Path, required=True, metavar="PATH", help="the .xlsx file, or the csv folder"
+    )
+    p.add_argument("--format", choices=["xlsx", "csv"], help="file format (default: from --out, else xlsx)")
+    p.add_argument(
+        "--since",
+        type=parse_when,
+        help="measurements from this time: ISO date/time (UTC unless it says) or an age such as 7d "
+        "(default: all stored)",
+    )
+    p.add_argument("--until", type=parse_when, help="measurements before this time (same forms as --since)")
+    p.add_argument(
+        "--tz", default="Asia/Shanghai", help="time zone of the hour-of-day sheet (default Asia/Shanghai)"
+    )
+    p.add_argument(
+        "--peak",
+        action="append",
+        metavar="WINDOW",
+        help='peak window, e.g. "20:00-23:00 Asia/Shanghai" (repeat for several; default that one)',
+    )
+    p.add_argument("--vantage", help="only rounds measured from this vantage point")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    add_db_option(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from desktop.export import ExportRequest, MeasureOptions, build_workbook, write_csv, write_xlsx
+    from probes.analysis import ScopeError, TimeZoneError
+    from probes.analysis.clock import check_zone
+    from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+
+    file_format = args.format or ("csv" if args.out.suffix.lower() == ".csv" or args.out.is_dir() else "xlsx")
+    if file_format == "xlsx" and args.out.suffix.lower() != ".xlsx":
+        raise CliError(f"{args.out}: an xlsx workbook's name must end in .xlsx (or use --format csv)")
+    if args.out.exists() and not args.force and (file_format == "xlsx" or any(args.out.iterdir())):
+        raise CliError(f"{args.out} exists; use --force to replace it")
+    try:
+        windows = tuple(PeakWindow.parse(w) for w in args.peak) if args.peak else DEFAULT_PEAK_WINDOWS
+        tz = check_zone(args.tz)
+    except (PeakWindowError, TimeZoneError) as exc:
+        raise CliError(str(exc)) from exc
+    since_us = None if args.since is None else int(args.since.timestamp() * 1_000_000)
+    until_us = None if args.until is None else int(args.until.timestamp() * 1_000_000)
+    if since_us is not None and until_us is not None and since_us >= until_us:
+        raise CliError("--since must be before --until")
+    if args.needs is not None and not args.needs.is_file():
+        raise CliError(f"{args.needs}: no such needs profile")
+    options = MeasureOptions(
+        tz=tz, windows=windows, since_us=since_us, until_us=until_us, vantage=args.vantage
+    )
+    with open_store(args.db, readonly=True) as store:
+        request = ExportRequest(measure=options, store_path=store.path)
+        try:
+            workbook = build_workbook(store, request, exported_at=datetime.now(UTC))
+        except ScopeError as exc:
+            raise CliError(str(exc)) from exc
+    try:
+        if file_format == "xlsx":
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            partial = args.out.with_name(args.out.name + ".partial")
+            write_xlsx(workbook, partial)
+            partial.replace(args.out)  # a reader never sees half a workbook
+            written = [args.out]
+        else:
+            written = write_csv(workbook, args.out)
+    except OSError as exc:
+        raise CliError(f"{args.out}: cannot write: {exc.strerror or exc}", EXIT_ENVIRONMENT) from exc
+    regions = len(workbook.sheet("Link quality").rows)
+    print(f"wrote {', '.join(str(p) for p in written)} ({regions} regions measured)")
+    return EXIT_OK
