@@ -7,6 +7,7 @@ Strings are always written as strings (never parsed as formulas, URLs or numbers
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,8 @@ from desktop.export.model import Column, Sheet, Workbook, clean
 from desktop.export.safety import neutralise
 
 MAX_CELL_TEXT = 32_767  # Excel's limit on one cell's text
+# XlsxWriter reads a chart name that looks like "Sheet!A1" as a reference to a cell (xlsxwriter/chart.py).
+_LOOKS_LIKE_REFERENCE = re.compile(r"!(?=\$?[A-Za-z]+\$?\d)")
 _HEADER_COLOUR = "#DCE6F1"
 _GREEN, _YELLOW, _RED = "#63BE7B", "#FFEB84", "#F8696B"
 
@@ -168,15 +171,20 @@ def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_column
             y = keys.index(key)
             chart.add_series(
                 {
-                    "name": neutralise(headers[key]),
+                    "name": chart_text(headers[key]),
                     "categories": [sheet.name, spec.first_row + 1, x, spec.last_row + 1, x],
                     "values": [sheet.name, spec.first_row + 1, y, spec.last_row + 1, y],
                     "marker": {"type": "circle", "size": 4},
                 }
             )
-        chart.set_title({"name": neutralise(spec.title), "name_font": {"size": 11}})
-        chart.set_x_axis({"name": spec.x_title})
-        chart.set_y_axis({"name": spec.y_title, "major_gridlines": {"visible": True}})
+        chart.set_title({"name": chart_text(spec.title), "name_font": {"size": 11}})
+        chart.set_x_axis({"name": chart_text(spec.x_title)})
+        chart.set_y_axis({"name": chart_text(spec.y_title), "major_gridlines": {"visible": True}})
         chart.set_legend({"position": "bottom"})
         chart.set_size({"width": 520, "height": 260})
         ws.insert_chart(1 + n * 14, n_columns + 1, chart)
+
+
+def chart_text(text: str) -> str:
+    """Text for a chart title or series name: neutralised, and never mistaken for a cell reference."""
+    return _LOOKS_LIKE_REFERENCE.sub("! ", neutralise(text))

@@ -9,15 +9,19 @@ import pandas as pd
 from probes.store import Store
 
 
-def labelled_samples(store: Store, tz: str = "UTC") -> pd.DataFrame:
-    """Every raw sample with its target's labels, local hour and date in `tz`, and its jitter difference
-    (|RTT − previous received RTT of the same run|, on the later sample; NaN when none)."""
+def labelled_samples(
+    store: Store, tz: str = "UTC", methods: tuple[str, ...] = ("icmp", "tcp")
+) -> pd.DataFrame:
+    """Every raw sample of the RTT methods with its target's labels, local hour and date in `tz`, and its
+    jitter difference (|RTT − previous received RTT of the same run|, on the later sample; NaN when none).
+    Download and HTTP samples time requests, not round trips: the analysis leaves them out of RTT."""
     samples = store.samples_frame()
     targets = pd.DataFrame(
         [(t.id, t.provider, t.region, t.line_type, t.method) for t in store.targets()],
         columns=["target_id", "provider", "region", "line_type", "method"],
     )
-    frame = samples.merge(targets, on="target_id").sort_values(["result_id", "seq"]).reset_index(drop=True)
+    frame = samples.merge(targets, on="target_id")
+    frame = frame.loc[frame["method"].isin(methods)].sort_values(["result_id", "seq"]).reset_index(drop=True)
     local = pd.to_datetime(frame["ts_us"], unit="us", utc=True).dt.tz_convert(tz)
     frame["hour"] = local.dt.hour
     frame["date"] = local.dt.date
