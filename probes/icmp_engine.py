@@ -37,6 +37,8 @@ _TIMESPEC = struct.Struct("@qq")
 _SOCK_EXTENDED_ERR = struct.Struct("@IBBBBII")
 _ECHO_HEADER = struct.Struct("!BBHHH")
 _RCVBUF_BYTES = 4 * 1024 * 1024
+# What a send on an unprivileged socket returns when an earlier echo's ICMP error is pending.
+_DEFERRED_ERRNOS = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNREFUSED, errno.EPROTO})
 _TOKEN_BYTES = 8
 
 ICMP4_ECHO_REQUEST, ICMP4_ECHO_REPLY = 8, 0
@@ -47,12 +49,17 @@ ICMP6_UNREACHABLE, ICMP6_TIME_EXCEEDED = 1, 3
 
 @dataclass(frozen=True, slots=True)
 class EchoOutcome:
-    """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so."""
+    """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so.
+
+    `answered_ms` is the time until any answer came back, an ICMP error (time exceeded, unreachable)
+    included: what traceroute reports for a hop. None when nothing came back.
+    """
 
     sent_at_us: int
     rtt_ms: float | None
     error: ErrorKind | None = None
     responder: str | None = None
+    answered_ms: float | None = None
 
 
 def icmp_permission_help() -> str:
@@ -147,6 +154,7 @@ class IcmpEngine:
         self._families: dict[int, _FamilySocket] = {}
         self._pending: dict[tuple[int, str, int], _Pending] = {}
         self._token = secrets.token_bytes(_TOKEN_BYTES)
+        self._payload_sums: dict[int, int] = {}  # the payload's part of the checksum, by payload size
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> IcmpEngine:
@@ -169,10 +177,16 @@ class IcmpEngine:
         return fs
 
     def send(
-        self, address: str, family: int, timeout_s: float, payload_bytes: int = 56
+        self,
+        address: str,
+        family: int,
+        timeout_s: float,
+        payload_bytes: int = 56,
+        ttl: int | None = None,
     ) -> asyncio.Future[EchoOutcome]:
         """Send one echo to an IP address now; the future resolves with the reply, a timeout or an error.
 
+        `ttl` limits the echo's hop count (traceroute); None leaves the system default.
         Raises IcmpNotPermitted if no ICMP socket can be opened.
         """
         fs = self._socket(family)
@@ -184,7 +198,7 @@ class IcmpEngine:
         sent_at_us = time.time_ns() // 1000
         sent_mono_ns = time.perf_counter_ns()
         try:
-            fs.sock.sendto(packet, (address, 0))
+            self._sendto(fs, packet, address, ttl)
         except OSError as exc:
             kind = (
                 ErrorKind.UNREACHABLE
@@ -197,6 +211,24 @@ class IcmpEngine:
         pending.timer = loop.call_later(timeout_s, self._expire, key)
         self._pending[key] = pending
         return future
+
+    def _sendto(self, fs: _FamilySocket, packet: bytes, address: str, ttl: int | None) -> None:
+        if ttl is not None:
+            _set_hop_limit(fs, ttl)
+        try:
+            try:
+                fs.sock.sendto(packet, (address, 0))
+            except OSError as exc:
+                # An unprivileged socket also reports an earlier echo's ICMP error (time exceeded,
+                # unreachable) on the next send. That error belongs to the earlier echo and waits on the
+                # error queue: hand it over, then send this echo again.
+                if fs.raw or exc.errno not in _DEFERRED_ERRNOS:
+                    raise
+                self._drain_error_queue(fs)
+                fs.sock.sendto(packet, (address, 0))
+        finally:
+            if ttl is not None:
+                _set_hop_limit(fs, -1)  # back to the route's default for the echoes that follow
 
     def close(self) -> None:
         for fs in self._families.values():
@@ -222,7 +254,10 @@ class IcmpEngine:
         header = _ECHO_HEADER.pack(fs.echo_request, 0, 0, fs.ident, seq)
         if fs.v6 or not fs.raw:
             return header + payload  # the kernel fills in the checksum (and, unprivileged, the identifier)
-        checksum = _checksum(header + payload)
+        payload_sum = self._payload_sums.get(payload_bytes)
+        if payload_sum is None:
+            payload_sum = self._payload_sums[payload_bytes] = _ones_complement_sum(payload)
+        checksum = _fold(payload_sum + (fs.echo_request << 8) + fs.ident + seq)
         return _ECHO_HEADER.pack(fs.echo_request, 0, checksum, fs.ident, seq) + payload
 
     def _expire(self, key: tuple[int, str, int]) -> None:
@@ -244,8 +279,9 @@ class IcmpEngine:
             pending.timer.cancel()
         if pending.future.done():
             return
-        rtt_ms = None if rx_mono_ns is None or error else (rx_mono_ns - pending.sent_mono_ns) / 1e6
-        pending.future.set_result(EchoOutcome(pending.sent_at_us, rtt_ms, error, responder))
+        answered_ms = None if rx_mono_ns is None else (rx_mono_ns - pending.sent_mono_ns) / 1e6
+        rtt_ms = None if error else answered_ms
+        pending.future.set_result(EchoOutcome(pending.sent_at_us, rtt_ms, error, responder, answered_ms))
 
     def _on_readable(self, fs: _FamilySocket) -> None:
         while True:
@@ -327,6 +363,14 @@ class IcmpEngine:
                 self._resolve((fs.family, destination[0], seq), rx_mono_ns, error, responder)
 
 
+def _set_hop_limit(fs: _FamilySocket, ttl: int) -> None:
+    """Set the unicast TTL / hop limit of the socket's next packets (-1: the system default)."""
+    if fs.v6:
+        fs.sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
+    else:
+        fs.sock.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
+
+
 def _error_kind(v6: bool, icmp_type: int) -> ErrorKind | None:
     if icmp_type == (ICMP6_UNREACHABLE if v6 else ICMP4_UNREACHABLE):
         return ErrorKind.UNREACHABLE
@@ -358,10 +402,19 @@ def _receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
     return mono_now
 
 
-def _checksum(data: bytes) -> int:
+def _ones_complement_sum(data: bytes) -> int:
+    """The (unfolded) sum of 16-bit big-endian words of `data`, padded to even length (RFC 1071)."""
     if len(data) % 2:
         data += b"\x00"
-    total: int = sum(int(word) for word in struct.unpack(f"!{len(data) // 2}H", data))
-    total = (total & 0xFFFF) + (total >> 16)
-    total += total >> 16
+    return sum(struct.unpack(f"!{len(data) // 2}H", data)) if data else 0
+
+
+def _fold(total: int) -> int:
+    """The Internet checksum of words whose plain sum is `total`."""
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
+
+
+def _checksum(data: bytes) -> int:
+    return _fold(_ones_complement_sum(data))

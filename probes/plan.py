@@ -38,7 +38,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -97,6 +97,8 @@ class OptionsModel(_Strict):
     max_seconds: float | None = Field(default=None, gt=0, le=3600)
     connections: int | None = Field(default=None, ge=1, le=64)
     iperf3_seconds: float | None = Field(default=None, ge=1, le=3600)
+    max_hops: int | None = Field(default=None, ge=1, le=255)
+    protocol: Literal["icmp", "udp", "tcp"] | None = None
 
     def apply(self, base: ProbeOptions) -> ProbeOptions:
         changes = {
@@ -110,6 +112,8 @@ class OptionsModel(_Strict):
             "download_max_seconds": self.max_seconds,
             "download_connections": self.connections,
             "iperf3_seconds": self.iperf3_seconds,
+            "trace_max_hops": self.max_hops,
+            "trace_protocol": self.protocol,
         }
         fields = {k: v for k, v in changes.items() if v is not None}
         values = {name: getattr(base, name) for name in base.__dataclass_fields__}
@@ -125,6 +129,7 @@ class DefaultsModel(OptionsModel):
     http: OptionsModel | None = None
     download: OptionsModel | None = None
     iperf3: OptionsModel | None = None
+    trace: OptionsModel | None = None
 
 
 class ScheduleModel(_Strict):

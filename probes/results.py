@@ -7,11 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from probes.errors import ErrorKind
 from probes.stats import Summary, summarize
 from probes.target import Method, Target
+
+if TYPE_CHECKING:
+    from probes.traceroute.result import TraceResult
 
 MetricValue = float | int | str | None
 
@@ -57,7 +60,8 @@ class ProbeResult:
     `target` is what was actually measured (after an ICMP→TCP fallback, the TCP target). `error` is set when
     the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool);
     per-attempt failures live on the samples. `metrics` carries the method's own figures (HTTP phase timings,
-    throughput) with units in their names.
+    throughput) with units in their names. `trace` holds a `trace` probe's hops and route verdict (its
+    samples are the probes that reached the destination, so its statistics are end-to-end).
     """
 
     target: Target
@@ -67,6 +71,7 @@ class ProbeResult:
     error: ErrorKind | None = None
     message: str | None = None
     metrics: Mapping[str, MetricValue] = field(default_factory=dict)
+    trace: TraceResult | None = None
     summary: Summary = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -147,6 +152,8 @@ class ProbeResult:
             "message": self.message,
         }
         out.update(self.metrics)
+        if self.trace is not None:
+            out["trace"] = self.trace.as_dict()
         if samples:
             out["samples"] = [s.as_dict() for s in self.samples]
         return out

@@ -128,6 +128,9 @@ def _budget_s(method: Method, options: ProbeOptions) -> float:
         per_attempt += 2 * (options.iperf3_seconds + options.timeout_s + 5)
     elif method is Method.HTTP:
         per_attempt += 4 * options.timeout_s * (options.http_max_redirects + 1)
+    elif method is Method.TRACE:
+        # Rounds `interval_s` apart, and round 0 may wait out a timeout per few silent hops.
+        return options.count * per_attempt + options.trace_max_hops * options.timeout_s + _DEADLINE_SLACK_S
     return options.count * per_attempt + _DEADLINE_SLACK_S
 
 

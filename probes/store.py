@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,11 @@ from probes._version import __version__
 from probes.errors import SchemaVersionError, StoreError
 from probes.paths import default_db_path
 from probes.results import ProbeResult
+from probes.routes.classify import PathHop
 from probes.target import Method, Target
+
+if TYPE_CHECKING:
+    from probes.traceroute.result import TraceResult
 
 # Each entry upgrades the schema by one version; append, never edit a released one.
 MIGRATIONS: list[Sequence[str]] = [
@@ -112,6 +116,38 @@ MIGRATIONS: list[Sequence[str]] = [
             PRIMARY KEY (target_id, hour_s)
         ) WITHOUT ROWID""",
     ),
+    (  # 2: traceroutes, their probes, and the route verdict of each (the `trace` method)
+        """CREATE TABLE traces (
+            result_id INTEGER PRIMARY KEY REFERENCES results (id),
+            target_id INTEGER NOT NULL REFERENCES targets (id),
+            started_us INTEGER NOT NULL,
+            address TEXT,
+            protocol TEXT NOT NULL,
+            port INTEGER,
+            probes_per_hop INTEGER NOT NULL,
+            max_hops INTEGER NOT NULL,
+            privileged INTEGER,
+            reached INTEGER NOT NULL,
+            route_class TEXT,
+            route_rule TEXT,
+            route_evidence TEXT,
+            route_doubts_json TEXT
+        )""",
+        "CREATE INDEX traces_target_time ON traces (target_id, started_us)",
+        """CREATE TABLE trace_replies (
+            result_id INTEGER NOT NULL REFERENCES traces (result_id),
+            ttl INTEGER NOT NULL,
+            probe INTEGER NOT NULL,
+            sent_us INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            address TEXT,
+            rtt_ms REAL,
+            error TEXT,
+            asn INTEGER,
+            prefix TEXT,
+            PRIMARY KEY (result_id, ttl, probe)
+        ) WITHOUT ROWID""",
+    ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -156,6 +192,34 @@ class StoredTarget:
             region=self.region,
             line_type=self.line_type,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTrace:
+    """One stored traceroute: its target's labels, the addresses that answered per TTL, and the route
+    verdict it got when it was traced (`route_class` None when the trace failed)."""
+
+    result_id: int
+    target_id: int
+    name: str
+    host: str | None
+    provider: str | None
+    region: str | None
+    line_type: str | None
+    started_us: int
+    address: str | None
+    protocol: str
+    reached: bool
+    route_class: str | None
+    route_rule: str | None
+    route_evidence: str | None
+    route_doubts: tuple[str, ...]
+    hops: tuple[tuple[int, tuple[str, ...]], ...]
+
+    @property
+    def path(self) -> tuple[PathHop, ...]:
+        """The hops as the route classifier takes them (to classify again with another network table)."""
+        return tuple(PathHop(ttl, addresses) for ttl, addresses in self.hops)
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,6 +417,8 @@ class Store:
             ),
         )
         result_id = int(cursor.lastrowid or 0)
+        if result.trace is not None:
+            self._save_trace(db, result_id, target_id, result.trace)
         if not result.samples:
             return
         db.executemany(
@@ -374,6 +440,54 @@ class Store:
             target_id,
             np.fromiter((s.sent_at_us for s in result.samples), dtype=np.int64, count=len(result.samples)),
             [s.rtt_ms for s in result.samples],
+        )
+
+    def _save_trace(self, db: sqlite3.Connection, result_id: int, target_id: int, trace: TraceResult) -> None:
+        """A trace's probes (with the network each answering address was labelled with) and its verdict."""
+        verdict = trace.verdict
+        db.execute(
+            "INSERT INTO traces (result_id, target_id, started_us, address, protocol, port, probes_per_hop,"
+            " max_hops, privileged, reached, route_class, route_rule, route_evidence, route_doubts_json)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                result_id,
+                target_id,
+                trace.started_at_us,
+                trace.address,
+                trace.protocol,
+                trace.port,
+                trace.probes_per_hop,
+                trace.max_hops,
+                None if trace.privileged is None else int(trace.privileged),
+                int(trace.reached),
+                None if verdict is None else verdict.line_class,
+                None if verdict is None else verdict.rule,
+                None if verdict is None else verdict.explanation(),
+                None if verdict is None else json.dumps(list(verdict.doubts), ensure_ascii=False),
+            ),
+        )
+        rows = []
+        for hop in trace.hops:
+            for reply in hop.replies:
+                match = None if reply.address is None else hop.network_of(reply.address)
+                rows.append(
+                    (
+                        result_id,
+                        hop.ttl,
+                        reply.probe,
+                        reply.sent_at_us,
+                        reply.kind,
+                        reply.address,
+                        reply.rtt_ms,
+                        None if reply.error is None else str(reply.error),
+                        None if match is None else match.asn,
+                        None if match is None else match.prefix.cidr,
+                    )
+                )
+        db.executemany(
+            "INSERT INTO trace_replies (result_id, ttl, probe, sent_us, kind, address, rtt_ms, error, asn,"
+            " prefix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
         )
 
     def _add_to_hourly(
@@ -584,6 +698,61 @@ class Store:
         ]
         return pd.DataFrame.from_records(rows, columns=columns)
 
+    def traces(
+        self,
+        *,
+        provider: str | None = None,
+        region: str | None = None,
+        line_type: str | None = None,
+        target_ids: Iterable[int] | None = None,
+        since_us: int | None = None,
+        until_us: int | None = None,
+    ) -> list[StoredTrace]:
+        """Stored traces with their answering addresses per TTL, oldest first, optionally only those of
+        targets with the given labels."""
+        labels, params = _label_filter(provider=provider, region=region, line_type=line_type)
+        where, range_params = _range_filter("tr.target_id", "tr.started_us", target_ids, since_us, until_us)
+        clauses = " AND ".join(
+            c for c in (labels.replace(" WHERE ", "", 1), where.replace(" WHERE ", "", 1)) if c
+        )
+        rows = self._db.execute(
+            "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
+            " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"
+            " tr.route_doubts_json FROM traces tr JOIN targets t ON t.id = tr.target_id"
+            f"{' WHERE ' + clauses if clauses else ''} ORDER BY tr.started_us, tr.result_id",
+            [*params, *range_params],
+        ).fetchall()
+        out: list[StoredTrace] = []
+        for row in rows:
+            hops: dict[int, list[str]] = {}
+            for ttl, address in self._db.execute(
+                "SELECT ttl, address FROM trace_replies WHERE result_id = ? ORDER BY ttl, probe", (row[0],)
+            ):
+                addresses = hops.setdefault(int(ttl), [])
+                if address is not None and address not in addresses:
+                    addresses.append(str(address))
+            out.append(
+                StoredTrace(
+                    result_id=row[0],
+                    target_id=row[1],
+                    name=row[2],
+                    host=row[3],
+                    provider=row[4],
+                    region=row[5],
+                    line_type=row[6],
+                    started_us=row[7],
+                    address=row[8],
+                    protocol=row[9],
+                    reached=bool(row[10]),
+                    route_class=row[11],
+                    route_rule=row[12],
+                    route_evidence=row[13],
+                    route_doubts=tuple(json.loads(row[14])) if row[14] else (),
+                    hops=tuple((ttl, tuple(addresses)) for ttl, addresses in sorted(hops.items())),
+                )
+            )
+        return out
+
     def counts(self) -> dict[str, int]:
         """Row counts per table (for status lines and tests)."""
         return {
@@ -660,5 +829,6 @@ __all__ = [
     "RoundInfo",
     "Store",
     "StoredTarget",
+    "StoredTrace",
     "run_metadata",
 ]

@@ -17,6 +17,7 @@ class Method(StrEnum):
     HTTP = "http"  # one HTTP request, timing split into DNS / connect / TLS / TTFB / total
     DOWNLOAD = "download"  # throughput of an HTTP(S) test file
     IPERF3 = "iperf3"  # iperf3 client against an iperf3 server, both directions
+    TRACE = "trace"  # traceroute: per-hop RTT and loss, the backbone the path takes (CN2 GIA, 163, ...)
 
 
 URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD})
@@ -77,8 +78,8 @@ class Target:
         """Identity in the store: the method and what it was pointed at (labels may change, this does not)."""
         if self.method in URL_METHODS:
             return f"{self.method}:{self.url}"
-        if self.method is Method.ICMP:
-            return f"icmp:{self.host}"
+        if self.method in (Method.ICMP, Method.TRACE):
+            return f"{self.method}:{self.host}"
         port = self.port or DEFAULT_IPERF3_PORT
         return f"{self.method}:{_bracket(str(self.host))}:{port}"
 
@@ -128,6 +129,8 @@ class ProbeOptions:
     download_max_seconds: float = 10.0  # nor for longer than this
     download_connections: int = 1  # parallel connections per transfer
     iperf3_seconds: float = 5.0  # per direction
+    trace_max_hops: int = 30  # trace: the highest TTL probed
+    trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
     extra: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
@@ -141,6 +144,11 @@ class ProbeOptions:
             (self.download_max_seconds > 0, "download time cap must be positive"),
             (1 <= self.download_connections <= 64, "download connections must be 1-64"),
             (self.iperf3_seconds >= 1, "iperf3 duration must be at least 1 second"),
+            (1 <= self.trace_max_hops <= 255, f"max hops must be 1-255 (got {self.trace_max_hops})"),
+            (
+                self.trace_protocol in ("icmp", "udp", "tcp"),
+                f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})",
+            ),
         ]
         for ok, message in checks:
             if not ok:

@@ -25,6 +25,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "probe",
     "schedule",
     "history",
+    "trace",
     "export",
 )
 

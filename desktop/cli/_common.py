@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import math
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
@@ -40,41 +43,24 @@ def open_store(path: Path | None, *, readonly: bool = False):  # type: ignore[no
         raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value > 0 or value != value or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
-    return value
+def _number_type(
+    convert: type[int] | type[float], accept: Callable[[float], bool], expected: str
+) -> Callable[[str], Any]:
+    """An argparse `type=` that converts text and checks it, with a message saying what was expected."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {expected}") from None
+        if not accept(value) or not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {expected}")
+        return value
+
+    return parse
 
 
-def non_negative_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} must be zero or a positive number")
-    return value
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
-
-
-def port_number(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)") from None
-    if not 1 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number (1-65535)")
-    return value
+positive_float = _number_type(float, lambda v: v > 0, "a positive number")
+non_negative_float = _number_type(float, lambda v: v >= 0, "zero or a positive number")
+positive_int = _number_type(int, lambda v: v >= 1, "a whole number of at least 1")
+port_number = _number_type(int, lambda v: 1 <= v <= 65535, "a port number (1-65535)")

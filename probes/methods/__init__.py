@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from probes.methods import download, http, icmp, iperf3, tcp
+from probes.methods import download, http, icmp, iperf3, tcp, trace
 from probes.methods._context import RunContext
 from probes.results import ProbeResult
 from probes.target import Method, ProbeOptions, Target
@@ -18,6 +18,7 @@ MEASURES: dict[Method, Measure] = {
     Method.HTTP: http.measure,
     Method.DOWNLOAD: download.measure,
     Method.IPERF3: iperf3.measure,
+    Method.TRACE: trace.measure,
 }
 
 # Methods that move bulk data: they run one at a time, after the latency probes of the same round, so that

@@ -50,7 +50,7 @@ def test_target_file_and_mixed_outcomes(run_linkvet, tmp_path: Path) -> None:  #
 def test_usage_errors_are_one_line_and_exit_2(run_linkvet) -> None:  # type: ignore[no-untyped-def]
     for args, expected in [
         (("probe",), "no targets"),
-        (("probe", "127.0.0.1", "--count", "0"), "must be at least 1"),
+        (("probe", "127.0.0.1", "--count", "0"), "is not a whole number of at least 1"),
         (("probe", "host:99999"), "not a TCP port"),
         (("probe", "ftp://x.example/", "--method", "http"), "http:// or https://"),
         (("probe", "--file", "/nonexistent/list.txt"), "cannot read the target list"),

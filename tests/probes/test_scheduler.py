@@ -17,7 +17,7 @@ import pytest
 from probes.plan import parse_plan
 from probes.scheduler import Scheduler, cadence_at, next_slot
 from probes.store import Store
-from tests.conftest import REPO_ROOT, cli_env
+from tests.conftest import cli_env
 
 PLAN = """\
 version = 1

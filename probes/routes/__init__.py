@@ -1,0 +1,65 @@
+"""Route verification: label traceroute hops with the backbone they belong to (an offline network table
+with a source for every fact), classify a path (CN2 GIA, CN2 GT, 163, China Unicom, China Mobile, ...)
+with the evidence, merge several traces, and compare the result with the line type a vendor claims."""
+
+from probes.routes.claims import (
+    CLAIMED_LINE_TYPES,
+    EXPECTED_CLASS,
+    claim_is_checkable,
+    route_summary,
+    route_summary_from_traces,
+)
+from probes.routes.classify import (
+    CLASS_NAMES,
+    LINE_CLASSES,
+    RULES,
+    HopEvidence,
+    LineClass,
+    MergedVerdict,
+    PathHop,
+    RouteVerdict,
+    classify_path,
+    merge_verdicts,
+)
+from probes.routes.errors import NetworkTableError, NetworkTableVersionError, RouteError
+from probes.routes.table import (
+    BACKBONES,
+    AsInfo,
+    Backbone,
+    NetworkMatch,
+    NetworkTable,
+    PrefixRule,
+    bundled_table,
+    default_user_table_path,
+    load_network_table,
+)
+
+__all__ = [
+    "BACKBONES",
+    "CLAIMED_LINE_TYPES",
+    "CLASS_NAMES",
+    "EXPECTED_CLASS",
+    "LINE_CLASSES",
+    "RULES",
+    "AsInfo",
+    "Backbone",
+    "HopEvidence",
+    "LineClass",
+    "MergedVerdict",
+    "NetworkMatch",
+    "NetworkTable",
+    "NetworkTableError",
+    "NetworkTableVersionError",
+    "PathHop",
+    "PrefixRule",
+    "RouteError",
+    "RouteVerdict",
+    "bundled_table",
+    "claim_is_checkable",
+    "classify_path",
+    "default_user_table_path",
+    "load_network_table",
+    "merge_verdicts",
+    "route_summary",
+    "route_summary_from_traces",
+]

@@ -1,0 +1,357 @@
+"""Traceroute: several probes per TTL, mtr-style per-hop RTT and loss, each hop labelled with its network.
+
+Probes go out in rounds. Round 0 walks the TTLs upwards with a few probes in flight at once and stops
+sending past the destination (or a router that says it is unreachable) as soon as that answer is in;
+later rounds, `round_interval_s` apart, probe only the TTLs up to there. Probes sent past the destination
+before its answer arrived are dropped from the result, as traceroute does. A probe with no answer within
+`timeout_s` is lost.
+
+    result = trace("198.19.1.2", TraceOptions(protocol="icmp", probes_per_hop=3))
+
+The trace runs from this machine: it shows the path *to* the target (for an office, to the region). The
+return path, which decides much of what a line feels like, may differ and cannot be seen from here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import socket
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Protocol as TypingProtocol
+
+from probes.errors import ErrorKind, IcmpNotPermitted, TargetError
+from probes.icmp_engine import IcmpEngine
+from probes.resolve import ResolveFailed, resolve
+from probes.routes.classify import PathHop, classify_path
+from probes.routes.table import NetworkMatch, NetworkTable
+from probes.traceroute.probers import (
+    DEFAULT_TCP_PORT,
+    DEFAULT_UDP_PORT,
+    HopAnswer,
+    IcmpProber,
+    Prober,
+    TcpProber,
+    UdpProber,
+)
+from probes.traceroute.result import PROTOCOLS, HopReply, Protocol, TraceHop, TraceResult
+
+MAX_TTL = 255
+# Without a run's pacer, probes leave at most one per millisecond (the runner's default, fping's -i 1):
+# in round 0 the destination's answer then often arrives before probes past it are sent.
+DEFAULT_GAP_S = 0.001
+
+
+class Pacer(TypingProtocol):
+    """The run's packet pacer (`probes.methods._context.Pacer`): waits for this sender's turn."""
+
+    async def turn(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TraceOptions:
+    """How to trace. Times in seconds.
+
+    `port`: UDP's first destination port (default 33434, then one port per probe) or the TCP port
+    (default 80). `parallel`: probes in flight while round 0 looks for the destination.
+    """
+
+    protocol: Protocol = "icmp"
+    probes_per_hop: int = 3
+    max_hops: int = 30
+    first_hop: int = 1
+    timeout_s: float = 2.0
+    round_interval_s: float = 0.5
+    parallel: int = 8
+    port: int | None = None
+    payload_bytes: int = 32
+
+    def __post_init__(self) -> None:
+        checks = [
+            (
+                self.protocol in PROTOCOLS,
+                f"protocol must be one of {', '.join(PROTOCOLS)} (got {self.protocol!r})",
+            ),
+            (1 <= self.probes_per_hop <= 100, f"probes per hop must be 1-100 (got {self.probes_per_hop})"),
+            (1 <= self.max_hops <= MAX_TTL, f"max hops must be 1-{MAX_TTL} (got {self.max_hops})"),
+            (
+                1 <= self.first_hop <= self.max_hops,
+                f"first hop must be 1-{self.max_hops} (got {self.first_hop})",
+            ),
+            (self.timeout_s > 0, f"timeout must be positive (got {self.timeout_s})"),
+            (self.round_interval_s >= 0, f"interval must not be negative (got {self.round_interval_s})"),
+            (1 <= self.parallel <= 64, f"parallel probes must be 1-64 (got {self.parallel})"),
+            (
+                self.port is None or 1 <= self.port <= 65535,
+                f"port must be 1-65535 (got {self.port})",
+            ),
+            (0 <= self.payload_bytes <= 1400, f"payload must be 0-1400 bytes (got {self.payload_bytes})"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise TargetError(message)
+        if self.protocol == "udp" and self.port is not None:
+            probes = self.probes_per_hop * self.max_hops
+            if self.port + probes > 65536:
+                raise TargetError(
+                    f"UDP ports {self.port}+{probes} probes run past 65535: give a lower --port"
+                )
+
+    @property
+    def effective_port(self) -> int | None:
+        if self.protocol == "udp":
+            return self.port or DEFAULT_UDP_PORT
+        if self.protocol == "tcp":
+            return self.port or DEFAULT_TCP_PORT
+        return None
+
+
+async def trace_host(
+    host: str,
+    options: TraceOptions,
+    table: NetworkTable,
+    *,
+    icmp: IcmpEngine | None = None,
+    pacer: Pacer | None = None,
+    name: str | None = None,
+) -> TraceResult:
+    """Trace the path to `host` (a name or address). Never raises for what the network or the OS does:
+    a name that does not resolve or a refused ICMP socket come back as a result with `error` set.
+
+    `icmp`: the run's shared engine (a private one is opened when None). `pacer`: the run's packet pacer.
+    """
+    started = _now_us()
+    target = name or host
+    try:
+        resolved = await resolve(host)
+    except ResolveFailed as exc:
+        return _failed(target, None, options, started, ErrorKind.DNS, str(exc))
+    if icmp is None and options.protocol == "icmp":
+        async with IcmpEngine() as engine:
+            return await _trace_address(
+                target, resolved.address, resolved.family, options, table, engine, pacer
+            )
+    return await _trace_address(target, resolved.address, resolved.family, options, table, icmp, pacer)
+
+
+def trace(host: str, options: TraceOptions | None = None, table: NetworkTable | None = None) -> TraceResult:
+    """`trace_host` in a new event loop (for scripts and tests). Default table: bundled + the user's."""
+    from probes.routes.table import load_network_table
+
+    return asyncio.run(trace_host(host, options or TraceOptions(), table or load_network_table()))
+
+
+async def trace_repeatedly(
+    host: str,
+    options: TraceOptions,
+    table: NetworkTable,
+    count: int,
+    *,
+    gap_s: float = 0.0,
+    icmp: IcmpEngine | None = None,
+) -> list[TraceResult]:
+    """`count` traces of the same host one after another (for a verdict over several traces)."""
+    results: list[TraceResult] = []
+    async with IcmpEngine() if icmp is None else _borrowed(icmp) as engine:
+        for index in range(count):
+            if index and gap_s:
+                await asyncio.sleep(gap_s)
+            result = await trace_host(host, options, table, icmp=engine)
+            results.append(result)
+            if result.error in (ErrorKind.DNS, ErrorKind.PERMISSION):
+                break  # the next trace would fail the same way
+    return results
+
+
+class _borrowed:
+    """`async with` over an engine that belongs to someone else: does not close it."""
+
+    def __init__(self, engine: IcmpEngine) -> None:
+        self.engine = engine
+
+    async def __aenter__(self) -> IcmpEngine:
+        return self.engine
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+async def _trace_address(
+    target: str,
+    address: str,
+    family: int,
+    options: TraceOptions,
+    table: NetworkTable,
+    icmp: IcmpEngine | None,
+    pacer: Pacer | None,
+) -> TraceResult:
+    started = _now_us()
+    try:
+        prober = _open_prober(address, family, options, icmp)
+    except IcmpNotPermitted as exc:
+        message = f"{exc} Or trace with --protocol udp or --protocol tcp, which need no privileges."
+        return _failed(target, address, options, started, ErrorKind.PERMISSION, message)
+    except OSError as exc:
+        message = f"cannot open a {options.protocol.upper()} socket: {exc.strerror or exc}"
+        return _failed(target, address, options, started, ErrorKind.SEND_FAILED, message)
+    try:
+        answers = await _probe_rounds(prober, options, pacer)
+    finally:
+        prober.close()
+    hops = _hops(answers, table)
+    reached = any(hop.reached for hop in hops)
+    return TraceResult(
+        target=target,
+        address=address,
+        protocol=options.protocol,
+        port=options.effective_port,
+        probes_per_hop=options.probes_per_hop,
+        max_hops=options.max_hops,
+        started_at_us=started,
+        finished_at_us=_now_us(),
+        hops=hops,
+        privileged=prober.privileged,
+        message=_describe(hops, options),
+        verdict=classify_path([PathHop(h.ttl, h.addresses) for h in hops], table, reached=reached),
+    )
+
+
+def _open_prober(address: str, family: int, options: TraceOptions, icmp: IcmpEngine | None) -> Prober:
+    if options.protocol == "icmp":
+        assert icmp is not None
+        return IcmpProber(icmp, address, family, options.timeout_s, options.payload_bytes)
+    port = options.effective_port
+    assert port is not None
+    if options.protocol == "udp":
+        return UdpProber(address, family, options.timeout_s, port, options.payload_bytes)
+    return TcpProber(address, family, options.timeout_s, port)
+
+
+@dataclass
+class _Progress:
+    """What the rounds know so far: the lowest TTL at which the destination answered, or a router
+    said unreachable."""
+
+    reached_ttl: int | None = None
+    stop_ttl: int | None = None
+
+    def limit(self, max_hops: int) -> int:
+        return min(x for x in (self.reached_ttl, self.stop_ttl, max_hops) if x is not None)
+
+
+async def _probe_rounds(
+    prober: Prober, options: TraceOptions, pacer: Pacer | None
+) -> list[tuple[int, int, HopAnswer]]:
+    """Send every round; (ttl, probe, answer) for every probe sent."""
+    progress = _Progress()
+    sent: list[tuple[int, int, asyncio.Future[HopAnswer]]] = []
+
+    def note(ttl: int, future: asyncio.Future[HopAnswer]) -> None:
+        if future.cancelled() or future.exception() is not None:
+            return
+        kind = future.result().kind
+        if kind == "reached":
+            progress.reached_ttl = min(ttl, progress.reached_ttl or ttl)
+        elif kind == "unreachable":
+            progress.stop_ttl = min(ttl, progress.stop_ttl or ttl)
+
+    highest_round0 = options.first_hop
+    try:
+        for probe in range(options.probes_per_hop):
+            round_started = time.monotonic()
+            in_flight: set[asyncio.Future[HopAnswer]] = set()
+            ceiling = options.max_hops if probe == 0 else highest_round0
+            ttl = options.first_hop
+            while ttl <= min(ceiling, progress.limit(options.max_hops)):
+                if probe == 0:
+                    while len(in_flight) >= options.parallel:
+                        _done, pending = await asyncio.wait(in_flight, return_when=asyncio.FIRST_COMPLETED)
+                        in_flight = set(pending)
+                    if ttl > progress.limit(options.max_hops):
+                        break
+                    highest_round0 = ttl
+                if pacer is not None:
+                    await pacer.turn()
+                elif sent:
+                    await asyncio.sleep(DEFAULT_GAP_S)
+                future = prober.send(ttl)
+                future.add_done_callback(functools.partial(note, ttl))
+                sent.append((ttl, probe, future))
+                in_flight.add(future)
+                ttl += 1
+            if probe + 1 < options.probes_per_hop:
+                delay = round_started + options.round_interval_s - time.monotonic()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+        answers = await asyncio.gather(*(future for _ttl, _probe, future in sent))
+    except BaseException:
+        for _ttl, _probe, future in sent:
+            future.cancel()
+        raise
+    limit = progress.limit(options.max_hops)
+    return [
+        (ttl, probe, answer) for (ttl, probe, _f), answer in zip(sent, answers, strict=True) if ttl <= limit
+    ]
+
+
+def _hops(answers: list[tuple[int, int, HopAnswer]], table: NetworkTable) -> tuple[TraceHop, ...]:
+    by_ttl: dict[int, list[HopReply]] = defaultdict(list)
+    for ttl, probe, answer in answers:
+        by_ttl[ttl].append(
+            HopReply(
+                probe=probe,
+                sent_at_us=answer.sent_at_us,
+                kind=answer.kind,
+                address=answer.address,
+                rtt_ms=answer.rtt_ms,
+                error=answer.error,
+            )
+        )
+    hops: list[TraceHop] = []
+    for ttl in sorted(by_ttl):
+        replies = tuple(sorted(by_ttl[ttl], key=lambda r: r.probe))
+        addresses = {r.address for r in replies if r.address is not None}
+        networks: tuple[tuple[str, NetworkMatch | None], ...] = tuple(
+            (a, table.lookup(a)) for a in sorted(addresses)
+        )
+        hops.append(TraceHop(ttl=ttl, replies=replies, networks=networks))
+    return tuple(hops)
+
+
+def _describe(hops: tuple[TraceHop, ...], options: TraceOptions) -> str | None:
+    if any(hop.reached for hop in hops):
+        return None
+    stopped = next((hop for hop in hops if any(r.kind == "unreachable" for r in hop.replies)), None)
+    if stopped is not None:
+        return f"hop {stopped.ttl} ({stopped.address}) reported the destination unreachable"
+    hops_text = f"{options.max_hops} hop{'s' if options.max_hops != 1 else ''}"
+    if options.protocol == "tcp":
+        return f"the destination did not answer within {hops_text} (TCP port {options.effective_port})"
+    return f"the destination did not answer within {hops_text}"
+
+
+def _failed(
+    target: str, address: str | None, options: TraceOptions, started: int, error: ErrorKind, message: str
+) -> TraceResult:
+    return TraceResult(
+        target=target,
+        address=address,
+        protocol=options.protocol,
+        port=options.effective_port,
+        probes_per_hop=options.probes_per_hop,
+        max_hops=options.max_hops,
+        started_at_us=started,
+        finished_at_us=_now_us(),
+        error=error,
+        message=message,
+    )
+
+
+def _now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def family_name(family: int) -> str:
+    return "IPv6" if family == socket.AF_INET6 else "IPv4"
