@@ -51,6 +51,7 @@ def run(args: argparse.Namespace) -> int:
     from probes.analysis import ScopeError, TimeZoneError
     from probes.analysis.clock import check_zone
     from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+    from probes.routes import RouteError
 
     file_format = args.format or ("csv" if args.out.suffix.lower() == ".csv" or args.out.is_dir() else "xlsx")
     if file_format == "xlsx" and args.out.suffix.lower() != ".xlsx":
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             workbook = build_workbook(store, request, exported_at=datetime.now(UTC))
         except ScopeError as exc:
+            raise CliError(str(exc)) from exc
+        except RouteError as exc:  # the user's route-networks file is broken
             raise CliError(str(exc)) from exc
     try:
         if file_format == "xlsx":

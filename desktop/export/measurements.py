@@ -11,7 +11,7 @@ from typing import Any
 import pandas as pd
 
 from desktop.export.model import Column, LineChart, Sheet, clean
-from probes.analysis import Scope, Thresholds
+from probes.analysis import Scope, Thresholds, route_verdicts
 from probes.analysis.breaches import breach_shares_from
 from probes.analysis.clock import in_peak, local_hour
 from probes.analysis.compare import PeakComparison, compare_peak_from
@@ -61,8 +61,11 @@ class Measurements:
 
 
 def measure(store: Store, options: MeasureOptions, routes: RouteVerdicts | None = None) -> Measurements:
-    """Everything the measurement sheets show, from one store."""
+    """Everything the measurement sheets show, from one store. `routes` defaults to the route checks of the
+    traces stored for each region (`probes.analysis.route_verdicts`, which loads the network table)."""
     base = Scope(by="region", since_us=options.since_us, until_us=options.until_us, vantage=options.vantage)
+    if routes is None:
+        routes = route_verdicts(store, base)
     claimed: dict[tuple[str, str], set[str]] = {}
     for t in store.targets():
         if t.provider and t.region and t.line_type:
@@ -129,9 +132,17 @@ LINK_QUALITY_COLUMNS: tuple[Column, ...] = (
     Column("verdict", "Verdict", width=58),
     Column("period_start", "Period start", "datetime", width=20),
     Column("period_end", "Period end", "datetime", width=20),
-    Column("route_measured_class", "Route: measured class"),
-    Column("route_agrees", "Route agrees with claim", "bool"),
-    Column("route_evidence", "Route evidence", width=40),
+    Column("route_claimed", "Route: claimed line type"),
+    Column("route_measured_class", "Route: traced class", note="from the stored traceroutes' hops"),
+    Column(
+        "route_agrees",
+        "Route agrees with claim",
+        "bool",
+        note="empty: no traces, or a claim no trace can check",
+    ),
+    Column("route_traces", "Route: traces", "int"),
+    Column("route_agreeing_traces", "Route: traces agreeing", "int"),
+    Column("route_evidence", "Route evidence", width=60),
 )
 
 
@@ -161,9 +172,9 @@ def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
             for key, value in s[prefix].items():
                 row[f"{prefix}_{key}"] = value
         route = s.get("route") or {}
-        row["route_measured_class"] = route.get("measured_class")
-        row["route_agrees"] = route.get("agrees")
-        row["route_evidence"] = route.get("evidence")
+        for key in ("measured_class", "agrees", "traces", "agreeing_traces", "evidence"):
+            row[f"route_{key}"] = route.get(key)
+        row["route_claimed"] = route.get("claimed_line_type")
         rows.append(row)
     return rows
 

@@ -21,6 +21,11 @@ METHOD_COLUMNS = (
 DEFINITIONS: tuple[tuple[str, str], ...] = (
     ("Loss", "lost attempts / attempts sent, any reason (timeout, unreachable, …)"),
     (
+        "Route check",
+        "each region's stored traceroutes classified by their hops with the network table (bundled, plus "
+        "the user's route-networks.toml), the class most traces show compared with the claimed line type",
+    ),
+    (
         "RTT percentiles",
         "median and p95 ranked as linear interpolation between closest ranks, read from "
         f"per-hour histograms with ±{histogram.RELATIVE_ERROR:.1%} resolution",

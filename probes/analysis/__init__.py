@@ -10,6 +10,7 @@ start mid-hour, the ragged ends of a period), with the definitions of `probes.st
     compare_peak(store, scope, windows)    peak vs off-peak with differences, intervals and a verdict
     breach_shares(store, scope, windows)   share of hours breaching loss / latency-spike thresholds
     link_summaries(store, scope, windows)  LinkSummary dicts (CONTRACTS.md) per region
+    route_verdicts(store, scope)           each region's route check from its stored traces, for the summaries
 """
 
 from probes.analysis.breaches import Thresholds, breach_intervals, breach_shares
@@ -17,6 +18,7 @@ from probes.analysis.clock import TimeZoneError
 from probes.analysis.compare import PeakComparison, Side, compare_peak, comparisons_frame, verdict
 from probes.analysis.confidence import bootstrap_quantile_difference, newcombe_interval, wilson_interval
 from probes.analysis.profile import day_hour_matrix, hour_of_day, pivot_matrix
+from probes.analysis.routes import route_verdicts
 from probes.analysis.scope import Scope, ScopeError
 from probes.analysis.summary import link_summaries
 
@@ -37,6 +39,7 @@ __all__ = [
     "link_summaries",
     "newcombe_interval",
     "pivot_matrix",
+    "route_verdicts",
     "verdict",
     "wilson_interval",
 ]

@@ -108,3 +108,32 @@ def write_series(
             source="synthetic",
             vantage=vantage,
         )
+
+
+def trace_result(target: Target, started_us: int, hop_addresses: Sequence[str]) -> ProbeResult:
+    """A traceroute to 127.0.0.9 through the given router addresses (one probe per hop), classified with the
+    bundled network table, as the `trace` method returns it."""
+    from dataclasses import replace
+
+    from probes.methods.trace import to_probe_result
+    from probes.routes import bundled_table, classify_path
+    from probes.traceroute.result import HopReply, TraceHop, TraceResult
+
+    hops = tuple(
+        TraceHop(ttl, (HopReply(0, started_us + ttl, "time-exceeded", address, 1.0 + ttl),))
+        for ttl, address in enumerate(hop_addresses, start=1)
+    )
+    destination = TraceHop(len(hops) + 1, (HopReply(0, started_us + 99, "reached", "127.0.0.9", 150.0),))
+    trace = TraceResult(
+        target=target.name,
+        address="127.0.0.9",
+        protocol="icmp",
+        port=None,
+        probes_per_hop=1,
+        max_hops=30,
+        started_at_us=started_us,
+        finished_at_us=started_us + 1000,
+        hops=(*hops, destination),
+    )
+    verdict = classify_path(trace.path, bundled_table(), reached=True)
+    return to_probe_result(target, replace(trace, verdict=verdict))

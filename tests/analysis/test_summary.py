@@ -12,7 +12,7 @@ from probes.analysis.clock import in_peak
 from probes.analysis.data import prepare
 from probes.peak import DEFAULT_PEAK_WINDOWS
 from probes.store import Store
-from tests.analysis.synthetic import Series, StepModel, utc_us, write_series
+from tests.analysis.synthetic import Series, StepModel, trace_result, utc_us, write_series
 from tests.analysis.week import LA, OFFPEAK_MS, PEAK_MS
 
 SIDE_KEYS = {"rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours"}
@@ -101,3 +101,35 @@ def test_a_single_vantage_point_is_named_and_read_from_rollups(tmp_path: Path) -
         assert summary["vantage"] == "office"
         prepared = prepare(store, Scope(vantage="office"), [in_peak(DEFAULT_PEAK_WINDOWS)])
         assert prepared.cells.raw_cells == 0
+
+
+def test_route_verdicts_from_stored_traces_fill_the_route_part(tmp_path: Path) -> None:
+    from probes.analysis import route_verdicts
+    from probes.routes import bundled_table, route_summary_from_traces
+    from probes.target import Method, Target
+
+    traced = Target(
+        method=Method.TRACE, host="127.0.0.9", provider="raksmart", region="los-angeles", line_type="cn2-gia"
+    )
+    with Store(tmp_path / "r.sqlite3") as store:
+        write_series(store, [Series(LA, StepModel(150.0, 220.0))], utc_us(2026, 11, 2), 24)
+        start = utc_us(2026, 11, 2, 3)
+        # Six traces through 163's backbone (202.97), two through CN2 (59.43) only.
+        paths = [["10.0.0.1", "202.97.12.1", "202.97.50.1"]] * 6 + [
+            ["10.0.0.1", "59.43.1.1", "59.43.2.2"]
+        ] * 2
+        for n, path in enumerate(paths):
+            result = trace_result(traced, start + n * 60_000_000, path)
+            store.save_round(
+                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
+            )
+        routes = route_verdicts(store, table=bundled_table())
+        assert set(routes) == {("raksmart", "los-angeles")}
+        route = routes[("raksmart", "los-angeles")]
+        expected = route_summary_from_traces("cn2-gia", store.traces(region="los-angeles"), bundled_table())
+        assert route == expected
+        assert (route["claimed_line_type"], route["agrees"], route["traces"]) == ("cn2-gia", False, 8)
+        assert route["agreeing_traces"] == 2 and route["measured_class"] == "163"
+        (summary,) = link_summaries(store, routes=routes)
+        assert summary["route"] == route
+        assert summary["peak"]["samples"] == 3 * 4 * 30  # the trace targets' probes are not RTT samples
