@@ -196,12 +196,23 @@ def verdict(c: PeakComparison) -> str:
     """A plain sentence: how much worse (or better) the line is at peak, e.g. "p95 +84 ms at peak, loss
     0.2% → 6.1%". A change whose confidence interval includes zero, or an RTT change no larger than one
     histogram bucket (2%), is marked "(within noise)"."""
-    if c.peak.sent == 0 and c.offpeak.sent == 0:
+    parts = []
+    if c.peak.sent == 0 and c.offpeak.sent > 0:
+        parts.append("no peak-hour samples")
+    elif c.offpeak.sent == 0 and c.peak.sent > 0:
+        parts.append("no off-peak samples")
+    elif c.peak.sent > 0:
+        parts.extend(_rtt_and_loss(c))
+    if c.peak.throughput_mbps is not None and c.offpeak.throughput_mbps is not None:
+        parts.append(
+            f"throughput {_mbps(c.offpeak.throughput_mbps)} → {_mbps(c.peak.throughput_mbps)} Mbit/s"
+        )
+    if not parts:
         return "no samples"
-    if c.peak.sent == 0:
-        return "no peak-hour samples"
-    if c.offpeak.sent == 0:
-        return "no off-peak samples"
+    return ", ".join(parts)
+
+
+def _rtt_and_loss(c: PeakComparison) -> list[str]:
     parts = []
     if c.peak.received == 0:
         parts.append("no replies at peak")
@@ -219,11 +230,7 @@ def verdict(c: PeakComparison) -> str:
     if c.peak.loss != c.offpeak.loss and _straddles(c.loss_diff_ci):
         loss += " (within noise)"
     parts.append(loss)
-    if c.peak.throughput_mbps is not None and c.offpeak.throughput_mbps is not None:
-        parts.append(
-            f"throughput {_mbps(c.offpeak.throughput_mbps)} → {_mbps(c.peak.throughput_mbps)} Mbit/s"
-        )
-    return ", ".join(parts)
+    return parts
 
 
 def _signed_ms(value: float) -> str:

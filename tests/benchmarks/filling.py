@@ -1,14 +1,8 @@
-"""Filling a store with many synthetic samples through its API, for the benchmarks.
-
-Sizes come from the environment so that CI runs a quick pass and a person measures the full one:
-LINKVET_BENCH_SAMPLES (analysis; default 1,000,000, the issue's figure is 10,000,000) and
-LINKVET_BENCH_INSERT_SAMPLES (store insert; default 200,000, the issue's figure is 1,000,000).
-"""
+"""Filling a store with many synthetic samples through its API, and small helpers, for the benchmarks."""
 
 from __future__ import annotations
 
 import math
-import os
 import resource
 import time
 from collections.abc import Iterator
@@ -23,10 +17,6 @@ from probes.target import Method, Target
 US = 1_000_000
 HOUR_US = 3600 * US
 START_US = 1_793_577_600 * US  # 2026-11-01 00:00 UTC
-
-
-def env_int(name: str, default: int) -> int:
-    return int(os.environ.get(name, default))
 
 
 def region_targets(n: int) -> list[Target]:
