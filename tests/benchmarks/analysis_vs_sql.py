@@ -27,7 +27,7 @@ from tests.benchmarks.filling import Plan, Timer, peak_rss_mib, report, rounds
 def filled_store(path: Path, plan: Plan) -> float | None:
     """Make the store at `path` hold the plan's samples (reused when it already does); fill seconds or None."""
     if path.exists():
-        with Store(path, readonly=True) as store:
+        with Store(path) as store:  # read-write: an older store is upgraded
             if store.counts()["samples"] == plan.samples:
                 return None
         for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
@@ -67,9 +67,11 @@ def measure(path: Path, plan: Plan, fill_seconds: float | None) -> int:
         with Timer() as t:
             breach_shares(store)
         timings["breach_shares"] = t.seconds
+        rss_rollups = peak_rss_mib()
         with Timer() as t:
             kolkata = hour_of_day(store, Scope(by="region"), tz="Asia/Kolkata")
         timings["hour_of_day, Asia/Kolkata (raw samples)"] = t.seconds
+        rss_raw = peak_rss_mib()
         with Timer() as load:
             samples = store.samples_frame()
     problems = []
@@ -109,7 +111,9 @@ def measure(path: Path, plan: Plan, fill_seconds: float | None) -> int:
             ("anchor: pandas incl. reading the samples", f"{load.seconds + grouping.seconds:8.3f} s"),
             ("ratio SQLite / hour_of_day", f"{sql.seconds / ours:8.1f}"),
             ("ratio pandas incl. reading / hour_of_day", f"{(load.seconds + grouping.seconds) / ours:8.1f}"),
-            ("peak RSS of this process", f"{peak_rss_mib():8.0f} MiB"),
+            ("peak RSS after the rollup analyses", f"{rss_rollups:8.0f} MiB"),
+            ("peak RSS after the raw-sample fallback", f"{rss_raw:8.0f} MiB"),
+            ("peak RSS after the anchors (all samples in memory)", f"{peak_rss_mib():8.0f} MiB"),
         ],
     )
     for problem in problems:

@@ -2,15 +2,17 @@
 transaction per round) beside a bare `executemany` of the same rows into a same-shaped table with the same
 pragmas (the anchor).
 
-    python -m tests.benchmarks.store_insert_vs_executemany [--samples 1000000] [--targets 100]
+    python -m tests.benchmarks.store_insert_vs_executemany [--samples 1000000] [--targets 100] [--attempts 10]
 
-Rounds are shaped like a schedule's: every target measured 4 times an hour, one run of N attempts each.
+Rounds are shaped like a schedule's: every target measured 4 times an hour, one run of `--attempts` attempts
+each (a plan's `count`); the per-round and per-run costs weigh more with short runs.
 The result objects are built before the clock starts: the figures are the store's cost alone.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import sqlite3
 import sys
 import tempfile
@@ -25,8 +27,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--targets", type=int, default=100)
+    parser.add_argument("--attempts", type=int, default=10)
     args = parser.parse_args(argv)
-    plan = Plan.for_samples(args.samples, targets=args.targets, days=max(1, args.samples // 2_000_000))
+    days = max(1, math.ceil(args.samples / (args.targets * args.attempts * 24 * 4)))
+    plan = Plan(args.targets, days, args.attempts)
     prepared = list(rounds(plan))
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
