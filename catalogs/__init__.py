@@ -1,4 +1,16 @@
 """Provider GPU catalogs, the GPU reference, training-needs sizing, the documents' checklist and scoring.
 
 Imports neither Qt nor `probes`: measured line quality comes in as plain `LinkSummary` objects.
+
+Where things are:
+    providers/*.toml, gpus.toml, checklist.toml, needs/*.toml   the data files (edit these)
+    schema.py, facts.py      what a catalog file may say; every fact with source and as_of
+    loader.py                read and validate catalogs (errors with file, line, field, expected)
+    gpus.py                  the GPU reference table
+    targets.py               a region's probe targets, as plain dicts
+    skypilot.py              SkyPilot CSV → provider catalog
+    needs.py, sizing.py      training-needs profiles and the sizing formulas (with sources)
+    checklist.py, scoring.py the checklist and the explainable ranking (`rank_offerings`)
+    link_quality.py          `LinkSummary`, the one input scoring takes from measurement
+    errors.py                the exception tree
 """

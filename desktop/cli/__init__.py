@@ -26,6 +26,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "schedule",
     "history",
     "trace",
+    "catalog",
+    "size",
+    "score",
     "export",
 )
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -21,21 +20,25 @@ needs_iperf3 = pytest.mark.skipif(
 
 @pytest.fixture
 def iperf3_server(closed_port: int) -> Iterator[int]:
+    # Wait for iperf3's own "Server listening" line: a test connection would count as a client and could
+    # leave the one-client-at-a-time server busy when the real test arrives.
     server = subprocess.Popen(
-        ["iperf3", "-s", "-p", str(closed_port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        ["iperf3", "-s", "--forceflush", "-p", str(closed_port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", closed_port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.05)
+        assert server.stdout is not None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "Server listening" not in server.stdout.readline():
+            pass
         yield closed_port
     finally:
         server.terminate()
         server.wait(5)
+        if server.stdout is not None:
+            server.stdout.close()
 
 
 @needs_iperf3

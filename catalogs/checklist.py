@@ -1,0 +1,125 @@
+"""The checklist (`catalogs/checklist.toml`): the documents' items, each a gate or a weighted criterion with
+a default weight and the parameters of its scoring function. Read with `load_checklist`."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from catalogs import _toml
+from catalogs._toml_lines import LineFinder
+from catalogs.errors import ChecklistError
+
+CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class Criterion(_Strict):
+    id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    kind: Literal["gate", "weighted"]
+    weight: float = Field(default=0.0, ge=0, le=1000)
+    title: str
+    what: str
+    documents: str
+    params: dict[str, float] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _weight_fits_kind(self) -> Criterion:
+        if self.kind == "weighted" and self.weight <= 0:
+            raise ValueError(f"weighted criterion {self.id!r} needs a weight > 0")
+        if self.kind == "gate" and self.weight:
+            raise ValueError(f"gate {self.id!r} takes no weight")
+        return self
+
+
+class ScaleRow(_Strict):
+    min_params_b: float = Field(ge=0)
+    max_params_b: float = Field(gt=0)
+    gpus: str
+    intra_node: str
+    min_gbit_s: float = Field(gt=0)
+    preferred_gbit_s: float = Field(gt=0)
+    documents: str
+
+
+class Evidence(_Strict):
+    full_confidence_hours: float = Field(default=24, gt=0)
+    full_confidence_samples: float = Field(default=1000, gt=0)
+    neutral_score: float = Field(default=0.5, ge=0, le=1)
+
+
+class Checklist(_Strict):
+    format_version: Literal[1]
+    unknown_score: float = Field(default=0.25, ge=0, le=1)
+    evidence: Evidence = Evidence()
+    scale_table: tuple[ScaleRow, ...] = ()
+    criterion: tuple[Criterion, ...]
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> Checklist:
+        seen: set[str] = set()
+        for item in self.criterion:
+            if item.id in seen:
+                raise ValueError(f"criterion id {item.id!r} appears twice")
+            seen.add(item.id)
+        return self
+
+    @property
+    def gates(self) -> tuple[Criterion, ...]:
+        return tuple(c for c in self.criterion if c.kind == "gate")
+
+    @property
+    def weighted(self) -> tuple[Criterion, ...]:
+        return tuple(c for c in self.criterion if c.kind == "weighted")
+
+    def get(self, criterion_id: str) -> Criterion:
+        for item in self.criterion:
+            if item.id == criterion_id:
+                return item
+        raise KeyError(criterion_id)
+
+    def scale_row(self, params: float) -> ScaleRow | None:
+        """The scale-table row for a model of `params` parameters (the first whose range holds it)."""
+        billions = params / 1e9
+        return next((r for r in self.scale_table if r.min_params_b <= billions <= r.max_params_b), None)
+
+
+def parse_checklist_text(text: str, path: Path | None = None) -> Checklist:
+    from catalogs.loader import translate_validation_error
+
+    try:
+        raw = _toml.loads(text)
+    except _toml.TOMLDecodeError as exc:
+        from catalogs.loader import toml_error_position
+
+        message, line = toml_error_position(exc)
+        raise ChecklistError(
+            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
+        ) from exc
+    try:
+        return Checklist.model_validate(raw)
+    except ValidationError as exc:
+        first = translate_validation_error(exc, path, raw, LineFinder(text), Checklist, ChecklistError)[0]
+        raise first from exc
+
+
+def load_checklist(path: Path | None = None) -> Checklist:
+    """Read a checklist file (default: the bundled one)."""
+    if path is None:
+        return default_checklist()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChecklistError(f"cannot read the file: {exc}", path=path) from exc
+    return parse_checklist_text(text, path)
+
+
+@cache
+def default_checklist() -> Checklist:
+    return parse_checklist_text(CHECKLIST_PATH.read_text(encoding="utf-8"), CHECKLIST_PATH)

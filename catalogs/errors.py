@@ -1,0 +1,105 @@
+"""Errors raised by `catalogs`.
+
+The tree (every error here derives from `CatalogError`)::
+
+    CatalogError
+    ├── CatalogFileError          a data file we read is wrong; names file, line, field, what was expected
+    │   ├── TomlSyntaxError       not valid TOML at all
+    │   ├── FormatVersionError    `format_version` missing, or newer than this linkvet understands
+    │   ├── SchemaError           a field is missing, of the wrong type, out of range, or a unit slip
+    │   ├── DuplicateIdError      two providers, regions or offerings share an id
+    │   ├── DanglingReferenceError an offering names a region its provider does not define
+    │   ├── UnknownGpuError       a GPU model the GPU reference does not know
+    │   ├── NeedsProfileError     a training-needs profile is invalid
+    │   ├── ChecklistError        the checklist file is invalid or disagrees with the scoring code
+    │   └── SkyPilotImportError   a SkyPilot CSV cannot be turned into a catalog
+    ├── LinkSummaryError          a link-quality summary dict does not have the agreed shape
+    └── SizingError               the sizing inputs make no sense (e.g. tensor parallel 0)
+
+Foreign exceptions (tomllib, pydantic, csv) are translated into these in one place each: the loader
+(`catalogs.loader`), the needs loader, the checklist loader and the importer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class CatalogError(Exception):
+    """Base class of every error raised by `catalogs`."""
+
+
+class CatalogFileError(CatalogError):
+    """A data file is wrong. Carries where (file, line) and what (field, expected), for one-line reports."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: Path | str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        expected: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = Path(path) if path is not None else None
+        self.line = line
+        self.field = field
+        self.expected = expected
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        """`FILE:LINE: field: message (expected …)`, leaving out the parts that are not known."""
+        where = ""
+        if self.path is not None:
+            where = str(self.path)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        what = f"{self.field}: " if self.field else ""
+        tail = f" (expected {self.expected})" if self.expected else ""
+        return f"{where}{what}{self.message}{tail}"
+
+
+class TomlSyntaxError(CatalogFileError):
+    """The file is not valid TOML."""
+
+
+class FormatVersionError(CatalogFileError):
+    """`format_version` is missing or newer than this linkvet understands."""
+
+
+class SchemaError(CatalogFileError):
+    """A field is missing, has the wrong type, is out of range, or looks like a unit slip."""
+
+
+class DuplicateIdError(CatalogFileError):
+    """Two providers, regions or offerings share an id."""
+
+
+class DanglingReferenceError(CatalogFileError):
+    """An offering names a region that its provider does not define."""
+
+
+class UnknownGpuError(CatalogFileError):
+    """A GPU model the GPU reference does not know."""
+
+
+class NeedsProfileError(CatalogFileError):
+    """A training-needs profile is invalid."""
+
+
+class ChecklistError(CatalogFileError):
+    """The checklist is invalid or disagrees with the scoring code."""
+
+
+class SkyPilotImportError(CatalogFileError):
+    """A SkyPilot CSV cannot be turned into a catalog."""
+
+
+class LinkSummaryError(CatalogError):
+    """A link-quality summary does not have the agreed shape (see CONTRACTS: `LinkSummary`)."""
+
+
+class SizingError(CatalogError):
+    """The sizing inputs make no sense."""

@@ -1,0 +1,150 @@
+"""Facts with their provenance: every fact in a catalog says where it comes from (`source`) and when
+(`as_of`); a fact nobody stated is unknown (`None`), never false.
+
+In a TOML file, a table's `source` and `as_of` cover every fact in it. A single fact can carry its own
+provenance by writing it as an inline table::
+
+    gpus_per_node = { value = 8, source = "vendor datasheet", as_of = "2026-05" }
+
+The loader unpacks such a fact into its plain value and keeps its provenance in the table's `facts`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from functools import lru_cache
+from typing import Annotated, Any, NamedTuple
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic_core import PydanticCustomError
+
+# The line types a vendor may claim (CONTRACTS: target labels).
+LINE_TYPES: tuple[str, ...] = (
+    "cn2-gia",
+    "cn2-gt",
+    "bgp",
+    "cmi",
+    "cu-9929",
+    "cu-4837",
+    "163",
+    "standard",
+    "local",
+    "unknown",
+)
+
+_PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
+_FACT_KEYS = frozenset({"value", "source", "as_of", "note"})
+
+
+def implausible(message: str, expected: str) -> PydanticCustomError:
+    """A validation error with a plain message and what was expected (the loader reports both)."""
+    return PydanticCustomError("implausible", "{message}", {"message": message, "expected": expected})
+
+
+def _as_of(value: Any) -> str:
+    """Accept a TOML date, or text `YYYY`, `YYYY-MM` or `YYYY-MM-DD` (say only as much as the source says)."""
+    if isinstance(value, dt.datetime):
+        value = value.date()
+    if isinstance(value, dt.date):
+        return _as_of_text(value.isoformat())
+    if isinstance(value, str):
+        return _as_of_text(value.strip())
+    raise implausible(f"as_of must be a date, not {type(value).__name__}", "YYYY, YYYY-MM or YYYY-MM-DD")
+
+
+@lru_cache(maxsize=1024)
+def _as_of_text(text: str) -> str:
+    """Check a date written as text (catalogs repeat the same few dates: cached)."""
+    match = _PARTIAL_DATE.match(text)
+    if not match:
+        raise implausible(f"{text!r} is not a date", "YYYY, YYYY-MM or YYYY-MM-DD")
+    year, month, day = (int(g) if g else None for g in match.groups())
+    try:
+        dt.date(year or 1, month or 1, day or 1)
+    except ValueError as exc:
+        raise implausible(f"{text!r} is not a real date ({exc})", "YYYY, YYYY-MM or YYYY-MM-DD") from exc
+    if year is not None and year > dt.date.today().year + 1:
+        raise implausible(f"{text!r} is in the future", "the date the source said it")
+    return text
+
+
+AsOf = Annotated[str, BeforeValidator(_as_of)]
+Text = Annotated[str, Field(min_length=1)]
+Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
+
+
+class Provenance(NamedTuple):
+    """Where a fact comes from. `derived` is true when linkvet worked it out from other facts.
+    (A NamedTuple: scoring asks for thousands of these.)"""
+
+    source: str | None
+    as_of: str | None
+    note: str | None = None
+    derived: bool = False
+
+    def describe(self) -> str:
+        if not self.source:
+            return "source not stated"
+        text = ("derived: " if self.derived else "") + self.source
+        if self.as_of:
+            text += f" (as of {self.as_of})"
+        return text
+
+
+class Sourced(BaseModel):
+    """A table of facts with a shared provenance, and per-fact overrides in `facts`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    source: Text | None = None
+    as_of: AsOf | None = None
+    derived: bool = False  # true when linkvet (or its importer) worked these facts out from others
+    facts: dict[str, Provenance] = Field(default_factory=dict, exclude=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _unpack_sourced_facts(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        for value in data.values():
+            if type(value) is dict and "value" in value:
+                break
+        else:
+            return data  # the common case: no fact carries its own provenance
+        facts: dict[str, Provenance] = {}
+        unpacked: dict[str, Any] = {}
+        for key, value in data.items():
+            if (
+                key != "facts"
+                and isinstance(value, dict)
+                and "value" in value
+                and "source" in value
+                and set(value) <= _FACT_KEYS
+            ):
+                facts[key] = Provenance(
+                    source=str(value["source"]),
+                    as_of=_as_of(value["as_of"]) if value.get("as_of") is not None else None,
+                    note=str(value["note"]) if value.get("note") is not None else None,
+                )
+                unpacked[key] = value["value"]
+            else:
+                unpacked[key] = value
+        if facts:
+            unpacked["facts"] = facts
+        return unpacked
+
+    def provenance(self, field: str, parent: Provenance | None = None) -> Provenance:
+        """Provenance of `field`: its own, else this table's, else the parent's."""
+        if field in self.facts:
+            return self.facts[field]
+        if self.source:
+            return Provenance(self.source, self.as_of, derived=self.derived)
+        return parent if parent is not None else Provenance(None, None)
+
+
+class SourcedTable(Sourced):
+    """A top-level table (provider, service, region, offering): `source` and `as_of` are required."""
+
+    source: Text
+    as_of: AsOf

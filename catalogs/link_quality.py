@@ -1,0 +1,200 @@
+"""`LinkSummary`: what scoring needs to know about the line from the office to a region.
+
+Defined here (not in `probes`) because `catalogs` must not import `probes`; the analysis in `probes`
+produces plain dicts of exactly this shape and the CLI/GUI layer converts them with `LinkSummary.from_dict`.
+Any number may be `None` (not measured). See CONTRACTS: `LinkSummary`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from catalogs.errors import LinkSummaryError
+
+_PERIOD_KEYS = ("rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours")
+_ROUTE_KEYS = ("claimed_line_type", "measured_class", "agrees", "traces", "agreeing_traces", "evidence")
+_TOP_KEYS = (
+    "provider",
+    "region",
+    "vantage",
+    "period_start",
+    "period_end",
+    "peak_windows",
+    "peak",
+    "offpeak",
+    "route",
+)
+
+
+def _number(value: Any, where: str, *, integer: bool = False) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise LinkSummaryError(f"{where}: expected a number or null, got {value!r}")
+    if not math.isfinite(value) or value < 0:
+        raise LinkSummaryError(f"{where}: expected a finite number ≥ 0, got {value!r}")
+    if integer:
+        if value != int(value):
+            raise LinkSummaryError(f"{where}: expected a whole number, got {value!r}")
+        return int(value)
+    return float(value)
+
+
+def _text(value: Any, where: str, *, required: bool = False) -> str | None:
+    if value is None and not required:
+        return None
+    if not isinstance(value, str) or (required and not value):
+        raise LinkSummaryError(f"{where}: expected text, got {value!r}")
+    return value
+
+
+def _time(value: Any, where: str) -> dt.datetime | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise LinkSummaryError(f"{where}: expected an ISO-8601 UTC time, got {value!r}")
+    try:
+        parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise LinkSummaryError(f"{where}: expected an ISO-8601 UTC time, got {value!r}") from exc
+    if parsed.tzinfo is None:
+        raise LinkSummaryError(f"{where}: the time {value!r} has no time zone (expected UTC, e.g. …Z)")
+    return parsed.astimezone(dt.UTC)
+
+
+def _iso(value: dt.datetime | None) -> str | None:
+    return None if value is None else value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def _mapping(value: Any, where: str, keys: tuple[str, ...]) -> Mapping[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise LinkSummaryError(f"{where}: expected an object or null, got {type(value).__name__}")
+    unknown = sorted(set(value) - set(keys))
+    if unknown:
+        raise LinkSummaryError(f"{where}: unknown key(s) {', '.join(unknown)} (expected {', '.join(keys)})")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class PeriodStats:
+    """Line statistics over the peak or off-peak hours of the period."""
+
+    rtt_median_ms: float | None = None
+    rtt_p95_ms: float | None = None
+    loss: float | None = None  # 0..1
+    jitter_ms: float | None = None
+    throughput_mbps: float | None = None
+    samples: int | None = None
+    hours: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> PeriodStats | None:
+        mapping = _mapping(data, where, _PERIOD_KEYS)
+        if mapping is None:
+            return None
+        loss = _number(mapping.get("loss"), f"{where}.loss")
+        if loss is not None and loss > 1:
+            raise LinkSummaryError(f"{where}.loss: expected a fraction 0..1, got {loss!r} (percent?)")
+        return cls(
+            rtt_median_ms=_number(mapping.get("rtt_median_ms"), f"{where}.rtt_median_ms"),
+            rtt_p95_ms=_number(mapping.get("rtt_p95_ms"), f"{where}.rtt_p95_ms"),
+            loss=loss,
+            jitter_ms=_number(mapping.get("jitter_ms"), f"{where}.jitter_ms"),
+            throughput_mbps=_number(mapping.get("throughput_mbps"), f"{where}.throughput_mbps"),
+            samples=_number(mapping.get("samples"), f"{where}.samples", integer=True),
+            hours=_number(mapping.get("hours"), f"{where}.hours"),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in _PERIOD_KEYS}
+
+    @property
+    def measured(self) -> bool:
+        return any(getattr(self, key) is not None for key in _PERIOD_KEYS[:5])
+
+
+@dataclass(frozen=True, slots=True)
+class RouteVerdict:
+    """Whether the traced route matches the line type the vendor claims."""
+
+    claimed_line_type: str | None = None
+    measured_class: str | None = None
+    agrees: bool | None = None
+    traces: int | None = None
+    agreeing_traces: int | None = None
+    evidence: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str) -> RouteVerdict | None:
+        mapping = _mapping(data, where, _ROUTE_KEYS)
+        if mapping is None:
+            return None
+        agrees = mapping.get("agrees")
+        if agrees is not None and not isinstance(agrees, bool):
+            raise LinkSummaryError(f"{where}.agrees: expected true, false or null, got {agrees!r}")
+        return cls(
+            claimed_line_type=_text(mapping.get("claimed_line_type"), f"{where}.claimed_line_type"),
+            measured_class=_text(mapping.get("measured_class"), f"{where}.measured_class"),
+            agrees=agrees,
+            traces=_number(mapping.get("traces"), f"{where}.traces", integer=True),
+            agreeing_traces=_number(mapping.get("agreeing_traces"), f"{where}.agreeing_traces", integer=True),
+            evidence=_text(mapping.get("evidence"), f"{where}.evidence"),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {key: getattr(self, key) for key in _ROUTE_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSummary:
+    """The measured line from one vantage point to one provider region over a period."""
+
+    provider: str
+    region: str
+    vantage: str | None = None
+    period_start: dt.datetime | None = None
+    period_end: dt.datetime | None = None
+    peak_windows: tuple[str, ...] = ()
+    peak: PeriodStats | None = None
+    offpeak: PeriodStats | None = None
+    route: RouteVerdict | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "summary") -> LinkSummary:
+        """Build from the agreed plain-dict shape; a wrong shape raises `LinkSummaryError` naming the key."""
+        mapping = _mapping(data, where, _TOP_KEYS)
+        if mapping is None:
+            raise LinkSummaryError(f"{where}: expected an object, got null")
+        windows = mapping.get("peak_windows") or []
+        if not isinstance(windows, list | tuple) or not all(isinstance(w, str) for w in windows):
+            raise LinkSummaryError(f"{where}.peak_windows: expected a list of text, got {windows!r}")
+        return cls(
+            provider=str(_text(mapping.get("provider"), f"{where}.provider", required=True)),
+            region=str(_text(mapping.get("region"), f"{where}.region", required=True)),
+            vantage=_text(mapping.get("vantage"), f"{where}.vantage"),
+            period_start=_time(mapping.get("period_start"), f"{where}.period_start"),
+            period_end=_time(mapping.get("period_end"), f"{where}.period_end"),
+            peak_windows=tuple(windows),
+            peak=PeriodStats.from_dict(mapping.get("peak"), f"{where}.peak"),
+            offpeak=PeriodStats.from_dict(mapping.get("offpeak"), f"{where}.offpeak"),
+            route=RouteVerdict.from_dict(mapping.get("route"), f"{where}.route"),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.provider,
+            "region": self.region,
+            "vantage": self.vantage,
+            "period_start": _iso(self.period_start),
+            "period_end": _iso(self.period_end),
+            "peak_windows": list(self.peak_windows),
+            "peak": self.peak.as_dict() if self.peak else None,
+            "offpeak": self.offpeak.as_dict() if self.offpeak else None,
+            "route": self.route.as_dict() if self.route else None,
+        }

@@ -1,0 +1,165 @@
+"""Training-needs profiles (`catalogs/needs/*.toml`): what the team wants to train, how, where it sits and
+what it may spend. Versioned (`format_version = 1`); read with `load_needs`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from catalogs import _toml
+from catalogs._toml_lines import LineFinder
+from catalogs.errors import NeedsProfileError
+from catalogs.facts import implausible
+
+NEEDS_FORMAT_VERSION = 1
+Mode = Literal["pretrain", "full", "lora", "qlora"]
+Strategy = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
+Precision = Literal["bf16", "fp16", "fp32"]
+Optimizer = Literal["adamw", "adam", "adamw-8bit", "sgd"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+class ModelSpec(_Strict):
+    params: float  # total parameters, e.g. 70e9
+    architecture: Literal["dense", "moe"] = "dense"
+    active_params: float | None = None  # MoE: parameters active per token
+    layers: int | None = Field(default=None, ge=1, le=10_000)
+    hidden_size: int | None = Field(default=None, ge=64, le=1_000_000)
+    attention_heads: int | None = Field(default=None, ge=1, le=10_000)
+
+    @field_validator("params", "active_params")
+    @classmethod
+    def _plausible_params(cls, value: float | None) -> float | None:
+        if value is None:
+            return None
+        if value <= 0:
+            raise implausible(f"a model has more than {value:g} parameters", "a parameter count such as 70e9")
+        if value < 1e6:
+            raise implausible(
+                f"{value:g} parameters is tiny; did you mean {value:g} billion ({value:g}e9)?",
+                "the full count, e.g. 70e9 for 70B",
+            )
+        if value > 1e14:
+            raise implausible(f"{value:g} parameters is implausible", "a parameter count such as 70e9")
+        return value
+
+    @model_validator(mode="after")
+    def _moe_consistent(self) -> ModelSpec:
+        if self.active_params is not None and self.active_params > self.params:
+            raise implausible("active_params cannot exceed params", "active_params ≤ params")
+        return self
+
+    @property
+    def compute_params(self) -> float:
+        """Parameters doing work per token: the active ones for MoE, all of them for dense models."""
+        return self.active_params if self.architecture == "moe" and self.active_params else self.params
+
+
+class TrainingSpec(_Strict):
+    mode: Mode = "full"
+    precision: Precision = "bf16"  # bf16/fp16 = mixed precision with fp32 master weights
+    optimizer: Optimizer = "adamw"
+    strategy: Strategy = "zero3"
+    tensor_parallel: int = Field(default=1, ge=1, le=1024)
+    pipeline_parallel: int = Field(default=1, ge=1, le=1024)
+    sequence_length: int = Field(default=4096, ge=1, le=10_000_000)
+    micro_batch: int = Field(default=1, ge=1, le=100_000)
+    activation_checkpointing: bool = True
+    flash_attention: bool = True
+    lora_fraction: float = Field(default=0.005, gt=0, le=1)  # trainable share of parameters under LoRA
+    tokens_per_step: int | None = Field(default=None, ge=1)  # global batch in tokens per optimizer step
+    target_step_seconds: float | None = Field(default=None, gt=0)
+    comm_fraction: float = Field(default=0.5, gt=0, le=1)  # share of a step gradient sync may take
+    mfu: float = Field(default=0.4, gt=0, le=1)  # model FLOPs utilisation assumed for step time
+
+
+class ClusterSpec(_Strict):
+    gpus_wanted: int | None = Field(default=None, ge=1, le=1_000_000)
+    nodes_wanted: int | None = Field(default=None, ge=1, le=100_000)
+    memory_reserve: float = Field(default=0.10, ge=0, lt=1)  # share of GPU memory kept free
+
+
+class LocationSpec(_Strict):
+    team: str | None = None  # where the team works, e.g. "Shanghai"
+    data: str | None = None  # where the training data is
+    vantage: str | None = None  # the LinkSummary vantage that stands for the team's office
+
+
+class BudgetSpec(_Strict):
+    gpu_hour_max: float | None = Field(default=None, gt=0)
+    month_max: float | None = Field(default=None, gt=0)
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+
+
+class NeedsProfile(_Strict):
+    format_version: Literal[1] = 1
+    name: str = "training needs"
+    model: ModelSpec
+    training: TrainingSpec = TrainingSpec()
+    cluster: ClusterSpec = ClusterSpec()
+    location: LocationSpec = LocationSpec()
+    budget: BudgetSpec = BudgetSpec()
+    notes: str | None = None
+
+
+def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
+    """Validate a needs profile's TOML text; a problem raises `NeedsProfileError` (file, line, field)."""
+
+    try:
+        raw = _toml.loads(text)
+    except _toml.TOMLDecodeError as exc:
+        from catalogs.loader import toml_error_position
+
+        message, line = toml_error_position(exc)
+        raise NeedsProfileError(
+            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
+        ) from exc
+    version = raw.get("format_version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > NEEDS_FORMAT_VERSION:
+        raise NeedsProfileError(
+            f"format_version {version} is newer than this linkvet understands (up to {NEEDS_FORMAT_VERSION})",
+            path=path,
+            field="format_version",
+            expected=f"format_version = {NEEDS_FORMAT_VERSION}",
+        )
+    return validate_needs(raw, path, LineFinder(text))
+
+
+def validate_needs(
+    raw: dict[str, Any],
+    path: Path | None = None,
+    lines: Callable[[tuple[str | int, ...]], int | None] | None = None,
+) -> NeedsProfile:
+    """Validate a needs profile given as plain data; a problem raises `NeedsProfileError` naming the field."""
+    from catalogs.loader import translate_validation_error
+
+    try:
+        return NeedsProfile.model_validate(raw)
+    except ValidationError as exc:
+        errors = translate_validation_error(
+            exc, path, raw, lines or (lambda loc: None), NeedsProfile, NeedsProfileError
+        )
+        first = errors[0]
+        raise NeedsProfileError(
+            first.message + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""),
+            path=path,
+            line=first.line,
+            field=first.field,
+            expected=first.expected,
+        ) from exc
+
+
+def load_needs(path: Path) -> NeedsProfile:
+    """Read a needs profile file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise NeedsProfileError(f"cannot read the file: {exc}", path=path) from exc
+    return parse_needs_text(text, path)

@@ -1,0 +1,204 @@
+"""`linkvet catalog`: validate, list and import provider catalogs, and show a region's probe targets."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from catalogs.errors import CatalogError
+from catalogs.gpus import default_gpu_reference
+from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, parse_catalog_text
+from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
+from catalogs.targets import catalog_targets
+from desktop.cli._common import EXIT_OK, EXIT_USAGE, CliError
+
+
+def add_catalog_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--catalogs",
+        type=Path,
+        action="append",
+        metavar="PATH",
+        help="catalog file or directory (repeatable; default: the bundled catalogs)",
+    )
+
+
+def load_or_warn(paths: list[Path] | None) -> CatalogSet:
+    """Load catalogs; report broken files on stderr and go on with the others."""
+    loaded = load_catalogs(paths)
+    for error in loaded.errors:
+        print(f"linkvet: skipped: {error}", file=sys.stderr)
+    if not loaded.providers:
+        raise CliError("no catalog could be loaded" + (" (see above)" if loaded.errors else ""))
+    return loaded
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("catalog", help="validate, list and import provider GPU catalogs")
+    verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
+
+    validate = verbs.add_parser("validate", help="check catalog files and report every problem")
+    validate.add_argument(
+        "paths", nargs="*", type=Path, metavar="PATH", help="files or directories (default: bundled)"
+    )
+    validate.set_defaults(run=run_validate)
+
+    listing = verbs.add_parser("list", help="list offerings")
+    listing.add_argument("--gpu", metavar="MODEL", help="only offerings with this GPU (e.g. H100, A100-80GB)")
+    listing.add_argument("--provider", metavar="ID", help="only this provider")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    add_catalog_option(listing)
+    listing.set_defaults(run=run_list)
+
+    targets = verbs.add_parser("targets", help="print the probe targets of catalog regions (JSON)")
+    targets.add_argument("--provider", metavar="ID", help="only this provider")
+    targets.add_argument("--region", metavar="ID", help="only this region")
+    add_catalog_option(targets)
+    targets.set_defaults(run=run_targets)
+
+    importer = verbs.add_parser("import-skypilot", help="turn a SkyPilot-format CSV into a provider catalog")
+    importer.add_argument("file", type=Path, metavar="FILE", help="SkyPilot vms.csv (or an extract of it)")
+    importer.add_argument(
+        "--out", type=Path, default=Path("."), metavar="DIR", help="where to write (default: .)"
+    )
+    importer.add_argument("--provider", metavar="ID", help="provider id (default: from the file name)")
+    importer.add_argument("--name", metavar="NAME", help="provider display name")
+    importer.add_argument(
+        "--source", metavar="TEXT", help="where the CSV comes from (kept as every fact's source)"
+    )
+    importer.add_argument("--as-of", metavar="DATE", help="when the source said it (default: today)")
+    importer.add_argument("--force", action="store_true", help="overwrite an existing catalog file")
+    importer.set_defaults(run=run_import)
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    paths = args.paths or [BUNDLED_PROVIDERS_DIR]
+    missing = [p for p in paths if not p.exists()]
+    if missing:
+        raise CliError(f"no such file or directory: {missing[0]}")
+    loaded = load_catalogs(paths)
+    for catalog in loaded.providers:
+        print(
+            f"ok   {catalog.path}: {catalog.provider.id} — {len(catalog.regions)} regions, "
+            f"{len(catalog.offerings)} offerings"
+        )
+    for error in loaded.errors:
+        print(f"FAIL {error}")
+    broken = len({e.path for e in loaded.errors})
+    print(
+        f"{len(loaded.providers)} catalog(s) valid, {broken} with problems ({len(loaded.errors)} problem(s))"
+    )
+    return EXIT_USAGE if loaded.errors else EXIT_OK
+
+
+def _gpu_filter(query: str | None) -> set[str] | None:
+    if query is None:
+        return None
+    match = default_gpu_reference().get(query)
+    if match is None:
+        names = ", ".join(default_gpu_reference().names())
+        raise CliError(f"unknown GPU model {query!r} (known: {names})")
+    return {spec.id for spec in match.candidates}
+
+
+def _offering_rows(
+    loaded: CatalogSet, gpu_ids: set[str] | None, provider: str | None
+) -> list[dict[str, Any]]:
+    reference = default_gpu_reference()
+    rows = []
+    for catalog, offering in loaded.offerings():
+        if provider and catalog.provider.id != provider:
+            continue
+        match = reference.get(offering.gpu, offering.gpu_memory_gb) if offering.gpu else None
+        if gpu_ids is not None and (match is None or not gpu_ids & {s.id for s in match.candidates}):
+            continue
+        prices = [
+            p.gpu_hour
+            or (p.node_hour / offering.gpus_per_node if p.node_hour and offering.gpus_per_node else None)
+            for p in offering.prices
+        ]
+        known = [p for p in prices if p is not None]
+        data = offering.model_dump(mode="json", exclude_none=True)
+        data["provider"] = catalog.provider.id
+        data["min_gpu_hour"] = min(known) if known else None
+        rows.append(data)
+    return rows
+
+
+def run_list(args: argparse.Namespace) -> int:
+    loaded = load_or_warn(args.catalogs)
+    if args.provider and loaded.provider(args.provider) is None:
+        raise CliError(
+            f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
+        )
+    rows = _offering_rows(loaded, _gpu_filter(args.gpu), args.provider)
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return EXIT_OK
+    print(
+        f"{'provider':<12} {'offering':<34} {'GPU':<18} {'n':>2} {'in node':<14} {'fabric':<11} "
+        f"{'regions':>7} {'$/GPU-h':>8}"
+    )
+    for row in rows:
+        intra = row.get("intra_node", {})
+        intra_text = intra.get("kind", "?") + (
+            f" {intra['bandwidth_gbytes_s']:g}" if "bandwidth_gbytes_s" in intra else ""
+        )
+        fabric = row.get("inter_node", {}).get("fabric", "?")
+        price = f"{row['min_gpu_hour']:.2f}" if row["min_gpu_hour"] is not None else "?"
+        print(
+            f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
+            f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
+            f"{len(row.get('regions', [])):>7} {price:>8}"
+        )
+    print(f"{len(rows)} offering(s); '?' = not stated by the source (unknown)")
+    return EXIT_OK
+
+
+def run_targets(args: argparse.Namespace) -> int:
+    loaded = load_or_warn(args.catalogs)
+    targets = catalog_targets(loaded, args.provider)
+    if args.region:
+        targets = [t for t in targets if t["region"] == args.region]
+    print(json.dumps(targets, indent=2))
+    return EXIT_OK
+
+
+def run_import(args: argparse.Namespace) -> int:
+    if not args.file.is_file():
+        raise CliError(f"no such file: {args.file}")
+    try:
+        result = import_skypilot_csv(
+            args.file,
+            provider_id=args.provider,
+            provider_name=args.name,
+            source=args.source,
+            as_of=args.as_of,
+        )
+    except CatalogError as exc:
+        raise CliError(str(exc)) from exc
+    provider_id = result.catalog["provider"]["id"]
+    header = (
+        f"{result.catalog['provider']['name']}: imported from {args.file.name} "
+        "by `linkvet catalog import-skypilot`.\n"
+        "Facts the CSV does not state are left out (unknown). Add what you know, each with source and as_of."
+    )
+    text = catalog_to_toml(result.catalog, header)
+    catalog, problems = parse_catalog_text(text)
+    if catalog is None:
+        raise CliError("the imported catalog does not validate: " + "; ".join(str(p) for p in problems))
+    args.out.mkdir(parents=True, exist_ok=True)
+    target = args.out / f"{provider_id}.toml"
+    if target.exists() and not args.force:
+        raise CliError(f"{target} exists; use --force to overwrite it")
+    target.write_text(text, encoding="utf-8")
+    for warning in result.warnings:
+        print(f"note: {warning}", file=sys.stderr)
+    print(
+        f"wrote {target}: {len(catalog.offerings)} offerings in {len(catalog.regions)} regions "
+        f"from {result.rows_used} of {result.rows_read} rows"
+    )
+    return EXIT_OK

@@ -1,0 +1,173 @@
+"""`linkvet size`: the GPU memory, GPU count and inter-node bandwidth a training job needs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from catalogs.errors import CatalogError
+from catalogs.gpus import default_gpu_reference
+from catalogs.needs import NeedsProfile, load_needs, validate_needs
+from catalogs.sizing import SizingResult, size
+from desktop.cli._common import EXIT_OK, CliError
+
+
+def _params(text: str) -> float:
+    """70e9, 70B, 7b, 1.5T or 7000000000."""
+    cleaned = text.strip().lower().replace("_", "")
+    factor = {"k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}.get(cleaned[-1:], 1.0)
+    if factor != 1.0:
+        cleaned = cleaned[:-1]
+    try:
+        return float(cleaned) * factor
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a parameter count (e.g. 70e9 or 70B)") from exc
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser("size", help="size a training job: memory per GPU, GPU count, bandwidth")
+    parser.add_argument(
+        "--needs", type=Path, metavar="FILE", help="a needs profile (TOML); options below override it"
+    )
+    parser.add_argument("--params", type=_params, metavar="N", help="parameters, e.g. 70e9 or 70B")
+    parser.add_argument("--active-params", type=_params, metavar="N", help="MoE: parameters active per token")
+    parser.add_argument("--mode", choices=["pretrain", "full", "lora", "qlora"])
+    parser.add_argument("--strategy", choices=["dp", "zero1", "zero2", "zero3", "fsdp"])
+    parser.add_argument("--precision", choices=["bf16", "fp16", "fp32"])
+    parser.add_argument("--optimizer", choices=["adamw", "adam", "adamw-8bit", "sgd"])
+    parser.add_argument("--tp", type=int, metavar="N", help="tensor-parallel degree")
+    parser.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel degree")
+    parser.add_argument("--seq-len", type=int, metavar="N", help="sequence length (tokens)")
+    parser.add_argument("--micro-batch", type=int, metavar="N", help="micro-batch per GPU")
+    parser.add_argument("--gpus", type=int, metavar="N", help="GPUs wanted (at least the minimum is planned)")
+    parser.add_argument(
+        "--tokens-per-step", type=int, metavar="N", help="global batch in tokens (for step time)"
+    )
+    parser.add_argument("--step-seconds", type=float, metavar="S", help="target step time")
+    gpu = parser.add_mutually_exclusive_group()
+    gpu.add_argument(
+        "--gpu", metavar="MODEL", help="GPU model from the reference (default: 80 GB, e.g. H100)"
+    )
+    gpu.add_argument("--gpu-memory", type=float, metavar="GB", help="GPU memory in GB")
+    parser.add_argument("--gpus-per-node", type=int, default=8, metavar="N", help="GPUs per node (default 8)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run)
+
+
+def needs_from_args(args: argparse.Namespace) -> NeedsProfile:
+    base: dict[str, Any] = {}
+    if args.needs is not None:
+        try:
+            base = load_needs(args.needs).model_dump(exclude_defaults=False)
+        except CatalogError as exc:
+            raise CliError(str(exc)) from exc
+    elif args.params is None:
+        raise CliError("give --params (e.g. --params 70e9) or --needs FILE")
+    model = dict(base.get("model", {}))
+    training = dict(base.get("training", {}))
+    cluster = dict(base.get("cluster", {}))
+    overrides = {
+        ("model", "params"): args.params,
+        ("model", "active_params"): args.active_params,
+        ("training", "mode"): args.mode,
+        ("training", "strategy"): args.strategy,
+        ("training", "precision"): args.precision,
+        ("training", "optimizer"): args.optimizer,
+        ("training", "tensor_parallel"): args.tp,
+        ("training", "pipeline_parallel"): args.pp,
+        ("training", "sequence_length"): args.seq_len,
+        ("training", "micro_batch"): args.micro_batch,
+        ("training", "tokens_per_step"): args.tokens_per_step,
+        ("training", "target_step_seconds"): args.step_seconds,
+        ("cluster", "gpus_wanted"): args.gpus,
+    }
+    tables = {"model": model, "training": training, "cluster": cluster}
+    for (table, key), value in overrides.items():
+        if value is not None:
+            tables[table][key] = value
+    if args.active_params is not None:
+        model["architecture"] = "moe"
+    if args.params is not None and args.needs is None:
+        model.pop("layers", None), model.pop("hidden_size", None), model.pop("attention_heads", None)
+    data = {**base, "model": model, "training": training, "cluster": cluster}
+    try:
+        return validate_needs(data)
+    except CatalogError as exc:
+        raise CliError(f"invalid sizing input: {exc}") from exc
+
+
+def gpu_from_args(args: argparse.Namespace) -> tuple[float, float | None, str]:
+    if args.gpu_memory is not None:
+        if args.gpu_memory <= 0 or args.gpu_memory > 1024:
+            raise CliError(f"--gpu-memory {args.gpu_memory:g} is not a GPU's memory in GB")
+        return args.gpu_memory, None, f"{args.gpu_memory:g} GB GPUs"
+    name = args.gpu or "H100 SXM"
+    match = default_gpu_reference().get(name)
+    if match is None or match.memory_gb is None:
+        raise CliError(f"unknown GPU model {name!r} (known: {', '.join(default_gpu_reference().names())})")
+    return match.memory_gb, match.bf16_dense_tflops, match.describe()
+
+
+def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
+    t, m = needs.training, needs.model
+    lines = [
+        f"{m.params / 1e9:g}B {m.architecture}"
+        + (f" ({m.active_params / 1e9:g}B active)" if m.active_params else "")
+        + f", {t.mode}, {t.precision} + {t.optimizer}, {t.strategy}"
+        + (f", TP {t.tensor_parallel}" if t.tensor_parallel > 1 else "")
+        + (f", PP {t.pipeline_parallel}" if t.pipeline_parallel > 1 else ""),
+        f"Weights alone ({t.precision}): {result.weights_gb:,.1f} GB",
+        f"Model states before sharding: {result.model_states_gb:,.1f} GB",
+    ]
+    usable = f"{result.usable_gb:.1f} GB usable of {result.gpu_memory_gb:g} GB"
+    if result.min_gpus is None or result.per_gpu is None or result.planned_gpus is None:
+        lines.append(f"On {gpu_label} ({usable}): does not fit at any GPU count with {t.strategy}")
+    else:
+        span = "spans nodes" if result.spans_nodes else "fits in one node"
+        lines.append(
+            f"On {gpu_label} ({usable}): fits from {result.min_gpus} GPU(s); planned {result.planned_gpus} = "
+            f"{result.nodes} node(s) of {result.gpus_per_node} ({span})"
+        )
+        p = result.per_gpu
+        lines.append(
+            f"Per GPU at {result.planned_gpus}: weights {p.weights_gb:.1f} + "
+            f"gradients {p.gradients_gb:.1f} + optimizer {p.optimizer_gb:.1f} + "
+            f"activations {p.activations_gb:.1f} = {p.total_gb:.1f} GB"
+        )
+        if result.sync_gb_per_step is not None:
+            lines.append(
+                f"Gradient sync per step: {result.gradient_gb:,.1f} GB of gradients → "
+                f"{result.sync_gb_per_step:,.1f} GB over each node's inter-node links "
+                "(ring all-reduce 2(N−1)/N"
+                + (", ×1.5 for ZeRO-3/FSDP)" if t.strategy in ("zero3", "fsdp") else ")")
+            )
+        if result.internode_gbit_s is not None and result.step_seconds is not None:
+            lines.append(
+                f"Inter-node bandwidth needed: {result.internode_gbit_s:,.0f} Gbit/s per node "
+                f"(step {result.step_seconds:,.1f} s, sync within {t.comm_fraction:.0%} of it)"
+            )
+        elif result.spans_nodes:
+            lines.append("Inter-node bandwidth: give --tokens-per-step or --step-seconds to estimate it")
+    lines.append("Assumptions: " + "; ".join(result.assumptions))
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    needs = needs_from_args(args)
+    if args.gpus_per_node < 1:
+        raise CliError("--gpus-per-node must be at least 1")
+    memory, tflops, label = gpu_from_args(args)
+    try:
+        result = size(needs, memory, args.gpus_per_node, tflops)
+    except CatalogError as exc:
+        raise CliError(str(exc)) from exc
+    if args.json:
+        data = result.as_dict()
+        data["gpu"] = label
+        data["needs"] = needs.model_dump(mode="json")
+        print(json.dumps(data, indent=2))
+    else:
+        print(_describe(needs, result, label))
+    return EXIT_OK

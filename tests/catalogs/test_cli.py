@@ -1,0 +1,207 @@
+"""The `linkvet catalog`, `size` and `score` commands, run as a user would (a subprocess of this checkout)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+from tests.catalogs._builders import catalog_text, offering, region
+from tests.catalogs.test_link_quality import CONTRACT_EXAMPLE
+from tests.catalogs.test_skypilot import LAMBDA
+
+Run = Callable[..., CompletedProcess[str]]
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLE = str(REPO / "catalogs" / "needs" / "example-70b-full.toml")
+
+
+def no_traceback(result: CompletedProcess[str]) -> None:
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout
+
+
+def test_validate_bundled_catalogs(run_linkvet: Run) -> None:
+    result = run_linkvet("catalog", "validate")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "8 catalog(s) valid, 0 with problems" in result.stdout
+
+
+def test_validate_reports_every_problem_and_exits_2(run_linkvet: Run, tmp_path: Path) -> None:
+    good = catalog_text("good", region("r1") + offering("o1", '["r1"]', gpus_per_node="8"))
+    (tmp_path / "good.toml").write_text(good, encoding="utf-8")
+    (tmp_path / "bad.toml").write_text(
+        catalog_text("bad", region("r1") + offering("o1", '["r9"]', gpu_memory_gb="80000")), encoding="utf-8"
+    )
+    result = run_linkvet("catalog", "validate", str(tmp_path))
+    assert result.returncode == 2
+    no_traceback(result)
+    assert "ok   " in result.stdout and "good.toml" in result.stdout
+    fail = next(line for line in result.stdout.splitlines() if line.startswith("FAIL"))
+    assert "bad.toml:" in fail and "offerings[0].gpu_memory_gb" in fail and "expected GB per GPU" in fail
+    missing = run_linkvet("catalog", "validate", str(tmp_path / "nope"))
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    no_traceback(missing)
+
+
+def test_list_filters_by_gpu_and_prints_json(run_linkvet: Run) -> None:
+    result = run_linkvet("catalog", "list", "--gpu", "H100", "--json")
+    assert result.returncode == 0, result.stderr
+    rows = json.loads(result.stdout)
+    assert rows and all(row["gpu"].startswith("H100") for row in rows)
+    assert {"aws", "lambda", "cudo"} <= {row["provider"] for row in rows}
+    table = run_linkvet("catalog", "list", "--provider", "fluidstack")
+    assert "h100_nvlink_80gb-8" in table.stdout and "'?' = not stated" in table.stdout
+    bad = run_linkvet("catalog", "list", "--gpu", "H1000")
+    assert bad.returncode == 2 and "unknown GPU model 'H1000'" in bad.stderr
+    no_traceback(bad)
+
+
+def test_list_goes_on_past_a_broken_file(run_linkvet: Run, tmp_path: Path) -> None:
+    (tmp_path / "a.toml").write_text(
+        catalog_text("a", region("r1") + offering("o1", '["r1"]')), encoding="utf-8"
+    )
+    (tmp_path / "b.toml").write_text("format_version = 1\n[provider\n", encoding="utf-8")
+    result = run_linkvet("catalog", "list", "--catalogs", str(tmp_path), "--json")
+    assert result.returncode == 0
+    assert [row["id"] for row in json.loads(result.stdout)] == ["o1"]
+    assert "skipped:" in result.stderr and "b.toml:2" in result.stderr
+
+
+def test_targets_are_plain_dicts(run_linkvet: Run) -> None:
+    result = run_linkvet("catalog", "targets", "--provider", "aws", "--region", "us-west-2")
+    targets = json.loads(result.stdout)
+    assert targets and all(t["provider"] == "aws" and t["region"] == "us-west-2" for t in targets)
+
+
+def test_import_skypilot(run_linkvet: Run, tmp_path: Path) -> None:
+    csv = tmp_path / "lambda_gpu.csv"
+    csv.write_text(LAMBDA, encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_linkvet(
+        "catalog",
+        "import-skypilot",
+        str(csv),
+        "--out",
+        str(out),
+        "--name",
+        "Lambda",
+        "--source",
+        "test rows",
+        "--as-of",
+        "2026-11",
+    )
+    assert result.returncode == 0, result.stderr
+    assert "wrote" in result.stdout and (out / "lambda.toml").is_file()
+    validated = run_linkvet("catalog", "validate", str(out))
+    assert validated.returncode == 0
+    again = run_linkvet("catalog", "import-skypilot", str(csv), "--out", str(out))
+    assert again.returncode == 2 and "--force" in again.stderr
+    broken = tmp_path / "broken.csv"
+    broken.write_text("InstanceType,Region\nx,y\n", encoding="utf-8")
+    failed = run_linkvet("catalog", "import-skypilot", str(broken))
+    assert failed.returncode == 2 and "broken.csv:1" in failed.stderr and "missing column" in failed.stderr
+    no_traceback(failed)
+
+
+def test_size(run_linkvet: Run) -> None:
+    text = run_linkvet("size", "--params", "70e9", "--mode", "full", "--strategy", "zero3")
+    assert text.returncode == 0, text.stderr
+    assert "Weights alone (bf16): 140.0 GB" in text.stdout
+    assert "Model states before sharding: 1,120.0 GB" in text.stdout
+    data = json.loads(
+        run_linkvet(
+            "size",
+            "--params",
+            "70B",
+            "--mode",
+            "full",
+            "--strategy",
+            "zero3",
+            "--gpus",
+            "32",
+            "--tokens-per-step",
+            "4194304",
+            "--json",
+        ).stdout
+    )
+    assert data["weights_gb"] == 140.0 and data["planned_gpus"] == 32 and data["nodes"] == 4
+    assert data["internode_gbit_s"] > 0 and data["gpu"] == "H100 SXM"
+    lora = json.loads(
+        run_linkvet("size", "--params", "7e9", "--mode", "lora", "--strategy", "dp", "--json").stdout
+    )
+    assert lora["min_gpus"] == 1
+    from_file = run_linkvet("size", "--needs", EXAMPLE, "--gpu", "A100-80GB", "--json")
+    assert json.loads(from_file.stdout)["planned_gpus"] == 32
+
+
+def test_size_rejects_bad_input_plainly(run_linkvet: Run) -> None:
+    for args, words in [
+        (("size",), "give --params"),
+        (("size", "--params", "70"), "70e9"),
+        (("size", "--params", "7e9", "--gpu", "H1000"), "unknown GPU model"),
+        (("size", "--params", "seventy"), "not a parameter count"),
+        (("size", "--params", "7e9", "--tp", "0"), "tensor_parallel"),
+    ]:
+        result = run_linkvet(*args)
+        assert result.returncode == 2, (args, result.stdout)
+        assert words in result.stderr, (args, result.stderr)
+        no_traceback(result)
+
+
+def test_score_explains_the_ranking(run_linkvet: Run) -> None:
+    result = run_linkvet("score", "--needs", EXAMPLE, "--top", "3")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("\n#") >= 3 - 1
+    assert "#1 lambda/1-click-cluster-h100-sxm" in result.stdout
+    assert "InfiniBand" in result.stdout and "NVLink 900 GB/s" in result.stdout
+    assert "First PCIe-only offering: #" in result.stdout
+    assert "Sensitivity:" in result.stdout
+    assert "line quality is 'not measured'" in result.stdout
+
+
+def test_score_with_link_summaries_and_json(run_linkvet: Run, tmp_path: Path) -> None:
+    catalogs = tmp_path / "catalogs"
+    catalogs.mkdir()
+    body = region("los-angeles", '["cn2-gia"]') + offering(
+        "h100x8", '["los-angeles"]', gpu='"H100 SXM"', gpus_per_node="8", max_nodes="8"
+    )
+    (catalogs / "raksmart.toml").write_text(catalog_text("raksmart", body), encoding="utf-8")
+    links = tmp_path / "links.json"
+    links.write_text(json.dumps([CONTRACT_EXAMPLE]), encoding="utf-8")
+    result = run_linkvet(
+        "score", "--needs", EXAMPLE, "--links", str(links), "--catalogs", str(catalogs), "--json"
+    )
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    (entry,) = data["entries"]
+    judged = {j["criterion"]: j for j in entry["judgements"]}
+    assert judged["line_quality"]["score"] is not None
+    assert "median 152 ms" in judged["line_quality"]["reason"]
+    assert "claims cn2-gia but the route measured as cn2-gt" in judged["line_claim"]["reason"]
+    topsis = run_linkvet(
+        "score", "--needs", EXAMPLE, "--catalogs", str(catalogs), "--method", "topsis", "--weight", "price=30"
+    )
+    assert topsis.returncode == 0 and "TOPSIS" in topsis.stdout
+
+
+def test_score_rejects_bad_input_plainly(run_linkvet: Run, tmp_path: Path) -> None:
+    bad_json = tmp_path / "links.json"
+    bad_json.write_text("[{", encoding="utf-8")
+    wrong_shape = tmp_path / "shape.json"
+    wrong_shape.write_text(
+        json.dumps([{"provider": "x", "region": "y", "peak": {"loss": 7}}]), encoding="utf-8"
+    )
+    bad_needs = tmp_path / "needs.toml"
+    bad_needs.write_text("format_version = 1\n[model]\nparams = -5\n", encoding="utf-8")
+    for args, words in [
+        (("score", "--needs", EXAMPLE, "--links", str(bad_json)), "not valid JSON"),
+        (("score", "--needs", EXAMPLE, "--links", str(wrong_shape)), "[0].peak.loss"),
+        (("score", "--needs", str(bad_needs)), "needs.toml:3: model.params"),
+        (("score", "--needs", str(tmp_path / "missing.toml")), "cannot read"),
+        (("score", "--needs", EXAMPLE, "--weight", "speed=3"), "no weighted criterion 'speed'"),
+        (("score", "--needs", EXAMPLE, "--weight", "price"), "ID=NUMBER"),
+    ]:
+        result = run_linkvet(*args)
+        assert result.returncode == 2, (args, result.stdout[-300:])
+        assert words in result.stderr, (args, result.stderr)
+        no_traceback(result)

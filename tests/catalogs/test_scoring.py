@@ -1,0 +1,353 @@
+"""Scoring: hand-checked small cases, gates, unknowns, line quality from LinkSummary, TOPSIS, sensitivity,
+determinism, and the done-when case on the bundled catalogs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from catalogs.checklist import default_checklist
+from catalogs.errors import ChecklistError
+from catalogs.link_quality import LinkSummary
+from catalogs.loader import load_catalogs
+from catalogs.needs import NeedsProfile, load_needs
+from catalogs.scoring import _topsis, check_checklist, evidence_confidence, rank_offerings
+from tests.catalogs._builders import catalog, offering, region
+
+EXAMPLE_NEEDS = Path(__file__).resolve().parents[2] / "catalogs" / "needs" / "example-70b-full.toml"
+ALL_WEIGHTS = [c.id for c in default_checklist().weighted]
+
+
+def only(**weights: float) -> dict[str, float]:
+    """Weights that switch every criterion off except the given ones."""
+    return {name: weights.get(name, 0.0) for name in ALL_WEIGHTS}
+
+
+def job(params: float = 7e9, **extra: Any) -> NeedsProfile:
+    data: dict[str, Any] = {"model": {"params": params}, "training": {"mode": "full", "strategy": "zero3"}}
+    for key, value in extra.items():
+        table, field = key.split("__")
+        data.setdefault(table, {})[field] = value
+    return NeedsProfile.model_validate(data)
+
+
+NVLINK_IB = offering(
+    "nvlink-ib",
+    '["r1"]',
+    gpu='"H100 SXM"',
+    gpus_per_node="8",
+    max_nodes="16",
+    currency='"USD"',
+    prices="[{ gpu_hour = 2.0 }]",
+    intra_node__kind='"nvlink"',
+    intra_node__bandwidth_gbytes_s="900",
+    inter_node__fabric='"infiniband"',
+    inter_node__bandwidth_gbit_s="3200",
+)
+PCIE = offering(
+    "pcie",
+    '["r1"]',
+    gpu='"H100 PCIe"',
+    gpus_per_node="8",
+    max_nodes="16",
+    currency='"USD"',
+    prices="[{ gpu_hour = 1.0 }]",
+    intra_node__kind='"pcie"',
+    inter_node__fabric='"ethernet"',
+    inter_node__bandwidth_gbit_s="100",
+)
+UNKNOWN = offering("unknown", '["r1"]', gpu='"H100"', gpus_per_node="8")
+
+
+def two_offerings() -> Any:
+    return [catalog("acme", region("r1") + NVLINK_IB + PCIE)]
+
+
+def test_hand_checked_weighted_sum() -> None:
+    # Only intra_node and price count, equally. 7B ZeRO-3 fits in one 8-GPU node: planned = min GPUs, the
+    # same on both (80 GB each), so the price ratio is the GPU-hour ratio.
+    # nvlink-ib: intra 0.8 + 0.2 · min(1, 900/900) = 1.0; price 1.0/2.0 = 0.5 → (1.0 + 0.5) / 2 = 0.75
+    # pcie:      intra 0.1 (checklist's pcie);          price best = 1.0     → (0.1 + 1.0) / 2 = 0.55
+    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1))
+    first, second = ranking.entries
+    assert (first.offering, second.offering) == ("nvlink-ib", "pcie")
+    assert first.total == pytest.approx(0.75)
+    assert second.total == pytest.approx(0.55)
+    assert first.judgement("price").score == pytest.approx(0.5)
+    assert "PCIe only" in second.judgement("intra_node").reason
+    assert first.margins[0][0] == "intra_node"
+    assert first.margins[0][1] == pytest.approx((1.0 - 0.1) / 2)
+
+
+def test_price_outweighs_interconnect_when_weighted_so() -> None:
+    # intra 1 vs price 3: nvlink-ib (1.0 + 3 · 0.5) / 4 = 0.625; pcie (0.1 + 3 · 1.0) / 4 = 0.775
+    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=3))
+    assert [e.offering for e in ranking.entries] == ["pcie", "nvlink-ib"]
+    assert ranking.entries[0].total == pytest.approx(0.775)
+    assert ranking.entries[1].total == pytest.approx(0.625)
+
+
+def test_hand_checked_topsis() -> None:
+    # Matrix (intra, price) = nvlink-ib (1.0, 0.5), pcie (0.1, 1.0), weights ½ each.
+    # Column norms: √(1 + 0.01) = 1.00499, √(0.25 + 1) = 1.11803.
+    # Weighted: nvlink-ib (0.49752, 0.22361), pcie (0.04975, 0.44721); best (0.49752, 0.44721),
+    # worst (0.04975, 0.22361). nvlink-ib: d⁺ = 0.22361, d⁻ = 0.44777 → 0.66688; pcie: d⁺ = 0.44777,
+    # d⁻ = 0.22361 → 0.33312.
+    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1), method="topsis")
+    first, second = ranking.entries
+    assert first.offering == "nvlink-ib"
+    assert first.topsis == pytest.approx(0.66688, abs=1e-4)
+    assert second.topsis == pytest.approx(0.33312, abs=1e-4)
+    import numpy as np
+
+    assert list(_topsis(np.array([[0.3, 0.3], [0.3, 0.3]]), np.array([1.0, 1.0]))) == [1.0, 1.0]
+
+
+def test_unknowns_are_flagged_and_counted_as_the_unknown_score() -> None:
+    providers = [catalog("acme", region("r1") + NVLINK_IB + UNKNOWN)]
+    ranking = rank_offerings(job(), providers, weights=only(intra_node=1, local_nvme=1))
+    unknown = next(e for e in ranking.entries if e.offering == "unknown")
+    assert "intra_node" in unknown.unknowns and "local_nvme" in unknown.unknowns
+    assert unknown.judgement("intra_node").score is None
+    assert unknown.judgement("intra_node").counted == default_checklist().unknown_score
+    assert unknown.total == pytest.approx(default_checklist().unknown_score)  # both unknown
+    assert "Unknown (100% of the weight" in unknown.explanation
+    assert "GPU interconnect not stated" in unknown.judgement("intra_node").reason
+
+
+def test_gates_fail_with_reasons_and_rank_after_passing() -> None:
+    small = offering(
+        "small",
+        '["r1"]',
+        gpu='"L4"',
+        gpus_per_node="1",
+        max_nodes="1",
+        currency='"USD"',
+        prices="[{ gpu_hour = 0.5 }]",
+    )
+    providers = [catalog("acme", region("r1") + NVLINK_IB + small)]
+    needs = job(70e9, budget__gpu_hour_max=1.5)
+    ranking = rank_offerings(needs, providers)
+    passing = [e for e in ranking.entries if e.eligible]
+    failing = [e for e in ranking.entries if not e.eligible]
+    assert not passing  # nvlink-ib costs 2.0 > 1.5 (budget) ...
+    over_budget = next(e for e in failing if e.offering == "nvlink-ib")
+    assert [g.criterion for g in over_budget.failed_gates] == ["budget"]
+    assert "2.00 USD/GPU-hour > budget 1.50" in over_budget.judgement("budget").reason
+    tiny = next(e for e in failing if e.offering == "small")
+    assert {g.criterion for g in tiny.failed_gates} == {"enough_gpus"}  # 1 node × 1 L4 < the GPUs planned
+    relaxed = rank_offerings(job(70e9, budget__gpu_hour_max=5.0), providers)
+    assert relaxed.entries[0].offering == "nvlink-ib" and relaxed.entries[0].eligible
+    assert not relaxed.entries[1].eligible
+    assert relaxed.entries[1].explanation.count("Fails:") == 1
+
+
+def test_vram_gate_fails_when_no_count_fits() -> None:
+    providers = [catalog("acme", region("r1") + NVLINK_IB)]
+    ranking = rank_offerings(job(70e9, training__strategy="dp"), providers)
+    (entry,) = ranking.entries
+    assert not entry.eligible
+    assert "does not fit 80 GB GPUs at any GPU count with dp" in entry.judgement("vram_fits").reason
+
+
+def summary(region_id: str = "r1", provider: str = "acme", **peak: Any) -> LinkSummary:
+    stats = {
+        "rtt_median_ms": 150.0,
+        "rtt_p95_ms": 170.0,
+        "loss": 0.0005,
+        "jitter_ms": 2.0,
+        "throughput_mbps": None,
+        "samples": 50000,
+        "hours": 200,
+    }
+    stats.update(peak)
+    return LinkSummary.from_dict(
+        {
+            "provider": provider,
+            "region": region_id,
+            "vantage": "shanghai-office",
+            "peak": stats,
+            "offpeak": None,
+            "route": None,
+        }
+    )
+
+
+def test_line_quality_not_measured_is_shown_as_such() -> None:
+    ranking = rank_offerings(job(), two_offerings())
+    judged = ranking.entries[0].judgement("line_quality")
+    assert judged.score is None and judged.reason.startswith("not measured")
+    assert any("not measured" in note for note in ranking.notes)
+
+
+def test_measured_line_quality_counts_and_thin_evidence_is_discounted() -> None:
+    providers = [catalog("acme", region("r1") + region("r2") + NVLINK_IB.replace('["r1"]', '["r1", "r2"]'))]
+    good = summary("r1")  # 150 ms, 0.05 % loss, 2 ms jitter, 200 h: full confidence
+    bad = summary("r2", rtt_median_ms=300.0, loss=0.03, jitter_ms=30.0)
+    ranking = rank_offerings(job(), providers, [good, bad], weights=only(line_quality=1))
+    by_region = {e.region: e for e in ranking.entries}
+    assert by_region["r1"].rank == 1
+    # r1: rtt 1.0 (≤ 170), loss (0.05-0.0005)/(0.05-0.001) = 1.0 (capped), jitter 1.0 → 1.0
+    assert by_region["r1"].total == pytest.approx(1.0)
+    # r2: rtt (350-300)/(350-170) = 0.2778, loss (0.05-0.03)/0.049 = 0.4082, jitter (50-30)/45 = 0.4444
+    expected = (0.35 * 50 / 180 + 0.35 * 0.02 / 0.049 + 0.2 * 20 / 45) / 0.9
+    assert by_region["r2"].total == pytest.approx(expected)
+    thin = summary("r2", rtt_median_ms=300.0, loss=0.03, jitter_ms=30.0, hours=2, samples=100)
+    thin_rank = rank_offerings(job(), providers, [good, thin], weights=only(line_quality=1))
+    thin_entry = next(e for e in thin_rank.entries if e.region == "r2")
+    confidence = min(2 / 24, 100 / 1000)
+    assert thin_entry.total == pytest.approx(confidence * expected + (1 - confidence) * 0.5)
+    assert "thin evidence" in thin_entry.judgement("line_quality").reason
+    assert evidence_confidence(thin.peak, 24, 1000) == pytest.approx(confidence)  # type: ignore[arg-type]
+
+
+def test_claimed_line_type_contradicted_by_the_route_counts_against_the_region() -> None:
+    providers = [
+        catalog(
+            "acme",
+            region("r1", '["cn2-gia"]')
+            + region("r2", '["cn2-gia"]')
+            + NVLINK_IB.replace('["r1"]', '["r1", "r2"]'),
+        )
+    ]
+    route_bad = {
+        "claimed_line_type": "cn2-gia",
+        "measured_class": "163",
+        "agrees": False,
+        "traces": 8,
+        "agreeing_traces": 2,
+        "evidence": "traced via 202.97 (163) on 6 of 8 traces",
+    }
+    route_ok = dict(route_bad, measured_class="cn2-gia", agrees=True, agreeing_traces=8, evidence=None)
+    base = summary("r1").as_dict()
+    links = [
+        LinkSummary.from_dict(dict(base, route=route_ok)),
+        LinkSummary.from_dict(dict(base, region="r2", route=route_bad)),
+    ]
+    ranking = rank_offerings(job(), providers, links, weights=only(line_claim=1, line_quality=1))
+    by_region = {e.region: e for e in ranking.entries}
+    assert by_region["r1"].rank < by_region["r2"].rank
+    claim = by_region["r2"].judgement("line_claim")
+    assert claim.score == pytest.approx(0.0)
+    assert "claims cn2-gia but the route measured as 163 (2 of 8 traces)" in claim.reason
+    assert "202.97" in claim.reason
+    assert "route contradicts the claimed cn2-gia" in by_region["r2"].judgement("line_quality").reason
+    assert by_region["r1"].judgement("line_claim").score == pytest.approx(1.0)
+
+
+def test_vantage_of_the_team_is_preferred() -> None:
+    providers = [catalog("acme", region("r1") + NVLINK_IB)]
+    elsewhere = LinkSummary.from_dict(dict(summary().as_dict(), vantage="frankfurt-box"))
+    needs = job(location__vantage="shanghai-office")
+    judged = rank_offerings(needs, providers, [elsewhere]).entries[0].judgement("line_quality")
+    assert (
+        judged.score is None and "measured only from frankfurt-box, not from shanghai-office" in judged.reason
+    )
+    judged = rank_offerings(needs, providers, [elsewhere, summary()]).entries[0].judgement("line_quality")
+    assert judged.score is not None and judged.source == "measured from shanghai-office"
+
+
+def test_sensitivity_detects_a_fragile_first_place() -> None:
+    # intra 1, price 1.9: nvlink-ib (1 + 1.9·0.5)/2.9 = 0.6724; pcie (0.1 + 1.9)/2.9 = 0.6897 → pcie first;
+    # price × 0.8 → nvlink-ib 0.6786 > pcie 0.6609: the first place flips.
+    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1.9))
+    assert ranking.entries[0].offering == "pcie"
+    assert not ranking.sensitivity.stable
+    change = next(c for c in ranking.sensitivity.changes if c.criterion == "price")
+    assert change.factor == 0.8 and change.new_top.startswith("acme/nvlink-ib")
+    stable = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1))
+    assert stable.sensitivity.stable and "stable" in stable.sensitivity.describe()
+
+
+def test_deterministic_and_ties_break_on_ids() -> None:
+    twin = NVLINK_IB.replace('"nvlink-ib"', '"a-twin"')
+    providers = [catalog("acme", region("r1") + NVLINK_IB + twin)]
+    first = rank_offerings(job(), providers).as_dict()
+    second = rank_offerings(job(), providers).as_dict()
+    assert first == second
+    entries = rank_offerings(job(), providers).entries
+    assert [e.offering for e in entries] == ["a-twin", "nvlink-ib"]
+    assert "Level with #2 on every criterion" in entries[0].explanation
+
+
+def test_weights_are_checked() -> None:
+    with pytest.raises(ChecklistError, match="no weighted criterion 'speed'"):
+        rank_offerings(job(), two_offerings(), weights={"speed": 1})
+    with pytest.raises(ChecklistError, match="all weights are zero"):
+        rank_offerings(job(), two_offerings(), weights=only())
+    with pytest.raises(ChecklistError):
+        rank_offerings(job(), two_offerings(), weights={"price": -1})
+
+
+def test_checklist_and_code_must_agree() -> None:
+    checklist = default_checklist()
+    check_checklist(checklist)
+    trimmed = checklist.model_copy(update={"criterion": checklist.criterion[:-1]})
+    with pytest.raises(ChecklistError, match="missing from the checklist: support"):
+        check_checklist(trimmed)
+
+
+def test_done_when_70b_full_training_ranks_nvlink_infiniband_above_pcie_and_says_why() -> None:
+    ranking = rank_offerings(load_needs(EXAMPLE_NEEDS), load_catalogs())
+    nvlink_ib = [
+        e
+        for e in ranking.entries
+        if e.judgement("intra_node").reason.startswith("NVLink")
+        and e.judgement("inter_node_fabric").reason.startswith("InfiniBand")
+    ]
+    pcie = [e for e in ranking.entries if "PCIe only" in e.judgement("intra_node").reason]
+    assert nvlink_ib and pcie
+    assert max(e.rank for e in nvlink_ib) < min(e.rank for e in pcie)
+    top = ranking.entries[0]
+    assert top in nvlink_ib
+    assert "NVLink" in top.explanation and "InfiniBand" in top.explanation
+    assert "PCIe only (the documents say to avoid PCIe GPUs for training)" in pcie[0].explanation
+    assert all(math.isfinite(e.total) for e in ranking.entries)
+
+
+def test_as_dict_is_json_ready() -> None:
+    import json
+
+    data = rank_offerings(job(), two_offerings()).as_dict()
+    text = json.dumps(data)
+    assert '"criterion": "intra_node"' in text and data["entries"][0]["rank"] == 1
+
+
+def test_price_counts_whole_nodes() -> None:
+    # 7B LoRA fits on one GPU; on 2-GPU nodes at 1.0/GPU-hour the team still pays for 2 GPUs = 2.0/hour, so a
+    # 1-GPU node at 1.5/GPU-hour is cheaper: price 1.5/2.0 = 0.75 for the 2-GPU node.
+    pair = offering(
+        "pair", '["r1"]', gpu='"H100 SXM"', gpus_per_node="2", currency='"USD"', prices="[{ gpu_hour = 1.0 }]"
+    )
+    single = offering(
+        "single",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="1",
+        currency='"USD"',
+        prices="[{ gpu_hour = 1.5 }]",
+    )
+    ranking = rank_offerings(
+        job(training__mode="lora", training__strategy="dp"),
+        [catalog("acme", region("r1") + pair + single)],
+        weights=only(price=1),
+    )
+    by_id = {e.offering: e for e in ranking.entries}
+    assert by_id["single"].judgement("price").score == pytest.approx(1.0)
+    assert by_id["pair"].judgement("price").score == pytest.approx(0.75)
+    assert "× 2 GPUs (whole nodes for 1 planned) = 2.00/hour" in by_id["pair"].judgement("price").reason
+
+
+def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
+    providers = [
+        catalog(
+            "acme", region("r1", '["cn2-gia"]') + region("r2") + NVLINK_IB.replace('["r1"]', '["r1", "r2"]')
+        )
+    ]
+    by_region = {e.region: e for e in rank_offerings(job(), providers).entries}
+    assert by_region["r1"].judgement("line_claim").score is None
+    assert by_region["r1"].judgement("line_claim").reason == "claims cn2-gia; route not traced"
+    assert by_region["r2"].judgement("line_claim").score is None
