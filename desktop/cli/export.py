@@ -5,9 +5,12 @@ from __future__ import annotations
 import argparse
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_OK, CliError, add_db_option, open_store
+from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.history import parse_when
+from desktop.cli.score import _weight as weight_option
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,12 +44,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help='peak window, e.g. "20:00-23:00 Asia/Shanghai" (repeat for several; default that one)',
     )
     p.add_argument("--vantage", help="only rounds measured from this vantage point")
+    p.add_argument("--checklist", type=Path, metavar="FILE", help="checklist (default: the bundled one)")
+    p.add_argument(
+        "--weight", type=weight_option, action="append", default=[], metavar="ID=N", help="override a weight"
+    )
+    p.add_argument(
+        "--method", choices=["weighted-sum", "topsis"], default="weighted-sum", help="ranking method"
+    )
+    add_catalog_option(p)
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     add_db_option(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from catalogs.errors import CatalogError
     from desktop.export import ExportRequest, MeasureOptions, build_workbook, write_csv, write_xlsx
     from probes.analysis import ScopeError, TimeZoneError
     from probes.analysis.clock import check_zone
@@ -72,13 +84,14 @@ def run(args: argparse.Namespace) -> int:
     options = MeasureOptions(
         tz=tz, windows=windows, since_us=since_us, until_us=until_us, vantage=args.vantage
     )
+    procurement = _procurement_inputs(args)
     with open_store(args.db, readonly=True) as store:
-        request = ExportRequest(measure=options, store_path=store.path)
+        request = ExportRequest(measure=options, store_path=store.path, **procurement)
         try:
             workbook = build_workbook(store, request, exported_at=datetime.now(UTC))
         except ScopeError as exc:
             raise CliError(str(exc)) from exc
-        except RouteError as exc:  # the user's route-networks file is broken
+        except (RouteError, CatalogError) as exc:  # a broken route-networks file, a bad weight
             raise CliError(str(exc)) from exc
     try:
         if file_format == "xlsx":
@@ -92,5 +105,31 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise CliError(f"{args.out}: cannot write: {exc.strerror or exc}", EXIT_ENVIRONMENT) from exc
     regions = len(workbook.sheet("Link quality").rows)
-    print(f"wrote {', '.join(str(p) for p in written)} ({regions} regions measured)")
+    ranked = f", {len(workbook.sheet('Ranking').rows)} offerings ranked" if args.needs is not None else ""
+    print(f"wrote {', '.join(str(p) for p in written)} ({regions} regions measured{ranked})")
     return EXIT_OK
+
+
+def _procurement_inputs(args: argparse.Namespace) -> dict[str, Any]:
+    """The needs profile, catalogs and checklist for the procurement sheets (none without --needs)."""
+    from catalogs.checklist import load_checklist
+    from catalogs.errors import CatalogError
+    from catalogs.needs import load_needs
+
+    if args.needs is None:
+        if args.catalogs or args.weight or args.checklist:
+            raise CliError("--catalogs, --checklist and --weight need --needs FILE (the profile to rank for)")
+        return {}
+    try:
+        needs = load_needs(args.needs)
+        checklist = load_checklist(args.checklist) if args.checklist else None
+    except CatalogError as exc:
+        raise CliError(str(exc)) from exc
+    return {
+        "needs": needs,
+        "needs_path": args.needs,
+        "catalogs": load_or_warn(args.catalogs),
+        "checklist": checklist,
+        "weights": dict(args.weight),
+        "method": args.method,
+    }

@@ -129,7 +129,7 @@ LINK_QUALITY_COLUMNS: tuple[Column, ...] = (
         note="hours with loss over the threshold or p95 spiking over the off-peak p95",
     ),
     Column("breach_share_offpeak", "Off-peak hours breaching", "percent", colour_scale="low-good"),
-    Column("verdict", "Verdict", width=58),
+    Column("verdict", "Verdict", width=58, wrap=True),
     Column("period_start", "Period start", "datetime", width=20),
     Column("period_end", "Period end", "datetime", width=20),
     Column("route_claimed", "Route: claimed line type"),
@@ -142,7 +142,7 @@ LINK_QUALITY_COLUMNS: tuple[Column, ...] = (
     ),
     Column("route_traces", "Route: traces", "int"),
     Column("route_agreeing_traces", "Route: traces agreeing", "int"),
-    Column("route_evidence", "Route evidence", width=60),
+    Column("route_evidence", "Route evidence", width=60, wrap=True),
 )
 
 

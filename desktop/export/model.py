@@ -16,7 +16,7 @@ from typing import Any, Literal
 # meaning, so that a procurement template reading the file can tell.
 WORKBOOK_FORMAT_VERSION = 1
 
-Kind = Literal["text", "int", "float", "percent", "ms", "mbps", "money", "datetime", "bool", "score"]
+Kind = Literal["text", "int", "float", "percent", "ms", "mbps", "money", "datetime", "bool", "score", "auto"]
 ColourScale = Literal["high-good", "low-good"]
 
 # Units shown in headers (csv has no number formats, so percentages there are fractions 0..1).
@@ -38,6 +38,7 @@ class Column:
     colour_scale: ColourScale | None = None
     unit: str | None = None  # overrides the kind's unit (e.g. a currency)
     note: str | None = None  # a header comment
+    wrap: bool = False  # long text wraps within the column's width (the row grows) instead of spilling over
 
     def header_for(self, file_format: Literal["xlsx", "csv"]) -> str:
         unit = self.unit
@@ -57,6 +58,11 @@ class LineChart:
     last_row: int
     y_title: str = ""
     x_title: str = ""
+
+
+# A row may carry `{FORMATS: {column key: Excel number format}}` to format one cell differently from its
+# column (e.g. a key/value table whose values are counts, sizes and text).
+FORMATS = "__formats__"
 
 
 @dataclass

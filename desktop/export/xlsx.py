@@ -16,7 +16,7 @@ import xlsxwriter
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
-from desktop.export.model import Column, Sheet, Workbook, clean
+from desktop.export.model import FORMATS, Column, Sheet, Workbook, clean
 from desktop.export.safety import neutralise
 
 MAX_CELL_TEXT = 32_767  # Excel's limit on one cell's text
@@ -50,10 +50,13 @@ class _Formats:
             {"bold": True, "bg_color": _HEADER_COLOUR, "bottom": 1, "text_wrap": True, "valign": "top"}
         )
         self.text = book.add_format({"valign": "top"})
+        self.wrapped = book.add_format({"valign": "top", "text_wrap": True})
         self._cache: dict[str, Format] = {}
 
     def for_column(self, column: Column) -> Format:
-        pattern = _number_format(column)
+        return self.pattern(_number_format(column))
+
+    def pattern(self, pattern: str) -> Format:
         if pattern not in self._cache:
             self._cache[pattern] = self.book.add_format({"num_format": pattern, "valign": "top"})
         return self._cache[pattern]
@@ -77,6 +80,8 @@ def _number_format(column: Column) -> str:
             return 'yyyy-mm-dd hh:mm" UTC"'
         case "float" | "score":
             return f"#,##{decimals}"
+        case "auto":
+            return "General"
         case _:
             return "@"
 
@@ -84,7 +89,10 @@ def _number_format(column: Column) -> str:
 def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> None:
     ws: Worksheet = book.add_worksheet(sheet.name)
     columns = list(sheet.columns)
-    column_formats = [formats.text if c.kind in ("text", "bool") else formats.for_column(c) for c in columns]
+    column_formats = [
+        (formats.wrapped if c.wrap else formats.text) if c.kind in ("text", "bool") else formats.for_column(c)
+        for c in columns
+    ]
     widths = [_width(c, sheet) for c in columns]
     for i in range(len(columns)):
         ws.set_column(i, i, widths[i], column_formats[i])
@@ -93,9 +101,18 @@ def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> 
         ws.write_string(0, i, neutralise(column.header_for("xlsx")), formats.header)
         if column.note:
             ws.write_comment(0, i, column.note, {"x_scale": 2, "y_scale": 1.5})
+    wrapped = [(column.key, widths[i]) for i, column in enumerate(columns) if column.wrap]
     for r, row in enumerate(sheet.rows, start=1):
+        if wrapped:
+            # Rows are streamed, so no application re-measures them: give wrapped text its height here.
+            # A few characters of slack: applications measure proportional fonts a little differently.
+            lines = max(_lines(str(row.get(key) or ""), width * 0.85 - 2) for key, width in wrapped)
+            if lines > 1:
+                ws.set_row(r, 15.0 * min(lines, 8))
+        own = row.get(FORMATS) or {}
         for i, column in enumerate(columns):
-            _write_cell(ws, r, i, clean(row.get(column.key)), column, column_formats[i])
+            fmt = formats.pattern(own[column.key]) if column.key in own else column_formats[i]
+            _write_cell(ws, r, i, clean(row.get(column.key)), column, fmt)
     last_row = len(sheet.rows)
     # Printing (and PDF): landscape, one page wide, the header on every page.
     ws.set_landscape()
@@ -147,17 +164,20 @@ def _width(column: Column, sheet: Sheet) -> float:
     return float(max(longest, 10) + 2)
 
 
+def _lines(text: str, width: float) -> int:
+    """How many lines `text` takes wrapped at `width` characters (words kept whole)."""
+    count, used = 1, 0
+    for word in text.split():
+        if used and used + 1 + len(word) > width - 1:
+            count, used = count + 1, len(word)
+        else:
+            used += len(word) + (1 if used else 0)
+    return count
+
+
 def _header_height(columns: list[Column], widths: list[float]) -> float:
     """Enough height for the longest header wrapped at its column's width."""
-    lines = 1
-    for column, width in zip(columns, widths, strict=True):
-        used, count = 0, 1
-        for word in column.header_for("xlsx").split():
-            if used and used + 1 + len(word) > width - 1:
-                count, used = count + 1, len(word)
-            else:
-                used += len(word) + (1 if used else 0)
-        lines = max(lines, count)
+    lines = max((_lines(c.header_for("xlsx"), w) for c, w in zip(columns, widths, strict=True)), default=1)
     return 15.0 * min(lines, 4)
 
 
