@@ -106,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"{args.out}: cannot write: {exc.strerror or exc}", EXIT_ENVIRONMENT) from exc
     regions = len(workbook.sheet("Link quality").rows)
     ranked = f", {len(workbook.sheet('Ranking').rows)} offerings ranked" if args.needs is not None else ""
-    print(f"wrote {', '.join(str(p) for p in written)} ({regions} regions measured{ranked})")
+    what = str(args.out) if file_format == "xlsx" else f"{len(written)} csv files to {args.out}"
+    print(f"wrote {what} ({regions} regions measured{ranked})")
     return EXIT_OK
 
 

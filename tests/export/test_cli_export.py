@@ -3,16 +3,19 @@ opens in LibreOffice and whose figures match the store."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 import pytest
 
+from probes.analysis import link_summaries
 from probes.histogram import RELATIVE_ERROR
 from probes.peak import PeakWindow, mask_any
 from probes.store import Store
 from tests.analysis.reference import figures, labelled_samples
+from tests.export.catalog_fixtures import write_catalogs, write_needs
 from tests.export.libreoffice import convert
 
 # The whole day is "peak" for the first window and nothing for the second: both sides get data whatever
@@ -41,7 +44,7 @@ max_bytes = 2_000_000
 name = "la-ping"
 host = "127.0.0.1"
 methods = ["icmp"]
-provider = "lab"
+provider = "raksmart"
 region = "los-angeles"
 line_type = "cn2-gia"
 
@@ -49,7 +52,7 @@ line_type = "cn2-gia"
 name = "la-file"
 url = "http://{http_server}/file"
 methods = ["download"]
-provider = "lab"
+provider = "raksmart"
 region = "los-angeles"
 line_type = "cn2-gia"
 
@@ -58,8 +61,8 @@ name = "hk-ssh"
 host = "127.0.0.2"
 port = {tcp_port}
 methods = ["tcp"]
-provider = "lab"
-region = "hong-kong"
+provider = "lambda"
+region = "us-west-1"
 line_type = "bgp"
 """
 
@@ -96,7 +99,7 @@ def test_schedule_then_export_matches_the_store_and_opens_in_libreoffice(
     windows = [PeakWindow.parse(w) for w in WINDOWS]
     in_peak = mask_any(windows, reference["ts_us"].to_numpy())
     quality = pd.read_excel(out_file, sheet_name="Link quality").set_index("Region")
-    assert set(quality.index) == {"los-angeles", "hong-kong"}
+    assert set(quality.index) == {"los-angeles", "us-west-1"}
     for region, row in quality.iterrows():
         mine = reference["region"] == region
         for side, mask in (("Peak", in_peak), ("Off-peak", ~in_peak)):
@@ -117,7 +120,7 @@ def test_schedule_then_export_matches_the_store_and_opens_in_libreoffice(
     assert len(rates) == 2
     shown = quality.loc["los-angeles", ["Peak throughput (Mbit/s)", "Off-peak throughput (Mbit/s)"]].dropna()
     assert list(shown) and all(min(rates) <= v <= max(rates) for v in shown)
-    assert pd.isna(quality.loc["hong-kong", "Peak throughput (Mbit/s)"])
+    assert pd.isna(quality.loc["us-west-1", "Peak throughput (Mbit/s)"])
 
     hours = pd.read_excel(out_file, sheet_name="Hour-of-day")
     measured = hours.loc[hours["Samples"] > 0]
@@ -180,3 +183,82 @@ def test_export_errors_are_one_line(run_linkvet, scheduled_store: Path, tmp_path
     forced = run_linkvet("export", "--db", db, "--out", out, "--force")
     assert forced.returncode == 0
     assert openpyxl.load_workbook(out).sheetnames == ["Link quality", "Hour-of-day", "Method"]
+
+
+def test_export_with_needs_ranks_on_the_measured_lines(
+    run_linkvet, scheduled_store: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    catalogs = write_catalogs(tmp_path / "catalogs")
+    needs = write_needs(tmp_path, vantage="test-office")
+    out_file = tmp_path / "ranked.xlsx"
+    done = run_linkvet(
+        "export",
+        "--db",
+        str(scheduled_store),
+        "--needs",
+        str(needs),
+        "--catalogs",
+        str(catalogs),
+        "--out",
+        str(out_file),
+        "--weight",
+        "line_quality=30",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "2 offerings ranked" in done.stdout
+    assert openpyxl.load_workbook(out_file).sheetnames == [
+        "Ranking",
+        "Score breakdown",
+        "Link quality",
+        "Hour-of-day",
+        "GPU offerings",
+        "Sizing",
+        "Method",
+    ]
+    ranking = pd.read_excel(out_file, sheet_name="Ranking").set_index("Region")
+    assert ranking["Line quality score"].notna().all()  # both regions measured from test-office
+    converted = convert(out_file, "pdf", tmp_path, tmp_path / "profile")
+    assert converted.returncode == 0, converted.stderr
+
+
+def test_score_reads_the_line_quality_from_the_store(
+    run_linkvet, scheduled_store: Path, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    catalogs = str(write_catalogs(tmp_path / "catalogs"))
+    needs = str(write_needs(tmp_path, vantage="test-office"))
+    done = run_linkvet(
+        "score", "--needs", needs, "--catalogs", catalogs, "--db", str(scheduled_store), "--json"
+    )
+    assert done.returncode == 0, done.stderr
+    entries = {e["region"]: e for e in json.loads(done.stdout)["entries"]}
+    with Store(scheduled_store, readonly=True) as store:
+        expected = {s["region"]: s for s in link_summaries(store)}
+    for region in ("los-angeles", "us-west-1"):
+        line = next(j for j in entries[region]["judgements"] if j["criterion"] == "line_quality")
+        assert line["score"] is not None, line
+        assert "measured from test-office" in line["source"]
+        p95 = expected[region]["peak"]["rtt_p95_ms"] or expected[region]["offpeak"]["rtt_p95_ms"]
+        assert f"{p95:.0f}" in line["reason"] or f"{p95:.1f}" in line["reason"], (line["reason"], p95)
+    # --links still wins over the store.
+    links = tmp_path / "links.json"
+    links.write_text("[]")
+    without = run_linkvet(
+        "score",
+        "--needs",
+        needs,
+        "--catalogs",
+        catalogs,
+        "--db",
+        str(scheduled_store),
+        "--links",
+        str(links),
+        "--json",
+    )
+    assert without.returncode == 0, without.stderr
+    for entry in json.loads(without.stdout)["entries"]:
+        line = next(j for j in entry["judgements"] if j["criterion"] == "line_quality")
+        assert line["score"] is None
+    missing = run_linkvet(
+        "score", "--needs", needs, "--catalogs", catalogs, "--db", str(tmp_path / "no.sqlite3")
+    )
+    assert missing.returncode == 3 and "no result store here yet" in missing.stderr

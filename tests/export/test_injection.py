@@ -111,3 +111,55 @@ def test_chart_titles_from_hostile_labels_stay_text(hostile_export: tuple[Path, 
         title = re.search(r"<c:title>.*?</c:title>", xml, re.S)
         assert title is not None
         assert "<c:rich>" in title.group(0) and "<c:strRef>" not in title.group(0)
+
+
+@pytest.fixture(scope="module")
+def hostile_catalog_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    from catalogs.loader import load_catalogs
+    from catalogs.needs import load_needs
+    from tests.export.catalog_fixtures import write_catalogs, write_needs
+
+    out = tmp_path_factory.mktemp("hostile-catalog")
+    catalogs = load_catalogs(write_catalogs(out / "catalogs", hostile=True))
+    assert not catalogs.errors
+    with Store(out / "s.sqlite3") as store:
+        target = Target(
+            method=Method.ICMP,
+            host="127.0.0.1",
+            provider="evilcorp",
+            region="los-angeles",
+            line_type=HOSTILE[0],
+        )
+        write_series(store, [Series(target, StepModel(200.0, 150.0, 5, 0))], utc_us(2026, 11, 2), 24)
+        request = ExportRequest(needs=load_needs(write_needs(out)), catalogs=catalogs)
+        workbook = build_workbook(store, request, exported_at=EXPORTED_AT)
+    write_xlsx(workbook, out / "w.xlsx")
+    write_csv(workbook, out / "csv")
+    return out / "w.xlsx", out / "csv"
+
+
+def test_hostile_catalog_text_is_inert_in_every_sheet(hostile_catalog_export: tuple[Path, Path]) -> None:
+    from tests.export.catalog_fixtures import HOSTILE_TEXTS
+
+    xlsx, folder = hostile_catalog_export
+    book = openpyxl.load_workbook(xlsx)
+    found: set[str] = set()
+    for sheet in book.worksheets:
+        for row in sheet.iter_rows():
+            for cell in row:
+                assert cell.data_type != "f", f"{sheet.title}!{cell.coordinate} is a formula"
+                if isinstance(cell.value, str):
+                    assert not cell.value.startswith(DANGEROUS), (
+                        f"{sheet.title}!{cell.coordinate}: {cell.value!r}"
+                    )
+                    text = cell.value.replace("_x000D_", "\r")
+                    found.update(h for h in HOSTILE_TEXTS if text == "'" + h)
+    # The provider's name and the offering's source (h[0]) and the offering's name (h[4], with a tab) are shown
+    # (Ranking, GPU offerings, Method), neutralised.
+    assert found >= {HOSTILE_TEXTS[0], HOSTILE_TEXTS[4]}
+    for path in folder.iterdir():
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            for row in csv.reader(handle):
+                for field in row:
+                    if field.startswith(DANGEROUS):
+                        float(field)  # a real number, nothing else
