@@ -316,7 +316,7 @@ class _UnitsByGroup:
             (0.5, 0.95),
             replicates=replicates,
             confidence=confidence,
-            seed=seed + group,
+            seed=seed,
         )
 
 

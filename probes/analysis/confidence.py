@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
 from statistics import NormalDist
 
 import numpy as np
@@ -86,9 +87,8 @@ def bootstrap_quantile_difference(
     b = b[b.sum(axis=1) > 0] if b.size else b.reshape(0, len(values))
     if a.shape[0] < 2 or b.shape[0] < 2:
         return {q: None for q in quantiles}
-    rng = np.random.default_rng(seed)
-    resampled_a = _resample(rng, a, replicates)
-    resampled_b = _resample(rng, b, replicates)
+    resampled_a = _resample(_draws(a.shape[0], replicates, seed), a)
+    resampled_b = _resample(_draws(b.shape[0], replicates, seed + 1), b)
     tail = (1 - confidence) / 2
     out: dict[float, Interval | None] = {}
     for q in quantiles:
@@ -98,13 +98,22 @@ def bootstrap_quantile_difference(
     return out
 
 
-def _resample(rng: np.random.Generator, units: FloatArray, replicates: int) -> FloatArray:
-    """`replicates` sums of n units drawn with replacement from the n given (one row per replicate)."""
-    n = units.shape[0]
+@lru_cache(maxsize=16)
+def _draws(n: int, replicates: int, seed: int) -> npt.NDArray[np.int32]:
+    """How often each of n units is drawn in each replicate (replicates × n): n draws with replacement.
+    Depends only on n and the seed, so groups measured for the same number of hours share it."""
+    rng = np.random.default_rng(seed)
     picks = rng.integers(0, n, size=(replicates, n), dtype=np.int32 if replicates * n < 2**31 else np.int64)
     offsets = (np.arange(replicates, dtype=picks.dtype) * n)[:, None]
-    draws = np.bincount((picks + offsets).ravel(), minlength=replicates * n).reshape(replicates, n)
+    flat = np.bincount((picks + offsets).ravel(), minlength=replicates * n)
+    counts: npt.NDArray[np.int32] = flat.astype(np.int32).reshape(replicates, n)
+    counts.setflags(write=False)  # shared through the cache
+    return counts
+
+
+def _resample(draws: npt.NDArray[np.int32], units: FloatArray) -> FloatArray:
+    """Each replicate's sum of the units it drew (one row per replicate)."""
     # Counts add up exactly in float32 while no sum can pass 2**24; it multiplies several times faster.
-    exact_in_float32 = draws.max(initial=0) * units.sum() < 2**24
+    exact_in_float32 = int(draws.max(initial=0)) * float(units.sum()) < 2**24
     dtype = np.float32 if exact_in_float32 else np.float64
     return np.asarray(draws.astype(dtype) @ units.astype(dtype), dtype=np.float64)
