@@ -148,3 +148,17 @@ def test_route_columns_come_from_stored_traces(tmp_path: Path) -> None:
     assert bool(row["Route agrees with claim"]) is True
     assert (row["Route: traces"], row["Route: traces agreeing"]) == (3, 3)
     assert "59.43" in row["Route evidence"]
+
+
+def test_an_empty_store_exports_empty_measurement_sheets(tmp_path: Path) -> None:
+    from desktop.export import ExportRequest, build_workbook, write_csv, write_xlsx
+    from tests.export.conftest import EXPORTED_AT
+
+    with Store(tmp_path / "empty.sqlite3") as store:
+        workbook = build_workbook(store, ExportRequest(), exported_at=EXPORTED_AT)
+    assert [len(s.rows) for s in workbook.sheets[:2]] == [0, 0]
+    write_xlsx(workbook, tmp_path / "e.xlsx")
+    write_csv(workbook, tmp_path / "csv")
+    book = openpyxl.load_workbook(tmp_path / "e.xlsx")
+    assert book.sheetnames == SHEETS
+    assert book["Link quality"].max_row == 1  # the header alone
