@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from probes.errors import ErrorKind
-from probes.stats import Summary, summarize
+from probes.stats import Summary, SummaryFields, summarize
 from probes.target import Method, Target
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class Sample:
 
 
 @dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(SummaryFields):
     """Everything one target's measurement produced.
 
     `target` is what was actually measured (after an ICMP→TCP fallback, the TCP target). `error` is set when
@@ -85,42 +85,6 @@ class ProbeResult:
     @property
     def ok(self) -> bool:
         return self.error is None
-
-    @property
-    def sent(self) -> int:
-        return self.summary.sent
-
-    @property
-    def received(self) -> int:
-        return self.summary.received
-
-    @property
-    def loss(self) -> float | None:
-        return self.summary.loss
-
-    @property
-    def rtt_min_ms(self) -> float | None:
-        return self.summary.rtt_min_ms
-
-    @property
-    def rtt_median_ms(self) -> float | None:
-        return self.summary.rtt_median_ms
-
-    @property
-    def rtt_mean_ms(self) -> float | None:
-        return self.summary.rtt_mean_ms
-
-    @property
-    def rtt_p95_ms(self) -> float | None:
-        return self.summary.rtt_p95_ms
-
-    @property
-    def rtt_max_ms(self) -> float | None:
-        return self.summary.rtt_max_ms
-
-    @property
-    def jitter_ms(self) -> float | None:
-        return self.summary.jitter_ms
 
     def metric(self, name: str) -> MetricValue:
         return self.metrics.get(name)

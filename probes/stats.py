@@ -32,6 +32,49 @@ class Summary:
 EMPTY = Summary(0, 0, None, None, None, None, None, None, None)
 
 
+class SummaryFields:
+    """The summary statistics as properties of a result that holds a `summary` (icmplib's `Host` style)."""
+
+    __slots__ = ()
+    summary: Summary
+
+    @property
+    def sent(self) -> int:
+        return self.summary.sent
+
+    @property
+    def received(self) -> int:
+        return self.summary.received
+
+    @property
+    def loss(self) -> float | None:
+        return self.summary.loss
+
+    @property
+    def rtt_min_ms(self) -> float | None:
+        return self.summary.rtt_min_ms
+
+    @property
+    def rtt_median_ms(self) -> float | None:
+        return self.summary.rtt_median_ms
+
+    @property
+    def rtt_mean_ms(self) -> float | None:
+        return self.summary.rtt_mean_ms
+
+    @property
+    def rtt_p95_ms(self) -> float | None:
+        return self.summary.rtt_p95_ms
+
+    @property
+    def rtt_max_ms(self) -> float | None:
+        return self.summary.rtt_max_ms
+
+    @property
+    def jitter_ms(self) -> float | None:
+        return self.summary.jitter_ms
+
+
 def percentile(sorted_values: Sequence[float], q: float) -> float | None:
     """The q-th percentile (0..100) of already sorted values, linear interpolation between closest ranks."""
     n = len(sorted_values)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from probes.results import ProbeResult
-from probes.runner import Progress
 from probes.target import Method
+
+if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
+    from probes.results import ProbeResult
+    from probes.runner import Progress
 
 
 def number(value: Any, digits: int = 2, suffix: str = "") -> str:

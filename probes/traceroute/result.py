@@ -15,7 +15,7 @@ from probes.errors import ErrorKind
 from probes.results import iso_utc
 from probes.routes.classify import RULES, PathHop, RouteVerdict
 from probes.routes.table import NetworkMatch
-from probes.stats import Summary, summarize
+from probes.stats import Summary, SummaryFields, summarize
 
 Protocol = Literal["icmp", "udp", "tcp"]
 PROTOCOLS: tuple[Protocol, ...] = ("icmp", "udp", "tcp")
@@ -51,7 +51,7 @@ class HopReply:
 
 
 @dataclass(frozen=True, slots=True)
-class TraceHop:
+class TraceHop(SummaryFields):
     """One TTL: its probes, who answered, and the network each answering address belongs to."""
 
     ttl: int
@@ -88,42 +88,10 @@ class TraceHop:
         return any(r.kind == "reached" for r in self.replies)
 
     @property
-    def sent(self) -> int:
-        return self.summary.sent
-
-    @property
-    def received(self) -> int:
-        return self.summary.received
-
-    @property
-    def loss(self) -> float | None:
-        return self.summary.loss
-
-    @property
-    def rtt_min_ms(self) -> float | None:
-        return self.summary.rtt_min_ms
-
-    @property
-    def rtt_mean_ms(self) -> float | None:
-        return self.summary.rtt_mean_ms
-
-    @property
-    def rtt_median_ms(self) -> float | None:
-        return self.summary.rtt_median_ms
-
-    @property
-    def rtt_max_ms(self) -> float | None:
-        return self.summary.rtt_max_ms
-
-    @property
     def rtt_last_ms(self) -> float | None:
         """The RTT of the last probe that was answered (mtr's "Last")."""
         answered = [r.rtt_ms for r in self.replies if r.rtt_ms is not None]
         return answered[-1] if answered else None
-
-    @property
-    def jitter_ms(self) -> float | None:
-        return self.summary.jitter_ms
 
     def as_dict(self) -> dict[str, Any]:
         networks = dict(self.networks)
