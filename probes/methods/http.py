@@ -1,7 +1,8 @@
 """One HTTP(S) request per attempt, its time split into phases (httpcore trace events):
 
     dns_ms      name resolution (our own, before connecting)
-    connect_ms  TCP handshake
+    connect_ms  TCP handshake: the SYN → SYN-ACK RTT the kernel measured (TCP_INFO, as the tcp method),
+                else the user-space span, which event-loop delays lengthen by a millisecond or more
     tls_ms      TLS handshake (https only)
     ttfb_ms     request sent → response headers received (the server's wait plus one round trip)
     total_ms    the whole attempt, DNS to the last body byte, redirects included
@@ -24,6 +25,7 @@ from probes.errors import ErrorKind
 from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext, now_us
 from probes.methods._httpcommon import classify, client, pin, status_error
+from probes.methods.tcp import _kernel_rtt_ms as kernel_rtt_ms
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 
@@ -33,9 +35,16 @@ _BODY_CAP_BYTES = 1024 * 1024  # an http probe reads at most this much body; `do
 @dataclass
 class _Phases:
     marks: dict[str, int] = field(default_factory=dict)
+    handshake_rtt_ms: float | None = None
 
     async def trace(self, name: str, info: Mapping[str, Any]) -> None:
         self.marks.setdefault(name, time.perf_counter_ns())
+        if name == "connection.connect_tcp.complete" and self.handshake_rtt_ms is None:
+            stream = info.get("return_value")
+            # asyncio hands out a TransportSocket wrapper here, not a socket.socket: it has getsockopt.
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                self.handshake_rtt_ms = kernel_rtt_ms(sock)
 
     def span_ms(self, start: str, end: str) -> float | None:
         if start in self.marks and end in self.marks:
@@ -82,9 +91,8 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                     await response.aclose()
             timings = {
                 "dns_ms": pinned.resolved.dns_ms,
-                "connect_ms": phases.span_ms(
-                    "connection.connect_tcp.started", "connection.connect_tcp.complete"
-                ),
+                "connect_ms": phases.handshake_rtt_ms
+                or phases.span_ms("connection.connect_tcp.started", "connection.connect_tcp.complete"),
                 "tls_ms": phases.span_ms("connection.start_tls.started", "connection.start_tls.complete"),
                 "ttfb_ms": phases.span_ms(
                     "http11.send_request_body.complete", "http11.receive_response_headers.complete"

@@ -1,0 +1,391 @@
+"""Side by side on the emulated link: linkvet and the anchor tools, each against the lab's truth.
+
+    python -m tests.benchmarks.lab_side_by_side [--count 200] [--seconds 10]    (root: builds the lab)
+
+On one lab link, in one run, one tool at a time: ~150 ms RTT with 2 ms jitter and random + bursty loss for
+RTT and loss (fping -C, ping, linkvet icmp, linkvet tcp), the same without loss for HTTP phases (curl -w,
+linkvet http), and 50 Mbit/s for throughput (iperf3, curl, linkvet download, linkvet iperf3). Every figure
+is compared with the truth of the very packets that tool sent; linkvet's error is printed as a ratio to
+fping's (RTT, loss), curl's (HTTP phases) and iperf3's (throughput). Goal: ratio ≤ 1.0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.lab import anchors, truth
+from tests.lab.accuracy import Comparison, compare
+from tests.lab.netlab import HTTP_PORT, IPERF3_PORT, TCP_PORT, Lab, lab_unavailable_reason
+from tests.lab.packetlog import DOWN
+from tests.lab.profiles import Profile
+
+LOSSY_150 = Profile.constant(150.0, jitter_ms=2.0, loss=0.02, burst_loss=0.03, mean_burst=3.0)
+CLEAN_150 = Profile.constant(150.0, jitter_ms=1.0)
+SHAPED_MBPS = 50.0
+SHAPED_150 = Profile.constant(150.0, rate_mbps=SHAPED_MBPS, queue_ms=100.0)
+TIMEOUT_S = 0.9
+INTERVAL_S = 0.1
+
+
+@dataclass
+class Row:
+    section: str
+    tool: str
+    figure: str
+    value: float | None
+    true: float | None
+    unit: str
+    anchor: str | None = None  # the row this one's error is divided by
+
+    @property
+    def error(self) -> float | None:
+        if self.value is None or self.true is None:
+            return None
+        return abs(self.value - self.true)
+
+
+def _rtt_rows(section: str, cmp: Comparison) -> list[Row]:
+    errors = [abs(e) for e in cmp.sample_errors_ms]
+    return [
+        Row(section, cmp.tool, "median RTT", cmp.measured_median(), cmp.true_median(), "ms"),
+        Row(
+            section,
+            cmp.tool,
+            "mean |per-attempt error|",
+            statistics.fmean(errors) if errors else None,
+            0.0,
+            "ms",
+        ),
+        Row(section, cmp.tool, "lost", cmp.lost_measured, cmp.lost_true, f"of {len(cmp.true)}"),
+    ]
+
+
+def measure_rtt_and_loss(lab: Lab, count: int) -> list[Row]:
+    lab.set_profile(LOSSY_150)
+    host = lab.region().address
+    rows: list[Row] = []
+
+    def echoes(since: int, until: int) -> list[truth.Exchange]:
+        return truth.icmp_echoes(
+            lab.packets(since), host, since_ns=since, until_ns=until, timeout_s=TIMEOUT_S
+        )
+
+    fping = anchors.run_fping(lab, host, count, int(INTERVAL_S * 1000), int(TIMEOUT_S * 1000))
+    rows += _rtt_rows(
+        "icmp", compare("fping -C", fping.rtts_ms, echoes(fping.since_ns, fping.until_ns), TIMEOUT_S)
+    )
+    ping = anchors.run_ping(lab, host, count, INTERVAL_S, TIMEOUT_S)
+    ping_true = echoes(ping.since_ns, ping.until_ns)
+    rows += _rtt_rows("icmp", compare("ping", ping.rtts_ms, ping_true, TIMEOUT_S))
+    rows.append(
+        Row(
+            "icmp",
+            "ping",
+            "mean RTT (summary line)",
+            ping.figures.get("avg_ms"),
+            statistics.fmean(truth.rtts(ping_true)),
+            "ms",
+        )
+    )
+    run = anchors.run_linkvet_probe(
+        lab,
+        host,
+        "--method",
+        "icmp",
+        "--count",
+        str(count),
+        "--interval",
+        str(INTERVAL_S),
+        "--timeout",
+        str(TIMEOUT_S),
+    )
+    linkvet_true = echoes(run.since_ns, run.until_ns)
+    for row in _rtt_rows("icmp", compare("linkvet icmp", run.rtts_ms, linkvet_true, TIMEOUT_S)):
+        row.anchor = "fping -C"
+        rows.append(row)
+    rows.append(
+        Row(
+            "icmp",
+            "linkvet icmp",
+            "mean RTT",
+            run.result["rtt_mean_ms"],
+            statistics.fmean(truth.rtts(linkvet_true)),
+            "ms",
+            anchor=None,
+        )
+    )
+    run = anchors.run_linkvet_probe(
+        lab,
+        host,
+        "--method",
+        "tcp",
+        "--port",
+        str(TCP_PORT),
+        "--count",
+        str(count),
+        "--interval",
+        str(INTERVAL_S),
+        "--timeout",
+        str(TIMEOUT_S),
+    )
+    handshakes = truth.tcp_handshakes(
+        lab.packets(run.since_ns),
+        host,
+        TCP_PORT,
+        since_ns=run.since_ns,
+        until_ns=run.until_ns,
+        timeout_s=TIMEOUT_S,
+    )
+    for row in _rtt_rows("tcp", compare("linkvet tcp", run.rtts_ms, handshakes, TIMEOUT_S)):
+        row.anchor = "fping -C"
+        rows.append(row)
+    return rows
+
+
+def measure_http(lab: Lab, count: int) -> list[Row]:
+    lab.set_profile(CLEAN_150)
+    region = lab.region()
+    rows: list[Row] = []
+    curl = anchors.run_curl(lab, region.http_url, count)
+    exchanges = truth.http_exchanges(
+        lab.packets(curl.since_ns), region.address, HTTP_PORT, since_ns=curl.since_ns, until_ns=curl.until_ns
+    )
+    transfers = curl.figures["transfers"]
+    connect_err = [
+        abs(t["connect"] * 1000 - e.connect_ms)
+        for t, e in zip(transfers, exchanges, strict=True)
+        if e.connect_ms is not None
+    ]
+    ttfb_err = [
+        abs((t["starttransfer"] - t["pretransfer"]) * 1000 - e.request_to_first_byte_ms)
+        for t, e in zip(transfers, exchanges, strict=True)
+        if e.request_to_first_byte_ms is not None
+    ]
+    rows.append(
+        Row(
+            "http",
+            "curl -w",
+            "median connect",
+            statistics.median(t["connect"] * 1000 for t in transfers),
+            truth.median([e.connect_ms for e in exchanges if e.connect_ms]),
+            "ms",
+        )
+    )
+    rows.append(
+        Row(
+            "http",
+            "curl -w",
+            "median TTFB",
+            statistics.median((t["starttransfer"] - t["pretransfer"]) * 1000 for t in transfers),
+            truth.median([e.request_to_first_byte_ms for e in exchanges if e.request_to_first_byte_ms]),
+            "ms",
+        )
+    )
+    rows.append(Row("http", "curl -w", "mean |connect error|", statistics.fmean(connect_err), 0.0, "ms"))
+    rows.append(Row("http", "curl -w", "mean |TTFB error|", statistics.fmean(ttfb_err), 0.0, "ms"))
+    # linkvet at its default 1 s interval (attempts one after another), then at 0.3 s, where an attempt
+    # (3 RTTs) overlaps the next one's start.
+    for label, interval in (("linkvet http", "1"), ("linkvet http -i 0.3", "0.3")):
+        run = anchors.run_linkvet_probe(
+            lab, region.http_url, "--method", "http", "--count", str(count), "--interval", interval
+        )
+        exchanges = truth.http_exchanges(
+            lab.packets(run.since_ns), region.address, HTTP_PORT, since_ns=run.since_ns, until_ns=run.until_ns
+        )
+        rows.append(
+            Row(
+                "http",
+                label,
+                "median connect",
+                run.result["connect_ms"],
+                truth.median([e.connect_ms for e in exchanges if e.connect_ms]),
+                "ms",
+                anchor="curl -w",
+            )
+        )
+        rows.append(
+            Row(
+                "http",
+                label,
+                "median TTFB",
+                run.result["ttfb_ms"],
+                truth.median([e.request_to_first_byte_ms for e in exchanges if e.request_to_first_byte_ms]),
+                "ms",
+                anchor="curl -w",
+            )
+        )
+    return rows
+
+
+def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
+    lab.set_profile(SHAPED_150)
+    region = lab.region()
+    rows: list[Row] = []
+
+    def capacity(since: int, port: int) -> float:
+        delivery = truth.tcp_delivery(
+            lab.packets(since), region.address, direction=DOWN, port=port, min_payload=1000, since_ns=since
+        )
+        return delivery.capacity_mbps(SHAPED_MBPS)
+
+    for omit in (0, 3):
+        iperf = anchors.run_iperf3(lab, region.address, seconds, reverse=True, omit_s=omit)
+        label = f"iperf3 -R -t {seconds:g}" + (f" -O {omit}" if omit else "")
+        rows.append(
+            Row(
+                "throughput",
+                label,
+                "download",
+                iperf.figures["mbps"],
+                capacity(iperf.since_ns, IPERF3_PORT),
+                "Mbit/s",
+            )
+        )
+    curl = anchors.run_curl(lab, region.large_url, 1, max_seconds=seconds)
+    speed = curl.figures["transfers"][0]["speed"] * 8 / 1e6
+    rows.append(
+        Row(
+            "throughput",
+            f"curl --max-time {seconds:g}",
+            "download",
+            speed,
+            capacity(curl.since_ns, HTTP_PORT),
+            "Mbit/s",
+        )
+    )
+    run = anchors.run_linkvet_probe(
+        lab,
+        region.large_url,
+        "--method",
+        "download",
+        "--max-seconds",
+        f"{seconds:g}",
+        "--max-bytes",
+        str(10**9),
+    )
+    cap = capacity(run.since_ns, HTTP_PORT)
+    rows.append(
+        Row(
+            "throughput",
+            "linkvet download",
+            "throughput_mbps",
+            run.result["throughput_mbps"],
+            cap,
+            "Mbit/s",
+            anchor=f"iperf3 -R -t {seconds:g}",
+        )
+    )
+    rows.append(
+        Row(
+            "throughput",
+            "linkvet download",
+            "steady_mbps",
+            run.result["steady_mbps"],
+            cap,
+            "Mbit/s",
+            anchor=f"iperf3 -R -t {seconds:g}",
+        )
+    )
+    run = anchors.run_linkvet_probe(
+        lab, region.address, "--method", "iperf3", "--iperf3-seconds", f"{seconds:g}"
+    )
+    rows.append(
+        Row(
+            "throughput",
+            "linkvet iperf3",
+            "download_mbps",
+            run.result["download_mbps"],
+            capacity(run.since_ns, IPERF3_PORT),
+            "Mbit/s",
+            anchor=f"iperf3 -R -t {seconds:g}",
+        )
+    )
+    return rows
+
+
+def _ratio(row: Row, rows: list[Row]) -> str:
+    if row.anchor is None:
+        return ""
+    anchor = next((r for r in rows if r.tool == row.anchor and _kind(r.figure) == _kind(row.figure)), None)
+    if anchor is None or anchor.error is None or row.error is None:
+        return ""
+    if anchor.error == 0:
+        return "1.00 (both exact)" if row.error == 0 else "inf (anchor exact)"
+    return f"{row.error / anchor.error:.2f}"
+
+
+def _kind(figure: str) -> str:
+    for word in ("median", "per-attempt", "lost", "connect", "TTFB"):
+        if word in figure:
+            return word
+    return "throughput"
+
+
+def _fmt(value: float | None, unit: str) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if unit.startswith("of") else f"{value:.3f}" if unit == "ms" else f"{value:.2f}"
+
+
+def render(rows: list[Row]) -> str:
+    header = ("section", "tool", "figure", "measured", "truth", "unit", "|error|", "ratio")
+    lines = [header] + [
+        (
+            r.section,
+            r.tool,
+            r.figure,
+            _fmt(r.value, r.unit),
+            _fmt(r.true, r.unit),
+            r.unit,
+            _fmt(r.error, r.unit),
+            _ratio(r, rows),
+        )
+        for r in rows
+    ]
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(line) + " |" for line in lines[1:]]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--count", type=int, default=200, help="echoes / handshakes per tool (default 200)")
+    parser.add_argument("--http-count", type=int, default=20, help="HTTP requests per tool (default 20)")
+    parser.add_argument(
+        "--seconds", type=float, default=10.0, help="seconds per throughput test (default 10)"
+    )
+    args = parser.parse_args(argv)
+    reason = lab_unavailable_reason()
+    if reason:
+        print(f"skipped: {reason}", file=sys.stderr)
+        return 0
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory(prefix="linkvet-lab-") as workdir, Lab(Path(workdir)) as lab:
+        rows = measure_rtt_and_loss(lab, args.count)
+        rows += measure_http(lab, args.http_count)
+        rows += measure_throughput(lab, args.seconds)
+        stats = lab.stats()
+        lateness_ms = stats["late_max_ns"] / 1e6
+    print(
+        f"Link: {LOSSY_150.segments[0].rtt_ms:g} ms RTT, 2 ms jitter/direction, 2% random + 3% bursty loss"
+        f"/direction (RTT, loss); {SHAPED_MBPS:g} Mbit/s (throughput). Truth: the lab's packet log. "
+        f"Throughput truth = what the shaped link carries as TCP payload."
+    )
+    print(render(rows))
+    print(
+        f"({os.cpu_count()} CPUs; load average {load_before:.2f} at the start, {os.getloadavg()[0]:.2f} at the end)"
+    )
+    print(f"(emulator: worst departure lateness in this run {lateness_ms:.2f} ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

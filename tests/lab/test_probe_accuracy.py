@@ -1,0 +1,213 @@
+"""linkvet's numbers against the lab's truth, probing from inside the office namespace through the CLI
+contract (`python -m desktop.cli probe ... --json`).
+
+Tolerances are those of issue 3 and are not loosened: at ~150 ms RTT, icmp/tcp median within 1 ms of the
+truth and p95 within 2 ms, lost count equal to the truth's (±1 only when a reply came within a few ms of the
+timeout); http connect and TTFB within 2 ms; download and iperf3 throughput within 5% of the shaped rate.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from tests.lab import truth
+from tests.lab.accuracy import compare
+from tests.lab.anchors import run_linkvet_probe
+from tests.lab.conftest import needs
+from tests.lab.netlab import HTTP_PORT, IPERF3_PORT, TCP_PORT, Lab
+from tests.lab.packetlog import DOWN, UP
+from tests.lab.profiles import Profile
+
+pytestmark = pytest.mark.lab
+
+# ~150 ms RTT with jitter, random and bursty loss, per direction.
+LOSSY_150 = Profile.constant(150.0, jitter_ms=2.0, loss=0.02, burst_loss=0.03, mean_burst=3.0)
+CLEAN_150 = Profile.constant(150.0, jitter_ms=1.0)
+SHAPED_MBPS = 50.0
+SHAPED_150 = Profile.constant(150.0, rate_mbps=SHAPED_MBPS, queue_ms=100.0)
+TIMEOUT_S = 0.9  # under TCP's initial 1 s SYN retransmission timeout: a lost SYN is a lost attempt
+COUNT = 100
+HTTP_COUNT = 8
+
+
+def _check_rtt_and_loss(
+    method: str,
+    run_rtts: tuple[float | None, ...],
+    result: dict[str, Any],
+    exchanges: list[truth.Exchange],
+) -> None:
+    cmp = compare(f"linkvet {method}", run_rtts, exchanges, TIMEOUT_S)
+    assert len(exchanges) == result["sent"] == COUNT, cmp.describe()
+    assert abs(cmp.lost_measured - cmp.lost_true) <= cmp.allowed_loss_difference, cmp.describe()
+    assert result["sent"] - result["received"] == cmp.lost_measured
+    true_median, true_p95 = cmp.true_median(), cmp.true_p95()
+    assert true_median is not None and true_p95 is not None
+    assert result["rtt_median_ms"] == pytest.approx(true_median, abs=1.0), cmp.describe()
+    assert result["rtt_p95_ms"] == pytest.approx(true_p95, abs=2.0), cmp.describe()
+
+
+def test_icmp_rtt_and_loss_match_truth(lab: Lab) -> None:
+    lab.set_profile(LOSSY_150)
+    host = lab.region().address
+    run = run_linkvet_probe(
+        lab, host, "--method", "icmp", "--count", str(COUNT), "--interval", "0.1", "--timeout", str(TIMEOUT_S)
+    )
+    result = run.result
+    assert result["method"] == "icmp" and result["error"] is None, result["message"]
+    exchanges = truth.icmp_echoes(
+        lab.packets(run.since_ns), host, since_ns=run.since_ns, until_ns=run.until_ns, timeout_s=TIMEOUT_S
+    )
+    _check_rtt_and_loss("icmp", run.rtts_ms, result, exchanges)
+
+
+def test_tcp_rtt_and_loss_match_truth(lab: Lab) -> None:
+    lab.set_profile(LOSSY_150)
+    host = lab.region().address
+    run = run_linkvet_probe(
+        lab,
+        host,
+        "--method",
+        "tcp",
+        "--port",
+        str(TCP_PORT),
+        "--count",
+        str(COUNT),
+        "--interval",
+        "0.1",
+        "--timeout",
+        str(TIMEOUT_S),
+    )
+    result = run.result
+    assert result["method"] == "tcp" and result["port"] == TCP_PORT
+    exchanges = truth.tcp_handshakes(
+        lab.packets(run.since_ns),
+        host,
+        TCP_PORT,
+        since_ns=run.since_ns,
+        until_ns=run.until_ns,
+        timeout_s=TIMEOUT_S,
+    )
+    _check_rtt_and_loss("tcp", run.rtts_ms, result, exchanges)
+
+
+def test_http_connect_and_ttfb_match_truth(lab: Lab) -> None:
+    lab.set_profile(CLEAN_150)
+    region = lab.region()
+    # At the default 1 s interval the attempts (3 RTTs each) do not overlap: see the report on issue 3 for
+    # what overlapping attempts do to these figures.
+    run = run_linkvet_probe(lab, region.http_url, "--method", "http", "--count", str(HTTP_COUNT))
+    result = run.result
+    assert result["method"] == "http" and result["status"] == 200 and result["error"] is None
+    exchanges = truth.http_exchanges(
+        lab.packets(run.since_ns), region.address, HTTP_PORT, since_ns=run.since_ns, until_ns=run.until_ns
+    )
+    assert len(exchanges) == HTTP_COUNT
+    true_connect = truth.median([e.connect_ms for e in exchanges if e.connect_ms is not None])
+    true_ttfb = truth.median([e.request_to_first_byte_ms for e in exchanges if e.request_to_first_byte_ms])
+    assert true_connect is not None and true_ttfb is not None
+    assert result["connect_ms"] == pytest.approx(true_connect, abs=2.0)
+    assert result["ttfb_ms"] == pytest.approx(true_ttfb, abs=2.0)
+
+
+def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
+    lab.set_profile(SHAPED_150)
+    region = lab.region()
+    run = run_linkvet_probe(
+        lab, region.large_url, "--method", "download", "--max-seconds", "10", "--max-bytes", "150000000"
+    )
+    result = run.result
+    assert result["error"] is None, result["message"]
+    log = lab.packets(run.since_ns)
+    delivery = truth.tcp_delivery(log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns)
+    capacity = delivery.capacity_mbps(SHAPED_MBPS)  # TCP payload the shaped link can carry
+    # The figure after the warm-up is the line's rate: within 5% of the shaped rate (and of what it can carry).
+    assert result["steady_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
+    assert result["steady_mbps"] == pytest.approx(capacity, rel=0.05)
+    # The whole-transfer average (slow start included) is what the log delivered over the same span: from
+    # the first body bytes for `seconds` (data still in flight when linkvet stops reading is left out).
+    assert delivery.first_ns is not None
+    window = truth.tcp_delivery(
+        log,
+        region.address,
+        direction=DOWN,
+        port=HTTP_PORT,
+        since_ns=delivery.first_ns,
+        until_ns=delivery.first_ns + int(result["seconds"] * 1e9),
+    )
+    true_average = window.payload_bytes * 8 / result["seconds"] / 1e6
+    assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="steady_mbps leaves out a fixed first second, which at 150 ms RTT is still slow start and loss "
+    "recovery (queue drops 1.1-2.9 s in): the link delivers 47.6-48.2 Mbit/s in the steady window, but data "
+    "it carried before the window reaches the reader inside it once retransmissions fill the holes, so a "
+    "4-s transfer reads 53.0-54.6 Mbit/s (a 6-s one 51.1) on a link that carries 48.27. Reported to the lead.",
+)
+def test_download_steady_rate_of_a_short_transfer_matches_the_shaped_rate(lab: Lab) -> None:
+    lab.set_profile(SHAPED_150)
+    region = lab.region()
+    run = run_linkvet_probe(lab, region.large_url, "--method", "download", "--max-seconds", "4")
+    result = run.result
+    assert result["error"] is None, result["message"]
+    delivery = truth.tcp_delivery(
+        lab.packets(run.since_ns), region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns
+    )
+    assert result["steady_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
+    assert result["steady_mbps"] == pytest.approx(delivery.capacity_mbps(SHAPED_MBPS), rel=0.05)
+
+
+def _iperf3_run(lab: Lab) -> tuple[dict[str, Any], np.ndarray, int]:
+    lab.set_profile(SHAPED_150)
+    run = run_linkvet_probe(lab, lab.region().address, "--method", "iperf3", "--port", str(IPERF3_PORT))
+    result = run.result
+    assert result["error"] is None, result["message"]
+    return result, lab.packets(run.since_ns), run.since_ns
+
+
+@needs("iperf3")
+def test_iperf3_reports_what_the_link_delivered(lab: Lab) -> None:
+    result, log, since = _iperf3_run(lab)
+    host = lab.region().address
+    # The download test's data (region → office, full segments; the upload test sends only ACKs that way).
+    data = truth.tcp_delivery(log, host, direction=DOWN, port=IPERF3_PORT, min_payload=1000, since_ns=since)
+    assert data.first_ns is not None
+    # The receiver's figure covers `seconds` from the first data it got: the log's payload over the same span.
+    window = truth.tcp_delivery(
+        log,
+        host,
+        direction=DOWN,
+        port=IPERF3_PORT,
+        since_ns=data.first_ns,
+        until_ns=data.first_ns + int(result["seconds"] * 1e9),
+    )
+    true_mbps = window.payload_bytes * 8 / result["seconds"] / 1e6
+    assert result["download_mbps"] == pytest.approx(true_mbps, rel=0.05)
+    assert result["throughput_mbps"] == result["download_mbps"]
+
+
+@needs("iperf3")
+@pytest.mark.xfail(
+    strict=True,
+    reason="linkvet runs `iperf3 -t 5` per direction without omitting TCP slow start (-O): at 150 ms RTT "
+    "the 5-s average is ~39 Mbit/s, 22% under the 50 Mbit/s shaped rate (iperf3 -O 2 reads 49.7). "
+    "Reported to the lead; remove this marker when the iperf3 method leaves the warm-up out.",
+)
+def test_iperf3_throughput_matches_the_shaped_rate(lab: Lab) -> None:
+    result, log, since = _iperf3_run(lab)
+    host = lab.region().address
+    down = truth.tcp_delivery(log, host, direction=DOWN, port=IPERF3_PORT, min_payload=1000, since_ns=since)
+    up = truth.tcp_delivery(log, host, direction=UP, port=IPERF3_PORT, min_payload=1000, since_ns=since)
+    capacity = down.capacity_mbps(SHAPED_MBPS)
+    message = (
+        f"download {result['download_mbps']:.1f} Mbit/s over {result['seconds']:.1f} s "
+        f"(the link carries {capacity:.2f} Mbit/s of TCP payload)"
+    )
+    assert result["download_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05), message
+    assert result["download_mbps"] == pytest.approx(capacity, rel=0.05), message
+    assert result["upload_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
+    assert result["upload_mbps"] == pytest.approx(up.capacity_mbps(SHAPED_MBPS), rel=0.05)

@@ -1,0 +1,356 @@
+"""Ground truth computed from the emulator's packet log: what each probe *should* have measured.
+
+The true RTT of an exchange is measured where the office meets the link: from the moment the emulator read
+the office's packet (`t_in_ns` of the request) to the moment it handed the answer to the office
+(`t_out_ns` of the reply). Everything between — both applied delays, the region's own processing — is
+on the path the office sees; what is left out is the office's own stack, which is the probing tool's
+business (and the error we measure).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from tests.lab.packetlog import (
+    ACK,
+    DOWN,
+    FATE_NAMES,
+    FORWARDED,
+    ICMP,
+    SYN,
+    TCP,
+    UP,
+    ip_to_int,
+)
+
+ICMP_ECHO_REPLY = 0
+ICMP_ECHO_REQUEST = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request/answer pair: an ICMP echo or a TCP handshake (SYN → SYN-ACK)."""
+
+    key: tuple[int, int]  # ICMP (id, seq); TCP (client port, ISN)
+    sent_ns: int  # request read by the emulator (monotonic)
+    rtt_ms: float | None  # None when no answer reached the office within the timeout
+    fate: str  # "ok", "lost up (burst loss)", "lost down (random loss)", "late (… ms)", "no answer"
+    segment: int  # profile segment in force when the request arrived
+
+    @property
+    def lost(self) -> bool:
+        return self.rtt_ms is None
+
+
+def _window(log: np.ndarray, since_ns: int, until_ns: int | None) -> np.ndarray:
+    mask = log["t_in_ns"] >= since_ns
+    if until_ns is not None:
+        mask &= log["t_in_ns"] <= until_ns
+    return log[mask]
+
+
+def _answer(
+    key: tuple[int, int],
+    request: np.void,
+    answers: dict[tuple[int, int], list[np.void]],
+    timeout_s: float | None,
+) -> tuple[float | None, str]:
+    if int(request["fate"]) != FORWARDED:
+        return None, f"lost up ({FATE_NAMES[int(request['fate'])]})"
+    candidates = [a for a in answers.get(key, []) if int(a["t_in_ns"]) >= int(request["t_out_ns"])]
+    delivered = [a for a in candidates if int(a["fate"]) == FORWARDED]
+    if not delivered:
+        if candidates:
+            return None, f"lost down ({FATE_NAMES[int(candidates[0]['fate'])]})"
+        return None, "no answer"
+    rtt_ms = (int(delivered[0]["t_out_ns"]) - int(request["t_in_ns"])) / 1e6
+    if timeout_s is not None and rtt_ms > timeout_s * 1000:
+        return None, f"late ({rtt_ms:.1f} ms)"
+    return rtt_ms, "ok"
+
+
+def icmp_echoes(
+    log: np.ndarray,
+    host: str,
+    *,
+    since_ns: int = 0,
+    until_ns: int | None = None,
+    ident: int | None = None,
+    timeout_s: float | None = None,
+) -> list[Exchange]:
+    """Every echo request the office sent to `host` in the window (by arrival at the emulator), in order,
+    with its true RTT or why it was lost."""
+    host_int = ip_to_int(host)
+    win = _window(log, since_ns, until_ns)
+    req = win[
+        (win["direction"] == UP)
+        & (win["proto"] == ICMP)
+        & (win["kind"] == ICMP_ECHO_REQUEST)
+        & (win["dst"] == host_int)
+    ]
+    if ident is not None:
+        req = req[req["sport"] == ident]
+    later = log[log["t_in_ns"] >= since_ns]
+    rep = later[
+        (later["direction"] == DOWN)
+        & (later["proto"] == ICMP)
+        & (later["kind"] == ICMP_ECHO_REPLY)
+        & (later["src"] == host_int)
+    ]
+    answers: dict[tuple[int, int], list[np.void]] = {}
+    for r in rep:
+        answers.setdefault((int(r["sport"]), int(r["dport"])), []).append(r)
+    out = []
+    for r in np.sort(req, order="t_in_ns"):
+        key = (int(r["sport"]), int(r["dport"]))
+        rtt, fate = _answer(key, r, answers, timeout_s)
+        out.append(Exchange(key, int(r["t_in_ns"]), rtt, fate, int(r["segment"])))
+    return out
+
+
+def tcp_handshakes(
+    log: np.ndarray,
+    host: str,
+    port: int,
+    *,
+    since_ns: int = 0,
+    until_ns: int | None = None,
+    timeout_s: float | None = None,
+) -> list[Exchange]:
+    """Every connection the office opened to `host:port` in the window, in order: the true time from its
+    first SYN to the first SYN-ACK delivered to the office (a retransmitted SYN keeps the ISN)."""
+    host_int = ip_to_int(host)
+    win = _window(log, since_ns, until_ns)
+    flags = win["kind"] & (SYN | ACK)
+    syns = win[
+        (win["direction"] == UP)
+        & (win["proto"] == TCP)
+        & (flags == SYN)
+        & (win["dst"] == host_int)
+        & (win["dport"] == port)
+    ]
+    later = log[log["t_in_ns"] >= since_ns]
+    lflags = later["kind"] & (SYN | ACK)
+    synacks = later[
+        (later["direction"] == DOWN)
+        & (later["proto"] == TCP)
+        & (lflags == (SYN | ACK))
+        & (later["src"] == host_int)
+        & (later["sport"] == port)
+    ]
+    answers: dict[tuple[int, int], list[np.void]] = {}
+    for r in synacks:
+        answers.setdefault((int(r["dport"]), (int(r["tcp_ack"]) - 1) & 0xFFFFFFFF), []).append(r)
+    out = []
+    seen: set[tuple[int, int]] = set()
+    for r in np.sort(syns, order="t_in_ns"):
+        key = (int(r["sport"]), int(r["tcp_seq"]))
+        if key in seen:
+            continue  # a retransmission of a SYN already counted
+        seen.add(key)
+        first = r
+        if int(first["fate"]) != FORWARDED:
+            # The first SYN was lost: a retransmission may still get through (it counts from the first).
+            retries = syns[
+                (syns["sport"] == key[0]) & (syns["tcp_seq"] == key[1]) & (syns["fate"] == FORWARDED)
+            ]
+            if len(retries):
+                rtt, fate = _answer(key, retries[0], answers, None)
+                if rtt is not None:
+                    rtt = (int(retries[0]["t_in_ns"]) - int(first["t_in_ns"])) / 1e6 + rtt
+                    if timeout_s is not None and rtt > timeout_s * 1000:
+                        rtt, fate = None, f"late ({rtt:.1f} ms, SYN retransmitted)"
+            else:
+                rtt, fate = _answer(key, first, answers, timeout_s)
+        else:
+            rtt, fate = _answer(key, first, answers, timeout_s)
+        out.append(Exchange(key, int(first["t_in_ns"]), rtt, fate, int(first["segment"])))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class HttpExchange:
+    """One HTTP connection's truth: handshake, and request → first response byte."""
+
+    client_port: int
+    syn_ns: int
+    connect_ms: float | None  # first SYN → SYN-ACK delivered
+    request_ns: int | None  # first request byte read by the emulator
+    first_byte_ns: int | None  # first response byte handed to the office
+    payload_bytes: int  # response bytes (headers + body) delivered to the office
+    last_byte_ns: int | None
+
+    @property
+    def request_to_first_byte_ms(self) -> float | None:
+        if self.request_ns is None or self.first_byte_ns is None:
+            return None
+        return (self.first_byte_ns - self.request_ns) / 1e6
+
+    @property
+    def syn_to_first_byte_ms(self) -> float | None:
+        if self.first_byte_ns is None:
+            return None
+        return (self.first_byte_ns - self.syn_ns) / 1e6
+
+
+def http_exchanges(
+    log: np.ndarray,
+    host: str,
+    port: int,
+    *,
+    since_ns: int = 0,
+    until_ns: int | None = None,
+) -> list[HttpExchange]:
+    """Per TCP connection to `host:port` in the window: connect time, when the request went, when the first
+    and last response bytes reached the office, and how many."""
+    host_int = ip_to_int(host)
+    later = log[log["t_in_ns"] >= since_ns]
+    out = []
+    for hs in tcp_handshakes(log, host, port, since_ns=since_ns, until_ns=until_ns):
+        cport = hs.key[0]
+        up = later[
+            (later["direction"] == UP)
+            & (later["proto"] == TCP)
+            & (later["dst"] == host_int)
+            & (later["sport"] == cport)
+            & (later["dport"] == port)
+            & (later["payload_len"] > 0)
+            & (later["t_in_ns"] >= hs.sent_ns)
+        ]
+        down = later[
+            (later["direction"] == DOWN)
+            & (later["proto"] == TCP)
+            & (later["src"] == host_int)
+            & (later["sport"] == port)
+            & (later["dport"] == cport)
+            & (later["payload_len"] > 0)
+            & (later["fate"] == FORWARDED)
+            & (later["t_in_ns"] >= hs.sent_ns)
+        ]
+        request_ns = int(up["t_in_ns"].min()) if len(up) else None
+        first = int(down["t_out_ns"].min()) if len(down) else None
+        last = int(down["t_out_ns"].max()) if len(down) else None
+        out.append(
+            HttpExchange(
+                cport,
+                hs.sent_ns,
+                hs.rtt_ms,
+                request_ns,
+                first,
+                int(down["payload_len"].astype(np.int64).sum()),
+                last,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """Payload a flow delivered to its receiver, and over what stretch."""
+
+    payload_bytes: int
+    packets: int
+    first_ns: int | None
+    last_ns: int | None
+    payload_per_ip_byte: float  # of full-size data packets (e.g. 1448 / 1500): what a rate limit counting
+    # IP bytes leaves for TCP payload
+
+    def capacity_mbps(self, shaped_rate_mbps: float) -> float:
+        """The payload rate a link shaped to `shaped_rate_mbps` (IP bytes) can carry for this flow."""
+        return shaped_rate_mbps * self.payload_per_ip_byte
+
+    @property
+    def seconds(self) -> float:
+        if self.first_ns is None or self.last_ns is None:
+            return 0.0
+        return (self.last_ns - self.first_ns) / 1e9
+
+    def rate_mbps(self, since_ns: int | None = None, until_ns: int | None = None) -> float | None:
+        start = since_ns if since_ns is not None else self.first_ns
+        end = until_ns if until_ns is not None else self.last_ns
+        if start is None or end is None or end <= start:
+            return None
+        return self.payload_bytes * 8 / ((end - start) / 1e9) / 1e6
+
+
+def tcp_delivery(
+    log: np.ndarray,
+    host: str,
+    *,
+    direction: int = DOWN,
+    port: int | None = None,
+    since_ns: int = 0,
+    until_ns: int | None = None,
+    by: str = "t_out_ns",
+    min_payload: int = 1,
+) -> Delivery:
+    """TCP payload forwarded in `direction` between the office and `host` (optionally only the flows with
+    `port` at the host's end), handed over between `since_ns` and `until_ns` (by `t_out_ns`); only segments
+    with at least `min_payload` bytes (e.g. 1000 to leave control messages out)."""
+    host_int = ip_to_int(host)
+    sel = log[
+        (log["direction"] == direction)
+        & (log["proto"] == TCP)
+        & (log["fate"] == FORWARDED)
+        & (log["payload_len"] >= max(min_payload, 1))
+    ]
+    if direction == DOWN:
+        sel = sel[sel["src"] == host_int]
+        if port is not None:
+            sel = sel[sel["sport"] == port]
+    else:
+        sel = sel[sel["dst"] == host_int]
+        if port is not None:
+            sel = sel[sel["dport"] == port]
+    sel = sel[sel[by] >= since_ns]
+    if until_ns is not None:
+        sel = sel[sel[by] <= until_ns]
+    if not len(sel):
+        return Delivery(0, 0, None, None, math.nan)
+    full = sel[sel["ip_len"] == sel["ip_len"].max()]
+    return Delivery(
+        int(sel["payload_len"].astype(np.int64).sum()),
+        len(sel),
+        int(sel[by].min()),
+        int(sel[by].max()),
+        float(full["payload_len"].mean() / full["ip_len"].mean()),
+    )
+
+
+# --- statistics used on both sides of a comparison ------------------------------------------------------
+
+
+def rtts(exchanges: Iterable[Exchange]) -> list[float]:
+    return [e.rtt_ms for e in exchanges if e.rtt_ms is not None]
+
+
+def lost(exchanges: Iterable[Exchange]) -> int:
+    return sum(1 for e in exchanges if e.rtt_ms is None)
+
+
+def median(values: Sequence[float]) -> float | None:
+    return float(np.median(values)) if len(values) else None
+
+
+def percentile(values: Sequence[float], q: float) -> float | None:
+    """Linear-interpolation percentile (numpy's default), `q` in 0..100."""
+    return float(np.percentile(values, q)) if len(values) else None
+
+
+def wall_minus_monotonic_ns() -> int:
+    """CLOCK_REALTIME − CLOCK_MONOTONIC now (the tightest of a few reads), to place UTC timestamps on the
+    log's monotonic axis."""
+    best: tuple[int, int] | None = None
+    for _ in range(5):
+        a = time.monotonic_ns()
+        wall = time.time_ns()
+        b = time.monotonic_ns()
+        if best is None or b - a < best[0]:
+            best = (b - a, wall - (a + b) // 2)
+    assert best is not None
+    return best[1]
