@@ -46,11 +46,13 @@ def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared
     rtt_ids = selected.ids("rtt")
     throughput_ids = selected.ids("throughput")
     result_ids = None
-    if scope.vantage is not None and vantages(store, scope.since_us, scope.until_us) != [scope.vantage]:
+    present = vantages(store, scope.since_us, scope.until_us) if scope.filters_vantage else []
+    if scope.filters_vantage and not all(scope.from_vantage(v) for v in present):
         # Rollups mix every vantage point's samples: take this one's runs from the raw samples.
         since = None if scope.since_us is None else scope.since_us - US_PER_HOUR
         runs = store.results_frame(rtt_ids, since, scope.until_us)
-        result_ids = runs.loc[runs["vantage"] == scope.vantage, "result_id"].to_numpy(dtype=np.int64)
+        mine = runs["vantage"].map(scope.from_vantage).to_numpy(dtype=bool)
+        result_ids = runs.loc[mine, "result_id"].to_numpy(dtype=np.int64)
     cells = build_cells(
         store, rtt_ids, labelers, since_us=scope.since_us, until_us=scope.until_us, result_ids=result_ids
     )
@@ -60,8 +62,8 @@ def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared
         frame["target_id"].map(group_of).astype("int64") if len(frame) else pd.Series(dtype="int64")
     )
     transfers = store.results_frame(throughput_ids, scope.since_us, scope.until_us)
-    if scope.vantage is not None:
-        transfers = transfers.loc[transfers["vantage"] == scope.vantage]
+    if scope.filters_vantage:
+        transfers = transfers.loc[transfers["vantage"].map(scope.from_vantage).astype(bool)]
     transfers = transfers.loc[transfers["throughput_mbps"].notna()]
     started = transfers["started_us"].to_numpy(dtype=np.int64)
     transfers = pd.DataFrame(

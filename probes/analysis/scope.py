@@ -42,12 +42,25 @@ class Scope:
     since_us: int | None = None
     until_us: int | None = None
     vantage: str | None = None  # only rounds measured from this vantage point; None = every round
+    no_vantage: bool = False  # only rounds that recorded no vantage point (beside others that did)
     rtt_methods: tuple[str, ...] = RTT_METHODS
     throughput_methods: tuple[str, ...] = THROUGHPUT_METHODS
+
+    @property
+    def filters_vantage(self) -> bool:
+        return self.vantage is not None or self.no_vantage
+
+    def from_vantage(self, vantage: str | None) -> bool:
+        """Whether rounds from `vantage` are in the scope."""
+        if self.no_vantage:
+            return vantage is None
+        return self.vantage is None or vantage == self.vantage
 
     def __post_init__(self) -> None:
         if self.by not in GROUP_COLUMNS:
             raise ScopeError(f"cannot group by {self.by!r} (expected target, region or line_type)")
+        if self.vantage is not None and self.no_vantage:
+            raise ScopeError("a scope cannot ask for a vantage point and for rounds without one")
         if self.since_us is not None and self.until_us is not None and self.since_us >= self.until_us:
             raise ScopeError("the period is empty: its start is not before its end")
 

@@ -47,13 +47,15 @@ def link_summaries(
 def vantage_scopes(store: Store, scope: Scope) -> list[tuple[str | None, Scope]]:
     """The scope split by vantage point: [(vantage, scope)], one entry per vantage point in the period
     when there are several (each reading only its own rounds), else one entry for all rounds."""
-    if scope.vantage is not None:
+    if scope.filters_vantage:
         return [(scope.vantage, scope)]
     found = vantages(store, scope.since_us, scope.until_us)
     if len(found) <= 1:
         # One vantage (or none recorded) in the period: every round is from it and the rollups answer.
         return [(found[0] if found else None, scope)]
-    return [(v, replace(scope, vantage=v)) for v in found]
+    return [
+        (v, replace(scope, vantage=v) if v is not None else replace(scope, no_vantage=True)) for v in found
+    ]
 
 
 def summary_dict(

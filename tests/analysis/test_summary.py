@@ -133,3 +133,15 @@ def test_route_verdicts_from_stored_traces_fill_the_route_part(tmp_path: Path) -
         (summary,) = link_summaries(store, routes=routes)
         assert summary["route"] == route
         assert summary["peak"]["samples"] == 3 * 4 * 30  # the trace targets' probes are not RTT samples
+
+
+def test_rounds_without_a_vantage_point_beside_named_ones(tmp_path: Path) -> None:
+    with Store(tmp_path / "v.sqlite3") as store:
+        start = utc_us(2026, 11, 2)
+        write_series(store, [Series(LA, StepModel(150.0, 220.0))], start, 24, vantage="shanghai-office")
+        write_series(store, [Series(LA, StepModel(300.0, 300.0))], start, 24, vantage=None)
+        summaries = {s["vantage"]: s for s in link_summaries(store)}
+        assert set(summaries) == {"shanghai-office", None}
+        assert summaries[None]["offpeak"]["rtt_median_ms"] == pytest.approx(300.0, rel=0.01)
+        assert summaries["shanghai-office"]["offpeak"]["rtt_median_ms"] == pytest.approx(150.0, rel=0.01)
+        assert summaries[None]["peak"]["samples"] == summaries["shanghai-office"]["peak"]["samples"] == 360
