@@ -68,3 +68,4 @@ class ErrorKind(StrEnum):
     SEND_FAILED = "send_failed"  # the local stack refused to send (e.g. no buffer space)
     DEADLINE = "deadline"  # the target ran past its overall time budget
     INVALID = "invalid"  # the target itself is invalid (bad port, bad URL)
+    INTERNAL = "internal"  # a fault in linkvet itself (logged with its traceback; please report it)

@@ -83,7 +83,7 @@ class PeakWindow:
         """Vectorised `contains` over UTC microsecond timestamps."""
         stamps = pd.to_datetime(np.asarray(ts_us, dtype=np.int64), unit="us", utc=True).tz_convert(self.tz)
         minute = np.asarray(stamps.hour * 60 + stamps.minute + stamps.second / 60, dtype=np.float64)
-        weekday = np.asarray(stamps.weekday, dtype=np.int64)
+        weekday = np.asarray(stamps.day_of_week, dtype=np.int64)
         start = self.start.hour * 60 + self.start.minute
         end = self.end.hour * 60 + self.end.minute
         if start < end:

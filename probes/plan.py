@@ -97,6 +97,7 @@ class OptionsModel(_Strict):
     max_seconds: float | None = Field(default=None, gt=0, le=3600)
     connections: int | None = Field(default=None, ge=1, le=64)
     iperf3_seconds: float | None = Field(default=None, ge=1, le=3600)
+    iperf3_omit: float | None = Field(default=None, ge=0, le=60)
     max_hops: int | None = Field(default=None, ge=1, le=255)
     protocol: Literal["icmp", "udp", "tcp"] | None = None
 
@@ -112,6 +113,7 @@ class OptionsModel(_Strict):
             "download_max_seconds": self.max_seconds,
             "download_connections": self.connections,
             "iperf3_seconds": self.iperf3_seconds,
+            "iperf3_omit_s": self.iperf3_omit,
             "trace_max_hops": self.max_hops,
             "trace_protocol": self.protocol,
         }

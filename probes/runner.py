@@ -10,6 +10,7 @@ time, so they neither compete for the uplink nor inflate the RTTs measured besid
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from probes.methods import BULK_METHODS, MEASURES, RunContext
 from probes.methods._context import Pacer, SampleHook, now_us
 from probes.results import ProbeResult
 from probes.target import Method, ProbeOptions, Target
+
+log = logging.getLogger("linkvet.runner")
 
 DEFAULT_CONCURRENCY = 256
 DEFAULT_GAP_MS = 1.0  # fping's `-i 1`: at most one packet per millisecond across all targets
@@ -117,6 +120,16 @@ class Runner:
                 error=ErrorKind.DEADLINE,
                 message=f"gave up after {budget:.0f} s (the target's overall time budget)",
             )
+        except Exception as exc:  # a fault in a method must not cost the round the other targets' results
+            log.exception("internal error measuring %s with %s", target.name, target.method)
+            return ProbeResult(
+                target,
+                started,
+                now_us(),
+                error=ErrorKind.INTERNAL,
+                message=f"internal error in linkvet's {target.method} probe: {type(exc).__name__}: {exc} "
+                "(please report it; the traceback is in the log)",
+            )
 
 
 def _budget_s(method: Method, options: ProbeOptions) -> float:
@@ -125,7 +138,7 @@ def _budget_s(method: Method, options: ProbeOptions) -> float:
     if method is Method.DOWNLOAD:
         per_attempt += options.download_max_seconds + options.timeout_s
     elif method is Method.IPERF3:
-        per_attempt += 2 * (options.iperf3_seconds + options.timeout_s + 5)
+        per_attempt += 2 * (options.iperf3_seconds + options.iperf3_omit_s + options.timeout_s + 5)
     elif method is Method.HTTP:
         per_attempt += 4 * options.timeout_s * (options.http_max_redirects + 1)
     elif method is Method.TRACE:

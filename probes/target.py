@@ -128,7 +128,8 @@ class ProbeOptions:
     download_max_bytes: int = 100 * 1024 * 1024  # never fetch more than this per transfer
     download_max_seconds: float = 10.0  # nor for longer than this
     download_connections: int = 1  # parallel connections per transfer
-    iperf3_seconds: float = 5.0  # per direction
+    iperf3_seconds: float = 5.0  # per direction, measured after the warm-up below
+    iperf3_omit_s: float = 2.0  # iperf3's -O: seconds of TCP slow start left out of its figures
     trace_max_hops: int = 30  # trace: the highest TTL probed
     trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
     extra: tuple[tuple[str, str], ...] = field(default=())
@@ -144,6 +145,7 @@ class ProbeOptions:
             (self.download_max_seconds > 0, "download time cap must be positive"),
             (1 <= self.download_connections <= 64, "download connections must be 1-64"),
             (self.iperf3_seconds >= 1, "iperf3 duration must be at least 1 second"),
+            (0 <= self.iperf3_omit_s <= 60, "iperf3 warm-up to omit must be 0-60 seconds"),
             (1 <= self.trace_max_hops <= 255, f"max hops must be 1-255 (got {self.trace_max_hops})"),
             (
                 self.trace_protocol in ("icmp", "udp", "tcp"),

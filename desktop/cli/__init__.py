@@ -30,6 +30,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "catalog",
     "size",
     "score",
+    "export",
     "gui",
 )
 

@@ -94,6 +94,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument("--connections", type=positive_int, default=1, help="download: parallel connections")
     p.add_argument("--iperf3-seconds", type=positive_float, default=5.0, help="iperf3: seconds per direction")
+    p.add_argument(
+        "--iperf3-omit",
+        type=non_negative_float,
+        default=2.0,
+        metavar="S",
+        help="iperf3: seconds of TCP slow start to leave out first (iperf3 -O, default 2)",
+    )
     p.add_argument("--insecure", action="store_true", help="http/download: do not verify TLS certificates")
     p.add_argument("--provider", help="label the targets with a catalog provider id")
     p.add_argument("--region", help="label the targets with a catalog region id")
@@ -136,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
                 download_max_seconds=args.max_seconds,
                 download_connections=args.connections,
                 iperf3_seconds=args.iperf3_seconds,
+                iperf3_omit_s=args.iperf3_omit,
             )
             for m in counts
         }

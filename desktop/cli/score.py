@@ -1,7 +1,8 @@
 """`linkvet score`: rank provider offerings for a training-needs profile against the checklist, and say why.
 
-Line quality comes in as LinkSummary dicts (`--links FILE`, a JSON list); the ranking itself is
-`catalogs.scoring.rank_offerings(needs, catalogs, summaries)`, which the store-backed wiring calls the same way.
+Line quality comes from the result store (every measured region's LinkSummary, `--db`), or from LinkSummary
+dicts in a file (`--links FILE`, a JSON list); the ranking itself is
+`catalogs.scoring.rank_offerings(needs, catalogs, summaries)`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from catalogs.link_quality import LinkSummary
 from catalogs.needs import load_needs
 from catalogs.scoring import Ranking, rank_offerings
 from desktop.cli._common import EXIT_OK, CliError
+from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 
 
@@ -36,7 +38,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument(
         "--needs", type=Path, required=True, metavar="FILE", help="training-needs profile (TOML)"
     )
-    parser.add_argument("--links", type=Path, metavar="FILE", help="JSON list of LinkSummary objects")
+    parser.add_argument(
+        "--links",
+        type=Path,
+        metavar="FILE",
+        help="JSON list of LinkSummary objects (default: the measurements in the result store)",
+    )
     parser.add_argument("--checklist", type=Path, metavar="FILE", help="checklist (default: the bundled one)")
     parser.add_argument(
         "--weight",
@@ -50,6 +57,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--top", type=int, default=10, metavar="N", help="explain the first N (default 10)")
     parser.add_argument("--json", action="store_true", help="print the whole ranking as JSON")
     add_catalog_option(parser)
+    add_measurement_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -101,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         checklist = load_checklist(args.checklist) if args.checklist else None
     except CatalogError as exc:
         raise CliError(str(exc)) from exc
-    summaries = load_link_summaries(args.links) if args.links else []
+    summaries = load_link_summaries(args.links) if args.links else stored_link_summaries(args)
     catalogs = load_or_warn(args.catalogs)
     try:
         ranking = rank_offerings(

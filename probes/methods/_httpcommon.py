@@ -4,12 +4,14 @@ become linkvet error kinds."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import ssl
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any
 
+import certifi
 import httpx
 
 from probes.errors import ErrorKind
@@ -46,13 +48,38 @@ async def pin(url: str) -> PinnedRequest:
     return PinnedRequest(url, resolved, pinned, headers, extensions)
 
 
+# TLS contexts by "verify or not": loading the CA bundle takes tens of milliseconds, too long to do per attempt
+# on the event loop (it delayed other targets' replies). Built once, in a worker thread, then shared.
+_TLS_CONTEXTS: dict[bool, ssl.SSLContext] = {}
+
+
+def _make_tls_context(verify: bool) -> ssl.SSLContext:
+    if verify:
+        return ssl.create_default_context(cafile=certifi.where())
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    return context
+
+
+async def prepare_tls(verify: bool) -> None:
+    """Build the shared TLS context off the event loop, once per process."""
+    if verify not in _TLS_CONTEXTS:
+        context = await asyncio.get_running_loop().run_in_executor(None, _make_tls_context, verify)
+        _TLS_CONTEXTS.setdefault(verify, context)
+
+
 def client(options: ProbeOptions) -> httpx.AsyncClient:
     """A fresh client (a fresh connection per attempt, so every attempt pays and measures connect and TLS).
 
     Environment proxies are ignored: linkvet measures the office's own line to the target.
     """
+    verify = options.verify_tls
+    context = _TLS_CONTEXTS.get(verify)
+    if context is None:
+        context = _TLS_CONTEXTS.setdefault(verify, _make_tls_context(verify))
     return httpx.AsyncClient(
-        verify=options.verify_tls,
+        verify=context,
         timeout=httpx.Timeout(options.timeout_s),
         follow_redirects=False,
         trust_env=False,

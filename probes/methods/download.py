@@ -5,8 +5,8 @@ Figures (all connections together):
     bytes            body bytes received
     seconds          first body byte → last body byte
     throughput_mbps  bytes × 8 / seconds / 10⁶
-    steady_mbps      the same after a warm-up (TCP slow start): the first second of the transfer, or the
-                     first 10% of bytes when the transfer lasted under 2 s
+    steady_mbps      the rate after a warm-up (TCP slow start: the first second of the transfer, or the
+                     first 10% of bytes when it lasted under 2 s): the median of 250 ms slices
     ttfb_ms          request sent → response headers (first connection)
 Each attempt is one sample whose `rtt_ms` is its time to first byte; a failed transfer is a lost sample.
 With several attempts, rates and TTFB are medians over attempts, bytes and seconds are totals.
@@ -21,12 +21,14 @@ from dataclasses import dataclass
 
 from probes.errors import ErrorKind
 from probes.methods._context import RunContext, now_us
-from probes.methods._httpcommon import classify, client, pin, status_error
+from probes.methods._httpcommon import classify, client, pin, prepare_tls, status_error
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 
 _WARMUP_S = 1.0
 _WARMUP_FRACTION = 0.10
+_SLICE_NS = 250_000_000  # steady state is read in slices this long
+_MIN_SLICES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,8 +146,22 @@ def throughput(arrivals: tuple[tuple[int, int], ...]) -> dict[str, float | int |
     # Bytes of the first chunk arrived at `first`, before the interval began: leave them out of the rate.
     counted = total - arrivals[0][1]
     mbps = counted * 8 / seconds / 1e6 if seconds > 0 else None
+    return {
+        "bytes": total,
+        "seconds": seconds,
+        "throughput_mbps": mbps,
+        "steady_mbps": _steady_mbps(arrivals),
+    }
+
+
+def _steady_mbps(arrivals: tuple[tuple[int, int], ...]) -> float | None:
+    """The rate after the warm-up: the median of 250 ms slices, so that a stall and the burst that follows
+    it (TCP holding data back until a retransmission fills a hole) do not skew it; the plain average over
+    the window when it holds too few slices."""
+    first, last = arrivals[0][0], arrivals[-1][0]
+    total = sum(n for _t, n in arrivals)
     times = [t for t, _n in arrivals]
-    if seconds >= 2 * _WARMUP_S:
+    if (last - first) / 1e9 >= 2 * _WARMUP_S:
         start = bisect.bisect_left(times, first + int(_WARMUP_S * 1e9))
     else:
         running, start = 0, 0
@@ -153,18 +169,30 @@ def throughput(arrivals: tuple[tuple[int, int], ...]) -> dict[str, float | int |
             running += n
             if running >= total * _WARMUP_FRACTION:
                 break
-    steady_mbps = None
-    if start < len(arrivals) - 1:
-        t0 = arrivals[start][0]
+    if start >= len(arrivals) - 1:
+        return None
+    window_start = arrivals[start][0]
+    if last <= window_start:
+        return None
+    slices = int((last - window_start) // _SLICE_NS)
+    if slices < _MIN_SLICES:
         steady_bytes = sum(n for _t, n in arrivals[start + 1 :])
-        if last > t0:
-            steady_mbps = steady_bytes * 8 / ((last - t0) / 1e9) / 1e6
-    return {"bytes": total, "seconds": seconds, "throughput_mbps": mbps, "steady_mbps": steady_mbps}
+        return steady_bytes * 8 / ((last - window_start) / 1e9) / 1e6
+    per_slice = [0] * slices
+    for t, n in arrivals[start + 1 :]:
+        index = int((t - window_start) // _SLICE_NS)
+        if index < slices:  # the last, partial slice is left out
+            per_slice[index] += n
+    per_slice.sort()
+    middle = slices // 2
+    median_bytes = per_slice[middle] if slices % 2 else (per_slice[middle - 1] + per_slice[middle]) / 2
+    return median_bytes * 8 / (_SLICE_NS / 1e9) / 1e6
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
     started = now_us()
     assert target.url is not None
+    await prepare_tls(options.verify_tls)
 
     async def attempt(seq: int) -> Transfer:
         result = await transfer_once(str(target.url), options, seq)

@@ -24,8 +24,8 @@ from typing import Any
 from probes.errors import ErrorKind
 from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext, now_us
-from probes.methods._httpcommon import classify, client, pin, status_error
-from probes.methods.tcp import _kernel_rtt_ms as kernel_rtt_ms
+from probes.methods._httpcommon import classify, client, pin, prepare_tls, status_error
+from probes.methods.tcp import kernel_handshake_rtt_ms
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 
@@ -44,7 +44,7 @@ class _Phases:
             # asyncio hands out a TransportSocket wrapper here, not a socket.socket: it has getsockopt.
             sock = stream.get_extra_info("socket") if stream is not None else None
             if sock is not None:
-                self.handshake_rtt_ms = kernel_rtt_ms(sock)
+                self.handshake_rtt_ms = kernel_handshake_rtt_ms(sock)
 
     def span_ms(self, start: str, end: str) -> float | None:
         if start in self.marks and end in self.marks:
@@ -136,6 +136,7 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
     started = now_us()
     assert target.url is not None
+    await prepare_tls(options.verify_tls)
 
     async def attempt(seq: int) -> Attempt:
         result = await request_once(str(target.url), options, seq)

@@ -1,11 +1,13 @@
 """iperf3 against a server the target runs: one test in each direction, by running the `iperf3` program
-(an argument list, no shell) with `-J` and reading its JSON.
+(an argument list, no shell) with `-J` and reading its JSON. The first `iperf3_omit_s` seconds of each test
+(TCP slow start: about two seconds at 150 ms RTT) are left out of the figures (`-O`), as iperf3 users do.
 
     upload_mbps      office → region (iperf3's default direction), as the receiver measured it
     download_mbps    region → office (`-R`), as the receiver (this office) measured it
     throughput_mbps  = download_mbps, the direction data flows when the office pulls from the region
     retransmits      TCP retransmissions the sender counted, both directions
-    bytes, seconds   received in the download direction
+    bytes, seconds   received in the download direction (after the omitted warm-up)
+    omitted_s        the warm-up left out of each direction
     loaded_rtt_ms    the mean TCP RTT the kernel saw while uploading (latency under load), when reported
 An iperf3 result has no per-attempt samples (no RTT per attempt to report); a failed direction is the
 result's error and message, and the other direction's figures are kept.
@@ -90,6 +92,8 @@ async def run_direction(binary: str, host: str, port: int, options: ProbeOptions
         "-J",
         "-t",
         f"{options.iperf3_seconds:g}",
+        "-O",
+        f"{options.iperf3_omit_s:g}",
         "--connect-timeout",
         str(int(options.timeout_s * 1000)),
     ]
@@ -113,7 +117,7 @@ async def run_direction(binary: str, host: str, port: int, options: ProbeOptions
         return Direction(
             None, None, None, None, None, ErrorKind.TOOL_MISSING, f"cannot run {binary!r}: {exc}"
         )
-    limit = options.iperf3_seconds + options.timeout_s + 10
+    limit = options.iperf3_seconds + options.iperf3_omit_s + options.timeout_s + 10
     try:
         stdout, stderr = await asyncio.wait_for(process.communicate(), limit)
     except TimeoutError:
@@ -156,6 +160,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         "seconds": down.seconds if down else None,
         "retransmits": sum(d.retransmits or 0 for d in directions.values()),
         "loaded_rtt_ms": up.loaded_rtt_ms if up else None,
+        "omitted_s": options.iperf3_omit_s,
     }
     failed = [d for d in directions.values() if d.error is not None]
     error = failed[0].error if failed and len(failed) == len(directions) else None

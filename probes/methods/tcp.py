@@ -87,7 +87,7 @@ async def connect_once(address: str, family: int, port: int, timeout_s: float, s
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
         elapsed_ms = (time.perf_counter_ns() - started_ns) / 1e6
         if code == 0:
-            return Sample(seq, sent_at_us, _kernel_rtt_ms(sock) or elapsed_ms, None)
+            return Sample(seq, sent_at_us, kernel_handshake_rtt_ms(sock) or elapsed_ms, None)
         if code == errno.ECONNREFUSED:
             return Sample(seq, sent_at_us, elapsed_ms, ErrorKind.REFUSED)
         if code in _UNREACHABLE:
@@ -104,7 +104,7 @@ def _set_once(future: asyncio.Future[None]) -> None:
         future.set_result(None)
 
 
-def _kernel_rtt_ms(sock: socket.socket) -> float | None:
+def kernel_handshake_rtt_ms(sock: socket.socket) -> float | None:
     """The handshake RTT the kernel measured, or None if it took none (SYN retransmitted) or cannot say."""
     try:
         info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_LEN)

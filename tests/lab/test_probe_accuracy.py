@@ -141,13 +141,6 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="steady_mbps leaves out a fixed first second, which at 150 ms RTT is still slow start and loss "
-    "recovery (queue drops 1.1-2.9 s in): the link delivers 47.6-48.2 Mbit/s in the steady window, but data "
-    "it carried before the window reaches the reader inside it once retransmissions fill the holes, so a "
-    "4-s transfer reads 53.0-54.6 Mbit/s (a 6-s one 51.1) on a link that carries 48.27. Reported to the lead.",
-)
 def test_download_steady_rate_of_a_short_transfer_matches_the_shaped_rate(lab: Lab) -> None:
     lab.set_profile(SHAPED_150)
     region = lab.region()
@@ -173,41 +166,44 @@ def _iperf3_run(lab: Lab) -> tuple[dict[str, Any], np.ndarray, int]:
 def test_iperf3_reports_what_the_link_delivered(lab: Lab) -> None:
     result, log, since = _iperf3_run(lab)
     host = lab.region().address
-    # The download test's data (region → office, full segments; the upload test sends only ACKs that way).
-    data = truth.tcp_delivery(log, host, direction=DOWN, port=IPERF3_PORT, min_payload=1000, since_ns=since)
-    assert data.first_ns is not None
-    # The receiver's figure covers `seconds` from the first data it got: the log's payload over the same span.
-    window = truth.tcp_delivery(
-        log,
-        host,
-        direction=DOWN,
-        port=IPERF3_PORT,
-        since_ns=data.first_ns,
-        until_ns=data.first_ns + int(result["seconds"] * 1e9),
-    )
-    true_mbps = window.payload_bytes * 8 / result["seconds"] / 1e6
-    assert result["download_mbps"] == pytest.approx(true_mbps, rel=0.05)
+    # Each direction's receiver counts `seconds` after leaving out the first `omitted_s` of the test (TCP
+    # slow start): the log's payload delivered over the same span is the truth. The upload test runs first.
+    for direction, reported in ((UP, result["upload_mbps"]), (DOWN, result["download_mbps"])):
+        data = truth.tcp_delivery(
+            log, host, direction=direction, port=IPERF3_PORT, min_payload=1000, since_ns=since
+        )
+        assert data.first_ns is not None
+        start = data.first_ns + int(result["omitted_s"] * 1e9)
+        seconds = result["seconds"] if direction == DOWN else None
+        window = truth.tcp_delivery(
+            log,
+            host,
+            direction=direction,
+            port=IPERF3_PORT,
+            since_ns=start,
+            until_ns=None if seconds is None else start + int(seconds * 1e9),
+            min_payload=1000,
+        )
+        span_s = seconds if seconds is not None else (window.last_ns - start) / 1e9
+        true_mbps = window.payload_bytes * 8 / span_s / 1e6
+        assert reported == pytest.approx(true_mbps, rel=0.05), (direction, reported, true_mbps)
     assert result["throughput_mbps"] == result["download_mbps"]
 
 
 @needs("iperf3")
-@pytest.mark.xfail(
-    strict=True,
-    reason="linkvet runs `iperf3 -t 5` per direction without omitting TCP slow start (-O): at 150 ms RTT "
-    "the 5-s average is ~39 Mbit/s, 22% under the 50 Mbit/s shaped rate (iperf3 -O 2 reads 49.7). "
-    "Reported to the lead; remove this marker when the iperf3 method leaves the warm-up out.",
-)
 def test_iperf3_throughput_matches_the_shaped_rate(lab: Lab) -> None:
+    """Both directions within 5% of what the shaped link can carry as TCP payload (48.27 Mbit/s at 50 Mbit/s
+    of IP bytes: no TCP figure can reach the IP rate itself). Even so this partly measures TCP's sawtooth
+    over a 100 ms drop-tail queue, which iperf3 alone shows too; the test above holds each figure to what the
+    link delivered in iperf3's own window."""
     result, log, since = _iperf3_run(lab)
     host = lab.region().address
     down = truth.tcp_delivery(log, host, direction=DOWN, port=IPERF3_PORT, min_payload=1000, since_ns=since)
-    up = truth.tcp_delivery(log, host, direction=UP, port=IPERF3_PORT, min_payload=1000, since_ns=since)
     capacity = down.capacity_mbps(SHAPED_MBPS)
     message = (
         f"download {result['download_mbps']:.1f} Mbit/s over {result['seconds']:.1f} s "
         f"(the link carries {capacity:.2f} Mbit/s of TCP payload)"
     )
-    assert result["download_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05), message
     assert result["download_mbps"] == pytest.approx(capacity, rel=0.05), message
-    assert result["upload_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
+    up = truth.tcp_delivery(log, host, direction=UP, port=IPERF3_PORT, min_payload=1000, since_ns=since)
     assert result["upload_mbps"] == pytest.approx(up.capacity_mbps(SHAPED_MBPS), rel=0.05)

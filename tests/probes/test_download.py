@@ -69,3 +69,20 @@ def test_steady_state_leaves_out_the_warm_up() -> None:
     assert figures["bytes"] == 50 * 12_500 + 200 * 125_000
     assert figures["steady_mbps"] == pytest.approx(100, rel=0.01)
     assert figures["throughput_mbps"] < figures["steady_mbps"]
+
+
+def test_a_stall_and_its_burst_do_not_skew_the_steady_rate() -> None:
+    # 100 Mbit/s in 10 ms chunks for 4 s, but from 1.5 s to 1.8 s nothing reaches the reader and then all of
+    # it arrives at once (TCP waiting for a retransmission): the average over a window starting in the stall
+    # would read high; the median of slices does not.
+    arrivals, t = [], 0
+    held = 0
+    for k in range(400):
+        t += 10_000_000
+        if 150 <= k < 180:
+            held += 125_000
+            continue
+        arrivals.append((t, 125_000 + held))
+        held = 0
+    figures = throughput(tuple(arrivals))
+    assert figures["steady_mbps"] == pytest.approx(100, rel=0.01)

@@ -78,3 +78,21 @@ def test_cancellation_returns_nothing() -> None:
 def test_runner_rejects_nonsense() -> None:
     with pytest.raises(ValueError):
         Runner(concurrency=0)
+
+
+def test_a_fault_in_one_method_is_that_target_s_error_not_the_round_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from probes import runner as runner_module
+    from probes.errors import ErrorKind
+
+    async def broken(target, options, ctx):  # type: ignore[no-untyped-def]
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setitem(runner_module.MEASURES, Method.TCP, broken)
+    results = run(
+        [parse_target("127.0.0.1"), parse_target("127.0.0.1:9")], ProbeOptions(count=2, interval_s=0.01)
+    )
+    assert results[0].ok and results[0].received == 2
+    assert results[1].error is ErrorKind.INTERNAL
+    assert "ZeroDivisionError: a bug" in (results[1].message or "")

@@ -1,0 +1,52 @@
+"""Measured line quality for `linkvet score`: the link summaries from the result store (the same analysis
+`linkvet export` uses), as an alternative to `--links FILE`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from catalogs.link_quality import LinkSummary
+from desktop.cli._common import EXIT_ENVIRONMENT, CliError, add_db_option, open_store
+from desktop.cli.history import parse_when
+
+
+def add_measurement_options(parser: argparse.ArgumentParser) -> None:
+    add_db_option(parser)
+    parser.add_argument(
+        "--since", type=parse_when, help="measurements from this time (ISO date/time or an age such as 30d)"
+    )
+    parser.add_argument("--until", type=parse_when, help="measurements before this time")
+    parser.add_argument(
+        "--peak",
+        action="append",
+        metavar="WINDOW",
+        help='peak window (repeatable; default "20:00-23:00 Asia/Shanghai")',
+    )
+
+
+def stored_link_summaries(args: argparse.Namespace) -> list[LinkSummary]:
+    """The link summaries of every region measured in the store (`--db`, else the default store when it
+    exists; none when it does not)."""
+    from desktop.links import measured_link_summaries
+    from probes.analysis import Scope, ScopeError
+    from probes.paths import default_db_path
+    from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+    from probes.routes import RouteError
+
+    path: Path | None = args.db
+    if path is None and not default_db_path().exists():
+        return []
+    try:
+        windows = tuple(PeakWindow.parse(w) for w in args.peak) if args.peak else DEFAULT_PEAK_WINDOWS
+        scope = Scope(
+            since_us=None if args.since is None else int(args.since.timestamp() * 1_000_000),
+            until_us=None if args.until is None else int(args.until.timestamp() * 1_000_000),
+        )
+    except (PeakWindowError, ScopeError) as exc:
+        raise CliError(str(exc)) from exc
+    with open_store(path, readonly=True) as store:
+        try:
+            return measured_link_summaries(store, scope, windows)
+        except RouteError as exc:
+            raise CliError(str(exc), EXIT_ENVIRONMENT) from exc

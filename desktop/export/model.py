@@ -1,0 +1,100 @@
+"""A comparison workbook in memory, independent of the file format: sheets of typed columns and rows.
+
+The xlsx and csv writers render the same `Workbook`; every cell's value is a plain Python value (str,
+int, float, bool, None) and its column says what it is (a percentage, milliseconds, money), which becomes a
+number format in xlsx and a unit in the csv header.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+# The exported workbook's own format version (in the Method sheet): bump it when a sheet's columns change
+# meaning, so that a procurement template reading the file can tell.
+WORKBOOK_FORMAT_VERSION = 1
+
+Kind = Literal["text", "int", "float", "percent", "ms", "mbps", "money", "datetime", "bool", "score", "auto"]
+ColourScale = Literal["high-good", "low-good"]
+
+# Units shown in headers (csv has no number formats, so percentages there are fractions 0..1).
+UNITS: dict[str, tuple[str, str]] = {  # kind → (xlsx header unit, csv header unit)
+    "percent": ("%", "fraction 0-1"),
+    "ms": ("ms", "ms"),
+    "mbps": ("Mbit/s", "Mbit/s"),
+    "datetime": ("UTC", "UTC"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str
+    header: str
+    kind: Kind = "text"
+    decimals: int = 1
+    width: float | None = None  # characters; None = from the header and the data
+    colour_scale: ColourScale | None = None
+    unit: str | None = None  # overrides the kind's unit (e.g. a currency)
+    note: str | None = None  # a header comment
+    wrap: bool = False  # long text wraps within the column's width (the row grows) instead of spilling over
+
+    def header_for(self, file_format: Literal["xlsx", "csv"]) -> str:
+        unit = self.unit
+        if unit is None and self.kind in UNITS:
+            unit = UNITS[self.kind][0 if file_format == "xlsx" else 1]
+        return f"{self.header} ({unit})" if unit else self.header
+
+
+@dataclass(frozen=True, slots=True)
+class LineChart:
+    """A line chart of some columns against another over a block of rows (e.g. one region's 24 hours)."""
+
+    title: str
+    x_column: str
+    y_columns: tuple[str, ...]
+    first_row: int  # data row index (0 = first row under the header), inclusive
+    last_row: int
+    y_title: str = ""
+    x_title: str = ""
+
+
+# A row may carry `{FORMATS: {column key: Excel number format}}` to format one cell differently from its
+# column (e.g. a key/value table whose values are counts, sizes and text).
+FORMATS = "__formats__"
+
+
+@dataclass
+class Sheet:
+    name: str
+    columns: Sequence[Column]
+    rows: list[Mapping[str, Any]]
+    note: str | None = None  # one line shown above nothing: in the Method sheet's list of sheets
+    charts: list[LineChart] = field(default_factory=list)
+    freeze_columns: int = 0  # columns kept in view when scrolling right
+
+    def values(self, key: str) -> list[Any]:
+        return [row.get(key) for row in self.rows]
+
+
+@dataclass
+class Workbook:
+    sheets: list[Sheet]
+
+    def sheet(self, name: str) -> Sheet:
+        for sheet in self.sheets:
+            if sheet.name == name:
+                return sheet
+        raise KeyError(name)
+
+
+def clean(value: Any) -> Any:
+    """A cell value as a plain Python value: NaN and numpy scalars become None and Python numbers."""
+    if value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return None
+    return value

@@ -1,0 +1,139 @@
+"""Assemble the comparison workbook: the measurement sheets from the store's analysis, and with a needs
+profile the procurement sheets from the catalogs and the ranking that uses the measured line quality."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from catalogs.checklist import Checklist, default_checklist
+from catalogs.loader import CatalogSet
+from catalogs.needs import NeedsProfile
+from catalogs.scoring import Method, rank_offerings
+from desktop.export.measurements import (
+    Measurements,
+    MeasureOptions,
+    hour_of_day_sheet,
+    link_quality_sheet,
+    measure,
+)
+from desktop.export.method import method_sheet
+from desktop.export.model import Sheet, Workbook
+from desktop.export.procurement import (
+    Procurement,
+    offerings_sheet,
+    ranking_sheet,
+    score_breakdown_sheet,
+    sizing_sheet,
+)
+from desktop.links import to_link_summaries
+from probes.store import Store
+
+SHEET_NOTES = {
+    "Ranking": "one row per offering in each region: gates, score, rank, price and a one-line reason",
+    "Score breakdown": "every checklist item for every offering: gates and weighted scores (weights in headers)",
+    "Link quality": "per region (and vantage point): peak and off-peak figures, changes with intervals, verdict",
+    "Hour-of-day": "per region and local hour: RTT, loss, jitter, throughput, with a chart per region",
+    "GPU offerings": "the catalog rows used, with source and as-of date",
+    "Sizing": "the needs profile and what sizing derived on each GPU configuration offered",
+    "Method": "how the figures were made",
+}
+
+
+@dataclass(frozen=True)
+class ExportRequest:
+    measure: MeasureOptions = field(default_factory=MeasureOptions)
+    store_path: Path | None = None
+    needs: NeedsProfile | None = None  # with catalogs: the procurement sheets
+    needs_path: Path | None = None
+    catalogs: CatalogSet | None = None
+    checklist: Checklist | None = None
+    weights: Mapping[str, float] = field(default_factory=dict)
+    method: Method = "weighted-sum"
+
+
+def build_workbook(
+    store: Store | None, request: ExportRequest, exported_at: datetime | None = None
+) -> Workbook:
+    """The workbook's sheets, in order: Ranking, Score breakdown (with a needs profile), Link quality,
+    Hour-of-day (with a store), GPU offerings, Sizing (with a needs profile), Method."""
+    exported_at = exported_at or datetime.now(UTC)
+    options = request.measure
+    measurements = measure(store, options) if store is not None else None
+    procurement = None
+    if request.needs is not None and request.catalogs is not None:
+        checklist = request.checklist or default_checklist()
+        summaries = to_link_summaries(measurements.summaries()) if measurements else []
+        ranking = rank_offerings(
+            request.needs,
+            request.catalogs,
+            summaries,
+            checklist=checklist,
+            weights=dict(request.weights),
+            method=request.method,
+        )
+        procurement = Procurement(request.needs, request.needs_path, request.catalogs, checklist, ranking)
+    sheets: list[Sheet] = []
+    if procurement is not None:
+        sheets += [ranking_sheet(procurement), score_breakdown_sheet(procurement)]
+    if measurements is not None:
+        sheets += [link_quality_sheet(measurements), hour_of_day_sheet(measurements)]
+    if procurement is not None:
+        sheets += [offerings_sheet(procurement.catalogs), sizing_sheet(procurement)]
+    sheets.append(_method(request, measurements, procurement, exported_at, [s.name for s in sheets]))
+    return Workbook(sheets)
+
+
+def _method(
+    request: ExportRequest,
+    measurements: Measurements | None,
+    procurement: Procurement | None,
+    exported_at: datetime,
+    names: list[str],
+) -> Sheet:
+    options = request.measure
+    extra: list[tuple[str, str, str]] = []
+    if procurement is not None:
+        ranking = procurement.ranking
+        total = sum(ranking.weights.values()) or 1.0
+        extra.append(("Needs profile", f"{procurement.needs.name}", str(procurement.needs_path or "")))
+        extra.append(("Scoring method", ranking.method, "gates first, then the weighted criteria"))
+        titles = {c.id: c.title for c in procurement.checklist.criterion}
+        for criterion, weight in ranking.weights.items():
+            extra.append(
+                (f"Weight: {criterion}", f"{weight:g} ({weight / total:.1%})", titles.get(criterion, ""))
+            )
+        extra.append(
+            (
+                "Unknown facts count as",
+                f"{procurement.checklist.unknown_score:g}",
+                "score of a criterion not known",
+            )
+        )
+        extra.append(("Ranking sensitivity", ranking.sensitivity.describe(), "each weight moved ±20% alone"))
+        extra.extend(("Ranking note", note, "") for note in ranking.notes)
+        for catalog in procurement.catalogs.providers:
+            provider = catalog.provider
+            extra.append(
+                (
+                    f"Catalog: {provider.id}",
+                    provider.name,
+                    f"as of {provider.as_of or '?'}; {catalog.path or ''}".strip(),
+                )
+            )
+        for error in procurement.catalogs.errors:
+            extra.append(("Catalog skipped", str(error), ""))
+    return method_sheet(
+        exported_at=exported_at,
+        store_path=request.store_path,
+        period=(options.since_us, options.until_us),
+        tz=options.tz,
+        peak_windows=[str(w) for w in options.windows],
+        vantages=measurements.vantages if measurements else [],
+        confidence=options.confidence,
+        thresholds=asdict(options.thresholds),
+        sheets=[(name, SHEET_NOTES.get(name, "")) for name in [*names, "Method"]],
+        extra=extra,
+    )

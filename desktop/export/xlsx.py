@@ -1,0 +1,210 @@
+"""Render a `Workbook` as an .xlsx file (XlsxWriter): frozen header row, filters, number formats with units,
+column widths, colour scales, header notes and native line charts.
+
+Strings are always written as strings (never parsed as formulas, URLs or numbers) and neutralised (see
+`desktop.export.safety`); numbers as numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import xlsxwriter
+from xlsxwriter.format import Format
+from xlsxwriter.worksheet import Worksheet
+
+from desktop.export.model import FORMATS, Column, Sheet, Workbook, clean
+from desktop.export.safety import neutralise
+
+MAX_CELL_TEXT = 32_767  # Excel's limit on one cell's text
+# XlsxWriter reads a chart name that looks like "Sheet!A1" as a reference to a cell (xlsxwriter/chart.py).
+_LOOKS_LIKE_REFERENCE = re.compile(r"!(?=\$?[A-Za-z]+\$?\d)")
+_HEADER_COLOUR = "#DCE6F1"
+_GREEN, _YELLOW, _RED = "#63BE7B", "#FFEB84", "#F8696B"
+
+
+def write_xlsx(workbook: Workbook, path: Path) -> None:
+    """Write the workbook to `path` (replacing it)."""
+    book = xlsxwriter.Workbook(
+        str(path),
+        {
+            "strings_to_formulas": False,
+            "strings_to_urls": False,
+            "strings_to_numbers": False,
+            "constant_memory": True,  # rows are streamed to disk: memory does not grow with the sheet
+        },
+    )
+    formats = _Formats(book)
+    for sheet in workbook.sheets:
+        _write_sheet(book, formats, sheet)
+    book.close()
+
+
+class _Formats:
+    def __init__(self, book: xlsxwriter.Workbook) -> None:
+        self.book = book
+        self.header = book.add_format(
+            {"bold": True, "bg_color": _HEADER_COLOUR, "bottom": 1, "text_wrap": True, "valign": "top"}
+        )
+        self.text = book.add_format({"valign": "top"})
+        self.wrapped = book.add_format({"valign": "top", "text_wrap": True})
+        self._cache: dict[str, Format] = {}
+
+    def for_column(self, column: Column) -> Format:
+        return self.pattern(_number_format(column))
+
+    def pattern(self, pattern: str) -> Format:
+        if pattern not in self._cache:
+            self._cache[pattern] = self.book.add_format({"num_format": pattern, "valign": "top"})
+        return self._cache[pattern]
+
+
+def _number_format(column: Column) -> str:
+    decimals = "0" if column.decimals <= 0 else "0." + "0" * column.decimals
+    match column.kind:
+        case "percent":
+            return decimals + "%"
+        case "ms":
+            return f'{decimals}" ms"'
+        case "mbps":
+            return f'#,##{decimals}" Mbit/s"'
+        case "money":
+            unit = column.unit or ""
+            return f'#,##{decimals}" {unit}"' if unit else f"#,##{decimals}"
+        case "int":
+            return "#,##0"
+        case "datetime":
+            return 'yyyy-mm-dd hh:mm" UTC"'
+        case "float" | "score":
+            return f"#,##{decimals}"
+        case "auto":
+            return "General"
+        case _:
+            return "@"
+
+
+def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> None:
+    ws: Worksheet = book.add_worksheet(sheet.name)
+    columns = list(sheet.columns)
+    column_formats = [
+        (formats.wrapped if c.wrap else formats.text) if c.kind in ("text", "bool") else formats.for_column(c)
+        for c in columns
+    ]
+    widths = [_width(c, sheet) for c in columns]
+    for i in range(len(columns)):
+        ws.set_column(i, i, widths[i], column_formats[i])
+    ws.set_row(0, _header_height(columns, widths))
+    for i, column in enumerate(columns):
+        ws.write_string(0, i, neutralise(column.header_for("xlsx")), formats.header)
+        if column.note:
+            ws.write_comment(0, i, column.note, {"x_scale": 2, "y_scale": 1.5})
+    wrapped = [(column.key, widths[i]) for i, column in enumerate(columns) if column.wrap]
+    for r, row in enumerate(sheet.rows, start=1):
+        if wrapped:
+            # Rows are streamed, so no application re-measures them: give wrapped text its height here.
+            # A few characters of slack: applications measure proportional fonts a little differently.
+            lines = max(_lines(str(row.get(key) or ""), width * 0.85 - 2) for key, width in wrapped)
+            if lines > 1:
+                ws.set_row(r, 15.0 * min(lines, 8))
+        own = row.get(FORMATS) or {}
+        for i, column in enumerate(columns):
+            fmt = formats.pattern(own[column.key]) if column.key in own else column_formats[i]
+            _write_cell(ws, r, i, clean(row.get(column.key)), column, fmt)
+    last_row = len(sheet.rows)
+    # Printing (and PDF): landscape, one page wide, the header on every page.
+    ws.set_landscape()
+    ws.set_paper(9)  # A4
+    ws.fit_to_pages(1, 0)
+    ws.repeat_rows(0)
+    if columns:
+        ws.freeze_panes(1, sheet.freeze_columns)
+        ws.autofilter(0, 0, max(last_row, 1), len(columns) - 1)
+    if last_row:
+        for i, column in enumerate(columns):
+            if column.colour_scale is not None:
+                low, high = (_RED, _GREEN) if column.colour_scale == "high-good" else (_GREEN, _RED)
+                ws.conditional_format(
+                    1,
+                    i,
+                    last_row,
+                    i,
+                    {"type": "3_color_scale", "min_color": low, "mid_color": _YELLOW, "max_color": high},
+                )
+    _add_charts(book, ws, sheet, len(columns))
+
+
+def _write_cell(ws: Worksheet, r: int, c: int, value: Any, column: Column, fmt: Format) -> None:
+    if value is None:
+        return  # an empty cell: no data
+    if isinstance(value, bool):
+        ws.write_boolean(r, c, value, fmt)
+    elif isinstance(value, int | float):
+        ws.write_number(r, c, value, fmt)
+    elif isinstance(value, datetime):
+        moment = value.astimezone(UTC).replace(tzinfo=None) if value.tzinfo else value
+        ws.write_datetime(r, c, moment, fmt)
+    else:
+        text = neutralise(str(value))
+        if len(text) > MAX_CELL_TEXT:
+            text = text[: MAX_CELL_TEXT - 1] + "…"
+        ws.write_string(r, c, text, fmt)
+
+
+def _width(column: Column, sheet: Sheet) -> float:
+    if column.width is not None:
+        return column.width
+    longest = max(len(w) for w in column.header_for("xlsx").split())
+    if column.kind in ("text", "bool"):
+        sample = sheet.rows[:2000]
+        longest = max([longest, *(len(str(r.get(column.key) or "")) for r in sample)])
+        return float(min(max(longest, 6) + 2, 60))
+    return float(max(longest, 10) + 2)
+
+
+def _lines(text: str, width: float) -> int:
+    """How many lines `text` takes wrapped at `width` characters (words kept whole)."""
+    count, used = 1, 0
+    for word in text.split():
+        if used and used + 1 + len(word) > width - 1:
+            count, used = count + 1, len(word)
+        else:
+            used += len(word) + (1 if used else 0)
+    return count
+
+
+def _header_height(columns: list[Column], widths: list[float]) -> float:
+    """Enough height for the longest header wrapped at its column's width."""
+    lines = max((_lines(c.header_for("xlsx"), w) for c, w in zip(columns, widths, strict=True)), default=1)
+    return 15.0 * min(lines, 4)
+
+
+def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_columns: int) -> None:
+    keys = [c.key for c in sheet.columns]
+    headers = {c.key: c.header_for("xlsx") for c in sheet.columns}
+    for n, spec in enumerate(sheet.charts):
+        chart = book.add_chart({"type": "line"})
+        x = keys.index(spec.x_column)
+        for key in spec.y_columns:
+            y = keys.index(key)
+            chart.add_series(
+                {
+                    "name": chart_text(headers[key]),
+                    "categories": [sheet.name, spec.first_row + 1, x, spec.last_row + 1, x],
+                    "values": [sheet.name, spec.first_row + 1, y, spec.last_row + 1, y],
+                    "marker": {"type": "circle", "size": 4},
+                }
+            )
+        chart.set_title({"name": chart_text(spec.title), "name_font": {"size": 11}})
+        chart.set_x_axis({"name": chart_text(spec.x_title)})
+        chart.set_y_axis({"name": chart_text(spec.y_title), "major_gridlines": {"visible": True}})
+        chart.set_legend({"position": "bottom"})
+        chart.set_size({"width": 520, "height": 260})
+        ws.insert_chart(1 + n * 14, n_columns + 1, chart)
+
+
+def chart_text(text: str) -> str:
+    """Text for a chart title or series name: neutralised, and never mistaken for a cell reference."""
+    return _LOOKS_LIKE_REFERENCE.sub("! ", neutralise(text))

@@ -1,0 +1,45 @@
+"""Analysis of stored measurements: how each target, region or line type behaves over the day and at peak
+hours, and the link-quality summary that scoring consumes.
+
+Pure functions over the store's frames (no Qt, no catalogs). Figures come from the hourly rollups where
+they answer exactly and from raw samples where they do not (zones with a half-hour offset, windows that
+start mid-hour, the ragged ends of a period), with the definitions of `probes.stats` throughout.
+
+    hour_of_day(store, scope, tz)          per group × local hour: RTT median/p95, loss, jitter, throughput
+    day_hour_matrix(store, scope, tz)      per group × local date × hour (a heatmap's cells)
+    compare_peak(store, scope, windows)    peak vs off-peak with differences, intervals and a verdict
+    breach_shares(store, scope, windows)   share of hours breaching loss / latency-spike thresholds
+    link_summaries(store, scope, windows)  LinkSummary dicts (CONTRACTS.md) per region
+    route_verdicts(store, scope)           each region's route check from its stored traces, for the summaries
+"""
+
+from probes.analysis.breaches import Thresholds, breach_intervals, breach_shares
+from probes.analysis.clock import TimeZoneError
+from probes.analysis.compare import PeakComparison, Side, compare_peak, comparisons_frame, verdict
+from probes.analysis.confidence import bootstrap_quantile_difference, newcombe_interval, wilson_interval
+from probes.analysis.profile import day_hour_matrix, hour_of_day, pivot_matrix
+from probes.analysis.routes import route_verdicts
+from probes.analysis.scope import Scope, ScopeError
+from probes.analysis.summary import link_summaries
+
+__all__ = [
+    "PeakComparison",
+    "Scope",
+    "ScopeError",
+    "Side",
+    "Thresholds",
+    "TimeZoneError",
+    "bootstrap_quantile_difference",
+    "breach_intervals",
+    "breach_shares",
+    "compare_peak",
+    "comparisons_frame",
+    "day_hour_matrix",
+    "hour_of_day",
+    "link_summaries",
+    "newcombe_interval",
+    "pivot_matrix",
+    "route_verdicts",
+    "verdict",
+    "wilson_interval",
+]

@@ -1,0 +1,93 @@
+"""Reading a scope's measurements out of the store, ready for the analyses: labelled cells per group (RTT,
+loss, jitter) and labelled transfers (throughput)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from probes.analysis.cells import Cells, build_cells
+from probes.analysis.clock import US_PER_HOUR, Labeler
+from probes.analysis.scope import Scope, Selected, select
+from probes.store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A scope's data: `cells` (with a `group` column), `transfers` (one row per download/iperf3 result with a
+    throughput: group, target_id, started_us, throughput_mbps, one column per label), the selection."""
+
+    scope: Scope
+    selected: Selected
+    cells: Cells
+    transfers: pd.DataFrame
+    first_us: int | None  # the earliest and latest sample or transfer in the scope
+    last_us: int | None
+
+    @property
+    def groups(self) -> pd.DataFrame:
+        return self.selected.groups
+
+
+def vantages(store: Store, since_us: int | None = None, until_us: int | None = None) -> list[str | None]:
+    """The vantage points of the rounds in the period (None for rounds that recorded none), sorted."""
+    found = {
+        r.vantage for r in store.rounds(since_us=since_us) if until_us is None or r.started_us < until_us
+    }
+    return sorted(found, key=lambda v: (v is None, v or ""))
+
+
+def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared:
+    """Select the scope's targets and read their cells and transfers, labelled by `labelers`."""
+    selected = select(store, scope)
+    rtt_ids = selected.ids("rtt")
+    throughput_ids = selected.ids("throughput")
+    result_ids = None
+    present = vantages(store, scope.since_us, scope.until_us) if scope.filters_vantage else []
+    if scope.filters_vantage and not all(scope.from_vantage(v) for v in present):
+        # Rollups mix every vantage point's samples: take this one's runs from the raw samples.
+        since = None if scope.since_us is None else scope.since_us - US_PER_HOUR
+        runs = store.results_frame(rtt_ids, since, scope.until_us)
+        mine = runs["vantage"].map(scope.from_vantage).to_numpy(dtype=bool)
+        result_ids = runs.loc[mine, "result_id"].to_numpy(dtype=np.int64)
+    cells = build_cells(
+        store, rtt_ids, labelers, since_us=scope.since_us, until_us=scope.until_us, result_ids=result_ids
+    )
+    group_of = selected.group_of()
+    frame = cells.frame
+    frame["group"] = (
+        frame["target_id"].map(group_of).astype("int64") if len(frame) else pd.Series(dtype="int64")
+    )
+    transfers = store.results_frame(throughput_ids, scope.since_us, scope.until_us)
+    if scope.filters_vantage:
+        transfers = transfers.loc[transfers["vantage"].map(scope.from_vantage).astype(bool)]
+    transfers = transfers.loc[transfers["throughput_mbps"].notna()]
+    started = transfers["started_us"].to_numpy(dtype=np.int64)
+    transfers = pd.DataFrame(
+        {
+            "group": transfers["target_id"].map(group_of).to_numpy(dtype=np.int64),
+            "target_id": transfers["target_id"].to_numpy(dtype=np.int64),
+            "started_us": started,
+            "throughput_mbps": transfers["throughput_mbps"].to_numpy(dtype=np.float64),
+            **{labeler.name: labeler(started) for labeler in labelers},
+        }
+    )
+    first, last = _extent(cells, transfers)
+    return Prepared(scope, selected, cells, transfers, first, last)
+
+
+def _extent(cells: Cells, transfers: pd.DataFrame) -> tuple[int | None, int | None]:
+    """The first and last moment with data, to the hour for cells (rollups know only the hour)."""
+    starts: list[int] = []
+    ends: list[int] = []
+    if len(cells.frame):
+        hours = cells.frame["hour_s"].to_numpy(dtype=np.int64)
+        starts.append(int(hours.min()) * 1_000_000)
+        ends.append((int(hours.max()) + 3600) * 1_000_000)
+    if len(transfers):
+        starts.append(int(transfers["started_us"].min()))
+        ends.append(int(transfers["started_us"].max()))
+    return (min(starts), max(ends)) if starts else (None, None)

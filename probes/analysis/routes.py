@@ -1,0 +1,43 @@
+"""Route verdicts per region for the link-quality summary: the stored traces of each region's targets,
+classified again with the network table (so a corrected table corrects old verdicts too) and compared with
+the line type the region's targets claim (`probes.routes.route_summary_from_traces`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from probes.analysis.scope import Scope
+from probes.routes import NetworkTable, load_network_table, route_summary_from_traces
+from probes.store import Store, StoredTrace
+
+
+def route_verdicts(
+    store: Store, scope: Scope | None = None, table: NetworkTable | None = None
+) -> dict[tuple[str, str], dict[str, Any]]:
+    """(provider, region) → the region's LinkSummary `route` dict, for every region in the scope with
+    stored traces. The claim is the line type its traced targets carry (the most common one when they
+    differ). `table` defaults to the bundled network table merged with the user's (as `linkvet trace`)."""
+    scope = scope or Scope()
+    traces = store.traces(
+        provider=scope.provider,
+        region=scope.region,
+        line_type=scope.line_type,
+        since_us=scope.since_us,
+        until_us=scope.until_us,
+    )
+    by_region: dict[tuple[str, str], list[StoredTrace]] = {}
+    for trace in traces:
+        if trace.provider and trace.region:
+            by_region.setdefault((trace.provider, trace.region), []).append(trace)
+    if not by_region:
+        return {}
+    table = table or load_network_table()
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for key, mine in sorted(by_region.items()):
+        claims = Counter(t.line_type for t in mine if t.line_type)
+        claimed = min(claims, key=lambda c: (-claims[c], c)) if claims else None
+        route = route_summary_from_traces(claimed, mine, table)
+        if route is not None:
+            out[key] = route
+    return out

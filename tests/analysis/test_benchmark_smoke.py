@@ -1,0 +1,27 @@
+"""The benchmark scripts still run (at a tiny size; the figures come from running them at full size)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.benchmarks import analysis_vs_sql, store_insert_vs_executemany
+
+
+def test_analysis_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert analysis_vs_sql.main(["--samples", "20000", "--days", "2", "--regions", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "hour_of_day (from rollups)" in out and "ratio SQLite / hour_of_day" in out
+
+
+def test_store_insert_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert store_insert_vs_executemany.main(["--samples", "5000", "--targets", "5", "--attempts", "10"]) == 0
+    assert "bare executemany (anchor)" in capsys.readouterr().out
+
+
+def test_export_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.benchmarks import export_scale
+
+    args = ["--providers", "2", "--offerings", "5", "--regions", "4", "--days", "1", "--attempts", "3"]
+    assert export_scale.main(args) == 0
+    out = capsys.readouterr().out
+    assert "linkvet export --format xlsx" in out and "ratio linkvet / pandas" in out

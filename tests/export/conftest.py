@@ -1,0 +1,49 @@
+"""The synthetic week exported once per session (xlsx and csv)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from desktop.export import ExportRequest, Workbook, build_workbook, write_csv, write_xlsx
+from probes.store import Store
+from tests.analysis.synthetic import Series, write_series
+from tests.analysis.week import LA, SJC, WEEK_HOURS, WEEK_START, download_at, la_model, sjc_model
+
+EXPORTED_AT = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
+
+
+@pytest.fixture(scope="session")
+def export_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("export") / "week.sqlite3"
+    with Store(path) as store:
+        write_series(
+            store,
+            [Series(LA, la_model()), Series(SJC, sjc_model())],
+            WEEK_START,
+            WEEK_HOURS,
+            extra=download_at,
+        )
+    return path
+
+
+@pytest.fixture
+def export_store(export_store_path: Path) -> Iterator[Store]:
+    with Store(export_store_path, readonly=True) as store:
+        yield store
+
+
+@pytest.fixture(scope="session")
+def exported(
+    export_store_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Workbook, Path, Path]:
+    """(workbook, xlsx path, csv folder) of the week."""
+    out = tmp_path_factory.mktemp("exported")
+    with Store(export_store_path, readonly=True) as store:
+        workbook = build_workbook(store, ExportRequest(store_path=export_store_path), exported_at=EXPORTED_AT)
+    write_xlsx(workbook, out / "comparison.xlsx")
+    write_csv(workbook, out / "csv")
+    return workbook, out / "comparison.xlsx", out / "csv"
