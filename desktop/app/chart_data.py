@@ -3,8 +3,10 @@
 - `timeline`: raw samples (NaN where lost) plus, per time bin, the median, the p5–p95 and min–max "smoke"
   (as SmokePing draws it) and the share lost. Percentiles follow `probes.stats.percentile` (linear between
   closest ranks), vectorised over all bins at once.
-- `hour_profile`, `day_hour_matrix`, `rtt_cdf`: from the store's hourly rollups, merging their RTT
-  histograms with `probes.histogram` (percentiles within ±1 % of exact), so a month costs a few thousand rows.
+- `hour_profile`, `day_hour_matrix`: the analysis's own hour-of-day profile and day × hour matrix
+  (`probes.analysis`, the figures `linkvet export` writes), per target, as arrays for the plots.
+- `rtt_cdf`: from the store's hourly rollups, merging their RTT histograms with `probes.histogram`
+  (within ±1 % of exact), so a month costs a few thousand rows.
 - `peak_spans`: the configured peak windows as hour-of-day spans in the charts' time zone.
 
 Times are UTC epoch seconds; hours of the day are in the time zone the caller names.
@@ -24,6 +26,9 @@ import numpy.typing as npt
 import pandas as pd
 
 from probes import histogram
+from probes.analysis import Scope, hour_of_day, pivot_matrix
+from probes.analysis import day_hour_matrix as analysis_matrix
+from probes.analysis.scope import RTT_METHODS, THROUGHPUT_METHODS
 from probes.peak import PeakWindow
 from probes.store import Store, StoredTarget
 
@@ -166,29 +171,11 @@ def timeline(
     )
 
 
-def local_hours(hour_s: npt.ArrayLike, tz: str) -> pd.DatetimeIndex:
-    return pd.to_datetime(np.asarray(hour_s, dtype=np.int64), unit="s", utc=True).tz_convert(tz)
-
-
-def _merged(
-    hourly: pd.DataFrame, groups: IntArray, n_groups: int
-) -> tuple[IntArray, IntArray, IntArray, FloatArray, IntArray]:
-    dense = histogram.merge(list(hourly["hist_index"]), list(hourly["hist_count"]), groups, n_groups)
-    sent = np.bincount(groups, weights=hourly["sent"].to_numpy(np.float64), minlength=n_groups).astype(
-        np.int64
-    )
-    received = np.bincount(
-        groups, weights=hourly["received"].to_numpy(np.float64), minlength=n_groups
-    ).astype(np.int64)
-    jitter_sum = np.bincount(groups, weights=hourly["jitter_sum_ms"].to_numpy(np.float64), minlength=n_groups)
-    pairs = np.bincount(
-        groups, weights=hourly["jitter_pairs"].to_numpy(np.float64), minlength=n_groups
-    ).astype(np.int64)
-    return dense, sent, received, jitter_sum, pairs
-
-
-def _nan(values: Sequence[float | None]) -> FloatArray:
-    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+def target_scope(target: StoredTarget, since_us: int | None = None, until_us: int | None = None) -> Scope:
+    """The analysis scope of one stored target. Its RTTs are its own method's (the analysis counts only
+    ICMP and TCP by default; a chart of an HTTP target shows its request times)."""
+    methods = RTT_METHODS if target.method in THROUGHPUT_METHODS else (target.method,)
+    return Scope(by="target", target=target.key, since_us=since_us, until_us=until_us, rtt_methods=methods)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,29 +190,23 @@ class HourProfile:
     sent: IntArray
 
 
-def hour_profile(hourly: pd.DataFrame, tz: str) -> HourProfile:
-    """The hour-of-day profile of one target's (or several targets' pooled) hourly rollups."""
-    if hourly.empty:
-        nan = np.full(24, np.nan)
-        return HourProfile(tz, nan, nan.copy(), nan.copy(), nan.copy(), np.zeros(24, np.int64))
-    groups = np.asarray(local_hours(hourly["hour_s"], tz).hour, dtype=np.int64)
-    dense, sent, received, jitter_sum, pairs = _merged(hourly, groups, 24)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        loss = np.where(sent > 0, 1.0 - received / np.maximum(sent, 1), np.nan)
-        jitter = np.where(pairs > 0, jitter_sum / np.maximum(pairs, 1), np.nan)
+def hour_profile(frame: pd.DataFrame, tz: str) -> HourProfile:
+    """One target's rows of `probes.analysis.hour_of_day` as arrays indexed by hour."""
+    table = frame.set_index("hour").reindex(range(24)) if not frame.empty else pd.DataFrame(index=range(24))
+
+    def column(name: str) -> FloatArray:
+        return table[name].to_numpy(dtype=np.float64) if name in table else np.full(24, np.nan)
+
+    sent = np.nan_to_num(column("sent"), nan=0).astype(np.int64)
     return HourProfile(
-        tz,
-        _nan(histogram.quantiles(dense, 0.5)),
-        _nan(histogram.quantiles(dense, 0.95)),
-        loss,
-        jitter,
-        sent,
+        tz, column("rtt_median_ms"), column("rtt_p95_ms"), column("loss"), column("jitter_ms"), sent
     )
 
 
 @dataclass(frozen=True, slots=True)
 class DayHourMatrix:
-    """Rows are local days (oldest first), columns hours 0-23 in `tz`; NaN where nothing was measured."""
+    """Rows are local days (oldest first, every day of the span), columns hours 0-23 in `tz`; NaN where
+    nothing was measured."""
 
     tz: str
     days: list[date]
@@ -235,26 +216,24 @@ class DayHourMatrix:
     sent: IntArray
 
 
-def day_hour_matrix(hourly: pd.DataFrame, tz: str) -> DayHourMatrix:
-    if hourly.empty:
+def day_hour_matrix(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
+    """One target's rows of `probes.analysis.day_hour_matrix` as day × hour arrays."""
+    if frame.empty:
         empty = np.empty((0, 24))
         return DayHourMatrix(tz, [], empty, empty.copy(), empty.copy(), np.empty((0, 24), np.int64))
-    stamps = local_hours(hourly["hour_s"], tz)
-    day_values = stamps.normalize().tz_localize(None)
-    first, last = day_values.min(), day_values.max()
-    n_days = int((last - first).days) + 1
-    day_index = np.asarray((day_values - first).days, dtype=np.int64)
-    groups = day_index * 24 + np.asarray(stamps.hour, dtype=np.int64)
-    dense, sent, received, _, _ = _merged(hourly, groups, n_days * 24)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        loss = np.where(sent > 0, 1.0 - received / np.maximum(sent, 1), np.nan)
+    first, last = min(frame["date"]), max(frame["date"])
+    days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+
+    def grid(metric: str) -> FloatArray:
+        return pivot_matrix(frame, metric).reindex(days).to_numpy(dtype=np.float64)
+
     return DayHourMatrix(
         tz,
-        [(first + timedelta(days=i)).date() for i in range(n_days)],
-        _nan(histogram.quantiles(dense, 0.5)).reshape(n_days, 24),
-        _nan(histogram.quantiles(dense, 0.95)).reshape(n_days, 24),
-        loss.reshape(n_days, 24),
-        sent.reshape(n_days, 24),
+        days,
+        grid("rtt_median_ms"),
+        grid("rtt_p95_ms"),
+        grid("loss"),
+        np.nan_to_num(grid("sent"), nan=0).astype(np.int64),
     )
 
 
@@ -352,11 +331,18 @@ def load_charts(
     """Query the store at `db_path` and compute the charts: `current` and `compare` are (target id, name)."""
     ids = sorted({i for i, _ in compare} | ({current[0]} if current else set()))
     with Store(db_path, readonly=True) as store:
+        stored = {t.id: t for t in store.targets() if t.id in ids}
         hourly = store.hourly_frame(ids, since_us, until_us)
         samples = store.samples_frame([current[0]], since_us, until_us) if current else None
+
+        def scope(target_id: int) -> Scope:
+            return target_scope(stored[target_id], since_us, until_us)
+
+        profiles = [(name, hour_profile(hour_of_day(store, scope(i), tz), tz)) for i, name in compare]
+        matrix = day_hour_matrix(analysis_matrix(store, scope(current[0]), tz), tz) if current else None
     by_target = {int(k): frame for k, frame in hourly.groupby("target_id")} if not hourly.empty else {}
     empty = hourly.iloc[0:0]
-    line = matrix = None
+    line = None
     if current is not None and samples is not None:
         line = timeline(
             samples["ts_us"].to_numpy(),
@@ -365,7 +351,5 @@ def load_charts(
             start_us=since_us if since_us is not None and not samples.empty else None,
             end_us=until_us if until_us is not None and not samples.empty else None,
         )
-        matrix = day_hour_matrix(by_target.get(current[0], empty), tz)
-    profiles = [(name, hour_profile(by_target.get(i, empty), tz)) for i, name in compare]
     cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
     return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs)

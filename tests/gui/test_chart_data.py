@@ -10,6 +10,7 @@ import pytest
 
 from desktop.app import chart_data
 from probes import histogram
+from probes.analysis import Scope, hour_of_day
 from probes.peak import PeakWindow
 from probes.results import ProbeResult, Sample
 from probes.stats import percentile, summarize
@@ -60,52 +61,46 @@ def _store_with(path, rtts_by_hour: dict[int, list[float | None]]) -> Store:  # 
     return store
 
 
-def test_hour_profile_and_heatmap_from_rollups_agree_with_the_raw_samples(tmp_path) -> None:
+def test_hour_profile_and_heatmap_are_the_analysis_figures_per_target(tmp_path) -> None:
     day = int(datetime(2026, 11, 2, tzinfo=UTC).timestamp())  # a Monday; 12:00 UTC is 20:00 in Shanghai
     rng = np.random.default_rng(5)
     by_hour = {
         day + 12 * 3600: [float(v) for v in rng.normal(200, 10, 400)] + [None] * 8,
         day + 13 * 3600: [float(v) for v in rng.normal(150, 3, 300)],
-        day + 86400 + 12 * 3600: [float(v) for v in rng.normal(210, 10, 100)],
+        day + 2 * 86400 + 12 * 3600: [float(v) for v in rng.normal(210, 10, 100)],
     }
-    with _store_with(tmp_path / "s.sqlite3", by_hour) as store:
-        hourly = store.hourly_frame()
-    profile = chart_data.hour_profile(hourly, "Asia/Shanghai")
-    evening = [r for h in (by_hour[day + 12 * 3600], by_hour[day + 86400 + 12 * 3600]) for r in h]
-    exact = summarize(evening)
-    assert profile.sent[20] == len(evening)
-    assert profile.median_ms[20] == pytest.approx(exact.rtt_median_ms, rel=histogram.RELATIVE_ERROR * 1.01)
-    assert profile.p95_ms[20] == pytest.approx(exact.rtt_p95_ms, rel=histogram.RELATIVE_ERROR * 1.01)
-    assert profile.loss[20] == pytest.approx(exact.loss)
-    assert np.isnan(profile.median_ms[3]) and profile.sent[3] == 0
-    matrix = chart_data.day_hour_matrix(hourly, "Asia/Shanghai")
-    assert matrix.days == [date(2026, 11, 2), date(2026, 11, 3)]
-    assert matrix.sent[0, 20] == 408 and matrix.sent[0, 21] == 300 and matrix.sent[1, 20] == 100
-    assert np.isnan(matrix.median_ms[1, 21])
+    path = tmp_path / "s.sqlite3"
+    _store_with(path, by_hour).close()
+    (target,) = chart_data.load_stored_targets(path)
+    bundle = chart_data.load_charts(
+        path, (target.id, target.name), [(target.id, target.name)], tz="Asia/Shanghai"
+    )
+    profile = dict(bundle.profiles)[target.name]
+    with Store(path, readonly=True) as store:
+        expected = hour_of_day(store, Scope(by="target", target=target.key), "Asia/Shanghai").set_index(
+            "hour"
+        )
+    assert np.allclose(profile.median_ms, expected["rtt_median_ms"].to_numpy(), equal_nan=True)
+    assert profile.sent[20] == 408 + 100 and profile.loss[20] == pytest.approx(8 / 508)
+    evening = [r for h in (by_hour[day + 12 * 3600], by_hour[day + 2 * 86400 + 12 * 3600]) for r in h]
+    assert profile.median_ms[20] == pytest.approx(
+        summarize(evening).rtt_median_ms, rel=histogram.RELATIVE_ERROR * 1.01
+    )
+    matrix = bundle.matrix
+    # Every day of the span is a row, measured or not.
+    assert matrix.days == [date(2026, 11, 2), date(2026, 11, 3), date(2026, 11, 4)]
+    assert matrix.sent[0, 20] == 408 and matrix.sent[0, 21] == 300 and matrix.sent[2, 20] == 100
+    assert matrix.sent[1].sum() == 0 and np.isnan(matrix.median_ms[1]).all()
     assert matrix.loss[0, 20] == pytest.approx(8 / 408)
-    cdf = chart_data.rtt_cdf(hourly)
+    cdf = dict(bundle.cdfs)[target.name]
     assert cdf.received == 800 and cdf.fraction[-1] == pytest.approx(1.0)
     assert cdf.fraction_at(170.0) == pytest.approx(300 / 800, abs=0.01)  # the 150 ms hour, nothing else
 
 
 def test_empty_inputs_give_empty_charts_not_errors() -> None:
-    empty = pd.DataFrame(
-        columns=[
-            "target_id",
-            "hour_s",
-            "sent",
-            "received",
-            "rtt_sum_ms",
-            "rtt_min_ms",
-            "rtt_max_ms",
-            "jitter_sum_ms",
-            "jitter_pairs",
-            "hist_index",
-            "hist_count",
-        ]
-    )
-    assert chart_data.hour_profile(empty, "UTC").sent.sum() == 0
-    assert chart_data.day_hour_matrix(empty, "UTC").days == []
+    empty = pd.DataFrame(columns=["hour_s", "hist_index", "hist_count"])
+    assert chart_data.hour_profile(pd.DataFrame(), "UTC").sent.sum() == 0
+    assert chart_data.day_hour_matrix(pd.DataFrame(), "UTC").days == []
     assert chart_data.rtt_cdf(empty).received == 0
     assert chart_data.timeline(np.empty(0, np.int64), np.empty(0)).bin_start_s.size == 0
 
