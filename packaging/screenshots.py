@@ -121,6 +121,12 @@ def main() -> int:
     score.left_tabs.setCurrentIndex(1)
     score.detail_tabs.setCurrentIndex(1)
     shoot("score-weights")
+
+    export = window.go_to("export")
+    export.out.setText(str(work / "linkvet-comparison.xlsx"))
+    export.start_export()
+    wait_for(lambda: not export.running, timeout_s=300)
+    shoot("export")
     window.close()
     return 0
 

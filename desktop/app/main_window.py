@@ -76,6 +76,12 @@ def _score(context: AppContext) -> QWidget:
     return ScoreScreen(context)
 
 
+def _export(context: AppContext) -> QWidget:
+    from desktop.app.export_screen import ExportScreen
+
+    return ExportScreen(context)
+
+
 def warm_imports() -> None:
     """Load the heavy libraries the later screens need while the user looks at the first one."""
     import importlib
@@ -105,6 +111,7 @@ class MainWindow(QMainWindow):
             ScreenSpec("charts", lambda: self.tr("Charts"), _charts),
             ScreenSpec("catalog", lambda: self.tr("Catalog"), _catalog),
             ScreenSpec("score", lambda: self.tr("Needs & score"), _score),
+            ScreenSpec("export", lambda: self.tr("Export"), _export),
         ]
         self.screens: dict[str, QWidget] = {}
         self.nav = QListWidget()

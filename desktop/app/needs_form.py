@@ -31,7 +31,8 @@ DEFAULTS: dict[str, Any] = {
     "model": {"params": 70e9, "architecture": "dense"},
     "training": {"mode": "full", "strategy": "zero3", "tokens_per_step": 4_194_304},
     "cluster": {"gpus_wanted": 32},
-    "location": {"team": "Shanghai", "vantage": "shanghai-office"},
+    # No vantage: measurements from any vantage point count (the app's own probes record none).
+    "location": {"team": "Shanghai"},
     "budget": {"gpu_hour_max": 12.0, "currency": "USD"},
 }
 
@@ -276,6 +277,7 @@ class NeedsForm(QWidget):
         for spin in (self.gpus_wanted, self.nodes_wanted, self.tokens_per_step):
             spin.setSpecialValueText(none)
         self.gpu_hour_max.setSpecialValueText(self.tr("no limit"))
+        self.vantage.setPlaceholderText(self.tr("any (as the probes recorded it)"))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -1,10 +1,12 @@
 """What the Needs & score screen computes, without Qt: the same calls `linkvet size` and `linkvet score` make
-(`catalogs.sizing.size`, `catalogs.scoring.rank_offerings`), run by the screen in a worker."""
+(`catalogs.sizing.size`, `catalogs.scoring.rank_offerings`, with the store's measured link summaries), run
+by the screen in a worker."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from catalogs.gpus import default_gpu_reference
 from catalogs.link_quality import LinkSummary
@@ -12,6 +14,7 @@ from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.needs import NeedsProfile
 from catalogs.scoring import Method, Ranking, rank_offerings
 from catalogs.sizing import SizingResult, size
+from probes.peak import PeakWindow
 
 DEFAULT_GPU = "H100 SXM"
 
@@ -45,3 +48,15 @@ def rank(catalogs: CatalogSet, request: ScoreRequest) -> Ranking:
     return rank_offerings(
         request.needs, catalogs, request.summaries, weights=dict(request.weights), method=request.method
     )
+
+
+def measured_summaries(db_path: Path, windows: Sequence[PeakWindow]) -> list[LinkSummary]:
+    """Every measured region's link summary in the store at `db_path`, as `linkvet score --db` reads them
+    (`desktop.links.measured_link_summaries`); none when there is no store yet."""
+    if not db_path.exists():
+        return []
+    from desktop.links import measured_link_summaries
+    from probes.store import Store
+
+    with Store(db_path, readonly=True) as store:
+        return measured_link_summaries(store, windows=tuple(windows))

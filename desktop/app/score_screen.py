@@ -39,7 +39,15 @@ from catalogs.scoring import Ranking
 from desktop.app.context import AppContext
 from desktop.app.models.ranking import BreakdownModel, RankingModel
 from desktop.app.needs_form import DEFAULTS, NeedsForm
-from desktop.app.score_data import DEFAULT_GPU, ScoreRequest, gpu_names, load_catalog_set, rank, sizing_on
+from desktop.app.score_data import (
+    DEFAULT_GPU,
+    ScoreRequest,
+    gpu_names,
+    load_catalog_set,
+    measured_summaries,
+    rank,
+    sizing_on,
+)
 
 WEIGHT_MAX = 40
 DEBOUNCE_MS = 150
@@ -63,6 +71,7 @@ class ScoreScreen(QWidget):
         self._started = 0.0
         self._selected_key: str | None = None
         self._pending = False
+        self.summaries: list[Any] | None = None  # the store's link summaries, once loaded
         self.checklist = default_checklist()
         self.defaults = {c.id: c.weight for c in self.checklist.weighted}
 
@@ -202,7 +211,8 @@ class ScoreScreen(QWidget):
         self.form.changed.connect(self._needs_changed)
         self.gpu.currentIndexChanged.connect(self._update_sizing)
         self.per_node.valueChanged.connect(self._update_sizing)
-        self.method.currentIndexChanged.connect(self._schedule)
+        self.method.setCurrentIndex(max(0, self.method.findData(context.settings.score_method)))
+        self.method.currentIndexChanged.connect(self._method_changed)
         self.passing_only.toggled.connect(lambda *_: self._show_ranking())
         self.reset_weights.clicked.connect(self.reset_all_weights)
         self.reset_needs.clicked.connect(lambda: self.form.set_values(DEFAULTS))
@@ -218,6 +228,9 @@ class ScoreScreen(QWidget):
         self.retranslate()
         self._update_sizing()
         context.workers.submit(load_catalog_set, on_done=self._catalogs_loaded, on_error=self._failed)
+        self.reload_measurements()
+        context.store_events.changed.connect(self.reload_measurements)
+        context.settings.changed.connect(self._setting_changed)
 
     # -- inputs ------------------------------------------------------------------------------------------
 
@@ -239,6 +252,10 @@ class ScoreScreen(QWidget):
     def _weight_moved(self, key: str, value: int) -> None:
         self.slider_values[key].setText(str(value))
         self.context.settings.score_weights = self.weights()
+        self._schedule()
+
+    def _method_changed(self, *_: object) -> None:
+        self.context.settings.score_method = str(self.method.currentData())
         self._schedule()
 
     def _needs_changed(self) -> None:
@@ -332,6 +349,30 @@ class ScoreScreen(QWidget):
 
     # -- ranking (in a worker) ---------------------------------------------------------------------------
 
+    def reload_measurements(self) -> None:
+        """Read the store's link summaries again (after a probe, a scheduled round, a settings change)."""
+        settings = self.context.settings
+        self.context.workers.submit(
+            measured_summaries,
+            settings.db_path,
+            settings.peak_windows,
+            on_done=self._summaries_loaded,
+            on_error=self._summaries_failed,
+        )
+
+    def _setting_changed(self, key: str) -> None:
+        if key in (self.context.settings.DATA_DIR, self.context.settings.PEAK_WINDOWS):
+            self.reload_measurements()
+
+    def _summaries_loaded(self, summaries: list[Any]) -> None:
+        self.summaries = summaries
+        self.rerank()
+
+    def _summaries_failed(self, message: str) -> None:
+        self.summaries = []
+        self.context.reporter.info(self.tr("Measured line quality not read: {error}").format(error=message))
+        self.rerank()
+
     def _catalogs_loaded(self, catalogs: CatalogSet) -> None:
         self.catalogs = catalogs
         if catalogs.errors:
@@ -354,13 +395,13 @@ class ScoreScreen(QWidget):
 
     def rerank(self) -> None:
         needs = self.needs()
-        if needs is None or self.catalogs is None:
+        if needs is None or self.catalogs is None or self.summaries is None:
             return
         weights = self.weights()
         if sum(weights.values()) <= 0:
             self.status.setText(self.tr("All weights are zero: move at least one slider up."))
             return
-        request = ScoreRequest(needs, weights, self.method.currentData())
+        request = ScoreRequest(needs, weights, self.method.currentData(), tuple(self.summaries))
         self._generation += 1
         self._pending = True
         self._started = time.monotonic()
@@ -396,6 +437,8 @@ class ScoreScreen(QWidget):
         self.model.set_entries(entries)
         passing = sum(1 for e in ranking.entries if e.eligible)
         notes = " ".join(f"{n}." for n in ranking.notes)
+        regions = len({(s.provider, s.region) for s in self.summaries or ()})
+        measured = self.tr("line quality measured for %n region(s)", "", regions)
         self.status.setText(
             self.tr(
                 "{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · "
@@ -406,7 +449,7 @@ class ScoreScreen(QWidget):
                 ms=self.ranking_time_s * 1000,
                 sensitivity=ranking.sensitivity.describe(),
             )
-            + (f"\n{notes}" if notes else "")
+            + f"\n{measured}. {notes}".rstrip()
         )
         row = next((i for i, e in enumerate(entries) if e.label == self._selected_key), 0)
         if entries:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from PySide6.QtCore import QLocale, QObject, QSettings, Signal
 
@@ -54,6 +54,7 @@ class AppSettings(QObject):
     PROBE_OPTIONS = "probe/options"
     SCORE_WEIGHTS = "score/weights"
     NEEDS = "score/needs"
+    SCORE_METHOD = "score/method"
     EXPORT_DIR = "export/dir"
     GEOMETRY = "window/geometry"
     SCREEN = "window/screen"
@@ -173,6 +174,14 @@ class AppSettings(QObject):
     @score_weights.setter
     def score_weights(self, value: dict[str, float]) -> None:
         self._set(self.SCORE_WEIGHTS, json.dumps(value, sort_keys=True))
+
+    @property
+    def score_method(self) -> Literal["weighted-sum", "topsis"]:
+        return "topsis" if self._q.value(self.SCORE_METHOD) == "topsis" else "weighted-sum"
+
+    @score_method.setter
+    def score_method(self, method: str) -> None:
+        self._set(self.SCORE_METHOD, method)
 
     @property
     def needs(self) -> dict[str, Any]:

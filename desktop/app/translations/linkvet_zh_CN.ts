@@ -443,6 +443,117 @@
     </message>
 </context>
 <context>
+    <name>ExportScreen</name>
+    <message>
+        <source>Save the workbook as</source>
+        <translation>将工作簿另存为</translation>
+    </message>
+    <message>
+        <source>Excel workbook (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>Folder for the csv files</source>
+        <translation>CSV 文件的文件夹</translation>
+    </message>
+    <message>
+        <source>Choose where to write the export.</source>
+        <translation>请选择导出位置。</translation>
+    </message>
+    <message>
+        <source>Writing {path}…</source>
+        <translation>正在写入 {path}…</translation>
+    </message>
+    <message>
+        <source>{count} csv files in {folder}</source>
+        <translation>{folder} 中的 {count} 个 CSV 文件</translation>
+    </message>
+    <message>
+        <source>Wrote {what} in {seconds:.1f} s: {regions} measured region(s)</source>
+        <translation>已在 {seconds:.1f} 秒内写入 {what}：{regions} 个已测区域</translation>
+    </message>
+    <message>
+        <source>, {ranked} offerings ranked</source>
+        <translation>，{ranked} 个产品已排名</translation>
+    </message>
+    <message>
+        <source>Sheets: {sheets}.</source>
+        <translation>工作表：{sheets}。</translation>
+    </message>
+    <message>
+        <source>Export written: {what}</source>
+        <translation>导出完成：{what}</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>The comparison workbook for procurement, as `linkvet export` writes it: ranking and score breakdown (for the needs, weights and method on the Needs &amp; score screen), link quality at peak and off-peak hours per region, hour-of-day profiles, the GPU offerings, the sizing and the method. Peak windows and time zone come from the settings.</source>
+        <translation>供采购使用的对比工作簿，与 `linkvet export` 生成的相同：排名与评分明细（依据“需求与评分”页面的需求、权重和方法）、各区域高峰与非高峰时段的线路质量、按小时分布、GPU 产品、容量估算以及方法说明。高峰时段和时区取自设置。</translation>
+    </message>
+    <message>
+        <source>Excel workbook (.xlsx)</source>
+        <translation>Excel 工作簿（.xlsx）</translation>
+    </message>
+    <message>
+        <source>CSV files (one per sheet, in a folder)</source>
+        <translation>CSV 文件（每个工作表一个，放在文件夹中）</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Everything stored</source>
+        <translation>全部已存数据</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>Last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>all vantage points</source>
+        <translation>全部测量点</translation>
+    </message>
+    <message>
+        <source>Format</source>
+        <translation>格式</translation>
+    </message>
+    <message>
+        <source>Write to</source>
+        <translation>写入到</translation>
+    </message>
+    <message>
+        <source>Measurements</source>
+        <translation>测量数据</translation>
+    </message>
+    <message>
+        <source>Vantage point</source>
+        <translation>测量点</translation>
+    </message>
+    <message>
+        <source>Rank the catalog offerings for the needs on the Needs &amp; score screen</source>
+        <translation>按“需求与评分”页面的需求对目录产品排名</translation>
+    </message>
+    <message>
+        <source>Open folder</source>
+        <translation>打开文件夹</translation>
+    </message>
+    <message>
+        <source>Open the workbook</source>
+        <translation>打开工作簿</translation>
+    </message>
+</context>
+<context>
     <name>LineType</name>
     <message>
         <source>Standard</source>
@@ -478,6 +589,10 @@
     <message>
         <source>Needs &amp; score</source>
         <translation>需求与评分</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
     </message>
     <message>
         <source>Language not available</source>
@@ -625,6 +740,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>no limit</source>
         <translation>不限</translation>
+    </message>
+    <message>
+        <source>any (as the probes recorded it)</source>
+        <translation>任意（按探测记录）</translation>
     </message>
 </context>
 <context>
@@ -931,6 +1050,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>No inter-node traffic: the job fits in one node.</source>
         <translation>无节点间流量：任务可在单节点内完成。</translation>
     </message>
+    <message>
+        <source>Measured line quality not read: {error}</source>
+        <translation>未能读取实测线路质量：{error}</translation>
+    </message>
     <message numerus="yes">
         <source>%n catalog file(s) skipped (see the Catalog screen).</source>
         <translation>
@@ -940,6 +1063,12 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>All weights are zero: move at least one slider up.</source>
         <translation>所有权重均为零：请至少调高一个滑块。</translation>
+    </message>
+    <message numerus="yes">
+        <source>line quality measured for %n region(s)</source>
+        <translation>
+            <numerusform>已实测 %n 个区域的线路质量</numerusform>
+        </translation>
     </message>
     <message>
         <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
