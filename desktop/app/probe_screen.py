@@ -133,14 +133,14 @@ class ProbeScreen(QWidget):
         header.setStretchLastSection(True)
         # Fixed widths: sizing columns to their contents would read every row on every update.
         widths = {
-            LiveProbeModel.TARGET: 220,
-            LiveProbeModel.LINE_TYPE: 90,
-            LiveProbeModel.TREND: 160,
-            LiveProbeModel.METHOD: 64,
-            LiveProbeModel.PROGRESS: 70,
+            LiveProbeModel.TARGET: 200,
+            LiveProbeModel.METHOD: 60,
+            LiveProbeModel.LINE_TYPE: 80,
+            LiveProbeModel.PROGRESS: 60,
+            LiveProbeModel.TREND: 140,
         }
         for column in range(LiveProbeModel.STATUS):
-            self.table.setColumnWidth(column, widths.get(column, 92))
+            self.table.setColumnWidth(column, widths.get(column, 80))
 
         from desktop.app.widgets.live_rtt_plot import LiveRttPlot
 

@@ -494,14 +494,14 @@ class ScoreScreen(QWidget):
         self.model.set_headers(
             [
                 self.tr("#"),
+                self.tr("Score"),
+                self.tr("Gates"),
                 self.tr("Provider"),
                 self.tr("Offering"),
                 self.tr("Region"),
                 self.tr("GPU"),
                 self.tr("Plan"),
                 self.tr("$/GPU-h"),
-                self.tr("Score"),
-                self.tr("Gates"),
                 self.tr("Unknown"),
             ]
         )

@@ -36,6 +36,8 @@ class TargetsScreen(QWidget):
         self.context = context
         self.model: TargetListModel = context.targets
         self.book = TargetBook(context.settings.targets_path)
+        self.catalogs: object = None  # loaded on first use of "From the catalogs…"
+        self.catalog_dialog: object = None
 
         self.title = QLabel()
         self.title.setObjectName("screenTitle")
@@ -45,6 +47,7 @@ class TargetsScreen(QWidget):
         self.add_button = QPushButton()
         self.edit_button = QPushButton()
         self.remove_button = QPushButton()
+        self.catalog_button = QPushButton()
         self.import_button = QPushButton()
         self.save_plan_button = QPushButton()
         self.all_button = QPushButton()
@@ -86,6 +89,7 @@ class TargetsScreen(QWidget):
         self.add_button.clicked.connect(self.add_target)
         self.edit_button.clicked.connect(self.edit_selected)
         self.remove_button.clicked.connect(self.remove_selected)
+        self.catalog_button.clicked.connect(self.choose_from_catalogs)
         self.import_button.clicked.connect(self._ask_import_plan)
         self.save_plan_button.clicked.connect(self._ask_save_plan)
         self.all_button.clicked.connect(lambda: self.model.set_all_enabled(True))
@@ -162,6 +166,37 @@ class TargetsScreen(QWidget):
         added = self.model.add(entries)
         self.context.reporter.info(self.tr("%n target(s) added to the probe list.", "", added))
         return added
+
+    def choose_from_catalogs(self) -> None:
+        """Load the catalogs (in a worker, once), then let the user tick regions to probe."""
+        if self.catalogs is not None:
+            self._pick_from(self.catalogs)
+            return
+        from desktop.app.score_data import load_catalog_set
+
+        self.catalog_button.setEnabled(False)
+        self.context.workers.submit(
+            load_catalog_set, on_done=self._catalogs_loaded, on_error=self._catalogs_failed
+        )
+
+    def _catalogs_loaded(self, catalogs: object) -> None:
+        self.catalog_button.setEnabled(True)
+        self.catalogs = catalogs
+        self._pick_from(catalogs)
+
+    def _catalogs_failed(self, message: str) -> None:
+        self.catalog_button.setEnabled(True)
+        self.context.reporter.error(self.tr("Catalogs not loaded"), message)
+
+    def _pick_from(self, catalogs: object) -> None:
+        from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
+
+        self.catalog_dialog = CatalogTargetsDialog(catalogs, self)  # type: ignore[arg-type]
+        if self.catalog_dialog.exec():
+            entries, problems = self.catalog_dialog.entries()
+            self.add_entries(entries)
+            if problems:
+                self.context.reporter.info("; ".join(problems))
 
     def import_plan(self, path: Path) -> int:
         """Add a plan file's targets to the list; how many were new. Errors go to a dialog."""
@@ -255,6 +290,7 @@ class TargetsScreen(QWidget):
         self.add_button.setText(self.tr("Add…"))
         self.edit_button.setText(self.tr("Edit…"))
         self.remove_button.setText(self.tr("Remove"))
+        self.catalog_button.setText(self.tr("From the catalogs…"))
         self.import_button.setText(self.tr("Import plan…"))
         self.save_plan_button.setText(self.tr("Save as plan…"))
         self.all_button.setText(self.tr("Switch all on"))

@@ -111,6 +111,18 @@ def test_moving_weights_reranks_and_matches_linkvet_score(score, qtbot, window) 
     qtbot.waitUntil(lambda: not score.busy and score.top_labels(3) == first, timeout=10_000)
 
 
+def test_scorecard_columns_carry_their_headers(score) -> None:
+    from desktop.app.models.ranking import RankingModel
+
+    model = score.model
+    header = {c: model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())}
+    assert header[RankingModel.SCORE] == "Score" and header[RankingModel.GATES] == "Gates"
+    top = model.entry(0)
+    assert model.index(0, RankingModel.SCORE).data() == f"{top.total:.3f}"
+    assert model.index(0, RankingModel.PROVIDER).data() == top.provider
+    assert header[RankingModel.PROVIDER] == "Provider"
+
+
 def test_only_passing_hides_candidates_that_fail_a_gate(score, qtbot) -> None:
     failing = sum(1 for e in score.ranking.entries if not e.eligible)
     assert failing > 0
@@ -121,3 +133,26 @@ def test_only_passing_hides_candidates_that_fail_a_gate(score, qtbot) -> None:
 
 def test_every_checklist_title_is_offered_for_translation() -> None:
     assert {c.title for c in default_checklist().criterion} <= set(CHECKLIST_TITLES)
+
+
+def test_targets_from_the_catalog_tree_keep_their_labels(window, qtbot) -> None:
+    from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
+
+    dialog = CatalogTargetsDialog(load_catalogs())
+    qtbot.addWidget(dialog)
+    providers = [dialog.tree.topLevelItem(i).text(0) for i in range(dialog.tree.topLevelItemCount())]
+    assert "RakSmart" not in providers  # no RakSmart endpoint in any nameable source: none offered
+    dialog.check_region("aws", "us-east-1")
+    assert dialog.chosen_regions() == [("aws", "us-east-1")]
+    # Ticking a provider ticks all its regions.
+    top = next(dialog.tree.topLevelItem(i) for i in range(len(providers)) if "DigitalOcean" in providers[i])
+    top.setCheckState(0, Qt.CheckState.Checked)
+    assert {p for p, _ in dialog.chosen_regions()} == {"aws", "digitalocean"}
+    entries, problems = dialog.entries()
+    assert entries and not problems
+    assert {e.target.provider for e in entries} == {"aws", "digitalocean"}
+    assert all(e.origin == "catalog" and e.target.region and e.target.line_type for e in entries)
+    screen = window.go_to("targets")
+    before = window.context.targets.rowCount()
+    assert screen.add_entries(entries) == len({e.target.key for e in entries})
+    assert window.context.targets.rowCount() > before

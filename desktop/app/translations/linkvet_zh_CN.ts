@@ -189,6 +189,29 @@
     </message>
 </context>
 <context>
+    <name>CatalogTargetsDialog</name>
+    <message>
+        <source>Targets from the catalogs</source>
+        <translation>从目录选择目标</translation>
+    </message>
+    <message>
+        <source>Tick regions (or whole providers) to probe their public test endpoints. Each target keeps the region&apos;s provider, id and claimed line type, so its measurements join the catalog.</source>
+        <translation>勾选区域（或整个服务商）以探测其公开测试端点。每个目标都保留区域的服务商、ID 和宣称的线路类型，测量结果可与目录关联。</translation>
+    </message>
+    <message>
+        <source>Provider / region / endpoint</source>
+        <translation>服务商 / 区域 / 端点</translation>
+    </message>
+    <message>
+        <source>Claimed line</source>
+        <translation>宣称线路</translation>
+    </message>
+    <message>
+        <source>Endpoints</source>
+        <translation>端点</translation>
+    </message>
+</context>
+<context>
     <name>ChartsScreen</name>
     <message>
         <source>No measurements yet: run a probe (Probe screen) or `linkvet schedule`.</source>
@@ -1366,6 +1389,10 @@ The file was kept as {aside}; starting with an empty list.</source>
         </translation>
     </message>
     <message>
+        <source>Catalogs not loaded</source>
+        <translation>目录未加载</translation>
+    </message>
+    <message>
         <source>Plan not imported</source>
         <translation>计划未导入</translation>
     </message>
@@ -1422,6 +1449,10 @@ The file was kept as {aside}; starting with an empty list.</source>
     <message>
         <source>Remove</source>
         <translation>删除</translation>
+    </message>
+    <message>
+        <source>From the catalogs…</source>
+        <translation>从目录添加…</translation>
     </message>
     <message>
         <source>Import plan…</source>
