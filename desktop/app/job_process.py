@@ -146,7 +146,7 @@ class _Outbox:
     the new samples belong to (`probes.stats.summarize` over the attempts so far, in send order)."""
 
     MAX_SAMPLES_PER_FRAME = 4000
-    MAX_RESULTS_PER_FRAME = 25
+    MAX_RESULTS_PER_FRAME = 10
 
     def __init__(self, stream: IO[bytes], lock: threading.Lock, targets: Sequence[Target]) -> None:
         self.stream = stream

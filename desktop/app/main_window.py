@@ -6,6 +6,7 @@ libraries are loaded; a background thread warms those imports meanwhile.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -171,6 +172,10 @@ class MainWindow(QMainWindow):
             self.stack.removeWidget(placeholder)
             placeholder.deleteLater()
             self.screens[key] = widget
+            # The screen lives as long as the window: keep its objects out of the collector's full passes,
+            # which would otherwise walk them again and again (pauses during live updates).
+            gc.collect()
+            gc.freeze()
         return self.screens[key]
 
     def show_screen(self, index: int) -> None:

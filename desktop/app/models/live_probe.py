@@ -132,9 +132,9 @@ class LiveProbeModel(QAbstractTableModel):
             live.summary = (
                 given if given is not None else summarize([live.rtts[s] for s in sorted(live.rtts)])
             )
-        if changed:
+        if changed:  # only the figures change while a target runs: the name and badge cells stay as drawn
             self.dataChanged.emit(
-                self.index(min(changed), 0), self.index(max(changed), self.columnCount() - 1)
+                self.index(min(changed), self.PROGRESS), self.index(max(changed), self.columnCount() - 1)
             )
 
     def add_sample_objects(self, items: Iterable[tuple[Target, Sample]]) -> None:
@@ -163,7 +163,7 @@ class LiveProbeModel(QAbstractTableModel):
         live.version += 1
         live.result = result
         live.summary = result.summary
-        if result.samples:
+        if result.samples and len(live.rtts) != len(result.samples):  # else the live samples are all there
             live.rtts = {s.seq: s.rtt_ms for s in result.samples}
             live.sent_us = {s.seq: s.sent_at_us for s in result.samples}
             last = max(result.samples, key=lambda s: s.seq)

@@ -25,6 +25,7 @@ class LiveRttPlot(pg.PlotWidget):
         self.getPlotItem().setDownsampling(auto=True, mode="peak")
         self.getPlotItem().setMenuEnabled(False, enableViewBoxMenu=True)
         self.getAxis("left").enableAutoSIPrefix(False)
+        self.getAxis("left").setWidth(56)  # fixed: a wider tick label must not re-lay out the plot mid-run
         self.legend = self.addLegend(offset=(10, 5), labelTextColor="#263238", brush=(255, 255, 255, 210))
         self._curves: list[pg.PlotDataItem] = []
         self._names: list[str] = []
