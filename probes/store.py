@@ -305,7 +305,15 @@ class Store:
         if version == SCHEMA_VERSION:
             return
         if self.readonly:
-            raise StoreError(f"{self.path}: store schema {version} needs upgrading; open it read-write once")
+            # A reader (history, export, the GUI) of a store an older linkvet wrote: upgrade it first, once.
+            try:
+                Store(self.path).close()
+            except StoreError as exc:
+                raise StoreError(
+                    f"{self.path}: store schema {version} needs upgrading to {SCHEMA_VERSION} and this user "
+                    f"cannot write it ({exc}); run any linkvet command on it as its owner"
+                ) from exc
+            return
         with self._transaction():
             version = self.schema_version  # another process may have migrated meanwhile
             for number in range(version + 1, SCHEMA_VERSION + 1):
@@ -357,8 +365,11 @@ class Store:
                     ),
                 )
                 round_id = int(cursor.lastrowid or 0)
+                runs = _RunSamples()
                 for result in results:
-                    self._save_result(db, round_id, result)
+                    target_id = self._save_result(db, round_id, result)
+                    runs.add(target_id, result)
+                self._add_to_hourly(db, runs)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: could not save the round: {exc}") from exc
         return round_id
@@ -385,7 +396,8 @@ class Store:
         ).fetchone()
         return int(row[0])
 
-    def _save_result(self, db: sqlite3.Connection, round_id: int, result: ProbeResult) -> None:
+    def _save_result(self, db: sqlite3.Connection, round_id: int, result: ProbeResult) -> int:
+        """Write one result and its samples; the target's id."""
         target_id = self._upsert_target(db, result.target)
         metrics = dict(result.metrics)
         cursor = db.execute(
@@ -420,7 +432,7 @@ class Store:
         if result.trace is not None:
             self._save_trace(db, result_id, target_id, result.trace)
         if not result.samples:
-            return
+            return target_id
         db.executemany(
             "INSERT INTO samples (result_id, target_id, ts_us, seq, rtt_ms, error) VALUES (?, ?, ?, ?, ?, ?)",
             [
@@ -435,12 +447,7 @@ class Store:
                 for s in result.samples
             ],
         )
-        self._add_to_hourly(
-            db,
-            target_id,
-            np.fromiter((s.sent_at_us for s in result.samples), dtype=np.int64, count=len(result.samples)),
-            [s.rtt_ms for s in result.samples],
-        )
+        return target_id
 
     def _save_trace(self, db: sqlite3.Connection, result_id: int, target_id: int, trace: TraceResult) -> None:
         """A trace's probes (with the network each answering address was labelled with) and its verdict."""
@@ -490,32 +497,47 @@ class Store:
             rows,
         )
 
-    def _add_to_hourly(
-        self, db: sqlite3.Connection, target_id: int, ts_us: np.ndarray, rtts: list[float | None]
-    ) -> None:
-        """Merge one run's samples (in send order) into the target's hourly rollups."""
-        hours = (ts_us // 1_000_000 // 3600) * 3600
-        rtt = np.array([math.nan if r is None else r for r in rtts], dtype=np.float64)
-        # A jitter pair belongs to the hour of its later sample.
-        received_positions = np.flatnonzero(~np.isnan(rtt))
-        pair_hours = hours[received_positions[1:]]
-        pair_diffs = np.abs(np.diff(rtt[received_positions]))
-        for hour in np.unique(hours):
-            in_hour = hours == hour
-            values = rtt[in_hour]
-            got = values[~np.isnan(values)]
-            deltas = pair_diffs[pair_hours == hour]
+    def _add_to_hourly(self, db: sqlite3.Connection, runs: _RunSamples) -> None:
+        """Merge a round's samples into the hourly rollups: one read-modify-write per target and hour.
+
+        Sums, counts and histograms are grouped with NumPy; a jitter pair is two consecutive received RTTs
+        of the same run and belongs to the hour of its later sample.
+        """
+        if runs.empty:
+            return
+        target, run, ts_us, rtt = runs.arrays()
+        hours = ts_us // 1_000_000 // 3600 * 3600
+        keys, group = np.unique(target * (1 << 32) + hours // 3600, return_inverse=True)
+        n = len(keys)
+        got = ~np.isnan(rtt)
+        got_group, got_rtt = group[got], rtt[got]
+        sent = np.bincount(group, minlength=n)
+        received = np.bincount(got_group, minlength=n)
+        rtt_sum = np.bincount(got_group, weights=got_rtt, minlength=n)
+        rtt_min = np.full(n, np.inf)
+        np.minimum.at(rtt_min, got_group, got_rtt)
+        rtt_max = np.full(n, -np.inf)
+        np.maximum.at(rtt_max, got_group, got_rtt)
+        same_run = run[got][1:] == run[got][:-1]
+        pair_group = got_group[1:][same_run]
+        pair_diff = np.abs(np.diff(got_rtt))[same_run]
+        jitter_sum = np.bincount(pair_group, weights=pair_diff, minlength=n)
+        jitter_pairs = np.bincount(pair_group, minlength=n)
+        hist = np.bincount(
+            got_group * histogram.N_BUCKETS + histogram.bucket_of(got_rtt), minlength=n * histogram.N_BUCKETS
+        ).reshape(n, histogram.N_BUCKETS)
+        for i, key in enumerate(keys.tolist()):
             delta = HourDelta(
-                sent=int(in_hour.sum()),
-                received=int(got.size),
-                rtt_sum_ms=float(got.sum()),
-                rtt_min_ms=float(got.min()) if got.size else None,
-                rtt_max_ms=float(got.max()) if got.size else None,
-                jitter_sum_ms=float(deltas.sum()),
-                jitter_pairs=int(deltas.size),
-                hist=histogram.counts_of(got) if got.size else np.zeros(histogram.N_BUCKETS, dtype=np.int64),
+                sent=int(sent[i]),
+                received=int(received[i]),
+                rtt_sum_ms=float(rtt_sum[i]),
+                rtt_min_ms=float(rtt_min[i]) if received[i] else None,
+                rtt_max_ms=float(rtt_max[i]) if received[i] else None,
+                jitter_sum_ms=float(jitter_sum[i]),
+                jitter_pairs=int(jitter_pairs[i]),
+                hist=hist[i].astype(np.int64),
             )
-            self._merge_hour(db, target_id, int(hour), delta)
+            self._merge_hour(db, key >> 32, (key & 0xFFFFFFFF) * 3600, delta)
 
     def _merge_hour(self, db: sqlite3.Connection, target_id: int, hour_s: int, delta: HourDelta) -> None:
         row = db.execute(
@@ -552,16 +574,13 @@ class Store:
         """Recompute every hourly rollup from the raw samples; the number of rollup rows written."""
         with self._transaction() as db:
             db.execute("DELETE FROM hourly")
-            result_ids = [r[0] for r in db.execute("SELECT id FROM results ORDER BY id")]
-            for result_id in result_ids:
-                rows = db.execute(
-                    "SELECT target_id, ts_us, rtt_ms FROM samples WHERE result_id = ? ORDER BY seq",
-                    (result_id,),
-                ).fetchall()
-                if rows:
-                    self._add_to_hourly(
-                        db, rows[0][0], np.array([r[1] for r in rows], dtype=np.int64), [r[2] for r in rows]
-                    )
+            rows = db.execute(
+                "SELECT result_id, target_id, ts_us, rtt_ms FROM samples ORDER BY result_id, seq"
+            )
+            runs = _RunSamples()
+            for result_id, target_id, ts_us, rtt_ms in rows:
+                runs.append(target_id, result_id, ts_us, rtt_ms)
+            self._add_to_hourly(db, runs)
             return int(db.execute("SELECT count(*) FROM hourly").fetchone()[0])
 
     # -- reading -----------------------------------------------------------------------------------------
@@ -759,6 +778,40 @@ class Store:
             table: int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
             for table in ("targets", "rounds", "results", "samples", "hourly")
         }
+
+
+class _RunSamples:
+    """Samples of many runs gathered for one rollup pass, in send order within each run."""
+
+    def __init__(self) -> None:
+        self._target: list[int] = []
+        self._run: list[int] = []
+        self._ts: list[int] = []
+        self._rtt: list[float] = []
+        self._runs = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self._ts
+
+    def add(self, target_id: int, result: ProbeResult) -> None:
+        self._runs += 1
+        for sample in result.samples:
+            self.append(target_id, self._runs, sample.sent_at_us, sample.rtt_ms)
+
+    def append(self, target_id: int, run: int, ts_us: int, rtt_ms: float | None) -> None:
+        self._target.append(target_id)
+        self._run.append(run)
+        self._ts.append(ts_us)
+        self._rtt.append(math.nan if rtt_ms is None else rtt_ms)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        return (
+            np.asarray(self._target, dtype=np.int64),
+            np.asarray(self._run, dtype=np.int64),
+            np.asarray(self._ts, dtype=np.int64),
+            np.asarray(self._rtt, dtype=np.float64),
+        )
 
 
 @dataclass(frozen=True, slots=True)

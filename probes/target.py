@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import urllib.parse
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from probes.errors import TargetError
@@ -132,7 +132,6 @@ class ProbeOptions:
     iperf3_omit_s: float = 2.0  # iperf3's -O: seconds of TCP slow start left out of its figures
     trace_max_hops: int = 30  # trace: the highest TTL probed
     trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
-    extra: tuple[tuple[str, str], ...] = field(default=())
 
     def __post_init__(self) -> None:
         checks = [

@@ -321,7 +321,8 @@ def _ratio(row: Row, rows: list[Row]) -> str:
 
 
 def _kind(figure: str) -> str:
-    for word in ("median", "per-attempt", "lost", "connect", "TTFB"):
+    # Most specific first: "median TTFB" is compared with the anchor's median TTFB, not its median RTT.
+    for word in ("connect", "TTFB", "per-attempt", "lost", "median"):
         if word in figure:
             return word
     return "throughput"
