@@ -40,7 +40,8 @@ from probes.results import ProbeResult
 from probes.target import Method, ProbeOptions, Target, parse_target
 
 REDRAW_MS = 200  # alternately the table and the chart: each refreshed at 2.5 Hz, never both in one pass
-MAX_CHART_SERIES = 4  # the selected rows (the first row when none is selected)
+MAX_CHART_SERIES = 4
+TRACE_PROBES_PER_HOP = 3  # a trace target's "attempts" are probes per hop (a plan's [defaults.trace] count)  # the selected rows (the first row when none is selected)
 
 
 def retarget(target: Target, method: Method) -> Target:
@@ -85,7 +86,10 @@ class ProbeScreen(QWidget):
         self.method = QComboBox()
         self.method.addItem("", None)
         for method in Method:
-            self.method.addItem(str(method), method)
+            if (
+                method.value in DEFAULT_COUNTS
+            ):  # the methods `linkvet probe --method` offers (trace: `linkvet trace`)
+                self.method.addItem(str(method), method)
         self.count = QSpinBox()
         self.count.setRange(0, 100_000)
         self.interval = QDoubleSpinBox()
@@ -200,7 +204,7 @@ class ProbeScreen(QWidget):
         """One `ProbeOptions` per method, with the CLI's default counts when the count is "auto"."""
         return {
             m: ProbeOptions(
-                count=self.count.value() or DEFAULT_COUNTS[m.value],
+                count=self.count.value() or DEFAULT_COUNTS.get(m.value, TRACE_PROBES_PER_HOP),
                 interval_s=self.interval.value(),
                 timeout_s=self.timeout.value(),
             )

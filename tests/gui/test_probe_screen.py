@@ -114,3 +114,13 @@ def test_a_method_the_target_cannot_take_is_an_error_row_not_a_crash(window, qtb
     statuses = [probe.model.data(probe.model.index(r, LiveProbeModel.STATUS), DISPLAY) for r in range(2)]
     assert any("needs a URL" in s for s in statuses), statuses
     assert not window.context.settings.db_path.exists()
+
+
+def test_the_method_choice_is_linkvet_probes_and_every_target_method_has_a_count(window) -> None:
+    from desktop.cli.probe import DEFAULT_COUNTS
+
+    probe = window.go_to("probe")
+    offered = {probe.method.itemData(i) for i in range(1, probe.method.count())}
+    assert {str(m) for m in offered} == set(DEFAULT_COUNTS)
+    options = probe.options_for(set(Method))  # a plan may hold trace targets: they get probes per hop
+    assert options[Method.TRACE].count == 3 and options[Method.ICMP].count == 10
