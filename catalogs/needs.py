@@ -21,6 +21,8 @@ Strategy = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
 Precision = Literal["bf16", "fp16", "fp32"]
 Optimizer = Literal["adamw", "adam", "adamw-8bit", "sgd"]
 
+EXAMPLE_NEEDS = Path(__file__).with_name("needs") / "example-70b-full.toml"  # the documents' 70B case
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)

@@ -55,6 +55,7 @@ from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
 from probes.target import URL_METHODS, Method, ProbeOptions, Target
 
 PLAN_VERSION = 1
+EXAMPLE_PLAN = Path(__file__).with_name("plans") / "example.toml"  # loopback targets: runs anywhere
 _DURATION = re.compile(
     r"^\s*(?:(\d+(?:\.\d+)?)\s*h)?\s*(?:(\d+(?:\.\d+)?)\s*m)?\s*(?:(\d+(?:\.\d+)?)\s*s)?\s*$"
 )

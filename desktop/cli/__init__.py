@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK, CliError
+from desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, CliError
 
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -51,20 +51,41 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def headless_main_job() -> int:
+    """What `linkvet` alone does without a display: one measuring round of the bundled example plan into the
+    default store, then the bundled catalogs ranked for the example needs profile with what is measured."""
+    from catalogs.needs import EXAMPLE_NEEDS
+    from probes.plan import EXAMPLE_PLAN
+
+    print(
+        "linkvet: no display here, so instead of the desktop application: one measuring round of the example "
+        f"plan ({EXAMPLE_PLAN.name}), then the bundled catalogs ranked for the example needs profile "
+        f"({EXAMPLE_NEEDS.name}). `linkvet --help` lists every command.\n",
+        flush=True,
+    )
+    measured = main(["schedule", "--plan", str(EXAMPLE_PLAN), "--once", "--quiet"])
+    if measured not in (EXIT_OK, EXIT_SOME_FAILED):
+        return measured
+    print(flush=True)
+    return main(["score", "--needs", str(EXAMPLE_NEEDS), "--top", "3"])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command = arguments[0].replace("-", "_") if arguments else None
     parser = build_parser(command if command in COMMAND_MODULES else None)
     args = parser.parse_args(arguments)
     if not getattr(args, "run", None):
+        if arguments:
+            parser.print_help()
+            return EXIT_OK
         from desktop.cli import gui
 
-        # `linkvet` alone opens the desktop application where a window can be shown.
-        if not arguments and gui.display_present():
-            args.run, args.quit_after_startup = gui.run, False
-        else:
-            parser.print_help()
-            return 0
+        # `linkvet` alone opens the desktop application where a window can be shown, and runs the
+        # headless main job where none can.
+        if not gui.display_present():
+            return headless_main_job()
+        args.run, args.quit_after_startup = gui.run, False
     try:
         return int(args.run(args))
     except CliError as exc:

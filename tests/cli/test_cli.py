@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import REPO_ROOT
+from probes.plan import EXAMPLE_PLAN
 
 
 def test_probe_json_done_when(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -63,7 +63,7 @@ def test_usage_errors_are_one_line_and_exit_2(run_linkvet) -> None:  # type: ign
 
 def test_schedule_once_then_history(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "office.sqlite3"
-    plan = REPO_ROOT / "packaging" / "plans" / "example.toml"
+    plan = EXAMPLE_PLAN
     out = run_linkvet(
         "schedule", "--plan", str(plan), "--once", "--db", str(db), "--log-file", str(tmp_path / "l")
     )
@@ -91,9 +91,7 @@ def test_bad_plan_and_missing_store(run_linkvet, tmp_path: Path) -> None:  # typ
 
 
 def test_schedule_check_lists_the_next_rounds(run_linkvet) -> None:  # type: ignore[no-untyped-def]
-    out = run_linkvet(
-        "schedule", "--plan", str(REPO_ROOT / "packaging" / "plans" / "example.toml"), "--check"
-    )
+    out = run_linkvet("schedule", "--plan", str(EXAMPLE_PLAN), "--check")
     assert out.returncode == 0, out.stderr
     assert "next rounds (UTC):" in out.stdout and out.stdout.count("cadence") == 5
 
@@ -103,3 +101,28 @@ def test_help_lists_the_commands(run_linkvet) -> None:  # type: ignore[no-untype
     assert out.returncode == 0
     for command in ("probe", "schedule", "history"):
         assert command in out.stdout
+
+
+def test_linkvet_alone_runs_the_headless_main_job_without_a_display(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    env = cli_env(tmp_path)
+    for name in ("DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(name, None)
+    out = subprocess.run(
+        [sys.executable, "-m", "desktop.cli"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "no display here" in out.stdout
+    assert "stored round 1" in out.stdout  # measured into the default store…
+    assert (tmp_path / "xdg-data" / "linkvet" / "linkvet.sqlite3").exists()
+    assert "#1 " in out.stdout and "candidate(s)" in out.stdout  # …and ranked the bundled catalogs
+    assert "Traceback" not in out.stderr

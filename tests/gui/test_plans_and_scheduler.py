@@ -12,10 +12,9 @@ from desktop.app.models.target_list import TargetEntry
 from desktop.app.plan_file import entries_from_plan, plan_text, save_plan
 from probes.errors import PlanError
 from probes.peak import DEFAULT_PEAK_WINDOWS
-from probes.plan import load_plan
+from probes.plan import EXAMPLE_PLAN, load_plan
 from probes.store import Store
 from probes.target import Method, Target, parse_target
-from tests.conftest import REPO_ROOT
 
 
 @pytest.fixture
@@ -54,7 +53,7 @@ def test_a_probe_list_written_as_a_plan_reads_back_the_same(tmp_path: Path) -> N
 
 
 def test_importing_the_example_plan_labels_entries_with_the_plan() -> None:
-    plan, entries = entries_from_plan(REPO_ROOT / "packaging" / "plans" / "example.toml")
+    plan, entries = entries_from_plan(EXAMPLE_PLAN)
     assert entries and all(e.origin == f"plan:{plan.name}" for e in entries)
     assert {e.target.key for e in entries} == {p.target.key for p in plan.targets}
 
@@ -74,7 +73,7 @@ def test_a_broken_plan_is_reported_with_file_and_line(window, qtbot, tmp_path: P
 def test_import_then_save_the_probe_list_as_a_plan(window, qtbot, tmp_path: Path) -> None:
     targets = window.go_to("targets")
     window.context.targets.set_entries([])
-    assert targets.import_plan(REPO_ROOT / "packaging" / "plans" / "example.toml") == 3
+    assert targets.import_plan(EXAMPLE_PLAN) == 3
     saved = tmp_path / "mine.toml"
     targets.save_plan(saved)
     assert [p.target.key for p in load_plan(saved).targets] == [

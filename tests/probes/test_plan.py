@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 
 from probes.errors import PlanError
-from probes.plan import load_plan, parse_duration, parse_plan
+from probes.plan import EXAMPLE_PLAN, load_plan, parse_duration, parse_plan
 from probes.target import Method
-from tests.conftest import REPO_ROOT
 
 GOOD = """\
 version = 1
@@ -61,7 +60,7 @@ def test_a_good_plan() -> None:
 
 
 def test_the_bundled_example_plan_loads() -> None:
-    plan = load_plan(REPO_ROOT / "packaging" / "plans" / "example.toml")
+    plan = load_plan(EXAMPLE_PLAN)
     assert plan.targets and all(p.target.host in ("127.0.0.1", "::1") for p in plan.targets)
 
 
