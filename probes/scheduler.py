@@ -24,8 +24,7 @@ from probes.peak import in_any
 from probes.plan import Plan, PlannedTarget
 from probes.results import ProbeResult
 from probes.runner import ProgressHook, Runner
-from probes.store import Store, run_metadata
-from probes.target import Method
+from probes.store import Store
 
 log = logging.getLogger("linkvet.schedule")
 
@@ -126,26 +125,15 @@ class Scheduler:
             progress=self.progress,
         )
         results = await runner.run([p.target for p in due])
-        finished = now_us()
-        privileged = next(
-            (
-                bool(r.metrics["privileged"])
-                for r in results
-                if r.method is Method.ICMP and "privileged" in r.metrics
-            ),
-            None,
-        )
-        meta = run_metadata(privileged) | {"plan_path": self.plan.path}
-        round_id = self.store.save_round(
+        round_id = self.store.save_results(
             results,
-            started_us=started,
-            finished_us=finished,
             source="schedule",
             plan=self.plan.name,
             vantage=self.plan.vantage,
             peak=peak,
-            meta=meta,
+            meta={"plan_path": self.plan.path},
         )
+        finished = now_us()
         return RoundReport(round_id, started, finished, peak, tuple(results))
 
     def first_start(self) -> float:

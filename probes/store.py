@@ -374,6 +374,34 @@ class Store:
             raise StoreError(f"{self.path}: could not save the round: {exc}") from exc
         return round_id
 
+    def save_results(
+        self,
+        results: Sequence[ProbeResult],
+        *,
+        source: str,
+        plan: str | None = None,
+        vantage: str | None = None,
+        peak: bool | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> int | None:
+        """Store one run's results as a round (its span from the results, whether ICMP ran privileged in its
+        metadata); the round's id, or None when there was nothing to store."""
+        if not results:
+            return None
+        privileged = next(
+            (bool(r.metrics["privileged"]) for r in results if r.metrics.get("privileged") is not None), None
+        )
+        return self.save_round(
+            results,
+            started_us=min(r.started_at_us for r in results),
+            finished_us=max(r.finished_at_us for r in results),
+            source=source,
+            plan=plan,
+            vantage=vantage,
+            peak=peak,
+            meta=run_metadata(privileged) | (meta or {}),
+        )
+
     def _upsert_target(self, db: sqlite3.Connection, target: Target) -> int:
         row = db.execute(
             "INSERT INTO targets (key, name, method, host, port, url, provider, region, line_type)"

@@ -28,10 +28,10 @@ class CatalogView:
 
 def offering_rows(loaded: CatalogSet) -> list[dict[str, Any]]:
     """`linkvet catalog list --json`'s rows, each with the GPU reference's figures added under `reference`."""
-    from desktop.cli.catalog import _offering_rows
+    from desktop.cli.catalog import offering_rows
 
     reference = default_gpu_reference()
-    rows = _offering_rows(loaded, None, None)
+    rows = offering_rows(loaded, None, None)
     for row in rows:
         match = reference.get(row["gpu"], row.get("gpu_memory_gb")) if row.get("gpu") else None
         row["reference"] = None

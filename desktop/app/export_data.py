@@ -72,10 +72,7 @@ def run_export(job: ExportJob) -> ExportResult:
             None, ExportRequest(measure=options, **procurement), exported_at=datetime.now(UTC)
         )
     if job.file_format == "xlsx":
-        job.out.parent.mkdir(parents=True, exist_ok=True)
-        partial = job.out.with_name(job.out.name + ".partial")
-        write_xlsx(workbook, partial)
-        partial.replace(job.out)  # a reader never sees half a workbook (as `linkvet export` does it)
+        write_xlsx(workbook, job.out)
         written, folder = [job.out], job.out.parent
     else:
         written, folder = write_csv(workbook, job.out), job.out

@@ -218,21 +218,12 @@ def _watch_parent(stdin: IO[bytes], on_message: Callable[[dict[str, Any]], None]
         on_message(decode(frame[1]))
 
 
-def save_round(db_path: Path, results: list[ProbeResult], source: str = "probe") -> int:
+def save_round(db_path: Path, results: list[ProbeResult], source: str = "probe") -> int | None:
     """Store one finished run as `linkvet probe` does (one round: results, samples and rollups)."""
-    from probes.store import Store, run_metadata
+    from probes.store import Store
 
-    privileged = next((r.metrics.get("privileged") for r in results if "privileged" in r.metrics), None)
-    meta = run_metadata(None if privileged is None else bool(privileged))
-    meta["interface"] = "gui"
     with Store(db_path) as store:
-        return store.save_round(
-            results,
-            started_us=min(r.started_at_us for r in results),
-            finished_us=max(r.finished_at_us for r in results),
-            source=source,
-            meta=meta,
-        )
+        return store.save_results(results, source=source, meta={"interface": "gui"})
 
 
 def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[bytes]) -> int:

@@ -104,9 +104,7 @@ def _gpu_filter(query: str | None) -> set[str] | None:
     return {spec.id for spec in match.candidates}
 
 
-def _offering_rows(
-    loaded: CatalogSet, gpu_ids: set[str] | None, provider: str | None
-) -> list[dict[str, Any]]:
+def offering_rows(loaded: CatalogSet, gpu_ids: set[str] | None, provider: str | None) -> list[dict[str, Any]]:
     reference = default_gpu_reference()
     rows = []
     for catalog, offering in loaded.offerings():
@@ -134,7 +132,7 @@ def run_list(args: argparse.Namespace) -> int:
         raise CliError(
             f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
         )
-    rows = _offering_rows(loaded, _gpu_filter(args.gpu), args.provider)
+    rows = offering_rows(loaded, _gpu_filter(args.gpu), args.provider)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK

@@ -10,7 +10,7 @@ from typing import Any
 from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_OK, CliError, add_db_option, open_store
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.history import parse_when
-from desktop.cli.score import _weight as weight_option
+from desktop.cli.score import weight_option
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -95,10 +95,7 @@ def run(args: argparse.Namespace) -> int:
             raise CliError(str(exc)) from exc
     try:
         if file_format == "xlsx":
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            partial = args.out.with_name(args.out.name + ".partial")
-            write_xlsx(workbook, partial)
-            partial.replace(args.out)  # a reader never sees half a workbook
+            write_xlsx(workbook, args.out)
             written = [args.out]
         else:
             written = write_csv(workbook, args.out)

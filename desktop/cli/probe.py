@@ -153,18 +153,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         results = _measure(targets, options, args)
         if store is not None:
-            from probes.store import run_metadata
-
-            privileged = next(
-                (r.metrics.get("privileged") for r in results if "privileged" in r.metrics), None
-            )
-            store.save_round(
-                results,
-                started_us=min(r.started_at_us for r in results),
-                finished_us=max(r.finished_at_us for r in results),
-                source="probe",
-                meta=run_metadata(None if privileged is None else bool(privileged)),
-            )
+            store.save_results(results, source="probe")
     finally:
         if store is not None:
             store.close()

@@ -22,7 +22,7 @@ from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 
 
-def _weight(text: str) -> tuple[str, float]:
+def weight_option(text: str) -> tuple[str, float]:
     name, _, value = text.partition("=")
     try:
         number = float(value)
@@ -47,7 +47,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--checklist", type=Path, metavar="FILE", help="checklist (default: the bundled one)")
     parser.add_argument(
         "--weight",
-        type=_weight,
+        type=weight_option,
         action="append",
         default=[],
         metavar="ID=N",

@@ -27,9 +27,12 @@ _GREEN, _YELLOW, _RED = "#63BE7B", "#FFEB84", "#F8696B"
 
 
 def write_xlsx(workbook: Workbook, path: Path) -> None:
-    """Write the workbook to `path` (replacing it)."""
+    """Write the workbook to `path` (replacing it, creating its folder): first to `PATH.partial`, then
+    renamed, so a reader never sees half a workbook."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
     book = xlsxwriter.Workbook(
-        str(path),
+        str(partial),
         {
             "strings_to_formulas": False,
             "strings_to_urls": False,
@@ -41,6 +44,7 @@ def write_xlsx(workbook: Workbook, path: Path) -> None:
     for sheet in workbook.sheets:
         _write_sheet(book, formats, sheet)
     book.close()
+    partial.replace(path)
 
 
 class _Formats:
