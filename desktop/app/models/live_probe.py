@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
+from desktop.app.models._table import HeaderedTableModel
 from probes.results import ProbeResult, Sample
 from probes.stats import Summary, summarize
 from probes.target import Method, Target
@@ -55,7 +56,7 @@ class LiveRow:
         return x, y
 
 
-class LiveProbeModel(QAbstractTableModel):
+class LiveProbeModel(HeaderedTableModel):
     TARGET, METHOD, LINE_TYPE, PROGRESS, LAST, MEDIAN, P95, LOSS, JITTER, TREND, STATUS = range(11)
     HEADERS = (
         "Target",
@@ -77,7 +78,6 @@ class LiveProbeModel(QAbstractTableModel):
         super().__init__(parent)
         self._rows: list[LiveRow] = []
         self._by_key: dict[str, int] = {}
-        self._headers = list(self.HEADERS)
         self.state_texts = {
             "waiting": "waiting",
             "running": "running",
@@ -183,20 +183,6 @@ class LiveProbeModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def set_headers(self, headers: Sequence[str]) -> None:
-        self._headers = list(headers)
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
     QObject,
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
 )
+
+from desktop.app.models._table import HeaderedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
 UNKNOWN = "?"
@@ -25,7 +26,7 @@ def _number(value: Any, digits: int = 0) -> str:
     return f"{value:,.{digits}f}" if isinstance(value, float) else str(value)
 
 
-class OfferingsModel(QAbstractTableModel):
+class OfferingsModel(HeaderedTableModel):
     (PROVIDER, OFFERING, GPU, PER_NODE, MEMORY, TFLOPS, INTRA, FABRIC, MAX_NODES, REGIONS, PRICE, AS_OF) = (
         range(12)
     )
@@ -49,7 +50,6 @@ class OfferingsModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._rows: list[dict[str, Any]] = []
-        self._headers = list(self.HEADERS)
 
     def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
         self.beginResetModel()
@@ -61,20 +61,6 @@ class OfferingsModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def set_headers(self, headers: Sequence[str]) -> None:
-        self._headers = list(headers)
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
 
     @staticmethod
     def memory(row: dict[str, Any]) -> float | None:

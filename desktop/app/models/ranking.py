@@ -7,16 +7,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from catalogs.scoring import Judgement, RankedOffering
+from desktop.app.models._table import HeaderedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
 PASS, FAIL, UNKNOWN = "#2e7d32", "#c62828", "#f9a825"
 
 
-class RankingModel(QAbstractTableModel):
+class RankingModel(HeaderedTableModel):
     RANK, SCORE, GATES, PROVIDER, OFFERING, REGION, GPU, PLAN, PRICE, UNKNOWNS = range(10)
     HEADERS = ("#", "Score", "Gates", "Provider", "Offering", "Region", "GPU", "Plan", "$/GPU-h", "Unknown")
     EntryRole = Qt.ItemDataRole.UserRole + 1
@@ -24,7 +25,6 @@ class RankingModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._entries: list[RankedOffering] = []
-        self._headers = list(self.HEADERS)
         self.words = {
             "pass": "pass",
             "fail": "fails {gates}",
@@ -45,20 +45,6 @@ class RankingModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._entries)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def set_headers(self, headers: Sequence[str]) -> None:
-        self._headers = list(headers)
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
 
     def _gates(self, entry: RankedOffering) -> str:
         if entry.eligible:
@@ -113,14 +99,13 @@ class RankingModel(QAbstractTableModel):
         return None
 
 
-class BreakdownModel(QAbstractTableModel):
+class BreakdownModel(HeaderedTableModel):
     CRITERION, KIND, RESULT, WEIGHT, COUNTED, REASON, SOURCE = range(7)
     HEADERS = ("Criterion", "Kind", "Result", "Weight", "Counts", "Why", "Source")
 
     def __init__(self, parent: QObject | None = None, title: Callable[[str], str] | None = None) -> None:
         super().__init__(parent)
         self._rows: list[Judgement] = []
-        self._headers = list(self.HEADERS)
         self.title = title or (lambda criterion: criterion)
         self.words = {
             "gate": "gate",
@@ -141,20 +126,6 @@ class BreakdownModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def set_headers(self, headers: Sequence[str]) -> None:
-        self._headers = list(headers)
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

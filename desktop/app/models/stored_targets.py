@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
+from desktop.app.models._table import HeaderedTableModel
 from probes.store import StoredTarget
 
 Index = QModelIndex | QPersistentModelIndex
 
 
-class StoredTargetsModel(QAbstractTableModel):
+class StoredTargetsModel(HeaderedTableModel):
     NAME, METHOD, LINE_TYPE, REGION = range(4)
     HEADERS = ("Target", "Method", "Line", "Provider / region")
     TargetRole = Qt.ItemDataRole.UserRole + 1
@@ -21,7 +22,6 @@ class StoredTargetsModel(QAbstractTableModel):
         super().__init__(parent)
         self._targets: list[StoredTarget] = []
         self._checked: set[int] = set()
-        self._headers = list(self.HEADERS)
 
     def set_targets(self, targets: Iterable[StoredTarget]) -> None:
         """Replace the list, keeping the ticks of targets still on it."""
@@ -50,20 +50,6 @@ class StoredTargetsModel(QAbstractTableModel):
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._targets)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def set_headers(self, headers: Sequence[str]) -> None:
-        self._headers = list(headers)
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
+from desktop.app.models._table import HeaderedTableModel
 from probes.errors import TargetError
 from probes.target import Method, Target
 
@@ -124,7 +125,7 @@ class TargetBook:
         return aside
 
 
-class TargetListModel(QAbstractTableModel):
+class TargetListModel(HeaderedTableModel):
     """The probe list as a table; column 0 carries the on/off check box."""
 
     NAME, METHOD, ADDRESS, PROVIDER, REGION, LINE_TYPE, ORIGIN = range(7)
@@ -134,27 +135,11 @@ class TargetListModel(QAbstractTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._entries: list[TargetEntry] = []
-        self._headers = list(self.HEADERS)
 
     # -- reading ------------------------------------------------------------------------------------------
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._entries)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(
-        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
-        return None
-
-    def set_headers(self, headers: Sequence[str]) -> None:
-        """Translated column titles (the screen passes them on a language change)."""
-        self._headers = list(headers)
-        self.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, len(headers) - 1)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
