@@ -8,22 +8,12 @@ from pathlib import Path
 import pytest
 
 from probes.store import Store
-from tests.analysis.synthetic import Series, write_series
-from tests.analysis.week import LA, SJC, WEEK_HOURS, WEEK_START, download_at, la_model, sjc_model
+from tests.analysis.week import write_week
 
 
 @pytest.fixture(scope="session")
 def week_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("week") / "week.sqlite3"
-    with Store(path) as store:
-        write_series(
-            store,
-            [Series(LA, la_model()), Series(SJC, sjc_model())],
-            WEEK_START,
-            WEEK_HOURS,
-            extra=download_at,
-        )
-    return path
+    return write_week(tmp_path_factory.mktemp("week") / "week.sqlite3")
 
 
 @pytest.fixture

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from probes import histogram
@@ -53,3 +55,19 @@ def download_at(begin_us: int) -> list[ProbeResult]:
             metrics={"throughput_mbps": rate, "bytes": int(rate * 1e6 / 8 * 4), "seconds": 4.0},
         )
     ]
+
+
+def write_week(path: Path) -> Path:
+    """A store at `path` holding the synthetic week of both regions (and hourly downloads)."""
+    from probes.store import Store
+    from tests.analysis.synthetic import Series, write_series
+
+    with Store(path) as store:
+        write_series(
+            store,
+            [Series(LA, la_model()), Series(SJC, sjc_model())],
+            WEEK_START,
+            WEEK_HOURS,
+            extra=download_at,
+        )
+    return path

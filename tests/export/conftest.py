@@ -10,24 +10,14 @@ import pytest
 
 from desktop.export import ExportRequest, Workbook, build_workbook, write_csv, write_xlsx
 from probes.store import Store
-from tests.analysis.synthetic import Series, write_series
-from tests.analysis.week import LA, SJC, WEEK_HOURS, WEEK_START, download_at, la_model, sjc_model
+from tests.analysis.week import write_week
 
 EXPORTED_AT = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
 
 @pytest.fixture(scope="session")
 def export_store_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("export") / "week.sqlite3"
-    with Store(path) as store:
-        write_series(
-            store,
-            [Series(LA, la_model()), Series(SJC, sjc_model())],
-            WEEK_START,
-            WEEK_HOURS,
-            extra=download_at,
-        )
-    return path
+    return write_week(tmp_path_factory.mktemp("export") / "week.sqlite3")
 
 
 @pytest.fixture
