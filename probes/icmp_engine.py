@@ -34,7 +34,7 @@ IPV6_RECVERR = 25
 SO_EE_ORIGIN_ICMP = 2
 SO_EE_ORIGIN_ICMP6 = 3
 _TIMESPEC = struct.Struct("@qq")
-_SOCK_EXTENDED_ERR = struct.Struct("@IBBBBII")
+SOCK_EXTENDED_ERR = struct.Struct("@IBBBBII")
 _ECHO_HEADER = struct.Struct("!BBHHH")
 _RCVBUF_BYTES = 4 * 1024 * 1024
 # What a send on an unprivileged socket returns when an earlier echo's ICMP error is pending.
@@ -293,7 +293,7 @@ class IcmpEngine:
                 # A pending socket error (unprivileged sockets report ICMP errors this way): read the queue.
                 self._drain_error_queue(fs)
                 continue
-            rx_mono_ns = _receive_time(ancdata)
+            rx_mono_ns = receive_time(ancdata)
             self._handle_packet(fs, data, source[0], rx_mono_ns)
         if not fs.raw:
             self._drain_error_queue(fs)
@@ -345,20 +345,20 @@ class IcmpEngine:
                 return
             except OSError:
                 return
-            rx_mono_ns = _receive_time(ancdata)
+            rx_mono_ns = receive_time(ancdata)
             for level, kind, cdata in ancdata:
                 if (level, kind) not in (
                     (socket.IPPROTO_IP, IP_RECVERR),
                     (socket.IPPROTO_IPV6, IPV6_RECVERR),
                 ):
                     continue
-                if len(cdata) < _SOCK_EXTENDED_ERR.size:
+                if len(cdata) < SOCK_EXTENDED_ERR.size:
                     continue
-                _errno, origin, ee_type, _code, _pad, _info, _data = _SOCK_EXTENDED_ERR.unpack_from(cdata)
+                _errno, origin, ee_type, _code, _pad, _info, _data = SOCK_EXTENDED_ERR.unpack_from(cdata)
                 if origin not in (SO_EE_ORIGIN_ICMP, SO_EE_ORIGIN_ICMP6) or len(data) < 8:
                     continue
                 error = _error_kind(fs.v6, ee_type) or ErrorKind.UNREACHABLE
-                responder = _offender(fs.family, cdata[_SOCK_EXTENDED_ERR.size :])
+                responder = offender_address(fs.family, cdata[SOCK_EXTENDED_ERR.size :])
                 seq = _ECHO_HEADER.unpack_from(data)[4]
                 self._resolve((fs.family, destination[0], seq), rx_mono_ns, error, responder)
 
@@ -379,7 +379,7 @@ def _error_kind(v6: bool, icmp_type: int) -> ErrorKind | None:
     return None
 
 
-def _offender(family: int, raw: bytes) -> str | None:
+def offender_address(family: int, raw: bytes) -> str | None:
     try:
         if family == socket.AF_INET and len(raw) >= 8:
             return socket.inet_ntop(socket.AF_INET, raw[4:8])
@@ -390,7 +390,7 @@ def _offender(family: int, raw: bytes) -> str | None:
     return None
 
 
-def _receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
+def receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
     """Monotonic ns at which the packet reached the socket (kernel timestamp when available)."""
     mono_now = time.perf_counter_ns()
     for level, kind, cdata in ancdata:

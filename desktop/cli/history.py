@@ -29,7 +29,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "such as 30m, 24h, 7d (default 24h)",
     )
     p.add_argument("--until", type=parse_when, help="up to this time (same forms as --since)")
-    p.add_argument("--method", choices=["icmp", "tcp", "http", "download", "iperf3"], help="only this method")
+    p.add_argument(
+        "--method", choices=["icmp", "tcp", "http", "download", "iperf3", "trace"], help="only this method"
+    )
     p.add_argument("--limit", type=positive_int, help="only the newest N rows")
     p.add_argument("--json", action="store_true", help="one JSON object per stored result per line")
     add_db_option(p)

@@ -21,16 +21,16 @@ from typing import Protocol
 
 from probes.errors import ErrorKind
 from probes.icmp_engine import (
-    _SOCK_EXTENDED_ERR,
     IP_RECVERR,
     IPV6_RECVERR,
     SO_EE_ORIGIN_ICMP,
     SO_EE_ORIGIN_ICMP6,
     SO_TIMESTAMPNS,
+    SOCK_EXTENDED_ERR,
     EchoOutcome,
     IcmpEngine,
-    _offender,
-    _receive_time,
+    offender_address,
+    receive_time,
 )
 from probes.traceroute.result import ReplyKind
 
@@ -137,16 +137,16 @@ def _read_error_queue(sock: socket.socket, family: int) -> list[_QueuedError]:
             return out
         except OSError:
             return out
-        rx_mono_ns = _receive_time(ancdata)
+        rx_mono_ns = receive_time(ancdata)
         for level, kind, cdata in ancdata:
             if (level, kind) not in ((socket.IPPROTO_IP, IP_RECVERR), (socket.IPPROTO_IPV6, IPV6_RECVERR)):
                 continue
-            if len(cdata) < _SOCK_EXTENDED_ERR.size:
+            if len(cdata) < SOCK_EXTENDED_ERR.size:
                 continue
-            _errno, origin, ee_type, ee_code, _pad, _info, _d = _SOCK_EXTENDED_ERR.unpack_from(cdata)
+            _errno, origin, ee_type, ee_code, _pad, _info, _d = SOCK_EXTENDED_ERR.unpack_from(cdata)
             if origin not in (SO_EE_ORIGIN_ICMP, SO_EE_ORIGIN_ICMP6):
                 continue
-            offender = _offender(family, cdata[_SOCK_EXTENDED_ERR.size :])
+            offender = offender_address(family, cdata[SOCK_EXTENDED_ERR.size :])
             dest = (str(destination[0]), int(destination[1])) if destination else None
             out.append(_QueuedError(dest, ee_type, ee_code, offender, rx_mono_ns))
 
@@ -265,7 +265,7 @@ class UdpProber:
                 continue
             # A datagram back from the destination: the port was open and something answered.
             if source and str(source[0]) == self.address:
-                self._resolve(int(source[1]), "reached", self.address, _receive_time(ancdata), None)
+                self._resolve(int(source[1]), "reached", self.address, receive_time(ancdata), None)
         self._drain()
 
     def _drain(self) -> None:
