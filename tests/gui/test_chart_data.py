@@ -51,7 +51,7 @@ def test_timeline_leaves_gaps_where_nothing_was_measured_or_everything_was_lost(
 
 def _store_with(path, rtts_by_hour: dict[int, list[float | None]]) -> Store:  # type: ignore[no-untyped-def]
     store = Store(path)
-    target = Target(Method.ICMP, host="10.1.1.1")
+    target = Target(Method.ICMP, host="198.18.101.1")
     for hour_s, rtts in rtts_by_hour.items():
         samples = tuple(Sample(i, hour_s * 1_000_000 + i * 1_000_000, r) for i, r in enumerate(rtts))
         result = ProbeResult(target, hour_s * 1_000_000, hour_s * 1_000_000 + len(rtts) * 1_000_000, samples)

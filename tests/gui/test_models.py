@@ -43,7 +43,7 @@ def test_target_list_adds_each_endpoint_once_and_reports_the_checked_ones(qapp) 
 def test_target_book_round_trips_and_names_what_is_wrong(tmp_path) -> None:
     book = TargetBook(tmp_path / "targets.json")
     entries = [
-        entry("10.0.0.1", provider="raksmart", region="los-angeles", line_type="cn2-gia"),
+        entry("198.18.100.1", provider="raksmart", region="los-angeles", line_type="cn2-gia"),
         TargetEntry(Target(Method.HTTP, url="https://example.com/x", name="probe file"), "catalog", False),
     ]
     book.save(entries)

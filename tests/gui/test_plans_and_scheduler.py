@@ -28,12 +28,12 @@ def listener() -> Iterator[int]:
 
 def test_a_probe_list_written_as_a_plan_reads_back_the_same(tmp_path: Path) -> None:
     entries = [
-        TargetEntry(parse_target("10.0.0.1", provider="raksmart", region="los-angeles", line_type="cn2-gia")),
+        TargetEntry(parse_target("198.18.100.1", provider="raksmart", region="los-angeles", line_type="cn2-gia")),
         TargetEntry(
-            parse_target("10.0.0.1:22", provider="raksmart", region="los-angeles", line_type="cn2-gia")
+            parse_target("198.18.100.1:22", provider="raksmart", region="los-angeles", line_type="cn2-gia")
         ),
         TargetEntry(Target(Method.DOWNLOAD, url="https://example.com/100mb.bin", name='quote " and 中文')),
-        TargetEntry(Target(Method.IPERF3, host="10.0.0.2", port=5202)),
+        TargetEntry(Target(Method.IPERF3, host="198.18.100.2", port=5202)),
     ]
     text = plan_text(
         entries,
@@ -60,7 +60,7 @@ def test_importing_the_example_plan_labels_entries_with_the_plan() -> None:
 
 def test_a_broken_plan_is_reported_with_file_and_line(window, qtbot, tmp_path: Path) -> None:
     bad = tmp_path / "bad.toml"
-    bad.write_text('version = 1\n[[targets]]\nhost = "10.0.0.1"\nmethods = ["smoke-signals"]\n')
+    bad.write_text('version = 1\n[[targets]]\nhost = "198.18.100.1"\nmethods = ["smoke-signals"]\n')
     targets = window.go_to("targets")
     before = window.context.targets.rowCount()
     assert targets.import_plan(bad) == 0
