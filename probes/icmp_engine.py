@@ -40,6 +40,7 @@ _RCVBUF_BYTES = 4 * 1024 * 1024
 # What a send on an unprivileged socket returns when an earlier echo's ICMP error is pending.
 _DEFERRED_ERRNOS = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNREFUSED, errno.EPROTO})
 _TOKEN_BYTES = 8
+_CLOCK_PAIR_MAX_SPREAD_NS = 20_000
 
 ICMP4_ECHO_REQUEST, ICMP4_ECHO_REPLY = 8, 0
 ICMP4_UNREACHABLE, ICMP4_TIME_EXCEEDED = 3, 11
@@ -279,6 +280,10 @@ class IcmpEngine:
             pending.timer.cancel()
         if pending.future.done():
             return
+        if rx_mono_ns is not None and rx_mono_ns < pending.sent_mono_ns:
+            # Only a wall-clock step between the kernel's stamp and our reading can do this: use the time we
+            # read the reply instead, which is late but never before the send.
+            rx_mono_ns = time.perf_counter_ns()
         answered_ms = None if rx_mono_ns is None else (rx_mono_ns - pending.sent_mono_ns) / 1e6
         rtt_ms = None if error else answered_ms
         pending.future.set_result(EchoOutcome(pending.sent_at_us, rtt_ms, error, responder, answered_ms))
@@ -391,15 +396,37 @@ def offender_address(family: int, raw: bytes) -> str | None:
 
 
 def receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
-    """Monotonic ns at which the packet reached the socket (kernel timestamp when available)."""
-    mono_now = time.perf_counter_ns()
+    """Monotonic ns at which the packet reached the socket (kernel timestamp when available).
+
+    The kernel stamps packets with the wall clock; to carry that onto the monotonic clock we read the wall
+    clock between two monotonic readings and take their midpoint, so that being preempted between readings
+    cannot shift the result (a single pair of readings once produced a negative loopback RTT).
+    """
     for level, kind, cdata in ancdata:
         if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
             seconds, nanoseconds = _TIMESPEC.unpack_from(cdata)
-            queued_ns = time.time_ns() - (int(seconds) * 1_000_000_000 + int(nanoseconds))
+            kernel_wall_ns = int(seconds) * 1_000_000_000 + int(nanoseconds)
+            mono_at_wall, wall_ns = _clock_pair()
+            queued_ns = wall_ns - kernel_wall_ns
             if 0 <= queued_ns < 10_000_000_000:  # ignore a wall-clock step between the two readings
-                return mono_now - queued_ns
-    return mono_now
+                return mono_at_wall - queued_ns
+    return time.perf_counter_ns()
+
+
+def _clock_pair() -> tuple[int, int]:
+    """(monotonic ns, wall-clock ns) read as close to the same instant as we can: the wall clock between two
+    monotonic readings, retried while the two are more than 20 µs apart (preempted in between)."""
+    best: tuple[int, int, int] | None = None
+    for _ in range(4):
+        before = time.perf_counter_ns()
+        wall = time.time_ns()
+        after = time.perf_counter_ns()
+        if best is None or after - before < best[0]:
+            best = (after - before, (before + after) // 2, wall)
+        if after - before < _CLOCK_PAIR_MAX_SPREAD_NS:
+            break
+    assert best is not None
+    return best[1], best[2]
 
 
 def _ones_complement_sum(data: bytes) -> int:
