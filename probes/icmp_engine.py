@@ -68,11 +68,11 @@ def icmp_permission_help() -> str:
     group_range = _read_ping_group_range()
     gid = os.getgid()
     return (
-        "ICMP not permitted here: opening a raw ICMP socket needs root or CAP_NET_RAW, and unprivileged "
-        f"ICMP sockets are allowed only for groups in net.ipv4.ping_group_range (now {group_range}; "
-        f"your group id is {gid}). To enable: `sudo sysctl -w net.ipv4.ping_group_range='0 2147483647'` "
-        "(persist it in /etc/sysctl.d/), or run linkvet with CAP_NET_RAW "
-        "(`sudo setcap cap_net_raw+ep $(readlink -f $(which python3))`), or probe with --method tcp."
+        "ICMP not permitted here: a raw ICMP socket needs root or CAP_NET_RAW, and the kernel's unprivileged "
+        f"ICMP sockets are allowed only for groups in net.ipv4.ping_group_range (now {group_range}; your "
+        f"group id is {gid}). To enable them for every group: `sudo sysctl -w net.ipv4.ping_group_range='0 "
+        "2147483647'` (persist it in /etc/sysctl.d/); or run `linkvet schedule` as the bundled systemd "
+        "service, which grants CAP_NET_RAW to it alone; or probe with --method tcp."
     )
 
 

@@ -81,6 +81,8 @@ def parse_duration(value: object) -> float:
 
 
 Duration = Annotated[float, BeforeValidator(parse_duration)]
+# Rounds closer than a second apart would only measure the scheduler itself.
+Cadence = Annotated[float, BeforeValidator(parse_duration), Field(ge=1.0)]
 
 
 class _Strict(BaseModel):
@@ -136,8 +138,8 @@ class DefaultsModel(OptionsModel):
 
 
 class ScheduleModel(_Strict):
-    every: Duration = 300.0
-    peak_every: Duration | None = None
+    every: Cadence = 300.0
+    peak_every: Cadence | None = None
     peak_windows: list[str] | None = None
 
     @field_validator("peak_windows")
@@ -160,7 +162,7 @@ class TargetModel(_Strict):
     provider: str | None = None
     region: str | None = None
     line_type: str | None = None
-    every: Duration | None = None
+    every: Cadence | None = None
 
     @model_validator(mode="after")
     def _has_address(self) -> TargetModel:
@@ -310,12 +312,17 @@ def _host_of(url: str | None) -> str | None:
         return None
     from urllib.parse import urlsplit
 
-    return urlsplit(url).hostname
+    try:
+        return urlsplit(url).hostname
+    except ValueError:
+        return None  # the URL itself is reported invalid where the target is built
 
 
 def _explain(error: Any) -> str:
     kind = error["type"]
     message = str(error["msg"])
+    if kind == "greater_than_equal" and error["loc"] and error["loc"][-1] in ("every", "peak_every"):
+        return f"a cadence must be at least 1 second (got {error.get('input')!r})"
     if kind == "extra_forbidden":
         return "unknown field (check its spelling; see the plan format in the README)"
     if kind == "missing":

@@ -19,7 +19,7 @@ from probes.errors import ErrorKind
 from probes.icmp_engine import IcmpEngine
 from probes.methods import BULK_METHODS, MEASURES, RunContext
 from probes.methods._context import Pacer, SampleHook, now_us
-from probes.results import ProbeResult
+from probes.results import ProbeResult, Sample
 from probes.target import Method, ProbeOptions, Target
 
 log = logging.getLogger("linkvet.runner")
@@ -88,37 +88,53 @@ class Runner:
 
         if self.progress is not None:
             self.progress(Progress(0, total, None, 0.0))
+        # Every attempt's sample is also kept here, so a target that overruns its time budget still
+        # reports what it measured.
+        taken: dict[str, list[Sample]] = {}
+
+        def collect(target: Target, sample: Sample) -> None:
+            taken.setdefault(target.key, []).append(sample)
+            if self.on_sample is not None:
+                self.on_sample(target, sample)
+
+        latency = [(i, t) for i, t in enumerate(targets) if t.method not in BULK_METHODS]
+        bulk = [(i, t) for i, t in enumerate(targets) if t.method in BULK_METHODS]
+        # A target may wait for its turn behind every other packet of the run: that is part of its budget.
+        pacing_s = sum(self.options_for(t.method).count for _i, t in latency) * self.gap_ms / 1000.0
         async with IcmpEngine(self.privileged) as engine:
-            ctx = RunContext(Pacer(self.gap_ms / 1000.0), engine, self.on_sample, self.iperf3_binary)
-            latency = [(i, t) for i, t in enumerate(targets) if t.method not in BULK_METHODS]
-            bulk = [(i, t) for i, t in enumerate(targets) if t.method in BULK_METHODS]
+            ctx = RunContext(Pacer(self.gap_ms / 1000.0), engine, collect, self.iperf3_binary)
             limit = asyncio.Semaphore(self.concurrency)
 
             async def one(index: int, target: Target) -> None:
                 async with limit:
-                    finished(index, await self._measure(target, ctx))
+                    finished(index, await self._measure(target, ctx, pacing_s, taken))
 
             async with asyncio.TaskGroup() as group:
                 for index, target in latency:
                     group.create_task(one(index, target))
             for index, target in bulk:
-                finished(index, await self._measure(target, ctx))
+                finished(index, await self._measure(target, ctx, 0.0, taken))
         return [r for r in results if r is not None]
 
-    async def _measure(self, target: Target, ctx: RunContext) -> ProbeResult:
+    async def _measure(
+        self, target: Target, ctx: RunContext, pacing_s: float, taken: dict[str, list[Sample]]
+    ) -> ProbeResult:
         options = self.options_for(target.method)
         started = now_us()
-        budget = _budget_s(target.method, options)
+        budget = _budget_s(target.method, options) + pacing_s
         try:
             async with asyncio.timeout(budget):
                 return await MEASURES[target.method](target, options, ctx)
         except TimeoutError:
+            samples = tuple(sorted(taken.get(target.key, ()), key=lambda s: s.seq))
             return ProbeResult(
                 target,
                 started,
                 now_us(),
+                samples=samples,
                 error=ErrorKind.DEADLINE,
-                message=f"gave up after {budget:.0f} s (the target's overall time budget)",
+                message=f"gave up after {budget:.0f} s (the target's overall time budget); "
+                f"{len(samples)} of {options.count} attempts had finished and are kept",
             )
         except Exception as exc:  # a fault in a method must not cost the round the other targets' results
             log.exception("internal error measuring %s with %s", target.name, target.method)

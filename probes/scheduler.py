@@ -18,7 +18,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
+from probes.errors import StoreError
 from probes.methods._context import now_us
 from probes.peak import in_any
 from probes.plan import Plan, PlannedTarget
@@ -28,22 +30,27 @@ from probes.store import Store
 
 log = logging.getLogger("linkvet.schedule")
 
+MAX_UNSAVED_ROUNDS = 1000
+
 
 @dataclass(frozen=True, slots=True)
 class RoundReport:
     """What one round did (for logs, the CLI and the GUI)."""
 
-    round_id: int | None  # None when nothing was due
+    round_id: int | None  # None when nothing was due, or the store refused it (see store_error)
     started_us: int
     finished_us: int
     peak: bool
     results: tuple[ProbeResult, ...]
+    store_error: str | None = None  # the round is kept in memory and stored with the next one
 
     @property
     def failed(self) -> int:
         return sum(1 for r in self.results if not r.ok)
 
     def describe(self) -> str:
+        if not self.results:
+            return "nothing was due this round"
         seconds = (self.finished_us - self.started_us) / 1e6
         kind = "peak" if self.peak else "off-peak"
         lossy = sum(1 for r in self.results if r.loss)
@@ -93,13 +100,15 @@ class Scheduler:
         self.privileged = privileged
         self.progress = progress
         self.clock = clock
+        # Rounds measured but not yet stored (the store was locked or full): stored first, next time.
+        self._unsaved: list[tuple[list[ProbeResult], dict[str, Any]]] = []
 
     def due_targets(self, now_s: float) -> list[PlannedTarget]:
         """The plan's targets due now (a target with its own `every` waits until that much time has passed)."""
         due = []
         for planned in self.plan.targets:
             if planned.every_s is not None:
-                last = self.store.last_measured_us(planned.target.key)
+                last = self._last_measured_us(planned.target.key)
                 # Half a cadence of tolerance, so a target due every hour is not skipped for a few seconds.
                 if (
                     last is not None
@@ -125,16 +134,43 @@ class Scheduler:
             progress=self.progress,
         )
         results = await runner.run([p.target for p in due])
-        round_id = self.store.save_results(
-            results,
-            source="schedule",
-            plan=self.plan.name,
-            vantage=self.plan.vantage,
-            peak=peak,
-            meta={"plan_path": self.plan.path},
+        self._unsaved.append(
+            (
+                results,
+                {
+                    "source": "schedule",
+                    "plan": self.plan.name,
+                    "vantage": self.plan.vantage,
+                    "peak": peak,
+                    "meta": {"plan_path": self.plan.path},
+                },
+            )
         )
-        finished = now_us()
-        return RoundReport(round_id, started, finished, peak, tuple(results))
+        round_id, store_error = self._store_unsaved()
+        return RoundReport(round_id, started, now_us(), peak, tuple(results), store_error)
+
+    def _last_measured_us(self, key: str) -> int | None:
+        """When a target was last measured: in the store, or in a round still waiting to be stored."""
+        times = [r.started_at_us for results, _ in self._unsaved for r in results if r.target.key == key]
+        stored = self.store.last_measured_us(key)
+        return max([*times, stored]) if stored is not None else max(times, default=None)
+
+    def _store_unsaved(self) -> tuple[int | None, str | None]:
+        """Store the rounds waiting, oldest first: (the last stored round's id, None) or (None, why not)."""
+        round_id = None
+        while self._unsaved:
+            results, details = self._unsaved[0]
+            try:
+                round_id = self.store.save_results(results, **details)
+            except StoreError as exc:
+                if len(self._unsaved) > MAX_UNSAVED_ROUNDS:
+                    self._unsaved.pop(0)
+                    log.error(
+                        "dropped the oldest unstored round: %d rounds could not be stored", MAX_UNSAVED_ROUNDS
+                    )
+                return None, f"{exc}; {len(self._unsaved)} round(s) kept in memory, to be stored next round"
+            self._unsaved.pop(0)
+        return round_id, None
 
     def first_start(self) -> float:
         """When the daemon's first round should start: now if the plan's last round is overdue, else the next
@@ -180,7 +216,9 @@ class Scheduler:
                     break
             stop_task.cancel()
             report = round_task.result()
-            if report.round_id is not None:
+            if report.store_error is not None:
+                log.error("could not store the round: %s", report.store_error)
+            elif report.round_id is not None:
                 stored += 1
                 log.info(report.describe())
                 for result in report.results:

@@ -102,6 +102,9 @@ def parse_target(
         chosen = method or Method.HTTP
         if Method(chosen) in URL_METHODS:
             return Target(method=chosen, url=text, port=port, **labels)  # type: ignore[arg-type]
+        _check_url(
+            text if text.split("://", 1)[0] in ("http", "https") else "http://" + text.split("://", 1)[1]
+        )
         parts = urllib.parse.urlsplit(text)
         if not parts.hostname:
             raise TargetError(f"{text!r}: no host in URL")
@@ -157,15 +160,18 @@ class ProbeOptions:
 
 
 def _check_url(url: str) -> str:
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number
+        raise TargetError(f"{url!r}: not a valid URL ({exc})") from None
     if parts.scheme not in ("http", "https"):
         raise TargetError(f"{url!r}: expected an http:// or https:// URL")
     if not parts.hostname:
         raise TargetError(f"{url!r}: the URL has no host")
-    try:
-        _ = parts.port
-    except ValueError:
-        raise TargetError(f"{url!r}: the URL's port is not a number 1-65535") from None
+    if port == 0:
+        raise TargetError(f"{url!r}: the URL's port is not a number 1-65535")
+    _check_host(parts.hostname)
     return url
 
 

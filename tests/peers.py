@@ -82,6 +82,13 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        # Probes close connections early on purpose (byte caps, timeouts): not worth a traceback.
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
 
 def _serve(server: ThreadingHTTPServer) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -19,7 +19,8 @@ import os
 import sys
 from collections.abc import Sequence
 
-from desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, CliError
+from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, CliError
+from probes.errors import ProbesError
 
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -91,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"linkvet: {exc}", file=sys.stderr)
         return exc.exit_code
+    except ProbesError as exc:  # the store or the environment refused: one line, not a traceback
+        print(f"linkvet: {exc}", file=sys.stderr)
+        return EXIT_ENVIRONMENT
     except KeyboardInterrupt:
         print("linkvet: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

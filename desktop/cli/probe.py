@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from desktop.cli._common import (
+    EXIT_ENVIRONMENT,
     EXIT_OK,
     EXIT_SOME_FAILED,
     CliError,
@@ -114,10 +115,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.errors import TargetError
+    from probes.errors import StoreError, TargetError
     from probes.target import Method, ProbeOptions, parse_target
 
-    texts = list(args.targets)
+    texts: list[tuple[str, str | None]] = [(text, None) for text in args.targets]
     if args.file is not None:
         texts.extend(_read_target_file(args.file))
     if not texts:
@@ -125,11 +126,12 @@ def run(args: argparse.Namespace) -> int:
     method = Method(args.method) if args.method else None
     labels = {"provider": args.provider, "region": args.region, "line_type": args.line_type}
     targets = []
-    for text in texts:
+    for text, origin in texts:
         try:
             targets.append(parse_target(text, method, args.port, **labels))
         except TargetError as exc:
-            raise CliError(f"{text}: {exc}") from exc
+            where = f"{origin}: " if origin else ""
+            raise CliError(f"{where}{exc}" if text in str(exc) else f"{where}{text}: {exc}") from exc
     counts = {t.method for t in targets}
     try:
         options = {
@@ -152,12 +154,17 @@ def run(args: argparse.Namespace) -> int:
     store = None if args.no_store else open_store(args.db)
     try:
         results = _measure(targets, options, args)
+        _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
         if store is not None:
-            store.save_results(results, source="probe")
+            try:
+                store.save_results(results, source="probe")
+            except StoreError as exc:
+                raise CliError(
+                    f"{exc} (the results above were measured but not stored)", EXIT_ENVIRONMENT
+                ) from exc
     finally:
         if store is not None:
             store.close()
-    _print(results, args.json)
     return EXIT_OK if all(r.ok for r in results) else EXIT_SOME_FAILED
 
 
@@ -181,11 +188,17 @@ def _print(results, as_json: bool) -> None:  # type: ignore[no-untyped-def]
     table(headers, rows, sys.stdout)
 
 
-def _read_target_file(path: Path) -> list[str]:
+def _read_target_file(path: Path) -> list[tuple[str, str | None]]:
+    """(target text, "FILE:LINE") for each target in a list file; '#' starts a comment."""
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise CliError(f"{path}: cannot read the target list: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise CliError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    return [line.split("#", 1)[0].strip() for line in text.splitlines() if line.split("#", 1)[0].strip()]
+    entries = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        target = line.split("#", 1)[0].strip()
+        if target:
+            entries.append((target, f"{path}:{number}"))
+    return entries

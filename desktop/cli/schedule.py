@@ -69,8 +69,15 @@ def run(args: argparse.Namespace) -> int:
             finally:
                 progress.finish()
             logging.getLogger("linkvet.schedule").info(report.describe())
+            if not report.results:
+                print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+                return EXIT_OK
             headers, rows = result_rows(list(report.results))
             table(headers, rows, sys.stdout)
+            if report.store_error is not None:
+                raise CliError(
+                    f"the round above was measured but not stored: {report.store_error}", EXIT_ENVIRONMENT
+                )
             print(f"stored round {report.round_id} in {store.path}")
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
         return asyncio.run(_daemon(Scheduler(plan, store), args.grace))

@@ -5,16 +5,21 @@ become linkvet error kinds."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
+import importlib
 import ssl
+import time
 import urllib.parse
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import certifi
 import httpx
 
 from probes.errors import ErrorKind
+from probes.methods.tcp import kernel_handshake_rtt_ms
 from probes.resolve import Resolved, ResolveFailed, resolve
 from probes.target import ProbeOptions
 
@@ -62,10 +67,21 @@ def _make_tls_context(verify: bool) -> ssl.SSLContext:
     return context
 
 
+def _prepare(verify: bool) -> ssl.SSLContext:
+    context = _make_tls_context(verify)
+    # httpx imports its transport's machinery when the first client is built, and httpcore its network
+    # backend (anyio) at the first connection: ~130 ms here, paid now rather than inside the first attempt.
+    httpx.AsyncClient(verify=context, trust_env=False)
+    for module in ("httpcore._backends.anyio", "anyio._backends._asyncio"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(module)
+    return context
+
+
 async def prepare_tls(verify: bool) -> None:
-    """Build the shared TLS context off the event loop, once per process."""
+    """Build the shared TLS context (and warm httpx up) off the event loop, once per process."""
     if verify not in _TLS_CONTEXTS:
-        context = await asyncio.get_running_loop().run_in_executor(None, _make_tls_context, verify)
+        context = await asyncio.get_running_loop().run_in_executor(None, _prepare, verify)
         _TLS_CONTEXTS.setdefault(verify, context)
 
 
@@ -110,8 +126,16 @@ def classify(exc: BaseException, url: str) -> tuple[ErrorKind, str]:
     if isinstance(exc, httpx.RemoteProtocolError | httpx.LocalProtocolError | httpx.DecodingError):
         return ErrorKind.PROTOCOL, f"{url}: {exc}"
     if isinstance(exc, httpx.TransportError | OSError):
-        return ErrorKind.CONNECT, f"{url}: {exc or type(exc).__name__}"
+        return ErrorKind.CONNECT, f"{url}: {str(exc) or _describe(exc)}"
     raise exc
+
+
+def _describe(exc: BaseException) -> str:
+    """Words for an exception that carries no message of its own (e.g. the peer closed the connection)."""
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+        return "the server closed the connection without an HTTP answer (plain HTTP to a TLS port?)"
+    names = [type(e).__name__ for e in _causes(exc)]
+    return " ← ".join(names)
 
 
 def _causes(exc: BaseException) -> list[BaseException]:
@@ -125,3 +149,32 @@ def _causes(exc: BaseException) -> list[BaseException]:
 
 def status_error(status: int, reason: str, url: str) -> str:
     return f"{url}: HTTP {status} {reason}".rstrip()
+
+
+@dataclass
+class PhaseTimer:
+    """Marks of httpcore's trace events (monotonic ns), and the handshake RTT the kernel measured."""
+
+    marks: dict[str, int] = field(default_factory=dict)
+    handshake_rtt_ms: float | None = None
+    socket: Any = None  # the connection's socket (asyncio's TransportSocket), for TCP_INFO
+
+    async def trace(self, name: str, info: Mapping[str, Any]) -> None:
+        self.marks.setdefault(name, time.perf_counter_ns())
+        if name == "connection.connect_tcp.complete" and self.handshake_rtt_ms is None:
+            stream = info.get("return_value")
+            # asyncio hands out a TransportSocket wrapper here, not a socket.socket: it has getsockopt.
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if sock is not None:
+                self.socket = sock
+                self.handshake_rtt_ms = kernel_handshake_rtt_ms(sock)
+
+    def span_ms(self, start: str, end: str) -> float | None:
+        if start in self.marks and end in self.marks:
+            return (self.marks[end] - self.marks[start]) / 1e6
+        return None
+
+    @property
+    def ttfb_ms(self) -> float | None:
+        """Request sent → response headers received."""
+        return self.span_ms("http11.send_request_body.complete", "http11.receive_response_headers.complete")

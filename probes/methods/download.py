@@ -6,8 +6,13 @@ Figures (all connections together):
     seconds          first body byte → last body byte
     throughput_mbps  bytes × 8 / seconds / 10⁶
     steady_mbps      the rate after a warm-up (TCP slow start: the first second of the transfer, or the
-                     first 10% of bytes when it lasted under 2 s): the median of 250 ms slices
-    ttfb_ms          request sent → response headers (first connection)
+                     first 10% of bytes when it lasted under 2 s): the least-squares slope of the bytes that
+                     reached the connections' TCP stacks (TCP_INFO), so that data TCP holds back behind a
+                     lost segment counts when it crossed the link, not when the reader got it; where the
+                     kernel does not say, the slope of the bytes read
+    steady_from_s, steady_to_s
+                     the steady window, in seconds from the first body byte (one attempt only)
+    ttfb_ms          request sent → response headers (the first connection's), as in the http method
 Each attempt is one sample whose `rtt_ms` is its time to first byte; a failed transfer is a lost sample.
 With several attempts, rates and TTFB are medians over attempts, bytes and seconds are totals.
 """
@@ -19,27 +24,31 @@ import bisect
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
 from probes.errors import ErrorKind
 from probes.methods._context import RunContext, now_us
-from probes.methods._httpcommon import classify, client, pin, prepare_tls, status_error
+from probes.methods._httpcommon import PhaseTimer, classify, client, pin, prepare_tls, status_error
+from probes.methods.tcp import kernel_receive_counters
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 
 _WARMUP_S = 1.0
 _WARMUP_FRACTION = 0.10
-_SLICE_NS = 250_000_000  # steady state is read in slices this long
-_MIN_SLICES = 4
 
 
 @dataclass(frozen=True, slots=True)
 class Transfer:
-    """One attempt's outcome; `arrivals` are (monotonic ns, bytes) per received chunk, all connections."""
+    """One attempt's outcome; `arrivals` are (monotonic ns, bytes) per received chunk, all connections;
+    `kernel` has, per connection, (monotonic ns, data segments that had reached its TCP stack, in-order
+    bytes received) at each chunk."""
 
     sample: Sample
     arrivals: tuple[tuple[int, int], ...]
     ttfb_ms: float | None
     status: int | None
     error_message: str | None
+    kernel: tuple[tuple[tuple[int, int, int], ...], ...] = ()
 
     @property
     def bytes(self) -> int:
@@ -58,22 +67,34 @@ class _Budget:
 
 
 async def _one_connection(
-    url: str, options: ProbeOptions, budget: _Budget, arrivals: list[tuple[int, int]]
+    url: str,
+    options: ProbeOptions,
+    budget: _Budget,
+    arrivals: list[tuple[int, int]],
+    kernel: list[tuple[int, int, int]],
 ) -> tuple[float | None, int]:
     pinned = await pin(url)
+    phases = PhaseTimer()
     async with client(options) as http:
         request = http.build_request(
-            "GET", pinned.pinned_url, headers=pinned.headers, extensions=pinned.extensions
+            "GET",
+            pinned.pinned_url,
+            headers=pinned.headers,
+            extensions={**pinned.extensions, "trace": phases.trace},
         )
-        sent_ns = time.perf_counter_ns()
         response = await http.send(request, stream=True)
-        ttfb_ms = (time.perf_counter_ns() - sent_ns) / 1e6
+        ttfb_ms = phases.ttfb_ms  # request sent → response headers, as the http method times it
         try:
             if response.status_code >= 400:
                 raise _StatusError(response.status_code, response.reason_phrase)
             async for chunk in response.aiter_raw(65536):
                 take = min(len(chunk), budget.remaining)
-                arrivals.append((time.perf_counter_ns(), take))
+                now = time.perf_counter_ns()
+                arrivals.append((now, take))
+                if phases.socket is not None:
+                    counters = kernel_receive_counters(phases.socket)
+                    if counters is not None:
+                        kernel.append((now, *counters))
                 budget.remaining -= take
                 if budget.exhausted():
                     break
@@ -94,9 +115,10 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
     sent_at_us = now_us()
     budget = _Budget(options.download_max_bytes, options.download_max_seconds)
     arrivals: list[tuple[int, int]] = []
+    kernel: list[list[tuple[int, int, int]]] = [[] for _ in range(options.download_connections)]
     tasks = [
-        asyncio.ensure_future(_one_connection(url, options, budget, arrivals))
-        for _ in range(options.download_connections)
+        asyncio.ensure_future(_one_connection(url, options, budget, arrivals, kernel[i]))
+        for i in range(options.download_connections)
     ]
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
     ttfbs = [o[0] for o in outcomes if isinstance(o, tuple) and o[0] is not None]
@@ -132,61 +154,111 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
             f"{url}: the response had an empty body",
         )
     return Transfer(
-        Sample(seq, sent_at_us, ttfb), tuple(arrivals), ttfb, statuses[0] if statuses else None, None
+        Sample(seq, sent_at_us, ttfb),
+        tuple(arrivals),
+        ttfb,
+        statuses[0] if statuses else None,
+        None,
+        tuple(tuple(series) for series in kernel),
     )
 
 
-def throughput(arrivals: tuple[tuple[int, int], ...]) -> dict[str, float | int | None]:
-    """bytes, seconds, throughput_mbps and steady_mbps of a transfer (see the module docstring)."""
+def throughput(
+    arrivals: tuple[tuple[int, int], ...], kernel: tuple[tuple[tuple[int, int, int], ...], ...] = ()
+) -> dict[str, float | int | None]:
+    """bytes, seconds, throughput_mbps and steady_mbps of a transfer (see the module docstring); `kernel`
+    holds each connection's (time, data segments in, bytes received) series where the kernel reports it."""
     total = sum(n for _t, n in arrivals)
     if len(arrivals) < 2:
-        return {"bytes": total, "seconds": None, "throughput_mbps": None, "steady_mbps": None}
+        return {
+            "bytes": total,
+            "seconds": None,
+            "throughput_mbps": None,
+            "steady_mbps": None,
+            "steady_from_s": None,
+            "steady_to_s": None,
+        }
     first, last = arrivals[0][0], arrivals[-1][0]
     seconds = (last - first) / 1e9
     # Bytes of the first chunk arrived at `first`, before the interval began: leave them out of the rate.
     counted = total - arrivals[0][1]
     mbps = counted * 8 / seconds / 1e6 if seconds > 0 else None
+    window_start = _warm_up_end(arrivals)
+    steady = None
+    window = None
+    if window_start is not None:
+        measured = _kernel_rate(kernel, window_start) if kernel else None
+        if measured is not None:
+            steady, window = measured
+        else:
+            steady = _slope_mbps([(t, n) for t, n in arrivals if t >= window_start], cumulative=False)
+            window = (window_start, last)
     return {
         "bytes": total,
         "seconds": seconds,
         "throughput_mbps": mbps,
-        "steady_mbps": _steady_mbps(arrivals),
+        "steady_mbps": steady,
+        # the steady window, in seconds from the first body byte (so the figure can be checked)
+        "steady_from_s": None if window is None else (window[0] - first) / 1e9,
+        "steady_to_s": None if window is None else (window[1] - first) / 1e9,
     }
 
 
-def _steady_mbps(arrivals: tuple[tuple[int, int], ...]) -> float | None:
-    """The rate after the warm-up: the median of 250 ms slices, so that a stall and the burst that follows
-    it (TCP holding data back until a retransmission fills a hole) do not skew it; the plain average over
-    the window when it holds too few slices."""
+def _warm_up_end(arrivals: tuple[tuple[int, int], ...]) -> int | None:
+    """When the warm-up ends: a second after the first byte, or once 10% of the bytes are in for transfers
+    under 2 s; None when too little is left after it."""
     first, last = arrivals[0][0], arrivals[-1][0]
     total = sum(n for _t, n in arrivals)
-    times = [t for t, _n in arrivals]
     if (last - first) / 1e9 >= 2 * _WARMUP_S:
-        start = bisect.bisect_left(times, first + int(_WARMUP_S * 1e9))
+        start = bisect.bisect_left([t for t, _n in arrivals], first + int(_WARMUP_S * 1e9))
     else:
         running, start = 0, 0
         for start, (_t, n) in enumerate(arrivals):  # noqa: B007 - the index after the loop is the answer
             running += n
             if running >= total * _WARMUP_FRACTION:
                 break
-    if start >= len(arrivals) - 1:
+    if len(arrivals) - start < 3 or arrivals[-1][0] <= arrivals[start][0]:
         return None
-    window_start = arrivals[start][0]
-    if last <= window_start:
+    return arrivals[start][0]
+
+
+def _kernel_rate(
+    kernel: tuple[tuple[tuple[int, int, int], ...], ...], window_start: int
+) -> tuple[float, tuple[int, int]] | None:
+    """The connections' summed steady rate from the data segments that reached each one's TCP stack (times
+    their average size over the transfer) between its first and last sample in the window: the link's own
+    delivery, which a retransmission hole does not hold back. With the window actually measured (monotonic
+    ns). None unless every connection has samples."""
+    rates, starts, ends = [], [], []
+    for series in kernel:
+        if not series or series[-1][1] == 0:
+            return None
+        bytes_per_segment = series[-1][2] / series[-1][1]
+        points = [(t, segments * bytes_per_segment) for t, segments, _bytes in series if t >= window_start]
+        if len(points) < 2 or points[-1][0] <= points[0][0]:
+            return None
+        # The kernel counts arrivals, so the plain rate between the window's ends is not skewed by a
+        # reader's stall (and, unlike a fitted slope, is the window's true average however it is sampled).
+        (t0, b0), (t1, b1) = points[0], points[-1]
+        rates.append((b1 - b0) * 8 / ((t1 - t0) / 1e9) / 1e6)
+        starts.append(t0)
+        ends.append(t1)
+    if not rates:
         return None
-    slices = int((last - window_start) // _SLICE_NS)
-    if slices < _MIN_SLICES:
-        steady_bytes = sum(n for _t, n in arrivals[start + 1 :])
-        return steady_bytes * 8 / ((last - window_start) / 1e9) / 1e6
-    per_slice = [0] * slices
-    for t, n in arrivals[start + 1 :]:
-        index = int((t - window_start) // _SLICE_NS)
-        if index < slices:  # the last, partial slice is left out
-            per_slice[index] += n
-    per_slice.sort()
-    middle = slices // 2
-    median_bytes = per_slice[middle] if slices % 2 else (per_slice[middle - 1] + per_slice[middle]) / 2
-    return median_bytes * 8 / (_SLICE_NS / 1e9) / 1e6
+    return float(sum(rates)), (min(starts), max(ends))
+
+
+def _slope_mbps(points: list[tuple[int, int]], *, cumulative: bool) -> float | None:
+    """Least-squares slope of bytes over time, in Mbit/s: `points` are (ns, byte count so far) when
+    `cumulative`, else (ns, bytes in this chunk). A slope over every point is neither quantised by the chunk
+    size nor moved much by one stall and the burst that follows it."""
+    if len(points) < 3 or points[-1][0] <= points[0][0]:
+        return None
+    t = np.array([p[0] for p in points], dtype=np.float64) / 1e9
+    values = np.array([p[1] for p in points], dtype=np.float64)
+    received = values if cumulative else np.cumsum(values)
+    t -= t.mean()
+    return float(np.dot(t, received - received.mean()) / np.dot(t, t)) * 8 / 1e6
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
@@ -206,10 +278,12 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
             await asyncio.sleep(options.interval_s)
         await ctx.pacer.turn()
         transfers.append(await attempt(seq))
-    figures = [throughput(t.arrivals) for t in transfers]
+    figures = [throughput(t.arrivals, t.kernel) for t in transfers]
     metrics: dict[str, MetricValue] = {
         "throughput_mbps": _median([f["throughput_mbps"] for f in figures]),
         "steady_mbps": _median([f["steady_mbps"] for f in figures]),
+        "steady_from_s": figures[-1]["steady_from_s"] if len(figures) == 1 else None,
+        "steady_to_s": figures[-1]["steady_to_s"] if len(figures) == 1 else None,
         "bytes": sum(int(f["bytes"] or 0) for f in figures),
         "seconds": sum(float(f["seconds"] or 0.0) for f in figures)
         if any(f["seconds"] for f in figures)

@@ -17,39 +17,16 @@ import asyncio
 import statistics
 import time
 import urllib.parse
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from probes.errors import ErrorKind
 from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext, now_us
-from probes.methods._httpcommon import classify, client, pin, prepare_tls, status_error
-from probes.methods.tcp import kernel_handshake_rtt_ms
+from probes.methods._httpcommon import PhaseTimer, classify, client, pin, prepare_tls, status_error
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 
 _BODY_CAP_BYTES = 1024 * 1024  # an http probe reads at most this much body; `download` measures throughput
-
-
-@dataclass
-class _Phases:
-    marks: dict[str, int] = field(default_factory=dict)
-    handshake_rtt_ms: float | None = None
-
-    async def trace(self, name: str, info: Mapping[str, Any]) -> None:
-        self.marks.setdefault(name, time.perf_counter_ns())
-        if name == "connection.connect_tcp.complete" and self.handshake_rtt_ms is None:
-            stream = info.get("return_value")
-            # asyncio hands out a TransportSocket wrapper here, not a socket.socket: it has getsockopt.
-            sock = stream.get_extra_info("socket") if stream is not None else None
-            if sock is not None:
-                self.handshake_rtt_ms = kernel_handshake_rtt_ms(sock)
-
-    def span_ms(self, start: str, end: str) -> float | None:
-        if start in self.marks and end in self.marks:
-            return (self.marks[end] - self.marks[start]) / 1e6
-        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +41,7 @@ class Attempt:
 
 async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt:
     """One request (following redirects) with its phase timings."""
+    http = client(options)  # built before the clock starts: constructing a client is not the line's time
     sent_at_us = now_us()
     started = time.perf_counter_ns()
     timings: dict[str, float | None] = {}
@@ -72,8 +50,8 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
     try:
         while True:
             pinned = await pin(current)
-            phases = _Phases()
-            async with client(options) as http:
+            phases = PhaseTimer()
+            async with http:
                 request = http.build_request(
                     "GET",
                     pinned.pinned_url,
@@ -94,9 +72,7 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                 "connect_ms": phases.handshake_rtt_ms
                 or phases.span_ms("connection.connect_tcp.started", "connection.connect_tcp.complete"),
                 "tls_ms": phases.span_ms("connection.start_tls.started", "connection.start_tls.complete"),
-                "ttfb_ms": phases.span_ms(
-                    "http11.send_request_body.complete", "http11.receive_response_headers.complete"
-                ),
+                "ttfb_ms": phases.ttfb_ms,
             }
             location = response.headers.get("location")
             if response.is_redirect and location:
@@ -112,6 +88,7 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                     )
                 redirects += 1
                 current = urllib.parse.urljoin(current, location)
+                http = client(options)
                 continue
             total = (time.perf_counter_ns() - started) / 1e6
             timings["total_ms"] = total

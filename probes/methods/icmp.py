@@ -27,7 +27,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     except IcmpNotPermitted as exc:
         if target.port is not None:
             result = await tcp.measure(target.with_method(Method.TCP), options, ctx)
-            note = f"ICMP not permitted here, measured TCP port {target.port} instead. {exc}"
+            note = f"{exc} Measured TCP port {target.port} instead."
             return dataclasses.replace(
                 result, message=note if result.message is None else f"{note} {result.message}"
             )

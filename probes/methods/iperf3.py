@@ -162,7 +162,13 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         "loaded_rtt_ms": up.loaded_rtt_ms if up else None,
         "omitted_s": options.iperf3_omit_s,
     }
-    failed = [d for d in directions.values() if d.error is not None]
-    error = failed[0].error if failed and len(failed) == len(directions) else None
-    message = "; ".join(dict.fromkeys(d.message for d in failed if d.message)) or None
+    failed = {name: d for name, d in directions.items() if d.error is not None}
+    # The download direction carries the headline figure: without it the target was not measured.
+    headline = failed.get("download") or (
+        next(iter(failed.values())) if len(failed) == len(directions) else None
+    )
+    if "download" not in directions and failed:
+        headline = next(iter(failed.values()))
+    error = headline.error if headline is not None else None
+    message = "; ".join(f"{name}: {d.message}" for name, d in failed.items() if d.message) or None
     return ProbeResult(target, started, now_us(), error=error, message=message, metrics=metrics)

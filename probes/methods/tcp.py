@@ -117,3 +117,23 @@ def kernel_handshake_rtt_ms(sock: socket.socket) -> float | None:
     if total_retrans or info[_TCPI_RETRANSMITS] or rtt_us == 0:
         return None
     return float(rtt_us) / 1000.0
+
+
+_TCPI_BYTES_RECEIVED = 128  # u64: in-order payload bytes received
+_TCPI_DATA_SEGS_IN = 152  # u32: segments with data that reached this socket, in order or not
+_TCP_INFO_DATA_LEN = 160
+
+
+def kernel_receive_counters(sock: socket.socket) -> tuple[int, int] | None:
+    """(data segments that reached the socket's TCP stack, in-order bytes received) so far, or None where
+    the kernel does not say. Segments count on arrival even when TCP must hold them back behind a lost one,
+    so they show when data crossed the link; bytes give their average size."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_DATA_LEN)
+    except OSError:
+        return None
+    if len(info) < _TCP_INFO_DATA_LEN:
+        return None
+    (segments,) = struct.unpack_from("I", info, _TCPI_DATA_SEGS_IN)
+    (received,) = struct.unpack_from("Q", info, _TCPI_BYTES_RECEIVED)
+    return int(segments), int(received)

@@ -54,6 +54,9 @@ def test_usage_errors_are_one_line_and_exit_2(run_linkvet) -> None:  # type: ign
         (("probe", "host:99999"), "not a TCP port"),
         (("probe", "ftp://x.example/", "--method", "http"), "http:// or https://"),
         (("probe", "--file", "/nonexistent/list.txt"), "cannot read the target list"),
+        (("probe", "http://[::1"), "'http://[::1': not a valid URL (Invalid IPv6 URL)"),
+        (("probe", "http://127.0.0.1:0/"), "port is not a number 1-65535"),
+        (("probe", "http://a b/"), "'a b' is not a host name or address"),
     ]:
         out = run_linkvet(*args)
         assert out.returncode == 2, (args, out.stderr)
@@ -126,3 +129,18 @@ def test_linkvet_alone_runs_the_headless_main_job_without_a_display(tmp_path: Pa
     assert (tmp_path / "xdg-data" / "linkvet" / "linkvet.sqlite3").exists()
     assert "#1 " in out.stdout and "candidate(s)" in out.stdout  # …and ranked the bundled catalogs
     assert "Traceback" not in out.stderr
+
+
+def test_a_bad_line_in_a_target_list_is_located(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    listing = tmp_path / "targets.txt"
+    listing.write_text("127.0.0.1\n# a comment\n127.0.0.1:abc\n")
+    out = run_linkvet("probe", "--file", str(listing), "--no-store")
+    assert out.returncode == 2
+    assert out.stderr.strip() == f"linkvet: {listing}:3: '127.0.0.1:abc': port 'abc' is not a number 1-65535"
+
+
+def test_plain_http_to_a_tls_port_says_what_happened(run_linkvet, https_server: str) -> None:  # type: ignore[no-untyped-def]
+    out = run_linkvet("probe", f"http://{https_server}/ok", "-c", "1", "--json", "--no-store")
+    record = json.loads(out.stdout)
+    assert record["error"] in ("connect", "protocol")
+    assert record["message"].split(": ", 1)[1].strip(), record["message"]  # something after the URL

@@ -28,6 +28,7 @@ LOSSY_150 = Profile.constant(150.0, jitter_ms=2.0, loss=0.02, burst_loss=0.03, m
 CLEAN_150 = Profile.constant(150.0, jitter_ms=1.0)
 SHAPED_MBPS = 50.0
 SHAPED_150 = Profile.constant(150.0, rate_mbps=SHAPED_MBPS, queue_ms=100.0)
+SHAPED_150_DEEP = Profile.constant(150.0, rate_mbps=SHAPED_MBPS, queue_ms=250.0)
 TIMEOUT_S = 0.9  # under TCP's initial 1 s SYN retransmission timeout: a lost SYN is a lost attempt
 COUNT = 100
 HTTP_COUNT = 8
@@ -112,8 +113,28 @@ def test_http_connect_and_ttfb_match_truth(lab: Lab) -> None:
     assert result["ttfb_ms"] == pytest.approx(true_ttfb, abs=2.0)
 
 
+def _delivered_in_steady_window(lab: Lab, run: Any, region: Any) -> float:
+    """What the link delivered (the packet log) over linkvet's own steady window, in Mbit/s of payload."""
+    result = run.result
+    log = lab.packets(run.since_ns)
+    first = truth.tcp_delivery(
+        log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns
+    ).first_ns
+    assert first is not None
+    start = first + int(result["steady_from_s"] * 1e9)
+    end = first + int(result["steady_to_s"] * 1e9)
+    window = truth.tcp_delivery(
+        log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=start, until_ns=end
+    )
+    return window.payload_bytes * 8 / ((end - start) / 1e9) / 1e6
+
+
 def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
-    lab.set_profile(SHAPED_150)
+    """On a link a single TCP flow keeps full (its queue, 250 ms, holds more than the 150 ms round trip, so
+    TCP's back-off after a loss does not leave it idle), the steady rate is the link's: within 5% of the
+    TCP payload a 50 Mbit/s link carries (48.27 Mbit/s; no TCP figure can reach the IP rate itself), and
+    within 5% of what the log shows the link delivered over the same window."""
+    lab.set_profile(SHAPED_150_DEEP)
     region = lab.region()
     run = run_linkvet_probe(
         lab, region.large_url, "--method", "download", "--max-seconds", "10", "--max-bytes", "150000000"
@@ -123,9 +144,8 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     log = lab.packets(run.since_ns)
     delivery = truth.tcp_delivery(log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns)
     capacity = delivery.capacity_mbps(SHAPED_MBPS)  # TCP payload the shaped link can carry
-    # The figure after the warm-up is the line's rate: within 5% of the shaped rate (and of what it can carry).
-    assert result["steady_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
     assert result["steady_mbps"] == pytest.approx(capacity, rel=0.05)
+    assert result["steady_mbps"] == pytest.approx(_delivered_in_steady_window(lab, run, region), rel=0.05)
     # The whole-transfer average (slow start included) is what the log delivered over the same span: from
     # the first body bytes for `seconds` (data still in flight when linkvet stops reading is left out).
     assert delivery.first_ns is not None
@@ -141,17 +161,16 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)
 
 
-def test_download_steady_rate_of_a_short_transfer_matches_the_shaped_rate(lab: Lab) -> None:
+def test_download_steady_rate_of_a_short_transfer_is_what_the_link_delivered(lab: Lab) -> None:
+    """A 4 s transfer over a 150 ms line spends its steady window in TCP's loss recovery (the 100 ms queue
+    empties after each back-off), so it cannot show the shaped rate; it must show what the link delivered
+    then, whatever the reader's stalls while TCP held data back behind a lost segment."""
     lab.set_profile(SHAPED_150)
     region = lab.region()
     run = run_linkvet_probe(lab, region.large_url, "--method", "download", "--max-seconds", "4")
     result = run.result
     assert result["error"] is None, result["message"]
-    delivery = truth.tcp_delivery(
-        lab.packets(run.since_ns), region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns
-    )
-    assert result["steady_mbps"] == pytest.approx(SHAPED_MBPS, rel=0.05)
-    assert result["steady_mbps"] == pytest.approx(delivery.capacity_mbps(SHAPED_MBPS), rel=0.05)
+    assert result["steady_mbps"] == pytest.approx(_delivered_in_steady_window(lab, run, region), rel=0.05)
 
 
 def _iperf3_run(lab: Lab) -> tuple[dict[str, Any], np.ndarray, int]:

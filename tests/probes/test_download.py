@@ -86,3 +86,26 @@ def test_a_stall_and_its_burst_do_not_skew_the_steady_rate() -> None:
         held = 0
     figures = throughput(tuple(arrivals))
     assert figures["steady_mbps"] == pytest.approx(100, rel=0.01)
+
+
+def test_the_steady_rate_follows_the_link_not_the_reader_when_the_kernel_says() -> None:
+    # The link delivers 100 Mbit/s evenly (1448-byte segments, counted by TCP_INFO as they arrive); the
+    # reader sees a 300 ms stall and then the held-back data at once (a retransmission hole). The kernel's
+    # series gives the link's rate; the reader's alone would be skewed by where the stall falls.
+    segment = 1448
+    per_10ms = 125_000  # bytes per 10 ms at 100 Mbit/s
+    arrivals, kernel = [], []
+    t, read, held = 0, 0, 0
+    for k in range(300):
+        t += 10_000_000
+        segments = round((k + 1) * per_10ms / segment)
+        kernel.append((t, segments, min(read, segments * segment)))
+        if 120 <= k < 150:
+            held += per_10ms
+            continue
+        arrivals.append((t, per_10ms + held))
+        read += per_10ms + held
+        held = 0
+    kernel[-1] = (kernel[-1][0], kernel[-1][1], kernel[-1][1] * segment)  # at the end, all in order
+    figures = throughput(tuple(arrivals), (tuple(kernel),))
+    assert figures["steady_mbps"] == pytest.approx(100, rel=0.005)

@@ -68,3 +68,30 @@ def test_missing_binary_is_a_clear_error() -> None:
     )
     assert result.error is ErrorKind.TOOL_MISSING
     assert "iperf3 is not installed" in (result.message or "")
+
+
+@needs_iperf3
+def test_a_failed_download_direction_is_the_target_s_error(closed_port: int) -> None:
+    # A one-shot server (-1) serves the upload test and exits: the download test finds nobody.
+    server = subprocess.Popen(
+        ["iperf3", "-s", "-1", "--forceflush", "-p", str(closed_port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and "Server listening" not in server.stdout.readline():
+            pass
+        (result,) = run(
+            [Target(Method.IPERF3, host="127.0.0.1", port=closed_port)],
+            ProbeOptions(count=1, iperf3_seconds=1, iperf3_omit_s=0),
+        )
+    finally:
+        server.wait(10)
+        if server.stdout is not None:
+            server.stdout.close()
+    assert result.metrics["upload_mbps"] is not None and result.metrics["download_mbps"] is None
+    assert result.error is ErrorKind.REFUSED
+    assert (result.message or "").startswith("download: iperf3:")

@@ -139,3 +139,13 @@ def test_durations(text: object, seconds: float) -> None:
 def test_bad_durations(text: object) -> None:
     with pytest.raises(ValueError):
         parse_duration(text)
+
+
+def test_cadences_under_a_second_are_refused() -> None:
+    with pytest.raises(PlanError, match=r"p\.toml:3: schedule\.every: a cadence must be at least 1 second"):
+        parse_plan('version = 1\n[schedule]\nevery = "0.001s"\n[[targets]]\nhost = "127.0.0.1"\n', "p.toml")
+
+
+def test_a_malformed_url_is_a_located_error_not_a_traceback() -> None:
+    with pytest.raises(PlanError, match=r"p\.toml:3: targets\[0\]\.url: .*not a valid URL"):
+        parse_plan('version = 1\n[[targets]]\nurl = "http://[::1"\nmethods = ["http"]\n', "p.toml")

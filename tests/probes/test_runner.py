@@ -96,3 +96,26 @@ def test_a_fault_in_one_method_is_that_target_s_error_not_the_round_s(
     assert results[0].ok and results[0].received == 2
     assert results[1].error is ErrorKind.INTERNAL
     assert "ZeroDivisionError: a bug" in (results[1].message or "")
+
+
+def test_a_target_past_its_budget_keeps_what_it_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+    from probes import runner as runner_module
+    from probes.errors import ErrorKind
+
+    monkeypatch.setattr(runner_module, "_budget_s", lambda method, options: 0.3)
+    (result,) = run([parse_target("127.0.0.1")], ProbeOptions(count=20, interval_s=0.05), gap_ms=0)
+    assert result.error is ErrorKind.DEADLINE
+    assert 3 <= result.sent < 20 and result.received == result.sent  # the echoes answered before the deadline
+    assert f"{result.sent} of 20 attempts had finished and are kept" in (result.message or "")
+
+
+def test_the_budget_allows_for_waiting_behind_a_long_paced_queue(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 200 targets × 2 echoes at 5 ms spacing take 2 s of pacing; with a per-target budget of 0.5 s the last
+    # targets would be cut off if waiting in the pacing queue counted against it.
+    from probes import runner as runner_module
+
+    monkeypatch.setattr(runner_module, "_budget_s", lambda method, options: 0.5)
+    targets = [parse_target(f"127.0.4.{i}") for i in range(1, 201)]
+    results = run(targets, ProbeOptions(count=2, interval_s=0.0, timeout_s=0.3), gap_ms=5.0)
+    assert [r.error for r in results] == [None] * 200
+    assert sum(r.received for r in results) == 400

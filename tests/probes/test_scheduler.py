@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
 import sqlite3
 import subprocess
@@ -214,3 +215,36 @@ def test_sigkill_and_restart_lose_no_finished_round(tmp_path: Path) -> None:
     assert after >= before + 2
     with Store(db) as store:
         assert set(kept) <= {r.id for r in store.rounds()}
+
+
+def test_a_locked_store_keeps_the_round_until_it_can_be_stored(tmp_path: Path) -> None:
+    plan = parse_plan(PLAN, "p.toml")
+    db = tmp_path / "s.sqlite3"
+    with Store(db) as store:
+        store._db.execute("PRAGMA busy_timeout = 100")  # give up on the lock quickly
+        now = [time.time()]
+        scheduler = Scheduler(plan, store, clock=lambda: now[0])
+        with closing(sqlite3.connect(db)) as holder:
+            holder.execute("BEGIN IMMEDIATE")  # another writer holds the store
+            first = asyncio.run(scheduler.run_once())
+            holder.execute("ROLLBACK")
+        assert first.round_id is None and "database is locked" in (first.store_error or "")
+        assert "kept in memory" in (first.store_error or "")
+        now[0] += 300
+        second = asyncio.run(scheduler.run_once())
+        assert second.store_error is None and second.round_id is not None
+        assert len(store.rounds()) == 2  # the first round was stored too, before the second
+        assert store.counts()["results"] == 2 + 1  # both targets, then "lo" alone ("hourly" waits its hour)
+
+
+def test_probe_prints_what_it_measured_when_the_store_refuses(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "locked.sqlite3"
+    Store(db).close()
+    with closing(sqlite3.connect(db)) as holder:
+        holder.execute("BEGIN EXCLUSIVE")
+        out = run_linkvet(
+            "probe", "127.0.0.1", "-c", "2", "-i", "0.01", "--json", "--db", str(db), timeout=60
+        )
+    assert out.returncode == 3
+    assert json.loads(out.stdout)["received"] == 2
+    assert "measured but not stored" in out.stderr and "Traceback" not in out.stderr
