@@ -32,6 +32,15 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_vantage_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--vantage",
+        metavar="NAME",
+        help="where these measurements are taken from (e.g. shanghai-office), stored with the round; "
+        "scoring can then use only the line as seen from the team's office",
+    )
+
+
 def open_store(path: Path | None, *, readonly: bool = False):  # type: ignore[no-untyped-def]
     """The result store at `path` (default: the user data directory), or a CliError saying why not."""
     from probes.errors import StoreError

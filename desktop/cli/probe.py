@@ -14,6 +14,7 @@ from desktop.cli._common import (
     EXIT_SOME_FAILED,
     CliError,
     add_db_option,
+    add_vantage_option,
     non_negative_float,
     open_store,
     port_number,
@@ -110,6 +111,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument("--json", action="store_true", help="print one JSON object per target per line")
     p.add_argument("--no-store", action="store_true", help="do not save the results in the store")
+    add_vantage_option(p)
     add_db_option(p)
     p.set_defaults(run=run)
 
@@ -157,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
         if store is not None:
             try:
-                store.save_results(results, source="probe")
+                store.save_results(results, source="probe", vantage=args.vantage)
             except StoreError as exc:
                 raise CliError(
                     f"{exc} (the results above were measured but not stored)", EXIT_ENVIRONMENT

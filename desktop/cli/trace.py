@@ -16,6 +16,7 @@ from desktop.cli._common import (
     EXIT_SOME_FAILED,
     CliError,
     add_db_option,
+    add_vantage_option,
     non_negative_float,
     open_store,
     port_number,
@@ -106,6 +107,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "local, unknown): the traces are checked against it",
     )
     p.add_argument("--no-store", action="store_true", help="do not save the traces in the store")
+    add_vantage_option(p)
     add_db_option(p)
     p.set_defaults(run=run)
 
@@ -180,6 +182,7 @@ def _store(args: argparse.Namespace, target, traces, table) -> dict[str, Any] | 
                     started_us=trace.started_at_us,
                     finished_us=trace.finished_at_us,
                     source="trace",
+                    vantage=args.vantage,
                     meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
                 )
             if not (args.provider and args.region):

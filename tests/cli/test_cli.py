@@ -144,3 +144,13 @@ def test_plain_http_to_a_tls_port_says_what_happened(run_linkvet, https_server: 
     record = json.loads(out.stdout)
     assert record["error"] in ("connect", "protocol")
     assert record["message"].split(": ", 1)[1].strip(), record["message"]  # something after the URL
+
+
+def test_probe_records_the_vantage_point(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    db = tmp_path / "s.sqlite3"
+    out = run_linkvet(
+        "probe", "127.0.0.1", "-c", "2", "-i", "0.01", "--vantage", "shanghai-office", "--db", str(db)
+    )
+    assert out.returncode == 0, out.stderr
+    history = run_linkvet("history", "127.0.0.1", "--db", str(db), "--json")
+    assert json.loads(history.stdout)["vantage"] == "shanghai-office"
