@@ -51,7 +51,6 @@ class ScaleRow(_Strict):
 class Evidence(_Strict):
     full_confidence_hours: float = Field(default=24, gt=0)
     full_confidence_samples: float = Field(default=1000, gt=0)
-    neutral_score: float = Field(default=0.5, ge=0, le=1)
 
 
 class Checklist(_Strict):

@@ -522,12 +522,18 @@ def _line_quality(f: _Facts, p: Mapping[str, float], x: bool, checklist: Checkli
         return None, "not measured", None
     ev = checklist.evidence
     confidence = evidence_confidence(period, ev.full_confidence_hours, ev.full_confidence_samples) * penalty
-    score = confidence * raw + (1 - confidence) * ev.neutral_score
+    # Thin evidence is pulled toward what an unmeasured region counts, so that a few minutes of bad figures
+    # never rank a region above one nobody measured (and a few minutes of good ones never far above).
+    unknown = checklist.unknown_score
+    score = confidence * raw + (1 - confidence) * unknown
     if not x:
         return score, "", None
     text = _describe_period(period, label)
     if confidence < 1:
-        text += f"; thin evidence: trusted {confidence:.0%}, score pulled toward neutral"
+        text += (
+            f"; thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown "
+            f"score {unknown:g}"
+        )
     if link.route is not None and link.route.agrees is False:
         text += f"; route contradicts the claimed {link.route.claimed_line_type}"
     source = f"measured from {link.vantage or 'an unnamed vantage'}"
@@ -536,7 +542,14 @@ def _line_quality(f: _Facts, p: Mapping[str, float], x: bool, checklist: Checkli
     return score, text, source
 
 
-def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
+def line_claim_score(agrees: bool, confidence: float, unknown: float) -> float:
+    """A route check's score: from the unknown score (an untraced claim) toward 1 when the route agrees with
+    the claim, toward 0 when it contradicts it, as far as `confidence` (0..1, from the trace count) goes. A
+    contradicted claim therefore never scores above an untraced one."""
+    return unknown + (1 - unknown) * confidence if agrees else unknown * (1 - confidence)
+
+
+def _line_claim(f: _Facts, p: Mapping[str, float], x: bool, checklist: Checklist) -> Result:
     region = f.candidate.region
     if region is None:
         return None, "region not stated", None
@@ -549,7 +562,8 @@ def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
         return 1.0, "no line type claimed", "measured route"
     traces = route.traces or 0
     confidence = min(1.0, traces / p["full_confidence_traces"]) if traces else 0.5
-    score = 0.5 + 0.5 * confidence if route.agrees else 0.5 - 0.5 * confidence
+    unknown = checklist.unknown_score
+    score = line_claim_score(route.agrees, confidence, unknown)
     if not x:
         return score, "", None
     claim = route.claimed_line_type or claimed or "?"
@@ -558,7 +572,12 @@ def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
         return score, f"route agrees with the claimed {claim}{counts}", "measured route"
     evidence = f": {route.evidence}" if route.evidence else ""
     measured = route.measured_class or "another class"
-    return score, f"claims {claim} but the route measured as {measured}{counts}{evidence}", "measured route"
+    return (
+        score,
+        f"claims {claim} but the route measured as {measured}{counts}{evidence} — scored below an untraced "
+        f"claim ({unknown:g})",
+        "measured route",
+    )
 
 
 def _ddos(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
@@ -676,7 +695,6 @@ CRITERIA: dict[str, Callable[[_Facts, Mapping[str, float], bool], Result]] = {
     "bmc_ipmi": _bmc,
     "power_redundancy": _power,
     "cooling": _cooling,
-    "line_claim": _line_claim,
     "ddos_protection": _ddos,
     "elasticity": _elasticity,
     "delivery_time": _delivery,
@@ -684,14 +702,28 @@ CRITERIA: dict[str, Callable[[_Facts, Mapping[str, float], bool], Result]] = {
     "price": _price,
     "price_per_tflop": _price_per_tflop,
 }
-SPECIAL = {"line_quality"}  # needs the checklist's evidence settings
+# These also need the checklist (its unknown score and evidence settings).
+SPECIAL: dict[str, Callable[[_Facts, Mapping[str, float], bool, Checklist], Result]] = {
+    "line_quality": _line_quality,
+    "line_claim": _line_claim,
+}
 RELATIVE = {"price", "price_per_tflop"}  # lower raw value is better; scored against the best candidate
+
+
+def _criterion(
+    criterion_id: str, checklist: Checklist
+) -> Callable[[_Facts, Mapping[str, float], bool], Result]:
+    """The scoring function of a weighted criterion, with the checklist bound where it needs it."""
+    special = SPECIAL.get(criterion_id)
+    if special is None:
+        return CRITERIA[criterion_id]
+    return lambda f, p, x: special(f, p, x, checklist)
 
 
 def check_checklist(checklist: Checklist) -> None:
     """The checklist and the scoring code must name the same items."""
     in_file = {c.id for c in checklist.criterion}
-    in_code = set(GATES) | set(CRITERIA) | SPECIAL
+    in_code = set(GATES) | set(CRITERIA) | set(SPECIAL)
     missing, extra = sorted(in_code - in_file), sorted(in_file - in_code)
     if missing or extra:
         raise ChecklistError(
@@ -970,10 +1002,7 @@ class _Judge:
             judged.append(Judgement(gate.id, "gate", reason, status=status, source=source))
         unknown = self.checklist.unknown_score
         for item in self.checklist.weighted:
-            if item.id == "line_quality":
-                value, reason, source = _line_quality(facts, item.params, True, self.checklist)
-            else:
-                value, reason, source = CRITERIA[item.id](facts, item.params, True)
+            value, reason, source = _criterion(item.id, self.checklist)(facts, item.params, True)
             score = value
             if item.id in RELATIVE and value is not None:
                 best = self.best.get(item.id)
@@ -1023,7 +1052,7 @@ def rank_offerings(
     gates = checklist.gates
     gate_fns = [(GATES[g.id], g.params) for g in gates]
     ids = [c.id for c in weighted]
-    criterion_fns = [(CRITERIA.get(c.id), c.params) for c in weighted]
+    criterion_fns = [(_criterion(c.id, checklist), c.params) for c in weighted]
     pool = sorted(candidates(catalogs), key=lambda c: c.key)
     gpu_cache: dict[tuple[str, float | None], GpuMatch | None] = {}
     facts_of: list[_Facts] = []
@@ -1036,10 +1065,7 @@ def rank_offerings(
         eligible.append(all(fn(facts, params, False)[0] != "fail" for fn, params in gate_fns))
         row: list[float | None] = []
         for fn, params in criterion_fns:
-            if fn is None:
-                row.append(_line_quality(facts, params, False, checklist)[0])
-            else:
-                row.append(fn(facts, params, False)[0])
+            row.append(fn(facts, params, False)[0])
         raw_rows.append(row)
 
     best_relative: dict[str, float] = {}

@@ -199,8 +199,11 @@ def test_measured_line_quality_counts_and_thin_evidence_is_discounted() -> None:
     thin_rank = rank_offerings(job(), providers, [good, thin], weights=only(line_quality=1))
     thin_entry = next(e for e in thin_rank.entries if e.region == "r2")
     confidence = min(2 / 24, 100 / 1000)
-    assert thin_entry.total == pytest.approx(confidence * expected + (1 - confidence) * 0.5)
+    # thin evidence is pulled toward the unknown score (what an unmeasured region counts), not toward 0.5
+    unknown = default_checklist().unknown_score
+    assert thin_entry.total == pytest.approx(confidence * expected + (1 - confidence) * unknown)
     assert "thin evidence" in thin_entry.judgement("line_quality").reason
+    assert "pulled toward the unknown score 0.25" in thin_entry.judgement("line_quality").reason
     assert evidence_confidence(thin.peak, 24, 1000) == pytest.approx(confidence)  # type: ignore[arg-type]
 
 
@@ -236,6 +239,70 @@ def test_claimed_line_type_contradicted_by_the_route_counts_against_the_region()
     assert "202.97" in claim.reason
     assert "route contradicts the claimed cn2-gia" in by_region["r2"].judgement("line_quality").reason
     assert by_region["r1"].judgement("line_claim").score == pytest.approx(1.0)
+
+
+def test_a_bad_line_on_thin_evidence_never_ranks_above_an_unmeasured_region() -> None:
+    # The reviewer's case: 0.2 h at 400 ms, 30% loss, 80 ms jitter, and one trace contradicting the claimed
+    # CN2 GIA. It used to score 0.448 against the unmeasured region's 0.25 (pulled toward 0.5; claim 0.4).
+    providers = [
+        catalog(
+            "acme",
+            region("measured", '["cn2-gia"]')
+            + region("unmeasured", '["cn2-gia"]')
+            + NVLINK_IB.replace('["r1"]', '["measured", "unmeasured"]'),
+        )
+    ]
+    awful = summary("measured", rtt_median_ms=400.0, loss=0.30, jitter_ms=80.0, hours=0.2, samples=60)
+    route_bad = {
+        "claimed_line_type": "cn2-gia",
+        "measured_class": "163",
+        "agrees": False,
+        "traces": 1,
+        "agreeing_traces": 0,
+        "evidence": "traced via 202.97 (163) on 1 of 1 traces",
+    }
+    awful = LinkSummary.from_dict(dict(awful.as_dict(), route=route_bad))
+    ranking = rank_offerings(job(), providers, [awful], weights=only(line_quality=1, line_claim=1))
+    by_region = {e.region: e for e in ranking.entries}
+    unknown = default_checklist().unknown_score
+    assert [e.region for e in ranking.entries] == ["unmeasured", "measured"]
+    assert by_region["unmeasured"].total == pytest.approx(unknown)
+    # line quality: every measured figure is at or past "bad" → raw 0; trusted min(0.2/24, 60/1000) = 0.6 %
+    confidence = min(0.2 / 24, 60 / 1000)
+    quality = by_region["measured"].judgement("line_quality")
+    assert quality.score == pytest.approx((1 - confidence) * unknown)
+    assert quality.score < unknown
+    # one trace of five contradicting the claim: 0.25 · (1 − 1/5) = 0.2, below an untraced claim
+    claim = by_region["measured"].judgement("line_claim")
+    assert claim.score == pytest.approx(unknown * (1 - 1 / 5))
+    assert "scored below an untraced claim (0.25)" in claim.reason
+    assert "line_claim" in by_region["measured"].explanation.split("Weakest:")[1]
+
+
+def test_a_contradicted_claim_never_scores_above_an_untraced_one() -> None:
+    from catalogs.scoring import line_claim_score
+
+    unknown = default_checklist().unknown_score
+    for confidence in (0.0, 0.2, 0.5, 1.0):
+        assert line_claim_score(False, confidence, unknown) <= unknown
+        assert line_claim_score(True, confidence, unknown) >= unknown
+    assert line_claim_score(False, 1.0, unknown) == 0.0
+    assert line_claim_score(True, 1.0, unknown) == 1.0
+
+
+def test_good_thin_evidence_sits_between_unmeasured_and_well_measured() -> None:
+    providers = [
+        catalog(
+            "acme",
+            region("thin")
+            + region("week")
+            + region("none")
+            + NVLINK_IB.replace('["r1"]', '["thin", "week", "none"]'),
+        )
+    ]
+    links = [summary("thin", hours=2, samples=100), summary("week")]
+    ranking = rank_offerings(job(), providers, links, weights=only(line_quality=1))
+    assert [e.region for e in ranking.entries] == ["week", "thin", "none"]
 
 
 def test_vantage_of_the_team_is_preferred() -> None:
