@@ -710,6 +710,14 @@ SPECIAL: dict[str, Callable[[_Facts, Mapping[str, float], bool, Checklist], Resu
 RELATIVE = {"price", "price_per_tflop"}  # lower raw value is better; scored against the best candidate
 
 
+def relative_score(value: float, best: float | None) -> float | None:
+    """best / value, at most 1, for a criterion where lower is better; None (unknown) when either is not a
+    positive number (a price of 0 is not a price: it must not make every other offering score 1)."""
+    if best is None or not best > 0 or not value > 0:
+        return None
+    return min(1.0, best / value)
+
+
 def _criterion(
     criterion_id: str, checklist: Checklist
 ) -> Callable[[_Facts, Mapping[str, float], bool], Result]:
@@ -1005,8 +1013,7 @@ class _Judge:
             value, reason, source = _criterion(item.id, self.checklist)(facts, item.params, True)
             score = value
             if item.id in RELATIVE and value is not None:
-                best = self.best.get(item.id)
-                score = min(1.0, best / value) if best and value > 0 else 1.0
+                score = relative_score(value, self.best.get(item.id))
             counted = unknown if score is None else score
             weight = self.weights[item.id]
             judged.append(
@@ -1069,10 +1076,13 @@ def rank_offerings(
         raw_rows.append(row)
 
     best_relative: dict[str, float] = {}
-    passing = [row for row, ok in zip(raw_rows, eligible, strict=True) if ok] or raw_rows
+    passing = [row for row, ok in zip(raw_rows, eligible, strict=True) if ok]
     for j, item in enumerate(weighted):
         if item.id in RELATIVE:
-            values = [v for row in passing if (v := row[j]) is not None and v > 0]
+            # the best among those that pass every gate (else among all); only positive values count
+            values = [v for row in passing if (v := row[j]) is not None and v > 0] or [
+                v for row in raw_rows if (v := row[j]) is not None and v > 0
+            ]
             if values:
                 best_relative[item.id] = min(values)
 
@@ -1084,9 +1094,9 @@ def rank_offerings(
     for j in relative_cols:
         best = best_relative.get(ids[j])
         column = raw[:, j]
+        # as relative_score: best / value, at most 1; unknown (nan) unless both are positive
         with np.errstate(divide="ignore", invalid="ignore"):
-            scores[:, j] = np.where(column > 0, np.minimum(1.0, (best or 0.0) / column), 1.0) if best else 1.0
-        scores[np.isnan(column), j] = np.nan
+            scores[:, j] = np.where(column > 0, np.minimum(1.0, (best or np.nan) / column), np.nan)
     counted = np.where(np.isnan(scores), unknown, scores)
     weight_vector = np.array(w, dtype=float)
     totals = [float(t) for t in _weighted_sums(counted, weight_vector)]

@@ -418,3 +418,29 @@ def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
     assert by_region["r1"].judgement("line_claim").score is None
     assert by_region["r1"].judgement("line_claim").reason == "claims cn2-gia; route not traced"
     assert by_region["r2"].judgement("line_claim").score is None
+
+
+def test_a_price_that_is_not_positive_never_sets_the_best_price() -> None:
+    # The schema rejects gpu_hour = 0 (tests/catalogs/test_loader.py); a catalog built in code can still carry
+    # one. It must not become the best price (which scored every other offering 1.0), and is itself unknown.
+    from catalogs.scoring import relative_score
+
+    base = catalog(
+        "acme",
+        region("r1")
+        + NVLINK_IB
+        + NVLINK_IB.replace('"nvlink-ib"', '"dearer"').replace("gpu_hour = 2.0", "gpu_hour = 4.0"),
+    )
+    free_offering = base.offerings[0].model_copy(
+        update={"id": "free", "prices": (base.offerings[0].prices[0].model_copy(update={"gpu_hour": 0.0}),)}
+    )
+    data = base.data.model_copy(update={"offerings": (*base.offerings, free_offering)})
+    providers = [type(base)(None, data)]
+    ranking = rank_offerings(job(), providers, weights=only(price=1))
+    by_id = {e.offering: e for e in ranking.entries}
+    assert by_id["nvlink-ib"].judgement("price").score == pytest.approx(1.0)
+    assert by_id["dearer"].judgement("price").score == pytest.approx(0.5)
+    assert by_id["free"].judgement("price").score is None
+    assert by_id["free"].total == pytest.approx(default_checklist().unknown_score)
+    assert relative_score(0.0, 2.0) is None and relative_score(2.0, 0.0) is None
+    assert relative_score(4.0, 2.0) == pytest.approx(0.5)
