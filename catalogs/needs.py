@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -94,10 +94,44 @@ class LocationSpec(_Strict):
     vantage: str | None = None  # the LinkSummary vantage that stands for the team's office
 
 
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+
+
 class BudgetSpec(_Strict):
+    """What the team may spend, and in which currency prices are compared.
+
+    Prices are compared only within one currency: an offering priced in another currency is "price unknown"
+    unless `exchange_rates` says what one unit of it is worth in `currency` (e.g. `CNY = 0.14` with
+    `currency = "USD"`: 1 CNY = 0.14 USD). Rates are the team's own; linkvet fetches none."""
+
     gpu_hour_max: float | None = Field(default=None, gt=0)
     month_max: float | None = Field(default=None, gt=0)
-    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    currency: CurrencyCode = "USD"
+    exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_rate_for_itself(self) -> BudgetSpec:
+        if self.currency in self.exchange_rates:
+            raise implausible(
+                f"exchange_rates gives a rate for {self.currency}, the budget's own currency",
+                "rates for the other currencies only",
+            )
+        return self
+
+    def __hash__(self) -> int:  # frozen, but the rates are a dict: hash them as sorted pairs
+        return hash(
+            (self.gpu_hour_max, self.month_max, self.currency, tuple(sorted(self.exchange_rates.items())))
+        )
+
+    def in_budget_currency(self, amount: float, currency: str | None) -> float | None:
+        """`amount` of `currency` in the budget's currency; None when the currency is not stated or no
+        exchange rate for it is given."""
+        if currency is None:
+            return None
+        if currency == self.currency:
+            return amount
+        rate = self.exchange_rates.get(currency)
+        return None if rate is None else amount * rate
 
 
 class NeedsProfile(_Strict):

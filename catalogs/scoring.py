@@ -98,10 +98,12 @@ class _Facts:
     sizing: SizingResult | None
     capacity: int | None
     capacity_note: str
-    price_gpu_hour: float | None
+    price_gpu_hour: float | None  # as listed, in price_currency
     price_currency: str | None
     price_note: str
     price_source: Source
+    compare_gpu_hour: float | None  # in the budget currency; None: not comparable (compare_note says why)
+    compare_note: str  # the conversion used, or why the price is not compared
     tflops: float | None
     link: LinkSummary | None
     link_note: str
@@ -207,24 +209,22 @@ def _gate_budget(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
         return "n/a", "no budget set", None
     if f.price_gpu_hour is None:
         return "unknown", "price not stated", None
-    if f.price_currency and f.price_currency != budget.currency:
-        return "unknown", f"priced in {f.price_currency}, budget in {budget.currency}", f.price_source
-    if budget.gpu_hour_max is not None and f.price_gpu_hour > budget.gpu_hour_max:
-        text = (
-            f"{f.price_gpu_hour:.2f} {budget.currency}/GPU-hour > budget {budget.gpu_hour_max:.2f}"
-            if x
-            else ""
-        )
+    price = f.compare_gpu_hour
+    if price is None:
+        return "unknown", f"price {f.compare_note}; budget in {budget.currency}", f.price_source
+    shown = f"{price:.2f} {budget.currency}/GPU-hour" + (f" ({f.compare_note})" if f.compare_note else "")
+    if budget.gpu_hour_max is not None and price > budget.gpu_hour_max:
+        text = f"{shown} > budget {budget.gpu_hour_max:.2f}" if x else ""
         return "fail", text, f.price_source
     planned = f.sizing.planned_gpus if f.sizing else None
     if budget.month_max is not None:
         if planned is None:
             return "unknown", "monthly cost unknown: the GPU count cannot be planned", f.price_source
-        month = f.price_gpu_hour * planned * HOURS_PER_MONTH
+        month = price * planned * HOURS_PER_MONTH
         if month > budget.month_max:
             text = f"{month:,.0f} {budget.currency}/month for {planned} GPUs > budget" if x else ""
             return "fail", text, f.price_source
-    text = f"{f.price_gpu_hour:.2f} {budget.currency}/GPU-hour within budget" if x else ""
+    text = f"{shown} within budget" if x else ""
     return "pass", text, f.price_source
 
 
@@ -645,35 +645,49 @@ def _support(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
 
 
 # Relative criteria return a raw value (lower is better); ranking turns it into best/value, the best being
-# the lowest among the candidates that pass every gate.
+# the lowest among the candidates that pass every gate. Prices are compared in the needs profile's budget
+# currency only (`f.compare_gpu_hour`); a price that cannot be compared is unknown, and says why.
+def _not_compared(f: _Facts) -> str:
+    listed = f"{f.price_gpu_hour:.2f} {f.price_currency or '(currency not stated)'}/GPU-hour"
+    return f"price {f.compare_note}: {listed}{f.price_note}"
+
+
 def _price(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
     """The hourly cost of the planned cluster: price per GPU-hour × the GPUs of the whole nodes rented."""
     if f.price_gpu_hour is None:
         return None, (f"price not stated{f.price_note}" if x else ""), None
+    if f.compare_gpu_hour is None:
+        return None, (_not_compared(f) if x else ""), f.price_source
+    currency = f.needs.budget.currency
     planned = f.sizing.planned_gpus if f.sizing else None
     if not planned:
-        return None, f"{f.price_gpu_hour:.2f} {f.price_currency}/GPU-hour, GPU count unknown", f.price_source
+        return None, f"{f.compare_gpu_hour:.2f} {currency}/GPU-hour, GPU count unknown", f.price_source
     rented = planned  # whole nodes are rented: a 1-GPU job on 2-GPU nodes pays for 2
     if f.gpus_per_node:
         rented = -(-planned // f.gpus_per_node) * f.gpus_per_node
-    hourly = f.price_gpu_hour * rented
+    hourly = f.compare_gpu_hour * rented
     if not x:
         return hourly, "", None
-    per_gpu = f"{f.price_gpu_hour:.2f} {f.price_currency}/GPU-hour"
+    per_gpu = f"{f.compare_gpu_hour:.2f} {currency}/GPU-hour"
+    if f.compare_note:
+        per_gpu += f" ({f.compare_note})"
     whole = f" (whole nodes for {planned} planned)" if rented != planned else ""
-    text = f"{per_gpu} × {rented} GPUs{whole} = {hourly:,.2f}/hour{f.price_note}"
+    text = f"{per_gpu} × {rented} GPUs{whole} = {hourly:,.2f} {currency}/hour{f.price_note}"
     return hourly, text, f.price_source
 
 
 def _price_per_tflop(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
     if f.price_gpu_hour is None:
         return None, "price not stated", None
+    if f.compare_gpu_hour is None:
+        return None, (_not_compared(f) if x else ""), f.price_source
     if f.tflops is None:
         return None, "BF16 TFLOPS of this GPU not in the reference", None
-    value = f.price_gpu_hour / f.tflops
+    value = f.compare_gpu_hour / f.tflops
     if not x:
         return value, "", None
-    shown = f"{value * 1000:.2f} {f.price_currency} per 1000 TFLOP-hours ({_fmt(f.tflops)} BF16 TFLOPS)"
+    currency = f.needs.budget.currency
+    shown = f"{value * 1000:.2f} {currency} per 1000 TFLOP-hours ({_fmt(f.tflops)} BF16 TFLOPS)"
     return value, shown, _gpu_source(f)
 
 
@@ -918,6 +932,26 @@ def _price_per_gpu_hour(
     return value, currency, note, offering.fact("prices")
 
 
+def _comparable_price(
+    needs: NeedsProfile, price: float | None, currency: str | None
+) -> tuple[float | None, str]:
+    """The price per GPU-hour in the budget currency, and the conversion used; or None and why not."""
+    if price is None:
+        return None, ""
+    budget = needs.budget
+    if currency is None:
+        return None, f"unknown (currency not stated, so not compared with {budget.currency} prices)"
+    converted = budget.in_budget_currency(price, currency)
+    if converted is None:
+        return None, f"unknown (currency {currency}, no exchange rate given)"
+    if currency == budget.currency:
+        return converted, ""
+    rate = budget.exchange_rates[currency]
+    return converted, (
+        f"{price:.2f} {currency} at {rate:g} {budget.currency}/{currency}, the needs profile's exchange rate"
+    )
+
+
 def candidates(catalogs: CatalogSet | Iterable[ProviderCatalog]) -> list[Candidate]:
     """Every (offering, region) pair; an offering with no regions stated is one candidate without region."""
     providers = catalogs.providers if isinstance(catalogs, CatalogSet) else tuple(catalogs)
@@ -977,6 +1011,7 @@ def _facts(
     else:
         capacity, note = None, ""
     price, currency, price_note, price_source = _price_per_gpu_hour(offering, candidate.region, per_node)
+    compare, compare_note = _comparable_price(needs, price, currency)
     return _Facts(
         candidate=candidate,
         needs=needs,
@@ -990,6 +1025,8 @@ def _facts(
         price_currency=currency,
         price_note=price_note,
         price_source=price_source,
+        compare_gpu_hour=compare,
+        compare_note=compare_note,
         tflops=tflops,
         link=link,
         link_note=link_note,
@@ -1145,6 +1182,20 @@ def rank_offerings(
     notes = []
     if not summaries:
         notes.append("no link summaries given: line quality is 'not measured' for every region")
+    unconverted: dict[str, int] = {}
+    for facts in facts_of:
+        if (
+            facts.price_gpu_hour is not None
+            and facts.compare_gpu_hour is None
+            and "exchange rate" in facts.compare_note
+        ):
+            unconverted[facts.price_currency or "?"] = unconverted.get(facts.price_currency or "?", 0) + 1
+    if unconverted:
+        listed = ", ".join(f"{code} ({count})" for code, count in sorted(unconverted.items()))
+        notes.append(
+            f"prices in {listed} are not compared with {needs.budget.currency} prices: no exchange rate given "
+            "(add them under [budget.exchange_rates] in the needs profile, e.g. CNY = 0.14)"
+        )
     return Ranking(tuple(entries), method, dict(zip(ids, w, strict=True)), sensitivity, tuple(notes))
 
 

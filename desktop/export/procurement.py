@@ -300,7 +300,7 @@ def sizing_sheet(p: Procurement, gpus: GpuReference | None = None) -> Sheet:
     for table, values in p.needs.model_dump(mode="json", exclude={"name", "format_version"}).items():
         if isinstance(values, dict):
             for key, value in values.items():
-                if value is not None:
+                if value is not None and value != {}:
                     rows.append({"section": where, "item": f"{table}.{key}", "value": _plain(value)})
         elif values is not None:
             rows.append({"section": where, "item": table, "value": _plain(values)})
@@ -367,4 +367,6 @@ def _shown(value: Any) -> str:
 def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):  # e.g. budget.exchange_rates
+        return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in value.items())
     return value

@@ -405,7 +405,7 @@ def test_price_counts_whole_nodes() -> None:
     by_id = {e.offering: e for e in ranking.entries}
     assert by_id["single"].judgement("price").score == pytest.approx(1.0)
     assert by_id["pair"].judgement("price").score == pytest.approx(0.75)
-    assert "× 2 GPUs (whole nodes for 1 planned) = 2.00/hour" in by_id["pair"].judgement("price").reason
+    assert "× 2 GPUs (whole nodes for 1 planned) = 2.00 USD/hour" in by_id["pair"].judgement("price").reason
 
 
 def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
@@ -444,3 +444,49 @@ def test_a_price_that_is_not_positive_never_sets_the_best_price() -> None:
     assert by_id["free"].total == pytest.approx(default_checklist().unknown_score)
     assert relative_score(0.0, 2.0) is None and relative_score(2.0, 0.0) is None
     assert relative_score(4.0, 2.0) == pytest.approx(0.5)
+
+
+def _priced(provider: str, currency: str, gpu_hour: float) -> Any:
+    body = region("r1") + NVLINK_IB.replace('currency = "USD"', f'currency = "{currency}"').replace(
+        "gpu_hour = 2.0", f"gpu_hour = {gpu_hour}"
+    )
+    return catalog(provider, body)
+
+
+def test_prices_in_another_currency_are_unknown_without_an_exchange_rate() -> None:
+    # The reviewer's case: CNY 15/GPU-hour was compared with USD 2.5 as if both were dollars (score 0.17).
+    providers = [_priced("cny", "CNY", 15.0), _priced("usd", "USD", 2.5)]
+    ranking = rank_offerings(
+        job(budget__gpu_hour_max=2.2), providers, weights=only(price=1, price_per_tflop=1)
+    )
+    by_provider = {e.provider: e for e in ranking.entries}
+    cny = by_provider["cny"]
+    for criterion in ("price", "price_per_tflop"):
+        judged = cny.judgement(criterion)
+        assert judged.score is None, criterion
+        assert "unknown (currency CNY, no exchange rate given)" in judged.reason
+        assert "15.00 CNY/GPU-hour" in judged.reason
+    assert cny.judgement("budget").status == "unknown"
+    assert by_provider["usd"].judgement("price").score == pytest.approx(1.0)
+    assert by_provider["usd"].judgement("budget").status == "fail"  # 2.50 > 2.20
+    assert any("prices in CNY (1) are not compared with USD prices" in note for note in ranking.notes)
+
+
+def test_an_exchange_rate_from_the_needs_profile_makes_prices_comparable() -> None:
+    providers = [_priced("cny", "CNY", 15.0), _priced("usd", "USD", 2.5)]
+    needs = NeedsProfile.model_validate(
+        {
+            "model": {"params": 7e9},
+            "training": {"mode": "full", "strategy": "zero3"},
+            "budget": {"gpu_hour_max": 2.2, "currency": "USD", "exchange_rates": {"CNY": 0.14}},
+        }
+    )
+    ranking = rank_offerings(needs, providers, weights=only(price=1))
+    by_provider = {e.provider: e for e in ranking.entries}
+    # 15 CNY × 0.14 = 2.10 USD/GPU-hour: the cheaper one; USD 2.50 scores 2.10 / 2.50 = 0.84
+    assert by_provider["cny"].judgement("price").score == pytest.approx(1.0)
+    assert by_provider["usd"].judgement("price").score == pytest.approx(2.1 / 2.5)
+    reason = by_provider["cny"].judgement("price").reason
+    assert "2.10 USD/GPU-hour (15.00 CNY at 0.14 USD/CNY, the needs profile's exchange rate)" in reason
+    assert by_provider["cny"].judgement("budget").status == "pass"
+    assert by_provider["cny"].price_gpu_hour == 15.0 and by_provider["cny"].currency == "CNY"  # as listed

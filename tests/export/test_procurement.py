@@ -156,3 +156,17 @@ def test_ranking_without_measurements_says_not_measured(tmp_path: Path) -> None:
         "Method",
     ]
     assert all(row["line_quality"] is None for row in workbook.sheet("Ranking").rows)
+
+
+def test_sizing_sheet_shows_the_exchange_rates_of_the_needs_profile(tmp_path: Path) -> None:
+    catalogs = load_catalogs(write_catalogs(tmp_path / "catalogs"))
+    needs_path = write_needs(tmp_path)
+    needs_path.write_text(
+        needs_path.read_text(encoding="utf-8") + "\n[budget.exchange_rates]\nCNY = 0.14\nEUR = 1.08\n",
+        encoding="utf-8",
+    )
+    needs = load_needs(needs_path)
+    workbook = build_workbook(None, ExportRequest(needs=needs, catalogs=catalogs), exported_at=EXPORTED_AT)
+    write_xlsx(workbook, tmp_path / "comparison.xlsx")
+    sheet = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Sizing").set_index("Item")["Value"]
+    assert sheet["budget.exchange_rates"] == "CNY = 0.14, EUR = 1.08"
