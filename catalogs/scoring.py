@@ -104,6 +104,7 @@ class _Facts:
     price_source: Source
     compare_gpu_hour: float | None  # in the budget currency; None: not comparable (compare_note says why)
     compare_note: str  # the conversion used, or why the price is not compared
+    lower_bound_gpu_hour: float | None  # a GPUs-only price in the budget currency (the node costs more)
     tflops: float | None
     link: LinkSummary | None
     link_note: str
@@ -210,6 +211,8 @@ def _gate_budget(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
     if f.price_gpu_hour is None:
         return "unknown", "price not stated", None
     price = f.compare_gpu_hour
+    if price is None and f.lower_bound_gpu_hour is not None:
+        return _gate_budget_lower_bound(f, f.lower_bound_gpu_hour, x)
     if price is None:
         return "unknown", f"price {f.compare_note}; budget in {budget.currency}", f.price_source
     shown = f"{price:.2f} {budget.currency}/GPU-hour" + (f" ({f.compare_note})" if f.compare_note else "")
@@ -226,6 +229,21 @@ def _gate_budget(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
             return "fail", text, f.price_source
     text = f"{shown} within budget" if x else ""
     return "pass", text, f.price_source
+
+
+def _gate_budget_lower_bound(f: _Facts, bound: float, x: bool) -> GateResult:
+    """A GPUs-only price: over budget when even the GPUs alone are; otherwise unknown (the host is extra)."""
+    budget = f.needs.budget
+    shown = f"at least {bound:.2f} {budget.currency}/GPU-hour (GPUs only, host billed on top)"
+    if budget.gpu_hour_max is not None and bound > budget.gpu_hour_max:
+        return "fail", (f"{shown} > budget {budget.gpu_hour_max:.2f}" if x else ""), f.price_source
+    planned = f.sizing.planned_gpus if f.sizing else None
+    if budget.month_max is not None and planned is not None:
+        month = bound * planned * HOURS_PER_MONTH
+        if month > budget.month_max:
+            text = f"at least {month:,.0f} {budget.currency}/month for {planned} GPUs > budget" if x else ""
+            return "fail", text, f.price_source
+    return "unknown", (f"{shown}: the whole price is not known" if x else ""), f.price_source
 
 
 # --- weighted criteria -------------------------------------------------------------------------------------
@@ -648,6 +666,8 @@ def _support(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
 # the lowest among the candidates that pass every gate. Prices are compared in the needs profile's budget
 # currency only (`f.compare_gpu_hour`); a price that cannot be compared is unknown, and says why.
 def _not_compared(f: _Facts) -> str:
+    if f.lower_bound_gpu_hour is not None:
+        return f"price {f.compare_note}{f.price_note}"
     listed = f"{f.price_gpu_hour:.2f} {f.price_currency or '(currency not stated)'}/GPU-hour"
     return f"price {f.compare_note}: {listed}{f.price_note}"
 
@@ -778,7 +798,7 @@ class RankedOffering:
     topsis: float | None
     planned_gpus: int | None
     nodes: int | None
-    price_gpu_hour: float | None
+    price_gpu_hour: float | None  # as listed, in `currency`
     currency: str | None
     # against the next entry (same eligibility): its rank and the criteria that put this one ahead
     next_rank: int | None = None
@@ -814,6 +834,16 @@ class RankedOffering:
     def failed_gates(self) -> tuple[Judgement, ...]:
         return tuple(j for j in self.judgements if j.kind == "gate" and j.status == "fail")
 
+    @property
+    def price_is_lower_bound(self) -> bool:
+        """The price covers the GPUs only (the host is billed on top): a lower bound, not ranked on price."""
+        return self._facts is not None and self._facts.lower_bound_gpu_hour is not None
+
+    @property
+    def price_compared(self) -> float | None:
+        """The price per GPU-hour as ranked, in the needs profile's budget currency (None: not compared)."""
+        return self._facts.compare_gpu_hour if self._facts is not None else None
+
     def judgement(self, criterion: str) -> Judgement:
         return next(j for j in self.judgements if j.criterion == criterion)
 
@@ -834,6 +864,8 @@ class RankedOffering:
             "nodes": self.nodes,
             "price_gpu_hour": self.price_gpu_hour,
             "currency": self.currency,
+            "price_is_lower_bound": self.price_is_lower_bound,
+            "price_compared": self.price_compared,
             "unknowns": list(self.unknowns),
             "failed_gates": [j.criterion for j in self.failed_gates],
             "judgements": [j.as_dict() for j in self.judgements],
@@ -903,13 +935,14 @@ def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | N
 
 def _price_per_gpu_hour(
     offering: Offering, region: Region | None, per_node: int | None
-) -> tuple[float | None, str | None, str, Source]:
-    """(price per GPU-hour, currency, note, source) for the candidate; derived from node prices if needed."""
+) -> tuple[float | None, str | None, str, Source, bool]:
+    """(price per GPU-hour, currency, note, source, GPUs only?) for the candidate; derived from node prices if
+    needed. GPUs only: the price covers the GPUs, the host (VM, CPU, RAM) is billed on top."""
     prices = offering.prices_for(region.id if region else None)
     if not prices and region is None and offering.prices:
         prices = tuple(sorted(offering.prices, key=lambda q: q.node_hour or q.gpu_hour or 0.0))[:1]
     if not prices:
-        return None, None, "", None
+        return None, None, "", None, False
     price = prices[0]
     currency = price.currency or offering.currency
     note = ""
@@ -924,12 +957,10 @@ def _price_per_gpu_hour(
         value = price.node_month / HOURS_PER_MONTH / per_node
         note = f" (derived: {price.node_month:g}/month ÷ {HOURS_PER_MONTH} h ÷ {per_node} GPUs)"
     else:
-        return None, currency, " (node price, but GPUs per node unknown)", None
-    if price.covers == "gpus-only":
-        note += "; GPUs only, host billed on top"
+        return None, currency, " (node price, but GPUs per node unknown)", None, False
     if region is None:
         note += "; lowest listed price, region not stated"
-    return value, currency, note, offering.fact("prices")
+    return value, currency, note, offering.fact("prices"), price.covers == "gpus-only"
 
 
 def _comparable_price(
@@ -1010,8 +1041,20 @@ def _facts(
         capacity, note = offering.max_nodes * per_node, f"{offering.max_nodes} nodes × {per_node} GPUs"
     else:
         capacity, note = None, ""
-    price, currency, price_note, price_source = _price_per_gpu_hour(offering, candidate.region, per_node)
+    price, currency, price_note, price_source, gpus_only = _price_per_gpu_hour(
+        offering, candidate.region, per_node
+    )
     compare, compare_note = _comparable_price(needs, price, currency)
+    lower_bound = None
+    if gpus_only and compare is not None:
+        # A GPUs-only price is a lower bound of what the node costs: ranking it against whole-node prices
+        # would make it the cheapest by leaving the host out. Not ranked on price; the budget gate still
+        # fails it when even the lower bound is over budget.
+        lower_bound, compare = compare, None
+        compare_note = (
+            f"unknown for ranking: {lower_bound:.2f} {needs.budget.currency}/GPU-hour covers the GPUs only (the "
+            "host VM is billed on top), a lower bound not compared with whole-node prices"
+        )
     return _Facts(
         candidate=candidate,
         needs=needs,
@@ -1027,6 +1070,7 @@ def _facts(
         price_source=price_source,
         compare_gpu_hour=compare,
         compare_note=compare_note,
+        lower_bound_gpu_hour=lower_bound,
         tflops=tflops,
         link=link,
         link_note=link_note,

@@ -91,6 +91,12 @@ RANKING_COLUMNS = (
     Column("price_gpu_hour", "Price per GPU-hour", "money", decimals=2),
     Column("currency", "Currency", width=9),
     Column(
+        "price_basis",
+        "Price covers",
+        width=18,
+        note="whole node, or GPUs only (a lower bound: the host is billed on top, so not ranked on price)",
+    ),
+    Column(
         "month_cost",
         "Cost per month",
         "money",
@@ -124,6 +130,9 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 "nodes": e.nodes,
                 "price_gpu_hour": e.price_gpu_hour,
                 "currency": e.currency,
+                "price_basis": None
+                if e.price_gpu_hour is None
+                else ("GPUs only (lower bound)" if e.price_is_lower_bound else "whole node"),
                 "month_cost": None
                 if e.price_gpu_hour is None or e.planned_gpus is None
                 else e.price_gpu_hour * e.planned_gpus * HOURS_PER_MONTH,

@@ -490,3 +490,56 @@ def test_an_exchange_rate_from_the_needs_profile_makes_prices_comparable() -> No
     assert "2.10 USD/GPU-hour (15.00 CNY at 0.14 USD/CNY, the needs profile's exchange rate)" in reason
     assert by_provider["cny"].judgement("budget").status == "pass"
     assert by_provider["cny"].price_gpu_hour == 15.0 and by_provider["cny"].currency == "CNY"  # as listed
+
+
+GPUS_ONLY = offering(
+    "gpus-only",
+    '["r1"]',
+    gpu='"H100 SXM"',
+    gpus_per_node="8",
+    max_nodes="16",
+    currency='"USD"',
+    prices='[{ gpu_hour = 1.0, covers = "gpus-only" }]',
+    intra_node__kind='"nvlink"',
+    intra_node__bandwidth_gbytes_s="900",
+    inter_node__fabric='"infiniband"',
+    inter_node__bandwidth_gbit_s="3200",
+)
+
+
+def test_a_gpus_only_price_is_a_lower_bound_not_the_best_price() -> None:
+    # GCP's accelerator prices cover the GPUs; the host VM is billed on top. Ranked as whole-node prices they
+    # took #1-#3 for the 7B LoRA example with price 1.00.
+    providers = [catalog("acme", region("r1") + NVLINK_IB + GPUS_ONLY)]
+    ranking = rank_offerings(job(), providers, weights=only(price=1, price_per_tflop=1))
+    by_id = {e.offering: e for e in ranking.entries}
+    lower = by_id["gpus-only"]
+    for criterion in ("price", "price_per_tflop"):
+        judged = lower.judgement(criterion)
+        assert judged.score is None, criterion
+        assert "covers the GPUs only (the host VM is billed on top), a lower bound" in judged.reason
+    assert lower.price_is_lower_bound and lower.price_compared is None
+    assert lower.total == pytest.approx(default_checklist().unknown_score)
+    # the whole-node price (2.00) is the best price, not 2.00 against a 1.00 lower bound
+    assert by_id["nvlink-ib"].judgement("price").score == pytest.approx(1.0)
+    assert [e.offering for e in ranking.entries] == ["nvlink-ib", "gpus-only"]
+
+
+def test_the_budget_gate_fails_a_lower_bound_over_budget_and_leaves_one_under_it_unknown() -> None:
+    providers = [catalog("acme", region("r1") + GPUS_ONLY)]
+    over = rank_offerings(job(budget__gpu_hour_max=0.8), providers).entries[0].judgement("budget")
+    assert over.status == "fail"
+    assert "at least 1.00 USD/GPU-hour (GPUs only, host billed on top) > budget 0.80" in over.reason
+    under = rank_offerings(job(budget__gpu_hour_max=1.5), providers).entries[0].judgement("budget")
+    assert under.status == "unknown" and "the whole price is not known" in under.reason
+
+
+def test_bundled_7b_lora_example_does_not_rank_gcp_gpu_only_prices_as_the_cheapest() -> None:
+    needs = load_needs(EXAMPLE_NEEDS.with_name("example-7b-lora.toml"))
+    ranking = rank_offerings(needs, load_catalogs())
+    gcp = [e for e in ranking.entries if e.provider == "gcp" and e.price_gpu_hour is not None]
+    assert gcp and all(e.price_is_lower_bound for e in gcp)
+    assert all(e.judgement("price").score is None for e in gcp[:20])
+    for entry in ranking.entries[:3]:
+        assert entry.provider != "gcp"
+        assert not entry.price_is_lower_bound

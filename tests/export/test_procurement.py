@@ -170,3 +170,34 @@ def test_sizing_sheet_shows_the_exchange_rates_of_the_needs_profile(tmp_path: Pa
     write_xlsx(workbook, tmp_path / "comparison.xlsx")
     sheet = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Sizing").set_index("Item")["Value"]
     assert sheet["budget.exchange_rates"] == "CNY = 0.14, EUR = 1.08"
+
+
+def test_ranking_sheet_marks_a_gpus_only_price_as_a_lower_bound(tmp_path: Path) -> None:
+    from tests.catalogs._builders import catalog_text, offering, region
+
+    folder = tmp_path / "catalogs"
+    folder.mkdir()
+    body = region("r1") + offering(
+        "gpu-only",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="8",
+        currency='"USD"',
+        prices='[{ gpu_hour = 1.0, covers = "gpus-only" }]',
+    )
+    body += offering(
+        "whole",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="8",
+        currency='"USD"',
+        prices="[{ gpu_hour = 2.0 }]",
+    )
+    (folder / "acme.toml").write_text(catalog_text("acme", body), encoding="utf-8")
+    needs = load_needs(write_needs(tmp_path))
+    workbook = build_workbook(
+        None, ExportRequest(needs=needs, catalogs=load_catalogs(folder)), exported_at=EXPORTED_AT
+    )
+    rows = {r["offering"]: r for r in workbook.sheet("Ranking").rows}
+    assert rows["gpu-only"]["price_basis"] == "GPUs only (lower bound)"
+    assert rows["whole"]["price_basis"] == "whole node"
