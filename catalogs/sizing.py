@@ -24,9 +24,10 @@ Sources of the formulas (each function's docstring says which one it uses):
   a·s² attention matrix, which removes the 5·a·s/h term; with pipeline parallelism (1F1B) the first stage
   holds activations for about all L layers' worth.
 * Ring all-reduce — each rank sends 2(N−1)/N × the buffer size (Patarasuk & Yuan, "Bandwidth optimal
-  all-reduce algorithms", JPDC 2009; NCCL-tests doc/PERFORMANCE.md "bus bandwidth"). NCCL runs one ring
-  per NIC, so each node's inter-node links together carry that volume: the per-node bandwidth needed is
-  2(N−1)/N × gradient bytes ÷ the time allowed for the sync.
+  all-reduce algorithms", JPDC 2009; NCCL-tests doc/PERFORMANCE.md "bus bandwidth"). Every GPU of a node
+  that holds a different model-parallel shard is a rank of a different data-parallel group, and each group
+  runs its own all-reduce of its own shard's gradients across the nodes; the node's inter-node links carry
+  all of them (see `sync_bytes_per_step` for the derivation).
 * Step time — training compute ≈ 6 × parameters × tokens FLOPs (Kaplan et al., arXiv:2001.08361, §2.1;
   for MoE the active parameters), at a model FLOPs utilisation (Chowdhery et al., PaLM, arXiv:2204.02311,
   §4.1; 0.4 by default). LoRA skips weight gradients: ≈ 4 × parameters × tokens.
@@ -216,11 +217,34 @@ def gradient_bytes(needs: NeedsProfile) -> float:
     return trainable_params(needs) / (t.tensor_parallel * t.pipeline_parallel) * per_grad
 
 
-def sync_bytes_per_step(needs: NeedsProfile, n_gpus: int) -> float:
+def shards_per_node(needs: NeedsProfile, gpus_per_node: int) -> int:
+    """How many different model-parallel shards one node holds, i.e. how many data-parallel groups have a
+    rank on it: min(tensor × pipeline degree, GPUs per node) (model-parallel groups packed into nodes first,
+    Megatron-LM's default order: tensor-parallel innermost)."""
+    return max(1, min(needs.training.tensor_parallel * needs.training.pipeline_parallel, gpus_per_node))
+
+
+def sync_bytes_per_step(needs: NeedsProfile, n_gpus: int, gpus_per_node: int) -> float:
     """Bytes each node's inter-node links carry per optimizer step for gradient (and ZeRO-3 parameter)
-    synchronisation: the ring volume 2(N_d−1)/N_d × gradient bytes, × 1.5 under zero3/fsdp (ZeRO §7)."""
+    synchronisation.
+
+    Derivation. With tensor × pipeline degree M, the model is cut into M shards of Ψ/M parameters and the
+    GPUs holding the same shard form one data-parallel group of N_d = n_gpus / M ranks. Each group
+    all-reduces its own shard's gradients, g = Ψ/M × bytes per gradient (`gradient_bytes`); in a ring each
+    rank sends 2(N_d−1)/N_d × g (Patarasuk & Yuan), × 1.5 under zero3/fsdp (the extra parameter all-gather,
+    ZeRO §7). A node holds S = min(M, GPUs per node) different shards (`shards_per_node`), so S groups cross
+    its links at once, each moving its own shard's ring volume:
+
+        per node = S × 2(N_d−1)/N_d × Ψ/M × bytes (× 1.5 under zero3/fsdp)
+
+    With plain data parallelism (M = 1) that is one ring's volume: the node's GPUs hold the same shard and
+    reduce inside the node (NVLink) first, then NCCL spreads the one inter-node ring over the node's NICs.
+    With M ≥ GPUs per node (e.g. TP 8 in 8-GPU nodes) every GPU of the node sends its own shard's ring
+    traffic: 8 × 2(N_d−1)/N_d × Ψ/8 × bytes ≈ 2 × Ψ × bytes per node, the same as M = 1, not 1/8 of it.
+    Hand check: 70B, zero1, TP 8, 32 GPUs in 8-GPU nodes → N_d = 4, g = 17.5 GB, 8 × 1.5 × 17.5 = 210 GB per
+    node per step."""
     dp = _check_parallel(needs, n_gpus)
-    volume = ring_allreduce_bytes(dp, gradient_bytes(needs))
+    volume = ring_allreduce_bytes(dp, gradient_bytes(needs)) * shards_per_node(needs, gpus_per_node)
     if needs.training.strategy in ("zero3", "fsdp"):
         volume *= 1.5
     return volume
@@ -238,11 +262,12 @@ def step_seconds(needs: NeedsProfile, n_gpus: int, bf16_tflops: float | None) ->
     return flops_per_token * t.tokens_per_step / (n_gpus * bf16_tflops * 1e12 * t.mfu)
 
 
-def implied_internode_gbit_s(needs: NeedsProfile, n_gpus: int, seconds: float) -> float:
+def implied_internode_gbit_s(needs: NeedsProfile, n_gpus: int, seconds: float, gpus_per_node: int) -> float:
     """Per-node inter-node bandwidth so that the step's sync fits in `comm_fraction` of `seconds`."""
     if seconds <= 0:
         raise SizingError(f"a step takes some time, not {seconds} s")
-    return sync_bytes_per_step(needs, n_gpus) * 8 / (seconds * needs.training.comm_fraction) / 1e9
+    sync = sync_bytes_per_step(needs, n_gpus, gpus_per_node)
+    return sync * 8 / (seconds * needs.training.comm_fraction) / 1e9
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,11 +355,11 @@ def size(
         planned = math.ceil(planned / step) * step
     nodes = math.ceil(planned / gpus_per_node) if planned else None
     per_gpu = memory_per_gpu(needs, planned) if planned else None
-    sync = sync_bytes_per_step(needs, planned) if planned else None
+    sync = sync_bytes_per_step(needs, planned, gpus_per_node) if planned else None
     seconds = step_seconds(needs, planned, bf16_tflops) if planned else None
     bandwidth = None
     if planned and seconds and nodes and nodes > 1:
-        bandwidth = implied_internode_gbit_s(needs, planned, seconds)
+        bandwidth = implied_internode_gbit_s(needs, planned, seconds, gpus_per_node)
         assumptions.append(
             f"gradient sync may take {t.comm_fraction:.0%} of a step"
             + ("" if t.target_step_seconds else f"; step time from 6·P·tokens at {t.mfu:.0%} MFU")

@@ -10,7 +10,7 @@ from typing import Any
 from catalogs.errors import CatalogError
 from catalogs.gpus import default_gpu_reference
 from catalogs.needs import NeedsProfile, load_needs, validate_needs
-from catalogs.sizing import SizingResult, size
+from catalogs.sizing import SizingResult, shards_per_node, size
 from desktop.cli._common import EXIT_OK, CliError
 
 
@@ -137,10 +137,13 @@ def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
             f"activations {p.activations_gb:.1f} = {p.total_gb:.1f} GB"
         )
         if result.sync_gb_per_step is not None:
+            shards = shards_per_node(needs, result.gpus_per_node)
+            per_shard = " per shard" if t.tensor_parallel * t.pipeline_parallel > 1 else ""
             lines.append(
-                f"Gradient sync per step: {result.gradient_gb:,.1f} GB of gradients → "
+                f"Gradient sync per step: {result.gradient_gb:,.1f} GB of gradients{per_shard} → "
                 f"{result.sync_gb_per_step:,.1f} GB over each node's inter-node links "
                 "(ring all-reduce 2(N−1)/N"
+                + (f", × {shards} shards on each node" if shards > 1 else "")
                 + (", ×1.5 for ZeRO-3/FSDP)" if t.strategy in ("zero3", "fsdp") else ")")
             )
         if result.internode_gbit_s is not None and result.step_seconds is not None:

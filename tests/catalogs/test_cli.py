@@ -205,3 +205,13 @@ def test_score_rejects_bad_input_plainly(run_linkvet: Run, tmp_path: Path) -> No
         assert result.returncode == 2, (args, result.stdout[-300:])
         assert words in result.stderr, (args, result.stderr)
         no_traceback(result)
+
+
+def test_size_counts_every_tensor_parallel_shard_on_the_node(run_linkvet: Run) -> None:
+    # 70B ZeRO-1 with TP 8 in 8-GPU nodes: 8 shards' ring traffic per node, ≈ 97 Gbit/s (was 12; hand check
+    # in tests/catalogs/test_sizing.py::test_inter_node_traffic_counts_every_shard_a_node_holds)
+    args = ("size", "--params", "70e9", "--strategy", "zero1", "--tp", "8", "--gpus", "32")
+    result = run_linkvet(*args, "--tokens-per-step", "1048576")
+    assert result.returncode == 0, result.stderr
+    assert "210.0 GB over each node's inter-node links" in result.stdout
+    assert "Inter-node bandwidth needed: 97 Gbit/s per node" in result.stdout
