@@ -42,6 +42,8 @@ class ScaleRow(_Strict):
     min_params_b: float = Field(ge=0)
     max_params_b: float = Field(gt=0)
     gpus: str
+    min_gpus: int | None = Field(default=None, ge=1)  # the table's GPU range as numbers (e.g. 4 and 8)
+    max_gpus: int | None = Field(default=None, ge=1)
     intra_node: str
     min_gbit_s: float = Field(gt=0)
     preferred_gbit_s: float = Field(gt=0)

@@ -20,6 +20,7 @@ Mode = Literal["pretrain", "full", "lora", "qlora"]
 Strategy = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
 Precision = Literal["bf16", "fp16", "fp32"]
 Optimizer = Literal["adamw", "adam", "adamw-8bit", "sgd"]
+OffloadDevice = Literal["none", "cpu", "nvme"]
 
 EXAMPLE_NEEDS = Path(__file__).with_name("needs") / "example-70b-full.toml"  # the documents' 70B case
 
@@ -80,6 +81,25 @@ class TrainingSpec(_Strict):
     target_step_seconds: float | None = Field(default=None, gt=0)
     comm_fraction: float = Field(default=0.5, gt=0, le=1)  # share of a step gradient sync may take
     mfu: float = Field(default=0.4, gt=0, le=1)  # model FLOPs utilisation assumed for step time
+    # DeepSpeed ZeRO-Offload / ZeRO-Infinity: keep optimizer states (and gradients) or the parameters in host
+    # memory ("cpu") or on local NVMe ("nvme") instead of GPU memory (see catalogs/sizing.py)
+    offload_optimizer: OffloadDevice = "none"
+    offload_params: OffloadDevice = "none"
+
+    @model_validator(mode="after")
+    def _offload_fits_strategy(self) -> TrainingSpec:
+        if self.offload_optimizer != "none" and self.strategy == "dp":
+            raise implausible(
+                "offload_optimizer needs a ZeRO strategy (ZeRO-Offload runs on ZeRO stages 1-3 or FSDP)",
+                'strategy = "zero1", "zero2", "zero3" or "fsdp", or offload_optimizer = "none"',
+            )
+        if self.offload_params != "none" and self.strategy not in ("zero3", "fsdp"):
+            raise implausible(
+                "offload_params needs the parameters sharded (ZeRO-3 or FSDP; ZeRO-Infinity offloads them "
+                "only under stage 3)",
+                'strategy = "zero3" or "fsdp", or offload_params = "none"',
+            )
+        return self
 
 
 class ClusterSpec(_Strict):

@@ -163,6 +163,9 @@ def _gate_vram(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
     if f.gpu_memory_gb is None:
         return "unknown", "GPU memory not stated (GPU model unknown)", None
     status: Status = "fail" if s is None or s.per_gpu is None or s.planned_gpus is None else "pass"
+    short = _offload_shortfall(f)
+    if status == "pass" and short:
+        return "fail", (short if x else ""), f.offering.fact("ram_gib")
     if not x:
         return status, "", None
     src = f.offering.fact("gpu_memory_gb") if f.offering.gpu_memory_gb else _gpu_source(f)
@@ -174,12 +177,54 @@ def _gate_vram(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
             f"(usable {_fmt(f.usable_gb())} GB per GPU)",
             src,
         )
-    return (
-        "pass",
+    text = (
         f"{_fmt(s.per_gpu.total_gb)} GB per GPU at {s.planned_gpus} GPUs with {strategy} ≤ "
-        f"{_fmt(s.usable_gb)} GB usable of {_fmt(f.gpu_memory_gb)} GB (fits from {s.min_gpus} GPUs)",
-        src,
+        f"{_fmt(s.usable_gb)} GB usable of {_fmt(f.gpu_memory_gb)} GB (fits from {s.min_gpus} GPUs)"
     )
+    return "pass", text + _offload_text(f), src
+
+
+GIB = 1024**3 / 1e9  # GB per GiB
+
+
+def _offload_shortfall(f: _Facts) -> str:
+    """Why the node cannot hold what the offload puts in host RAM or on NVMe ("" when it can, or when the
+    node's RAM/NVMe is not stated)."""
+    s = f.sizing
+    if s is None:
+        return ""
+    ram = f.offering.ram_gib
+    if s.host_offload_gb_per_node is not None and ram is not None and s.host_offload_gb_per_node > ram * GIB:
+        return (
+            f"the offload keeps {_fmt(s.host_offload_gb_per_node)} GB per node in host RAM; the node has "
+            f"{_fmt(ram)} GiB ({_fmt(ram * GIB)} GB)"
+        )
+    storage = f.offering.storage
+    nvme = storage.local_nvme_tb if storage is not None else None
+    if (
+        s.nvme_offload_gb_per_node is not None
+        and nvme is not None
+        and s.nvme_offload_gb_per_node > nvme * 1000
+    ):
+        return f"the offload keeps {_fmt(s.nvme_offload_gb_per_node)} GB per node on NVMe; the node has {nvme:g} TB"
+    return ""
+
+
+def _offload_text(f: _Facts) -> str:
+    s = f.sizing
+    if s is None:
+        return ""
+    parts = []
+    if s.host_offload_gb_per_node is not None:
+        ram = f.offering.ram_gib
+        have = f"of {_fmt(ram)} GiB" if ram is not None else "(node RAM not stated)"
+        parts.append(f"{_fmt(s.host_offload_gb_per_node)} GB host RAM per node {have}")
+    if s.nvme_offload_gb_per_node is not None:
+        storage = f.offering.storage
+        nvme = storage.local_nvme_tb if storage is not None else None
+        have = f"of {nvme:g} TB" if nvme is not None else "(local NVMe not stated)"
+        parts.append(f"{_fmt(s.nvme_offload_gb_per_node)} GB NVMe per node {have}")
+    return f"; offloaded: {', '.join(parts)}" if parts else ""
 
 
 def _gate_capacity(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:

@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from catalogs.checklist import ScaleRow
 from catalogs.errors import SizingError
 from catalogs.needs import NeedsProfile
 
@@ -142,13 +143,9 @@ def trainable_params(needs: NeedsProfile) -> float:
     return needs.model.params
 
 
-def memory_per_gpu(needs: NeedsProfile, n_gpus: int) -> MemoryBreakdown:
-    """Per-GPU memory for `n_gpus` GPUs under the profile's strategy (ZeRO §3, LoRA, QLoRA; see module doc).
-
-    With Ψ' = Ψ / (tensor × pipeline degree) parameters per model-parallel shard and N_d data-parallel ranks:
-    dp: 16Ψ'; zero1: 4Ψ' + 12Ψ'/N_d; zero2: 2Ψ' + 14Ψ'/N_d; zero3/fsdp: 16Ψ'/N_d (bf16 + Adam).
-    LoRA/QLoRA: frozen weights (2 or ≈0.516 bytes/param, sharded only under zero3/fsdp) plus full training
-    states for the trainable share."""
+def _sharded_states(needs: NeedsProfile, n_gpus: int) -> tuple[float, float, float]:
+    """Bytes of weights, gradients and optimizer states one GPU is responsible for, as the strategy shards
+    them (before any offload)."""
     t = needs.training
     dp = _check_parallel(needs, n_gpus)
     shard = t.tensor_parallel * t.pipeline_parallel
@@ -168,7 +165,51 @@ def memory_per_gpu(needs: NeedsProfile, n_gpus: int) -> MemoryBreakdown:
         gradients /= dp
     if t.strategy in ("zero3", "fsdp"):
         weights /= dp
+    return weights, gradients, optimizer
+
+
+def _param_working_set(needs: NeedsProfile) -> float:
+    """Bytes of parameters a GPU holds while its parameters live off the GPU (ZeRO-Infinity): the layer
+    being computed and the one being prefetched, unsharded (Rajbhandari et al. 2021, §5)."""
+    t = needs.training
+    per_param = 4.0 if t.precision == "fp32" else 2.0
+    layers = model_shape(needs).layers
+    return 2 * needs.model.params / (t.tensor_parallel * t.pipeline_parallel) / max(1, layers) * per_param
+
+
+def memory_per_gpu(needs: NeedsProfile, n_gpus: int) -> MemoryBreakdown:
+    """Per-GPU memory for `n_gpus` GPUs under the profile's strategy (ZeRO §3, LoRA, QLoRA; see module doc).
+
+    With Ψ' = Ψ / (tensor × pipeline degree) parameters per model-parallel shard and N_d data-parallel ranks:
+    dp: 16Ψ'; zero1: 4Ψ' + 12Ψ'/N_d; zero2: 2Ψ' + 14Ψ'/N_d; zero3/fsdp: 16Ψ'/N_d (bf16 + Adam).
+    LoRA/QLoRA: frozen weights (2 or ≈0.516 bytes/param, sharded only under zero3/fsdp) plus full training
+    states for the trainable share.
+
+    Offload (`offload_optimizer`, `offload_params`): ZeRO-Offload (Ren et al., arXiv:2101.06840, §4) keeps
+    the fp32 optimizer states and master weights *and* the gradients in host memory (the optimizer step runs
+    on the CPU), so only the 16-bit parameters stay on the GPU; ZeRO-Infinity (Rajbhandari et al.,
+    arXiv:2104.07857, §5) also moves the parameters (to CPU or NVMe), leaving a working set of about two
+    layers on the GPU. What leaves the GPU is in `offloaded_gb_per_gpu`."""
+    t = needs.training
+    weights, gradients, optimizer = _sharded_states(needs, n_gpus)
+    if t.offload_optimizer != "none":
+        gradients = optimizer = 0.0
+    if t.offload_params != "none":
+        weights = min(weights, _param_working_set(needs))
     return MemoryBreakdown(weights / GB, gradients / GB, optimizer / GB, activations_gb(needs))
+
+
+def offloaded_gb_per_gpu(needs: NeedsProfile, n_gpus: int) -> dict[str, float]:
+    """GB each GPU keeps off the GPU, by device ("cpu" = host RAM, "nvme" = local NVMe); empty without
+    offload."""
+    t = needs.training
+    weights, gradients, optimizer = _sharded_states(needs, n_gpus)
+    away: dict[str, float] = {}
+    if t.offload_optimizer != "none":
+        away[t.offload_optimizer] = away.get(t.offload_optimizer, 0.0) + (gradients + optimizer) / GB
+    if t.offload_params != "none":
+        away[t.offload_params] = away.get(t.offload_params, 0.0) + weights / GB
+    return away
 
 
 def usable_gb(needs: NeedsProfile, gpu_memory_gb: float) -> float:
@@ -289,6 +330,8 @@ class SizingResult:
     step_seconds: float | None
     internode_gbit_s: float | None
     assumptions: tuple[str, ...] = field(default=())
+    host_offload_gb_per_node: float | None = None  # host RAM the offload needs per node (GB)
+    nvme_offload_gb_per_node: float | None = None  # local NVMe the offload needs per node (GB)
 
     def as_dict(self) -> dict[str, object]:
         per_gpu = None
@@ -315,6 +358,8 @@ class SizingResult:
             "sync_gb_per_step": self.sync_gb_per_step,
             "step_seconds": self.step_seconds,
             "internode_gbit_s": self.internode_gbit_s,
+            "host_offload_gb_per_node": self.host_offload_gb_per_node,
+            "nvme_offload_gb_per_node": self.nvme_offload_gb_per_node,
             "assumptions": list(self.assumptions),
         }
 
@@ -364,6 +409,21 @@ def size(
             f"gradient sync may take {t.comm_fraction:.0%} of a step"
             + ("" if t.target_step_seconds else f"; step time from 6·P·tokens at {t.mfu:.0%} MFU")
         )
+    offloaded = offloaded_gb_per_gpu(needs, planned) if planned else {}
+    on_node = min(planned, gpus_per_node) if planned else 0
+    if offloaded:
+        where = ", ".join(
+            f"{what} to {'host RAM' if device == 'cpu' else 'local NVMe'}"
+            for what, device in (
+                ("optimizer states and gradients", t.offload_optimizer),
+                ("parameters", t.offload_params),
+            )
+            if device != "none"
+        )
+        assumptions.append(
+            f"offload (ZeRO-Offload/ZeRO-Infinity): {where}; the optimizer step runs on the CPU and steps are "
+            "slower than the compute estimate"
+        )
     return SizingResult(
         gpu_memory_gb=gpu_memory_gb,
         gpus_per_node=gpus_per_node,
@@ -380,4 +440,38 @@ def size(
         step_seconds=seconds,
         internode_gbit_s=bandwidth,
         assumptions=tuple(assumptions),
+        host_offload_gb_per_node=offloaded["cpu"] * on_node if "cpu" in offloaded else None,
+        nvme_offload_gb_per_node=offloaded["nvme"] * on_node if "nvme" in offloaded else None,
     )
+
+
+def scale_table_note(result: SizingResult, row: ScaleRow | None) -> str | None:
+    """How the sizing's GPU count compares with the documents' scale table row for the model's size, when it
+    needs saying: memory alone needing fewer GPUs than the table (its counts are for training speed), or
+    more (the strategy keeps too much on each GPU)."""
+    if row is None or result.min_gpus is None:
+        return None
+    if row.min_params_b <= 0:
+        band = f"models up to {row.max_params_b:g}B"
+    elif row.max_params_b >= 1e5:
+        band = f"{row.min_params_b:g}B+ models"
+    else:
+        band = f"{row.min_params_b:g}B–{row.max_params_b:g}B models"
+    if row.min_gpus is not None and result.min_gpus < row.min_gpus:
+        quote = (
+            " (document 003: 7B with ZeRO-3 can start on 4 × A800 80 GB, and 8 GPUs are the more common start "
+            "for a usable speed)"
+            if row.min_params_b < 7 <= row.max_params_b
+            else ""
+        )
+        return (
+            f"Memory alone needs only {result.min_gpus} GPU(s); the documents' scale table gives {row.gpus} GPUs "
+            f"for {band}. That is a throughput minimum, not a memory one: GPUs enough to train at a useful "
+            f"speed{quote}. With {result.min_gpus} GPU(s) the job fits but trains proportionally slower."
+        )
+    if row.max_gpus is not None and result.min_gpus > row.max_gpus:
+        return (
+            f"Memory alone needs {result.min_gpus} GPUs, more than the {row.gpus} the documents' scale table "
+            f"gives for {band}: the strategy keeps too much on each GPU (ZeRO-3/FSDP or offload shrink it)."
+        )
+    return None

@@ -15,7 +15,7 @@ from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering, Price
 from catalogs.scoring import HOURS_PER_MONTH, Judgement, RankedOffering, Ranking
-from catalogs.sizing import size
+from catalogs.sizing import scale_table_note, size
 from desktop.export.model import FORMATS, Column, Sheet
 
 
@@ -332,6 +332,13 @@ def sizing_sheet(p: Procurement, gpus: GpuReference | None = None) -> Sheet:
             ("step time", result.step_seconds, "s"),
             ("inter-node bandwidth needed", result.internode_gbit_s, "Gbit/s per node"),
         ]
+        if result.host_offload_gb_per_node is not None:
+            derived.append(("offloaded to host RAM", result.host_offload_gb_per_node, "GB per node"))
+        if result.nvme_offload_gb_per_node is not None:
+            derived.append(("offloaded to local NVMe", result.nvme_offload_gb_per_node, "GB per node"))
+        note = scale_table_note(result, p.checklist.scale_row(p.needs.model.params))
+        if note is not None:
+            derived.append(("against the documents' scale table", note, ""))
         rows.extend(
             {
                 "section": section,

@@ -215,3 +215,23 @@ def test_size_counts_every_tensor_parallel_shard_on_the_node(run_linkvet: Run) -
     assert result.returncode == 0, result.stderr
     assert "210.0 GB over each node's inter-node links" in result.stdout
     assert "Inter-node bandwidth needed: 97 Gbit/s per node" in result.stdout
+
+
+def test_size_explains_that_the_documents_4_gpus_for_7b_are_a_throughput_minimum(run_linkvet: Run) -> None:
+    text = run_linkvet("size", "--params", "7e9", "--mode", "full", "--strategy", "zero3").stdout
+    assert "fits from 2 GPU(s)" in text
+    assert "the documents' scale table gives 4–8 GPUs for models up to 13B" in text
+    assert "That is a throughput minimum, not a memory one" in text
+    data = json.loads(run_linkvet("size", "--params", "7e9", "--strategy", "zero3", "--json").stdout)
+    assert "throughput minimum" in data["scale_table_note"]
+    seventy = json.loads(run_linkvet("size", "--params", "70e9", "--gpus", "32", "--json").stdout)
+    assert seventy["scale_table_note"] is None  # 18 of the table's 8–32: nothing to explain
+
+
+def test_size_with_cpu_offload_fits_70b_on_8_gpus(run_linkvet: Run) -> None:
+    args = ("size", "--params", "70e9", "--strategy", "zero3", "--gpus", "8", "--gpu", "A100 80GB SXM")
+    text = run_linkvet(*args, "--offload-optimizer", "cpu").stdout
+    assert "planned 8 = 1 node(s) of 8" in text and "Offloaded to host RAM: 980 GB per node" in text
+    refused = run_linkvet("size", "--params", "70e9", "--strategy", "dp", "--offload-params", "cpu")
+    assert refused.returncode == 2 and "offload_params needs the parameters sharded" in refused.stderr
+    no_traceback(refused)

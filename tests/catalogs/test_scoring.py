@@ -543,3 +543,19 @@ def test_bundled_7b_lora_example_does_not_rank_gcp_gpu_only_prices_as_the_cheape
     for entry in ranking.entries[:3]:
         assert entry.provider != "gcp"
         assert not entry.price_is_lower_bound
+
+
+def test_cpu_offload_checks_the_nodes_host_ram() -> None:
+    # 70B ZeRO-3 with the optimizer offloaded to host RAM on one node of 8 × 80 GB: 980 GB of host RAM.
+    small = offering("small-ram", '["r1"]', gpu='"H100 SXM"', gpus_per_node="8", ram_gib="512")
+    large = offering("large-ram", '["r1"]', gpu='"H100 SXM"', gpus_per_node="8", ram_gib="2048")
+    unstated = offering("unstated", '["r1"]', gpu='"H100 SXM"', gpus_per_node="8")
+    providers = [catalog("acme", region("r1") + small + large + unstated)]
+    needs = job(70e9, training__offload_optimizer="cpu", cluster__gpus_wanted=8)
+    by_id = {e.offering: e for e in rank_offerings(needs, providers).entries}
+    vram = by_id["small-ram"].judgement("vram_fits")
+    assert vram.status == "fail"
+    assert "the offload keeps 980 GB per node in host RAM; the node has 512 GiB (550 GB)" in vram.reason
+    assert by_id["large-ram"].judgement("vram_fits").status == "pass"
+    assert "980 GB host RAM per node of 2,048 GiB" in by_id["large-ram"].judgement("vram_fits").reason
+    assert "(node RAM not stated)" in by_id["unstated"].judgement("vram_fits").reason

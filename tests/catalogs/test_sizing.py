@@ -76,35 +76,7 @@ def test_lora_needs_far_less_than_full_training() -> None:
     assert lora < full / 7 and qlora < lora / 3
 
 
-@pytest.mark.parametrize(
-    ("params", "low", "high"),
-    [
-        (7e9, 4, 8),  # 7B–13B → 4–8 GPUs (document 003 scale table)
-        (13e9, 4, 8),
-        (30e9, 8, 32),  # 30B–70B → 8–32 GPUs
-        (70e9, 8, 32),
-    ],
-)
-def test_scale_table_gpu_counts_hold_the_job(params: float, low: int, high: int) -> None:
-    # The table's counts are recommendations on 80 GB GPUs: our minimum is at most the table's top, and the
-    # table's top count holds the job.
-    job = needs(params, sequence_length=4096)
-    fewest = min_gpus(job, 80)
-    assert fewest is not None and fewest <= high
-    assert fits(job, 80, high)
-    if params >= 70e9:
-        assert fewest >= low  # 70B really needs more than one 8-GPU node
-
-
-@pytest.mark.parametrize(
-    ("params", "active"),
-    [(141e9, 39e9), (236e9, 21e9)],  # Mixtral-8x22B-like, DeepSeek-V2-like MoE
-)
-def test_moe_70b_plus_needs_32_to_128_h100(params: float, active: float) -> None:
-    # document 003: 70B+ (e.g. MoE) → 32–128 × H100 SXM 80 GB
-    job = needs(params, model={"architecture": "moe", "active_params": active})
-    fewest = min_gpus(job, 80)
-    assert fewest is not None and 32 <= fewest <= 128
+# The scale tables row by row, each with its assumptions: tests/catalogs/test_documents_tables.py.
 
 
 def test_memory_totals_of_the_scale_table_sit_inside_our_estimates() -> None:

@@ -201,3 +201,21 @@ def test_ranking_sheet_marks_a_gpus_only_price_as_a_lower_bound(tmp_path: Path) 
     rows = {r["offering"]: r for r in workbook.sheet("Ranking").rows}
     assert rows["gpu-only"]["price_basis"] == "GPUs only (lower bound)"
     assert rows["whole"]["price_basis"] == "whole node"
+
+
+def test_sizing_sheet_explains_a_gpu_count_below_the_documents_table(tmp_path: Path) -> None:
+    catalogs = load_catalogs(write_catalogs(tmp_path / "catalogs"))
+    needs_path = tmp_path / "needs.toml"
+    needs_path.write_text(
+        'format_version = 1\n[model]\nparams = 7e9\n[training]\nmode = "full"\nstrategy = "zero3"\n'
+        'offload_optimizer = "cpu"\n',
+        encoding="utf-8",
+    )
+    needs = load_needs(needs_path)
+    workbook = build_workbook(
+        None, ExportRequest(needs=needs, needs_path=needs_path, catalogs=catalogs), exported_at=EXPORTED_AT
+    )
+    rows = [r for r in workbook.sheet("Sizing").rows if r["section"].startswith("On H100 SXM")]
+    items = {r["item"]: r["value"] for r in rows}
+    assert "throughput minimum, not a memory one" in items["against the documents' scale table"]
+    assert items["offloaded to host RAM"] > 0
