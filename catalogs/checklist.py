@@ -55,10 +55,18 @@ class Evidence(_Strict):
     full_confidence_samples: float = Field(default=1000, gt=0)
 
 
+class MultiNode(_Strict):
+    """How a plan that spans nodes weighs the fabric between them (see checklist.toml)."""
+
+    criteria: tuple[str, ...] = ("inter_node_bandwidth", "inter_node_fabric", "rdma", "lossless_ethernet")
+    full_node_gpus: int = Field(default=8, ge=1, le=72)
+
+
 class Checklist(_Strict):
     format_version: Literal[1]
     unknown_score: float = Field(default=0.25, ge=0, le=1)
     evidence: Evidence = Evidence()
+    multi_node: MultiNode = MultiNode()
     scale_table: tuple[ScaleRow, ...] = ()
     criterion: tuple[Criterion, ...]
 

@@ -298,20 +298,33 @@ def _gpu_source(f: _Facts) -> Provenance | None:
     return f.gpu.exact.provenance if f.gpu and f.gpu.exact else None
 
 
+def intra_node_kind(f: _Facts) -> tuple[str, float | None, bool] | None:
+    """(kind, GB/s per GPU, derived from the GPU reference?) of the link between a node's GPUs, or None."""
+    intra = f.offering.intra_node
+    if intra is not None:
+        return intra.kind, intra.bandwidth_gbytes_s, False
+    exact = f.gpu.exact if f.gpu and not f.gpu.by_family else None
+    if exact is not None and exact.intra_node_kind:
+        return exact.intra_node_kind, exact.interconnect_gbytes_s_bidir, True
+    return None
+
+
 def _intra_node(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
+    """The GPU link's own score; ranking then scales it by how many of a full node's GPUs it joins for this
+    plan (`_scaling`)."""
     planned = f.sizing.planned_gpus if f.sizing else None
     if planned == 1:
         return 1.0, "not needed: the job fits on one GPU", None
     if f.gpus_per_node == 1:
-        return p["one_gpu_per_node"], "one GPU per node: all GPU-to-GPU traffic crosses the network", None
-    intra = f.offering.intra_node
-    exact = f.gpu.exact if f.gpu and not f.gpu.by_family else None
-    if intra is not None:
-        kind, bandwidth = intra.kind, intra.bandwidth_gbytes_s
-    elif exact is not None and exact.intra_node_kind:
-        kind, bandwidth = exact.intra_node_kind, exact.interconnect_gbytes_s_bidir
-    else:
+        return (
+            p["one_gpu_per_node"],
+            "one GPU per node: no NVLink to speak of, all GPU-to-GPU traffic crosses the network",
+            None,
+        )
+    found = intra_node_kind(f)
+    if found is None:
         return None, "GPU interconnect not stated (NVLink or PCIe unknown)", None
+    kind, bandwidth, derived = found
     if kind == "nvlink":
         score = (
             0.8 + 0.2 * min(1.0, bandwidth / p["nvlink_full_bandwidth_gbytes_s"])
@@ -322,9 +335,9 @@ def _intra_node(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
         score = p.get(kind, 0.5)
     if not x:
         return score, "", None
-    source: Source = f.offering.fact("intra_node.kind") if intra is not None else None
-    if intra is None and exact is not None:
-        source = exact.provenance._replace(derived=True)
+    source: Source = f.offering.fact("intra_node.kind")
+    if derived and f.gpu is not None and f.gpu.exact is not None:
+        source = f.gpu.exact.provenance._replace(derived=True)
     shown = ("NVLink" if kind == "nvlink" else kind.upper()) + (
         f" {_fmt(bandwidth)} GB/s" if bandwidth else ""
     )
@@ -797,6 +810,59 @@ def relative_score(value: float, best: float | None) -> float | None:
     return min(1.0, best / value)
 
 
+# --- plans that span nodes ---------------------------------------------------------------------------------
+#
+# Some scores depend on the plan's shape, not only on the offering: the GPU link inside a node is worth what
+# it joins (2 GPUs per node for a 32-GPU job join little), and the fabric between nodes weighs more the more
+# nodes lean on it. `_scaling` gives (m, r, why): a score s (or the unknown score) counts as m·s·r^(1−s).
+
+
+class Scaling(NamedTuple):
+    multiplier: float  # m: the share of the full score this plan's node shape can use
+    ratio: float  # r: 1/nodes for the fabric criteria (a weak or unknown fabric loses more per node)
+    why: str
+
+    def apply(self, score: float) -> float:
+        return float(self.multiplier * score * self.ratio ** (1.0 - score))
+
+
+def _intra_reach(f: _Facts, full_node: int) -> tuple[float, int, int] | None:
+    """(share, GPUs per node used, GPUs a full node would join) for the intra-node link, when under 1."""
+    planned = f.sizing.planned_gpus if f.sizing else None
+    per_node = f.gpus_per_node
+    if not planned or planned <= 1 or not per_node or per_node <= 1:
+        return None
+    used, full = min(planned, per_node), min(planned, full_node)
+    return (used / full, used, full) if used < full else None
+
+
+def _scaling(f: _Facts, criterion: str, checklist: Checklist, x: bool) -> Scaling | None:
+    multi = checklist.multi_node
+    if criterion == "intra_node":
+        reach = _intra_reach(f, multi.full_node_gpus)
+        if reach is None:
+            return None
+        share, used, full = reach
+        nodes = f.sizing.nodes if f.sizing else None
+        why = (
+            f"it joins {used} GPUs per node of the {full} a full node would"
+            + (f" (the plan needs {nodes} nodes of {used})" if nodes else "")
+            if x
+            else ""
+        )
+        return Scaling(share, 1.0, why)
+    if criterion in multi.criteria and _needs_fabric(f):
+        nodes = f.sizing.nodes if f.sizing else None
+        if nodes and nodes > 1:
+            why = (
+                f"the plan spans {nodes} nodes, and a weak or unknown fabric weighs more with every node"
+                if x
+                else ""
+            )
+            return Scaling(1.0, 1.0 / nodes, why)
+    return None
+
+
 def _criterion(
     criterion_id: str, checklist: Checklist
 ) -> Callable[[_Facts, Mapping[str, float], bool], Result]:
@@ -878,6 +944,12 @@ class RankedOffering:
     @property
     def failed_gates(self) -> tuple[Judgement, ...]:
         return tuple(j for j in self.judgements if j.kind == "gate" and j.status == "fail")
+
+    @property
+    def intra_node_kind(self) -> str | None:
+        """How the node's GPUs are linked ("nvlink", "nvswitch", "pcie", "xgmi"), None when not stated."""
+        found = intra_node_kind(self._facts) if self._facts is not None else None
+        return found[0] if found else None
 
     @property
     def price_is_lower_bound(self) -> bool:
@@ -1141,6 +1213,16 @@ class _Judge:
             if item.id in RELATIVE and value is not None:
                 score = relative_score(value, self.best.get(item.id))
             counted = unknown if score is None else score
+            scaling = _scaling(facts, item.id, self.checklist, True)
+            if scaling is not None:
+                scaled = scaling.apply(counted)
+                if abs(scaled - counted) > 1e-12:
+                    if score is None:
+                        reason += f"; counted {scaled:.2f}, not {unknown:g}: {scaling.why}"
+                    else:
+                        reason += f"; counted {scaled:.2f} of {score:.2f}: {scaling.why}"
+                counted = scaled
+                score = None if score is None else scaled
             weight = self.weights[item.id]
             judged.append(
                 Judgement(
@@ -1191,6 +1273,9 @@ def rank_offerings(
     facts_of: list[_Facts] = []
     raw_rows: list[list[float | None]] = []
     eligible: list[bool] = []
+    scaled_cols = [j for j, i in enumerate(ids) if i == "intra_node" or i in checklist.multi_node.criteria]
+    multipliers = np.ones((len(pool), len(ids)))
+    ratios = np.ones((len(pool), len(ids)))
     for candidate in pool:  # the hot path: numbers only, no text (x=False)
         link, link_note = _pick_link(summaries, candidate, needs.location.vantage)
         facts = _facts(candidate, needs, gpus, checklist, link, link_note, gpu_cache)
@@ -1200,6 +1285,11 @@ def rank_offerings(
         for fn, params in criterion_fns:
             row.append(fn(facts, params, False)[0])
         raw_rows.append(row)
+        for j in scaled_cols:
+            scaling = _scaling(facts, ids[j], checklist, False)
+            if scaling is not None:
+                multipliers[len(raw_rows) - 1, j] = scaling.multiplier
+                ratios[len(raw_rows) - 1, j] = scaling.ratio
 
     best_relative: dict[str, float] = {}
     passing = [row for row, ok in zip(raw_rows, eligible, strict=True) if ok]
@@ -1224,6 +1314,11 @@ def rank_offerings(
         with np.errstate(divide="ignore", invalid="ignore"):
             scores[:, j] = np.where(column > 0, np.minimum(1.0, (best or np.nan) / column), np.nan)
     counted = np.where(np.isnan(scores), unknown, scores)
+    if scaled_cols:  # as Scaling.apply: m·s·r^(1−s), for known scores and the unknown score alike
+        cols = np.array(scaled_cols)
+        part = counted[:, cols]
+        counted[:, cols] = multipliers[:, cols] * part * ratios[:, cols] ** (1.0 - part)
+        scores[:, cols] = np.where(np.isnan(scores[:, cols]), np.nan, counted[:, cols])
     weight_vector = np.array(w, dtype=float)
     totals = [float(t) for t in _weighted_sums(counted, weight_vector)]
     eligible_idx = [i for i, ok in enumerate(eligible) if ok]
@@ -1409,9 +1504,20 @@ def _explain(entry: RankedOffering) -> str:
     unknown = [j for j in weighted if j.score is None]
     if unknown:
         share = sum(j.weight for j in unknown) / total_weight
+        usual = max(
+            (j.counted or 0.0 for j in unknown), key=lambda c: sum(1 for j in unknown if j.counted == c)
+        )
         lines.append(
-            f"Unknown ({share:.0%} of the weight, counted as {unknown[0].counted:.2f} each): "
-            + ", ".join(j.criterion for j in unknown)
+            f"Unknown ({share:.0%} of the weight, counted as {usual:.2f} each unless said): "
+            + ", ".join(
+                j.criterion
+                + (
+                    ""
+                    if j.counted == usual
+                    else f" ({j.counted or 0.0:.2f}" + (f", {entry.nodes} nodes)" if entry.nodes else ")")
+                )
+                for j in unknown
+            )
             + "."
         )
     if entry.next_rank is not None:

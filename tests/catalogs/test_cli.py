@@ -154,7 +154,8 @@ def test_score_explains_the_ranking(run_linkvet: Run) -> None:
     assert result.stdout.count("\n#") >= 3 - 1
     assert "#1 lambda/1-click-cluster-h100-sxm" in result.stdout
     assert "InfiniBand" in result.stdout and "NVLink 900 GB/s" in result.stdout
-    assert "First PCIe-only offering: #" in result.stdout
+    pcie = next(line for line in result.stdout.splitlines() if line.startswith("First PCIe-only offering: #"))
+    assert "— 1 ×" not in pcie and " × " in pcie  # a multi-GPU PCIe node, not a one-GPU node
     assert "Sensitivity:" in result.stdout
     assert "line quality is 'not measured'" in result.stdout
 

@@ -357,8 +357,9 @@ def test_checklist_and_code_must_agree() -> None:
         check_checklist(trimmed)
 
 
-def test_done_when_70b_full_training_ranks_nvlink_infiniband_above_pcie_and_says_why() -> None:
-    ranking = rank_offerings(load_needs(EXAMPLE_NEEDS), load_catalogs())
+@pytest.mark.parametrize("method", ["weighted-sum", "topsis"])
+def test_done_when_70b_full_training_ranks_nvlink_infiniband_above_pcie_and_says_why(method: str) -> None:
+    ranking = rank_offerings(load_needs(EXAMPLE_NEEDS), load_catalogs(), method=method)  # type: ignore[arg-type]
     nvlink_ib = [
         e
         for e in ranking.entries
@@ -373,6 +374,102 @@ def test_done_when_70b_full_training_ranks_nvlink_infiniband_above_pcie_and_says
     assert "NVLink" in top.explanation and "InfiniBand" in top.explanation
     assert "PCIe only (the documents say to avoid PCIe GPUs for training)" in pcie[0].explanation
     assert all(math.isfinite(e.total) for e in ranking.entries)
+
+
+@pytest.mark.parametrize("method", ["weighted-sum", "topsis"])
+def test_the_top_of_the_70b_ranking_is_what_an_infrastructure_engineer_would_shortlist(method: str) -> None:
+    # The job: 70B full fine-tune, ZeRO-3, 32 GPUs: 4 nodes of 8, or 16 of 2, or 32 of 1. Before the fix
+    # #2-#36 were 2- and 4-GPU nodes with unknown fabric, a 1 × L40S node (32 nodes) ranked above an
+    # 8 × H100 NVLink node, and TOPSIS put a 1 × A800 PCIe node at #11.
+    ranking = rank_offerings(load_needs(EXAMPLE_NEEDS), load_catalogs(), method=method)  # type: ignore[arg-type]
+    entries = [e for e in ranking.entries if e.eligible]
+    # The top 20 with a known GPU: NVLink between the GPUs, nodes of 8 (or a cluster that does not say).
+    top = [e for e in entries[:20] if e.gpu is not None]
+    assert len(top) >= 19
+    for entry in top:
+        assert entry.intra_node_kind == "nvlink", entry.label
+        assert entry.gpus_per_node in (8, None), entry.label
+    # Every eligible 8-GPU NVLink node ranks above every 1-GPU node and every PCIe node.
+    full_nvlink = [e for e in entries if e.gpus_per_node == 8 and e.intra_node_kind == "nvlink"]
+    single = [e for e in entries if e.gpus_per_node == 1]
+    pcie = [e for e in entries if e.intra_node_kind == "pcie"]
+    assert full_nvlink and single and pcie
+    assert max(e.rank for e in full_nvlink) < min(e.rank for e in single + pcie)
+
+    # For the same GPU, fewer larger nodes beat many small ones: cudo's H100 SXM 8 > 4 > 2 > 1 per node.
+    def best(per_node: int) -> int:
+        return min(
+            e.rank
+            for e in entries
+            if e.provider == "cudo" and e.gpu == "H100 SXM" and e.gpus_per_node == per_node
+        )
+
+    assert best(8) < best(4) < best(2) < best(1)
+
+
+def test_small_nodes_and_unknown_fabric_weigh_more_the_more_nodes_a_plan_spans() -> None:
+    # 70B ZeRO-3 on 32 × H100 SXM 80 GB: 4 nodes of 8 or 16 nodes of 2, both NVLink, fabric not stated.
+    eight = offering(
+        "eight",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="8",
+        intra_node__kind='"nvlink"',
+        intra_node__bandwidth_gbytes_s="900",
+    )
+    two = eight.replace('"eight"', '"two"').replace("gpus_per_node = 8", "gpus_per_node = 2")
+    one = eight.replace('"eight"', '"one"').replace("gpus_per_node = 8", "gpus_per_node = 1")
+    providers = [catalog("acme", region("r1") + eight + two + one)]
+    needs = job(70e9, cluster__gpus_wanted=32)
+    ranking = rank_offerings(needs, providers, weights=only(intra_node=1, inter_node_fabric=1))
+    by_id = {e.offering: e for e in ranking.entries}
+    assert [e.offering for e in ranking.entries] == ["eight", "two", "one"]
+    assert (by_id["eight"].nodes, by_id["two"].nodes, by_id["one"].nodes) == (4, 16, 32)
+    # eight: NVLink 1.0 on a full node; unknown fabric 0.25 × (1/4)^0.75 = 0.0884 → (1 + 0.0884) / 2
+    assert by_id["eight"].judgement("inter_node_fabric").counted == pytest.approx(0.25 * 0.25**0.75)
+    assert by_id["eight"].total == pytest.approx((1.0 + 0.25 * 0.25**0.75) / 2)
+    # two: NVLink joins 2 of 8 → 0.25; unknown fabric 0.25 × (1/16)^0.75 = 0.03125
+    intra_two = by_id["two"].judgement("intra_node")
+    assert intra_two.score == pytest.approx(0.25)
+    assert (
+        "it joins 2 GPUs per node of the 8 a full node would (the plan needs 16 nodes of 2)"
+        in intra_two.reason
+    )
+    fabric_two = by_id["two"].judgement("inter_node_fabric")
+    assert fabric_two.score is None and fabric_two.counted == pytest.approx(0.03125)
+    assert "counted 0.03, not 0.25: the plan spans 16 nodes" in fabric_two.reason
+    assert by_id["two"].total == pytest.approx((0.25 + 0.03125) / 2)
+    # one: no NVLink to speak of → 0; unknown fabric 0.25 × (1/32)^0.75
+    intra_one = by_id["one"].judgement("intra_node")
+    assert intra_one.score == 0.0 and "no NVLink to speak of" in intra_one.reason
+    assert by_id["one"].total == pytest.approx((0.0 + 0.25 * (1 / 32) ** 0.75) / 2)
+    assert "inter_node_fabric (0.03, 16 nodes)" in by_id["two"].explanation
+
+
+def test_a_known_fabric_keeps_its_score_and_a_weak_one_loses_more_per_node() -> None:
+    ib = offering(
+        "ib",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="8",
+        inter_node__fabric='"infiniband"',
+    )
+    eth = ib.replace('"ib"', '"eth"').replace('"infiniband"', '"ethernet"')
+    providers = [catalog("acme", region("r1") + ib + eth)]
+    by_id = {
+        e.offering: e
+        for e in rank_offerings(
+            job(70e9, cluster__gpus_wanted=32), providers, weights=only(inter_node_fabric=1)
+        ).entries
+    }
+    assert by_id["ib"].judgement("inter_node_fabric").score == pytest.approx(1.0)  # 1 · (1/4)^0 = 1
+    # Ethernet 0.3 on 4 nodes: 0.3 · (1/4)^0.7 = 0.1137
+    eth_judged = by_id["eth"].judgement("inter_node_fabric")
+    assert eth_judged.score == pytest.approx(0.3 * 0.25**0.7)
+    assert "counted 0.11 of 0.30: the plan spans 4 nodes" in eth_judged.reason
+    # one node: nothing to scale (the fabric is not needed at all)
+    single = rank_offerings(job(7e9), providers, weights=only(inter_node_fabric=1)).entries
+    assert all(e.judgement("inter_node_fabric").score == 1.0 for e in single)
 
 
 def test_as_dict_is_json_ready() -> None:
