@@ -104,6 +104,14 @@ RANKING_COLUMNS = (
         note=f"planned GPUs × price × {HOURS_PER_MONTH} h",
     ),
     Column("line_quality", "Line quality score", "score", decimals=2, colour_scale="high-good"),
+    Column(
+        "line_quality_why",
+        "Line quality: measured, or why not",
+        width=48,
+        wrap=True,
+        note="the peak-hour figures scored, or why there are none: not measured, or measured only from "
+        "another vantage point than the needs profile's",
+    ),
     Column("unknowns", "Unknown facts", "int", note="criteria the catalog leaves unknown"),
     Column("reason", "Reason", width=70, wrap=True),
 )
@@ -137,6 +145,7 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 if e.price_gpu_hour is None or e.planned_gpus is None
                 else e.price_gpu_hour * e.planned_gpus * HOURS_PER_MONTH,
                 "line_quality": None if line is None else line.score,
+                "line_quality_why": None if line is None else line.reason,
                 "unknowns": len(e.unknowns),
                 "reason": one_line_reason(e, titles),
             }
@@ -181,6 +190,16 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
                     note=f"{criterion.what} Empty: not known (counted as {p.checklist.unknown_score:g}).",
                 )
             )
+    columns.append(
+        Column(
+            "unknown_why",
+            "Unknown or not measured: why",
+            width=90,
+            note="for every criterion left empty above (and every gate that could not be checked): why, "
+            "e.g. 'not measured (measured only from frankfurt-box, not from shanghai-office)'",
+        )
+    )
+    titles = {c.id: c.title for c in p.checklist.criterion}
     rows = []
     for e in p.ranking.entries:
         row: dict[str, Any] = {
@@ -190,11 +209,15 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
             "region": e.region,
             "score": e.total,
         }
+        why: list[str] = []
         for j in e.judgements:
             if j.kind == "gate":
                 row[f"gate:{j.criterion}"] = j.status
             else:
                 row[f"score:{j.criterion}"] = j.score
+            if j.unknown:
+                why.append(f"{titles.get(j.criterion, j.criterion)}: {j.reason}")
+        row["unknown_why"] = "; ".join(why) or None
         rows.append(row)
     return Sheet("Score breakdown", columns, rows, freeze_columns=4)
 

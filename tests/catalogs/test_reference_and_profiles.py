@@ -173,3 +173,11 @@ def _dump(needs: object) -> str:
     import tomli_w
 
     return tomli_w.dumps(needs.model_dump(mode="json", exclude_none=True))  # type: ignore[attr-defined]
+
+
+def test_example_needs_profiles_leave_the_vantage_unset_and_say_what_it_does() -> None:
+    for path in sorted(NEEDS_DIR.glob("*.toml")):
+        assert load_needs(path).location.vantage is None, path
+        text = path.read_text(encoding="utf-8")
+        assert '# vantage = "shanghai-office"' in text, path
+        assert "measurements from any vantage point count" in text, path

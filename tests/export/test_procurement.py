@@ -219,3 +219,40 @@ def test_sizing_sheet_explains_a_gpu_count_below_the_documents_table(tmp_path: P
     items = {r["item"]: r["value"] for r in rows}
     assert "throughput minimum, not a memory one" in items["against the documents' scale table"]
     assert items["offloaded to host RAM"] > 0
+
+
+def test_ranking_and_score_breakdown_say_why_line_quality_is_empty(
+    export_store_path: Path, tmp_path: Path
+) -> None:
+    # A needs profile that asks for another vantage point than the store's: line quality is "not measured",
+    # and the workbook (not only `linkvet score`) says why.
+    catalogs = load_catalogs(write_catalogs(tmp_path / "catalogs"))
+    needs_path = write_needs(tmp_path, vantage="shanghai-office")
+    request = ExportRequest(
+        store_path=export_store_path, needs=load_needs(needs_path), needs_path=needs_path, catalogs=catalogs
+    )
+    with Store(export_store_path, readonly=True) as store:
+        workbook = build_workbook(store, request, exported_at=EXPORTED_AT)
+    write_xlsx(workbook, tmp_path / "comparison.xlsx")
+    ranking = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Ranking").set_index("Region")
+    la = ranking.loc["los-angeles"]
+    assert pd.isna(la["Line quality score"])
+    assert la["Line quality: measured, or why not"] == (
+        "not measured (measured only from unnamed, not from shanghai-office)"
+    )
+    breakdown = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Score breakdown").set_index("Region")
+    why = breakdown.loc["los-angeles", "Unknown or not measured: why"]
+    assert (
+        "Line quality from the team's office (measured, peak hours): not measured (measured only from unnamed, "
+        "not from shanghai-office)"
+    ) in why
+    # any vantage (the bundled examples leave it unset): measured, and the column shows the figures
+    anywhere = ExportRequest(
+        store_path=export_store_path,
+        needs=load_needs(write_needs(tmp_path)),
+        catalogs=catalogs,
+    )
+    with Store(export_store_path, readonly=True) as store:
+        rows = build_workbook(store, anywhere, exported_at=EXPORTED_AT).sheet("Ranking").rows
+    measured = next(r for r in rows if r["region"] == "los-angeles")
+    assert measured["line_quality"] is not None and measured["line_quality_why"].startswith("peak")
