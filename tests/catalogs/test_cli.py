@@ -236,3 +236,19 @@ def test_size_with_cpu_offload_fits_70b_on_8_gpus(run_linkvet: Run) -> None:
     refused = run_linkvet("size", "--params", "70e9", "--strategy", "dp", "--offload-params", "cpu")
     assert refused.returncode == 2 and "offload_params needs the parameters sharded" in refused.stderr
     no_traceback(refused)
+
+
+def test_catalog_targets_says_when_a_region_has_no_endpoints(run_linkvet: Run) -> None:
+    result = run_linkvet("catalog", "targets", "--provider", "raksmart", "--region", "hong-kong")
+    assert result.returncode == 0 and json.loads(result.stdout) == []
+    assert "the catalog lists no probe endpoints for raksmart region(s) hong-kong" in result.stderr
+    assert "[[regions.endpoints]]" in result.stderr and "raksmart.toml" in result.stderr
+    found = run_linkvet("catalog", "targets", "--provider", "aws", "--region", "us-east-1")
+    assert found.returncode == 0 and json.loads(found.stdout) and found.stderr == ""
+    for args, words in (
+        (("--provider", "nosuch"), "no provider 'nosuch' (known: aws"),
+        (("--provider", "aws", "--region", "nowhere"), "no region 'nowhere' (known: ap-northeast-1"),
+    ):
+        refused = run_linkvet("catalog", "targets", *args)
+        assert refused.returncode == 2 and words in refused.stderr, refused.stderr
+        no_traceback(refused)
