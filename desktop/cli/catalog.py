@@ -183,8 +183,8 @@ def run_targets(args: argparse.Namespace) -> int:
             where = f"{catalog.path}" if catalog.path else f"the {catalog.provider.id} catalog"
             print(
                 f"linkvet: note: the catalog lists no probe endpoints for {catalog.provider.id} region(s) "
-                f"{', '.join(empty)}; add them as [[regions.endpoints]] (kind = \"ping\" with host, \"tcp\" "
-                f"with host and port, \"http_file\" with url, …) in {where}",
+                f'{", ".join(empty)}; add them as [[regions.endpoints]] (kind = "ping" with host, "tcp" '
+                f'with host and port, "http_file" with url, …) in {where}',
                 file=sys.stderr,
             )
     print(json.dumps(targets, indent=2))

@@ -100,7 +100,9 @@ def _method(
     options = request.measure
     extra: list[tuple[str, str, str]] = []
     if request.store_missing:
-        extra.append(("Measurements", "none yet", f"no result store at {request.store_path} yet: nothing measured"))
+        extra.append(
+            ("Measurements", "none yet", f"no result store at {request.store_path} yet: nothing measured")
+        )
     if procurement is not None:
         ranking = procurement.ranking
         total = sum(ranking.weights.values()) or 1.0
