@@ -97,7 +97,6 @@ class _Facts:
     gpus_per_node: int | None
     sizing: SizingResult | None
     capacity: int | None
-    capacity_note: str
     price_gpu_hour: float | None  # as listed, in price_currency
     price_currency: str | None
     price_note: str
@@ -109,6 +108,14 @@ class _Facts:
     link: LinkSummary | None
     link_note: str
     scale: ScaleRow | None
+    needs_fabric: bool = True  # the plan spans nodes (or cannot be shown to fit in one)
+
+    @property
+    def capacity_note(self) -> str:
+        offering = self.offering
+        if offering.max_gpus is not None:
+            return f"clusters of up to {offering.max_gpus} GPUs"
+        return f"{offering.max_nodes} nodes × {self.gpus_per_node} GPUs"
 
     @property
     def service(self) -> Service | None:
@@ -347,7 +354,7 @@ def _intra_node(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
 
 
 def _needs_fabric(f: _Facts) -> bool:
-    return not (f.sizing is not None and f.fits_one_node)
+    return f.needs_fabric
 
 
 def _inter_node_bandwidth(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
@@ -1136,10 +1143,11 @@ def _facts(
     candidate: Candidate,
     needs: NeedsProfile,
     gpus: GpuReference,
-    checklist: Checklist,
+    scale: ScaleRow | None,
     link: LinkSummary | None,
     link_note: str,
     gpu_cache: dict[tuple[str, float | None], GpuMatch | None],
+    sizing_cache: dict[tuple[float, int, float | None], SizingResult],
 ) -> _Facts:
     offering = candidate.offering
     match = None
@@ -1151,13 +1159,20 @@ def _facts(
     memory = offering.gpu_memory_gb or (match.memory_gb if match else None)
     per_node = offering.gpus_per_node
     tflops = match.bf16_dense_tflops if match else None
-    sizing = _sizing(needs, memory, per_node or 8, tflops) if memory else None
+    sizing = None
+    if memory:
+        shape = (memory, per_node or 8, tflops)
+        sizing = sizing_cache.get(shape)
+        if sizing is None:
+            sizing = sizing_cache[shape] = _sizing(needs, *shape)
     if offering.max_gpus is not None:
-        capacity, note = offering.max_gpus, f"clusters of up to {offering.max_gpus} GPUs"
+        capacity: int | None = offering.max_gpus
     elif offering.max_nodes is not None and per_node:
-        capacity, note = offering.max_nodes * per_node, f"{offering.max_nodes} nodes × {per_node} GPUs"
+        capacity = offering.max_nodes * per_node
     else:
-        capacity, note = None, ""
+        capacity = None
+    planned = sizing.planned_gpus if sizing is not None else None
+    fits_one_node = bool(planned and per_node and planned <= per_node)
     price, currency, price_note, price_source, gpus_only = _price_per_gpu_hour(
         offering, candidate.region, per_node
     )
@@ -1180,7 +1195,6 @@ def _facts(
         gpus_per_node=per_node,
         sizing=sizing,
         capacity=capacity,
-        capacity_note=note,
         price_gpu_hour=price,
         price_currency=currency,
         price_note=price_note,
@@ -1191,7 +1205,8 @@ def _facts(
         tflops=tflops,
         link=link,
         link_note=link_note,
-        scale=checklist.scale_row(needs.model.params),
+        scale=scale,
+        needs_fabric=not (sizing is not None and fits_one_node),
     )
 
 
@@ -1268,28 +1283,37 @@ def rank_offerings(
     gate_fns = [(GATES[g.id], g.params) for g in gates]
     ids = [c.id for c in weighted]
     criterion_fns = [(_criterion(c.id, checklist), c.params) for c in weighted]
-    pool = sorted(candidates(catalogs), key=lambda c: c.key)
+    keyed = sorted(((c.key, c) for c in candidates(catalogs)), key=lambda kc: kc[0])
+    pool = [c for _, c in keyed]
+    keys = [k for k, _ in keyed]
     gpu_cache: dict[tuple[str, float | None], GpuMatch | None] = {}
+    sizing_cache: dict[tuple[float, int, float | None], SizingResult] = {}
+    scale = checklist.scale_row(needs.model.params)
+    full_node = checklist.multi_node.full_node_gpus
     facts_of: list[_Facts] = []
     raw_rows: list[list[float | None]] = []
     eligible: list[bool] = []
-    scaled_cols = [j for j, i in enumerate(ids) if i == "intra_node" or i in checklist.multi_node.criteria]
+    intra_col = ids.index("intra_node") if "intra_node" in ids else None
+    fabric_cols = [j for j, i in enumerate(ids) if i in checklist.multi_node.criteria]
+    scaled_cols = ([intra_col] if intra_col is not None else []) + fabric_cols
     multipliers = np.ones((len(pool), len(ids)))
     ratios = np.ones((len(pool), len(ids)))
-    for candidate in pool:  # the hot path: numbers only, no text (x=False)
-        link, link_note = _pick_link(summaries, candidate, needs.location.vantage)
-        facts = _facts(candidate, needs, gpus, checklist, link, link_note, gpu_cache)
+    vantage = needs.location.vantage
+    for n, candidate in enumerate(pool):  # the hot path: numbers only, no text (x=False)
+        link, link_note = _pick_link(summaries, candidate, vantage)
+        facts = _facts(candidate, needs, gpus, scale, link, link_note, gpu_cache, sizing_cache)
         facts_of.append(facts)
         eligible.append(all(fn(facts, params, False)[0] != "fail" for fn, params in gate_fns))
-        row: list[float | None] = []
-        for fn, params in criterion_fns:
-            row.append(fn(facts, params, False)[0])
-        raw_rows.append(row)
-        for j in scaled_cols:
-            scaling = _scaling(facts, ids[j], checklist, False)
-            if scaling is not None:
-                multipliers[len(raw_rows) - 1, j] = scaling.multiplier
-                ratios[len(raw_rows) - 1, j] = scaling.ratio
+        raw_rows.append([fn(facts, params, False)[0] for fn, params in criterion_fns])
+        # as _scaling, numbers only
+        if intra_col is not None:
+            reach = _intra_reach(facts, full_node)
+            if reach is not None:
+                multipliers[n, intra_col] = reach[0]
+        nodes = facts.sizing.nodes if facts.sizing is not None else None
+        if facts.needs_fabric and nodes and nodes > 1:
+            for j in fabric_cols:
+                ratios[n, j] = 1.0 / nodes
 
     best_relative: dict[str, float] = {}
     passing = [row for row, ok in zip(raw_rows, eligible, strict=True) if ok]
@@ -1330,7 +1354,7 @@ def rank_offerings(
 
     def order_key(i: int) -> tuple[int, float, tuple[str, str, str]]:
         primary = topsis_of[i] if method == "topsis" and i in topsis_of else totals[i]
-        return (0 if eligible[i] else 1, -primary, pool[i].key)
+        return (0 if eligible[i] else 1, -primary, keys[i])
 
     order = sorted(range(len(pool)), key=order_key)
     margins = _margins(counted, weight_vector, order, eligible, ids)
