@@ -42,6 +42,8 @@ class ScaleRow(_Strict):
     min_params_b: float = Field(ge=0)
     max_params_b: float = Field(gt=0)
     gpus: str
+    min_gpus: int | None = Field(default=None, ge=1)  # the table's GPU range as numbers (e.g. 4 and 8)
+    max_gpus: int | None = Field(default=None, ge=1)
     intra_node: str
     min_gbit_s: float = Field(gt=0)
     preferred_gbit_s: float = Field(gt=0)
@@ -51,13 +53,20 @@ class ScaleRow(_Strict):
 class Evidence(_Strict):
     full_confidence_hours: float = Field(default=24, gt=0)
     full_confidence_samples: float = Field(default=1000, gt=0)
-    neutral_score: float = Field(default=0.5, ge=0, le=1)
+
+
+class MultiNode(_Strict):
+    """How a plan that spans nodes weighs the fabric between them (see checklist.toml)."""
+
+    criteria: tuple[str, ...] = ("inter_node_bandwidth", "inter_node_fabric", "rdma", "lossless_ethernet")
+    full_node_gpus: int = Field(default=8, ge=1, le=72)
 
 
 class Checklist(_Strict):
     format_version: Literal[1]
     unknown_score: float = Field(default=0.25, ge=0, le=1)
     evidence: Evidence = Evidence()
+    multi_node: MultiNode = MultiNode()
     scale_table: tuple[ScaleRow, ...] = ()
     criterion: tuple[Criterion, ...]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -20,6 +20,7 @@ Mode = Literal["pretrain", "full", "lora", "qlora"]
 Strategy = Literal["dp", "zero1", "zero2", "zero3", "fsdp"]
 Precision = Literal["bf16", "fp16", "fp32"]
 Optimizer = Literal["adamw", "adam", "adamw-8bit", "sgd"]
+OffloadDevice = Literal["none", "cpu", "nvme"]
 
 EXAMPLE_NEEDS = Path(__file__).with_name("needs") / "example-70b-full.toml"  # the documents' 70B case
 
@@ -80,6 +81,25 @@ class TrainingSpec(_Strict):
     target_step_seconds: float | None = Field(default=None, gt=0)
     comm_fraction: float = Field(default=0.5, gt=0, le=1)  # share of a step gradient sync may take
     mfu: float = Field(default=0.4, gt=0, le=1)  # model FLOPs utilisation assumed for step time
+    # DeepSpeed ZeRO-Offload / ZeRO-Infinity: keep optimizer states (and gradients) or the parameters in host
+    # memory ("cpu") or on local NVMe ("nvme") instead of GPU memory (see catalogs/sizing.py)
+    offload_optimizer: OffloadDevice = "none"
+    offload_params: OffloadDevice = "none"
+
+    @model_validator(mode="after")
+    def _offload_fits_strategy(self) -> TrainingSpec:
+        if self.offload_optimizer != "none" and self.strategy == "dp":
+            raise implausible(
+                "offload_optimizer needs a ZeRO strategy (ZeRO-Offload runs on ZeRO stages 1-3 or FSDP)",
+                'strategy = "zero1", "zero2", "zero3" or "fsdp", or offload_optimizer = "none"',
+            )
+        if self.offload_params != "none" and self.strategy not in ("zero3", "fsdp"):
+            raise implausible(
+                "offload_params needs the parameters sharded (ZeRO-3 or FSDP; ZeRO-Infinity offloads them "
+                "only under stage 3)",
+                'strategy = "zero3" or "fsdp", or offload_params = "none"',
+            )
+        return self
 
 
 class ClusterSpec(_Strict):
@@ -94,10 +114,44 @@ class LocationSpec(_Strict):
     vantage: str | None = None  # the LinkSummary vantage that stands for the team's office
 
 
+CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
+
+
 class BudgetSpec(_Strict):
+    """What the team may spend, and in which currency prices are compared.
+
+    Prices are compared only within one currency: an offering priced in another currency is "price unknown"
+    unless `exchange_rates` says what one unit of it is worth in `currency` (e.g. `CNY = 0.14` with
+    `currency = "USD"`: 1 CNY = 0.14 USD). Rates are the team's own; linkvet fetches none."""
+
     gpu_hour_max: float | None = Field(default=None, gt=0)
     month_max: float | None = Field(default=None, gt=0)
-    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    currency: CurrencyCode = "USD"
+    exchange_rates: dict[CurrencyCode, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _no_rate_for_itself(self) -> BudgetSpec:
+        if self.currency in self.exchange_rates:
+            raise implausible(
+                f"exchange_rates gives a rate for {self.currency}, the budget's own currency",
+                "rates for the other currencies only",
+            )
+        return self
+
+    def __hash__(self) -> int:  # frozen, but the rates are a dict: hash them as sorted pairs
+        return hash(
+            (self.gpu_hour_max, self.month_max, self.currency, tuple(sorted(self.exchange_rates.items())))
+        )
+
+    def in_budget_currency(self, amount: float, currency: str | None) -> float | None:
+        """`amount` of `currency` in the budget's currency; None when the currency is not stated or no
+        exchange rate for it is given."""
+        if currency is None:
+            return None
+        if currency == self.currency:
+            return amount
+        rate = self.exchange_rates.get(currency)
+        return None if rate is None else amount * rate
 
 
 class NeedsProfile(_Strict):

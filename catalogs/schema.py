@@ -160,9 +160,15 @@ class Price(Sourced):
 
     @field_validator("gpu_hour", "node_hour", "node_month", "spot_node_hour")
     @classmethod
-    def _not_negative(cls, value: float | None) -> float | None:
+    def _positive_price(cls, value: float | None) -> float | None:
         if value is not None and value < 0:
-            raise implausible(f"a price cannot be negative ({value})", "0 or more")
+            raise implausible(f"a price cannot be negative ({value})", "a price greater than 0")
+        if value is not None and value == 0:
+            raise implausible(
+                "a price of 0 is not a price: a free offering is not something to rent (leave the price out "
+                "if the source does not state it)",
+                "a price greater than 0",
+            )
         return value
 
     @model_validator(mode="after")

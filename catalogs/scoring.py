@@ -97,15 +97,25 @@ class _Facts:
     gpus_per_node: int | None
     sizing: SizingResult | None
     capacity: int | None
-    capacity_note: str
-    price_gpu_hour: float | None
+    price_gpu_hour: float | None  # as listed, in price_currency
     price_currency: str | None
     price_note: str
     price_source: Source
+    compare_gpu_hour: float | None  # in the budget currency; None: not comparable (compare_note says why)
+    compare_note: str  # the conversion used, or why the price is not compared
+    lower_bound_gpu_hour: float | None  # a GPUs-only price in the budget currency (the node costs more)
     tflops: float | None
     link: LinkSummary | None
     link_note: str
     scale: ScaleRow | None
+    needs_fabric: bool = True  # the plan spans nodes (or cannot be shown to fit in one)
+
+    @property
+    def capacity_note(self) -> str:
+        offering = self.offering
+        if offering.max_gpus is not None:
+            return f"clusters of up to {offering.max_gpus} GPUs"
+        return f"{offering.max_nodes} nodes × {self.gpus_per_node} GPUs"
 
     @property
     def service(self) -> Service | None:
@@ -160,6 +170,9 @@ def _gate_vram(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
     if f.gpu_memory_gb is None:
         return "unknown", "GPU memory not stated (GPU model unknown)", None
     status: Status = "fail" if s is None or s.per_gpu is None or s.planned_gpus is None else "pass"
+    short = _offload_shortfall(f)
+    if status == "pass" and short:
+        return "fail", (short if x else ""), f.offering.fact("ram_gib")
     if not x:
         return status, "", None
     src = f.offering.fact("gpu_memory_gb") if f.offering.gpu_memory_gb else _gpu_source(f)
@@ -171,12 +184,54 @@ def _gate_vram(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
             f"(usable {_fmt(f.usable_gb())} GB per GPU)",
             src,
         )
-    return (
-        "pass",
+    text = (
         f"{_fmt(s.per_gpu.total_gb)} GB per GPU at {s.planned_gpus} GPUs with {strategy} ≤ "
-        f"{_fmt(s.usable_gb)} GB usable of {_fmt(f.gpu_memory_gb)} GB (fits from {s.min_gpus} GPUs)",
-        src,
+        f"{_fmt(s.usable_gb)} GB usable of {_fmt(f.gpu_memory_gb)} GB (fits from {s.min_gpus} GPUs)"
     )
+    return "pass", text + _offload_text(f), src
+
+
+GIB = 1024**3 / 1e9  # GB per GiB
+
+
+def _offload_shortfall(f: _Facts) -> str:
+    """Why the node cannot hold what the offload puts in host RAM or on NVMe ("" when it can, or when the
+    node's RAM/NVMe is not stated)."""
+    s = f.sizing
+    if s is None:
+        return ""
+    ram = f.offering.ram_gib
+    if s.host_offload_gb_per_node is not None and ram is not None and s.host_offload_gb_per_node > ram * GIB:
+        return (
+            f"the offload keeps {_fmt(s.host_offload_gb_per_node)} GB per node in host RAM; the node has "
+            f"{_fmt(ram)} GiB ({_fmt(ram * GIB)} GB)"
+        )
+    storage = f.offering.storage
+    nvme = storage.local_nvme_tb if storage is not None else None
+    if (
+        s.nvme_offload_gb_per_node is not None
+        and nvme is not None
+        and s.nvme_offload_gb_per_node > nvme * 1000
+    ):
+        return f"the offload keeps {_fmt(s.nvme_offload_gb_per_node)} GB per node on NVMe; the node has {nvme:g} TB"
+    return ""
+
+
+def _offload_text(f: _Facts) -> str:
+    s = f.sizing
+    if s is None:
+        return ""
+    parts = []
+    if s.host_offload_gb_per_node is not None:
+        ram = f.offering.ram_gib
+        have = f"of {_fmt(ram)} GiB" if ram is not None else "(node RAM not stated)"
+        parts.append(f"{_fmt(s.host_offload_gb_per_node)} GB host RAM per node {have}")
+    if s.nvme_offload_gb_per_node is not None:
+        storage = f.offering.storage
+        nvme = storage.local_nvme_tb if storage is not None else None
+        have = f"of {nvme:g} TB" if nvme is not None else "(local NVMe not stated)"
+        parts.append(f"{_fmt(s.nvme_offload_gb_per_node)} GB NVMe per node {have}")
+    return f"; offloaded: {', '.join(parts)}" if parts else ""
 
 
 def _gate_capacity(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
@@ -207,25 +262,40 @@ def _gate_budget(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
         return "n/a", "no budget set", None
     if f.price_gpu_hour is None:
         return "unknown", "price not stated", None
-    if f.price_currency and f.price_currency != budget.currency:
-        return "unknown", f"priced in {f.price_currency}, budget in {budget.currency}", f.price_source
-    if budget.gpu_hour_max is not None and f.price_gpu_hour > budget.gpu_hour_max:
-        text = (
-            f"{f.price_gpu_hour:.2f} {budget.currency}/GPU-hour > budget {budget.gpu_hour_max:.2f}"
-            if x
-            else ""
-        )
+    price = f.compare_gpu_hour
+    if price is None and f.lower_bound_gpu_hour is not None:
+        return _gate_budget_lower_bound(f, f.lower_bound_gpu_hour, x)
+    if price is None:
+        return "unknown", f"price {f.compare_note}; budget in {budget.currency}", f.price_source
+    shown = f"{price:.2f} {budget.currency}/GPU-hour" + (f" ({f.compare_note})" if f.compare_note else "")
+    if budget.gpu_hour_max is not None and price > budget.gpu_hour_max:
+        text = f"{shown} > budget {budget.gpu_hour_max:.2f}" if x else ""
         return "fail", text, f.price_source
     planned = f.sizing.planned_gpus if f.sizing else None
     if budget.month_max is not None:
         if planned is None:
             return "unknown", "monthly cost unknown: the GPU count cannot be planned", f.price_source
-        month = f.price_gpu_hour * planned * HOURS_PER_MONTH
+        month = price * planned * HOURS_PER_MONTH
         if month > budget.month_max:
             text = f"{month:,.0f} {budget.currency}/month for {planned} GPUs > budget" if x else ""
             return "fail", text, f.price_source
-    text = f"{f.price_gpu_hour:.2f} {budget.currency}/GPU-hour within budget" if x else ""
+    text = f"{shown} within budget" if x else ""
     return "pass", text, f.price_source
+
+
+def _gate_budget_lower_bound(f: _Facts, bound: float, x: bool) -> GateResult:
+    """A GPUs-only price: over budget when even the GPUs alone are; otherwise unknown (the host is extra)."""
+    budget = f.needs.budget
+    shown = f"at least {bound:.2f} {budget.currency}/GPU-hour (GPUs only, host billed on top)"
+    if budget.gpu_hour_max is not None and bound > budget.gpu_hour_max:
+        return "fail", (f"{shown} > budget {budget.gpu_hour_max:.2f}" if x else ""), f.price_source
+    planned = f.sizing.planned_gpus if f.sizing else None
+    if budget.month_max is not None and planned is not None:
+        month = bound * planned * HOURS_PER_MONTH
+        if month > budget.month_max:
+            text = f"at least {month:,.0f} {budget.currency}/month for {planned} GPUs > budget" if x else ""
+            return "fail", text, f.price_source
+    return "unknown", (f"{shown}: the whole price is not known" if x else ""), f.price_source
 
 
 # --- weighted criteria -------------------------------------------------------------------------------------
@@ -235,20 +305,33 @@ def _gpu_source(f: _Facts) -> Provenance | None:
     return f.gpu.exact.provenance if f.gpu and f.gpu.exact else None
 
 
+def intra_node_kind(f: _Facts) -> tuple[str, float | None, bool] | None:
+    """(kind, GB/s per GPU, derived from the GPU reference?) of the link between a node's GPUs, or None."""
+    intra = f.offering.intra_node
+    if intra is not None:
+        return intra.kind, intra.bandwidth_gbytes_s, False
+    exact = f.gpu.exact if f.gpu and not f.gpu.by_family else None
+    if exact is not None and exact.intra_node_kind:
+        return exact.intra_node_kind, exact.interconnect_gbytes_s_bidir, True
+    return None
+
+
 def _intra_node(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
+    """The GPU link's own score; ranking then scales it by how many of a full node's GPUs it joins for this
+    plan (`_scaling`)."""
     planned = f.sizing.planned_gpus if f.sizing else None
     if planned == 1:
         return 1.0, "not needed: the job fits on one GPU", None
     if f.gpus_per_node == 1:
-        return p["one_gpu_per_node"], "one GPU per node: all GPU-to-GPU traffic crosses the network", None
-    intra = f.offering.intra_node
-    exact = f.gpu.exact if f.gpu and not f.gpu.by_family else None
-    if intra is not None:
-        kind, bandwidth = intra.kind, intra.bandwidth_gbytes_s
-    elif exact is not None and exact.intra_node_kind:
-        kind, bandwidth = exact.intra_node_kind, exact.interconnect_gbytes_s_bidir
-    else:
+        return (
+            p["one_gpu_per_node"],
+            "one GPU per node: no NVLink to speak of, all GPU-to-GPU traffic crosses the network",
+            None,
+        )
+    found = intra_node_kind(f)
+    if found is None:
         return None, "GPU interconnect not stated (NVLink or PCIe unknown)", None
+    kind, bandwidth, derived = found
     if kind == "nvlink":
         score = (
             0.8 + 0.2 * min(1.0, bandwidth / p["nvlink_full_bandwidth_gbytes_s"])
@@ -259,9 +342,9 @@ def _intra_node(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
         score = p.get(kind, 0.5)
     if not x:
         return score, "", None
-    source: Source = f.offering.fact("intra_node.kind") if intra is not None else None
-    if intra is None and exact is not None:
-        source = exact.provenance._replace(derived=True)
+    source: Source = f.offering.fact("intra_node.kind")
+    if derived and f.gpu is not None and f.gpu.exact is not None:
+        source = f.gpu.exact.provenance._replace(derived=True)
     shown = ("NVLink" if kind == "nvlink" else kind.upper()) + (
         f" {_fmt(bandwidth)} GB/s" if bandwidth else ""
     )
@@ -271,7 +354,7 @@ def _intra_node(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
 
 
 def _needs_fabric(f: _Facts) -> bool:
-    return not (f.sizing is not None and f.fits_one_node)
+    return f.needs_fabric
 
 
 def _inter_node_bandwidth(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
@@ -522,12 +605,18 @@ def _line_quality(f: _Facts, p: Mapping[str, float], x: bool, checklist: Checkli
         return None, "not measured", None
     ev = checklist.evidence
     confidence = evidence_confidence(period, ev.full_confidence_hours, ev.full_confidence_samples) * penalty
-    score = confidence * raw + (1 - confidence) * ev.neutral_score
+    # Thin evidence is pulled toward what an unmeasured region counts, so that a few minutes of bad figures
+    # never rank a region above one nobody measured (and a few minutes of good ones never far above).
+    unknown = checklist.unknown_score
+    score = confidence * raw + (1 - confidence) * unknown
     if not x:
         return score, "", None
     text = _describe_period(period, label)
     if confidence < 1:
-        text += f"; thin evidence: trusted {confidence:.0%}, score pulled toward neutral"
+        text += (
+            f"; thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown "
+            f"score {unknown:g}"
+        )
     if link.route is not None and link.route.agrees is False:
         text += f"; route contradicts the claimed {link.route.claimed_line_type}"
     source = f"measured from {link.vantage or 'an unnamed vantage'}"
@@ -536,7 +625,14 @@ def _line_quality(f: _Facts, p: Mapping[str, float], x: bool, checklist: Checkli
     return score, text, source
 
 
-def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
+def line_claim_score(agrees: bool, confidence: float, unknown: float) -> float:
+    """A route check's score: from the unknown score (an untraced claim) toward 1 when the route agrees with
+    the claim, toward 0 when it contradicts it, as far as `confidence` (0..1, from the trace count) goes. A
+    contradicted claim therefore never scores above an untraced one."""
+    return unknown + (1 - unknown) * confidence if agrees else unknown * (1 - confidence)
+
+
+def _line_claim(f: _Facts, p: Mapping[str, float], x: bool, checklist: Checklist) -> Result:
     region = f.candidate.region
     if region is None:
         return None, "region not stated", None
@@ -549,7 +645,8 @@ def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
         return 1.0, "no line type claimed", "measured route"
     traces = route.traces or 0
     confidence = min(1.0, traces / p["full_confidence_traces"]) if traces else 0.5
-    score = 0.5 + 0.5 * confidence if route.agrees else 0.5 - 0.5 * confidence
+    unknown = checklist.unknown_score
+    score = line_claim_score(route.agrees, confidence, unknown)
     if not x:
         return score, "", None
     claim = route.claimed_line_type or claimed or "?"
@@ -558,7 +655,12 @@ def _line_claim(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
         return score, f"route agrees with the claimed {claim}{counts}", "measured route"
     evidence = f": {route.evidence}" if route.evidence else ""
     measured = route.measured_class or "another class"
-    return score, f"claims {claim} but the route measured as {measured}{counts}{evidence}", "measured route"
+    return (
+        score,
+        f"claims {claim} but the route measured as {measured}{counts}{evidence} — scored below an untraced "
+        f"claim ({unknown:g})",
+        "measured route",
+    )
 
 
 def _ddos(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
@@ -626,35 +728,51 @@ def _support(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
 
 
 # Relative criteria return a raw value (lower is better); ranking turns it into best/value, the best being
-# the lowest among the candidates that pass every gate.
+# the lowest among the candidates that pass every gate. Prices are compared in the needs profile's budget
+# currency only (`f.compare_gpu_hour`); a price that cannot be compared is unknown, and says why.
+def _not_compared(f: _Facts) -> str:
+    if f.lower_bound_gpu_hour is not None:
+        return f"price {f.compare_note}{f.price_note}"
+    listed = f"{f.price_gpu_hour:.2f} {f.price_currency or '(currency not stated)'}/GPU-hour"
+    return f"price {f.compare_note}: {listed}{f.price_note}"
+
+
 def _price(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
     """The hourly cost of the planned cluster: price per GPU-hour × the GPUs of the whole nodes rented."""
     if f.price_gpu_hour is None:
         return None, (f"price not stated{f.price_note}" if x else ""), None
+    if f.compare_gpu_hour is None:
+        return None, (_not_compared(f) if x else ""), f.price_source
+    currency = f.needs.budget.currency
     planned = f.sizing.planned_gpus if f.sizing else None
     if not planned:
-        return None, f"{f.price_gpu_hour:.2f} {f.price_currency}/GPU-hour, GPU count unknown", f.price_source
+        return None, f"{f.compare_gpu_hour:.2f} {currency}/GPU-hour, GPU count unknown", f.price_source
     rented = planned  # whole nodes are rented: a 1-GPU job on 2-GPU nodes pays for 2
     if f.gpus_per_node:
         rented = -(-planned // f.gpus_per_node) * f.gpus_per_node
-    hourly = f.price_gpu_hour * rented
+    hourly = f.compare_gpu_hour * rented
     if not x:
         return hourly, "", None
-    per_gpu = f"{f.price_gpu_hour:.2f} {f.price_currency}/GPU-hour"
+    per_gpu = f"{f.compare_gpu_hour:.2f} {currency}/GPU-hour"
+    if f.compare_note:
+        per_gpu += f" ({f.compare_note})"
     whole = f" (whole nodes for {planned} planned)" if rented != planned else ""
-    text = f"{per_gpu} × {rented} GPUs{whole} = {hourly:,.2f}/hour{f.price_note}"
+    text = f"{per_gpu} × {rented} GPUs{whole} = {hourly:,.2f} {currency}/hour{f.price_note}"
     return hourly, text, f.price_source
 
 
 def _price_per_tflop(f: _Facts, p: Mapping[str, float], x: bool) -> Result:
     if f.price_gpu_hour is None:
         return None, "price not stated", None
+    if f.compare_gpu_hour is None:
+        return None, (_not_compared(f) if x else ""), f.price_source
     if f.tflops is None:
         return None, "BF16 TFLOPS of this GPU not in the reference", None
-    value = f.price_gpu_hour / f.tflops
+    value = f.compare_gpu_hour / f.tflops
     if not x:
         return value, "", None
-    shown = f"{value * 1000:.2f} {f.price_currency} per 1000 TFLOP-hours ({_fmt(f.tflops)} BF16 TFLOPS)"
+    currency = f.needs.budget.currency
+    shown = f"{value * 1000:.2f} {currency} per 1000 TFLOP-hours ({_fmt(f.tflops)} BF16 TFLOPS)"
     return value, shown, _gpu_source(f)
 
 
@@ -676,7 +794,6 @@ CRITERIA: dict[str, Callable[[_Facts, Mapping[str, float], bool], Result]] = {
     "bmc_ipmi": _bmc,
     "power_redundancy": _power,
     "cooling": _cooling,
-    "line_claim": _line_claim,
     "ddos_protection": _ddos,
     "elasticity": _elasticity,
     "delivery_time": _delivery,
@@ -684,14 +801,89 @@ CRITERIA: dict[str, Callable[[_Facts, Mapping[str, float], bool], Result]] = {
     "price": _price,
     "price_per_tflop": _price_per_tflop,
 }
-SPECIAL = {"line_quality"}  # needs the checklist's evidence settings
+# These also need the checklist (its unknown score and evidence settings).
+SPECIAL: dict[str, Callable[[_Facts, Mapping[str, float], bool, Checklist], Result]] = {
+    "line_quality": _line_quality,
+    "line_claim": _line_claim,
+}
 RELATIVE = {"price", "price_per_tflop"}  # lower raw value is better; scored against the best candidate
+
+
+def relative_score(value: float, best: float | None) -> float | None:
+    """best / value, at most 1, for a criterion where lower is better; None (unknown) when either is not a
+    positive number (a price of 0 is not a price: it must not make every other offering score 1)."""
+    if best is None or not best > 0 or not value > 0:
+        return None
+    return min(1.0, best / value)
+
+
+# --- plans that span nodes ---------------------------------------------------------------------------------
+#
+# Some scores depend on the plan's shape, not only on the offering: the GPU link inside a node is worth what
+# it joins (2 GPUs per node for a 32-GPU job join little), and the fabric between nodes weighs more the more
+# nodes lean on it. `_scaling` gives (m, r, why): a score s (or the unknown score) counts as m·s·r^(1−s).
+
+
+class Scaling(NamedTuple):
+    multiplier: float  # m: the share of the full score this plan's node shape can use
+    ratio: float  # r: 1/nodes for the fabric criteria (a weak or unknown fabric loses more per node)
+    why: str
+
+    def apply(self, score: float) -> float:
+        return float(self.multiplier * score * self.ratio ** (1.0 - score))
+
+
+def _intra_reach(f: _Facts, full_node: int) -> tuple[float, int, int] | None:
+    """(share, GPUs per node used, GPUs a full node would join) for the intra-node link, when under 1."""
+    planned = f.sizing.planned_gpus if f.sizing else None
+    per_node = f.gpus_per_node
+    if not planned or planned <= 1 or not per_node or per_node <= 1:
+        return None
+    used, full = min(planned, per_node), min(planned, full_node)
+    return (used / full, used, full) if used < full else None
+
+
+def _scaling(f: _Facts, criterion: str, checklist: Checklist, x: bool) -> Scaling | None:
+    multi = checklist.multi_node
+    if criterion == "intra_node":
+        reach = _intra_reach(f, multi.full_node_gpus)
+        if reach is None:
+            return None
+        share, used, full = reach
+        nodes = f.sizing.nodes if f.sizing else None
+        why = (
+            f"it joins {used} GPUs per node of the {full} a full node would"
+            + (f" (the plan needs {nodes} nodes of {used})" if nodes else "")
+            if x
+            else ""
+        )
+        return Scaling(share, 1.0, why)
+    if criterion in multi.criteria and _needs_fabric(f):
+        nodes = f.sizing.nodes if f.sizing else None
+        if nodes and nodes > 1:
+            why = (
+                f"the plan spans {nodes} nodes, and a weak or unknown fabric weighs more with every node"
+                if x
+                else ""
+            )
+            return Scaling(1.0, 1.0 / nodes, why)
+    return None
+
+
+def _criterion(
+    criterion_id: str, checklist: Checklist
+) -> Callable[[_Facts, Mapping[str, float], bool], Result]:
+    """The scoring function of a weighted criterion, with the checklist bound where it needs it."""
+    special = SPECIAL.get(criterion_id)
+    if special is None:
+        return CRITERIA[criterion_id]
+    return lambda f, p, x: special(f, p, x, checklist)
 
 
 def check_checklist(checklist: Checklist) -> None:
     """The checklist and the scoring code must name the same items."""
     in_file = {c.id for c in checklist.criterion}
-    in_code = set(GATES) | set(CRITERIA) | SPECIAL
+    in_code = set(GATES) | set(CRITERIA) | set(SPECIAL)
     missing, extra = sorted(in_code - in_file), sorted(in_file - in_code)
     if missing or extra:
         raise ChecklistError(
@@ -724,7 +916,7 @@ class RankedOffering:
     topsis: float | None
     planned_gpus: int | None
     nodes: int | None
-    price_gpu_hour: float | None
+    price_gpu_hour: float | None  # as listed, in `currency`
     currency: str | None
     # against the next entry (same eligibility): its rank and the criteria that put this one ahead
     next_rank: int | None = None
@@ -760,6 +952,22 @@ class RankedOffering:
     def failed_gates(self) -> tuple[Judgement, ...]:
         return tuple(j for j in self.judgements if j.kind == "gate" and j.status == "fail")
 
+    @property
+    def intra_node_kind(self) -> str | None:
+        """How the node's GPUs are linked ("nvlink", "nvswitch", "pcie", "xgmi"), None when not stated."""
+        found = intra_node_kind(self._facts) if self._facts is not None else None
+        return found[0] if found else None
+
+    @property
+    def price_is_lower_bound(self) -> bool:
+        """The price covers the GPUs only (the host is billed on top): a lower bound, not ranked on price."""
+        return self._facts is not None and self._facts.lower_bound_gpu_hour is not None
+
+    @property
+    def price_compared(self) -> float | None:
+        """The price per GPU-hour as ranked, in the needs profile's budget currency (None: not compared)."""
+        return self._facts.compare_gpu_hour if self._facts is not None else None
+
     def judgement(self, criterion: str) -> Judgement:
         return next(j for j in self.judgements if j.criterion == criterion)
 
@@ -780,6 +988,8 @@ class RankedOffering:
             "nodes": self.nodes,
             "price_gpu_hour": self.price_gpu_hour,
             "currency": self.currency,
+            "price_is_lower_bound": self.price_is_lower_bound,
+            "price_compared": self.price_compared,
             "unknowns": list(self.unknowns),
             "failed_gates": [j.criterion for j in self.failed_gates],
             "judgements": [j.as_dict() for j in self.judgements],
@@ -849,13 +1059,14 @@ def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | N
 
 def _price_per_gpu_hour(
     offering: Offering, region: Region | None, per_node: int | None
-) -> tuple[float | None, str | None, str, Source]:
-    """(price per GPU-hour, currency, note, source) for the candidate; derived from node prices if needed."""
+) -> tuple[float | None, str | None, str, Source, bool]:
+    """(price per GPU-hour, currency, note, source, GPUs only?) for the candidate; derived from node prices if
+    needed. GPUs only: the price covers the GPUs, the host (VM, CPU, RAM) is billed on top."""
     prices = offering.prices_for(region.id if region else None)
     if not prices and region is None and offering.prices:
         prices = tuple(sorted(offering.prices, key=lambda q: q.node_hour or q.gpu_hour or 0.0))[:1]
     if not prices:
-        return None, None, "", None
+        return None, None, "", None, False
     price = prices[0]
     currency = price.currency or offering.currency
     note = ""
@@ -870,12 +1081,30 @@ def _price_per_gpu_hour(
         value = price.node_month / HOURS_PER_MONTH / per_node
         note = f" (derived: {price.node_month:g}/month ÷ {HOURS_PER_MONTH} h ÷ {per_node} GPUs)"
     else:
-        return None, currency, " (node price, but GPUs per node unknown)", None
-    if price.covers == "gpus-only":
-        note += "; GPUs only, host billed on top"
+        return None, currency, " (node price, but GPUs per node unknown)", None, False
     if region is None:
         note += "; lowest listed price, region not stated"
-    return value, currency, note, offering.fact("prices")
+    return value, currency, note, offering.fact("prices"), price.covers == "gpus-only"
+
+
+def _comparable_price(
+    needs: NeedsProfile, price: float | None, currency: str | None
+) -> tuple[float | None, str]:
+    """The price per GPU-hour in the budget currency, and the conversion used; or None and why not."""
+    if price is None:
+        return None, ""
+    budget = needs.budget
+    if currency is None:
+        return None, f"unknown (currency not stated, so not compared with {budget.currency} prices)"
+    converted = budget.in_budget_currency(price, currency)
+    if converted is None:
+        return None, f"unknown (currency {currency}, no exchange rate given)"
+    if currency == budget.currency:
+        return converted, ""
+    rate = budget.exchange_rates[currency]
+    return converted, (
+        f"{price:.2f} {currency} at {rate:g} {budget.currency}/{currency}, the needs profile's exchange rate"
+    )
 
 
 def candidates(catalogs: CatalogSet | Iterable[ProviderCatalog]) -> list[Candidate]:
@@ -914,10 +1143,11 @@ def _facts(
     candidate: Candidate,
     needs: NeedsProfile,
     gpus: GpuReference,
-    checklist: Checklist,
+    scale: ScaleRow | None,
     link: LinkSummary | None,
     link_note: str,
     gpu_cache: dict[tuple[str, float | None], GpuMatch | None],
+    sizing_cache: dict[tuple[float, int, float | None], SizingResult],
 ) -> _Facts:
     offering = candidate.offering
     match = None
@@ -929,14 +1159,34 @@ def _facts(
     memory = offering.gpu_memory_gb or (match.memory_gb if match else None)
     per_node = offering.gpus_per_node
     tflops = match.bf16_dense_tflops if match else None
-    sizing = _sizing(needs, memory, per_node or 8, tflops) if memory else None
+    sizing = None
+    if memory:
+        shape = (memory, per_node or 8, tflops)
+        sizing = sizing_cache.get(shape)
+        if sizing is None:
+            sizing = sizing_cache[shape] = _sizing(needs, *shape)
     if offering.max_gpus is not None:
-        capacity, note = offering.max_gpus, f"clusters of up to {offering.max_gpus} GPUs"
+        capacity: int | None = offering.max_gpus
     elif offering.max_nodes is not None and per_node:
-        capacity, note = offering.max_nodes * per_node, f"{offering.max_nodes} nodes × {per_node} GPUs"
+        capacity = offering.max_nodes * per_node
     else:
-        capacity, note = None, ""
-    price, currency, price_note, price_source = _price_per_gpu_hour(offering, candidate.region, per_node)
+        capacity = None
+    planned = sizing.planned_gpus if sizing is not None else None
+    fits_one_node = bool(planned and per_node and planned <= per_node)
+    price, currency, price_note, price_source, gpus_only = _price_per_gpu_hour(
+        offering, candidate.region, per_node
+    )
+    compare, compare_note = _comparable_price(needs, price, currency)
+    lower_bound = None
+    if gpus_only and compare is not None:
+        # A GPUs-only price is a lower bound of what the node costs: ranking it against whole-node prices
+        # would make it the cheapest by leaving the host out. Not ranked on price; the budget gate still
+        # fails it when even the lower bound is over budget.
+        lower_bound, compare = compare, None
+        compare_note = (
+            f"unknown for ranking: {lower_bound:.2f} {needs.budget.currency}/GPU-hour covers the GPUs only (the "
+            "host VM is billed on top), a lower bound not compared with whole-node prices"
+        )
     return _Facts(
         candidate=candidate,
         needs=needs,
@@ -945,15 +1195,18 @@ def _facts(
         gpus_per_node=per_node,
         sizing=sizing,
         capacity=capacity,
-        capacity_note=note,
         price_gpu_hour=price,
         price_currency=currency,
         price_note=price_note,
         price_source=price_source,
+        compare_gpu_hour=compare,
+        compare_note=compare_note,
+        lower_bound_gpu_hour=lower_bound,
         tflops=tflops,
         link=link,
         link_note=link_note,
-        scale=checklist.scale_row(needs.model.params),
+        scale=scale,
+        needs_fabric=not (sizing is not None and fits_one_node),
     )
 
 
@@ -970,15 +1223,21 @@ class _Judge:
             judged.append(Judgement(gate.id, "gate", reason, status=status, source=source))
         unknown = self.checklist.unknown_score
         for item in self.checklist.weighted:
-            if item.id == "line_quality":
-                value, reason, source = _line_quality(facts, item.params, True, self.checklist)
-            else:
-                value, reason, source = CRITERIA[item.id](facts, item.params, True)
+            value, reason, source = _criterion(item.id, self.checklist)(facts, item.params, True)
             score = value
             if item.id in RELATIVE and value is not None:
-                best = self.best.get(item.id)
-                score = min(1.0, best / value) if best and value > 0 else 1.0
+                score = relative_score(value, self.best.get(item.id))
             counted = unknown if score is None else score
+            scaling = _scaling(facts, item.id, self.checklist, True)
+            if scaling is not None:
+                scaled = scaling.apply(counted)
+                if abs(scaled - counted) > 1e-12:
+                    if score is None:
+                        reason += f"; counted {scaled:.2f}, not {unknown:g}: {scaling.why}"
+                    else:
+                        reason += f"; counted {scaled:.2f} of {score:.2f}: {scaling.why}"
+                counted = scaled
+                score = None if score is None else scaled
             weight = self.weights[item.id]
             judged.append(
                 Judgement(
@@ -1023,30 +1282,47 @@ def rank_offerings(
     gates = checklist.gates
     gate_fns = [(GATES[g.id], g.params) for g in gates]
     ids = [c.id for c in weighted]
-    criterion_fns = [(CRITERIA.get(c.id), c.params) for c in weighted]
-    pool = sorted(candidates(catalogs), key=lambda c: c.key)
+    criterion_fns = [(_criterion(c.id, checklist), c.params) for c in weighted]
+    keyed = sorted(((c.key, c) for c in candidates(catalogs)), key=lambda kc: kc[0])
+    pool = [c for _, c in keyed]
+    keys = [k for k, _ in keyed]
     gpu_cache: dict[tuple[str, float | None], GpuMatch | None] = {}
+    sizing_cache: dict[tuple[float, int, float | None], SizingResult] = {}
+    scale = checklist.scale_row(needs.model.params)
+    full_node = checklist.multi_node.full_node_gpus
     facts_of: list[_Facts] = []
     raw_rows: list[list[float | None]] = []
     eligible: list[bool] = []
-    for candidate in pool:  # the hot path: numbers only, no text (x=False)
-        link, link_note = _pick_link(summaries, candidate, needs.location.vantage)
-        facts = _facts(candidate, needs, gpus, checklist, link, link_note, gpu_cache)
+    intra_col = ids.index("intra_node") if "intra_node" in ids else None
+    fabric_cols = [j for j, i in enumerate(ids) if i in checklist.multi_node.criteria]
+    scaled_cols = ([intra_col] if intra_col is not None else []) + fabric_cols
+    multipliers = np.ones((len(pool), len(ids)))
+    ratios = np.ones((len(pool), len(ids)))
+    vantage = needs.location.vantage
+    for n, candidate in enumerate(pool):  # the hot path: numbers only, no text (x=False)
+        link, link_note = _pick_link(summaries, candidate, vantage)
+        facts = _facts(candidate, needs, gpus, scale, link, link_note, gpu_cache, sizing_cache)
         facts_of.append(facts)
         eligible.append(all(fn(facts, params, False)[0] != "fail" for fn, params in gate_fns))
-        row: list[float | None] = []
-        for fn, params in criterion_fns:
-            if fn is None:
-                row.append(_line_quality(facts, params, False, checklist)[0])
-            else:
-                row.append(fn(facts, params, False)[0])
-        raw_rows.append(row)
+        raw_rows.append([fn(facts, params, False)[0] for fn, params in criterion_fns])
+        # as _scaling, numbers only
+        if intra_col is not None:
+            reach = _intra_reach(facts, full_node)
+            if reach is not None:
+                multipliers[n, intra_col] = reach[0]
+        nodes = facts.sizing.nodes if facts.sizing is not None else None
+        if facts.needs_fabric and nodes and nodes > 1:
+            for j in fabric_cols:
+                ratios[n, j] = 1.0 / nodes
 
     best_relative: dict[str, float] = {}
-    passing = [row for row, ok in zip(raw_rows, eligible, strict=True) if ok] or raw_rows
+    passing = [row for row, ok in zip(raw_rows, eligible, strict=True) if ok]
     for j, item in enumerate(weighted):
         if item.id in RELATIVE:
-            values = [v for row in passing if (v := row[j]) is not None and v > 0]
+            # the best among those that pass every gate (else among all); only positive values count
+            values = [v for row in passing if (v := row[j]) is not None and v > 0] or [
+                v for row in raw_rows if (v := row[j]) is not None and v > 0
+            ]
             if values:
                 best_relative[item.id] = min(values)
 
@@ -1058,10 +1334,15 @@ def rank_offerings(
     for j in relative_cols:
         best = best_relative.get(ids[j])
         column = raw[:, j]
+        # as relative_score: best / value, at most 1; unknown (nan) unless both are positive
         with np.errstate(divide="ignore", invalid="ignore"):
-            scores[:, j] = np.where(column > 0, np.minimum(1.0, (best or 0.0) / column), 1.0) if best else 1.0
-        scores[np.isnan(column), j] = np.nan
+            scores[:, j] = np.where(column > 0, np.minimum(1.0, (best or np.nan) / column), np.nan)
     counted = np.where(np.isnan(scores), unknown, scores)
+    if scaled_cols:  # as Scaling.apply: m·s·r^(1−s), for known scores and the unknown score alike
+        cols = np.array(scaled_cols)
+        part = counted[:, cols]
+        counted[:, cols] = multipliers[:, cols] * part * ratios[:, cols] ** (1.0 - part)
+        scores[:, cols] = np.where(np.isnan(scores[:, cols]), np.nan, counted[:, cols])
     weight_vector = np.array(w, dtype=float)
     totals = [float(t) for t in _weighted_sums(counted, weight_vector)]
     eligible_idx = [i for i, ok in enumerate(eligible) if ok]
@@ -1073,7 +1354,7 @@ def rank_offerings(
 
     def order_key(i: int) -> tuple[int, float, tuple[str, str, str]]:
         primary = topsis_of[i] if method == "topsis" and i in topsis_of else totals[i]
-        return (0 if eligible[i] else 1, -primary, pool[i].key)
+        return (0 if eligible[i] else 1, -primary, keys[i])
 
     order = sorted(range(len(pool)), key=order_key)
     margins = _margins(counted, weight_vector, order, eligible, ids)
@@ -1109,6 +1390,20 @@ def rank_offerings(
     notes = []
     if not summaries:
         notes.append("no link summaries given: line quality is 'not measured' for every region")
+    unconverted: dict[str, int] = {}
+    for facts in facts_of:
+        if (
+            facts.price_gpu_hour is not None
+            and facts.compare_gpu_hour is None
+            and "exchange rate" in facts.compare_note
+        ):
+            unconverted[facts.price_currency or "?"] = unconverted.get(facts.price_currency or "?", 0) + 1
+    if unconverted:
+        listed = ", ".join(f"{code} ({count})" for code, count in sorted(unconverted.items()))
+        notes.append(
+            f"prices in {listed} are not compared with {needs.budget.currency} prices: no exchange rate given "
+            "(add them under [budget.exchange_rates] in the needs profile, e.g. CNY = 0.14)"
+        )
     return Ranking(tuple(entries), method, dict(zip(ids, w, strict=True)), sensitivity, tuple(notes))
 
 
@@ -1233,9 +1528,20 @@ def _explain(entry: RankedOffering) -> str:
     unknown = [j for j in weighted if j.score is None]
     if unknown:
         share = sum(j.weight for j in unknown) / total_weight
+        usual = max(
+            (j.counted or 0.0 for j in unknown), key=lambda c: sum(1 for j in unknown if j.counted == c)
+        )
         lines.append(
-            f"Unknown ({share:.0%} of the weight, counted as {unknown[0].counted:.2f} each): "
-            + ", ".join(j.criterion for j in unknown)
+            f"Unknown ({share:.0%} of the weight, counted as {usual:.2f} each unless said): "
+            + ", ".join(
+                j.criterion
+                + (
+                    ""
+                    if j.counted == usual
+                    else f" ({j.counted or 0.0:.2f}" + (f", {entry.nodes} nodes)" if entry.nodes else ")")
+                )
+                for j in unknown
+            )
             + "."
         )
     if entry.next_rank is not None:

@@ -24,9 +24,10 @@ Sources of the formulas (each function's docstring says which one it uses):
   a·s² attention matrix, which removes the 5·a·s/h term; with pipeline parallelism (1F1B) the first stage
   holds activations for about all L layers' worth.
 * Ring all-reduce — each rank sends 2(N−1)/N × the buffer size (Patarasuk & Yuan, "Bandwidth optimal
-  all-reduce algorithms", JPDC 2009; NCCL-tests doc/PERFORMANCE.md "bus bandwidth"). NCCL runs one ring
-  per NIC, so each node's inter-node links together carry that volume: the per-node bandwidth needed is
-  2(N−1)/N × gradient bytes ÷ the time allowed for the sync.
+  all-reduce algorithms", JPDC 2009; NCCL-tests doc/PERFORMANCE.md "bus bandwidth"). Every GPU of a node
+  that holds a different model-parallel shard is a rank of a different data-parallel group, and each group
+  runs its own all-reduce of its own shard's gradients across the nodes; the node's inter-node links carry
+  all of them (see `sync_bytes_per_step` for the derivation).
 * Step time — training compute ≈ 6 × parameters × tokens FLOPs (Kaplan et al., arXiv:2001.08361, §2.1;
   for MoE the active parameters), at a model FLOPs utilisation (Chowdhery et al., PaLM, arXiv:2204.02311,
   §4.1; 0.4 by default). LoRA skips weight gradients: ≈ 4 × parameters × tokens.
@@ -38,6 +39,7 @@ import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from catalogs.checklist import ScaleRow
 from catalogs.errors import SizingError
 from catalogs.needs import NeedsProfile
 
@@ -141,13 +143,9 @@ def trainable_params(needs: NeedsProfile) -> float:
     return needs.model.params
 
 
-def memory_per_gpu(needs: NeedsProfile, n_gpus: int) -> MemoryBreakdown:
-    """Per-GPU memory for `n_gpus` GPUs under the profile's strategy (ZeRO §3, LoRA, QLoRA; see module doc).
-
-    With Ψ' = Ψ / (tensor × pipeline degree) parameters per model-parallel shard and N_d data-parallel ranks:
-    dp: 16Ψ'; zero1: 4Ψ' + 12Ψ'/N_d; zero2: 2Ψ' + 14Ψ'/N_d; zero3/fsdp: 16Ψ'/N_d (bf16 + Adam).
-    LoRA/QLoRA: frozen weights (2 or ≈0.516 bytes/param, sharded only under zero3/fsdp) plus full training
-    states for the trainable share."""
+def _sharded_states(needs: NeedsProfile, n_gpus: int) -> tuple[float, float, float]:
+    """Bytes of weights, gradients and optimizer states one GPU is responsible for, as the strategy shards
+    them (before any offload)."""
     t = needs.training
     dp = _check_parallel(needs, n_gpus)
     shard = t.tensor_parallel * t.pipeline_parallel
@@ -167,7 +165,51 @@ def memory_per_gpu(needs: NeedsProfile, n_gpus: int) -> MemoryBreakdown:
         gradients /= dp
     if t.strategy in ("zero3", "fsdp"):
         weights /= dp
+    return weights, gradients, optimizer
+
+
+def _param_working_set(needs: NeedsProfile) -> float:
+    """Bytes of parameters a GPU holds while its parameters live off the GPU (ZeRO-Infinity): the layer
+    being computed and the one being prefetched, unsharded (Rajbhandari et al. 2021, §5)."""
+    t = needs.training
+    per_param = 4.0 if t.precision == "fp32" else 2.0
+    layers = model_shape(needs).layers
+    return 2 * needs.model.params / (t.tensor_parallel * t.pipeline_parallel) / max(1, layers) * per_param
+
+
+def memory_per_gpu(needs: NeedsProfile, n_gpus: int) -> MemoryBreakdown:
+    """Per-GPU memory for `n_gpus` GPUs under the profile's strategy (ZeRO §3, LoRA, QLoRA; see module doc).
+
+    With Ψ' = Ψ / (tensor × pipeline degree) parameters per model-parallel shard and N_d data-parallel ranks:
+    dp: 16Ψ'; zero1: 4Ψ' + 12Ψ'/N_d; zero2: 2Ψ' + 14Ψ'/N_d; zero3/fsdp: 16Ψ'/N_d (bf16 + Adam).
+    LoRA/QLoRA: frozen weights (2 or ≈0.516 bytes/param, sharded only under zero3/fsdp) plus full training
+    states for the trainable share.
+
+    Offload (`offload_optimizer`, `offload_params`): ZeRO-Offload (Ren et al., arXiv:2101.06840, §4) keeps
+    the fp32 optimizer states and master weights *and* the gradients in host memory (the optimizer step runs
+    on the CPU), so only the 16-bit parameters stay on the GPU; ZeRO-Infinity (Rajbhandari et al.,
+    arXiv:2104.07857, §5) also moves the parameters (to CPU or NVMe), leaving a working set of about two
+    layers on the GPU. What leaves the GPU is in `offloaded_gb_per_gpu`."""
+    t = needs.training
+    weights, gradients, optimizer = _sharded_states(needs, n_gpus)
+    if t.offload_optimizer != "none":
+        gradients = optimizer = 0.0
+    if t.offload_params != "none":
+        weights = min(weights, _param_working_set(needs))
     return MemoryBreakdown(weights / GB, gradients / GB, optimizer / GB, activations_gb(needs))
+
+
+def offloaded_gb_per_gpu(needs: NeedsProfile, n_gpus: int) -> dict[str, float]:
+    """GB each GPU keeps off the GPU, by device ("cpu" = host RAM, "nvme" = local NVMe); empty without
+    offload."""
+    t = needs.training
+    weights, gradients, optimizer = _sharded_states(needs, n_gpus)
+    away: dict[str, float] = {}
+    if t.offload_optimizer != "none":
+        away[t.offload_optimizer] = away.get(t.offload_optimizer, 0.0) + (gradients + optimizer) / GB
+    if t.offload_params != "none":
+        away[t.offload_params] = away.get(t.offload_params, 0.0) + weights / GB
+    return away
 
 
 def usable_gb(needs: NeedsProfile, gpu_memory_gb: float) -> float:
@@ -216,11 +258,34 @@ def gradient_bytes(needs: NeedsProfile) -> float:
     return trainable_params(needs) / (t.tensor_parallel * t.pipeline_parallel) * per_grad
 
 
-def sync_bytes_per_step(needs: NeedsProfile, n_gpus: int) -> float:
+def shards_per_node(needs: NeedsProfile, gpus_per_node: int) -> int:
+    """How many different model-parallel shards one node holds, i.e. how many data-parallel groups have a
+    rank on it: min(tensor × pipeline degree, GPUs per node) (model-parallel groups packed into nodes first,
+    Megatron-LM's default order: tensor-parallel innermost)."""
+    return max(1, min(needs.training.tensor_parallel * needs.training.pipeline_parallel, gpus_per_node))
+
+
+def sync_bytes_per_step(needs: NeedsProfile, n_gpus: int, gpus_per_node: int) -> float:
     """Bytes each node's inter-node links carry per optimizer step for gradient (and ZeRO-3 parameter)
-    synchronisation: the ring volume 2(N_d−1)/N_d × gradient bytes, × 1.5 under zero3/fsdp (ZeRO §7)."""
+    synchronisation.
+
+    Derivation. With tensor × pipeline degree M, the model is cut into M shards of Ψ/M parameters and the
+    GPUs holding the same shard form one data-parallel group of N_d = n_gpus / M ranks. Each group
+    all-reduces its own shard's gradients, g = Ψ/M × bytes per gradient (`gradient_bytes`); in a ring each
+    rank sends 2(N_d−1)/N_d × g (Patarasuk & Yuan), × 1.5 under zero3/fsdp (the extra parameter all-gather,
+    ZeRO §7). A node holds S = min(M, GPUs per node) different shards (`shards_per_node`), so S groups cross
+    its links at once, each moving its own shard's ring volume:
+
+        per node = S × 2(N_d−1)/N_d × Ψ/M × bytes (× 1.5 under zero3/fsdp)
+
+    With plain data parallelism (M = 1) that is one ring's volume: the node's GPUs hold the same shard and
+    reduce inside the node (NVLink) first, then NCCL spreads the one inter-node ring over the node's NICs.
+    With M ≥ GPUs per node (e.g. TP 8 in 8-GPU nodes) every GPU of the node sends its own shard's ring
+    traffic: 8 × 2(N_d−1)/N_d × Ψ/8 × bytes ≈ 2 × Ψ × bytes per node, the same as M = 1, not 1/8 of it.
+    Hand check: 70B, zero1, TP 8, 32 GPUs in 8-GPU nodes → N_d = 4, g = 17.5 GB, 8 × 1.5 × 17.5 = 210 GB per
+    node per step."""
     dp = _check_parallel(needs, n_gpus)
-    volume = ring_allreduce_bytes(dp, gradient_bytes(needs))
+    volume = ring_allreduce_bytes(dp, gradient_bytes(needs)) * shards_per_node(needs, gpus_per_node)
     if needs.training.strategy in ("zero3", "fsdp"):
         volume *= 1.5
     return volume
@@ -238,11 +303,12 @@ def step_seconds(needs: NeedsProfile, n_gpus: int, bf16_tflops: float | None) ->
     return flops_per_token * t.tokens_per_step / (n_gpus * bf16_tflops * 1e12 * t.mfu)
 
 
-def implied_internode_gbit_s(needs: NeedsProfile, n_gpus: int, seconds: float) -> float:
+def implied_internode_gbit_s(needs: NeedsProfile, n_gpus: int, seconds: float, gpus_per_node: int) -> float:
     """Per-node inter-node bandwidth so that the step's sync fits in `comm_fraction` of `seconds`."""
     if seconds <= 0:
         raise SizingError(f"a step takes some time, not {seconds} s")
-    return sync_bytes_per_step(needs, n_gpus) * 8 / (seconds * needs.training.comm_fraction) / 1e9
+    sync = sync_bytes_per_step(needs, n_gpus, gpus_per_node)
+    return sync * 8 / (seconds * needs.training.comm_fraction) / 1e9
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,6 +330,8 @@ class SizingResult:
     step_seconds: float | None
     internode_gbit_s: float | None
     assumptions: tuple[str, ...] = field(default=())
+    host_offload_gb_per_node: float | None = None  # host RAM the offload needs per node (GB)
+    nvme_offload_gb_per_node: float | None = None  # local NVMe the offload needs per node (GB)
 
     def as_dict(self) -> dict[str, object]:
         per_gpu = None
@@ -290,6 +358,8 @@ class SizingResult:
             "sync_gb_per_step": self.sync_gb_per_step,
             "step_seconds": self.step_seconds,
             "internode_gbit_s": self.internode_gbit_s,
+            "host_offload_gb_per_node": self.host_offload_gb_per_node,
+            "nvme_offload_gb_per_node": self.nvme_offload_gb_per_node,
             "assumptions": list(self.assumptions),
         }
 
@@ -330,14 +400,29 @@ def size(
         planned = math.ceil(planned / step) * step
     nodes = math.ceil(planned / gpus_per_node) if planned else None
     per_gpu = memory_per_gpu(needs, planned) if planned else None
-    sync = sync_bytes_per_step(needs, planned) if planned else None
+    sync = sync_bytes_per_step(needs, planned, gpus_per_node) if planned else None
     seconds = step_seconds(needs, planned, bf16_tflops) if planned else None
     bandwidth = None
     if planned and seconds and nodes and nodes > 1:
-        bandwidth = implied_internode_gbit_s(needs, planned, seconds)
+        bandwidth = implied_internode_gbit_s(needs, planned, seconds, gpus_per_node)
         assumptions.append(
             f"gradient sync may take {t.comm_fraction:.0%} of a step"
             + ("" if t.target_step_seconds else f"; step time from 6·P·tokens at {t.mfu:.0%} MFU")
+        )
+    offloaded = offloaded_gb_per_gpu(needs, planned) if planned else {}
+    on_node = min(planned, gpus_per_node) if planned else 0
+    if offloaded:
+        where = ", ".join(
+            f"{what} to {'host RAM' if device == 'cpu' else 'local NVMe'}"
+            for what, device in (
+                ("optimizer states and gradients", t.offload_optimizer),
+                ("parameters", t.offload_params),
+            )
+            if device != "none"
+        )
+        assumptions.append(
+            f"offload (ZeRO-Offload/ZeRO-Infinity): {where}; the optimizer step runs on the CPU and steps are "
+            "slower than the compute estimate"
         )
     return SizingResult(
         gpu_memory_gb=gpu_memory_gb,
@@ -355,4 +440,38 @@ def size(
         step_seconds=seconds,
         internode_gbit_s=bandwidth,
         assumptions=tuple(assumptions),
+        host_offload_gb_per_node=offloaded["cpu"] * on_node if "cpu" in offloaded else None,
+        nvme_offload_gb_per_node=offloaded["nvme"] * on_node if "nvme" in offloaded else None,
     )
+
+
+def scale_table_note(result: SizingResult, row: ScaleRow | None) -> str | None:
+    """How the sizing's GPU count compares with the documents' scale table row for the model's size, when it
+    needs saying: memory alone needing fewer GPUs than the table (its counts are for training speed), or
+    more (the strategy keeps too much on each GPU)."""
+    if row is None or result.min_gpus is None:
+        return None
+    if row.min_params_b <= 0:
+        band = f"models up to {row.max_params_b:g}B"
+    elif row.max_params_b >= 1e5:
+        band = f"{row.min_params_b:g}B+ models"
+    else:
+        band = f"{row.min_params_b:g}B–{row.max_params_b:g}B models"
+    if row.min_gpus is not None and result.min_gpus < row.min_gpus:
+        quote = (
+            " (document 003: 7B with ZeRO-3 can start on 4 × A800 80 GB, and 8 GPUs are the more common start "
+            "for a usable speed)"
+            if row.min_params_b < 7 <= row.max_params_b
+            else ""
+        )
+        return (
+            f"Memory alone needs only {result.min_gpus} GPU(s); the documents' scale table gives {row.gpus} GPUs "
+            f"for {band}. That is a throughput minimum, not a memory one: GPUs enough to train at a useful "
+            f"speed{quote}. With {result.min_gpus} GPU(s) the job fits but trains proportionally slower."
+        )
+    if row.max_gpus is not None and result.min_gpus > row.max_gpus:
+        return (
+            f"Memory alone needs {result.min_gpus} GPUs, more than the {row.gpus} the documents' scale table "
+            f"gives for {band}: the strategy keeps too much on each GPU (ZeRO-3/FSDP or offload shrink it)."
+        )
+    return None

@@ -147,6 +147,7 @@ def import_skypilot_csv(
         )
     result = ImportResult(catalog={})
     skipped_no_gpu = 0
+    zero_prices = 0
     groups: dict[tuple[str, str, int], dict[str, Any]] = {}
     region_names: dict[str, str] = {}
     for line, row in enumerate(reader, start=2):
@@ -197,8 +198,10 @@ def import_skypilot_csv(
         )
         if region_id not in group["regions"]:
             group["regions"].append(region_id)
-        if price is not None:
+        if price is not None and price > 0:
             group["prices"][region_id].append(price)
+        elif price is not None:
+            zero_prices += 1  # a price of 0 is not a price (the schema rejects it): read as not stated
         if spot is not None and spot > 0:
             group["spot"][region_id].append(spot)
         if group["memory"] is None:
@@ -208,6 +211,8 @@ def import_skypilot_csv(
         if group["ram"] is None and row.get("MemoryGiB"):
             group["ram"] = _number(row["MemoryGiB"], path=path, line=line, column="MemoryGiB")
         result.rows_used += 1
+    if zero_prices:
+        result.warnings.append(f"{path.name}: {zero_prices} row(s) with Price 0 read as no price stated")
     if skipped_no_gpu:
         result.warnings.append(
             f"{path.name}: skipped {skipped_no_gpu} row(s) without AcceleratorName (e.g. GCP host-VM rows)"

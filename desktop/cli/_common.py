@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -50,6 +51,22 @@ def open_store(path: Path | None, *, readonly: bool = False):  # type: ignore[no
         return Store(path, readonly=readonly)
     except StoreError as exc:
         raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+
+
+def missing_store(path: Path | None) -> Path | None:
+    """For commands that only read measurements (score, export): the store's path when no store exists there
+    yet, after saying on stderr that nothing has been measured; None when there is a store to open."""
+    from probes.paths import default_db_path
+
+    where = path if path is not None else default_db_path()
+    if where.exists():
+        return None
+    print(
+        f"linkvet: note: no result store at {where} yet: nothing measured, so line quality is 'not measured' "
+        "everywhere (run `linkvet probe` or `linkvet schedule` to measure)",
+        file=sys.stderr,
+    )
+    return where
 
 
 def _number_type(

@@ -7,7 +7,7 @@ import argparse
 from pathlib import Path
 
 from catalogs.link_quality import LinkSummary
-from desktop.cli._common import EXIT_ENVIRONMENT, CliError, add_db_option, open_store
+from desktop.cli._common import EXIT_ENVIRONMENT, CliError, add_db_option, missing_store, open_store
 from desktop.cli.history import parse_when
 
 
@@ -26,17 +26,16 @@ def add_measurement_options(parser: argparse.ArgumentParser) -> None:
 
 
 def stored_link_summaries(args: argparse.Namespace) -> list[LinkSummary]:
-    """The link summaries of every region measured in the store (`--db`, else the default store when it
-    exists; none when it does not)."""
+    """The link summaries of every region measured in the store (`--db`, else the default store); none, with
+    a note on stderr, when there is no store there yet (nothing measured is not an error for a reader)."""
     from desktop.links import measured_link_summaries
     from probes.analysis import Scope, ScopeError
-    from probes.paths import default_db_path
     from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
     from probes.routes import RouteError
 
     path: Path | None = args.db
-    if path is None and not default_db_path().exists():
-        return []
+    if missing_store(path) is not None:
+        return []  # nothing measured yet (said on stderr)
     try:
         windows = tuple(PeakWindow.parse(w) for w in args.peak) if args.peak else DEFAULT_PEAK_WINDOWS
         scope = Scope(

@@ -158,9 +158,35 @@ def run_list(args: argparse.Namespace) -> int:
 
 def run_targets(args: argparse.Namespace) -> int:
     loaded = load_or_warn(args.catalogs)
+    catalogs = loaded.providers
+    if args.provider:
+        catalogs = tuple(c for c in catalogs if c.provider.id == args.provider)
+        if not catalogs:
+            known = ", ".join(c.provider.id for c in loaded.providers)
+            raise CliError(f"no provider {args.provider!r} (known: {known})")
+    if args.region:
+        with_region = [c for c in catalogs if c.region(args.region) is not None]
+        if not with_region:
+            known = ", ".join(sorted({r.id for c in catalogs for r in c.regions}))
+            raise CliError(f"no region {args.region!r}" + (f" (known: {known})" if known else ""))
+        catalogs = tuple(with_region)
     targets = catalog_targets(loaded, args.provider)
     if args.region:
         targets = [t for t in targets if t["region"] == args.region]
+    for catalog in catalogs:
+        empty = [
+            r.id
+            for r in catalog.regions
+            if (args.region is None or r.id == args.region) and not any(t["region"] == r.id for t in targets)
+        ]
+        if empty and (args.region or args.provider):
+            where = f"{catalog.path}" if catalog.path else f"the {catalog.provider.id} catalog"
+            print(
+                f"linkvet: note: the catalog lists no probe endpoints for {catalog.provider.id} region(s) "
+                f'{", ".join(empty)}; add them as [[regions.endpoints]] (kind = "ping" with host, "tcp" '
+                f'with host and port, "http_file" with url, …) in {where}',
+                file=sys.stderr,
+            )
     print(json.dumps(targets, indent=2))
     return EXIT_OK
 

@@ -7,7 +7,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_OK, CliError, add_db_option, open_store
+from desktop.cli._common import (
+    EXIT_ENVIRONMENT,
+    EXIT_OK,
+    CliError,
+    add_db_option,
+    missing_store,
+    open_store,
+)
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.history import parse_when
 from desktop.cli.score import weight_option
@@ -85,14 +92,19 @@ def run(args: argparse.Namespace) -> int:
         tz=tz, windows=windows, since_us=since_us, until_us=until_us, vantage=args.vantage
     )
     procurement = _procurement_inputs(args)
-    with open_store(args.db, readonly=True) as store:
-        request = ExportRequest(measure=options, store_path=store.path, **procurement)
-        try:
-            workbook = build_workbook(store, request, exported_at=datetime.now(UTC))
-        except ScopeError as exc:
-            raise CliError(str(exc)) from exc
-        except (RouteError, CatalogError) as exc:  # a broken route-networks file, a bad weight
-            raise CliError(str(exc)) from exc
+    path = missing_store(args.db)
+    try:
+        if path is not None:  # nothing measured yet: the measurement sheets are written empty
+            request = ExportRequest(measure=options, store_path=path, store_missing=True, **procurement)
+            workbook = build_workbook(None, request, exported_at=datetime.now(UTC))
+        else:
+            with open_store(args.db, readonly=True) as store:
+                request = ExportRequest(measure=options, store_path=store.path, **procurement)
+                workbook = build_workbook(store, request, exported_at=datetime.now(UTC))
+    except ScopeError as exc:
+        raise CliError(str(exc)) from exc
+    except (RouteError, CatalogError) as exc:  # a broken route-networks file, a bad weight
+        raise CliError(str(exc)) from exc
     try:
         if file_format == "xlsx":
             write_xlsx(workbook, args.out)

@@ -95,9 +95,11 @@ def _print_ranking(ranking: Ranking, top: int) -> None:
         print()
     if len(ranking.entries) > top:
         print(f"… {len(ranking.entries) - top} more (--top N to see more, --json for all).")
-    pcie = next((e for e in ranking.entries if e.judgement("intra_node").score == 0.1), None)
+    pcie = next(
+        (e for e in ranking.entries if e.intra_node_kind == "pcie" and (e.gpus_per_node or 0) > 1), None
+    )
     if pcie is not None and pcie.rank > top:
-        print(f"First PCIe-only offering: #{pcie.rank} {pcie.label}.")
+        print(f"First PCIe-only offering: #{pcie.rank} {pcie.label} — {pcie.gpus_per_node} × {pcie.gpu}.")
     print(f"Sensitivity: {ranking.sensitivity.describe()}.")
 
 

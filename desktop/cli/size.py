@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from catalogs.checklist import default_checklist
 from catalogs.errors import CatalogError
 from catalogs.gpus import default_gpu_reference
 from catalogs.needs import NeedsProfile, load_needs, validate_needs
-from catalogs.sizing import SizingResult, size
+from catalogs.sizing import SizingResult, scale_table_note, shards_per_node, size
 from desktop.cli._common import EXIT_OK, CliError
 
 
@@ -41,6 +42,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel degree")
     parser.add_argument("--seq-len", type=int, metavar="N", help="sequence length (tokens)")
     parser.add_argument("--micro-batch", type=int, metavar="N", help="micro-batch per GPU")
+    parser.add_argument(
+        "--offload-optimizer",
+        choices=["none", "cpu", "nvme"],
+        help="keep optimizer states and gradients in host RAM or on NVMe (ZeRO-Offload)",
+    )
+    parser.add_argument(
+        "--offload-params",
+        choices=["none", "cpu", "nvme"],
+        help="keep the parameters in host RAM or on NVMe (ZeRO-Infinity; zero3/fsdp only)",
+    )
     parser.add_argument("--gpus", type=int, metavar="N", help="GPUs wanted (at least the minimum is planned)")
     parser.add_argument(
         "--tokens-per-step", type=int, metavar="N", help="global batch in tokens (for step time)"
@@ -81,6 +92,8 @@ def needs_from_args(args: argparse.Namespace) -> NeedsProfile:
         ("training", "micro_batch"): args.micro_batch,
         ("training", "tokens_per_step"): args.tokens_per_step,
         ("training", "target_step_seconds"): args.step_seconds,
+        ("training", "offload_optimizer"): args.offload_optimizer,
+        ("training", "offload_params"): args.offload_params,
         ("cluster", "gpus_wanted"): args.gpus,
     }
     tables = {"model": model, "training": training, "cluster": cluster}
@@ -136,11 +149,20 @@ def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
             f"gradients {p.gradients_gb:.1f} + optimizer {p.optimizer_gb:.1f} + "
             f"activations {p.activations_gb:.1f} = {p.total_gb:.1f} GB"
         )
+        for amount, where in (
+            (result.host_offload_gb_per_node, "host RAM"),
+            (result.nvme_offload_gb_per_node, "local NVMe"),
+        ):
+            if amount is not None:
+                lines.append(f"Offloaded to {where}: {amount:,.0f} GB per node")
         if result.sync_gb_per_step is not None:
+            shards = shards_per_node(needs, result.gpus_per_node)
+            per_shard = " per shard" if t.tensor_parallel * t.pipeline_parallel > 1 else ""
             lines.append(
-                f"Gradient sync per step: {result.gradient_gb:,.1f} GB of gradients → "
+                f"Gradient sync per step: {result.gradient_gb:,.1f} GB of gradients{per_shard} → "
                 f"{result.sync_gb_per_step:,.1f} GB over each node's inter-node links "
                 "(ring all-reduce 2(N−1)/N"
+                + (f", × {shards} shards on each node" if shards > 1 else "")
                 + (", ×1.5 for ZeRO-3/FSDP)" if t.strategy in ("zero3", "fsdp") else ")")
             )
         if result.internode_gbit_s is not None and result.step_seconds is not None:
@@ -150,6 +172,9 @@ def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
             )
         elif result.spans_nodes:
             lines.append("Inter-node bandwidth: give --tokens-per-step or --step-seconds to estimate it")
+    note = scale_table_note(result, default_checklist().scale_row(m.params))
+    if note:
+        lines.append(note)
     lines.append("Assumptions: " + "; ".join(result.assumptions))
     return "\n".join(lines)
 
@@ -165,6 +190,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     if args.json:
         data = result.as_dict()
+        data["scale_table_note"] = scale_table_note(result, default_checklist().scale_row(needs.model.params))
         data["gpu"] = label
         data["needs"] = needs.model_dump(mode="json")
         print(json.dumps(data, indent=2))

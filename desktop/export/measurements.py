@@ -59,6 +59,11 @@ class Measurements:
     def summaries(self) -> list[dict[str, Any]]:
         return [r.summary for r in self.regions]
 
+    @classmethod
+    def nothing(cls, options: MeasureOptions) -> Measurements:
+        """No measurements at all (no result store yet): the measurement sheets are written empty."""
+        return cls([], pd.DataFrame(), options, [])
+
 
 def measure(store: Store, options: MeasureOptions, routes: RouteVerdicts | None = None) -> Measurements:
     """Everything the measurement sheets show, from one store. `routes` defaults to the route checks of the

@@ -15,7 +15,7 @@ from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering, Price
 from catalogs.scoring import HOURS_PER_MONTH, Judgement, RankedOffering, Ranking
-from catalogs.sizing import size
+from catalogs.sizing import scale_table_note, size
 from desktop.export.model import FORMATS, Column, Sheet
 
 
@@ -91,6 +91,12 @@ RANKING_COLUMNS = (
     Column("price_gpu_hour", "Price per GPU-hour", "money", decimals=2),
     Column("currency", "Currency", width=9),
     Column(
+        "price_basis",
+        "Price covers",
+        width=18,
+        note="whole node, or GPUs only (a lower bound: the host is billed on top, so not ranked on price)",
+    ),
+    Column(
         "month_cost",
         "Cost per month",
         "money",
@@ -98,6 +104,14 @@ RANKING_COLUMNS = (
         note=f"planned GPUs × price × {HOURS_PER_MONTH} h",
     ),
     Column("line_quality", "Line quality score", "score", decimals=2, colour_scale="high-good"),
+    Column(
+        "line_quality_why",
+        "Line quality: measured, or why not",
+        width=48,
+        wrap=True,
+        note="the peak-hour figures scored, or why there are none: not measured, or measured only from "
+        "another vantage point than the needs profile's",
+    ),
     Column("unknowns", "Unknown facts", "int", note="criteria the catalog leaves unknown"),
     Column("reason", "Reason", width=70, wrap=True),
 )
@@ -124,10 +138,14 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 "nodes": e.nodes,
                 "price_gpu_hour": e.price_gpu_hour,
                 "currency": e.currency,
+                "price_basis": None
+                if e.price_gpu_hour is None
+                else ("GPUs only (lower bound)" if e.price_is_lower_bound else "whole node"),
                 "month_cost": None
                 if e.price_gpu_hour is None or e.planned_gpus is None
                 else e.price_gpu_hour * e.planned_gpus * HOURS_PER_MONTH,
                 "line_quality": None if line is None else line.score,
+                "line_quality_why": None if line is None else line.reason,
                 "unknowns": len(e.unknowns),
                 "reason": one_line_reason(e, titles),
             }
@@ -172,6 +190,16 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
                     note=f"{criterion.what} Empty: not known (counted as {p.checklist.unknown_score:g}).",
                 )
             )
+    columns.append(
+        Column(
+            "unknown_why",
+            "Unknown or not measured: why",
+            width=90,
+            note="for every criterion left empty above (and every gate that could not be checked): why, "
+            "e.g. 'not measured (measured only from frankfurt-box, not from shanghai-office)'",
+        )
+    )
+    titles = {c.id: c.title for c in p.checklist.criterion}
     rows = []
     for e in p.ranking.entries:
         row: dict[str, Any] = {
@@ -181,11 +209,15 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
             "region": e.region,
             "score": e.total,
         }
+        why: list[str] = []
         for j in e.judgements:
             if j.kind == "gate":
                 row[f"gate:{j.criterion}"] = j.status
             else:
                 row[f"score:{j.criterion}"] = j.score
+            if j.unknown:
+                why.append(f"{titles.get(j.criterion, j.criterion)}: {j.reason}")
+        row["unknown_why"] = "; ".join(why) or None
         rows.append(row)
     return Sheet("Score breakdown", columns, rows, freeze_columns=4)
 
@@ -300,7 +332,7 @@ def sizing_sheet(p: Procurement, gpus: GpuReference | None = None) -> Sheet:
     for table, values in p.needs.model_dump(mode="json", exclude={"name", "format_version"}).items():
         if isinstance(values, dict):
             for key, value in values.items():
-                if value is not None:
+                if value is not None and value != {}:
                     rows.append({"section": where, "item": f"{table}.{key}", "value": _plain(value)})
         elif values is not None:
             rows.append({"section": where, "item": table, "value": _plain(values)})
@@ -323,6 +355,13 @@ def sizing_sheet(p: Procurement, gpus: GpuReference | None = None) -> Sheet:
             ("step time", result.step_seconds, "s"),
             ("inter-node bandwidth needed", result.internode_gbit_s, "Gbit/s per node"),
         ]
+        if result.host_offload_gb_per_node is not None:
+            derived.append(("offloaded to host RAM", result.host_offload_gb_per_node, "GB per node"))
+        if result.nvme_offload_gb_per_node is not None:
+            derived.append(("offloaded to local NVMe", result.nvme_offload_gb_per_node, "GB per node"))
+        note = scale_table_note(result, p.checklist.scale_row(p.needs.model.params))
+        if note is not None:
+            derived.append(("against the documents' scale table", note, ""))
         rows.extend(
             {
                 "section": section,
@@ -367,4 +406,6 @@ def _shown(value: Any) -> str:
 def _plain(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return ", ".join(str(v) for v in value)
+    if isinstance(value, dict):  # e.g. budget.exchange_rates
+        return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in value.items())
     return value

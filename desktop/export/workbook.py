@@ -46,6 +46,7 @@ SHEET_NOTES = {
 class ExportRequest:
     measure: MeasureOptions = field(default_factory=MeasureOptions)
     store_path: Path | None = None
+    store_missing: bool = False  # no result store at store_path yet: nothing measured (sheets written empty)
     needs: NeedsProfile | None = None  # with catalogs: the procurement sheets
     needs_path: Path | None = None
     catalogs: CatalogSet | None = None
@@ -61,7 +62,10 @@ def build_workbook(
     Hour-of-day (with a store), GPU offerings, Sizing (with a needs profile), Method."""
     exported_at = exported_at or datetime.now(UTC)
     options = request.measure
-    measurements = measure(store, options) if store is not None else None
+    if store is not None:
+        measurements: Measurements | None = measure(store, options)
+    else:
+        measurements = Measurements.nothing(options) if request.store_missing else None
     procurement = None
     if request.needs is not None and request.catalogs is not None:
         checklist = request.checklist or default_checklist()
@@ -95,6 +99,10 @@ def _method(
 ) -> Sheet:
     options = request.measure
     extra: list[tuple[str, str, str]] = []
+    if request.store_missing:
+        extra.append(
+            ("Measurements", "none yet", f"no result store at {request.store_path} yet: nothing measured")
+        )
     if procurement is not None:
         ranking = procurement.ranking
         total = sum(ranking.weights.values()) or 1.0

@@ -154,7 +154,8 @@ def test_score_explains_the_ranking(run_linkvet: Run) -> None:
     assert result.stdout.count("\n#") >= 3 - 1
     assert "#1 lambda/1-click-cluster-h100-sxm" in result.stdout
     assert "InfiniBand" in result.stdout and "NVLink 900 GB/s" in result.stdout
-    assert "First PCIe-only offering: #" in result.stdout
+    pcie = next(line for line in result.stdout.splitlines() if line.startswith("First PCIe-only offering: #"))
+    assert "— 1 ×" not in pcie and " × " in pcie  # a multi-GPU PCIe node, not a one-GPU node
     assert "Sensitivity:" in result.stdout
     assert "line quality is 'not measured'" in result.stdout
 
@@ -205,3 +206,49 @@ def test_score_rejects_bad_input_plainly(run_linkvet: Run, tmp_path: Path) -> No
         assert result.returncode == 2, (args, result.stdout[-300:])
         assert words in result.stderr, (args, result.stderr)
         no_traceback(result)
+
+
+def test_size_counts_every_tensor_parallel_shard_on_the_node(run_linkvet: Run) -> None:
+    # 70B ZeRO-1 with TP 8 in 8-GPU nodes: 8 shards' ring traffic per node, ≈ 97 Gbit/s (was 12; hand check
+    # in tests/catalogs/test_sizing.py::test_inter_node_traffic_counts_every_shard_a_node_holds)
+    args = ("size", "--params", "70e9", "--strategy", "zero1", "--tp", "8", "--gpus", "32")
+    result = run_linkvet(*args, "--tokens-per-step", "1048576")
+    assert result.returncode == 0, result.stderr
+    assert "210.0 GB over each node's inter-node links" in result.stdout
+    assert "Inter-node bandwidth needed: 97 Gbit/s per node" in result.stdout
+
+
+def test_size_explains_that_the_documents_4_gpus_for_7b_are_a_throughput_minimum(run_linkvet: Run) -> None:
+    text = run_linkvet("size", "--params", "7e9", "--mode", "full", "--strategy", "zero3").stdout
+    assert "fits from 2 GPU(s)" in text
+    assert "the documents' scale table gives 4–8 GPUs for models up to 13B" in text
+    assert "That is a throughput minimum, not a memory one" in text
+    data = json.loads(run_linkvet("size", "--params", "7e9", "--strategy", "zero3", "--json").stdout)
+    assert "throughput minimum" in data["scale_table_note"]
+    seventy = json.loads(run_linkvet("size", "--params", "70e9", "--gpus", "32", "--json").stdout)
+    assert seventy["scale_table_note"] is None  # 18 of the table's 8–32: nothing to explain
+
+
+def test_size_with_cpu_offload_fits_70b_on_8_gpus(run_linkvet: Run) -> None:
+    args = ("size", "--params", "70e9", "--strategy", "zero3", "--gpus", "8", "--gpu", "A100 80GB SXM")
+    text = run_linkvet(*args, "--offload-optimizer", "cpu").stdout
+    assert "planned 8 = 1 node(s) of 8" in text and "Offloaded to host RAM: 980 GB per node" in text
+    refused = run_linkvet("size", "--params", "70e9", "--strategy", "dp", "--offload-params", "cpu")
+    assert refused.returncode == 2 and "offload_params needs the parameters sharded" in refused.stderr
+    no_traceback(refused)
+
+
+def test_catalog_targets_says_when_a_region_has_no_endpoints(run_linkvet: Run) -> None:
+    result = run_linkvet("catalog", "targets", "--provider", "raksmart", "--region", "hong-kong")
+    assert result.returncode == 0 and json.loads(result.stdout) == []
+    assert "the catalog lists no probe endpoints for raksmart region(s) hong-kong" in result.stderr
+    assert "[[regions.endpoints]]" in result.stderr and "raksmart.toml" in result.stderr
+    found = run_linkvet("catalog", "targets", "--provider", "aws", "--region", "us-east-1")
+    assert found.returncode == 0 and json.loads(found.stdout) and found.stderr == ""
+    for args, words in (
+        (("--provider", "nosuch"), "no provider 'nosuch' (known: aws"),
+        (("--provider", "aws", "--region", "nowhere"), "no region 'nowhere' (known: ap-northeast-1"),
+    ):
+        refused = run_linkvet("catalog", "targets", *args)
+        assert refused.returncode == 2 and words in refused.stderr, refused.stderr
+        no_traceback(refused)

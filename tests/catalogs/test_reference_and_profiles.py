@@ -129,6 +129,16 @@ def test_example_needs_profiles_load() -> None:
             "did you mean 'training'",
         ),
         ("format_version = 1\n", "model", "present"),
+        (
+            "format_version = 1\n[model]\nparams = 7e9\n[budget.exchange_rates]\nCNY = 0\n",
+            "budget.exchange_rates.CNY",
+            "greater than 0",
+        ),
+        (
+            "format_version = 1\n[model]\nparams = 7e9\n[budget.exchange_rates]\nUSD = 1.0\n",
+            "budget",
+            "the budget's own currency",
+        ),
     ],
 )
 def test_bad_needs_profiles(text: str, field: str, words: str) -> None:
@@ -143,3 +153,31 @@ def test_needs_profile_versions() -> None:
         parse_needs_text("format_version = 2\n[model]\nparams = 7e9\n")
     with pytest.raises(NeedsProfileError, match="not valid TOML"):
         parse_needs_text("[model\n")
+
+
+def test_exchange_rates_convert_into_the_budget_currency() -> None:
+    needs = parse_needs_text(
+        'format_version = 1\n[model]\nparams = 7e9\n[budget]\ncurrency = "USD"\n'
+        "[budget.exchange_rates]\nCNY = 0.14\nEUR = 1.08\n",
+        Path("needs.toml"),
+    )
+    assert needs.budget.in_budget_currency(15.0, "CNY") == pytest.approx(2.1)
+    assert needs.budget.in_budget_currency(2.0, "USD") == 2.0
+    assert needs.budget.in_budget_currency(2.0, "JPY") is None  # no rate given: not converted
+    assert needs.budget.in_budget_currency(2.0, None) is None  # currency not stated
+    assert hash(needs) == hash(parse_needs_text(needs_text := _dump(needs)))  # hashable (sizing caches)
+    assert needs == parse_needs_text(needs_text)
+
+
+def _dump(needs: object) -> str:
+    import tomli_w
+
+    return tomli_w.dumps(needs.model_dump(mode="json", exclude_none=True))  # type: ignore[attr-defined]
+
+
+def test_example_needs_profiles_leave_the_vantage_unset_and_say_what_it_does() -> None:
+    for path in sorted(NEEDS_DIR.glob("*.toml")):
+        assert load_needs(path).location.vantage is None, path
+        text = path.read_text(encoding="utf-8")
+        assert '# vantage = "shanghai-office"' in text, path
+        assert "measurements from any vantage point count" in text, path

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from catalogs.errors import SizingError
-from catalogs.needs import NeedsProfile
+from catalogs.needs import ClusterSpec, NeedsProfile
 from catalogs.sizing import (
     activations_gb,
     fits,
@@ -76,35 +76,7 @@ def test_lora_needs_far_less_than_full_training() -> None:
     assert lora < full / 7 and qlora < lora / 3
 
 
-@pytest.mark.parametrize(
-    ("params", "low", "high"),
-    [
-        (7e9, 4, 8),  # 7B–13B → 4–8 GPUs (document 003 scale table)
-        (13e9, 4, 8),
-        (30e9, 8, 32),  # 30B–70B → 8–32 GPUs
-        (70e9, 8, 32),
-    ],
-)
-def test_scale_table_gpu_counts_hold_the_job(params: float, low: int, high: int) -> None:
-    # The table's counts are recommendations on 80 GB GPUs: our minimum is at most the table's top, and the
-    # table's top count holds the job.
-    job = needs(params, sequence_length=4096)
-    fewest = min_gpus(job, 80)
-    assert fewest is not None and fewest <= high
-    assert fits(job, 80, high)
-    if params >= 70e9:
-        assert fewest >= low  # 70B really needs more than one 8-GPU node
-
-
-@pytest.mark.parametrize(
-    ("params", "active"),
-    [(141e9, 39e9), (236e9, 21e9)],  # Mixtral-8x22B-like, DeepSeek-V2-like MoE
-)
-def test_moe_70b_plus_needs_32_to_128_h100(params: float, active: float) -> None:
-    # document 003: 70B+ (e.g. MoE) → 32–128 × H100 SXM 80 GB
-    job = needs(params, model={"architecture": "moe", "active_params": active})
-    fewest = min_gpus(job, 80)
-    assert fewest is not None and 32 <= fewest <= 128
+# The scale tables row by row, each with its assumptions: tests/catalogs/test_documents_tables.py.
 
 
 def test_memory_totals_of_the_scale_table_sit_inside_our_estimates() -> None:
@@ -122,8 +94,8 @@ def test_13b_on_two_nodes_with_half_a_million_token_steps_needs_about_200_gbit()
     job = needs(13e9, tokens_per_step=524288)
     seconds = step_seconds(job, 16, 989)
     assert seconds == pytest.approx(6 * 13e9 * 524288 / (16 * 989e12 * 0.4))
-    assert sync_bytes_per_step(job, 16) == pytest.approx(2 * 15 / 16 * 26e9 * 1.5)
-    bandwidth = implied_internode_gbit_s(job, 16, seconds)  # type: ignore[arg-type]
+    assert sync_bytes_per_step(job, 16, 8) == pytest.approx(2 * 15 / 16 * 26e9 * 1.5)
+    bandwidth = implied_internode_gbit_s(job, 16, seconds, 8)  # type: ignore[arg-type]
     assert bandwidth == pytest.approx(2 * 15 / 16 * 26e9 * 1.5 * 8 / (seconds * 0.5) / 1e9)  # type: ignore[operator]
     assert 100 < bandwidth < 400
 
@@ -187,7 +159,32 @@ def test_ring_all_reduce_volume() -> None:
         ring_allreduce_bytes(0, 1.0)
     assert gradient_bytes(needs(7e9)) == pytest.approx(14e9)
     assert gradient_bytes(needs(7e9, "lora", lora_fraction=0.01)) == pytest.approx(1.4e8)
-    assert sync_bytes_per_step(needs(1e9, strategy="zero2"), 4) == pytest.approx(2 * 3 / 4 * 2e9)
+    assert sync_bytes_per_step(needs(1e9, strategy="zero2"), 4, 8) == pytest.approx(2 * 3 / 4 * 2e9)
+
+
+def test_inter_node_traffic_counts_every_shard_a_node_holds() -> None:
+    # The reviewer's case: 70B, ZeRO-1, TP 8 inside 8-GPU nodes, 32 GPUs, 1,048,576 tokens per step.
+    # M = 8 shards of 70e9/8 params; N_d = 32/8 = 4 ranks per data-parallel group; each GPU of a node is in a
+    # different group and sends its own shard's ring volume: 8 × 2·3/4 × (8.75e9 × 2 B) = 8 × 26.25 GB = 210 GB.
+    # Step: 6 · 70e9 · 1,048,576 / (32 · 989e12 · 0.4) = 34.79 s; sync within half of it: 210e9 · 8 / 17.40 s
+    # = 96.6 Gbit/s per node (it used to say 12: one GPU's shard taken for the whole node).
+    job = needs(70e9, "full", "zero1", tensor_parallel=8, tokens_per_step=1048576)
+    assert sync_bytes_per_step(job, 32, 8) == pytest.approx(8 * 2 * 3 / 4 * 70e9 / 8 * 2)
+    seconds = 6 * 70e9 * 1048576 / (32 * 989e12 * 0.4)
+    assert step_seconds(job, 32, 989) == pytest.approx(seconds)
+    result = size(job.model_copy(update={"cluster": ClusterSpec(gpus_wanted=32)}), 80, 8, 989)
+    assert result.planned_gpus == 32 and result.nodes == 4
+    assert result.internode_gbit_s == pytest.approx(210e9 * 8 / (seconds * 0.5) / 1e9)
+    assert result.internode_gbit_s == pytest.approx(96.6, abs=0.1)
+    # Plain data parallelism moves one ring's volume per node whatever the node size: the node's GPUs reduce
+    # over NVLink first. TP 2 in 8-GPU nodes: 2 shards per node, each half the model → the same per node.
+    plain = needs(70e9, "full", "zero1", tokens_per_step=1048576)
+    assert sync_bytes_per_step(plain, 32, 8) == pytest.approx(2 * 31 / 32 * 140e9)
+    tp2 = needs(70e9, "full", "zero1", tensor_parallel=2)
+    assert sync_bytes_per_step(tp2, 32, 8) == pytest.approx(2 * 2 * 15 / 16 * 70e9)
+    # TP 8 × PP 2 = 16 shards; an 8-GPU node holds 8 of them (one pipeline stage): 8 × ring of 70e9/16 params
+    deep = needs(70e9, "full", "zero1", tensor_parallel=8, pipeline_parallel=2)
+    assert sync_bytes_per_step(deep, 32, 8) == pytest.approx(8 * 2 * 1 / 2 * 70e9 / 16 * 2)
 
 
 def test_plain_data_parallel_with_a_model_bigger_than_the_gpu_never_fits() -> None:

@@ -84,6 +84,16 @@ def test_output_round_trips_through_the_loader(tmp_path: Path) -> None:
         assert loaded.offerings[0].source == f"SkyPilot-format catalog {name}"
 
 
+def test_a_price_of_zero_is_read_as_not_stated_and_the_catalog_still_loads(tmp_path: Path) -> None:
+    text = LAMBDA.replace("3.29,us-west-1", "0,us-west-1")
+    result = import_skypilot_csv(write(tmp_path, "lambda_gpu.csv", text), as_of="2026-11-30")
+    assert any("1 row(s) with Price 0 read as no price stated" in w for w in result.warnings)
+    loaded, errors = parse_catalog_text(catalog_to_toml(result.catalog, "header"))
+    assert loaded is not None, [str(e) for e in errors]
+    pcie = next(o for o in loaded.offerings if o.id == "gpu_1x_h100_pcie")
+    assert pcie.prices == ()
+
+
 @pytest.mark.parametrize(
     ("text", "words", "line"),
     [

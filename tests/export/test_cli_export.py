@@ -174,8 +174,6 @@ def test_export_errors_are_one_line(run_linkvet, scheduled_store: Path, tmp_path
         assert "Traceback" not in done.stderr
     bad_name = run_linkvet("export", "--db", db, "--out", str(tmp_path / "c.xls"))
     assert bad_name.returncode == 2 and "must end in .xlsx" in bad_name.stderr
-    missing = run_linkvet("export", "--db", str(tmp_path / "none.sqlite3"), "--out", out)
-    assert missing.returncode == 3 and "no result store here yet" in missing.stderr
     first = run_linkvet("export", "--db", db, "--out", out)
     assert first.returncode == 0, first.stderr
     again = run_linkvet("export", "--db", db, "--out", out)
@@ -258,7 +256,36 @@ def test_score_reads_the_line_quality_from_the_store(
     for entry in json.loads(without.stdout)["entries"]:
         line = next(j for j in entry["judgements"] if j["criterion"] == "line_quality")
         assert line["score"] is None
-    missing = run_linkvet(
-        "score", "--needs", needs, "--catalogs", catalogs, "--db", str(tmp_path / "no.sqlite3")
-    )
-    assert missing.returncode == 3 and "no result store here yet" in missing.stderr
+
+
+def test_a_missing_store_means_nothing_measured_yet_for_score_and_export(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # `--db` naming a store that does not exist yet, and the default store before any probe, read the same:
+    # nothing measured (a note on stderr), not an error.
+    catalogs = str(write_catalogs(tmp_path / "catalogs"))
+    needs = str(write_needs(tmp_path))
+    new = str(tmp_path / "new" / "store.sqlite3")
+    for db in (("--db", new), ()):
+        scored = run_linkvet("score", "--needs", needs, "--catalogs", catalogs, *db, "--json")
+        assert scored.returncode == 0, scored.stderr
+        assert "no result store at" in scored.stderr and "nothing measured" in scored.stderr
+        for entry in json.loads(scored.stdout)["entries"]:
+            line = next(j for j in entry["judgements"] if j["criterion"] == "line_quality")
+            assert line["score"] is None and line["reason"].startswith("not measured")
+        out = tmp_path / f"comparison{len(db)}.xlsx"
+        exported = run_linkvet("export", "--needs", needs, "--catalogs", catalogs, *db, "--out", str(out))
+        assert exported.returncode == 0, exported.stderr
+        assert "nothing measured" in exported.stderr
+        assert "(0 regions measured, 2 offerings ranked)" in exported.stdout
+        book = openpyxl.load_workbook(out)
+        assert book.sheetnames == [
+            "Ranking",
+            "Score breakdown",
+            "Link quality",
+            "Hour-of-day",
+            "GPU offerings",
+            "Sizing",
+            "Method",
+        ]
+        method = pd.read_excel(out, sheet_name="Method").set_index("Item")
+        assert method.loc["Measurements", "Value"] == "none yet"
+    assert not (tmp_path / "new").exists()  # a reader creates no store

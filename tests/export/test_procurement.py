@@ -156,3 +156,103 @@ def test_ranking_without_measurements_says_not_measured(tmp_path: Path) -> None:
         "Method",
     ]
     assert all(row["line_quality"] is None for row in workbook.sheet("Ranking").rows)
+
+
+def test_sizing_sheet_shows_the_exchange_rates_of_the_needs_profile(tmp_path: Path) -> None:
+    catalogs = load_catalogs(write_catalogs(tmp_path / "catalogs"))
+    needs_path = write_needs(tmp_path)
+    needs_path.write_text(
+        needs_path.read_text(encoding="utf-8") + "\n[budget.exchange_rates]\nCNY = 0.14\nEUR = 1.08\n",
+        encoding="utf-8",
+    )
+    needs = load_needs(needs_path)
+    workbook = build_workbook(None, ExportRequest(needs=needs, catalogs=catalogs), exported_at=EXPORTED_AT)
+    write_xlsx(workbook, tmp_path / "comparison.xlsx")
+    sheet = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Sizing").set_index("Item")["Value"]
+    assert sheet["budget.exchange_rates"] == "CNY = 0.14, EUR = 1.08"
+
+
+def test_ranking_sheet_marks_a_gpus_only_price_as_a_lower_bound(tmp_path: Path) -> None:
+    from tests.catalogs._builders import catalog_text, offering, region
+
+    folder = tmp_path / "catalogs"
+    folder.mkdir()
+    body = region("r1") + offering(
+        "gpu-only",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="8",
+        currency='"USD"',
+        prices='[{ gpu_hour = 1.0, covers = "gpus-only" }]',
+    )
+    body += offering(
+        "whole",
+        '["r1"]',
+        gpu='"H100 SXM"',
+        gpus_per_node="8",
+        currency='"USD"',
+        prices="[{ gpu_hour = 2.0 }]",
+    )
+    (folder / "acme.toml").write_text(catalog_text("acme", body), encoding="utf-8")
+    needs = load_needs(write_needs(tmp_path))
+    workbook = build_workbook(
+        None, ExportRequest(needs=needs, catalogs=load_catalogs(folder)), exported_at=EXPORTED_AT
+    )
+    rows = {r["offering"]: r for r in workbook.sheet("Ranking").rows}
+    assert rows["gpu-only"]["price_basis"] == "GPUs only (lower bound)"
+    assert rows["whole"]["price_basis"] == "whole node"
+
+
+def test_sizing_sheet_explains_a_gpu_count_below_the_documents_table(tmp_path: Path) -> None:
+    catalogs = load_catalogs(write_catalogs(tmp_path / "catalogs"))
+    needs_path = tmp_path / "needs.toml"
+    needs_path.write_text(
+        'format_version = 1\n[model]\nparams = 7e9\n[training]\nmode = "full"\nstrategy = "zero3"\n'
+        'offload_optimizer = "cpu"\n',
+        encoding="utf-8",
+    )
+    needs = load_needs(needs_path)
+    workbook = build_workbook(
+        None, ExportRequest(needs=needs, needs_path=needs_path, catalogs=catalogs), exported_at=EXPORTED_AT
+    )
+    rows = [r for r in workbook.sheet("Sizing").rows if r["section"].startswith("On H100 SXM")]
+    items = {r["item"]: r["value"] for r in rows}
+    assert "throughput minimum, not a memory one" in items["against the documents' scale table"]
+    assert items["offloaded to host RAM"] > 0
+
+
+def test_ranking_and_score_breakdown_say_why_line_quality_is_empty(
+    export_store_path: Path, tmp_path: Path
+) -> None:
+    # A needs profile that asks for another vantage point than the store's: line quality is "not measured",
+    # and the workbook (not only `linkvet score`) says why.
+    catalogs = load_catalogs(write_catalogs(tmp_path / "catalogs"))
+    needs_path = write_needs(tmp_path, vantage="shanghai-office")
+    request = ExportRequest(
+        store_path=export_store_path, needs=load_needs(needs_path), needs_path=needs_path, catalogs=catalogs
+    )
+    with Store(export_store_path, readonly=True) as store:
+        workbook = build_workbook(store, request, exported_at=EXPORTED_AT)
+    write_xlsx(workbook, tmp_path / "comparison.xlsx")
+    ranking = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Ranking").set_index("Region")
+    la = ranking.loc["los-angeles"]
+    assert pd.isna(la["Line quality score"])
+    assert la["Line quality: measured, or why not"] == (
+        "not measured (measured only from unnamed, not from shanghai-office)"
+    )
+    breakdown = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Score breakdown").set_index("Region")
+    why = breakdown.loc["los-angeles", "Unknown or not measured: why"]
+    assert (
+        "Line quality from the team's office (measured, peak hours): not measured (measured only from unnamed, "
+        "not from shanghai-office)"
+    ) in why
+    # any vantage (the bundled examples leave it unset): measured, and the column shows the figures
+    anywhere = ExportRequest(
+        store_path=export_store_path,
+        needs=load_needs(write_needs(tmp_path)),
+        catalogs=catalogs,
+    )
+    with Store(export_store_path, readonly=True) as store:
+        rows = build_workbook(store, anywhere, exported_at=EXPORTED_AT).sheet("Ranking").rows
+    measured = next(r for r in rows if r["region"] == "los-angeles")
+    assert measured["line_quality"] is not None and measured["line_quality_why"].startswith("peak")
