@@ -66,11 +66,13 @@ class ScoreScreen(QWidget):
         self.context = context
         self.catalogs: CatalogSet | None = None
         self.ranking: Ranking | None = None
+        self.ranked: ScoreRequest | None = None  # what `ranking` was computed for
         self.ranking_time_s = 0.0
         self._generation = 0
         self._started = 0.0
         self._selected_key: str | None = None
         self._pending = False
+        self._requested: ScoreRequest | None = None
         self.summaries: list[Any] | None = None  # the store's link summaries, once loaded
         self.checklist = default_checklist()
         self.defaults = {c.id: c.weight for c in self.checklist.weighted}
@@ -405,6 +407,7 @@ class ScoreScreen(QWidget):
         self._generation += 1
         self._pending = True
         self._started = time.monotonic()
+        self._requested = request
         self.context.workers.submit(
             _tagged,
             self._generation,
@@ -421,6 +424,7 @@ class ScoreScreen(QWidget):
             return
         self._pending = False
         self.ranking = ranking
+        self.ranked = self._requested
         self.ranking_time_s = time.monotonic() - self._started
         self._show_ranking()
 

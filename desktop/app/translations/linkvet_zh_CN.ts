@@ -669,6 +669,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
 <context>
     <name>NeedsForm</name>
     <message>
+        <source>Also in this profile (not editable here, counted in sizing and scoring): {fields}</source>
+        <translation>此配置另有以下字段（此处不可编辑，同样计入容量估算与评分）：{fields}</translation>
+    </message>
+    <message>
         <source>Model</source>
         <translation>模型</translation>
     </message>
@@ -733,6 +737,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>每步 token 数</translation>
     </message>
     <message>
+        <source>Target step time</source>
+        <translation>目标每步时间</translation>
+    </message>
+    <message>
         <source>GPUs wanted</source>
         <translation>期望 GPU 数</translation>
     </message>
@@ -745,12 +753,20 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>团队所在地</translation>
     </message>
     <message>
+        <source>Training data is in</source>
+        <translation>训练数据所在地</translation>
+    </message>
+    <message>
         <source>Vantage (office probe name)</source>
         <translation>测量点（办公室探测名称）</translation>
     </message>
     <message>
         <source>Budget per GPU-hour</source>
         <translation>每 GPU 小时预算</translation>
+    </message>
+    <message>
+        <source>Budget per month</source>
+        <translation>每月预算</translation>
     </message>
     <message>
         <source>Currency</source>
@@ -761,8 +777,16 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>未设置</translation>
     </message>
     <message>
+        <source>estimated from the GPU</source>
+        <translation>按 GPU 算力估算</translation>
+    </message>
+    <message>
         <source>no limit</source>
         <translation>不限</translation>
+    </message>
+    <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
     </message>
     <message>
         <source>any (as the probes recorded it)</source>
