@@ -224,7 +224,8 @@ class CatalogScreen(QWidget):
     def describe(self, row: dict[str, Any]) -> str:
         """The selected offering as HTML: facts with their sources, the GPU reference, regions, service."""
         e = html.escape
-        unknown = f"<i>{e(self.tr('not stated'))}</i>"
+        not_stated = self.tr("not stated")
+        unknown = f"<i>{e(not_stated)}</i>"
 
         def fact(label: str, value: Any, source: Any = None) -> str:
             shown = unknown if value in (None, "", [], ()) else e(str(value))
@@ -300,7 +301,8 @@ class CatalogScreen(QWidget):
         parts.append(fact(self.tr("Source"), row.get("source"), row.get("as_of")))
         parts.append("</table>")
         if reference:
-            parts.append(f"<h4>{e(self.tr('GPU reference'))}: {e(str(reference.get('name')))}</h4><table>")
+            heading = self.tr("GPU reference: {name}").format(name=reference.get("name"))
+            parts.append(f"<h4>{e(heading)}</h4><table>")
             parts.append(fact(self.tr("Memory (GB)"), reference.get("memory_gb")))
             parts.append(fact(self.tr("BF16 dense TFLOPS"), reference.get("bf16_dense_tflops")))
             parts.append(
@@ -312,20 +314,20 @@ class CatalogScreen(QWidget):
             parts.append("</table>")
         catalog = self.view.catalogs.provider(row["provider"]) if self.view else None
         if catalog is not None:
-            parts.append(f"<h4>{e(self.tr('Regions of'))} {e(catalog.provider.name)}</h4><p>")
+            heading = self.tr("Regions of {provider}").format(provider=catalog.provider.name)
+            parts.append(f"<h4>{e(heading)}</h4><p>")
             for region in catalog.regions:
                 badges = " ".join(
                     f"<span style='background:{BADGE_COLOURS.get(t, '#9e9e9e')};color:white'>&nbsp;{e(badge_label(t))}&nbsp;</span>"
                     for t in region.line_types
                 )
-                parts.append(
-                    f"{e(region.id)} ({e(region.city or '?')}) {badges} · "
-                    f"{e(self.tr('%n probe endpoint(s)', '', len(region.endpoints)))}<br>"
-                )
+                endpoints = self.tr("%n probe endpoint(s)", "", len(region.endpoints))
+                parts.append(f"{e(region.id)} ({e(region.city or '?')}) {badges} · {e(endpoints)}<br>")
             parts.append("</p>")
             service = catalog.service
             if service is not None:
-                parts.append(f"<h4>{e(self.tr('Service'))}</h4><table>")
+                service_title = self.tr("Service")
+                parts.append(f"<h4>{e(service_title)}</h4><table>")
                 parts.append(fact(self.tr("Support"), service.support_hours))
                 parts.append(fact(self.tr("SLA uptime %"), service.sla_uptime_percent))
                 parts.append(

@@ -24,6 +24,10 @@
         <translation>显示 {shown}/{total} 个产品 · “?” = 来源未说明（未知，并非否定）</translation>
     </message>
     <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
+    </message>
+    <message>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -84,6 +88,10 @@
         <translation>来源</translation>
     </message>
     <message>
+        <source>GPU reference: {name}</source>
+        <translation>GPU 参考：{name}</translation>
+    </message>
+    <message>
         <source>Memory (GB)</source>
         <translation>显存（GB）</translation>
     </message>
@@ -94,6 +102,20 @@
     <message>
         <source>Interconnect (GB/s, bidirectional)</source>
         <translation>互联带宽（GB/s，双向）</translation>
+    </message>
+    <message>
+        <source>Regions of {provider}</source>
+        <translation>{provider} 的区域</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n probe endpoint(s)</source>
+        <translation>
+            <numerusform>%n 个探测端点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Service</source>
+        <translation>服务</translation>
     </message>
     <message>
         <source>Support</source>
@@ -664,6 +686,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>&amp;About linkvet</source>
         <translation>关于 linkvet(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Scorecard reasons, catalog notes and error messages are in English (from linkvet&apos;s core).</source>
+        <translation>评分理由、目录说明和错误信息为英文（来自 linkvet 核心）。</translation>
     </message>
 </context>
 <context>
