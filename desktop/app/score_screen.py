@@ -337,7 +337,9 @@ class ScoreScreen(QWidget):
             )
         if r.sync_gb_per_step is not None:
             lines.append(
-                self.tr("Gradient sync per step: {gb:,.1f} GB per GPU").format(gb=r.sync_gb_per_step)
+                self.tr("Gradient sync per step: {gb:,.1f} GB over each node's inter-node links").format(
+                    gb=r.sync_gb_per_step
+                )
             )
         if r.internode_gbit_s is not None:
             lines.append(
@@ -511,7 +513,8 @@ class ScoreScreen(QWidget):
         )
         self.model.words = {
             "pass": self.tr("pass"),
-            "fail": self.tr("fails {gates}"),
+            "unchecked": self.tr("pass (unchecked: {gates})"),
+            "fail": self.tr("fail: {gates}"),
             "region?": self.tr("not stated"),
             "nodes": self.tr("{gpus} GPUs / {nodes} nodes"),
         }

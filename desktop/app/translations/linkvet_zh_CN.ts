@@ -1112,10 +1112,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>每卡显存：{total:.1f} GB / 可用 {usable:.1f} GB（权重 {w:.1f}，梯度 {g:.1f}，优化器 {o:.1f}，激活 {a:.1f}）</translation>
     </message>
     <message>
-        <source>Gradient sync per step: {gb:,.1f} GB per GPU</source>
-        <translation>每步梯度同步：每卡 {gb:,.1f} GB</translation>
-    </message>
-    <message>
         <source>Bandwidth needed between nodes: {rate:,.0f} Gbit/s per node (step {step:.1f} s)</source>
         <translation>节点间所需带宽：每节点 {rate:,.0f} Gbit/s（每步 {step:.1f} 秒）</translation>
     </message>
@@ -1236,8 +1232,20 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>$/GPU·时</translation>
     </message>
     <message>
+        <source>pass (unchecked: {gates})</source>
+        <translation>通过（未核实：{gates}）</translation>
+    </message>
+    <message>
+        <source>fail: {gates}</source>
+        <translation>未通过：{gates}</translation>
+    </message>
+    <message>
         <source>Score</source>
         <translation>得分</translation>
+    </message>
+    <message>
+        <source>Gradient sync per step: {gb:,.1f} GB over each node&apos;s inter-node links</source>
+        <translation>每步梯度同步：每个节点的节点间链路传输 {gb:,.1f} GB</translation>
     </message>
     <message>
         <source>Gates</source>
@@ -1250,10 +1258,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>pass</source>
         <translation>通过</translation>
-    </message>
-    <message>
-        <source>fails {gates}</source>
-        <translation>未通过 {gates}</translation>
     </message>
     <message>
         <source>not stated</source>
