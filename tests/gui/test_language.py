@@ -197,3 +197,23 @@ def test_a_note_says_the_cores_texts_stay_english(window, qtbot) -> None:
     assert "英文" in window.english_note.text() and "English" not in window.english_note.text()
     window.set_language("en")
     qtbot.waitUntil(lambda: window.english_note.isHidden())
+
+
+def test_no_label_loses_a_character_to_a_mnemonic(window, qtbot) -> None:
+    """A lone "&" in a button, check box, group box or tab text marks a shortcut and is not drawn
+    ("Needs & score" showed as "Needs _score"): such texts must write "&&"."""
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QTabBar
+
+    for key in ("targets", "probe", "charts", "catalog", "score", "export"):
+        window.go_to(key)
+    for code, title in (("en", "Needs & score"), ("zh_CN", "需求与评分")):
+        window.set_language(code)
+        qtbot.waitUntil(lambda title=title: window.screens["score"].title.text() == title)
+        texts = [b.text() for b in window.findChildren(QAbstractButton)]
+        texts += [g.title() for g in window.findChildren(QGroupBox)]
+        texts += [bar.tabText(i) for bar in window.findChildren(QTabBar) for i in range(bar.count())]
+        marked = [t for t in texts if not QKeySequence.mnemonic(t).isEmpty()]
+        assert not marked, f"{code}: {marked}"
+        if code == "en":
+            assert "Needs & score" in window.screens["export"].with_ranking.text().replace("&&", "&")

@@ -586,7 +586,7 @@
         <translation>测量点</translation>
     </message>
     <message>
-        <source>Rank the catalog offerings for the needs on the Needs &amp; score screen</source>
+        <source>Rank the catalog offerings for the needs on the Needs &amp;&amp; score screen</source>
         <translation>按“需求与评分”页面的需求对目录产品排名</translation>
     </message>
     <message>
