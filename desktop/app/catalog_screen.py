@@ -277,13 +277,16 @@ class CatalogScreen(QWidget):
         )
         parts.append(fact(self.tr("RDMA"), inter.get("rdma")))
         parts.append(fact(self.tr("Max nodes"), row.get("max_nodes")))
+        # Each value keeps its place; "?" where the source does not say (a dropped value would shift the rest).
+        machine = (row.get("cpu"), row.get("vcpus"), row.get("ram_gib"))
         parts.append(
             fact(
                 self.tr("CPU / vCPUs / RAM GiB"),
-                " / ".join(
-                    str(x) for x in (row.get("cpu"), row.get("vcpus"), row.get("ram_gib")) if x is not None
-                )
-                or None,
+                None
+                if all(x is None for x in machine)
+                else " / ".join(
+                    "?" if x is None else f"{x:g}" if isinstance(x, float) else str(x) for x in machine
+                ),
             )
         )
         parts.append(fact(self.tr("Local NVMe (TB)"), storage.get("local_nvme_tb"), storage.get("source")))

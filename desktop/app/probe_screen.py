@@ -285,6 +285,7 @@ class ProbeScreen(QWidget):
         self.model.start([r.target for r in results], [r.sent for r in results])
         for result in results:
             self.model.finish_target(result)
+        self.chart.set_origin(None)  # x from the round's first attempt
         self._draw_chart()
 
     def redraw(self) -> None:
@@ -407,7 +408,7 @@ class ProbeScreen(QWidget):
             "error": self.tr("error"),
         }
         self.model.lost_text = self.tr("lost")
-        self.chart.set_labels(self.tr("RTT"), self.tr("ms"))
+        self.chart.set_labels(self.tr("RTT"), self.tr("ms"), self.tr("Seconds since the run started"))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
@@ -62,6 +63,11 @@ def test_run_now_fills_rows_live_and_stores_the_round(window, qtbot, listener) -
         assert row.summary.rtt_median_ms is not None and row.summary.rtt_median_ms < 50
     closed = model.rowCount() - 1
     assert model.data(model.index(closed, LiveProbeModel.STATUS), DISPLAY).startswith("error: refused")
+    # The live chart counts seconds from the start of the run, and says so on its axis.
+    assert probe.chart.getAxis("bottom").labelText == "Seconds since the run started"
+    curve = next(i for i in probe.chart.getPlotItem().listDataItems() if isinstance(i, pg.PlotDataItem))
+    x, _ = curve.getData()
+    assert 0 <= x[0] < 5 and x[-1] < 30
     assert "could not be measured" in window.statusBar().currentMessage()
     assert "stored as round" in window.statusBar().currentMessage()
     with Store(window.context.settings.db_path, readonly=True) as store:

@@ -993,6 +993,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
+    <message>
+        <source>Seconds since the run started</source>
+        <translation>运行开始后的秒数</translation>
+    </message>
 </context>
 <context>
     <name>SchedulerPanel</name>
