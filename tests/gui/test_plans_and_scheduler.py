@@ -28,7 +28,9 @@ def listener() -> Iterator[int]:
 
 def test_a_probe_list_written_as_a_plan_reads_back_the_same(tmp_path: Path) -> None:
     entries = [
-        TargetEntry(parse_target("198.18.100.1", provider="raksmart", region="los-angeles", line_type="cn2-gia")),
+        TargetEntry(
+            parse_target("198.18.100.1", provider="raksmart", region="los-angeles", line_type="cn2-gia")
+        ),
         TargetEntry(
             parse_target("198.18.100.1:22", provider="raksmart", region="los-angeles", line_type="cn2-gia")
         ),
