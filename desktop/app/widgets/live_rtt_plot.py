@@ -20,7 +20,11 @@ class LiveRttPlot(pg.PlotWidget):
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent=parent)
         self.setBackground("w")
-        self.showGrid(x=True, y=True, alpha=0.2)
+        # Horizontal grid lines only, at the major and minor ticks: replaying the axes' grid is most of what a
+        # redraw costs (a full grid of three tick levels doubled it), and RTT levels are what one reads here.
+        self.showGrid(x=False, y=True, alpha=0.25)
+        for side in ("left", "bottom"):
+            self.getAxis(side).setStyle(maxTickLevel=1)
         self.setMouseEnabled(x=True, y=False)
         # Before any item is added (PlotItem applies these to each data item it holds, the scatter too).
         self.getPlotItem().setClipToView(True)
