@@ -93,6 +93,10 @@ class CatalogScreen(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # The price beside the GPU (the list is sorted by it): at the model's place, last but one, it was
+        # scrolled out of view at the default window size.
+        header = self.table.horizontalHeader()
+        header.moveSection(header.visualIndex(OfferingsModel.PRICE), OfferingsModel.GPU + 1)
         for column, width in {
             0: 90,
             1: 230,
@@ -170,9 +174,13 @@ class CatalogScreen(QWidget):
             self.errors.hide()
         self._filter()
         self.table.resizeColumnsToContents()  # once per load (122 rows), not on every update
-        self.table.setColumnWidth(
-            OfferingsModel.OFFERING, min(self.table.columnWidth(OfferingsModel.OFFERING), 260)
-        )
+        # Cap the wordy columns so the price and the date stay in view at the default window size.
+        for column, widest in {
+            OfferingsModel.OFFERING: 230,
+            OfferingsModel.INTRA: 120,
+            OfferingsModel.FABRIC: 110,
+        }.items():
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), widest))
         if self.proxy.rowCount():
             self.table.selectRow(0)
 

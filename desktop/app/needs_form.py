@@ -147,14 +147,14 @@ class NeedsForm(QWidget):
         self.seq_len = _spin(1, 10_000_000)
         self.micro_batch = _spin(1, 100_000)
         self.tokens_per_step = _spin(0, 2_000_000_000)  # 0: not set
-        self.target_step_s = _decimal(1_000_000, 2, " s")  # 0: estimated from the GPU's speed
+        self.target_step_s = _decimal(86_400, 2, " s")  # 0: estimated from the GPU's speed
         self.gpus_wanted = _spin(0, 1_000_000)
         self.nodes_wanted = _spin(0, 100_000)
         self.team = QLineEdit()
         self.data_location = QLineEdit()
         self.vantage = QLineEdit()
         self.gpu_hour_max = _decimal(10_000)
-        self.month_max = _decimal(1e12)
+        self.month_max = _decimal(100_000_000)  # a spin box is as wide as its largest value
         self.currency = QLineEdit()
         self.currency.setMaxLength(3)
         self.kept = QLabel()  # the base profile's fields the form has no widget for
@@ -412,7 +412,7 @@ class NeedsForm(QWidget):
         none = self.tr("not set")
         for spin in (self.gpus_wanted, self.nodes_wanted, self.tokens_per_step):
             spin.setSpecialValueText(none)
-        self.target_step_s.setSpecialValueText(self.tr("estimated from the GPU"))
+        self.target_step_s.setSpecialValueText(self.tr("estimated"))
         self.gpu_hour_max.setSpecialValueText(self.tr("no limit"))
         self.month_max.setSpecialValueText(self.tr("no limit"))
         self.data_location.setPlaceholderText(self.tr("not stated"))

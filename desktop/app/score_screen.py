@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -53,6 +53,19 @@ WEIGHT_MAX = 40
 DEBOUNCE_MS = 150
 
 
+class FormScrollArea(QScrollArea):
+    """A vertically scrolling form that is never narrower than the form: the splitter beside it stops there,
+    so no field is reached by scrolling sideways."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        form = self.widget()
+        if form is not None:
+            bar = self.verticalScrollBar().sizeHint().width()
+            hint.setWidth(form.minimumSizeHint().width() + bar + 2 * self.frameWidth())
+        return hint
+
+
 def criterion_title(criterion: str) -> str:
     """The checklist item's title in the current language (the checklist file's English title otherwise)."""
     titles = {c.id: c.title for c in default_checklist().criterion}
@@ -91,7 +104,7 @@ class ScoreScreen(QWidget):
         buttons.addStretch(1)
         needs_layout.addLayout(buttons)
         needs_layout.addWidget(self.form)
-        needs_scroll = QScrollArea()
+        needs_scroll = FormScrollArea()
         needs_scroll.setWidgetResizable(True)
         needs_scroll.setWidget(needs_page)
 
@@ -168,7 +181,8 @@ class ScoreScreen(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in {0: 36, 1: 60, 2: 110, 3: 80, 4: 200, 5: 120, 6: 110, 7: 130, 8: 80}.items():
+        self.table.setWordWrap(False)  # one line a candidate; a long cell is elided, its tooltip is whole
+        for column, width in {0: 36, 1: 60, 2: 215, 3: 80, 4: 190, 5: 120, 6: 110, 7: 130, 8: 80}.items():
             self.table.setColumnWidth(column, width)
         self.breakdown = BreakdownModel(self, title=criterion_title)
         self.breakdown_table = QTableView()

@@ -14,7 +14,7 @@ from catalogs.scoring import Judgement, RankedOffering
 from desktop.app.models._table import HeaderedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
-PASS, FAIL, UNKNOWN = "#2e7d32", "#c62828", "#f9a825"
+PASS, FAIL, UNKNOWN = "#2e7d32", "#c62828", "#b26a00"  # unknown: a dark amber, legible on white
 
 
 class RankingModel(HeaderedTableModel):
@@ -105,7 +105,7 @@ class RankingModel(HeaderedTableModel):
         ):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return e.label
+            return self._gates(e) if column == self.GATES else e.label
         return None
 
 

@@ -803,8 +803,8 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>未设置</translation>
     </message>
     <message>
-        <source>estimated from the GPU</source>
-        <translation>按 GPU 算力估算</translation>
+        <source>estimated</source>
+        <translation>估算</translation>
     </message>
     <message>
         <source>no limit</source>
