@@ -30,9 +30,10 @@ def main() -> int:
     args.out.mkdir(parents=True, exist_ok=True)
 
     from PySide6.QtCore import QSettings
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QAbstractItemView, QApplication
 
     from desktop.app.main import build_window
+    from desktop.app.models.offerings import OfferingsModel
     from desktop.app.models.target_list import TargetBook, TargetEntry
     from probes.target import Method, Target
     from tests.gui.synthetic import DEMO_LINES, write_history
@@ -112,7 +113,16 @@ def main() -> int:
     wait_for(lambda: catalog.model.rowCount() > 0)
     catalog.gpu.setCurrentText("H100")
     settle(200)
-    catalog.table.selectRow(0)
+    # An offering whose facts and regions' probe endpoints the catalog states, in view and selected.
+    for row in range(catalog.proxy.rowCount()):
+        offering = catalog.proxy.data(catalog.proxy.index(row, 0), OfferingsModel.RowRole)
+        if offering["provider"] == "aws" and offering["id"] == "p5.48xlarge":
+            catalog.table.selectRow(row)
+            catalog.table.scrollTo(catalog.proxy.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+            break
+    settle(100)
+    if catalog.region.count() > 1:
+        catalog.region.setCurrentIndex(1)
     shoot("catalog")
 
     score = window.go_to("score")

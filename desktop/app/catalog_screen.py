@@ -93,6 +93,10 @@ class CatalogScreen(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # The price beside the GPU (the list is sorted by it): at the model's place, last but one, it was
+        # scrolled out of view at the default window size.
+        header = self.table.horizontalHeader()
+        header.moveSection(header.visualIndex(OfferingsModel.PRICE), OfferingsModel.GPU + 1)
         for column, width in {
             0: 90,
             1: 230,
@@ -170,9 +174,13 @@ class CatalogScreen(QWidget):
             self.errors.hide()
         self._filter()
         self.table.resizeColumnsToContents()  # once per load (122 rows), not on every update
-        self.table.setColumnWidth(
-            OfferingsModel.OFFERING, min(self.table.columnWidth(OfferingsModel.OFFERING), 260)
-        )
+        # Cap the wordy columns so the price and the date stay in view at the default window size.
+        for column, widest in {
+            OfferingsModel.OFFERING: 230,
+            OfferingsModel.INTRA: 120,
+            OfferingsModel.FABRIC: 110,
+        }.items():
+            self.table.setColumnWidth(column, min(self.table.columnWidth(column), widest))
         if self.proxy.rowCount():
             self.table.selectRow(0)
 
@@ -224,7 +232,8 @@ class CatalogScreen(QWidget):
     def describe(self, row: dict[str, Any]) -> str:
         """The selected offering as HTML: facts with their sources, the GPU reference, regions, service."""
         e = html.escape
-        unknown = f"<i>{e(self.tr('not stated'))}</i>"
+        not_stated = self.tr("not stated")
+        unknown = f"<i>{e(not_stated)}</i>"
 
         def fact(label: str, value: Any, source: Any = None) -> str:
             shown = unknown if value in (None, "", [], ()) else e(str(value))
@@ -276,13 +285,16 @@ class CatalogScreen(QWidget):
         )
         parts.append(fact(self.tr("RDMA"), inter.get("rdma")))
         parts.append(fact(self.tr("Max nodes"), row.get("max_nodes")))
+        # Each value keeps its place; "?" where the source does not say (a dropped value would shift the rest).
+        machine = (row.get("cpu"), row.get("vcpus"), row.get("ram_gib"))
         parts.append(
             fact(
                 self.tr("CPU / vCPUs / RAM GiB"),
-                " / ".join(
-                    str(x) for x in (row.get("cpu"), row.get("vcpus"), row.get("ram_gib")) if x is not None
-                )
-                or None,
+                None
+                if all(x is None for x in machine)
+                else " / ".join(
+                    "?" if x is None else f"{x:g}" if isinstance(x, float) else str(x) for x in machine
+                ),
             )
         )
         parts.append(fact(self.tr("Local NVMe (TB)"), storage.get("local_nvme_tb"), storage.get("source")))
@@ -300,7 +312,8 @@ class CatalogScreen(QWidget):
         parts.append(fact(self.tr("Source"), row.get("source"), row.get("as_of")))
         parts.append("</table>")
         if reference:
-            parts.append(f"<h4>{e(self.tr('GPU reference'))}: {e(str(reference.get('name')))}</h4><table>")
+            heading = self.tr("GPU reference: {name}").format(name=reference.get("name"))
+            parts.append(f"<h4>{e(heading)}</h4><table>")
             parts.append(fact(self.tr("Memory (GB)"), reference.get("memory_gb")))
             parts.append(fact(self.tr("BF16 dense TFLOPS"), reference.get("bf16_dense_tflops")))
             parts.append(
@@ -312,20 +325,20 @@ class CatalogScreen(QWidget):
             parts.append("</table>")
         catalog = self.view.catalogs.provider(row["provider"]) if self.view else None
         if catalog is not None:
-            parts.append(f"<h4>{e(self.tr('Regions of'))} {e(catalog.provider.name)}</h4><p>")
+            heading = self.tr("Regions of {provider}").format(provider=catalog.provider.name)
+            parts.append(f"<h4>{e(heading)}</h4><p>")
             for region in catalog.regions:
                 badges = " ".join(
                     f"<span style='background:{BADGE_COLOURS.get(t, '#9e9e9e')};color:white'>&nbsp;{e(badge_label(t))}&nbsp;</span>"
                     for t in region.line_types
                 )
-                parts.append(
-                    f"{e(region.id)} ({e(region.city or '?')}) {badges} · "
-                    f"{e(self.tr('%n probe endpoint(s)', '', len(region.endpoints)))}<br>"
-                )
+                endpoints = self.tr("%n probe endpoint(s)", "", len(region.endpoints))
+                parts.append(f"{e(region.id)} ({e(region.city or '?')}) {badges} · {e(endpoints)}<br>")
             parts.append("</p>")
             service = catalog.service
             if service is not None:
-                parts.append(f"<h4>{e(self.tr('Service'))}</h4><table>")
+                service_title = self.tr("Service")
+                parts.append(f"<h4>{e(service_title)}</h4><table>")
                 parts.append(fact(self.tr("Support"), service.support_hours))
                 parts.append(fact(self.tr("SLA uptime %"), service.sla_uptime_percent))
                 parts.append(

@@ -231,7 +231,7 @@ class ExportScreen(QWidget):
         ):
             label.setText(text)
         self.with_ranking.setText(
-            self.tr("Rank the catalog offerings for the needs on the Needs & score screen")
+            self.tr("Rank the catalog offerings for the needs on the Needs && score screen")
         )
         self.export_button.setText(self.tr("Export"))
         self.open_folder.setText(self.tr("Open folder"))

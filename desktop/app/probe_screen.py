@@ -44,6 +44,20 @@ MAX_CHART_SERIES = 4
 TRACE_PROBES_PER_HOP = 3  # a trace target's "attempts" are probes per hop (a plan's [defaults.trace] count)  # the selected rows (the first row when none is selected)
 
 
+def set_progress(bar: QProgressBar, value: int) -> None:
+    """`bar.setValue(value)`, painted with the next window update instead of at once.
+
+    QProgressBar.setValue repaints synchronously whenever its percentage changes, and a synchronous
+    repaint paints every dirty region of the window with it: the live table the same refresh just changed,
+    so one timer tick paid for decoding and for painting the table (20-40 ms in the 200-target benchmark).
+    """
+    if bar.value() == value:
+        return
+    bar.setUpdatesEnabled(False)  # QWidget.repaint() does nothing while updates are off
+    bar.setValue(value)
+    bar.setUpdatesEnabled(True)  # schedules an ordinary update()
+
+
 def retarget(target: Target, method: Method) -> Target:
     """The same endpoint measured with another method (host targets cannot become URL methods)."""
     if target.method is method:
@@ -285,6 +299,7 @@ class ProbeScreen(QWidget):
         self.model.start([r.target for r in results], [r.sent for r in results])
         for result in results:
             self.model.finish_target(result)
+        self.chart.set_origin(None)  # x from the round's first attempt
         self._draw_chart()
 
     def redraw(self) -> None:
@@ -305,7 +320,7 @@ class ProbeScreen(QWidget):
         samples, summaries, finished = task.collect()
         self.model.add_samples(samples, summaries)
         self.model.finish_targets(finished)
-        self.progress.setValue(task.done)
+        set_progress(self.progress, task.done)
 
     def _end(self) -> None:
         if self.task is not None:
@@ -407,7 +422,7 @@ class ProbeScreen(QWidget):
             "error": self.tr("error"),
         }
         self.model.lost_text = self.tr("lost")
-        self.chart.set_labels(self.tr("RTT"), self.tr("ms"))
+        self.chart.set_labels(self.tr("RTT"), self.tr("ms"), self.tr("Seconds since the run started"))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QEvent, QSize, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -53,6 +53,19 @@ WEIGHT_MAX = 40
 DEBOUNCE_MS = 150
 
 
+class FormScrollArea(QScrollArea):
+    """A vertically scrolling form that is never narrower than the form: the splitter beside it stops there,
+    so no field is reached by scrolling sideways."""
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        form = self.widget()
+        if form is not None:
+            bar = self.verticalScrollBar().sizeHint().width()
+            hint.setWidth(form.minimumSizeHint().width() + bar + 2 * self.frameWidth())
+        return hint
+
+
 def criterion_title(criterion: str) -> str:
     """The checklist item's title in the current language (the checklist file's English title otherwise)."""
     titles = {c.id: c.title for c in default_checklist().criterion}
@@ -66,11 +79,13 @@ class ScoreScreen(QWidget):
         self.context = context
         self.catalogs: CatalogSet | None = None
         self.ranking: Ranking | None = None
+        self.ranked: ScoreRequest | None = None  # what `ranking` was computed for
         self.ranking_time_s = 0.0
         self._generation = 0
         self._started = 0.0
         self._selected_key: str | None = None
         self._pending = False
+        self._requested: ScoreRequest | None = None
         self.summaries: list[Any] | None = None  # the store's link summaries, once loaded
         self.checklist = default_checklist()
         self.defaults = {c.id: c.weight for c in self.checklist.weighted}
@@ -89,7 +104,7 @@ class ScoreScreen(QWidget):
         buttons.addStretch(1)
         needs_layout.addLayout(buttons)
         needs_layout.addWidget(self.form)
-        needs_scroll = QScrollArea()
+        needs_scroll = FormScrollArea()
         needs_scroll.setWidgetResizable(True)
         needs_scroll.setWidget(needs_page)
 
@@ -166,7 +181,8 @@ class ScoreScreen(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in {0: 36, 1: 60, 2: 110, 3: 80, 4: 200, 5: 120, 6: 110, 7: 130, 8: 80}.items():
+        self.table.setWordWrap(False)  # one line a candidate; a long cell is elided, its tooltip is whole
+        for column, width in {0: 36, 1: 60, 2: 215, 3: 80, 4: 190, 5: 120, 6: 110, 7: 130, 8: 80}.items():
             self.table.setColumnWidth(column, width)
         self.breakdown = BreakdownModel(self, title=criterion_title)
         self.breakdown_table = QTableView()
@@ -335,7 +351,9 @@ class ScoreScreen(QWidget):
             )
         if r.sync_gb_per_step is not None:
             lines.append(
-                self.tr("Gradient sync per step: {gb:,.1f} GB per GPU").format(gb=r.sync_gb_per_step)
+                self.tr("Gradient sync per step: {gb:,.1f} GB over each node's inter-node links").format(
+                    gb=r.sync_gb_per_step
+                )
             )
         if r.internode_gbit_s is not None:
             lines.append(
@@ -405,6 +423,7 @@ class ScoreScreen(QWidget):
         self._generation += 1
         self._pending = True
         self._started = time.monotonic()
+        self._requested = request
         self.context.workers.submit(
             _tagged,
             self._generation,
@@ -421,6 +440,7 @@ class ScoreScreen(QWidget):
             return
         self._pending = False
         self.ranking = ranking
+        self.ranked = self._requested
         self.ranking_time_s = time.monotonic() - self._started
         self._show_ranking()
 
@@ -507,7 +527,8 @@ class ScoreScreen(QWidget):
         )
         self.model.words = {
             "pass": self.tr("pass"),
-            "fail": self.tr("fails {gates}"),
+            "unchecked": self.tr("pass (unchecked: {gates})"),
+            "fail": self.tr("fail: {gates}"),
             "region?": self.tr("not stated"),
             "nodes": self.tr("{gpus} GPUs / {nodes} nodes"),
         }

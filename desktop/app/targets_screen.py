@@ -4,6 +4,7 @@ badges; add, edit, remove, switch on and off. The list is saved in the data fold
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import (
@@ -25,6 +26,9 @@ from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
 from probes.errors import PlanError  # light; the plan reader (pydantic) loads on first use
 from probes.target import Method, Target
 
+if TYPE_CHECKING:
+    from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
+
 FIRST_RUN_TARGETS = (
     TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="loopback (this computer)", line_type="local")),
 )
@@ -37,7 +41,7 @@ class TargetsScreen(QWidget):
         self.model: TargetListModel = context.targets
         self.book = TargetBook(context.settings.targets_path)
         self.catalogs: object = None  # loaded on first use of "From the catalogs…"
-        self.catalog_dialog: object = None
+        self.catalog_dialog: CatalogTargetsDialog | None = None
 
         self.title = QLabel()
         self.title.setObjectName("screenTitle")
@@ -57,6 +61,7 @@ class TargetsScreen(QWidget):
             self.add_button,
             self.edit_button,
             self.remove_button,
+            self.catalog_button,
             self.import_button,
             self.save_plan_button,
         ):
@@ -189,14 +194,21 @@ class TargetsScreen(QWidget):
         self.context.reporter.error(self.tr("Catalogs not loaded"), message)
 
     def _pick_from(self, catalogs: object) -> None:
+        """Show the providers → regions tree (window-modal, without blocking the event loop)."""
         from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
 
-        self.catalog_dialog = CatalogTargetsDialog(catalogs, self)  # type: ignore[arg-type]
-        if self.catalog_dialog.exec():
-            entries, problems = self.catalog_dialog.entries()
-            self.add_entries(entries)
-            if problems:
-                self.context.reporter.info("; ".join(problems))
+        if self.catalog_dialog is not None:
+            self.catalog_dialog.deleteLater()  # the previous one, closed by now
+        dialog = CatalogTargetsDialog(catalogs, self)  # type: ignore[arg-type]
+        dialog.accepted.connect(lambda: self._add_chosen(dialog))
+        self.catalog_dialog = dialog
+        dialog.open()
+
+    def _add_chosen(self, dialog: CatalogTargetsDialog) -> None:
+        entries, problems = dialog.entries()
+        self.add_entries(entries)
+        if problems:
+            self.context.reporter.info("; ".join(problems))
 
     def import_plan(self, path: Path) -> int:
         """Add a plan file's targets to the list; how many were new. Errors go to a dialog."""

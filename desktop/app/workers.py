@@ -250,7 +250,7 @@ class ProbeTask(QRunnable):
         return len(self._frames)
 
     def collect(
-        self, budget_s: float = 0.006
+        self, budget_s: float = 0.004
     ) -> tuple[list[PlainSample], dict[str, Summary], list[ProbeResult]]:
         """Decode what arrived since the last call: samples, the live summaries, finished targets' results.
 

@@ -3,6 +3,7 @@ translations are complete and their compiled form is current."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -109,3 +110,110 @@ def test_every_tr_string_in_the_code_is_in_the_translation_file(tmp_path: Path) 
     assert in_code <= shipped, (
         f"run python packaging/update_translations.py: missing {sorted(in_code - shipped)}"
     )
+
+
+def _hidden_from_lupdate(tree: ast.AST) -> list[tuple[int, str]]:
+    """tr()/translate() calls `pyside6-lupdate` cannot extract: inside an f-string, or with a source text
+    that is not a string literal (except the checklist titles, listed with QT_TRANSLATE_NOOP)."""
+    in_fstring = {
+        id(node)
+        for joined in ast.walk(tree)
+        if isinstance(joined, ast.JoinedStr)
+        for node in ast.walk(joined)
+        if isinstance(node, ast.Call)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "attr", getattr(node.func, "id", None))
+        if name not in ("tr", "translate"):
+            continue
+        text_at = 1 if name == "translate" else 0
+        args = node.args
+        literal = (
+            len(args) > text_at
+            and isinstance(args[text_at], ast.Constant)
+            and isinstance(args[text_at].value, str)
+        )
+        listed = (
+            name == "translate"
+            and args
+            and isinstance(args[0], ast.Constant)
+            and args[0].value in DYNAMIC_CONTEXTS
+        )
+        if id(node) in in_fstring or not (literal or listed):
+            found.append((node.lineno, ast.unparse(node)))
+    return found
+
+
+DYNAMIC_CONTEXTS = {"Checklist"}  # texts from a data file, listed in desktop/app/checklist_words.py
+
+
+def test_no_tr_call_is_hidden_from_the_translation_tool() -> None:
+    app = Path(__file__).resolve().parents[2] / "desktop" / "app"
+    hidden = {
+        f"{path.relative_to(app)}:{line}: {call}"
+        for path in sorted(app.rglob("*.py"))
+        for line, call in _hidden_from_lupdate(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert not hidden, "move these out of f-strings / use a literal text:\n" + "\n".join(sorted(hidden))
+
+
+def test_the_scan_finds_what_lupdate_misses() -> None:
+    sample = (
+        "a = f\"<b>{self.tr('Service')}</b>\"\n"
+        "b = self.tr(name)\n"
+        "c = self.tr('fine') + f'{x}'\n"
+        "d = QCoreApplication.translate('Checklist', title)\n"
+        "e = QCoreApplication.translate('Other', title)\n"
+    )
+    assert sorted(line for line, _ in _hidden_from_lupdate(ast.parse(sample))) == [1, 2, 5]
+
+
+def test_catalog_details_are_translated(window, qtbot) -> None:
+    catalog = window.go_to("catalog")
+    qtbot.waitUntil(lambda: catalog.model.rowCount() > 0, timeout=20_000)
+    window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: catalog.title.text() == "目录")
+    # lambda: a GPU with a reference entry, regions with endpoints; raksmart: a service section.
+    for provider, chinese in (
+        ("lambda", ("GPU 参考", "的区域", "个探测端点", "未说明")),
+        ("raksmart", ("服务",)),
+    ):
+        catalog.search.setText(provider)
+        catalog.table.selectRow(0)
+        text = catalog.detail.toPlainText()
+        for english in ("GPU reference", "Regions of", "probe endpoint", "Service"):
+            assert english not in text, provider
+        for word in chinese:
+            assert word in text, (provider, word)
+
+
+def test_a_note_says_the_cores_texts_stay_english(window, qtbot) -> None:
+    assert window.english_note.isHidden()
+    window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: window.english_note.isVisible())
+    assert "英文" in window.english_note.text() and "English" not in window.english_note.text()
+    window.set_language("en")
+    qtbot.waitUntil(lambda: window.english_note.isHidden())
+
+
+def test_no_label_loses_a_character_to_a_mnemonic(window, qtbot) -> None:
+    """A lone "&" in a button, check box, group box or tab text marks a shortcut and is not drawn
+    ("Needs & score" showed as "Needs _score"): such texts must write "&&"."""
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QTabBar
+
+    for key in ("targets", "probe", "charts", "catalog", "score", "export"):
+        window.go_to(key)
+    for code, title in (("en", "Needs & score"), ("zh_CN", "需求与评分")):
+        window.set_language(code)
+        qtbot.waitUntil(lambda title=title: window.screens["score"].title.text() == title)
+        texts = [b.text() for b in window.findChildren(QAbstractButton)]
+        texts += [g.title() for g in window.findChildren(QGroupBox)]
+        texts += [bar.tabText(i) for bar in window.findChildren(QTabBar) for i in range(bar.count())]
+        marked = [t for t in texts if not QKeySequence.mnemonic(t).isEmpty()]
+        assert not marked, f"{code}: {marked}"
+        if code == "en":
+            assert "Needs & score" in window.screens["export"].with_ranking.text().replace("&&", "&")

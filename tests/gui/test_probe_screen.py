@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 
+import pyqtgraph as pg
 import pytest
 from PySide6.QtCore import Qt
 
@@ -62,6 +63,11 @@ def test_run_now_fills_rows_live_and_stores_the_round(window, qtbot, listener) -
         assert row.summary.rtt_median_ms is not None and row.summary.rtt_median_ms < 50
     closed = model.rowCount() - 1
     assert model.data(model.index(closed, LiveProbeModel.STATUS), DISPLAY).startswith("error: refused")
+    # The live chart counts seconds from the start of the run, and says so on its axis.
+    assert probe.chart.getAxis("bottom").labelText == "Seconds since the run started"
+    curve = next(i for i in probe.chart.getPlotItem().listDataItems() if isinstance(i, pg.PlotDataItem))
+    x, _ = curve.getData()
+    assert 0 <= x[0] < 5 and x[-1] < 30
     assert "could not be measured" in window.statusBar().currentMessage()
     assert "stored as round" in window.statusBar().currentMessage()
     with Store(window.context.settings.db_path, readonly=True) as store:
@@ -124,3 +130,35 @@ def test_the_method_choice_is_linkvet_probes_and_every_target_method_has_a_count
     assert {str(m) for m in offered} == set(DEFAULT_COUNTS)
     options = probe.options_for(set(Method))  # a plan may hold trace targets: they get probes per hop
     assert options[Method.TRACE].count == 3 and options[Method.ICMP].count == 10
+
+
+def test_progress_does_not_paint_the_live_table_synchronously(window, qtbot) -> None:
+    """QProgressBar.setValue repaints at once, and a synchronous repaint paints every dirty region of the
+    window: the live table a refresh just changed. The screen's progress update waits for the next paint."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from desktop.app.probe_screen import set_progress
+
+    probe = window.go_to("probe")
+    qtbot.waitExposed(window)
+    painted: list[int] = []
+
+    class PaintSpy(QObject):
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                painted.append(1)
+            return False
+
+    spy = PaintSpy()
+    probe.table.viewport().installEventFilter(spy)
+    probe.progress.setRange(0, 100)
+    for step, set_value in enumerate((probe.progress.setValue, lambda v: set_progress(probe.progress, v))):
+        qtbot.wait(50)  # nothing left to paint
+        painted.clear()
+        probe.table.viewport().update()  # dirty, as a refresh of the live table leaves it
+        set_value(40 + 20 * step)
+        if step == 0:
+            assert painted, "Qt's own setValue no longer repaints at once: set_progress may go"
+        else:
+            assert not painted and probe.progress.value() == 60
+    qtbot.waitUntil(lambda: bool(painted))  # the table and the bar paint with the next update

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QModelRoleDataSpan, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.app.models._table import HeaderedTableModel
@@ -23,6 +23,8 @@ from probes.target import Method, Target
 
 Index = QModelIndex | QPersistentModelIndex
 SPARK_POINTS = 60  # the sparkline shows the last this-many attempts
+RED = QBrush(QColor("#c62828"))
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)  # computed once: enum "|" is slow
 
 
 @dataclass
@@ -36,6 +38,7 @@ class LiveRow:
     summary: Summary = field(default_factory=lambda: summarize([]))
     result: ProbeResult | None = None
     version: int = 0  # bumped on every change, so a chart can skip redrawing what did not change
+    _spark: tuple[int, np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     @property
     def state(self) -> str:
@@ -44,9 +47,13 @@ class LiveRow:
         return "running" if self.rtts else "waiting"
 
     def spark(self) -> np.ndarray:
-        """RTTs of the last SPARK_POINTS attempts in send order, NaN where lost."""
-        seqs = sorted(self.rtts)[-SPARK_POINTS:]
-        return np.array([math.nan if self.rtts[s] is None else self.rtts[s] for s in seqs], dtype=np.float64)
+        """RTTs of the last SPARK_POINTS attempts in send order, NaN where lost (kept until the row changes:
+        the table repaints rows that did not)."""
+        if self._spark is None or self._spark[0] != self.version:
+            seqs = sorted(self.rtts)[-SPARK_POINTS:]
+            values = [math.nan if self.rtts[s] is None else self.rtts[s] for s in seqs]
+            self._spark = (self.version, np.array(values, dtype=np.float64))
+        return self._spark[1]
 
     def live_xy(self) -> tuple[np.ndarray, np.ndarray]:
         """(send times as epoch seconds, RTT ms with NaN where lost), in send order."""
@@ -187,14 +194,26 @@ class LiveProbeModel(HeaderedTableModel):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
+        return self._value(self._rows[index.row()], index.column(), role)
+
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:
+        """Every role the view asks for a cell in one call (the view asks ~8 per cell and repaint): a third
+        fewer Python calls per table repaint than one `data()` call per role."""
+        if not index.isValid():
+            return
         live = self._rows[index.row()]
         column = index.column()
+        for i in range(len(roleDataSpan)):
+            entry = roleDataSpan[i]
+            entry.setData(self._value(live, column, entry.role()))
+
+    def _value(self, live: LiveRow, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._display(live, column)
         if role == self.RowRole:
             return live
         if role == self.SparkRole and column == self.TREND:
             return live.spark()
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self._display(live, column)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == self.STATUS and live.result is not None:
                 return self._status(live)
@@ -202,14 +221,14 @@ class LiveProbeModel(HeaderedTableModel):
                 return live.target.url or live.target.host
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole and self.PROGRESS <= column <= self.JITTER:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return RIGHT
         if role == Qt.ItemDataRole.ForegroundRole:
             if column == self.STATUS and live.state == "error":
-                return QBrush(QColor("#c62828"))
+                return RED
             if column == self.LOSS and (live.summary.loss or 0) > 0:
-                return QBrush(QColor("#c62828"))
+                return RED
             if column == self.LAST and live.last_lost:
-                return QBrush(QColor("#c62828"))
+                return RED
         return None
 
     def _display(self, live: LiveRow, column: int) -> str:

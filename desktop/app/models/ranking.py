@@ -14,7 +14,7 @@ from catalogs.scoring import Judgement, RankedOffering
 from desktop.app.models._table import HeaderedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
-PASS, FAIL, UNKNOWN = "#2e7d32", "#c62828", "#f9a825"
+PASS, FAIL, UNKNOWN = "#2e7d32", "#c62828", "#b26a00"  # unknown: a dark amber, legible on white
 
 
 class RankingModel(HeaderedTableModel):
@@ -27,7 +27,8 @@ class RankingModel(HeaderedTableModel):
         self._entries: list[RankedOffering] = []
         self.words = {
             "pass": "pass",
-            "fail": "fails {gates}",
+            "unchecked": "pass (unchecked: {gates})",
+            "fail": "fail: {gates}",
             "region?": "not stated",
             "nodes": "{gpus} GPUs / {nodes} nodes",
         }
@@ -46,10 +47,19 @@ class RankingModel(HeaderedTableModel):
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._entries)
 
+    @staticmethod
+    def unchecked_gates(entry: RankedOffering) -> list[str]:
+        """The gates that could not be checked (a fact unknown): passed, but not shown to hold."""
+        return [j.criterion for j in entry.judgements if j.kind == "gate" and j.status == "unknown"]
+
     def _gates(self, entry: RankedOffering) -> str:
-        if entry.eligible:
-            return self.words["pass"]
-        return self.words["fail"].format(gates=", ".join(j.criterion for j in entry.failed_gates))
+        """As `linkvet score` and the workbook say it: "pass", "pass (unchecked: budget)", "fail: budget"."""
+        if not entry.eligible:
+            return self.words["fail"].format(gates=", ".join(j.criterion for j in entry.failed_gates))
+        unchecked = self.unchecked_gates(entry)
+        if unchecked:
+            return self.words["unchecked"].format(gates=", ".join(unchecked))
+        return self.words["pass"]
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -84,7 +94,7 @@ class RankingModel(HeaderedTableModel):
             if column == self.UNKNOWNS:
                 return len(e.unknowns)
         if role == Qt.ItemDataRole.ForegroundRole and column == self.GATES:
-            return QBrush(QColor(PASS if e.eligible else FAIL))
+            return QBrush(QColor(FAIL if not e.eligible else UNKNOWN if self.unchecked_gates(e) else PASS))
         if role == Qt.ItemDataRole.ForegroundRole and not e.eligible:
             return QBrush(QColor("#90a4ae"))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (
@@ -95,7 +105,7 @@ class RankingModel(HeaderedTableModel):
         ):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return e.label
+            return self._gates(e) if column == self.GATES else e.label
         return None
 
 

@@ -24,6 +24,10 @@
         <translation>显示 {shown}/{total} 个产品 · “?” = 来源未说明（未知，并非否定）</translation>
     </message>
     <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
+    </message>
+    <message>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -84,6 +88,10 @@
         <translation>来源</translation>
     </message>
     <message>
+        <source>GPU reference: {name}</source>
+        <translation>GPU 参考：{name}</translation>
+    </message>
+    <message>
         <source>Memory (GB)</source>
         <translation>显存（GB）</translation>
     </message>
@@ -94,6 +102,20 @@
     <message>
         <source>Interconnect (GB/s, bidirectional)</source>
         <translation>互联带宽（GB/s，双向）</translation>
+    </message>
+    <message>
+        <source>Regions of {provider}</source>
+        <translation>{provider} 的区域</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n probe endpoint(s)</source>
+        <translation>
+            <numerusform>%n 个探测端点</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Service</source>
+        <translation>服务</translation>
     </message>
     <message>
         <source>Support</source>
@@ -564,7 +586,7 @@
         <translation>测量点</translation>
     </message>
     <message>
-        <source>Rank the catalog offerings for the needs on the Needs &amp; score screen</source>
+        <source>Rank the catalog offerings for the needs on the Needs &amp;&amp; score screen</source>
         <translation>按“需求与评分”页面的需求对目录产品排名</translation>
     </message>
     <message>
@@ -665,9 +687,17 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>&amp;About linkvet</source>
         <translation>关于 linkvet(&amp;A)</translation>
     </message>
+    <message>
+        <source>Scorecard reasons, catalog notes and error messages are in English (from linkvet&apos;s core).</source>
+        <translation>评分理由、目录说明和错误信息为英文（来自 linkvet 核心）。</translation>
+    </message>
 </context>
 <context>
     <name>NeedsForm</name>
+    <message>
+        <source>Also in this profile (not editable here, counted in sizing and scoring): {fields}</source>
+        <translation>此配置另有以下字段（此处不可编辑，同样计入容量估算与评分）：{fields}</translation>
+    </message>
     <message>
         <source>Model</source>
         <translation>模型</translation>
@@ -733,6 +763,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>每步 token 数</translation>
     </message>
     <message>
+        <source>Target step time</source>
+        <translation>目标每步时间</translation>
+    </message>
+    <message>
         <source>GPUs wanted</source>
         <translation>期望 GPU 数</translation>
     </message>
@@ -745,12 +779,20 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>团队所在地</translation>
     </message>
     <message>
+        <source>Training data is in</source>
+        <translation>训练数据所在地</translation>
+    </message>
+    <message>
         <source>Vantage (office probe name)</source>
         <translation>测量点（办公室探测名称）</translation>
     </message>
     <message>
         <source>Budget per GPU-hour</source>
         <translation>每 GPU 小时预算</translation>
+    </message>
+    <message>
+        <source>Budget per month</source>
+        <translation>每月预算</translation>
     </message>
     <message>
         <source>Currency</source>
@@ -761,8 +803,16 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>未设置</translation>
     </message>
     <message>
+        <source>estimated</source>
+        <translation>估算</translation>
+    </message>
+    <message>
         <source>no limit</source>
         <translation>不限</translation>
+    </message>
+    <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
     </message>
     <message>
         <source>any (as the probes recorded it)</source>
@@ -943,6 +993,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>ms</source>
         <translation>毫秒</translation>
     </message>
+    <message>
+        <source>Seconds since the run started</source>
+        <translation>运行开始后的秒数</translation>
+    </message>
 </context>
 <context>
     <name>SchedulerPanel</name>
@@ -1060,10 +1114,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Memory per GPU: {total:.1f} GB of {usable:.1f} usable (weights {w:.1f}, gradients {g:.1f}, optimizer {o:.1f}, activations {a:.1f})</source>
         <translation>每卡显存：{total:.1f} GB / 可用 {usable:.1f} GB（权重 {w:.1f}，梯度 {g:.1f}，优化器 {o:.1f}，激活 {a:.1f}）</translation>
-    </message>
-    <message>
-        <source>Gradient sync per step: {gb:,.1f} GB per GPU</source>
-        <translation>每步梯度同步：每卡 {gb:,.1f} GB</translation>
     </message>
     <message>
         <source>Bandwidth needed between nodes: {rate:,.0f} Gbit/s per node (step {step:.1f} s)</source>
@@ -1186,8 +1236,20 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>$/GPU·时</translation>
     </message>
     <message>
+        <source>pass (unchecked: {gates})</source>
+        <translation>通过（未核实：{gates}）</translation>
+    </message>
+    <message>
+        <source>fail: {gates}</source>
+        <translation>未通过：{gates}</translation>
+    </message>
+    <message>
         <source>Score</source>
         <translation>得分</translation>
+    </message>
+    <message>
+        <source>Gradient sync per step: {gb:,.1f} GB over each node&apos;s inter-node links</source>
+        <translation>每步梯度同步：每个节点的节点间链路传输 {gb:,.1f} GB</translation>
     </message>
     <message>
         <source>Gates</source>
@@ -1200,10 +1262,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>pass</source>
         <translation>通过</translation>
-    </message>
-    <message>
-        <source>fails {gates}</source>
-        <translation>未通过 {gates}</translation>
     </message>
     <message>
         <source>not stated</source>

@@ -1,6 +1,8 @@
 """A live RTT plot for the running probe: one curve per shown target, lost attempts as gaps in the curve
-and red ticks along the bottom. The screen calls `set_series` from its redraw timer (2-5 Hz); each call is a
-`setData` per curve, and the legend is rebuilt only when the set of targets shown changes."""
+and red ticks along the bottom, against the seconds since the run started (a run lasts seconds to minutes:
+a clock axis would show only the seconds digits of the time of day). The screen calls `set_series` from its
+redraw timer (2-5 Hz); each call is a `setData` per curve, and the legend is rebuilt only when the set of
+targets shown changes."""
 
 from __future__ import annotations
 
@@ -16,9 +18,13 @@ MARKERS_UP_TO = 300  # points per curve drawn with a marker (so a lone reply bet
 
 class LiveRttPlot(pg.PlotWidget):
     def __init__(self, parent: object = None) -> None:
-        super().__init__(parent=parent, axisItems={"bottom": pg.DateAxisItem(orientation="bottom")})
+        super().__init__(parent=parent)
         self.setBackground("w")
-        self.showGrid(x=True, y=True, alpha=0.2)
+        # Horizontal grid lines only, at the major and minor ticks: replaying the axes' grid is most of what a
+        # redraw costs (a full grid of three tick levels doubled it), and RTT levels are what one reads here.
+        self.showGrid(x=False, y=True, alpha=0.25)
+        for side in ("left", "bottom"):
+            self.getAxis(side).setStyle(maxTickLevel=1)
         self.setMouseEnabled(x=True, y=False)
         # Before any item is added (PlotItem applies these to each data item it holds, the scatter too).
         self.getPlotItem().setClipToView(True)
@@ -26,31 +32,48 @@ class LiveRttPlot(pg.PlotWidget):
         self.getPlotItem().setMenuEnabled(False, enableViewBoxMenu=True)
         self.getAxis("left").enableAutoSIPrefix(False)
         self.getAxis("left").setWidth(56)  # fixed: a wider tick label must not re-lay out the plot mid-run
+        self.getAxis("bottom").enableAutoSIPrefix(False)
         self.legend = self.addLegend(offset=(10, 5), labelTextColor="#263238", brush=(255, 255, 255, 210))
         self._curves: list[pg.PlotDataItem] = []
         self._names: list[str] = []
         self._key: object = None
         self._span: tuple[float, float] | None = None
+        self.origin_s: float | None = None  # epoch seconds of x = 0: the run's start
         self._lost = pg.ScatterPlotItem(symbol="t1", size=8, pen=None, brush=pg.mkBrush(LOST))
         self.addItem(self._lost)
-        self.set_labels("RTT", "ms")
+        self.set_labels("RTT", "ms", "Seconds since the run started")
 
     def show_span(self, start_s: float, length_s: float) -> None:
-        """Fix the time axis to [start, start + length] (it follows the data again once that is exceeded)."""
-        self._span = (start_s, start_s + max(length_s, 1.0) * 1.05)
+        """A run starts at `start_s` (epoch seconds): x counts seconds from there, and the axis is fixed to
+        the run's expected length (it follows the data again once that is exceeded)."""
+        self.origin_s = start_s
+        self._span = (0.0, max(length_s, 1.0) * 1.05)
         self.setXRange(*self._span, padding=0)
 
-    def set_labels(self, rtt_label: str, unit: str) -> None:
+    def set_origin(self, start_s: float | None) -> None:
+        """Count x from `start_s` (None: from the first attempt shown), with the axis following the data."""
+        self.origin_s = start_s
+        self._span = None
+        self._key = None
+        self.enableAutoRange(axis="x")
+
+    def set_labels(self, rtt_label: str, unit: str, time_label: str) -> None:
         self.getAxis("left").setLabel(f"{rtt_label} ({unit})")
+        self.getAxis("bottom").setLabel(time_label)
 
     def set_series(self, series: Sequence[tuple[str, np.ndarray, np.ndarray]], key: object = None) -> None:
-        """Each series: (name, x as epoch seconds, RTT ms with NaN where lost), drawn with setData.
+        """Each series: (name, x as epoch seconds, RTT ms with NaN where lost), drawn with setData against
+        the seconds since `origin_s`.
 
         `key` identifies the data: a call with the key of the previous call draws nothing again.
         """
         if key is not None and key == self._key:
             return
         self._key = key
+        if self.origin_s is None:
+            self.origin_s = min((float(x[0]) for _, x, _ in series if x.size), default=None)
+        origin = self.origin_s or 0.0
+        series = [(name, x - origin, y) for name, x, y in series]
         while len(self._curves) < len(series):
             colour = PALETTE[len(self._curves) % len(PALETTE)]
             self._curves.append(self.plot(pen=pg.mkPen(colour, width=1.6), connect="finite"))

@@ -5,12 +5,20 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 LINE = QColor("#1565c0")
 LOST = QColor("#d32f2f")
+
+
+def _line_pen() -> QPen:
+    # A cosmetic 1-pixel pen: antialiased, it strokes ~20x faster than a 1.4-pixel one (which goes through
+    # the path stroker), and the live table repaints a sparkline per visible row several times a second.
+    pen = QPen(LINE, 1.0)
+    pen.setCosmetic(True)
+    return pen
 
 
 class SparklineDelegate(QStyledItemDelegate):
@@ -42,7 +50,8 @@ class SparklineDelegate(QStyledItemDelegate):
 
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, True)
-        painter.setPen(QPen(LINE, 1.4))
+        painter.setPen(_line_pen())
+        tick = max(2, round(rect.height() * 0.35))
         run: list[QPointF] = []
         for i, v in enumerate(values):
             x = rect.left() + i * step
@@ -52,9 +61,8 @@ class SparklineDelegate(QStyledItemDelegate):
                 elif len(run) == 1:
                     painter.drawPoint(run[0])
                 run = []
-                painter.setPen(QPen(LOST, 1.6))
-                painter.drawLine(QPointF(x, rect.bottom()), QPointF(x, rect.bottom() - rect.height() * 0.35))
-                painter.setPen(QPen(LINE, 1.4))
+                # A lost attempt: a red tick on the baseline (a filled pixel-aligned rectangle: no stroking).
+                painter.fillRect(QRect(round(x) - 1, rect.bottom() - tick + 1, 2, tick), LOST)
             else:
                 run.append(QPointF(x, y_of(float(v))))
         if len(run) > 1:
