@@ -107,7 +107,7 @@ def _side_columns(prefix: str, title: str) -> list[Column]:
         Column(f"{prefix}_rtt_median_ms", f"{title} median RTT", "ms"),
         Column(f"{prefix}_rtt_p95_ms", f"{title} p95 RTT", "ms"),
         Column(f"{prefix}_loss", f"{title} loss", "percent", decimals=2, colour_scale="low-good"),
-        Column(f"{prefix}_jitter_ms", f"{title} jitter", "ms", decimals=2),
+        Column(f"{prefix}_jitter_ms", f"{title} jitter", "ms"),
         Column(f"{prefix}_throughput_mbps", f"{title} throughput", "mbps", note="median over transfers"),
     ]
 
@@ -202,7 +202,7 @@ def hour_of_day_columns(tz: str) -> tuple[Column, ...]:
         Column("rtt_median_ms", "Median RTT", "ms"),
         Column("rtt_p95_ms", "p95 RTT", "ms", colour_scale="low-good"),
         Column("rtt_mean_ms", "Mean RTT", "ms"),
-        Column("jitter_ms", "Jitter", "ms", decimals=2),
+        Column("jitter_ms", "Jitter", "ms"),
         Column("throughput_mbps", "Throughput", "mbps", note="median over transfers started in this hour"),
         Column("transfers", "Transfers", "int"),
         Column("hours", "Days measured", "int", note="how many times this clock hour was measured"),

@@ -27,18 +27,27 @@ UNITS: dict[str, tuple[str, str]] = {  # kind → (xlsx header unit, csv header 
     "datetime": ("UTC", "UTC"),
 }
 
+# Decimals shown when a column does not say. Milliseconds to the microsecond, as ping prints them: a loopback
+# or same-city line measures a few hundredths of a millisecond, which one decimal shows as "0.0 ms" (the
+# store's finest RTT bucket is 0.01 ms, and jitter comes from the raw samples).
+DEFAULT_DECIMALS: dict[str, int] = {"ms": 3}
+
 
 @dataclass(frozen=True, slots=True)
 class Column:
     key: str
     header: str
     kind: Kind = "text"
-    decimals: int = 1
+    decimals: int | None = None  # shown in xlsx; None = the kind's default (DEFAULT_DECIMALS, else 1)
     width: float | None = None  # characters; None = from the header and the data
     colour_scale: ColourScale | None = None
     unit: str | None = None  # overrides the kind's unit (e.g. a currency)
     note: str | None = None  # a header comment
     wrap: bool = False  # long text wraps within the column's width (the row grows) instead of spilling over
+
+    @property
+    def shown_decimals(self) -> int:
+        return DEFAULT_DECIMALS.get(self.kind, 1) if self.decimals is None else self.decimals
 
     def header_for(self, file_format: Literal["xlsx", "csv"]) -> str:
         unit = self.unit

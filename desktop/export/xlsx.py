@@ -67,7 +67,8 @@ class _Formats:
 
 
 def _number_format(column: Column) -> str:
-    decimals = "0" if column.decimals <= 0 else "0." + "0" * column.decimals
+    shown = column.shown_decimals
+    decimals = "0" if shown <= 0 else "0." + "0" * shown
     match column.kind:
         case "percent":
             return decimals + "%"

@@ -31,7 +31,7 @@ def test_sheets_layout_formats_and_charts(exported: tuple[Workbook, Path, Path])
     assert "Peak loss (%)" in headers and "Peak p95 RTT (ms)" in headers
     loss = quality.cell(2, headers.index("Peak loss (%)") + 1)
     p95 = quality.cell(2, headers.index("Peak p95 RTT (ms)") + 1)
-    assert loss.number_format == "0.00%" and p95.number_format == '0.0" ms"'
+    assert loss.number_format == "0.00%" and p95.number_format == '0.000" ms"'
     assert quality.column_dimensions["A"].width >= 9
     ranges = {
         str(r.sqref): [rule.colorScale is not None for rule in r.rules]
