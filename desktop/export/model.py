@@ -40,6 +40,7 @@ class Column:
     kind: Kind = "text"
     decimals: int | None = None  # shown in xlsx; None = the kind's default (DEFAULT_DECIMALS, else 1)
     width: float | None = None  # characters; None = from the header and the data
+    max_width: float | None = None  # characters: the most a width fitted to the data may take
     colour_scale: ColourScale | None = None
     unit: str | None = None  # overrides the kind's unit (e.g. a currency)
     note: str | None = None  # a header comment

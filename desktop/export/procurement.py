@@ -79,7 +79,8 @@ RANKING_COLUMNS = (
         "score", "Score", "score", decimals=3, colour_scale="high-good", note="normalised weighted sum, 0-1"
     ),
     Column("topsis", "TOPSIS", "score", decimals=3, note="only with --method topsis"),
-    Column("gates", "Gates", width=24),
+    # "pass", "fail: budget, vram_fits" or "pass (unchecked: …)": as wide as the longest, wrapped past 40.
+    Column("gates", "Gates", wrap=True, max_width=40),
     Column("provider", "Provider"),
     Column("provider_name", "Provider name"),
     Column("offering", "Offering"),

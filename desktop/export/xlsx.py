@@ -22,6 +22,7 @@ from desktop.export.safety import neutralise
 MAX_CELL_TEXT = 32_767  # Excel's limit on one cell's text
 # XlsxWriter reads a chart name that looks like "Sheet!A1" as a reference to a cell (xlsxwriter/chart.py).
 _LOOKS_LIKE_REFERENCE = re.compile(r"!(?=\$?[A-Za-z]+\$?\d)")
+_QUOTED = re.compile(r'"([^"]*)"')  # literal text in a number format
 _HEADER_COLOUR = "#DCE6F1"
 _GREEN, _YELLOW, _RED = "#63BE7B", "#FFEB84", "#F8696B"
 
@@ -159,31 +160,52 @@ def _write_cell(ws: Worksheet, r: int, c: int, value: Any, column: Column, fmt: 
 
 
 def _width(column: Column, sheet: Sheet) -> float:
+    """The column's width in characters: its own, or fitted to the header and the data (text up to
+    `column.max_width`, else 60), and never narrower than the header's longest word, which wrapping
+    cannot break."""
+    header_word = max((len(w) for w in column.header_for("xlsx").split()), default=0) + 2
     if column.width is not None:
-        return column.width
-    longest = max(len(w) for w in column.header_for("xlsx").split())
+        return float(max(column.width, header_word))
+    sample = sheet.rows[:2000]
     if column.kind in ("text", "bool"):
-        sample = sheet.rows[:2000]
-        longest = max([longest, *(len(str(r.get(column.key) or "")) for r in sample)])
-        return float(min(max(longest, 6) + 2, 60))
-    return float(max(longest, 10) + 2)
+        longest = max([6, *(len(str(r.get(column.key) or "")) for r in sample)])
+        fitted = min(longest + 2, column.max_width or 60)
+        return float(max(fitted, header_word))
+    suffix = "".join(_QUOTED.findall(_number_format(column)))  # the unit the format appends: " ms"
+    longest = max([0, *(_number_length(clean(r.get(column.key)), column) for r in sample)])
+    return float(max(header_word, longest + len(suffix) + 2, 12))
+
+
+def _number_length(value: Any, column: Column) -> int:
+    """About how many characters a number takes shown in its column's format (without the unit)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0
+    decimals = 0 if column.kind == "int" else max(column.shown_decimals, 0)
+    if column.kind == "percent":
+        return len(f"{value * 100:.{decimals}f}%")
+    return len(f"{value:,.{decimals}f}")
 
 
 def _lines(text: str, width: float) -> int:
-    """How many lines `text` takes wrapped at `width` characters (words kept whole)."""
-    count, used = 1, 0
+    """How many lines `text` takes wrapped at `width` characters: words kept whole, except a word longer
+    than a line, which spreadsheets break across lines."""
+    room = max(int(width - 1), 1)
+    count, used = 0, 0  # lines started, characters on the last one
     for word in text.split():
-        if used and used + 1 + len(word) > width - 1:
-            count, used = count + 1, len(word)
-        else:
-            used += len(word) + (1 if used else 0)
-    return count
+        if used and used + 1 + len(word) <= room:
+            used += 1 + len(word)
+            continue
+        full, rest = divmod(len(word), room)
+        count += full + (1 if rest else 0)
+        used = rest or room
+    return max(count, 1)
 
 
 def _header_height(columns: list[Column], widths: list[float]) -> float:
-    """Enough height for the longest header wrapped at its column's width."""
+    """Enough height for the longest header wrapped at its column's width (at most six lines: a checklist
+    criterion's title with its weight in a narrow score column takes that many)."""
     lines = max((_lines(c.header_for("xlsx"), w) for c, w in zip(columns, widths, strict=True)), default=1)
-    return 15.0 * min(lines, 4)
+    return 15.0 * min(lines, 6)
 
 
 def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_columns: int) -> None:

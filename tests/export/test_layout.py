@@ -1,14 +1,17 @@
-"""What a reader of the exported files sees: sub-millisecond lines shown as measured (not "0.0 ms"), in the
-xlsx read back (openpyxl, LibreOffice) and in the csv files."""
+"""What a reader of the exported files sees: columns wide enough for their text, headers that are not cut,
+and sub-millisecond lines shown as measured (not "0.0 ms"), in the xlsx read back (openpyxl, LibreOffice)
+and in the csv files."""
 
 from __future__ import annotations
 
 import csv
+import textwrap
 from pathlib import Path
 
 import openpyxl
 import pandas as pd
 import pytest
+from openpyxl.worksheet.worksheet import Worksheet
 
 from catalogs.loader import load_catalogs
 from catalogs.needs import load_needs
@@ -21,6 +24,7 @@ from tests.export.conftest import EXPORTED_AT
 from tests.export.libreoffice import convert
 
 LONG_ZONE = "America/Argentina/Buenos_Aires"
+LINE_HEIGHT = 15.0  # points per line of 11-point text
 # An offering whose catalog states almost nothing: every gate is left unchecked.
 SPARSE_CATALOG = """\
 format_version = 1
@@ -75,6 +79,77 @@ def sub_ms_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Workbook, P
     write_xlsx(workbook, out / "comparison.xlsx")
     write_csv(workbook, out / "csv")
     return workbook, out / "comparison.xlsx", out / "csv"
+
+
+def column_widths(ws: Worksheet) -> dict[int, float]:
+    """Column number → width in characters. XlsxWriter writes neighbouring columns of the same width as one
+    <col min= max=> range, which openpyxl keeps under the first column's letter only."""
+    widths: dict[int, float] = {}
+    for dimension in ws.column_dimensions.values():
+        if dimension.min is not None and dimension.max is not None:
+            for n in range(dimension.min, dimension.max + 1):
+                widths[n] = dimension.width
+    return widths
+
+
+def wrapped_lines(text: str, width: float) -> int:
+    """Lines `text` needs wrapped in a column `width` characters wide (words kept whole)."""
+    return len(textwrap.wrap(text, width=int(width) - 1, break_long_words=False)) or 1
+
+
+def assert_headers_fit(ws: Worksheet) -> None:
+    """Every header word fits its column's width, headers wrap, and the header row is tall enough for
+    the header needing the most lines."""
+    widths = column_widths(ws)
+    needed = 1
+    for cell in ws[1]:
+        width = widths[cell.column]
+        longest = max(cell.value.split(), key=len)
+        assert width >= len(longest) + 1, (ws.title, cell.value, width)
+        assert cell.alignment.wrap_text, (ws.title, cell.value)
+        needed = max(needed, wrapped_lines(cell.value, width))
+    assert (ws.row_dimensions[1].height or LINE_HEIGHT) >= LINE_HEIGHT * needed, (ws.title, needed)
+
+
+def test_headers_fit_in_every_sheet(
+    exported: tuple[Workbook, Path, Path], sub_ms_export: tuple[Workbook, Path, Path]
+) -> None:
+    for _workbook, xlsx, _folder in (exported, sub_ms_export):
+        book = openpyxl.load_workbook(xlsx)
+        for ws in book:
+            assert_headers_fit(ws)
+
+
+def test_hour_of_day_header_shows_the_whole_zone(
+    exported: tuple[Workbook, Path, Path], sub_ms_export: tuple[Workbook, Path, Path]
+) -> None:
+    for (_workbook, xlsx, _folder), zone in ((exported, "Asia/Shanghai"), (sub_ms_export, LONG_ZONE)):
+        ws = openpyxl.load_workbook(xlsx)["Hour-of-day"]
+        headers = [c.value for c in ws[1]]
+        column = headers.index(f"Hour ({zone})") + 1
+        assert column_widths(ws)[column] >= len(f"({zone})") + 1
+        assert ws.row_dimensions[1].height >= 2 * LINE_HEIGHT  # "Hour" and "(zone)" on two lines
+
+
+def test_gates_column_fits_its_text(sub_ms_export: tuple[Workbook, Path, Path]) -> None:
+    _workbook, xlsx, _folder = sub_ms_export
+    ws = openpyxl.load_workbook(xlsx)["Ranking"]
+    headers = [c.value for c in ws[1]]
+    column = headers.index("Gates") + 1
+    width = column_widths(ws)[column]
+    cells = [ws.cell(r, column) for r in range(2, ws.max_row + 1)]
+    texts = {c.value for c in cells}
+    assert "fail: enough_gpus, budget" in texts
+    assert "pass (unchecked: vram_fits, enough_gpus, budget)" in texts
+    assert 40 <= width <= 42  # fitted to the text, capped at 40 characters (+ XlsxWriter's padding)
+    for cell in cells:
+        assert cell.alignment.wrap_text, cell.value
+        if len(cell.value) < 40:
+            assert width >= len(cell.value) + 1, cell.value  # on one line
+        lines = wrapped_lines(cell.value, width)
+        height = ws.row_dimensions[cell.row].height or LINE_HEIGHT
+        assert height >= LINE_HEIGHT * lines, (cell.value, height)
+    assert any(wrapped_lines(c.value, width) == 2 for c in cells)  # the longest wraps
 
 
 MS_SHEETS = {"Link quality": 2, "Hour-of-day": 2}  # sheet → rows of figures per region at least
