@@ -31,7 +31,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--needs", type=Path, metavar="FILE", help="training-needs profile (TOML) to size and rank by"
     )
     p.add_argument(
-        "--out", type=Path, required=True, metavar="PATH", help="the .xlsx file, or the csv folder"
+        "--out",
+        type=Path,
+        required=True,
+        metavar="PATH",
+        help="the .xlsx file, or the csv folder (in a folder that exists)",
     )
     p.add_argument("--format", choices=["xlsx", "csv"], help="file format (default: from --out, else xlsx)")
     p.add_argument(
@@ -75,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     file_format = args.format or ("csv" if args.out.suffix.lower() == ".csv" or args.out.is_dir() else "xlsx")
     if file_format == "xlsx" and args.out.suffix.lower() != ".xlsx":
         raise CliError(f"{args.out}: an xlsx workbook's name must end in .xlsx (or use --format csv)")
+    _check_out_folder(args.out, file_format)
     if args.out.exists() and not args.force and (file_format == "xlsx" or any(args.out.iterdir())):
         raise CliError(f"{args.out} exists; use --force to replace it")
     try:
@@ -118,6 +123,22 @@ def run(args: argparse.Namespace) -> int:
     what = str(args.out) if file_format == "xlsx" else f"{len(written)} csv files to {args.out}"
     print(f"wrote {what} ({regions} regions measured{ranked})")
     return EXIT_OK
+
+
+def _check_out_folder(out: Path, file_format: str) -> None:
+    """`--out` must name a place in an existing folder: export creates the csv folder itself, never the
+    folders above it, so a mistyped path is reported rather than silently made."""
+    folder = out.parent
+    if folder.exists() and not folder.is_dir():
+        raise CliError(f"{out}: {folder} is a file, not a folder")
+    if not folder.exists():
+        raise CliError(
+            f"{out}: the folder {folder} does not exist (create it first, or choose another --out)"
+        )
+    if file_format == "csv" and out.exists() and not out.is_dir():
+        raise CliError(f"{out} is a file: --format csv writes a folder of .csv files, so name a folder")
+    if file_format == "xlsx" and out.is_dir():
+        raise CliError(f"{out} is a folder: name the .xlsx file to write")
 
 
 def _procurement_inputs(args: argparse.Namespace) -> dict[str, Any]:

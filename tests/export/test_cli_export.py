@@ -289,3 +289,39 @@ def test_a_missing_store_means_nothing_measured_yet_for_score_and_export(run_lin
         method = pd.read_excel(out, sheet_name="Method").set_index("Item")
         assert method.loc["Measurements", "Value"] == "none yet"
     assert not (tmp_path / "new").exists()  # a reader creates no store
+
+
+def test_export_into_a_missing_folder_is_a_usage_error_and_creates_nothing(
+    run_linkvet, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    # run_linkvet runs in tmp_path, so the relative paths are under it; no store: checked before reading it.
+    db = str(tmp_path / "none.sqlite3")
+    before = sorted(tmp_path.rglob("*"))
+    for out, folder in (
+        ("some/dir/x.csv", "some/dir"),  # a .csv name: the folder of csv files, in some/dir
+        ("some/dir/x.xlsx", "some/dir"),
+        (str(tmp_path / "some" / "x.xlsx"), str(tmp_path / "some")),
+    ):
+        done = run_linkvet("export", "--db", db, "--out", out)
+        assert done.returncode == 2, (out, done.stderr)
+        assert f"the folder {folder} does not exist" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+        assert done.stdout == ""
+        assert sorted(tmp_path.rglob("*")) == before  # nothing created: no folder, no file
+    # A file where a folder is wanted says so.
+    (tmp_path / "notes.csv").write_text("mine\n")
+    inside = run_linkvet("export", "--db", db, "--out", "notes.csv/x.xlsx")
+    assert inside.returncode == 2 and "notes.csv is a file, not a folder" in inside.stderr
+    as_folder = run_linkvet("export", "--db", db, "--out", "notes.csv")
+    assert (
+        as_folder.returncode == 2 and "notes.csv is a file: --format csv writes a folder" in as_folder.stderr
+    )
+    assert (tmp_path / "notes.csv").read_text() == "mine\n"
+    # The csv folder itself is made, in a folder that exists.
+    made = run_linkvet("export", "--db", db, "--out", "fresh.csv")
+    assert made.returncode == 0, made.stderr
+    assert sorted(p.name for p in (tmp_path / "fresh.csv").iterdir()) == [
+        "01-link-quality.csv",
+        "02-hour-of-day.csv",
+        "03-method.csv",
+    ]
