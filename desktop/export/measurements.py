@@ -213,7 +213,7 @@ def hour_of_day_sheet(measurements: Measurements) -> Sheet:
     options = measurements.options
     frame = measurements.profile
     rows = [] if frame.empty else [dict(r) for r in frame.to_dict("records")]
-    charts = []
+    charts: list[LineChart] = []
     for start in range(0, len(rows), 24):
         if len(charts) >= options.max_charts:
             break

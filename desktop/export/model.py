@@ -79,7 +79,7 @@ FORMATS = "__formats__"
 class Sheet:
     name: str
     columns: Sequence[Column]
-    rows: list[Mapping[str, Any]]
+    rows: Sequence[Mapping[str, Any]]
     note: str | None = None  # one line shown above nothing: in the Method sheet's list of sheets
     charts: list[LineChart] = field(default_factory=list)
     freeze_columns: int = 0  # columns kept in view when scrolling right
