@@ -98,7 +98,7 @@ class SkyPilotImportError(CatalogFileError):
 
 
 class LinkSummaryError(CatalogError):
-    """A link-quality summary does not have the agreed shape (see CONTRACTS: `LinkSummary`)."""
+    """A link-quality summary does not have the agreed shape (`LinkSummary.from_dict` says which key)."""
 
 
 class SizingError(CatalogError):

@@ -19,7 +19,7 @@ from typing import Annotated, Any, NamedTuple
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
-# The line types a vendor may claim (CONTRACTS: target labels).
+# The line types a vendor may claim: the same vocabulary as a probe target's `line_type` label.
 LINE_TYPES: tuple[str, ...] = (
     "cn2-gia",
     "cn2-gt",

@@ -2,7 +2,7 @@
 
 Defined here (not in `probes`) because `catalogs` must not import `probes`; the analysis in `probes`
 produces plain dicts of exactly this shape and the CLI/GUI layer converts them with `LinkSummary.from_dict`.
-Any number may be `None` (not measured). See CONTRACTS: `LinkSummary`.
+Any number may be `None` (not measured). The shape is `LinkSummary.as_dict()`; `probes.analysis.link_summaries` produces it.
 """
 
 from __future__ import annotations

@@ -50,13 +50,17 @@ def rank(catalogs: CatalogSet, request: ScoreRequest) -> Ranking:
     )
 
 
-def measured_summaries(db_path: Path, windows: Sequence[PeakWindow]) -> list[LinkSummary]:
+def measured_summaries(
+    db_path: Path, windows: Sequence[PeakWindow], catalogs: CatalogSet | None = None
+) -> list[LinkSummary]:
     """Every measured region's link summary in the store at `db_path`, as `linkvet score --db` reads them
-    (`desktop.links.measured_link_summaries`); none when there is no store yet."""
+    (`desktop.links.measured_link_summaries`, route checks against the claims of `catalogs`, default the
+    bundled ones); none when there is no store yet."""
     if not db_path.exists():
         return []
     from desktop.links import measured_link_summaries
     from probes.store import Store
 
+    catalogs = catalogs if catalogs is not None else load_catalog_set()
     with Store(db_path, readonly=True) as store:
-        return measured_link_summaries(store, windows=tuple(windows))
+        return measured_link_summaries(store, windows=tuple(windows), catalogs=catalogs)

@@ -374,6 +374,7 @@ class ScoreScreen(QWidget):
             measured_summaries,
             settings.db_path,
             settings.peak_windows,
+            self.catalogs,
             on_done=self._summaries_loaded,
             on_error=self._summaries_failed,
         )

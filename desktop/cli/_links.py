@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from catalogs.link_quality import LinkSummary
+from catalogs.loader import CatalogSet
 from desktop.cli._common import EXIT_ENVIRONMENT, CliError, add_db_option, missing_store, open_store
 from desktop.cli.history import parse_when
 
@@ -25,8 +26,9 @@ def add_measurement_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def stored_link_summaries(args: argparse.Namespace) -> list[LinkSummary]:
-    """The link summaries of every region measured in the store (`--db`, else the default store); none, with
+def stored_link_summaries(args: argparse.Namespace, catalogs: CatalogSet | None = None) -> list[LinkSummary]:
+    """The link summaries of every region measured in the store (`--db`, else the default store), their
+    route checks against what `catalogs` claim where the traced targets carry no line-type label; none, with
     a note on stderr, when there is no store there yet (nothing measured is not an error for a reader)."""
     from desktop.links import measured_link_summaries
     from probes.analysis import Scope, ScopeError
@@ -46,6 +48,6 @@ def stored_link_summaries(args: argparse.Namespace) -> list[LinkSummary]:
         raise CliError(str(exc)) from exc
     with open_store(path, readonly=True) as store:
         try:
-            return measured_link_summaries(store, scope, windows)
+            return measured_link_summaries(store, scope, windows, catalogs)
         except RouteError as exc:
             raise CliError(str(exc), EXIT_ENVIRONMENT) from exc

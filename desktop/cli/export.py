@@ -142,15 +142,16 @@ def _check_out_folder(out: Path, file_format: str) -> None:
 
 
 def _procurement_inputs(args: argparse.Namespace) -> dict[str, Any]:
-    """The needs profile, catalogs and checklist for the procurement sheets (none without --needs)."""
+    """The needs profile, catalogs and checklist for the procurement sheets (none without --needs); the
+    catalogs always, for the line types their regions claim (the route checks in Link quality)."""
     from catalogs.checklist import load_checklist
     from catalogs.errors import CatalogError
     from catalogs.needs import load_needs
 
     if args.needs is None:
-        if args.catalogs or args.weight or args.checklist:
-            raise CliError("--catalogs, --checklist and --weight need --needs FILE (the profile to rank for)")
-        return {}
+        if args.weight or args.checklist:
+            raise CliError("--checklist and --weight need --needs FILE (the profile to rank for)")
+        return {"catalogs": load_or_warn(args.catalogs)}
     try:
         needs = load_needs(args.needs)
         checklist = load_checklist(args.checklist) if args.checklist else None

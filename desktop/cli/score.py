@@ -111,8 +111,8 @@ def run(args: argparse.Namespace) -> int:
         checklist = load_checklist(args.checklist) if args.checklist else None
     except CatalogError as exc:
         raise CliError(str(exc)) from exc
-    summaries = load_link_summaries(args.links) if args.links else stored_link_summaries(args)
     catalogs = load_or_warn(args.catalogs)
+    summaries = load_link_summaries(args.links) if args.links else stored_link_summaries(args, catalogs)
     try:
         ranking = rank_offerings(
             needs, catalogs, summaries, checklist=checklist, weights=dict(args.weight), method=args.method

@@ -3,7 +3,7 @@ vantage point) and Hour-of-day (per region and local hour, with a native chart p
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -65,12 +65,18 @@ class Measurements:
         return cls([], pd.DataFrame(), options, [])
 
 
-def measure(store: Store, options: MeasureOptions, routes: RouteVerdicts | None = None) -> Measurements:
+def measure(
+    store: Store,
+    options: MeasureOptions,
+    routes: RouteVerdicts | None = None,
+    claims: Mapping[tuple[str, str], str] | None = None,
+) -> Measurements:
     """Everything the measurement sheets show, from one store. `routes` defaults to the route checks of the
-    traces stored for each region (`probes.analysis.route_verdicts`, which loads the network table)."""
+    traces stored for each region (`probes.analysis.route_verdicts`, which loads the network table), against
+    the targets' line-type labels, else `claims` (what the catalogs claim per provider and region)."""
     base = Scope(by="region", since_us=options.since_us, until_us=options.until_us, vantage=options.vantage)
     if routes is None:
-        routes = route_verdicts(store, base)
+        routes = route_verdicts(store, base, claims=claims)
     claimed: dict[tuple[str, str], set[str]] = {}
     for t in store.targets():
         if t.provider and t.region and t.line_type:

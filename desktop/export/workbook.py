@@ -28,7 +28,7 @@ from desktop.export.procurement import (
     score_breakdown_sheet,
     sizing_sheet,
 )
-from desktop.links import to_link_summaries
+from desktop.links import catalog_claims, to_link_summaries
 from probes.store import Store
 
 SHEET_NOTES = {
@@ -49,7 +49,7 @@ class ExportRequest:
     store_missing: bool = False  # no result store at store_path yet: nothing measured (sheets written empty)
     needs: NeedsProfile | None = None  # with catalogs: the procurement sheets
     needs_path: Path | None = None
-    catalogs: CatalogSet | None = None
+    catalogs: CatalogSet | None = None  # also the line types regions claim, for the route checks
     checklist: Checklist | None = None
     weights: Mapping[str, float] = field(default_factory=dict)
     method: Method = "weighted-sum"
@@ -63,7 +63,8 @@ def build_workbook(
     exported_at = exported_at or datetime.now(UTC)
     options = request.measure
     if store is not None:
-        measurements: Measurements | None = measure(store, options)
+        claims = catalog_claims(request.catalogs) if request.catalogs is not None else None
+        measurements: Measurements | None = measure(store, options, claims=claims)
     else:
         measurements = Measurements.nothing(options) if request.store_missing else None
     procurement = None

@@ -9,7 +9,7 @@ start mid-hour, the ragged ends of a period), with the definitions of `probes.st
     day_hour_matrix(store, scope, tz)      per group × local date × hour (a heatmap's cells)
     compare_peak(store, scope, windows)    peak vs off-peak with differences, intervals and a verdict
     breach_shares(store, scope, windows)   share of hours breaching loss / latency-spike thresholds
-    link_summaries(store, scope, windows)  LinkSummary dicts (CONTRACTS.md) per region
+    link_summaries(store, scope, windows)  LinkSummary dicts (catalogs.link_quality) per region
     route_verdicts(store, scope)           each region's route check from its stored traces, for the summaries
 """
 

@@ -44,7 +44,7 @@ class Side:
     hours: int  # distinct UTC hours with attempts on this side
 
     def as_dict(self) -> dict[str, Any]:
-        """The `peak` / `offpeak` part of a LinkSummary (CONTRACTS.md)."""
+        """The `peak` / `offpeak` part of a LinkSummary (`catalogs.link_quality.LinkSummary.as_dict`)."""
         return {
             "rtt_median_ms": self.rtt_median_ms,
             "rtt_p95_ms": self.rtt_p95_ms,

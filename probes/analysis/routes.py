@@ -1,10 +1,12 @@
 """Route verdicts per region for the link-quality summary: the stored traces of each region's targets,
 classified again with the network table (so a corrected table corrects old verdicts too) and compared with
-the line type the region's targets claim (`probes.routes.route_summary_from_traces`)."""
+the line type the region's targets claim, or else the line type the provider's catalog claims for the region
+(`probes.routes.route_summary_from_traces`)."""
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from probes.analysis.scope import Scope
@@ -13,11 +15,15 @@ from probes.store import Store, StoredTrace
 
 
 def route_verdicts(
-    store: Store, scope: Scope | None = None, table: NetworkTable | None = None
+    store: Store,
+    scope: Scope | None = None,
+    table: NetworkTable | None = None,
+    claims: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """(provider, region) → the region's LinkSummary `route` dict, for every region in the scope with
     stored traces. The claim is the line type its traced targets carry (the most common one when they
-    differ). `table` defaults to the bundled network table merged with the user's (as `linkvet trace`)."""
+    differ); when they carry none, `claims[(provider, region)]` (what the catalog claims for the region).
+    `table` defaults to the bundled network table merged with the user's (as `linkvet trace`)."""
     scope = scope or Scope()
     traces = store.traces(
         provider=scope.provider,
@@ -35,9 +41,14 @@ def route_verdicts(
     table = table or load_network_table()
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for key, mine in sorted(by_region.items()):
-        claims = Counter(t.line_type for t in mine if t.line_type)
-        claimed = min(claims, key=lambda c: (-claims[c], c)) if claims else None
-        route = route_summary_from_traces(claimed, mine, table)
+        labels = Counter(t.line_type for t in mine if t.line_type)
+        claimant = ""
+        if labels:
+            claimed: str | None = min(labels, key=lambda c: (-labels[c], c))
+        else:
+            claimed = (claims or {}).get(key)
+            claimant = "the catalog" if claimed else ""
+        route = route_summary_from_traces(claimed, mine, table, claimant)
         if route is not None:
             out[key] = route
     return out

@@ -1,4 +1,5 @@
-"""The link-quality summary per region that scoring consumes: the LinkSummary dict of CONTRACTS.md.
+"""The link-quality summary per region that scoring consumes: the LinkSummary dict that
+`catalogs.link_quality.LinkSummary.from_dict` reads.
 
 `catalogs` must not import `probes`, so the summary is a plain dict; the CLI/GUI turn it into
 `catalogs.link_quality.LinkSummary` with `from_dict`. Route verdicts come from the route analysis, which

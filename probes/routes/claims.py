@@ -1,4 +1,4 @@
-"""Claimed line type vs traced class: the `route` part of a `LinkSummary` (see CONTRACTS: LinkSummary).
+"""Claimed line type vs traced class: the `route` part of a `LinkSummary` (see `catalogs.link_quality.RouteVerdict`).
 
 A vendor claims a line type from the target-label vocabulary (`cn2-gia`, `cu-9929`, `bgp`, ...); traces
 give classes (`cn2-gia`, `cu-premium`, ...). Claims that name no single backbone (`bgp`, `standard`,
@@ -64,14 +64,18 @@ def claim_is_checkable(claimed: str) -> bool:
     return claimed in EXPECTED_CLASS
 
 
-def route_summary(claimed_line_type: str | None, verdicts: Sequence[RouteVerdict]) -> dict[str, Any] | None:
+def route_summary(
+    claimed_line_type: str | None, verdicts: Sequence[RouteVerdict], claimant: str = ""
+) -> dict[str, Any] | None:
     """The LinkSummary `route` dict for one region from its traces' verdicts; None when there are no traces.
 
     `agrees` compares the class most traces show with the claim; `agreeing_traces` counts the traces
-    whose own class matches the claim (None when the claim cannot be checked)."""
+    whose own class matches the claim (None when the claim cannot be checked). `claimant` says whose claim
+    it is in the evidence ("the catalog claims CN2 GIA, ..."); the default is the traced targets' label."""
     if not verdicts:
         return None
     claimed = claimed_line_type or "unknown"
+    claims = f"{claimant} claims" if claimant else "claims"
     merged = merge_verdicts(verdicts)
     measured = merged.line_class
     expected = EXPECTED_CLASS.get(claimed)
@@ -81,7 +85,7 @@ def route_summary(claimed_line_type: str | None, verdicts: Sequence[RouteVerdict
     if measured == "unknown":
         agrees: bool | None = None
         evidence = (
-            f"claims {claim_name}; none of {n} traces could be classified (no listed backbone answered)"
+            f"{claims} {claim_name}; none of {n} traces could be classified (no listed backbone answered)"
         )
     else:
         exclude = _EXPECTED_GROUPS.get(expected, ()) if expected and measured != expected else ()
@@ -92,12 +96,12 @@ def route_summary(claimed_line_type: str | None, verdicts: Sequence[RouteVerdict
         if expected is None:
             agrees = None
             evidence = (
-                f"claims {claim_name} (no single backbone, cannot be checked); "
+                f"{claims} {claim_name} (no single backbone, cannot be checked); "
                 f"traced {measured} {where} on {merged.agreeing} of {n} traces"
             )
         else:
             agrees = measured == expected
-            evidence = f"claims {claim_name}, traced {where} on {merged.agreeing} of {n} traces"
+            evidence = f"{claims} {claim_name}, traced {where} on {merged.agreeing} of {n} traces"
             if not agrees:
                 evidence += f" ({measured})"
     if merged.doubts and measured != "unknown":
@@ -124,13 +128,13 @@ class TracedPath(Protocol):
 
 
 def route_summary_from_traces(
-    claimed_line_type: str | None, traces: Sequence[TracedPath], table: NetworkTable
+    claimed_line_type: str | None, traces: Sequence[TracedPath], table: NetworkTable, claimant: str = ""
 ) -> dict[str, Any] | None:
     """The LinkSummary `route` dict for one region from its traces (e.g. `Store.traces(provider=...,
     region=...)`), each classified again with `table`, so a corrected or extended table corrects old
     verdicts too. Traces that could not be made at all (no hops) are left out; None when none remain."""
     verdicts = [classify_path(t.path, table, reached=t.reached) for t in traces if t.path]
-    return route_summary(claimed_line_type, verdicts)
+    return route_summary(claimed_line_type, verdicts, claimant)
 
 
 def _via(verdicts: Sequence[RouteVerdict], exclude: Sequence[Group]) -> str:

@@ -1,4 +1,4 @@
-"""The LinkSummary dicts scoring consumes: the shape of CONTRACTS.md, figures, vantage points, routes."""
+"""The LinkSummary dicts scoring consumes: the shape catalogs.link_quality reads, figures, vantage points, routes."""
 
 from __future__ import annotations
 
@@ -145,3 +145,53 @@ def test_rounds_without_a_vantage_point_beside_named_ones(tmp_path: Path) -> Non
         assert summaries[None]["offpeak"]["rtt_median_ms"] == pytest.approx(300.0, rel=0.01)
         assert summaries["shanghai-office"]["offpeak"]["rtt_median_ms"] == pytest.approx(150.0, rel=0.01)
         assert summaries[None]["peak"]["samples"] == summaries["shanghai-office"]["peak"]["samples"] == 360
+
+
+def _unlabelled_163_traces(store: Store, region: str = "los-angeles") -> None:
+    """Eight traces to a region whose trace target carries no line-type label: six via 163 (202.97), two via
+    CN2 (59.43)."""
+    from probes.target import Method, Target
+
+    traced = Target(method=Method.TRACE, host="127.0.0.9", provider="raksmart", region=region)
+    paths = [["10.0.0.1", "202.97.12.1", "202.97.50.1"]] * 6 + [["10.0.0.1", "59.43.1.1", "59.43.2.2"]] * 2
+    for n, path in enumerate(paths):
+        result = trace_result(traced, utc_us(2026, 11, 2, 3) + n * 60_000_000, path)
+        store.save_round(
+            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
+        )
+
+
+def test_unlabelled_traces_are_checked_against_the_catalogs_claim(tmp_path: Path) -> None:
+    from probes.analysis import route_verdicts
+    from probes.routes import bundled_table
+
+    with Store(tmp_path / "c.sqlite3") as store:
+        _unlabelled_163_traces(store)
+        unclaimed = route_verdicts(store, table=bundled_table())[("raksmart", "los-angeles")]
+        assert unclaimed["claimed_line_type"] == "unknown" and unclaimed["agrees"] is None
+        claims = {("raksmart", "los-angeles"): "cn2-gia", ("raksmart", "tokyo"): "cn2-gia"}
+        routes = route_verdicts(store, table=bundled_table(), claims=claims)
+    assert set(routes) == {("raksmart", "los-angeles")}  # a claim alone, without traces, is no verdict
+    route = routes[("raksmart", "los-angeles")]
+    assert (route["claimed_line_type"], route["measured_class"], route["agrees"]) == ("cn2-gia", "163", False)
+    assert (route["traces"], route["agreeing_traces"]) == (8, 2)
+    assert route["evidence"].startswith("the catalog claims CN2 GIA, traced via 202.97")
+
+
+def test_a_target_label_outweighs_the_catalogs_claim(tmp_path: Path) -> None:
+    from probes.analysis import route_verdicts
+    from probes.routes import bundled_table
+    from probes.target import Method, Target
+
+    # The region sells CN2 GIA and BGP; the user labelled this target as the BGP line.
+    traced = Target(method=Method.TRACE, host="127.0.0.9", provider="raksmart", region="hk", line_type="163")
+    with Store(tmp_path / "l.sqlite3") as store:
+        for n in range(3):
+            result = trace_result(traced, utc_us(2026, 11, 2, 3, n), ["10.0.0.1", "202.97.12.1"])
+            store.save_round(
+                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
+            )
+        routes = route_verdicts(store, table=bundled_table(), claims={("raksmart", "hk"): "cn2-gia"})
+    route = routes[("raksmart", "hk")]
+    assert (route["claimed_line_type"], route["agrees"]) == ("163", True)
+    assert route["evidence"].startswith("claims 163,")
