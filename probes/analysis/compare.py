@@ -234,9 +234,11 @@ def _rtt_and_loss(c: PeakComparison) -> list[str]:
 
 
 def _signed_ms(value: float) -> str:
-    if abs(value) < 0.05:
+    """A change in ms with the digits its size needs: a sub-millisecond line's change is not '±0'."""
+    size = abs(value)
+    if size < 0.0005:
         return "±0 ms"
-    digits = 0 if abs(value) >= 10 else 1
+    digits = 0 if size >= 10 else 1 if size >= 0.1 else 3
     return f"{value:+.{digits}f} ms"
 
 

@@ -136,3 +136,13 @@ def test_intervals_off_gives_the_same_figures(week_store: Store) -> None:
     for a, b in zip(with_ci, without, strict=True):
         assert a.peak == b.peak and a.offpeak == b.offpeak
         assert b.p95_diff_ci is None and b.loss_diff_ci is None
+
+
+def test_a_sub_millisecond_change_is_written_with_its_digits() -> None:
+    from probes.analysis.compare import _signed_ms
+
+    assert _signed_ms(0.043) == "+0.043 ms"  # a loopback-scale change is not "±0 ms"
+    assert _signed_ms(-0.25) == "-0.2 ms"
+    assert _signed_ms(3.46) == "+3.5 ms"
+    assert _signed_ms(70.4) == "+70 ms"
+    assert _signed_ms(0.0001) == "±0 ms"
