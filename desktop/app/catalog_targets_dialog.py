@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -84,21 +86,26 @@ class CatalogTargetsDialog(QDialog):
 
     def chosen_regions(self) -> list[tuple[str, str]]:
         """(provider id, region id) of every ticked region."""
-        out = []
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
-            for j in range(top.childCount()):
-                item = top.child(j)
-                if item.checkState(0) == Qt.CheckState.Checked:
-                    out.append(item.data(0, ROLE))
-        return out
+        return [
+            item.data(0, ROLE) for item in self._region_items() if item.checkState(0) == Qt.CheckState.Checked
+        ]
 
     def check_region(self, provider_id: str, region_id: str) -> None:
+        for item in self._region_items():
+            if item.data(0, ROLE) == (provider_id, region_id):
+                item.setCheckState(0, Qt.CheckState.Checked)
+
+    def _region_items(self) -> Iterator[QTreeWidgetItem]:
+        """The region rows: the children of every provider row (Qt types the lookups as optional; an index
+        below the count always has an item, so a None is skipped, not expected)."""
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
+            if top is None:
+                continue
             for j in range(top.childCount()):
-                if top.child(j).data(0, ROLE) == (provider_id, region_id):
-                    top.child(j).setCheckState(0, Qt.CheckState.Checked)
+                item = top.child(j)
+                if item is not None:
+                    yield item
 
     def entries(self) -> tuple[list[TargetEntry], list[str]]:
         """The probe-list entries of the ticked regions, and the endpoints that could not be used."""

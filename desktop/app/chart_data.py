@@ -225,7 +225,8 @@ def day_hour_matrix(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
     days = [first + timedelta(days=i) for i in range((last - first).days + 1)]
 
     def grid(metric: str) -> FloatArray:
-        return pivot_matrix(frame, metric).reindex(days).to_numpy(dtype=np.float64)
+        values: FloatArray = pivot_matrix(frame, metric).reindex(days).to_numpy(dtype=np.float64)
+        return values
 
     return DayHourMatrix(
         tz,

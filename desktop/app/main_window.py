@@ -167,15 +167,17 @@ class MainWindow(QMainWindow):
 
     # -- screens -----------------------------------------------------------------------------------------
 
-    def screen(self, key: str) -> QWidget:
-        """The screen with this key, built now if it was not yet shown."""
+    def built_screen(self, key: str) -> QWidget:
+        """The screen with this key, built now if it was not yet shown. (Not named `screen`: that is
+        QWidget.screen(), the display the window is on.)"""
         if key not in self.screens:
             index = next(i for i, s in enumerate(self.specs) if s.key == key)
             widget = self.specs[index].factory(self.context)
             placeholder = self.stack.widget(index)
             self.stack.insertWidget(index, widget)
-            self.stack.removeWidget(placeholder)
-            placeholder.deleteLater()
+            if placeholder is not None:  # every index has its placeholder until its screen is built
+                self.stack.removeWidget(placeholder)
+                placeholder.deleteLater()
             self.screens[key] = widget
             # The screen lives as long as the window: keep its objects out of the collector's full passes,
             # which would otherwise walk them again and again (pauses during live updates).
@@ -188,7 +190,7 @@ class MainWindow(QMainWindow):
             return
         QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
         try:
-            widget = self.screen(self.specs[index].key)
+            widget = self.built_screen(self.specs[index].key)
         finally:
             QApplication.restoreOverrideCursor()
         self.stack.setCurrentWidget(widget)

@@ -80,11 +80,12 @@ DEFAULTS: dict[str, Any] = example_profile()
 
 
 def _get(data: dict[str, Any], path: FieldPath) -> Any:
+    node: Any = data
     for key in path:
-        if not isinstance(data, dict):
+        if not isinstance(node, dict):
             return None
-        data = data.get(key)  # type: ignore[assignment]
-    return data
+        node = node.get(key)
+    return node
 
 
 def _put(data: dict[str, Any], path: FieldPath, value: Any) -> None:
@@ -211,8 +212,10 @@ class NeedsForm(QWidget):
                 widget.textChanged.connect(self._edited)
             elif isinstance(widget, QComboBox):
                 widget.currentIndexChanged.connect(self._edited)
-            else:
-                widget.valueChanged.connect(self._edited)  # type: ignore[attr-defined]
+            elif isinstance(widget, QSpinBox | QDoubleSpinBox):
+                widget.valueChanged.connect(self._edited)
+            else:  # a new kind of field: say so, rather than leave its edits unnoticed
+                raise TypeError(f"needs form: no change signal known for {type(widget).__name__}")
         self.retranslate()
 
     def _edited(self, *_: object) -> None:

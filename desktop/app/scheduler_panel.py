@@ -29,6 +29,7 @@ from probes.errors import PlanError
 
 if TYPE_CHECKING:  # the plan reader (pydantic) loads when a plan is first used, not with the screen
     from probes.plan import Plan
+    from probes.scheduler import RoundReport
 
 GUI_PLAN_NAME = "gui-plan"
 
@@ -179,12 +180,11 @@ class SchedulerPanel(QGroupBox):
         )
         self.status.setText(f"{text} {extra}".strip())
 
-    def _round_done(self, report: object) -> None:
-        if getattr(report, "round_id", None) is not None:
+    def _round_done(self, report: RoundReport) -> None:
+        if report.round_id is not None:
             self.rounds += 1
             self.context.store_events.changed.emit()
-        describe = getattr(report, "describe", None)
-        self._show_next(describe() if callable(describe) and getattr(report, "results", ()) else "")
+        self._show_next(report.describe() if report.results else "")
         self.round_done.emit(report)
 
     def _end(self) -> None:

@@ -205,7 +205,7 @@ class AppSettings(QObject):
     def screen(self) -> int:
         raw = self._q.value(self.SCREEN)
         try:
-            return int(raw) if raw is not None else 0  # type: ignore[call-overload]
+            return int(raw) if raw is not None else 0
         except (TypeError, ValueError):
             return 0
 

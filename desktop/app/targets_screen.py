@@ -27,6 +27,7 @@ from probes.errors import PlanError  # light; the plan reader (pydantic) loads o
 from probes.target import Method, Target
 
 if TYPE_CHECKING:
+    from catalogs.loader import CatalogSet
     from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
 
 FIRST_RUN_TARGETS = (
@@ -40,7 +41,7 @@ class TargetsScreen(QWidget):
         self.context = context
         self.model: TargetListModel = context.targets
         self.book = TargetBook(context.settings.targets_path)
-        self.catalogs: object = None  # loaded on first use of "From the catalogs…"
+        self.catalogs: CatalogSet | None = None  # loaded on first use of "From the catalogs…"
         self.catalog_dialog: CatalogTargetsDialog | None = None
 
         self.title = QLabel()
@@ -184,7 +185,7 @@ class TargetsScreen(QWidget):
             load_catalog_set, on_done=self._catalogs_loaded, on_error=self._catalogs_failed
         )
 
-    def _catalogs_loaded(self, catalogs: object) -> None:
+    def _catalogs_loaded(self, catalogs: CatalogSet) -> None:
         self.catalog_button.setEnabled(True)
         self.catalogs = catalogs
         self._pick_from(catalogs)
@@ -193,13 +194,13 @@ class TargetsScreen(QWidget):
         self.catalog_button.setEnabled(True)
         self.context.reporter.error(self.tr("Catalogs not loaded"), message)
 
-    def _pick_from(self, catalogs: object) -> None:
+    def _pick_from(self, catalogs: CatalogSet) -> None:
         """Show the providers → regions tree (window-modal, without blocking the event loop)."""
         from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
 
         if self.catalog_dialog is not None:
             self.catalog_dialog.deleteLater()  # the previous one, closed by now
-        dialog = CatalogTargetsDialog(catalogs, self)  # type: ignore[arg-type]
+        dialog = CatalogTargetsDialog(catalogs, self)
         dialog.accepted.connect(lambda: self._add_chosen(dialog))
         self.catalog_dialog = dialog
         dialog.open()

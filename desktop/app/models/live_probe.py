@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QModelRoleDataSpan, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QModelRoleData, QModelRoleDataSpan, QObject, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.app.models._table import HeaderedTableModel
@@ -196,15 +196,19 @@ class LiveProbeModel(HeaderedTableModel):
             return None
         return self._value(self._rows[index.row()], index.column(), role)
 
-    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan) -> None:
+    def multiData(self, index: Index, roleDataSpan: QModelRoleDataSpan | QModelRoleData) -> None:
         """Every role the view asks for a cell in one call (the view asks ~8 per cell and repaint): a third
         fewer Python calls per table repaint than one `data()` call per role."""
         if not index.isValid():
             return
         live = self._rows[index.row()]
         column = index.column()
-        for i in range(len(roleDataSpan)):
-            entry = roleDataSpan[i]
+        if isinstance(roleDataSpan, QModelRoleData):  # one role: Python callers may pass one, as Qt allows
+            roleDataSpan.setData(self._value(live, column, roleDataSpan.role()))
+            return
+        # The binding gives QModelRoleDataSpan len() and indexing; PySide6's stub leaves them out.
+        for i in range(len(roleDataSpan)):  # type: ignore[arg-type]
+            entry = roleDataSpan[i]  # type: ignore[index]
             entry.setData(self._value(live, column, entry.role()))
 
     def _value(self, live: LiveRow, column: int, role: int) -> Any:

@@ -13,7 +13,7 @@ from desktop.app.chart_data import Cdf
 from desktop.app.widgets.live_rtt_plot import PALETTE
 
 
-class CdfPlot(pg.GraphicsLayoutWidget):
+class CdfPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent=parent)
         self.setBackground("w")
@@ -68,7 +68,7 @@ class CdfPlot(pg.GraphicsLayoutWidget):
 
     def _mouse_moved(self, event: tuple[object]) -> None:
         position = event[0]
-        if not self.plot.sceneBoundingRect().contains(position):  # type: ignore[arg-type]
+        if not self.plot.sceneBoundingRect().contains(position):
             return
         x = self.plot.getViewBox().mapSceneToView(position).x()
         self.v_line.setPos(x)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QRectF
 from desktop.app.chart_data import DayHourMatrix
 
 
-class HeatmapPlot(pg.GraphicsLayoutWidget):
+class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent=parent)
         self.setBackground("w")
@@ -84,7 +84,7 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):
 
     def _mouse_moved(self, event: tuple[object]) -> None:
         position = event[0]
-        if not self.plot.sceneBoundingRect().contains(position):  # type: ignore[arg-type]
+        if not self.plot.sceneBoundingRect().contains(position):
             return
         point = self.plot.getViewBox().mapSceneToView(position)
         self.readout.setText(self.describe(int(np.floor(point.y())), int(np.floor(point.x()))))

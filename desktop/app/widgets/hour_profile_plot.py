@@ -15,7 +15,7 @@ from desktop.app.widgets.live_rtt_plot import PALETTE
 PEAK_BRUSH = (255, 167, 38, 55)
 
 
-class HourProfilePlot(pg.GraphicsLayoutWidget):
+class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent=parent)
         self.setBackground("w")
@@ -139,7 +139,7 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):
 
     def _mouse_moved(self, event: tuple[object]) -> None:
         position = event[0]
-        if not self.main.sceneBoundingRect().contains(position):  # type: ignore[arg-type]
+        if not self.main.sceneBoundingRect().contains(position):
             return
         x = self.main.getViewBox().mapSceneToView(position).x()
         if 0 <= x < 24:

@@ -49,7 +49,7 @@ class LineTypeBadgeDelegate(QStyledItemDelegate):
     def paint(
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> None:
-        if option.state & QStyle.StateFlag.State_Selected:  # type: ignore[operator]
+        if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(option.rect, option.palette.highlight())
         line_type = index.data(Qt.ItemDataRole.DisplayRole)
         if not line_type:

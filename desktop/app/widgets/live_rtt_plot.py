@@ -16,7 +16,7 @@ LOST = "#d32f2f"
 MARKERS_UP_TO = 300  # points per curve drawn with a marker (so a lone reply between losses shows)
 
 
-class LiveRttPlot(pg.PlotWidget):
+class LiveRttPlot(pg.PlotWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent=parent)
         self.setBackground("w")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPointF, QRect
 from PySide6.QtGui import QColor, QPainter, QPen, QPolygonF
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
@@ -24,14 +24,14 @@ def _line_pen() -> QPen:
 class SparklineDelegate(QStyledItemDelegate):
     """Paints the numpy array a model returns for `role` (NaN = lost) instead of text."""
 
-    def __init__(self, role: int, parent: object = None) -> None:
-        super().__init__(parent)  # type: ignore[arg-type]
+    def __init__(self, role: int, parent: QObject | None = None) -> None:
+        super().__init__(parent)
         self.role = role
 
     def paint(
         self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
     ) -> None:
-        if option.state & QStyle.StateFlag.State_Selected:  # type: ignore[operator]
+        if option.state & QStyle.StateFlag.State_Selected:
             painter.fillRect(option.rect, option.palette.highlight())
         values = index.data(self.role)
         if not isinstance(values, np.ndarray) or values.size == 0:

@@ -28,7 +28,7 @@ def _bars(**kwargs: object) -> pg.BarGraphItem:
     return pg.BarGraphItem(x=[], height=[], width=1, **kwargs)
 
 
-class TimelinePlot(pg.GraphicsLayoutWidget):
+class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
     def __init__(self, parent: object = None) -> None:
         super().__init__(parent=parent)
         self.setBackground("w")
@@ -161,7 +161,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):
 
     def _mouse_moved(self, event: tuple[object]) -> None:
         position = event[0]
-        if self.data is None or not self.main.sceneBoundingRect().contains(position):  # type: ignore[arg-type]
+        if self.data is None or not self.main.sceneBoundingRect().contains(position):
             return
         point = self.main.getViewBox().mapSceneToView(position)
         self.v_line.setPos(point.x())
