@@ -7,7 +7,12 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:  # the store (numpy, pandas) loads when a command opens it, not with every command
+    from probes.store import Store
+
+N = TypeVar("N", int, float)
 
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
@@ -42,7 +47,7 @@ def add_vantage_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_store(path: Path | None, *, readonly: bool = False):  # type: ignore[no-untyped-def]
+def open_store(path: Path | None, *, readonly: bool = False) -> Store:
     """The result store at `path` (default: the user data directory), or a CliError saying why not."""
     from probes.errors import StoreError
     from probes.store import Store
@@ -70,11 +75,11 @@ def missing_store(path: Path | None) -> Path | None:
 
 
 def _number_type(
-    convert: type[int] | type[float], accept: Callable[[float], bool], expected: str
-) -> Callable[[str], Any]:
+    convert: Callable[[str], N], accept: Callable[[N], bool], expected: str
+) -> Callable[[str], N]:
     """An argparse `type=` that converts text and checks it, with a message saying what was expected."""
 
-    def parse(text: str) -> Any:
+    def parse(text: str) -> N:
         try:
             value = convert(text)
         except ValueError:

@@ -7,6 +7,7 @@ import json
 import re
 import sys
 from datetime import UTC, datetime, timedelta
+from typing import Any, SupportsFloat
 
 from desktop.cli._common import EXIT_OK, CliError, add_db_option, open_store, positive_int
 from desktop.cli._format import number, percent, table
@@ -107,14 +108,14 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _opt(value: object) -> float | None:
+def _opt(value: SupportsFloat | None) -> float | None:
     if value is None:
         return None
-    number_value = float(value)  # type: ignore[arg-type]
+    number_value = float(value)
     return None if number_value != number_value else number_value
 
 
-def _row_dict(row) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def _row_dict(row: Any) -> dict[str, object]:  # a row of DataFrame.itertuples: its fields are untyped
     metrics = json.loads(row.metrics_json) if row.metrics_json else {}
     out: dict[str, object] = {
         "target": row.name,
@@ -147,6 +148,6 @@ def _row_dict(row) -> dict[str, object]:  # type: ignore[no-untyped-def]
     return out
 
 
-def _int(value: object) -> int | None:
+def _int(value: SupportsFloat | None) -> int | None:
     as_float = _opt(value)
     return None if as_float is None else int(as_float)

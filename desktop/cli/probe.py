@@ -6,7 +6,9 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.cli._common import (
     EXIT_ENVIRONMENT,
@@ -22,6 +24,10 @@ from desktop.cli._common import (
     positive_int,
 )
 from desktop.cli._format import ProgressLine, result_rows, table
+
+if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
+    from probes.results import ProbeResult
+    from probes.target import Method, ProbeOptions, Target
 
 # Attempts per target when --count is not given: a ping's worth for packet methods, fewer for heavy ones.
 DEFAULT_COUNTS = {"icmp": 10, "tcp": 10, "http": 3, "download": 1, "iperf3": 1}
@@ -170,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK if all(r.ok for r in results) else EXIT_SOME_FAILED
 
 
-def _measure(targets, options, args):  # type: ignore[no-untyped-def]
+def _measure(
+    targets: Sequence[Target], options: Mapping[Method, ProbeOptions], args: argparse.Namespace
+) -> list[ProbeResult]:
     from probes.runner import Runner
 
     progress = ProgressLine(enabled=None if len(targets) > 1 or not args.json else False)
@@ -181,7 +189,7 @@ def _measure(targets, options, args):  # type: ignore[no-untyped-def]
         progress.finish()
 
 
-def _print(results, as_json: bool) -> None:  # type: ignore[no-untyped-def]
+def _print(results: Sequence[ProbeResult], as_json: bool) -> None:
     if as_json:
         for result in results:
             sys.stdout.write(json.dumps(result.as_dict(), allow_nan=False) + "\n")
@@ -198,7 +206,7 @@ def _read_target_file(path: Path) -> list[tuple[str, str | None]]:
         raise CliError(f"{path}: cannot read the target list: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise CliError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    entries = []
+    entries: list[tuple[str, str | None]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         target = line.split("#", 1)[0].strip()
         if target:

@@ -10,6 +10,7 @@ import signal
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from desktop.cli._common import (
     EXIT_ENVIRONMENT,
@@ -22,6 +23,10 @@ from desktop.cli._common import (
     open_store,
 )
 from desktop.cli._format import ProgressLine, result_rows, table
+
+if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
+    from probes.plan import Plan
+    from probes.scheduler import Scheduler
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -85,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
-async def _daemon(scheduler, grace_s: float) -> int:  # type: ignore[no-untyped-def]
+async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -116,7 +121,7 @@ async def _daemon(scheduler, grace_s: float) -> int:  # type: ignore[no-untyped-
     return EXIT_OK
 
 
-def _check(plan) -> int:  # type: ignore[no-untyped-def]
+def _check(plan: Plan) -> int:
     import time
 
     from probes.scheduler import cadence_at, next_slot

@@ -7,8 +7,9 @@ import argparse
 import asyncio
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop.cli._common import (
     EXIT_ENVIRONMENT,
@@ -25,6 +26,11 @@ from desktop.cli._common import (
 )
 from desktop.cli._format import number, percent, table
 from probes.routes.claims import CLAIMED_LINE_TYPES
+
+if TYPE_CHECKING:  # for annotations; `run` imports the tracer when a trace runs
+    from probes.routes import NetworkMatch, NetworkTable, RouteVerdict
+    from probes.target import Target
+    from probes.traceroute import TraceOptions, TraceResult
 
 DIRECTION = (
     "This is the path from this machine (the office) to the region: the outbound direction. The return path "
@@ -161,13 +167,15 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_SOME_FAILED if failed else EXIT_OK
 
 
-async def _trace(host, options, table, count):  # type: ignore[no-untyped-def]
+async def _trace(host: str, options: TraceOptions, table: NetworkTable, count: int) -> list[TraceResult]:
     from probes.traceroute import trace_repeatedly
 
     return await trace_repeatedly(host, options, table, count)
 
 
-def _store(args: argparse.Namespace, target, traces, table) -> dict[str, Any] | None:  # type: ignore[no-untyped-def]
+def _store(
+    args: argparse.Namespace, target: Target, traces: Sequence[TraceResult], table: NetworkTable
+) -> dict[str, Any] | None:
     """Save each trace as a round; the region's route check over everything stored, when labelled."""
     from probes.errors import StoreError
     from probes.methods.trace import to_probe_result
@@ -196,7 +204,12 @@ def _store(args: argparse.Namespace, target, traces, table) -> dict[str, Any] | 
 # -- output -------------------------------------------------------------------------------------------------
 
 
-def _print_json(traces, claim, stored_route, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def _print_json(
+    traces: Sequence[TraceResult],
+    claim: dict[str, Any] | None,
+    stored_route: dict[str, Any] | None,
+    out: TextIO,
+) -> None:
     from probes.routes import merge_verdicts
 
     verdicts = [t.verdict for t in traces if t.verdict is not None and t.hops]
@@ -221,7 +234,12 @@ def _print_json(traces, claim, stored_route, out: TextIO) -> None:  # type: igno
     out.write(json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n")
 
 
-def _print_text(traces, claim, stored_route, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def _print_text(
+    traces: Sequence[TraceResult],
+    claim: dict[str, Any] | None,
+    stored_route: dict[str, Any] | None,
+    out: TextIO,
+) -> None:
     from probes.routes import CLASS_NAMES, merge_verdicts
 
     first = traces[0]
@@ -254,7 +272,7 @@ def _print_text(traces, claim, stored_route, out: TextIO) -> None:  # type: igno
         out.write(f"stored traces of this region ({flag}): {stored_route['evidence']}\n")
 
 
-def _describe_run(trace) -> str:  # type: ignore[no-untyped-def]
+def _describe_run(trace: TraceResult) -> str:
     socket_kind = {True: "raw socket", False: "unprivileged socket", None: "no socket"}[trace.privileged]
     port = f" port {trace.port}" if trace.port else ""
     return (
@@ -263,7 +281,7 @@ def _describe_run(trace) -> str:  # type: ignore[no-untyped-def]
     )
 
 
-def _hop_table(trace, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def _hop_table(trace: TraceResult, out: TextIO) -> None:
     headers = ["HOP", "ADDRESS", "LOSS", "SENT", "LAST ms", "AVG ms", "BEST ms", "WORST ms", "NETWORK"]
     rows: list[list[str]] = []
     hops = list(trace.hops)
@@ -299,14 +317,14 @@ def _hop_table(trace, out: TextIO) -> None:  # type: ignore[no-untyped-def]
     table(headers, rows, out)
 
 
-def _network_label(match, *, destination: bool) -> str:  # type: ignore[no-untyped-def]
+def _network_label(match: NetworkMatch | None, *, destination: bool) -> str:
     label = "" if match is None else f"{match.label} {match.prefix.cidr}"
     if destination:
         label = f"{label} (destination)".strip()
     return label
 
 
-def _verdict(verdict, out: TextIO) -> None:  # type: ignore[no-untyped-def]
+def _verdict(verdict: RouteVerdict, out: TextIO) -> None:
     from probes.routes import RULES
 
     out.write(f"verdict: {verdict.line_class} — {verdict.explanation()}\n")
