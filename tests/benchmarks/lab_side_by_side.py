@@ -236,6 +236,27 @@ def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
         )
         return delivery.capacity_mbps(SHAPED_MBPS)
 
+    def delivered(since: int, port: int, skip_s: float, span_s: float) -> float:
+        """What the link delivered in a tool's own window: `span_s` from `skip_s` after the first data
+        segment (TCP's sawtooth is then the same for the tool and the truth: only the measuring differs)."""
+        log = lab.packets(since)
+        first = truth.tcp_delivery(
+            log, region.address, direction=DOWN, port=port, min_payload=1000, since_ns=since
+        )
+        assert first.first_ns is not None
+        start = first.first_ns + int(skip_s * 1e9)
+        window = truth.tcp_delivery(
+            log,
+            region.address,
+            direction=DOWN,
+            port=port,
+            min_payload=1000,
+            since_ns=start,
+            until_ns=start + int(span_s * 1e9),
+        )
+        return window.payload_bytes * 8 / span_s / 1e6
+
+    in_window = f"iperf3 -R -t {seconds:g} -O {OMIT_S}"
     for omit in (0, OMIT_S):
         iperf = anchors.run_iperf3(lab, region.address, seconds, reverse=True, omit_s=omit)
         label = f"iperf3 -R -t {seconds:g}" + (f" -O {omit}" if omit else "")
@@ -249,6 +270,17 @@ def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
                 "Mbit/s",
             )
         )
+        if omit:
+            rows.append(
+                Row(
+                    "throughput",
+                    label,
+                    "download vs delivered in its window",
+                    iperf.figures["mbps"],
+                    delivered(iperf.since_ns, IPERF3_PORT, omit, iperf.figures["seconds"]),
+                    "Mbit/s",
+                )
+            )
     curl = anchors.run_curl(lab, region.large_url, 1, max_seconds=seconds)
     speed = curl.figures["transfers"][0]["speed"] * 8 / 1e6
     rows.append(
@@ -294,6 +326,19 @@ def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
             anchor=f"iperf3 -R -t {seconds:g} -O {OMIT_S}",  # both leave the warm-up out
         )
     )
+    if run.result.get("steady_from_s") is not None:
+        span = run.result["steady_to_s"] - run.result["steady_from_s"]
+        rows.append(
+            Row(
+                "throughput",
+                "linkvet download",
+                "steady_mbps vs delivered in its window",
+                run.result["steady_mbps"],
+                delivered(run.since_ns, HTTP_PORT, run.result["steady_from_s"], span),
+                "Mbit/s",
+                anchor=in_window,
+            )
+        )
     run = anchors.run_linkvet_probe(
         lab, region.address, "--method", "iperf3", "--iperf3-seconds", f"{seconds:g}"
     )
@@ -306,6 +351,17 @@ def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
             capacity(run.since_ns, IPERF3_PORT),
             "Mbit/s",
             anchor=f"iperf3 -R -t {seconds:g} -O {OMIT_S}",
+        )
+    )
+    rows.append(
+        Row(
+            "throughput",
+            "linkvet iperf3",
+            "download_mbps vs delivered in its window",
+            run.result["download_mbps"],
+            delivered(run.since_ns, IPERF3_PORT, run.result["omitted_s"], run.result["seconds"]),
+            "Mbit/s",
+            anchor=in_window,
         )
     )
     return rows
@@ -324,7 +380,7 @@ def _ratio(row: Row, rows: list[Row]) -> str:
 
 def _kind(figure: str) -> str:
     # Most specific first: "median TTFB" is compared with the anchor's median TTFB, not its median RTT.
-    for word in ("connect", "TTFB", "per-attempt", "lost", "median"):
+    for word in ("window", "connect", "TTFB", "per-attempt", "lost", "median"):
         if word in figure:
             return word
     return "throughput"
