@@ -137,3 +137,12 @@ def trace_result(target: Target, started_us: int, hop_addresses: Sequence[str]) 
     )
     verdict = classify_path(trace.path, bundled_table(), reached=True)
     return to_probe_result(target, replace(trace, verdict=verdict))
+
+
+def save_traces(store: Store, target: Target, paths: Sequence[Sequence[str]], started_us: int) -> None:
+    """One stored trace round per path (`trace_result`), a minute apart from `started_us`."""
+    for n, hop_addresses in enumerate(paths):
+        result = trace_result(target, started_us + n * 60_000_000, hop_addresses)
+        store.save_round(
+            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
+        )

@@ -12,7 +12,7 @@ from probes.analysis.clock import in_peak
 from probes.analysis.data import prepare
 from probes.peak import DEFAULT_PEAK_WINDOWS
 from probes.store import Store
-from tests.analysis.synthetic import Series, StepModel, trace_result, utc_us, write_series
+from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series
 from tests.analysis.week import LA, OFFPEAK_MS, PEAK_MS
 
 SIDE_KEYS = {"rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours"}
@@ -118,11 +118,7 @@ def test_route_verdicts_from_stored_traces_fill_the_route_part(tmp_path: Path) -
         paths = [["10.0.0.1", "202.97.12.1", "202.97.50.1"]] * 6 + [
             ["10.0.0.1", "59.43.1.1", "59.43.2.2"]
         ] * 2
-        for n, path in enumerate(paths):
-            result = trace_result(traced, start + n * 60_000_000, path)
-            store.save_round(
-                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
-            )
+        save_traces(store, traced, paths, start)
         routes = route_verdicts(store, table=bundled_table())
         assert set(routes) == {("raksmart", "los-angeles")}
         route = routes[("raksmart", "los-angeles")]
@@ -154,11 +150,7 @@ def _unlabelled_163_traces(store: Store, region: str = "los-angeles") -> None:
 
     traced = Target(method=Method.TRACE, host="127.0.0.9", provider="raksmart", region=region)
     paths = [["10.0.0.1", "202.97.12.1", "202.97.50.1"]] * 6 + [["10.0.0.1", "59.43.1.1", "59.43.2.2"]] * 2
-    for n, path in enumerate(paths):
-        result = trace_result(traced, utc_us(2026, 11, 2, 3) + n * 60_000_000, path)
-        store.save_round(
-            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
-        )
+    save_traces(store, traced, paths, utc_us(2026, 11, 2, 3))
 
 
 def test_unlabelled_traces_are_checked_against_the_catalogs_claim(tmp_path: Path) -> None:
@@ -186,11 +178,7 @@ def test_a_target_label_outweighs_the_catalogs_claim(tmp_path: Path) -> None:
     # The region sells CN2 GIA and BGP; the user labelled this target as the BGP line.
     traced = Target(method=Method.TRACE, host="127.0.0.9", provider="raksmart", region="hk", line_type="163")
     with Store(tmp_path / "l.sqlite3") as store:
-        for n in range(3):
-            result = trace_result(traced, utc_us(2026, 11, 2, 3, n), ["10.0.0.1", "202.97.12.1"])
-            store.save_round(
-                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
-            )
+        save_traces(store, traced, [["10.0.0.1", "202.97.12.1"]] * 3, utc_us(2026, 11, 2, 3))
         routes = route_verdicts(store, table=bundled_table(), claims={("raksmart", "hk"): "cn2-gia"})
     route = routes[("raksmart", "hk")]
     assert (route["claimed_line_type"], route["agrees"]) == ("163", True)

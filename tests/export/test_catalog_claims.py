@@ -16,7 +16,7 @@ from catalogs.needs import EXAMPLE_NEEDS
 from desktop.links import catalog_claims
 from probes.store import Store
 from probes.target import Method, Target
-from tests.analysis.synthetic import Series, StepModel, trace_result, utc_us, write_series
+from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series
 from tests.catalogs._builders import catalog_text, offering, region
 
 Run = Callable[..., CompletedProcess[str]]
@@ -38,11 +38,7 @@ def _store_traced_via_163(path: Path) -> None:
         paths = [["10.0.0.1", "202.97.12.1", "202.97.50.1"]] * 6 + [
             ["10.0.0.1", "59.43.1.1", "59.43.2.2"]
         ] * 2
-        for n, hops in enumerate(paths):
-            result = trace_result(traced, utc_us(2026, 11, 2, 3, n), hops)
-            store.save_round(
-                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
-            )
+        save_traces(store, traced, paths, utc_us(2026, 11, 2, 3))
 
 
 def _catalog_with_a_san_jose_offering(folder: Path) -> Path:

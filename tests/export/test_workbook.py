@@ -127,7 +127,7 @@ def test_csv_folder_has_the_same_figures(exported: tuple[Workbook, Path, Path]) 
 def test_route_columns_come_from_stored_traces(tmp_path: Path) -> None:
     from desktop.export import ExportRequest, build_workbook, write_xlsx
     from probes.target import Method, Target
-    from tests.analysis.synthetic import Series, StepModel, trace_result, utc_us, write_series
+    from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series
     from tests.analysis.week import LA
 
     traced = Target(
@@ -135,11 +135,7 @@ def test_route_columns_come_from_stored_traces(tmp_path: Path) -> None:
     )
     with Store(tmp_path / "s.sqlite3") as store:
         write_series(store, [Series(LA, StepModel(150.0, 220.0))], utc_us(2026, 11, 2), 24)
-        for n in range(3):
-            result = trace_result(traced, utc_us(2026, 11, 2, 4, n), ["10.0.0.1", "59.43.1.1", "59.43.9.9"])
-            store.save_round(
-                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
-            )
+        save_traces(store, traced, [["10.0.0.1", "59.43.1.1", "59.43.9.9"]] * 3, utc_us(2026, 11, 2, 4))
         workbook = build_workbook(store, ExportRequest())
     write_xlsx(workbook, tmp_path / "w.xlsx")
     row = pd.read_excel(tmp_path / "w.xlsx", sheet_name="Link quality").iloc[0]
