@@ -243,8 +243,8 @@ class ScoreScreen(QWidget):
                 self.form.set_values(DEFAULTS)
         self.retranslate()
         self._update_sizing()
+        # The measurements are read once the catalogs are in: their route checks use the regions' claims.
         context.workers.submit(load_catalog_set, on_done=self._catalogs_loaded, on_error=self._failed)
-        self.reload_measurements()
         context.store_events.changed.connect(self.reload_measurements)
         context.settings.changed.connect(self._setting_changed)
 
@@ -402,7 +402,7 @@ class ScoreScreen(QWidget):
                     len({e.path for e in catalogs.errors}),
                 )
             )
-        self.rerank()
+        self.reload_measurements()  # ranks when read
 
     def _schedule(self, *_: object) -> None:
         self._debounce.start()
