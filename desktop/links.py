@@ -11,11 +11,10 @@ from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet
 from probes.analysis import Scope, link_summaries, route_verdicts
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.routes import EXPECTED_CLASS
 from probes.store import Store
 
 # When a region claims several line types ("cn2-gia" and "bgp"), the one a trace can check and the buyer pays
-# for: the most specific backbone first.
+# for: the most specific backbone first (every one of them is in `probes.routes.EXPECTED_CLASS`).
 _CLAIM_ORDER = ("cn2-gia", "cn2-gt", "cu-9929", "cmi", "cu-4837", "163")
 
 
@@ -28,8 +27,8 @@ def catalog_claims(catalogs: CatalogSet) -> dict[tuple[str, str], str]:
         for region in catalog.regions:
             if not region.line_types:
                 continue
-            checkable = [t for t in _CLAIM_ORDER if t in region.line_types and t in EXPECTED_CLASS]
-            claims[(catalog.provider.id, region.id)] = checkable[0] if checkable else region.line_types[0]
+            checkable = (t for t in _CLAIM_ORDER if t in region.line_types)
+            claims[(catalog.provider.id, region.id)] = next(checkable, region.line_types[0])
     return claims
 
 
