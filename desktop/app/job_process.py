@@ -66,14 +66,27 @@ def write_frame(stream: IO[bytes], kind: bytes, payload: object, lock: threading
 def read_raw_frame(stream: IO[bytes]) -> tuple[bytes, bytes] | None:
     """(kind, undecoded payload) of the next frame, or None at the end of the stream. Releases the
     interpreter lock while it waits, and runs no Python code on the payload."""
-    header = stream.read(_HEADER.size)
-    if len(header) < _HEADER.size:
+    header = _read_exactly(stream, _HEADER.size)
+    if header is None:
         return None
     size, kind = _HEADER.unpack(header)
-    data = stream.read(size)
-    if len(data) < size:
+    data = _read_exactly(stream, size)
+    if data is None:
         return None
     return bytes([kind]), data
+
+
+def _read_exactly(stream: IO[bytes], size: int) -> bytes | None:
+    """`size` bytes, or None at the end of the stream (an unbuffered stream may return fewer per read)."""
+    parts: list[bytes] = []
+    missing = size
+    while missing:
+        part = stream.read(missing)
+        if not part:
+            return None
+        parts.append(part)
+        missing -= len(part)
+    return b"".join(parts)
 
 
 def decode(data: bytes) -> Any:
@@ -305,7 +318,11 @@ def _schedule(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: 
 
 
 def main() -> int:
-    stdin, out = sys.stdin.buffer, sys.stdout.buffer
+    # Unbuffered stdin: the thread that waits for the parent's cancel blocks in a read until the parent
+    # closes the pipe, and a buffered reader's lock held by it at interpreter shutdown made Python wait 1 s
+    # and then abort ("could not acquire lock for <stdin>"), so every run ended 1 s late, killed by SIGABRT.
+    stdin = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)  # noqa: SIM115 (the process's own)
+    out = sys.stdout.buffer
     sys.stdout = sys.stderr  # anything printed by accident must not corrupt the frames
     lock = threading.Lock()
     frame = read_raw_frame(stdin)

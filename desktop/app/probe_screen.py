@@ -395,6 +395,8 @@ class ProbeScreen(QWidget):
         self.interval.setSuffix(self.tr(" s"))
         self.timeout.setSuffix(self.tr(" s"))
         self.store_results.setText(self.tr("Save the results in the store (for Charts and Export)"))
+        # The status line says how long the measuring took; this is the wait since the click.
+        self.elapsed.setToolTip(self.tr("Time since Run now, including starting the probing process"))
         self.run_button.setText(self.tr("Run now"))
         self.stop_button.setText(self.tr("Stop"))
         texts = [self.tr("Method"), self.tr("Attempts"), self.tr("Interval"), self.tr("Timeout")]

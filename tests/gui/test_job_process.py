@@ -4,6 +4,7 @@ filed under the targets the user chose, and a real loopback run comes back whole
 from __future__ import annotations
 
 import io
+import os
 import socket
 import threading
 
@@ -37,6 +38,26 @@ def test_plain_forms_round_trip_to_equal_objects() -> None:
     kind, data = jp.read_raw_frame(stream)
     assert kind == jp.FINISHED and jp.result_of(jp.decode(data)[0][1]) == result
     assert jp.read_raw_frame(stream) is None
+
+
+def test_frames_are_read_whole_from_a_pipe_that_returns_them_in_pieces() -> None:
+    read_end, write_end = os.pipe()
+    frame = io.BytesIO()
+    jp.write_frame(frame, jp.DONE, {"order": list(range(5000))})
+    data = frame.getvalue()
+
+    def trickle() -> None:  # a few bytes at a time, as a pipe may deliver them to an unbuffered reader
+        for start in range(0, len(data), 7):
+            os.write(write_end, data[start : start + 7])
+        os.close(write_end)
+
+    writer = threading.Thread(target=trickle)
+    writer.start()
+    with open(read_end, "rb", buffering=0) as raw:
+        kind, payload = jp.read_raw_frame(raw)
+        assert kind == jp.DONE and jp.decode(payload) == {"order": list(range(5000))}
+        assert jp.read_raw_frame(raw) is None
+    writer.join()
 
 
 def test_outbox_files_fallback_samples_under_the_chosen_target_with_live_summaries() -> None:
@@ -89,6 +110,9 @@ def test_a_probe_job_in_the_child_process_reports_samples_results_and_the_end() 
     finally:
         server.close()
     assert kinds[-1] == jp.DONE and done["round_id"] is None, errors
+    # The child ends cleanly: its waiting-for-cancel thread must not hold stdin's lock at shutdown (that made
+    # Python wait 1 s and abort with SIGABRT after every run).
+    assert child.process.returncode == 0 and "Fatal Python error" not in errors, errors
     ordered = [results[n] for n in done["order"]]
     assert [r.target.port for r in ordered] == [port, port]
     assert all(r.loss == 0.0 and r.sent == 5 for r in ordered)

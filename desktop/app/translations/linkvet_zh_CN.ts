@@ -902,6 +902,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>将结果保存到数据库（供图表和导出使用）</translation>
     </message>
     <message>
+        <source>Time since Run now, including starting the probing process</source>
+        <translation>自点击“立即运行”起的时间，含启动探测进程的时间</translation>
+    </message>
+    <message>
         <source>Run now</source>
         <translation>立即运行</translation>
     </message>
