@@ -34,7 +34,7 @@ def main() -> int:
 
     from desktop.app.main import build_window
     from desktop.app.models.offerings import OfferingsModel
-    from desktop.app.models.target_list import TargetBook, TargetEntry
+    from desktop.usecases.probe_list import ProbeListFile, TargetEntry
     from probes.target import Method, Target
     from tests.gui.synthetic import DEMO_LINES, write_history
 
@@ -53,7 +53,7 @@ def main() -> int:
         )
     )
     demo = [TargetEntry(line.target, origin="synthetic", enabled=False) for line in DEMO_LINES]
-    TargetBook(data / "gui-targets.json").save(loopback + demo)
+    ProbeListFile(data / "gui-targets.json").save(loopback + demo)
 
     qsettings = QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat)
     qsettings.setValue("data/dir", str(data))

@@ -19,9 +19,8 @@ from PySide6.QtWidgets import (
 )
 
 from catalogs.loader import CatalogSet
-from desktop.app.catalog_data import region_entries
-from desktop.app.models.target_list import TargetEntry
 from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
+from desktop.usecases.probe_list import TargetEntry, entries_from_region
 
 ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -112,7 +111,7 @@ class CatalogTargetsDialog(QDialog):
         entries: list[TargetEntry] = []
         problems: list[str] = []
         for provider_id, region_id in self.chosen_regions():
-            found, bad = region_entries(self.catalogs, provider_id, region_id)
+            found, bad = entries_from_region(self.catalogs, provider_id, region_id)
             entries += found
             problems += bad
         return entries, problems

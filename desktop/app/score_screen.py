@@ -37,17 +37,14 @@ from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
 from catalogs.scoring import Ranking
 from desktop.app.context import AppContext
+from desktop.app.errors import error_text
 from desktop.app.models.ranking import BreakdownModel, RankingModel
 from desktop.app.needs_form import DEFAULTS, NeedsForm
-from desktop.app.score_data import (
-    DEFAULT_GPU,
-    ScoreRequest,
-    gpu_names,
-    load_catalog_set,
-    measured_summaries,
-    rank,
-    sizing_on,
-)
+from desktop.usecases.errors import UsecaseError
+from desktop.usecases.links import stored_link_summaries
+from desktop.usecases.offerings import load_catalog_set
+from desktop.usecases.ranking import ScoreRequest, rank
+from desktop.usecases.sizing import DEFAULT_GPU, gpu_names, size_on
 
 WEIGHT_MAX = 40
 DEBOUNCE_MS = 150
@@ -287,13 +284,13 @@ class ScoreScreen(QWidget):
             try:
                 self.form.load_file(Path(chosen))
             except CatalogError as exc:
-                self.context.reporter.error(self.tr("Needs profile not loaded"), str(exc))
+                self.context.reporter.failure(self.tr("Needs profile not loaded"), exc)
 
     def needs(self) -> NeedsProfile | None:
         try:
             profile = self.form.profile()
         except CatalogError as exc:
-            self.form.error.setText(str(exc))
+            self.form.error.setText(error_text(exc))
             return None
         self.form.error.setText("")
         return profile
@@ -306,9 +303,9 @@ class ScoreScreen(QWidget):
             self.sizing_text.setText(self.tr("Fix the highlighted field to see the sizing."))
             return
         try:
-            result, gpu = sizing_on(needs, self.gpu.currentText(), self.per_node.value())
-        except (CatalogError, ValueError) as exc:
-            self.sizing_text.setText(str(exc))
+            result, gpu = size_on(needs, self.gpu.currentText(), self.per_node.value())
+        except (CatalogError, UsecaseError) as exc:
+            self.sizing_text.setText(error_text(exc))
             return
         self.sizing_text.setText(self.describe_sizing(result, gpu))
 
@@ -371,7 +368,7 @@ class ScoreScreen(QWidget):
         """Read the store's link summaries again (after a probe, a scheduled round, a settings change)."""
         settings = self.context.settings
         self.context.workers.submit(
-            measured_summaries,
+            stored_link_summaries,
             settings.db_path,
             settings.peak_windows,
             self.catalogs,

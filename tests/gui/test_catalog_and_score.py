@@ -12,9 +12,9 @@ from catalogs.checklist import default_checklist
 from catalogs.loader import load_catalogs
 from catalogs.needs import validate_needs
 from catalogs.scoring import rank_offerings
-from desktop.app.catalog_data import load_view
 from desktop.app.checklist_words import CHECKLIST_TITLES
 from desktop.app.models.offerings import OfferingsModel
+from desktop.usecases.offerings import load_view
 
 
 @pytest.fixture
