@@ -129,7 +129,7 @@ def main() -> int:
     wait_for(lambda: score.ranking is not None and not score.busy)
     shoot("score")
     score.left_tabs.setCurrentIndex(1)
-    score.detail_tabs.setCurrentIndex(1)
+    score.scorecard.detail_tabs.setCurrentIndex(1)
     shoot("score-weights")
 
     export = window.go_to("export")

@@ -65,10 +65,10 @@ def test_a_loaded_needs_file_is_ranked_whole(score, qtbot, monkeypatch, tmp_path
     assert [e.label for e in score.ranking.entries] == [e.label for e in ranking.entries]
     assert [round(e.total, 9) for e in score.ranking.entries] == [round(e.total, 9) for e in ranking.entries]
     # The live sizing is the loaded profile's too.
-    sizing = size_on(expected, score.gpu.currentText(), score.per_node.value())
-    assert score.sizing_text.text() == score.describe_sizing(*sizing)
+    sizing = size_on(expected, score.sizing.gpu.currentText(), score.sizing.per_node.value())
+    assert score.sizing.sizing_text.text() == score.sizing.describe_sizing(*sizing)
     if source == "example":
-        assert "Memory per GPU: 41.5 GB" in score.sizing_text.text()  # `linkvet size` says 41.5 too
+        assert "Memory per GPU: 41.5 GB" in score.sizing.sizing_text.text()  # `linkvet size` says 41.5 too
     if source == "rich":
         # The fields without a widget are shown, so nothing counts unseen.
         for shown in ("model.layers = 80", "training.mfu = 0.3", "cluster.memory_reserve = 0.2"):
