@@ -1,6 +1,7 @@
 """Pick probe targets from the bundled catalogs: providers → regions (with the line types the vendor claims)
-→ their probe endpoints, ticked at any level. The endpoints become targets through
-`catalogs.targets.region_targets`, the same step `linkvet catalog targets` prints."""
+→ their probe endpoints, ticked at any level. The endpoints become probe-list entries through
+`desktop.usecases.probe_list.entries_from_region` (`catalogs.targets.region_targets`, the same step
+`linkvet catalog targets` prints)."""
 
 from __future__ import annotations
 
