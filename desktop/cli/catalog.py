@@ -11,7 +11,7 @@ from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, pa
 from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
 from catalogs.targets import catalog_targets
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
-from desktop.usecases.offerings import gpu_ids, load_catalog_set, offering_rows
+from desktop.usecases.offerings import gpu_filter, load_catalog_set, offering_rows
 
 
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:
@@ -98,7 +98,7 @@ def run_list(args: argparse.Namespace) -> int:
         raise UsageError(
             f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
         )
-    rows = offering_rows(loaded, gpu_ids(args.gpu), args.provider)
+    rows = offering_rows(loaded, gpu_filter(args.gpu), args.provider)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK

@@ -9,13 +9,12 @@ from typing import Any
 
 import pandas as pd
 
-from desktop.export.model import Column, LineChart, Sheet, clean
+from desktop.export.model import Column, LineChart, Sheet
 from desktop.usecases.links import utc_seconds
 from probes.analysis import (
     MeasuredLink,
     Scope,
     Thresholds,
-    breach_shares,
     hour_of_day,
     link_summaries,
     route_verdicts,
@@ -42,11 +41,10 @@ class MeasureOptions:
 
 @dataclass
 class RegionQuality:
-    """One region's (and vantage point's) measured line (with confidence intervals) and what the sheets
-    add: the share of hours breaching the thresholds, the line types its targets are labelled with."""
+    """One region's (and vantage point's) measured line (with confidence intervals and breach shares) and
+    the line types its targets are labelled with."""
 
     link: MeasuredLink
-    breaches: dict[str, Any]
     line_types: list[str]
 
     @property
@@ -77,7 +75,7 @@ def measure(
     claims: Mapping[tuple[str, str], str] | None = None,
 ) -> Measurements:
     """Everything the measurement sheets show, from one store, per vantage point (`vantage_scopes`): the
-    regions' `link_summaries` with intervals, their `breach_shares` and the `hour_of_day` profile. `routes`
+    regions' `link_summaries` with intervals and breach shares, and the `hour_of_day` profile. `routes`
     defaults to the route checks of the traces stored for each region (`probes.analysis.route_verdicts`,
     which loads the network table), against the targets' line-type labels, else `claims` (what the catalogs
     claim per provider and region)."""
@@ -100,12 +98,10 @@ def measure(
             intervals=True,
             confidence=options.confidence,
             replicates=options.replicates,
+            thresholds=options.thresholds,
         )
-        shares = breach_shares(store, scope, options.windows, options.thresholds)
-        share_rows = {(r["provider"], r["region"]): r for r in shares.to_dict("records")}
         for link in links:
-            key = (link.provider, link.region)
-            regions.append(RegionQuality(link, share_rows.get(key, {}), sorted(claimed.get(key, ()))))
+            regions.append(RegionQuality(link, sorted(claimed.get((link.provider, link.region), ()))))
         profiles.append(hour_of_day(store, scope, options.tz).assign(vantage=vantage))
     profile = pd.concat(profiles, ignore_index=True) if profiles else pd.DataFrame()
     return Measurements(regions, profile, options, [v for v, _ in scopes])
@@ -168,7 +164,7 @@ LINK_QUALITY_COLUMNS: tuple[Column, ...] = (
 def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
     rows = []
     for region in measurements.regions:
-        link, b = region.link, region.breaches
+        link = region.link
         c = link.comparison
         row: dict[str, Any] = {
             "provider": link.provider,
@@ -182,8 +178,8 @@ def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
             "loss_diff": c.loss_diff,
             "loss_diff_ci_low": None if c.loss_diff_ci is None else c.loss_diff_ci[0],
             "loss_diff_ci_high": None if c.loss_diff_ci is None else c.loss_diff_ci[1],
-            "breach_share_peak": clean(b.get("any_breach_share_peak")),
-            "breach_share_offpeak": clean(b.get("any_breach_share_offpeak")),
+            "breach_share_peak": link.breach_share_peak,
+            "breach_share_offpeak": link.breach_share_offpeak,
             "verdict": c.verdict,
             "period_start": utc_seconds(link.period_start_us),
             "period_end": utc_seconds(link.period_end_us),

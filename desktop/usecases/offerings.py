@@ -29,7 +29,7 @@ def load_catalog_set(paths: list[Path] | None = None) -> CatalogSet:
     return load_catalogs(paths)
 
 
-def gpu_ids(query: str | None) -> set[str] | None:
+def gpu_filter(query: str | None) -> set[str] | None:
     """The GPU reference ids a `--gpu MODEL` filter matches (None: no filter); `InputError` for a model the
     reference does not know."""
     if query is None:

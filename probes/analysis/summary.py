@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from probes.analysis.breaches import Thresholds, breach_shares_from
 from probes.analysis.clock import in_peak
 from probes.analysis.compare import PeakComparison, Side, compare_peak_from
 from probes.analysis.data import prepare, vantages
@@ -32,13 +33,17 @@ class MeasuredLink:
     `comparison` holds the labels (provider, region), the peak and off-peak sides (`Side`) and the windows,
     with confidence intervals when they were asked for. The period is the scope's when it gives one, else
     the span of the data found (µs since the epoch, UTC). `route` is the region's route check (the dict of
-    `probes.routes.route_summary`), or None without traces."""
+    `probes.routes.route_summary`), or None without traces. With thresholds, the shares of its peak and
+    off-peak hours that breach them (`breach_shares`' `any_breach_share_*`; None where no hour was judged).
+    """
 
     comparison: PeakComparison
     vantage: str | None
     period_start_us: int | None
     period_end_us: int | None
     route: Mapping[str, Any] | None = None
+    breach_share_peak: float | None = None
+    breach_share_offpeak: float | None = None
 
     @property
     def provider(self) -> str:
@@ -84,6 +89,7 @@ def link_summaries(
     intervals: bool = False,
     confidence: float = 0.95,
     replicates: int = 1000,
+    thresholds: Thresholds | None = None,
 ) -> list[MeasuredLink]:
     """One `MeasuredLink` per region (provider + region labels) in the scope, and per vantage point when
     the period holds rounds from several (`vantage_scopes`).
@@ -91,7 +97,8 @@ def link_summaries(
     `routes` maps (provider, region) to that region's route check dict (claimed_line_type, measured_class,
     agrees, traces, agreeing_traces, evidence; `route_verdicts`); regions it does not cover get None. With
     `intervals`, each comparison carries its confidence intervals (`compare_peak`'s bootstrap and Newcombe
-    intervals at `confidence`); the figures are the same either way.
+    intervals at `confidence`); the figures are the same either way. With `thresholds`, each link carries
+    the shares of its hours breaching them, from the same reading of the store.
     """
     links: list[MeasuredLink] = []
     for vantage, narrowed in vantage_scopes(store, replace(scope or Scope(), by="region")):
@@ -101,11 +108,31 @@ def link_summaries(
         comparisons = compare_peak_from(
             prepared, windows, confidence=confidence, replicates=replicates, intervals=intervals
         )
+        shares: dict[tuple[str, str], dict[str, Any]] = {}
+        if thresholds is not None:
+            rows = breach_shares_from(prepared, thresholds).to_dict("records")
+            shares = {(str(r["provider"]), str(r["region"])): r for r in rows}
         for comparison in comparisons:
             key = (comparison.labels["provider"], comparison.labels["region"])
             route = None if routes is None else routes.get(key)
-            links.append(MeasuredLink(comparison, vantage, first, last, route))
+            share = shares.get(key, {})
+            links.append(
+                MeasuredLink(
+                    comparison,
+                    vantage,
+                    first,
+                    last,
+                    route,
+                    _share(share.get("any_breach_share_peak")),
+                    _share(share.get("any_breach_share_offpeak")),
+                )
+            )
     return links
+
+
+def _share(value: Any) -> float | None:
+    """A share from the breach frame: None for NaN (no hour judged) or a missing row."""
+    return None if value is None or value != value else float(value)
 
 
 def vantage_scopes(store: Store, scope: Scope) -> list[tuple[str | None, Scope]]:

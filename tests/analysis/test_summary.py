@@ -194,3 +194,18 @@ def test_a_target_label_outweighs_the_catalogs_claim(tmp_path: Path) -> None:
     route = routes[("raksmart", "hk")]
     assert (route["claimed_line_type"], route["agrees"]) == ("163", True)
     assert route["evidence"].startswith("claims 163,")
+
+
+def test_breach_shares_come_with_the_links_when_thresholds_are_given(week_store: Store) -> None:
+    from probes.analysis import Thresholds, breach_shares
+
+    plain = link_summaries(week_store)
+    assert all(link.breach_share_peak is None and link.breach_share_offpeak is None for link in plain)
+    links = {link.region: link for link in link_summaries(week_store, thresholds=Thresholds())}
+    shares = breach_shares(week_store).set_index("region")
+    for region, link in links.items():
+        assert link.breach_share_peak == pytest.approx(shares.loc[region, "any_breach_share_peak"])
+        assert link.breach_share_offpeak == pytest.approx(shares.loc[region, "any_breach_share_offpeak"])
+    assert links["los-angeles"].breach_share_peak is not None and links["los-angeles"].breach_share_peak > 0.5
+    # the figures are the same with or without them
+    assert [link.as_dict() for link in plain] == [links[link.region].as_dict() for link in plain]
