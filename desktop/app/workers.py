@@ -2,8 +2,8 @@
 
 Each job is a `QRunnable` run by the injected `Workers` pool; it reports through a small `QObject` of
 signals created on the GUI thread, so its results arrive there as queued signal deliveries (a failure as
-the text `desktop.app.errors.error_text` gives). Callbacks passed
-to `Workers.submit` should be methods of live `QObject`s (screens), which Qt calls on their own thread.
+the text `desktop.app.errors.error_text` gives). Callbacks passed to `Workers.submit` should be methods of
+live `QObject`s (screens), which Qt calls on their own thread.
 
 `ProbeTask` and `SchedulerTask` run the same `probes.runner.Runner` and `probes.scheduler.Scheduler` the CLI
 runs, in a child process (`desktop.app.job_process`, which says why); their pool thread only relays what the

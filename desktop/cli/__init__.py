@@ -8,7 +8,7 @@
                               score, export, gui), each exposing `add_parser(subparsers)`, which registers
                               it and sets `run=` (parsed arguments → exit code)
     desktop/cli/_common.py    options every sub-command shares; `_format.py` tables and the progress line;
-                              `_links.py` the measurement options of score
+                              `_links.py` the measurement options of score and export
 
 Exit codes (the README's table is `desktop.cli.errors.EXIT_RULES`): 0 done, every target measured; 1 some
 target could not be measured at all (its error is in the output); 2 usage error or invalid input (the
