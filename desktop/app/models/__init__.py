@@ -6,4 +6,7 @@
     stored_targets.py  the targets the store has measurements for (Charts screen)
     offerings.py       one row per catalog offering and its filter proxy (Catalog screen)
     ranking.py         the ranked candidates and the selected one's breakdown (Needs & score screen)
+
+The probe-list, live and stored-targets models are unit-tested without a window
+(`tests/gui/test_models.py`); the offerings and ranking models through their screens.
 """
