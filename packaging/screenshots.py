@@ -34,7 +34,7 @@ def main() -> int:
 
     from desktop.app.main import build_window
     from desktop.app.models.offerings import OfferingsModel
-    from desktop.app.models.target_list import TargetBook, TargetEntry
+    from desktop.usecases.probe_list import ProbeListFile, TargetEntry
     from probes.target import Method, Target
     from tests.gui.synthetic import DEMO_LINES, write_history
 
@@ -53,7 +53,7 @@ def main() -> int:
         )
     )
     demo = [TargetEntry(line.target, origin="synthetic", enabled=False) for line in DEMO_LINES]
-    TargetBook(data / "gui-targets.json").save(loopback + demo)
+    ProbeListFile(data / "gui-targets.json").save(loopback + demo)
 
     qsettings = QSettings(str(work / "settings.ini"), QSettings.Format.IniFormat)
     qsettings.setValue("data/dir", str(data))
@@ -129,7 +129,7 @@ def main() -> int:
     wait_for(lambda: score.ranking is not None and not score.busy)
     shoot("score")
     score.left_tabs.setCurrentIndex(1)
-    score.detail_tabs.setCurrentIndex(1)
+    score.scorecard.detail_tabs.setCurrentIndex(1)
     shoot("score-weights")
 
     export = window.go_to("export")

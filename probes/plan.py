@@ -28,7 +28,8 @@
     line_type = "standard"
     every = "1h"                        # optional: measure this target at most this often
 
-Errors name the file, the line, the field and what was expected.
+Errors name the file, the line, the field and what was expected. `probes.plan_writer` writes this format
+(the desktop app's probe list saved as a plan).
 """
 
 from __future__ import annotations

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import ipaddress
 import urllib.parse
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 
 from probes.errors import TargetError
 
@@ -22,6 +24,14 @@ class Method(StrEnum):
 
 URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD})
 DEFAULT_IPERF3_PORT = 5201
+
+# Attempts per target when no count is given (`linkvet probe` without --count, the Probe screen's "auto"):
+# a ping's worth for packet methods, fewer for heavy ones. These are the methods a one-off probe offers;
+# a trace (`linkvet trace`, a plan's trace targets) counts probes per hop instead.
+DEFAULT_COUNTS: Mapping[Method, int] = MappingProxyType(
+    {Method.ICMP: 10, Method.TCP: 10, Method.HTTP: 3, Method.DOWNLOAD: 1, Method.IPERF3: 1}
+)
+TRACE_PROBES_PER_HOP = 3  # a trace's default "count" (as traceroute's -q 3)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,19 @@
-"""The layering rules: the core imports no Qt, `probes` and `catalogs` do not import each other,
-and the headless command does not pull Qt in."""
+"""The layering rules: the core imports no Qt, `probes` and `catalogs` do not import each other, the two faces
+(the CLI `desktop.cli`, the app `desktop.app`) never import each other and share a Qt-free layer
+(`desktop.usecases`, `desktop.export`) that imports neither face, and the headless command does not pull Qt
+in. `desktop.launch` is the one seam that names the app (it opens the window for the CLI)."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 
 import pytest
 
 from tests.conftest import REPO_ROOT
+
+QT = ("PySide6", "pyqtgraph")
 
 CHECK = """
 import importlib, pkgutil, sys
@@ -17,22 +22,64 @@ for mod in pkgutil.walk_packages(pkg.__path__, {package!r} + "."):
     if mod.name.endswith(".__main__"):
         continue
     importlib.import_module(mod.name)
-bad = sorted(m for m in sys.modules if m.split(".")[0] in {forbidden!r})
+forbidden = {forbidden!r}
+bad = sorted(m for m in sys.modules if any(m == f or m.startswith(f + ".") for f in forbidden))
 print(",".join(bad))
 """
 
+# package → what importing every one of its modules must not load, and what none of its modules may
+# name in an import statement (at the top or inside a function: a lazy import is an import too)
+RULES: list[tuple[str, tuple[str, ...]]] = [
+    ("probes", (*QT, "catalogs", "desktop")),
+    ("catalogs", (*QT, "probes", "desktop")),
+    ("desktop.usecases", (*QT, "desktop.app", "desktop.cli", "desktop.launch")),
+    ("desktop.export", (*QT, "desktop.app", "desktop.cli", "desktop.launch")),
+    ("desktop.cli", (*QT, "desktop.app")),
+    ("desktop.app", ("desktop.cli",)),
+]
 
-@pytest.mark.parametrize(
-    ("package", "forbidden"),
-    [
-        ("probes", ("PySide6", "pyqtgraph", "catalogs", "desktop")),
-        ("catalogs", ("PySide6", "pyqtgraph", "probes", "desktop")),
-        ("desktop.cli", ("PySide6", "pyqtgraph")),
-    ],
-)
+
+@pytest.mark.parametrize(("package", "forbidden"), RULES)
 def test_package_imports_stay_in_their_layer(package: str, forbidden: tuple[str, ...]) -> None:
     code = CHECK.format(package=package, forbidden=forbidden)
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, check=True
     ).stdout.strip()
     assert out == "", f"{package} imported {out}"
+
+
+def _imported_names(source: str, package: str) -> list[tuple[int, str]]:
+    """(line, module) of every import statement in a module of `package`, wherever it is (inside a function
+    too), relative imports resolved."""
+    tree = ast.parse(source)
+    names: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, base] if base else parent)
+            names += [(node.lineno, base)] + [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return names
+
+
+@pytest.mark.parametrize(("package", "forbidden"), RULES)
+def test_no_module_names_a_forbidden_package(package: str, forbidden: tuple[str, ...]) -> None:
+    folder = REPO_ROOT.joinpath(*package.split("."))
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{line}: {name}"
+        for path in sorted(folder.rglob("*.py"))
+        for line, name in _imported_names(
+            path.read_text(encoding="utf-8"), ".".join(path.relative_to(REPO_ROOT).parts[:-1])
+        )
+        if any(name == f or name.startswith(f + ".") for f in forbidden)
+    ]
+    assert found == [], f"{package} names what it must not import:\n" + "\n".join(found)
+
+
+def test_the_static_check_sees_lazy_and_relative_imports() -> None:
+    source = "import os\n\ndef later():\n    from desktop.app.main import run\n    from ..app import main\n"
+    names = _imported_names(source, "desktop.cli")
+    assert (4, "desktop.app.main") in names and (5, "desktop.app.main") in names

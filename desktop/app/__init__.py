@@ -1,13 +1,18 @@
-"""The PySide6 desktop application: screens that render, workers that call the same core functions the
-headless `linkvet` command calls.
+"""The PySide6 desktop application: screens that render, workers that run the shared use-cases
+(`desktop.usecases`) the headless `linkvet` command runs. Never imports `desktop.cli`.
 
-    desktop/app/main.py          QApplication, translator, the main window (`linkvet gui`)
+    desktop/app/main.py          QApplication, translator, the main window (opened by `desktop.launch`)
     desktop/app/main_window.py   the window: a screen list on the left, the screens, the status bar
     desktop/app/*_screen.py      one module per screen (Targets, Probe, Charts, Catalog, Score, Export)
-    desktop/app/widgets/         reusable widgets (plots, the sparkline and line-type delegates)
+    desktop/app/scheduler_panel.py, sizing_panel.py, weights_panel.py, scorecard.py, needs_form.py
+                                 the screens' parts, one widget per module; the dialogs (*_dialog.py)
+    desktop/app/widgets/         reusable widgets (plots, the sparkline and line-type delegates, a scroll area)
     desktop/app/models/          Qt item models the views read (unit-tested without a window)
     desktop/app/workers.py       QRunnable tasks: probes, store queries and exports off the GUI thread
+    desktop/app/job_process.py   the child process probing and scheduling run in (no Qt), and its frames
     desktop/app/chart_data.py    Qt-free arrays for the charts, computed in workers
+    desktop/app/errors.py        `error_text`: how every error is worded for a dialog or the status bar
+    desktop/app/context.py       what screens are given: settings, workers, the probe list, the reporter
     desktop/app/settings.py      QSettings-backed preferences
     desktop/app/i18n.py          run-time language switching (translations/*.ts → *.qm)
 

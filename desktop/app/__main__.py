@@ -2,6 +2,6 @@
 
 import sys
 
-from desktop.cli.gui import main
+from desktop.launch import main
 
 sys.exit(main())

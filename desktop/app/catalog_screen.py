@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.app.catalog_data import CatalogView, load_view, region_entries
 from desktop.app.context import AppContext
 from desktop.app.models.offerings import OfferingsFilter, OfferingsModel
 from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
+from desktop.usecases.offerings import CatalogView, load_view
+from desktop.usecases.probe_list import entries_from_region
 
 GPU_FAMILIES = (
     "",
@@ -359,7 +360,7 @@ class CatalogScreen(QWidget):
         region_id = self.region.currentData()
         if row is None or region_id is None or self.view is None:
             return 0
-        entries, problems = region_entries(self.view.catalogs, row["provider"], str(region_id))
+        entries, problems = entries_from_region(self.view.catalogs, row["provider"], str(region_id))
         added = self.context.targets.add(entries)
         message = self.tr(
             "{added} of {total} endpoints of {provider}/{region} added to the probe list."

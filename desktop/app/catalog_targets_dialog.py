@@ -1,6 +1,7 @@
 """Pick probe targets from the bundled catalogs: providers → regions (with the line types the vendor claims)
-→ their probe endpoints, ticked at any level. The endpoints become targets through
-`catalogs.targets.region_targets`, the same step `linkvet catalog targets` prints."""
+→ their probe endpoints, ticked at any level. The endpoints become probe-list entries through
+`desktop.usecases.probe_list.entries_from_region` (`catalogs.targets.region_targets`, the same step
+`linkvet catalog targets` prints)."""
 
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ from PySide6.QtWidgets import (
 )
 
 from catalogs.loader import CatalogSet
-from desktop.app.catalog_data import region_entries
-from desktop.app.models.target_list import TargetEntry
 from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
+from desktop.usecases.probe_list import TargetEntry, entries_from_region
 
 ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -112,7 +112,7 @@ class CatalogTargetsDialog(QDialog):
         entries: list[TargetEntry] = []
         problems: list[str] = []
         for provider_id, region_id in self.chosen_regions():
-            found, bad = region_entries(self.catalogs, provider_id, region_id)
+            found, bad = entries_from_region(self.catalogs, provider_id, region_id)
             entries += found
             problems += bad
         return entries, problems

@@ -265,7 +265,7 @@ class ChartsScreen(QWidget):
         try:
             self.save_png(Path(chosen))
         except OSError as exc:
-            self.context.reporter.error(self.tr("Chart not saved"), str(exc))
+            self.context.reporter.failure(self.tr("Chart not saved"), exc)
             return
         self.context.settings.export_dir = Path(chosen).parent
         self.context.reporter.info(self.tr("Chart saved to {path}").format(path=chosen))

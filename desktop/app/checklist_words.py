@@ -1,8 +1,10 @@
 """The checklist's item titles (from `catalogs/checklist.toml`), listed for the translation tool: the
-screens show them through `QCoreApplication.translate("Checklist", title)`; a title not listed here shows
-as the checklist file has it."""
+screens show them through `criterion_title` (`QCoreApplication.translate("Checklist", title)`); a title not
+listed here shows as the checklist file has it."""
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+
+from catalogs.checklist import default_checklist
 
 CHECKLIST_TITLES = (
     QT_TRANSLATE_NOOP("Checklist", "GPU memory fits the job"),
@@ -29,3 +31,10 @@ CHECKLIST_TITLES = (
     QT_TRANSLATE_NOOP("Checklist", "Delivery time"),
     QT_TRANSLATE_NOOP("Checklist", "Support and SLA"),
 )
+
+
+def criterion_title(criterion: str) -> str:
+    """The checklist item's title in the current language (the checklist file's English title otherwise)."""
+    titles = {c.id: c.title for c in default_checklist().criterion}
+    title = titles.get(criterion, criterion)
+    return QCoreApplication.translate("Checklist", title)

@@ -4,17 +4,18 @@ list, and a place to report to the user."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from PySide6.QtCore import QObject, Signal
 
+from desktop.app.errors import error_text
 from desktop.app.models.target_list import TargetListModel
 from desktop.app.settings import AppSettings
 from desktop.app.workers import Workers
 
 
 class Reporter(QObject):
-    """Messages for the status bar (`note`) and for a dialog (`fatal`); the main window shows them."""
+    """Messages for the status bar (`note`) and for a dialog (`fatal`); the main window shows them.
+    An exception is worded by `desktop.app.errors.error_text` (`failure`), the app's one way to say it."""
 
     note = Signal(str)
     fatal = Signal(str, str)  # title, message
@@ -24,6 +25,10 @@ class Reporter(QObject):
 
     def error(self, title: str, message: str) -> None:
         self.fatal.emit(title, message)
+
+    def failure(self, title: str, exc: BaseException) -> None:
+        """A dialog titled `title` saying what `exc` says."""
+        self.error(title, error_text(exc))
 
 
 class StoreChanged(QObject):
@@ -39,7 +44,3 @@ class AppContext:
     targets: TargetListModel
     reporter: Reporter = field(default_factory=Reporter)
     store_events: StoreChanged = field(default_factory=StoreChanged)
-
-
-class Screen(Protocol):
-    def retranslate(self) -> None: ...

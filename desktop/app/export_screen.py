@@ -1,12 +1,15 @@
 """The Export screen: the comparison workbook procurement opens (xlsx, or a folder of csv files), exactly what
-`linkvet export` writes, from the store and the needs, weights and method set on the Needs & score screen;
-written in a worker, then "open folder"."""
+`linkvet export` writes (`desktop.usecases.export.run_export`), from the store and the needs, weights and
+method set on the Needs & score screen; written in a worker, then "open folder"."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QEvent, QUrl
 from PySide6.QtGui import QDesktopServices
@@ -25,10 +28,25 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.app.context import AppContext
-from desktop.app.export_data import ExportJob, ExportResult, run_export
 from desktop.app.needs_form import DEFAULTS
+from desktop.usecases.export import ExportJob, ExportResult, run_export
 
 PERIODS: tuple[int | None, ...] = (None, 7 * 86400, 30 * 86400)
+
+
+def export_in_worker(job: ExportJob, needs: Mapping[str, Any] | None) -> tuple[ExportResult, list[str]]:
+    """The worker's part: the bundled catalogs and, with `needs` (the form's plain data), the profile to
+    rank for, then `run_export`; the result and the notes to show beside it."""
+    from catalogs.needs import validate_needs
+    from desktop.usecases.offerings import load_catalog_set
+
+    catalogs = load_catalog_set()
+    profile = validate_needs(dict(needs)) if needs is not None else None
+    result = run_export(replace(job, catalogs=catalogs, needs=profile))
+    notes = [f"catalog skipped: {error}" for error in catalogs.errors]
+    if result.store_missing:
+        notes.append(f"no measurements yet ({job.db_path} does not exist): link-quality sheets are empty")
+    return result, notes
 
 
 class ExportScreen(QWidget):
@@ -125,7 +143,8 @@ class ExportScreen(QWidget):
         if chosen:
             self.out.setText(chosen)
 
-    def job(self) -> ExportJob:
+    def job(self) -> tuple[ExportJob, Mapping[str, Any] | None]:
+        """The export the form asks for, and the needs profile (plain data) to rank for, if any."""
         settings = self.context.settings
         out = Path(self.out.text().strip()).expanduser()
         file_format = self.file_format.currentData()
@@ -133,7 +152,7 @@ class ExportScreen(QWidget):
             out = out.with_name(out.name + ".xlsx")
         seconds = PERIODS[self.period.currentIndex()]
         now_us = time.time_ns() // 1000
-        return ExportJob(
+        job = ExportJob(
             out=out,
             file_format=file_format,
             db_path=settings.db_path,
@@ -141,10 +160,10 @@ class ExportScreen(QWidget):
             windows=settings.peak_windows,
             since_us=None if seconds is None else now_us - seconds * 1_000_000,
             vantage=self.vantage.text().strip() or None,
-            needs=(settings.needs or DEFAULTS) if self.with_ranking.isChecked() else None,
             weights=settings.score_weights,
             method=settings.score_method,
         )
+        return job, (settings.needs or DEFAULTS) if self.with_ranking.isChecked() else None
 
     def start_export(self) -> None:
         if self.running:
@@ -152,15 +171,16 @@ class ExportScreen(QWidget):
         if not self.out.text().strip():
             self.status.setText(self.tr("Choose where to write the export."))
             return
-        job = self.job()
+        job, needs = self.job()
         self.running = True
         self._started = time.monotonic()
         self.export_button.setEnabled(False)
         self.busy.show()
         self.status.setText(self.tr("Writing {path}…").format(path=job.out))
-        self.context.workers.submit(run_export, job, on_done=self._done, on_error=self._failed)
+        self.context.workers.submit(export_in_worker, job, needs, on_done=self._done, on_error=self._failed)
 
-    def _done(self, result: ExportResult) -> None:
+    def _done(self, outcome: tuple[ExportResult, list[str]]) -> None:
+        result, notes = outcome
         self.running = False
         self.result = result
         self.busy.hide()
@@ -181,8 +201,8 @@ class ExportScreen(QWidget):
         if result.ranked is not None:
             text += self.tr(", {ranked} offerings ranked").format(ranked=result.ranked)
         text += ". " + self.tr("Sheets: {sheets}.").format(sheets=", ".join(result.sheets))
-        if result.notes:
-            text += "\n" + "\n".join(result.notes)
+        if notes:
+            text += "\n" + "\n".join(notes)
         self.status.setText(text)
         self.context.reporter.info(self.tr("Export written: {what}").format(what=what))
         self.out.setText(str(self.default_path()))

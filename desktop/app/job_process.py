@@ -277,7 +277,9 @@ def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[
         try:
             round_id = save_round(Path(job["db_path"]), results, job.get("source", "probe"))
         except Exception as exc:
-            store_error = str(exc) or type(exc).__name__
+            from desktop.app.errors import error_text
+
+            store_error = error_text(exc)
     done = {
         "order": [outbox.serial[id(r)] for r in results],
         "round_id": round_id,
@@ -337,10 +339,9 @@ def main() -> int:
         raise ValueError(f"unknown job kind {job['kind']!r}")
     except Exception as exc:
         traceback.print_exc()
-        from probes.errors import ProbesError
+        from desktop.app.errors import error_text
 
-        known = isinstance(exc, ProbesError | OSError | ValueError)
-        write_frame(out, ERROR, str(exc) if known else f"{type(exc).__name__}: {exc}", lock)
+        write_frame(out, ERROR, error_text(exc), lock)
         return 1
 
 

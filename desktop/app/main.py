@@ -1,4 +1,5 @@
-"""Start the desktop application: `linkvet gui` (or `linkvet` alone where a display is present)."""
+"""Start the desktop application: `linkvet gui` (or `linkvet` alone where a display is present) and `python -m
+desktop.app` reach `run` through `desktop.launch.open_window`."""
 
 from __future__ import annotations
 

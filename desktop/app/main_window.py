@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.app.context import AppContext
+from desktop.app.errors import error_text
 from desktop.app.i18n import LANGUAGE_NAMES, LanguageSwitcher
 from desktop.app.settings import AppSettings
 
@@ -245,7 +246,7 @@ class MainWindow(QMainWindow):
             try:
                 self.language.apply(settings.language)
             except OSError as exc:
-                self.show_error(self.tr("Language not available"), str(exc))
+                self.show_error(self.tr("Language not available"), error_text(exc))
             self.language_actions[self.language.code].setChecked(True)
         if key == AppSettings.DATA_DIR:
             self.context.store_events.changed.emit()

@@ -104,7 +104,7 @@ class SchedulerPanel(QGroupBox):
 
     def build_plan(self) -> Plan:
         """The plan to run: the chosen file, or the probe list written as `gui-plan.toml` in the data folder."""
-        from desktop.app.plan_file import plan_text, save_plan
+        from desktop.usecases.probe_list import save_as_plan
         from probes.plan import load_plan
 
         chosen = self.source.currentData()
@@ -113,18 +113,15 @@ class SchedulerPanel(QGroupBox):
         entries = [e for e in self.context.targets.entries() if e.enabled]
         if not entries:
             raise PlanError(GUI_PLAN_NAME, self.tr("the probe list has no targets switched on"))
-        options = self.context.settings.probe_options
-        text = plan_text(
+        return save_as_plan(
             entries,
+            self.context.settings.data_dir / f"{GUI_PLAN_NAME}.toml",
             name=GUI_PLAN_NAME,
             every_s=self.every.value() * 60,
             peak_every_s=self.peak_every.value() * 60,
             peak_windows=self.context.settings.peak_windows,
-            count=int(options.get("count") or 10),
-            interval_s=float(options.get("interval_s", 1.0)),
-            timeout_s=float(options.get("timeout_s", 2.0)),
+            options=self.context.settings.probe_options,
         )
-        return save_plan(self.context.settings.data_dir / f"{GUI_PLAN_NAME}.toml", text)
 
     # -- running ------------------------------------------------------------------------------------------
 
@@ -138,7 +135,7 @@ class SchedulerPanel(QGroupBox):
         try:
             plan = self.build_plan()
         except (PlanError, OSError) as exc:
-            self.context.reporter.error(self.tr("Scheduler not started"), str(exc))
+            self.context.reporter.failure(self.tr("Scheduler not started"), exc)
             return
         self.plan = plan
         self.rounds = 0

@@ -56,7 +56,6 @@ class AppSettings(QObject):
     NEEDS = "score/needs"
     SCORE_METHOD = "score/method"
     EXPORT_DIR = "export/dir"
-    GEOMETRY = "window/geometry"
     SCREEN = "window/screen"
 
     def __init__(self, store: QSettings | None = None, parent: QObject | None = None) -> None:

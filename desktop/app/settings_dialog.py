@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.app.errors import error_text
 from desktop.app.i18n import LANGUAGE_NAMES
 from desktop.app.settings import AppSettings, parse_peak_windows
 from probes.peak import PeakWindowError
@@ -104,7 +105,7 @@ class SettingsDialog(QDialog):
         try:
             windows = parse_peak_windows(self.peak.toPlainText().splitlines())
         except PeakWindowError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             return
         zone = self.time_zone.currentText().strip()
         try:

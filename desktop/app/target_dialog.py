@@ -16,8 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.app.models.target_list import LINE_TYPES, ORIGIN_CUSTOM, TargetEntry
+from desktop.app.errors import error_text
+from desktop.usecases.probe_list import ORIGIN_CUSTOM, TargetEntry
 from probes.errors import TargetError
+from probes.routes.claims import CLAIMED_LINE_TYPES
 from probes.target import Method, parse_target
 
 
@@ -39,7 +41,7 @@ class TargetDialog(QDialog):
         self.line_type = QComboBox()
         self.line_type.setEditable(True)
         self.line_type.addItem("")
-        self.line_type.addItems(LINE_TYPES)
+        self.line_type.addItems(CLAIMED_LINE_TYPES)
         self.error = QLabel()
         self.error.setStyleSheet("color: #c62828")
         self.error.setWordWrap(True)
@@ -119,7 +121,7 @@ class TargetDialog(QDialog):
         try:
             self._entry = self.build_entry()
         except TargetError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             self.address.setFocus(Qt.FocusReason.OtherFocusReason)
             return
         super().accept()

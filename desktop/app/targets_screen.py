@@ -20,9 +20,11 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.app.context import AppContext
-from desktop.app.models.target_list import TargetBook, TargetEntry, TargetFileError, TargetListModel
+from desktop.app.models.target_list import TargetListModel
 from desktop.app.target_dialog import TargetDialog
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
+from desktop.usecases.errors import ProbeListError
+from desktop.usecases.probe_list import ProbeListFile, TargetEntry
 from probes.errors import PlanError  # light; the plan reader (pydantic) loads on first use
 from probes.target import Method, Target
 
@@ -40,7 +42,7 @@ class TargetsScreen(QWidget):
         super().__init__(parent)
         self.context = context
         self.model: TargetListModel = context.targets
-        self.book = TargetBook(context.settings.targets_path)
+        self.book = ProbeListFile(context.settings.targets_path)
         self.catalogs: CatalogSet | None = None  # loaded on first use of "From the catalogs…"
         self.catalog_dialog: CatalogTargetsDialog | None = None
 
@@ -122,7 +124,7 @@ class TargetsScreen(QWidget):
             entries = self.book.load()
             if first_run:
                 entries = list(FIRST_RUN_TARGETS)
-        except TargetFileError as exc:
+        except ProbeListError as exc:
             aside = self.book.set_aside()
             self.context.reporter.error(
                 self.tr("Probe list not loaded"),
@@ -178,7 +180,7 @@ class TargetsScreen(QWidget):
         if self.catalogs is not None:
             self._pick_from(self.catalogs)
             return
-        from desktop.app.score_data import load_catalog_set
+        from desktop.usecases.offerings import load_catalog_set
 
         self.catalog_button.setEnabled(False)
         self.context.workers.submit(
@@ -213,12 +215,12 @@ class TargetsScreen(QWidget):
 
     def import_plan(self, path: Path) -> int:
         """Add a plan file's targets to the list; how many were new. Errors go to a dialog."""
-        from desktop.app.plan_file import entries_from_plan
+        from desktop.usecases.probe_list import entries_from_plan
 
         try:
             plan, entries = entries_from_plan(path)
         except PlanError as exc:
-            self.context.reporter.error(self.tr("Plan not imported"), str(exc))
+            self.context.reporter.failure(self.tr("Plan not imported"), exc)
             return 0
         added = self.model.add(entries)
         self.context.reporter.info(
@@ -228,28 +230,22 @@ class TargetsScreen(QWidget):
 
     def save_plan(self, path: Path) -> None:
         """Write the switched-on targets as a plan file (5 min cadence, 1 min in the peak windows)."""
-        from desktop.app.plan_file import plan_text, save_plan
+        from desktop.usecases.probe_list import save_as_plan
 
         entries = [e for e in self.model.entries() if e.enabled]
-        options = self.context.settings.probe_options
         try:
             if not entries:
                 raise PlanError(str(path), self.tr("no targets switched on"))
-            save_plan(
+            save_as_plan(
+                entries,
                 path,
-                plan_text(
-                    entries,
-                    name=path.stem,
-                    every_s=300,
-                    peak_every_s=60,
-                    peak_windows=self.context.settings.peak_windows,
-                    count=int(options.get("count") or 10),
-                    interval_s=float(options.get("interval_s", 1.0)),
-                    timeout_s=float(options.get("timeout_s", 2.0)),
-                ),
+                every_s=300,
+                peak_every_s=60,
+                peak_windows=self.context.settings.peak_windows,
+                options=self.context.settings.probe_options,
             )
         except (PlanError, OSError) as exc:
-            self.context.reporter.error(self.tr("Plan not saved"), str(exc))
+            self.context.reporter.failure(self.tr("Plan not saved"), exc)
             return
         self.context.reporter.info(
             self.tr("Saved {count} targets as {path}: run it with linkvet schedule --plan {path}").format(

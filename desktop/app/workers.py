@@ -1,8 +1,9 @@
 """Work that must not run on the GUI thread: probing, store queries, exports.
 
 Each job is a `QRunnable` run by the injected `Workers` pool; it reports through a small `QObject` of
-signals created on the GUI thread, so its results arrive there as queued signal deliveries. Callbacks passed
-to `Workers.submit` should be methods of live `QObject`s (screens), which Qt calls on their own thread.
+signals created on the GUI thread, so its results arrive there as queued signal deliveries (a failure as
+the text `desktop.app.errors.error_text` gives). Callbacks passed to `Workers.submit` should be methods of
+live `QObject`s (screens), which Qt calls on their own thread.
 
 `ProbeTask` and `SchedulerTask` run the same `probes.runner.Runner` and `probes.scheduler.Scheduler` the CLI
 runs, in a child process (`desktop.app.job_process`, which says why); their pool thread only relays what the
@@ -24,20 +25,12 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from desktop.app.errors import error_text
 from probes.results import ProbeResult
 from probes.stats import Summary
 from probes.target import Method, ProbeOptions, Target
 
 PlainSample = tuple[str, int, int, float | None, str | None]  # target key, seq, sent_at_us, rtt_ms, error
-
-
-def describe_error(exc: BaseException) -> str:
-    """One line a user can act on: our own errors already say what and where; others get their type."""
-    from probes.errors import ProbesError
-
-    if isinstance(exc, ProbesError | ValueError | OSError):
-        return str(exc) or type(exc).__name__
-    return f"{type(exc).__name__}: {exc}"
 
 
 class TaskSignals(QObject):
@@ -61,7 +54,7 @@ class FunctionTask(QRunnable):
             result = self.fn(*self.args, **self.kwargs)
         except Exception as exc:
             traceback.print_exc()
-            self.signals.failed.emit(describe_error(exc))
+            self.signals.failed.emit(error_text(exc))
         else:
             self.signals.finished.emit(result)
 

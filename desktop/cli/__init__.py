@@ -1,26 +1,29 @@
-"""The `linkvet` command: a thin layer that parses arguments and calls the core.
+"""The `linkvet` command: a thin face that parses arguments, calls the shared use-cases
+(`desktop.usecases`) and the core, and prints. Imports no Qt and never the desktop app (`linkvet gui` asks
+`desktop.launch` to open the window).
 
-Imports no Qt. Each sub-command lives in its own module here, exposing `add_parser(subparsers)`, which
-registers the sub-command and sets `run=` (a function taking the parsed arguments, returning an exit code).
+    desktop/cli/__init__.py   the entry point: the sub-command registry, `main`, the headless main job
+    desktop/cli/errors.py     the exit codes and the one table from exception to exit code and message
+    desktop/cli/<command>.py  one module per sub-command (probe, schedule, history, trace, catalog, size,
+                              score, export, gui), each exposing `add_parser(subparsers)`, which registers
+                              it and sets `run=` (parsed arguments → exit code)
+    desktop/cli/_common.py    options every sub-command shares; `_format.py` tables and the progress line;
+                              `_links.py` the measurement options of score and export
 
-Exit codes:
-  0  every target was measured (an unreachable target or lost packets are results, not failures)
-  1  at least one target could not be measured at all (its error is in the output)
-  2  usage error or invalid input file (the message names the file, line and field)
-  3  the environment refused (data directory not writable, database from a newer linkvet, missing tool)
-  130 interrupted
+Exit codes (the README's table is `desktop.cli.errors.EXIT_RULES`): 0 done, every target measured; 1 some
+target could not be measured at all (its error is in the output); 2 usage error or invalid input (the
+message names the file, line and field); 3 the environment refused (the store, an unwritable file, no
+display); 130 interrupted.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
-from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_INTERRUPTED, EXIT_OK, EXIT_SOME_FAILED, CliError
-from probes.errors import ProbesError
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, run_mapped
 
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -81,27 +84,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         from desktop.cli import gui
+        from desktop.launch import display_present
 
         # `linkvet` alone opens the desktop application where a window can be shown, and runs the
         # headless main job where none can.
-        if not gui.display_present():
+        if not display_present():
             return headless_main_job()
         args.run, args.quit_after_startup = gui.run, False
-    try:
-        return int(args.run(args))
-    except CliError as exc:
-        print(f"linkvet: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except ProbesError as exc:  # the store or the environment refused: one line, not a traceback
-        print(f"linkvet: {exc}", file=sys.stderr)
-        return EXIT_ENVIRONMENT
-    except KeyboardInterrupt:
-        print("linkvet: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:
-        # The reader went away (`linkvet … | head`): stop quietly, and keep Python from complaining at exit.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
+    return run_mapped(lambda: args.run(args))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""Pieces every sub-command shares: exit codes, the error type that becomes a message, common options."""
+"""Options every sub-command shares (the store, the vantage point, checked numbers) and the note a reader
+prints when nothing is measured yet."""
 
 from __future__ import annotations
 
@@ -7,26 +8,9 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
-
-if TYPE_CHECKING:  # the store (numpy, pandas) loads when a command opens it, not with every command
-    from probes.store import Store
+from typing import TypeVar
 
 N = TypeVar("N", int, float)
-
-EXIT_OK = 0
-EXIT_SOME_FAILED = 1
-EXIT_USAGE = 2
-EXIT_ENVIRONMENT = 3
-EXIT_INTERRUPTED = 130
-
-
-class CliError(Exception):
-    """A failure to report as one line on stderr (no traceback) with a documented exit code."""
-
-    def __init__(self, message: str, exit_code: int = EXIT_USAGE) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
@@ -47,30 +31,19 @@ def add_vantage_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def open_store(path: Path | None, *, readonly: bool = False) -> Store:
-    """The result store at `path` (default: the user data directory), or a CliError saying why not."""
-    from probes.errors import StoreError
-    from probes.store import Store
-
-    try:
-        return Store(path, readonly=readonly)
-    except StoreError as exc:
-        raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
-
-
-def missing_store(path: Path | None) -> Path | None:
-    """For commands that only read measurements (score, export): the store's path when no store exists there
-    yet, after saying on stderr that nothing has been measured; None when there is a store to open."""
+def reader_store(path: Path | None) -> Path:
+    """The store a command that only reads measurements (score, export) reads: `--db`, else the default one.
+    When there is none there yet, it says so on stderr: nothing measured is a note for a reader, not an
+    error."""
     from probes.paths import default_db_path
 
     where = path if path is not None else default_db_path()
-    if where.exists():
-        return None
-    print(
-        f"linkvet: note: no result store at {where} yet: nothing measured, so line quality is 'not measured' "
-        "everywhere (run `linkvet probe` or `linkvet schedule` to measure)",
-        file=sys.stderr,
-    )
+    if not where.exists():
+        print(
+            f"linkvet: note: no result store at {where} yet: nothing measured, so line quality is 'not "
+            "measured' everywhere (run `linkvet probe` or `linkvet schedule` to measure)",
+            file=sys.stderr,
+        )
     return where
 
 

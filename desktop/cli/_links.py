@@ -1,15 +1,17 @@
-"""Measured line quality for `linkvet score`: the link summaries from the result store (the same analysis
-`linkvet export` uses), as an alternative to `--links FILE`."""
+"""The measurement options of `linkvet score` and `linkvet export` (the store, the period, the peak
+windows), and `score`'s measured line quality from the store (`desktop.usecases.links`), as an alternative
+to `--links FILE`."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+from datetime import datetime
 
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet
-from desktop.cli._common import EXIT_ENVIRONMENT, CliError, add_db_option, missing_store, open_store
+from desktop.cli._common import add_db_option, reader_store
 from desktop.cli.history import parse_when
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 
 
 def add_measurement_options(parser: argparse.ArgumentParser) -> None:
@@ -26,28 +28,23 @@ def add_measurement_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def stored_link_summaries(args: argparse.Namespace, catalogs: CatalogSet | None = None) -> list[LinkSummary]:
-    """The link summaries of every region measured in the store (`--db`, else the default store), their
-    route checks against what `catalogs` claim where the traced targets carry no line-type label; none, with
-    a note on stderr, when there is no store there yet (nothing measured is not an error for a reader)."""
-    from desktop.links import measured_link_summaries
-    from probes.analysis import Scope, ScopeError
-    from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
-    from probes.routes import RouteError
+def peak_windows(texts: list[str] | None) -> tuple[PeakWindow, ...]:
+    """The `--peak` windows (`PeakWindowError` for a bad one), else the default."""
+    return tuple(PeakWindow.parse(w) for w in texts) if texts else DEFAULT_PEAK_WINDOWS
 
-    path: Path | None = args.db
-    if missing_store(path) is not None:
-        return []  # nothing measured yet (said on stderr)
-    try:
-        windows = tuple(PeakWindow.parse(w) for w in args.peak) if args.peak else DEFAULT_PEAK_WINDOWS
-        scope = Scope(
-            since_us=None if args.since is None else int(args.since.timestamp() * 1_000_000),
-            until_us=None if args.until is None else int(args.until.timestamp() * 1_000_000),
-        )
-    except (PeakWindowError, ScopeError) as exc:
-        raise CliError(str(exc)) from exc
-    with open_store(path, readonly=True) as store:
-        try:
-            return measured_link_summaries(store, scope, windows, catalogs)
-        except RouteError as exc:
-            raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+
+def epoch_us(moment: datetime | None) -> int | None:
+    """A `--since`/`--until` time as µs since the epoch (the store's times)."""
+    return None if moment is None else int(moment.timestamp() * 1_000_000)
+
+
+def stored_link_summaries(args: argparse.Namespace, catalogs: CatalogSet | None = None) -> list[LinkSummary]:
+    """The link summaries of every region measured in the store (`--db`, else the default store) within
+    `--since`/`--until`, their route checks against what `catalogs` claim where the traced targets carry no
+    line-type label; none, with a note on stderr, when there is no store there yet."""
+    from desktop.usecases.links import stored_link_summaries
+    from probes.analysis import Scope
+
+    windows = peak_windows(args.peak)
+    scope = Scope(since_us=epoch_us(args.since), until_us=epoch_us(args.until))
+    return stored_link_summaries(reader_store(args.db), windows, catalogs, scope)

@@ -6,14 +6,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from catalogs.errors import CatalogError
-from catalogs.gpus import default_gpu_reference
 from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, parse_catalog_text
 from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
 from catalogs.targets import catalog_targets
-from desktop.cli._common import EXIT_OK, EXIT_USAGE, CliError
+from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
+from desktop.usecases.offerings import gpu_filter, load_catalog_set, offering_rows
 
 
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:
@@ -28,11 +26,11 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
 
 def load_or_warn(paths: list[Path] | None) -> CatalogSet:
     """Load catalogs; report broken files on stderr and go on with the others."""
-    loaded = load_catalogs(paths)
+    loaded = load_catalog_set(paths)
     for error in loaded.errors:
         print(f"linkvet: skipped: {error}", file=sys.stderr)
     if not loaded.providers:
-        raise CliError("no catalog could be loaded" + (" (see above)" if loaded.errors else ""))
+        raise UsageError("no catalog could be loaded" + (" (see above)" if loaded.errors else ""))
     return loaded
 
 
@@ -78,7 +76,7 @@ def run_validate(args: argparse.Namespace) -> int:
     paths = args.paths or [BUNDLED_PROVIDERS_DIR]
     missing = [p for p in paths if not p.exists()]
     if missing:
-        raise CliError(f"no such file or directory: {missing[0]}")
+        raise UsageError(f"no such file or directory: {missing[0]}")
     loaded = load_catalogs(paths)
     for catalog in loaded.providers:
         print(
@@ -94,45 +92,13 @@ def run_validate(args: argparse.Namespace) -> int:
     return EXIT_USAGE if loaded.errors else EXIT_OK
 
 
-def _gpu_filter(query: str | None) -> set[str] | None:
-    if query is None:
-        return None
-    match = default_gpu_reference().get(query)
-    if match is None:
-        names = ", ".join(default_gpu_reference().names())
-        raise CliError(f"unknown GPU model {query!r} (known: {names})")
-    return {spec.id for spec in match.candidates}
-
-
-def offering_rows(loaded: CatalogSet, gpu_ids: set[str] | None, provider: str | None) -> list[dict[str, Any]]:
-    reference = default_gpu_reference()
-    rows = []
-    for catalog, offering in loaded.offerings():
-        if provider and catalog.provider.id != provider:
-            continue
-        match = reference.get(offering.gpu, offering.gpu_memory_gb) if offering.gpu else None
-        if gpu_ids is not None and (match is None or not gpu_ids & {s.id for s in match.candidates}):
-            continue
-        prices = [
-            p.gpu_hour
-            or (p.node_hour / offering.gpus_per_node if p.node_hour and offering.gpus_per_node else None)
-            for p in offering.prices
-        ]
-        known = [p for p in prices if p is not None]
-        data = offering.model_dump(mode="json", exclude_none=True)
-        data["provider"] = catalog.provider.id
-        data["min_gpu_hour"] = min(known) if known else None
-        rows.append(data)
-    return rows
-
-
 def run_list(args: argparse.Namespace) -> int:
     loaded = load_or_warn(args.catalogs)
     if args.provider and loaded.provider(args.provider) is None:
-        raise CliError(
+        raise UsageError(
             f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
         )
-    rows = offering_rows(loaded, _gpu_filter(args.gpu), args.provider)
+    rows = offering_rows(loaded, gpu_filter(args.gpu), args.provider)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK
@@ -163,12 +129,12 @@ def run_targets(args: argparse.Namespace) -> int:
         catalogs = tuple(c for c in catalogs if c.provider.id == args.provider)
         if not catalogs:
             known = ", ".join(c.provider.id for c in loaded.providers)
-            raise CliError(f"no provider {args.provider!r} (known: {known})")
+            raise UsageError(f"no provider {args.provider!r} (known: {known})")
     if args.region:
         with_region = [c for c in catalogs if c.region(args.region) is not None]
         if not with_region:
             known = ", ".join(sorted({r.id for c in catalogs for r in c.regions}))
-            raise CliError(f"no region {args.region!r}" + (f" (known: {known})" if known else ""))
+            raise UsageError(f"no region {args.region!r}" + (f" (known: {known})" if known else ""))
         catalogs = tuple(with_region)
     targets = catalog_targets(loaded, args.provider)
     if args.region:
@@ -193,17 +159,14 @@ def run_targets(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     if not args.file.is_file():
-        raise CliError(f"no such file: {args.file}")
-    try:
-        result = import_skypilot_csv(
-            args.file,
-            provider_id=args.provider,
-            provider_name=args.name,
-            source=args.source,
-            as_of=args.as_of,
-        )
-    except CatalogError as exc:
-        raise CliError(str(exc)) from exc
+        raise UsageError(f"no such file: {args.file}")
+    result = import_skypilot_csv(
+        args.file,
+        provider_id=args.provider,
+        provider_name=args.name,
+        source=args.source,
+        as_of=args.as_of,
+    )
     provider_id = result.catalog["provider"]["id"]
     header = (
         f"{result.catalog['provider']['name']}: imported from {args.file.name} "
@@ -213,11 +176,11 @@ def run_import(args: argparse.Namespace) -> int:
     text = catalog_to_toml(result.catalog, header)
     catalog, problems = parse_catalog_text(text)
     if catalog is None:
-        raise CliError("the imported catalog does not validate: " + "; ".join(str(p) for p in problems))
+        raise UsageError("the imported catalog does not validate: " + "; ".join(str(p) for p in problems))
     args.out.mkdir(parents=True, exist_ok=True)
     target = args.out / f"{provider_id}.toml"
     if target.exists() and not args.force:
-        raise CliError(f"{target} exists; use --force to overwrite it")
+        raise UsageError(f"{target} exists; use --force to overwrite it")
     target.write_text(text, encoding="utf-8")
     for warning in result.warnings:
         print(f"note: {warning}", file=sys.stderr)

@@ -9,8 +9,9 @@ import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any, SupportsFloat
 
-from desktop.cli._common import EXIT_OK, CliError, add_db_option, open_store, positive_int
+from desktop.cli._common import add_db_option, positive_int
 from desktop.cli._format import number, percent, table
+from desktop.cli.errors import EXIT_OK, UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -54,13 +55,15 @@ def parse_when(text: str) -> datetime:
 
 
 def run(args: argparse.Namespace) -> int:
+    from probes.store import Store
+
     since = args.since or datetime.now(UTC) - timedelta(hours=24)
-    with open_store(args.db, readonly=True) as store:
+    with Store(args.db, readonly=True) as store:
         targets = store.find_targets(args.target)
         if args.method:
             targets = [t for t in targets if t.method == args.method]
         if not targets:
-            raise CliError(
+            raise UsageError(
                 f"{args.target!r}: no such target in {store.path} (try the name, host or URL you probed)"
             )
         frame = store.results_frame(

@@ -11,26 +11,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from desktop.cli._common import (
-    EXIT_ENVIRONMENT,
-    EXIT_OK,
-    EXIT_SOME_FAILED,
-    CliError,
     add_db_option,
     add_vantage_option,
     non_negative_float,
-    open_store,
     port_number,
     positive_float,
     positive_int,
 )
 from desktop.cli._format import ProgressLine, result_rows, table
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
+from probes.target import DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
     from probes.results import ProbeResult
     from probes.target import Method, ProbeOptions, Target
-
-# Attempts per target when --count is not given: a ping's worth for packet methods, fewer for heavy ones.
-DEFAULT_COUNTS = {"icmp": 10, "tcp": 10, "http": 3, "download": 1, "iperf3": 1}
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +40,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-m",
         "--method",
-        choices=["icmp", "tcp", "http", "download", "iperf3"],
+        choices=[str(m) for m in DEFAULT_COUNTS],
         help="probe method (default: icmp for hosts, http for URLs)",
     )
     p.add_argument(
@@ -123,53 +117,46 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.errors import StoreError, TargetError
+    from probes.errors import TargetError
+    from probes.store import Store
     from probes.target import Method, ProbeOptions, parse_target
 
     texts: list[tuple[str, str | None]] = [(text, None) for text in args.targets]
     if args.file is not None:
         texts.extend(_read_target_file(args.file))
     if not texts:
-        raise CliError("no targets: give hosts or URLs, or --file FILE")
+        raise UsageError("no targets: give hosts or URLs, or --file FILE")
     method = Method(args.method) if args.method else None
     labels = {"provider": args.provider, "region": args.region, "line_type": args.line_type}
     targets = []
     for text, origin in texts:
         try:
             targets.append(parse_target(text, method, args.port, **labels))
-        except TargetError as exc:
+        except TargetError as exc:  # say which line of the list, and which text, it was
             where = f"{origin}: " if origin else ""
-            raise CliError(f"{where}{exc}" if text in str(exc) else f"{where}{text}: {exc}") from exc
-    counts = {t.method for t in targets}
-    try:
-        options = {
-            m: ProbeOptions(
-                count=args.count or DEFAULT_COUNTS[m.value],
-                interval_s=args.interval,
-                timeout_s=args.timeout,
-                payload_bytes=args.payload,
-                verify_tls=not args.insecure,
-                download_max_bytes=args.max_bytes,
-                download_max_seconds=args.max_seconds,
-                download_connections=args.connections,
-                iperf3_seconds=args.iperf3_seconds,
-                iperf3_omit_s=args.iperf3_omit,
-            )
-            for m in counts
-        }
-    except TargetError as exc:
-        raise CliError(str(exc)) from exc
-    store = None if args.no_store else open_store(args.db)
+            raise TargetError(f"{where}{exc}" if text in str(exc) else f"{where}{text}: {exc}") from exc
+    options = {
+        m: ProbeOptions(
+            count=args.count or DEFAULT_COUNTS[m],
+            interval_s=args.interval,
+            timeout_s=args.timeout,
+            payload_bytes=args.payload,
+            verify_tls=not args.insecure,
+            download_max_bytes=args.max_bytes,
+            download_max_seconds=args.max_seconds,
+            download_connections=args.connections,
+            iperf3_seconds=args.iperf3_seconds,
+            iperf3_omit_s=args.iperf3_omit,
+        )
+        for m in {t.method for t in targets}
+    }
+    store = None if args.no_store else Store(args.db)
     try:
         results = _measure(targets, options, args)
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
         if store is not None:
-            try:
+            with context("the results above were measured but not stored"):
                 store.save_results(results, source="probe", vantage=args.vantage)
-            except StoreError as exc:
-                raise CliError(
-                    f"{exc} (the results above were measured but not stored)", EXIT_ENVIRONMENT
-                ) from exc
     finally:
         if store is not None:
             store.close()
@@ -203,9 +190,9 @@ def _read_target_file(path: Path) -> list[tuple[str, str | None]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise CliError(f"{path}: cannot read the target list: {exc.strerror or exc}") from exc
+        raise UsageError(f"{path}: cannot read the target list: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
-        raise CliError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     entries: list[tuple[str, str | None]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         target = line.split("#", 1)[0].strip()

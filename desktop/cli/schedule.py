@@ -12,17 +12,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import (
-    EXIT_ENVIRONMENT,
-    EXIT_OK,
-    EXIT_SOME_FAILED,
-    EXIT_USAGE,
-    CliError,
-    add_db_option,
-    non_negative_float,
-    open_store,
-)
+from desktop.cli._common import add_db_option, non_negative_float
 from desktop.cli._format import ProgressLine, result_rows, table
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
     from probes.plan import Plan
@@ -52,17 +44,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.errors import PlanError
     from probes.plan import load_plan
+    from probes.store import Store
 
-    try:
-        plan = load_plan(args.plan)
-    except PlanError as exc:
-        raise CliError(str(exc), EXIT_USAGE) from exc
+    plan = load_plan(args.plan)
     if args.check:
         return _check(plan)
     _setup_logging(args.log_file, args.quiet)
-    store = open_store(args.db)
+    store = Store(args.db)
     try:
         from probes.scheduler import Scheduler
 
@@ -80,9 +69,7 @@ def run(args: argparse.Namespace) -> int:
             headers, rows = result_rows(list(report.results))
             table(headers, rows, sys.stdout)
             if report.store_error is not None:
-                raise CliError(
-                    f"the round above was measured but not stored: {report.store_error}", EXIT_ENVIRONMENT
-                )
+                raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
             print(f"stored round {report.round_id} in {store.path}")
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
         return asyncio.run(_daemon(Scheduler(plan, store), args.grace))
@@ -175,6 +162,6 @@ def _setup_logging(log_file: Path | None, quiet: bool) -> None:
             path, maxBytes=5_000_000, backupCount=3, encoding="utf-8"
         )
     except OSError as exc:
-        raise CliError(f"{path}: cannot write the log file: {exc.strerror or exc}", EXIT_ENVIRONMENT) from exc
+        raise EnvironmentRefused(f"{path}: cannot write the log file: {exc.strerror or exc}") from exc
     handler.setFormatter(formatter)
     root.addHandler(handler)

@@ -1,8 +1,8 @@
 """`linkvet score`: rank provider offerings for a training-needs profile against the checklist, and say why.
 
 Line quality comes from the result store (every measured region's LinkSummary, `--db`), or from LinkSummary
-dicts in a file (`--links FILE`, a JSON list); the ranking itself is
-`catalogs.scoring.rank_offerings(needs, catalogs, summaries)`.
+dicts in a file (`--links FILE`, a JSON list); both and the ranking itself (`catalogs.scoring.rank_offerings`)
+are the shared use-cases the Needs & score screen runs too (`desktop.usecases.links`, `.ranking`).
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from catalogs.checklist import load_checklist
-from catalogs.errors import CatalogError
-from catalogs.link_quality import LinkSummary
 from catalogs.needs import load_needs
-from catalogs.scoring import Ranking, rank_offerings
-from desktop.cli._common import EXIT_OK, CliError
+from catalogs.scoring import Ranking
 from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli.catalog import add_catalog_option, load_or_warn
+from desktop.cli.errors import EXIT_OK, UsageError
+from desktop.usecases.links import read_link_file
+from desktop.usecases.ranking import ScoreRequest, rank
 
 
 def weight_option(text: str) -> tuple[str, float]:
@@ -61,25 +61,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser.set_defaults(run=run)
 
 
-def load_link_summaries(path: Path) -> list[LinkSummary]:
-    """Read a JSON list of LinkSummary dicts; a bad file or entry is a CliError naming the entry."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise CliError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CliError(f"{path}: not valid JSON: {exc}") from exc
-    if not isinstance(data, list):
-        raise CliError(f"{path}: expected a JSON list of link summaries, got {type(data).__name__}")
-    summaries = []
-    for index, item in enumerate(data):
-        try:
-            summaries.append(LinkSummary.from_dict(item, where=f"[{index}]"))
-        except CatalogError as exc:
-            raise CliError(f"{path}: {exc}") from exc
-    return summaries
-
-
 def _print_ranking(ranking: Ranking, top: int) -> None:
     passing = [e for e in ranking.entries if e.eligible]
     failing = [e for e in ranking.entries if not e.eligible]
@@ -105,20 +86,13 @@ def _print_ranking(ranking: Ranking, top: int) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.top < 0:
-        raise CliError("--top must be 0 or more")
-    try:
-        needs = load_needs(args.needs)
-        checklist = load_checklist(args.checklist) if args.checklist else None
-    except CatalogError as exc:
-        raise CliError(str(exc)) from exc
+        raise UsageError("--top must be 0 or more")
+    needs = load_needs(args.needs)
+    checklist = load_checklist(args.checklist) if args.checklist else None
     catalogs = load_or_warn(args.catalogs)
-    summaries = load_link_summaries(args.links) if args.links else stored_link_summaries(args, catalogs)
-    try:
-        ranking = rank_offerings(
-            needs, catalogs, summaries, checklist=checklist, weights=dict(args.weight), method=args.method
-        )
-    except CatalogError as exc:
-        raise CliError(str(exc)) from exc
+    summaries = read_link_file(args.links) if args.links else stored_link_summaries(args, catalogs)
+    request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist)
+    ranking = rank(catalogs, request)
     if args.json:
         data: dict[str, Any] = ranking.as_dict()
         data["needs"] = needs.name

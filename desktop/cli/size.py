@@ -8,11 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from catalogs.checklist import default_checklist
-from catalogs.errors import CatalogError
-from catalogs.gpus import default_gpu_reference
 from catalogs.needs import NeedsProfile, load_needs, validate_needs
 from catalogs.sizing import SizingResult, scale_table_note, shards_per_node, size
-from desktop.cli._common import EXIT_OK, CliError
+from desktop.cli.errors import EXIT_OK, UsageError, context
+from desktop.usecases.sizing import DEFAULT_GPU, reference_gpu
 
 
 def _params(text: str) -> float:
@@ -70,12 +69,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def needs_from_args(args: argparse.Namespace) -> NeedsProfile:
     base: dict[str, Any] = {}
     if args.needs is not None:
-        try:
-            base = load_needs(args.needs).model_dump(exclude_defaults=False)
-        except CatalogError as exc:
-            raise CliError(str(exc)) from exc
+        base = load_needs(args.needs).model_dump(exclude_defaults=False)
     elif args.params is None:
-        raise CliError("give --params (e.g. --params 70e9) or --needs FILE")
+        raise UsageError("give --params (e.g. --params 70e9) or --needs FILE")
     model = dict(base.get("model", {}))
     training = dict(base.get("training", {}))
     cluster = dict(base.get("cluster", {}))
@@ -105,22 +101,16 @@ def needs_from_args(args: argparse.Namespace) -> NeedsProfile:
     if args.params is not None and args.needs is None:
         model.pop("layers", None), model.pop("hidden_size", None), model.pop("attention_heads", None)
     data = {**base, "model": model, "training": training, "cluster": cluster}
-    try:
+    with context("invalid sizing input"):
         return validate_needs(data)
-    except CatalogError as exc:
-        raise CliError(f"invalid sizing input: {exc}") from exc
 
 
 def gpu_from_args(args: argparse.Namespace) -> tuple[float, float | None, str]:
     if args.gpu_memory is not None:
         if args.gpu_memory <= 0 or args.gpu_memory > 1024:
-            raise CliError(f"--gpu-memory {args.gpu_memory:g} is not a GPU's memory in GB")
+            raise UsageError(f"--gpu-memory {args.gpu_memory:g} is not a GPU's memory in GB")
         return args.gpu_memory, None, f"{args.gpu_memory:g} GB GPUs"
-    name = args.gpu or "H100 SXM"
-    match = default_gpu_reference().get(name)
-    if match is None or match.memory_gb is None:
-        raise CliError(f"unknown GPU model {name!r} (known: {', '.join(default_gpu_reference().names())})")
-    return match.memory_gb, match.bf16_dense_tflops, match.describe()
+    return reference_gpu(args.gpu or DEFAULT_GPU)
 
 
 def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
@@ -182,12 +172,9 @@ def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
 def run(args: argparse.Namespace) -> int:
     needs = needs_from_args(args)
     if args.gpus_per_node < 1:
-        raise CliError("--gpus-per-node must be at least 1")
+        raise UsageError("--gpus-per-node must be at least 1")
     memory, tflops, label = gpu_from_args(args)
-    try:
-        result = size(needs, memory, args.gpus_per_node, tflops)
-    except CatalogError as exc:
-        raise CliError(str(exc)) from exc
+    result = size(needs, memory, args.gpus_per_node, tflops)
     if args.json:
         data = result.as_dict()
         data["scale_table_note"] = scale_table_note(result, default_checklist().scale_row(needs.model.params))

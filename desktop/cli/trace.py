@@ -12,20 +12,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop.cli._common import (
-    EXIT_ENVIRONMENT,
-    EXIT_OK,
-    EXIT_SOME_FAILED,
-    CliError,
     add_db_option,
     add_vantage_option,
     non_negative_float,
-    open_store,
     port_number,
     positive_float,
     positive_int,
 )
 from desktop.cli._format import number, percent, table
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED
 from probes.routes.claims import CLAIMED_LINE_TYPES
+from probes.target import TRACE_PROBES_PER_HOP
 
 if TYPE_CHECKING:  # for annotations; `run` imports the tracer when a trace runs
     from probes.routes import NetworkMatch, NetworkTable, RouteVerdict
@@ -56,7 +53,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("host", metavar="HOST", help="host name or address of the region's endpoint")
     p.add_argument("--json", action="store_true", help="print one JSON object (hops, verdicts, claim)")
     p.add_argument(
-        "-q", "--probes", type=positive_int, default=3, metavar="N", help="probes per hop (default 3)"
+        "-q",
+        "--probes",
+        type=positive_int,
+        default=TRACE_PROBES_PER_HOP,
+        metavar="N",
+        help=f"probes per hop (default {TRACE_PROBES_PER_HOP})",
     )
     p.add_argument(
         "-m", "--max-hops", type=_max_hops, default=30, metavar="N", help="highest TTL probed (default 30)"
@@ -119,34 +121,27 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.errors import TargetError
-    from probes.routes import NetworkTableError, load_network_table
+    from probes.routes import load_network_table
     from probes.target import Method, Target
     from probes.traceroute import TraceOptions
 
-    try:
-        table = load_network_table(args.networks)
-    except NetworkTableError as exc:
-        raise CliError(f"network table: {exc}") from exc
-    try:
-        target = Target(
-            method=Method.TRACE,
-            host=args.host,
-            port=args.port,
-            provider=args.provider,
-            region=args.region,
-            line_type=args.line_type,
-        )
-        options = TraceOptions(
-            protocol=args.protocol,
-            probes_per_hop=args.probes,
-            max_hops=args.max_hops,
-            timeout_s=args.timeout,
-            round_interval_s=args.interval,
-            port=args.port,
-        )
-    except TargetError as exc:
-        raise CliError(str(exc)) from exc
+    table = load_network_table(args.networks)
+    target = Target(
+        method=Method.TRACE,
+        host=args.host,
+        port=args.port,
+        provider=args.provider,
+        region=args.region,
+        line_type=args.line_type,
+    )
+    options = TraceOptions(
+        protocol=args.protocol,
+        probes_per_hop=args.probes,
+        max_hops=args.max_hops,
+        timeout_s=args.timeout,
+        round_interval_s=args.interval,
+        port=args.port,
+    )
     assert target.host is not None
     traces = asyncio.run(_trace(target.host, options, table, args.traces))
     stored_route = None
@@ -177,27 +172,23 @@ def _store(
     args: argparse.Namespace, target: Target, traces: Sequence[TraceResult], table: NetworkTable
 ) -> dict[str, Any] | None:
     """Save each trace as a round; the region's route check over everything stored, when labelled."""
-    from probes.errors import StoreError
     from probes.methods.trace import to_probe_result
     from probes.routes import route_summary_from_traces
-    from probes.store import run_metadata
+    from probes.store import Store, run_metadata
 
-    with open_store(args.db) as store:
-        try:
-            for trace in traces:
-                store.save_round(
-                    [to_probe_result(target, trace)],
-                    started_us=trace.started_at_us,
-                    finished_us=trace.finished_at_us,
-                    source="trace",
-                    vantage=args.vantage,
-                    meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
-                )
-            if not (args.provider and args.region):
-                return None
-            stored = store.traces(provider=args.provider, region=args.region)
-        except StoreError as exc:
-            raise CliError(str(exc), EXIT_ENVIRONMENT) from exc
+    with Store(args.db) as store:
+        for trace in traces:
+            store.save_round(
+                [to_probe_result(target, trace)],
+                started_us=trace.started_at_us,
+                finished_us=trace.finished_at_us,
+                source="trace",
+                vantage=args.vantage,
+                meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
+            )
+        if not (args.provider and args.region):
+            return None
+        stored = store.traces(provider=args.provider, region=args.region)
     return route_summary_from_traces(args.line_type, stored, table)
 
 

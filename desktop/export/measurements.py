@@ -3,23 +3,27 @@ vantage point) and Hour-of-day (per region and local hour, with a native chart p
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from desktop.export.model import Column, LineChart, Sheet, clean
-from probes.analysis import Scope, Thresholds, route_verdicts
-from probes.analysis.breaches import breach_shares_from
-from probes.analysis.clock import in_peak, local_hour
-from probes.analysis.compare import PeakComparison, compare_peak_from
-from probes.analysis.data import prepare
-from probes.analysis.profile import hour_of_day_from
-from probes.analysis.summary import RouteVerdicts, summary_dict, vantage_scopes
+from desktop.export.model import Column, LineChart, Sheet
+from desktop.usecases.links import utc_seconds
+from probes.analysis import (
+    MeasuredLink,
+    Scope,
+    Thresholds,
+    hour_of_day,
+    link_summaries,
+    route_verdicts,
+    vantage_scopes,
+)
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store
+
+RouteChecks = Mapping[tuple[str, str], Mapping[str, Any]]  # (provider, region) → its route check dict
 
 
 @dataclass(frozen=True)
@@ -37,16 +41,15 @@ class MeasureOptions:
 
 @dataclass
 class RegionQuality:
-    """One region's (and vantage point's) measured line: the LinkSummary dict and what the sheets add."""
+    """One region's (and vantage point's) measured line (with confidence intervals and breach shares) and
+    the line types its targets are labelled with."""
 
-    summary: dict[str, Any]
-    comparison: PeakComparison
-    breaches: dict[str, Any]
+    link: MeasuredLink
     line_types: list[str]
 
     @property
     def key(self) -> tuple[str, str]:
-        return (self.summary["provider"], self.summary["region"])
+        return (self.link.provider, self.link.region)
 
 
 @dataclass
@@ -56,8 +59,8 @@ class Measurements:
     options: MeasureOptions
     vantages: list[str | None]
 
-    def summaries(self) -> list[dict[str, Any]]:
-        return [r.summary for r in self.regions]
+    def links(self) -> list[MeasuredLink]:
+        return [r.link for r in self.regions]
 
     @classmethod
     def nothing(cls, options: MeasureOptions) -> Measurements:
@@ -68,12 +71,14 @@ class Measurements:
 def measure(
     store: Store,
     options: MeasureOptions,
-    routes: RouteVerdicts | None = None,
+    routes: RouteChecks | None = None,
     claims: Mapping[tuple[str, str], str] | None = None,
 ) -> Measurements:
-    """Everything the measurement sheets show, from one store. `routes` defaults to the route checks of the
-    traces stored for each region (`probes.analysis.route_verdicts`, which loads the network table), against
-    the targets' line-type labels, else `claims` (what the catalogs claim per provider and region)."""
+    """Everything the measurement sheets show, from one store, per vantage point (`vantage_scopes`): the
+    regions' `link_summaries` with intervals and breach shares, and the `hour_of_day` profile. `routes`
+    defaults to the route checks of the traces stored for each region (`probes.analysis.route_verdicts`,
+    which loads the network table), against the targets' line-type labels, else `claims` (what the catalogs
+    claim per provider and region)."""
     base = Scope(by="region", since_us=options.since_us, until_us=options.until_us, vantage=options.vantage)
     if routes is None:
         routes = route_verdicts(store, base, claims=claims)
@@ -85,20 +90,19 @@ def measure(
     profiles = []
     scopes = vantage_scopes(store, base)
     for vantage, scope in scopes:
-        prepared = prepare(store, scope, [in_peak(options.windows)])
-        comparisons = compare_peak_from(
-            prepared, options.windows, confidence=options.confidence, replicates=options.replicates
+        links = link_summaries(
+            store,
+            scope,
+            options.windows,
+            routes=routes,
+            intervals=True,
+            confidence=options.confidence,
+            replicates=options.replicates,
+            thresholds=options.thresholds,
         )
-        shares = breach_shares_from(prepared, options.thresholds)
-        share_rows = {(r["provider"], r["region"]): r for r in shares.to_dict("records")}
-        for comparison in comparisons:
-            summary = summary_dict(comparison, prepared, vantage, routes)
-            key = (summary["provider"], summary["region"])
-            regions.append(
-                RegionQuality(summary, comparison, share_rows.get(key, {}), sorted(claimed.get(key, ())))
-            )
-        profile = hour_of_day_from(prepare(store, scope, [local_hour(options.tz)]))
-        profiles.append(profile.assign(vantage=vantage))
+        for link in links:
+            regions.append(RegionQuality(link, sorted(claimed.get((link.provider, link.region), ()))))
+        profiles.append(hour_of_day(store, scope, options.tz).assign(vantage=vantage))
     profile = pd.concat(profiles, ignore_index=True) if profiles else pd.DataFrame()
     return Measurements(regions, profile, options, [v for v, _ in scopes])
 
@@ -160,11 +164,12 @@ LINK_QUALITY_COLUMNS: tuple[Column, ...] = (
 def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
     rows = []
     for region in measurements.regions:
-        s, c, b = region.summary, region.comparison, region.breaches
+        link = region.link
+        c = link.comparison
         row: dict[str, Any] = {
-            "provider": s["provider"],
-            "region": s["region"],
-            "vantage": s["vantage"],
+            "provider": link.provider,
+            "region": link.region,
+            "vantage": link.vantage,
             "claimed_line_types": ", ".join(region.line_types) or None,
             "p95_diff_ms": c.p95_diff_ms,
             "p95_diff_ci_low": None if c.p95_diff_ci is None else c.p95_diff_ci[0],
@@ -173,16 +178,16 @@ def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
             "loss_diff": c.loss_diff,
             "loss_diff_ci_low": None if c.loss_diff_ci is None else c.loss_diff_ci[0],
             "loss_diff_ci_high": None if c.loss_diff_ci is None else c.loss_diff_ci[1],
-            "breach_share_peak": clean(b.get("any_breach_share_peak")),
-            "breach_share_offpeak": clean(b.get("any_breach_share_offpeak")),
+            "breach_share_peak": link.breach_share_peak,
+            "breach_share_offpeak": link.breach_share_offpeak,
             "verdict": c.verdict,
-            "period_start": _moment(s["period_start"]),
-            "period_end": _moment(s["period_end"]),
+            "period_start": utc_seconds(link.period_start_us),
+            "period_end": utc_seconds(link.period_end_us),
         }
-        for prefix in ("peak", "offpeak"):
-            for key, value in s[prefix].items():
+        for prefix, side in (("peak", link.peak), ("offpeak", link.offpeak)):
+            for key, value in side.as_dict().items():
                 row[f"{prefix}_{key}"] = value
-        route = s.get("route") or {}
+        route = link.route or {}
         for key in ("measured_class", "agrees", "traces", "agreeing_traces", "evidence"):
             row[f"route_{key}"] = route.get(key)
         row["route_claimed"] = route.get("claimed_line_type")
@@ -241,17 +246,3 @@ def hour_of_day_sheet(measurements: Measurements) -> Sheet:
             )
         )
     return Sheet("Hour-of-day", hour_of_day_columns(options.tz), rows, charts=charts, freeze_columns=2)
-
-
-def _moment(text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
-
-
-def with_period(options: MeasureOptions, since_us: int | None, until_us: int | None) -> MeasureOptions:
-    return replace(options, since_us=since_us, until_us=until_us)
-
-
-def peak_labels(windows: Sequence[PeakWindow]) -> str:
-    return "; ".join(str(w) for w in windows)

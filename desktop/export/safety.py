@@ -14,7 +14,3 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 def neutralise(text: str) -> str:
     """`text`, prefixed with a single quote when a spreadsheet would take it for a formula."""
     return "'" + text if text.startswith(FORMULA_STARTS) else text
-
-
-def is_dangerous(text: str) -> bool:
-    return text.startswith(FORMULA_STARTS)

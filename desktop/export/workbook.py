@@ -28,7 +28,7 @@ from desktop.export.procurement import (
     score_breakdown_sheet,
     sizing_sheet,
 )
-from desktop.links import catalog_claims, to_link_summaries
+from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import Store
 
 SHEET_NOTES = {
@@ -70,7 +70,7 @@ def build_workbook(
     procurement = None
     if request.needs is not None and request.catalogs is not None:
         checklist = request.checklist or default_checklist()
-        summaries = to_link_summaries(measurements.summaries()) if measurements else []
+        summaries = to_link_summaries(measurements.links()) if measurements else []
         ranking = rank_offerings(
             request.needs,
             request.catalogs,

@@ -9,7 +9,9 @@ start mid-hour, the ragged ends of a period), with the definitions of `probes.st
     day_hour_matrix(store, scope, tz)      per group × local date × hour (a heatmap's cells)
     compare_peak(store, scope, windows)    peak vs off-peak with differences, intervals and a verdict
     breach_shares(store, scope, windows)   share of hours breaching loss / latency-spike thresholds
-    link_summaries(store, scope, windows)  LinkSummary dicts (catalogs.link_quality) per region
+    link_summaries(store, scope, windows)  a MeasuredLink per region (and vantage point): what becomes
+                                           scoring's catalogs.link_quality.LinkSummary
+    vantage_scopes(store, scope)           the scope split by vantage point, as link_summaries splits it
     route_verdicts(store, scope)           each region's route check from its stored traces, for the summaries
 """
 
@@ -20,9 +22,10 @@ from probes.analysis.confidence import bootstrap_quantile_difference, newcombe_i
 from probes.analysis.profile import day_hour_matrix, hour_of_day, pivot_matrix
 from probes.analysis.routes import route_verdicts
 from probes.analysis.scope import Scope, ScopeError
-from probes.analysis.summary import link_summaries
+from probes.analysis.summary import MeasuredLink, link_summaries, vantage_scopes
 
 __all__ = [
+    "MeasuredLink",
     "PeakComparison",
     "Scope",
     "ScopeError",
@@ -40,6 +43,7 @@ __all__ = [
     "newcombe_interval",
     "pivot_matrix",
     "route_verdicts",
+    "vantage_scopes",
     "verdict",
     "wilson_interval",
 ]

@@ -1,20 +1,23 @@
-"""The link-quality summary per region that scoring consumes: the LinkSummary dict that
-`catalogs.link_quality.LinkSummary.from_dict` reads.
+"""The measured line per region that scoring consumes: one `MeasuredLink` per region (and vantage point),
+the peak and off-peak sides of its comparison, its period and its route check.
 
-`catalogs` must not import `probes`, so the summary is a plain dict; the CLI/GUI turn it into
-`catalogs.link_quality.LinkSummary` with `from_dict`. Route verdicts come from the route analysis, which
-the caller passes in (`routes`); until then `route` is null.
+`catalogs` must not import `probes`, so scoring's `catalogs.link_quality.LinkSummary` is built from a
+`MeasuredLink` field by field in the desktop's shared layer (`desktop.usecases.links`). `as_dict()` is the
+same summary in the published JSON shape (`LinkSummary.as_dict`, the `linkvet score --links FILE` format).
+Route checks come from the route analysis, which the caller passes in (`routes`); without one `route` is
+None.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
+from probes.analysis.breaches import Thresholds, breach_shares_from
 from probes.analysis.clock import in_peak
-from probes.analysis.compare import PeakComparison, compare_peak_from
-from probes.analysis.data import Prepared, prepare, vantages
+from probes.analysis.compare import PeakComparison, Side, compare_peak_from
+from probes.analysis.data import prepare, vantages
 from probes.analysis.scope import Scope
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.results import iso_utc
@@ -23,26 +26,113 @@ from probes.store import Store
 RouteVerdicts = Mapping[tuple[str, str], Mapping[str, Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class MeasuredLink:
+    """The measured line from one vantage point to one provider region over a period.
+
+    `comparison` holds the labels (provider, region), the peak and off-peak sides (`Side`) and the windows,
+    with confidence intervals when they were asked for. The period is the scope's when it gives one, else
+    the span of the data found (µs since the epoch, UTC). `route` is the region's route check (the dict of
+    `probes.routes.route_summary`), or None without traces. With thresholds, the shares of its peak and
+    off-peak hours that breach them (`breach_shares`' `any_breach_share_*`; None where no hour was judged).
+    """
+
+    comparison: PeakComparison
+    vantage: str | None
+    period_start_us: int | None
+    period_end_us: int | None
+    route: Mapping[str, Any] | None = None
+    breach_share_peak: float | None = None
+    breach_share_offpeak: float | None = None
+
+    @property
+    def provider(self) -> str:
+        return str(self.comparison.labels["provider"])
+
+    @property
+    def region(self) -> str:
+        return str(self.comparison.labels["region"])
+
+    @property
+    def peak(self) -> Side:
+        return self.comparison.peak
+
+    @property
+    def offpeak(self) -> Side:
+        return self.comparison.offpeak
+
+    @property
+    def windows(self) -> tuple[PeakWindow, ...]:
+        return self.comparison.windows
+
+    def as_dict(self) -> dict[str, Any]:
+        """The summary in the LinkSummary JSON shape (the period in whole seconds)."""
+        return {
+            "provider": self.provider,
+            "region": self.region,
+            "vantage": self.vantage,
+            "period_start": None if self.period_start_us is None else _iso_seconds(self.period_start_us),
+            "period_end": None if self.period_end_us is None else _iso_seconds(self.period_end_us),
+            "peak_windows": [str(w) for w in self.windows],
+            "peak": self.peak.as_dict(),
+            "offpeak": self.offpeak.as_dict(),
+            "route": None if self.route is None else dict(self.route),
+        }
+
+
 def link_summaries(
     store: Store,
     scope: Scope | None = None,
     windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS,
     *,
     routes: RouteVerdicts | None = None,
-) -> list[dict[str, Any]]:
-    """One LinkSummary dict per region (provider + region labels) in the scope, and per vantage point when
-    the period holds rounds from several.
+    intervals: bool = False,
+    confidence: float = 0.95,
+    replicates: int = 1000,
+    thresholds: Thresholds | None = None,
+) -> list[MeasuredLink]:
+    """One `MeasuredLink` per region (provider + region labels) in the scope, and per vantage point when
+    the period holds rounds from several (`vantage_scopes`).
 
-    `routes` maps (provider, region) to that region's route verdict dict (claimed_line_type,
-    measured_class, agrees, traces, agreeing_traces, evidence); regions it does not cover get `route: null`.
-    The period is the scope's when it gives one, else the span of the data found.
+    `routes` maps (provider, region) to that region's route check dict (claimed_line_type, measured_class,
+    agrees, traces, agreeing_traces, evidence; `route_verdicts`); regions it does not cover get None. With
+    `intervals`, each comparison carries its confidence intervals (`compare_peak`'s bootstrap and Newcombe
+    intervals at `confidence`); the figures are the same either way. With `thresholds`, each link carries
+    the shares of its hours breaching them, from the same reading of the store.
     """
-    summaries: list[dict[str, Any]] = []
+    links: list[MeasuredLink] = []
     for vantage, narrowed in vantage_scopes(store, replace(scope or Scope(), by="region")):
         prepared = prepare(store, narrowed, [in_peak(windows)])
-        for comparison in compare_peak_from(prepared, windows, intervals=False):
-            summaries.append(summary_dict(comparison, prepared, vantage, routes))
-    return summaries
+        first = narrowed.since_us if narrowed.since_us is not None else prepared.first_us
+        last = narrowed.until_us if narrowed.until_us is not None else prepared.last_us
+        comparisons = compare_peak_from(
+            prepared, windows, confidence=confidence, replicates=replicates, intervals=intervals
+        )
+        shares: dict[tuple[str, str], dict[str, Any]] = {}
+        if thresholds is not None:
+            rows = breach_shares_from(prepared, thresholds).to_dict("records")
+            shares = {(str(r["provider"]), str(r["region"])): r for r in rows}
+        for comparison in comparisons:
+            key = (comparison.labels["provider"], comparison.labels["region"])
+            route = None if routes is None else routes.get(key)
+            share = shares.get(key, {})
+            links.append(
+                MeasuredLink(
+                    comparison,
+                    vantage,
+                    first,
+                    last,
+                    route,
+                    _share(share.get("any_breach_share_peak")),
+                    _share(share.get("any_breach_share_offpeak")),
+                )
+            )
+    return links
+
+
+def _share(value: Any) -> float | None:
+    """A share from the breach frame: None for NaN (no hour judged) or a missing row."""
+    return None if value is None or value != value else float(value)
 
 
 def vantage_scopes(store: Store, scope: Scope) -> list[tuple[str | None, Scope]]:
@@ -57,31 +147,6 @@ def vantage_scopes(store: Store, scope: Scope) -> list[tuple[str | None, Scope]]
     return [
         (v, replace(scope, vantage=v) if v is not None else replace(scope, no_vantage=True)) for v in found
     ]
-
-
-def summary_dict(
-    comparison: PeakComparison,
-    prepared: Prepared,
-    vantage: str | None,
-    routes: RouteVerdicts | None = None,
-) -> dict[str, Any]:
-    """The LinkSummary dict of one region's peak comparison."""
-    scope = prepared.scope
-    first = scope.since_us if scope.since_us is not None else prepared.first_us
-    last = scope.until_us if scope.until_us is not None else prepared.last_us
-    provider, region = comparison.labels["provider"], comparison.labels["region"]
-    route = None if routes is None else routes.get((provider, region))
-    return {
-        "provider": provider,
-        "region": region,
-        "vantage": vantage,
-        "period_start": None if first is None else _iso_seconds(first),
-        "period_end": None if last is None else _iso_seconds(last),
-        "peak_windows": [str(w) for w in comparison.windows],
-        "peak": comparison.peak.as_dict(),
-        "offpeak": comparison.offpeak.as_dict(),
-        "route": None if route is None else dict(route),
-    }
 
 
 def _iso_seconds(us: int) -> str:

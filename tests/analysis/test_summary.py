@@ -1,13 +1,15 @@
-"""The LinkSummary dicts scoring consumes: the shape catalogs.link_quality reads, figures, vantage points, routes."""
+"""The measured links scoring consumes (`MeasuredLink`, in the LinkSummary JSON shape catalogs.link_quality
+reads): figures, vantage points, routes."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from probes.analysis import Scope, compare_peak, link_summaries
+from probes.analysis import MeasuredLink, Scope, compare_peak, link_summaries
 from probes.analysis.clock import in_peak
 from probes.analysis.data import prepare
 from probes.peak import DEFAULT_PEAK_WINDOWS
@@ -16,6 +18,15 @@ from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, wri
 from tests.analysis.week import LA, OFFPEAK_MS, PEAK_MS
 
 SIDE_KEYS = {"rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours"}
+
+
+def summary_dicts(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """`link_summaries` in the published JSON shape (`MeasuredLink.as_dict`, `linkvet score --links`)."""
+    links = link_summaries(*args, **kwargs)
+    assert all(isinstance(link, MeasuredLink) for link in links)
+    return [link.as_dict() for link in links]
+
+
 TOP_KEYS = {
     "provider",
     "region",
@@ -30,7 +41,7 @@ TOP_KEYS = {
 
 
 def test_summary_has_the_contract_shape_and_the_figures(week_store: Store) -> None:
-    summaries = {s["region"]: s for s in link_summaries(week_store)}
+    summaries = {s["region"]: s for s in summary_dicts(week_store)}
     assert set(summaries) == {"los-angeles", "us-west-1"}
     la = summaries["los-angeles"]
     assert set(la) == TOP_KEYS
@@ -55,7 +66,7 @@ def test_summary_has_the_contract_shape_and_the_figures(week_store: Store) -> No
 
 def test_period_is_the_scopes_when_given(week_store: Store) -> None:
     scope = Scope(since_us=utc_us(2026, 11, 3), until_us=utc_us(2026, 11, 5))
-    la = {s["region"]: s for s in link_summaries(week_store, scope)}["los-angeles"]
+    la = {s["region"]: s for s in summary_dicts(week_store, scope)}["los-angeles"]
     assert (la["period_start"], la["period_end"]) == ("2026-11-03T00:00:00Z", "2026-11-05T00:00:00Z")
     assert la["peak"]["hours"] == 6 and la["offpeak"]["hours"] == 42
 
@@ -70,7 +81,7 @@ def test_route_verdicts_are_passed_through(week_store: Store) -> None:
         "evidence": "traced via 202.97 (163) on 6 of 8 traces",
     }
     summaries = {
-        s["region"]: s for s in link_summaries(week_store, routes={("raksmart", "los-angeles"): route})
+        s["region"]: s for s in summary_dicts(week_store, routes={("raksmart", "los-angeles"): route})
     }
     assert summaries["los-angeles"]["route"] == route
     assert summaries["us-west-1"]["route"] is None
@@ -83,21 +94,21 @@ def test_one_summary_per_vantage_point(tmp_path: Path) -> None:
             store, [Series(LA, StepModel(150.0, 220.0, 0, 50))], start, 24, vantage="shanghai-office"
         )
         write_series(store, [Series(LA, StepModel(180.0, 240.0, 0, 0))], start, 24, vantage="beijing-office")
-        summaries = {s["vantage"]: s for s in link_summaries(store)}
+        summaries = {s["vantage"]: s for s in summary_dicts(store)}
         assert set(summaries) == {"shanghai-office", "beijing-office"}
         shanghai, beijing = summaries["shanghai-office"], summaries["beijing-office"]
         assert shanghai["offpeak"]["rtt_median_ms"] == pytest.approx(150.0, rel=0.01)
         assert beijing["offpeak"]["rtt_median_ms"] == pytest.approx(180.0, rel=0.01)
         assert shanghai["peak"]["samples"] == beijing["peak"]["samples"] == 3 * 4 * 30
         assert shanghai["peak"]["loss"] == pytest.approx(0.05) and beijing["peak"]["loss"] == 0.0
-        only = link_summaries(store, Scope(vantage="beijing-office"))
+        only = summary_dicts(store, Scope(vantage="beijing-office"))
         assert only == [beijing]
 
 
 def test_a_single_vantage_point_is_named_and_read_from_rollups(tmp_path: Path) -> None:
     with Store(tmp_path / "v.sqlite3") as store:
         write_series(store, [Series(LA, StepModel(150.0, 220.0))], utc_us(2026, 11, 2), 24, vantage="office")
-        (summary,) = link_summaries(store)
+        (summary,) = summary_dicts(store)
         assert summary["vantage"] == "office"
         prepared = prepare(store, Scope(vantage="office"), [in_peak(DEFAULT_PEAK_WINDOWS)])
         assert prepared.cells.raw_cells == 0
@@ -126,7 +137,7 @@ def test_route_verdicts_from_stored_traces_fill_the_route_part(tmp_path: Path) -
         assert route == expected
         assert (route["claimed_line_type"], route["agrees"], route["traces"]) == ("cn2-gia", False, 8)
         assert route["agreeing_traces"] == 2 and route["measured_class"] == "163"
-        (summary,) = link_summaries(store, routes=routes)
+        (summary,) = summary_dicts(store, routes=routes)
         assert summary["route"] == route
         assert summary["peak"]["samples"] == 3 * 4 * 30  # the trace targets' probes are not RTT samples
 
@@ -136,7 +147,7 @@ def test_rounds_without_a_vantage_point_beside_named_ones(tmp_path: Path) -> Non
         start = utc_us(2026, 11, 2)
         write_series(store, [Series(LA, StepModel(150.0, 220.0))], start, 24, vantage="shanghai-office")
         write_series(store, [Series(LA, StepModel(300.0, 300.0))], start, 24, vantage=None)
-        summaries = {s["vantage"]: s for s in link_summaries(store)}
+        summaries = {s["vantage"]: s for s in summary_dicts(store)}
         assert set(summaries) == {"shanghai-office", None}
         assert summaries[None]["offpeak"]["rtt_median_ms"] == pytest.approx(300.0, rel=0.01)
         assert summaries["shanghai-office"]["offpeak"]["rtt_median_ms"] == pytest.approx(150.0, rel=0.01)
@@ -183,3 +194,18 @@ def test_a_target_label_outweighs_the_catalogs_claim(tmp_path: Path) -> None:
     route = routes[("raksmart", "hk")]
     assert (route["claimed_line_type"], route["agrees"]) == ("163", True)
     assert route["evidence"].startswith("claims 163,")
+
+
+def test_breach_shares_come_with_the_links_when_thresholds_are_given(week_store: Store) -> None:
+    from probes.analysis import Thresholds, breach_shares
+
+    plain = link_summaries(week_store)
+    assert all(link.breach_share_peak is None and link.breach_share_offpeak is None for link in plain)
+    links = {link.region: link for link in link_summaries(week_store, thresholds=Thresholds())}
+    shares = breach_shares(week_store).set_index("region")
+    for region, link in links.items():
+        assert link.breach_share_peak == pytest.approx(shares.loc[region, "any_breach_share_peak"])
+        assert link.breach_share_offpeak == pytest.approx(shares.loc[region, "any_breach_share_offpeak"])
+    assert links["los-angeles"].breach_share_peak is not None and links["los-angeles"].breach_share_peak > 0.5
+    # the figures are the same with or without them
+    assert [link.as_dict() for link in plain] == [links[link.region].as_dict() for link in plain]

@@ -47,7 +47,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from desktop.app.main import build_window
-    from desktop.app.models.target_list import TargetEntry
+    from desktop.usecases.probe_list import TargetEntry
     from probes.target import Method, Target
 
     app = QApplication([sys.argv[0]])

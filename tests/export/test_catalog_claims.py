@@ -13,7 +13,7 @@ import pandas as pd
 
 from catalogs.loader import load_catalogs
 from catalogs.needs import EXAMPLE_NEEDS
-from desktop.links import catalog_claims
+from desktop.usecases.links import catalog_claims
 from probes.store import Store
 from probes.target import Method, Target
 from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series
@@ -89,14 +89,14 @@ def test_export_flags_it_with_or_without_a_needs_profile(run_linkvet: Run, tmp_p
 
 
 def test_the_scorecard_reads_the_same_route_check(tmp_path: Path) -> None:
-    """The GUI's scorecard reads the store through `desktop.app.score_data.measured_summaries` (a worker
+    """The GUI's scorecard reads the store through `desktop.usecases.links.stored_link_summaries` (a worker
     function, no Qt): with the bundled catalogs it checks the unlabelled traces against RakSmart's claim."""
-    from desktop.app.score_data import measured_summaries
+    from desktop.usecases.links import stored_link_summaries
     from probes.peak import DEFAULT_PEAK_WINDOWS
 
     db = tmp_path / "s.sqlite3"
     _store_traced_via_163(db)
-    (summary,) = measured_summaries(db, DEFAULT_PEAK_WINDOWS)
+    (summary,) = stored_link_summaries(db, DEFAULT_PEAK_WINDOWS)
     assert summary.route is not None
     assert (summary.region, summary.route.claimed_line_type, summary.route.agrees) == (
         "san-jose",
@@ -104,6 +104,6 @@ def test_the_scorecard_reads_the_same_route_check(tmp_path: Path) -> None:
         False,
     )
     own = load_catalogs(_catalog_with_a_san_jose_offering(tmp_path / "catalogs"))
-    (summary,) = measured_summaries(db, DEFAULT_PEAK_WINDOWS, own)
+    (summary,) = stored_link_summaries(db, DEFAULT_PEAK_WINDOWS, own)
     assert summary.route is not None and summary.route.evidence is not None
     assert summary.route.evidence.startswith("the catalog claims CN2 GIA")

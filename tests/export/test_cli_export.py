@@ -230,7 +230,7 @@ def test_score_reads_the_line_quality_from_the_store(
     assert done.returncode == 0, done.stderr
     entries = {e["region"]: e for e in json.loads(done.stdout)["entries"]}
     with Store(scheduled_store, readonly=True) as store:
-        expected = {s["region"]: s for s in link_summaries(store)}
+        expected = {s.region: s.as_dict() for s in link_summaries(store)}
     for region in ("los-angeles", "us-west-1"):
         line = next(j for j in entries[region]["judgements"] if j["criterion"] == "line_quality")
         assert line["score"] is not None, line

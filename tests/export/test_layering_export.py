@@ -10,7 +10,7 @@ from tests.conftest import REPO_ROOT
 
 def test_export_imports_no_qt() -> None:
     code = (
-        "import sys, desktop.export, desktop.links, desktop.cli.export, desktop.cli._links\n"
+        "import sys, desktop.export, desktop.usecases.links, desktop.cli.export, desktop.cli._links\n"
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph'))))"
     )
     out = subprocess.run(

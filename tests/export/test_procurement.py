@@ -57,8 +57,8 @@ def test_ranking_is_the_catalogs_ranking_with_the_measured_lines(
     procurement_export: tuple[Workbook, Path, Path, Path], export_store: Store
 ) -> None:
     _workbook, xlsx, _folder, out = procurement_export
-    # The same ranking, computed here straight from the analysis's dicts.
-    summaries = [LinkSummary.from_dict(d) for d in link_summaries(export_store)]
+    # The same ranking, computed here straight from the analysis's result in its JSON shape.
+    summaries = [LinkSummary.from_dict(link.as_dict()) for link in link_summaries(export_store)]
     expected = rank_offerings(
         load_needs(out / "needs.toml"), load_catalogs(out / "catalogs"), summaries, weights={"price": 20}
     )

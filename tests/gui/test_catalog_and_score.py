@@ -12,9 +12,9 @@ from catalogs.checklist import default_checklist
 from catalogs.loader import load_catalogs
 from catalogs.needs import validate_needs
 from catalogs.scoring import rank_offerings
-from desktop.app.catalog_data import load_view
 from desktop.app.checklist_words import CHECKLIST_TITLES
 from desktop.app.models.offerings import OfferingsModel
+from desktop.usecases.offerings import load_view
 
 
 @pytest.fixture
@@ -80,11 +80,14 @@ def test_a_broken_catalog_file_is_reported_and_the_rest_loads(tmp_path: Path) ->
 
 
 def test_sizing_follows_the_form_as_it_is_edited(score, qtbot) -> None:
-    assert "fits from 18 GPU(s)" in score.sizing_text.text()  # 70B full fine-tune, ZeRO-3, on H100 SXM
+    assert "fits from 18 GPU(s)" in score.sizing.sizing_text.text()  # 70B full fine-tune, ZeRO-3, on H100 SXM
     score.form.params_b.setValue(7)
     score.form.mode.setCurrentText("lora")
     score.form.gpus_wanted.setValue(0)
-    assert "fits from 1 GPU(s)" in score.sizing_text.text() and "one node" in score.sizing_text.text()
+    assert (
+        "fits from 1 GPU(s)" in score.sizing.sizing_text.text()
+        and "one node" in score.sizing.sizing_text.text()
+    )
     score.form.architecture.setCurrentText("moe")
     score.form.active_b.setValue(9)  # more active than total: the profile's own check names the field
     assert "active_params" in score.form.error.text()
@@ -93,7 +96,7 @@ def test_sizing_follows_the_form_as_it_is_edited(score, qtbot) -> None:
 def test_moving_weights_reranks_and_matches_linkvet_score(score, qtbot, window) -> None:
     first = score.top_labels(3)
     # Care only about price: the cheapest candidates that pass every gate come first.
-    for key in score.sliders:
+    for key in score.weights_panel.sliders:
         score.set_weight(key, 0)
     score.set_weight("price", 40)
     qtbot.waitUntil(lambda: not score.busy and score.top_labels(3) != first, timeout=10_000)
@@ -103,18 +106,18 @@ def test_moving_weights_reranks_and_matches_linkvet_score(score, qtbot, window) 
     top = score.ranking.entries[0]
     assert top.eligible and top.judgement("price").score == 1.0
     # The breakdown of the selected row lists every checklist item, gates first.
-    assert [j.criterion for j in score.breakdown.judgements()] == [
+    assert [j.criterion for j in score.scorecard.breakdown.judgements()] == [
         c.id for c in default_checklist().gates
     ] + [c.id for c in default_checklist().weighted]
     assert window.context.settings.score_weights["price"] == 40
-    score.reset_all_weights()
+    score.weights_panel.reset_all_weights()
     qtbot.waitUntil(lambda: not score.busy and score.top_labels(3) == first, timeout=10_000)
 
 
 def test_scorecard_columns_carry_their_headers(score) -> None:
     from desktop.app.models.ranking import RankingModel
 
-    model = score.model
+    model = score.scorecard.model
     header = {c: model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())}
     assert header[RankingModel.SCORE] == "Score" and header[RankingModel.GATES] == "Gates"
     top = model.entry(0)
@@ -126,9 +129,9 @@ def test_scorecard_columns_carry_their_headers(score) -> None:
 def test_only_passing_hides_candidates_that_fail_a_gate(score, qtbot) -> None:
     failing = sum(1 for e in score.ranking.entries if not e.eligible)
     assert failing > 0
-    score.passing_only.setChecked(True)
-    assert score.model.rowCount() == len(score.ranking.entries) - failing
-    assert all(e.eligible for e in score.model.entries())
+    score.scorecard.passing_only.setChecked(True)
+    assert score.scorecard.model.rowCount() == len(score.ranking.entries) - failing
+    assert all(e.eligible for e in score.scorecard.model.entries())
 
 
 def test_every_checklist_title_is_offered_for_translation() -> None:

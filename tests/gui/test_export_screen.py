@@ -94,4 +94,4 @@ def test_the_scorecard_uses_the_measured_line_quality(measured, qtbot) -> None:
     assert measured_entry.judgement("line_quality").score is not None
     other = next(e for e in score.ranking.entries if e.provider == "lambda" and e.region == "us-east-1")
     assert other.judgement("line_quality").score is None
-    assert "measured for 4 region" in score.status.text()
+    assert "measured for 4 region" in score.scorecard.status.text()

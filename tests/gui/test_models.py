@@ -11,7 +11,9 @@ from PySide6.QtCore import Qt
 
 from desktop.app.models.live_probe import LiveProbeModel
 from desktop.app.models.stored_targets import StoredTargetsModel
-from desktop.app.models.target_list import TargetBook, TargetEntry, TargetFileError, TargetListModel
+from desktop.app.models.target_list import TargetListModel
+from desktop.usecases.errors import ProbeListError
+from desktop.usecases.probe_list import ProbeListFile, TargetEntry
 from probes.errors import ErrorKind
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
@@ -41,7 +43,7 @@ def test_target_list_adds_each_endpoint_once_and_reports_the_checked_ones(qapp) 
 
 
 def test_target_book_round_trips_and_names_what_is_wrong(tmp_path) -> None:
-    book = TargetBook(tmp_path / "targets.json")
+    book = ProbeListFile(tmp_path / "targets.json")
     entries = [
         entry("198.18.100.1", provider="raksmart", region="los-angeles", line_type="cn2-gia"),
         TargetEntry(Target(Method.HTTP, url="https://example.com/x", name="probe file"), "catalog", False),
@@ -51,13 +53,13 @@ def test_target_book_round_trips_and_names_what_is_wrong(tmp_path) -> None:
     data = json.loads(book.path.read_text())
     data["targets"][1]["url"] = "ftp://nope"
     book.path.write_text(json.dumps(data))
-    with pytest.raises(TargetFileError, match=r"target 2: .*http:// or https://"):
+    with pytest.raises(ProbeListError, match=r"target 2: .*http:// or https://"):
         book.load()
     book.path.write_text(json.dumps({"version": 99, "targets": []}))
-    with pytest.raises(TargetFileError, match="newer than this linkvet"):
+    with pytest.raises(ProbeListError, match="newer than this linkvet"):
         book.load()
     book.path.write_text("{not json")
-    with pytest.raises(TargetFileError, match="not valid JSON"):
+    with pytest.raises(ProbeListError, match="not valid JSON"):
         book.load()
     aside = book.set_aside()
     assert aside.read_text() == "{not json" and not book.path.exists()

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFileDialog
 from catalogs.loader import load_catalogs
 from catalogs.needs import EXAMPLE_NEEDS, load_needs
 from catalogs.scoring import rank_offerings
-from desktop.app.score_data import sizing_on
+from desktop.usecases.sizing import size_on
 
 # Fields the form has no widget for (model shape, LoRA share, MFU, memory reserve) beside ones it has
 # only since this file was written (data location, monthly budget, target step time).
@@ -65,10 +65,10 @@ def test_a_loaded_needs_file_is_ranked_whole(score, qtbot, monkeypatch, tmp_path
     assert [e.label for e in score.ranking.entries] == [e.label for e in ranking.entries]
     assert [round(e.total, 9) for e in score.ranking.entries] == [round(e.total, 9) for e in ranking.entries]
     # The live sizing is the loaded profile's too.
-    sizing = sizing_on(expected, score.gpu.currentText(), score.per_node.value())
-    assert score.sizing_text.text() == score.describe_sizing(*sizing)
+    sizing = size_on(expected, score.sizing.gpu.currentText(), score.sizing.per_node.value())
+    assert score.sizing.sizing_text.text() == score.sizing.describe_sizing(*sizing)
     if source == "example":
-        assert "Memory per GPU: 41.5 GB" in score.sizing_text.text()  # `linkvet size` says 41.5 too
+        assert "Memory per GPU: 41.5 GB" in score.sizing.sizing_text.text()  # `linkvet size` says 41.5 too
     if source == "rich":
         # The fields without a widget are shown, so nothing counts unseen.
         for shown in ("model.layers = 80", "training.mfu = 0.3", "cluster.memory_reserve = 0.2"):

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from desktop.app.models.target_list import TargetEntry
-from desktop.app.plan_file import entries_from_plan, plan_text, save_plan
+from desktop.usecases.probe_list import TargetEntry, entries_from_plan
 from probes.errors import PlanError
 from probes.peak import DEFAULT_PEAK_WINDOWS
 from probes.plan import EXAMPLE_PLAN, load_plan
+from probes.plan_writer import plan_text, write_plan
 from probes.store import Store
 from probes.target import Method, Target, parse_target
 
@@ -38,7 +38,7 @@ def test_a_probe_list_written_as_a_plan_reads_back_the_same(tmp_path: Path) -> N
         TargetEntry(Target(Method.IPERF3, host="198.18.100.2", port=5202)),
     ]
     text = plan_text(
-        entries,
+        [e.target for e in entries],
         name="office",
         every_s=300,
         peak_every_s=60,
@@ -47,7 +47,7 @@ def test_a_probe_list_written_as_a_plan_reads_back_the_same(tmp_path: Path) -> N
         interval_s=0.5,
         timeout_s=1.5,
     )
-    plan = save_plan(tmp_path / "office.toml", text)
+    plan = write_plan(tmp_path / "office.toml", text)
     assert load_plan(tmp_path / "office.toml") == plan
     assert [p.target for p in plan.targets] == [e.target for e in entries]
     assert plan.every_s == 300 and plan.peak_every_s == 60 and plan.peak_windows == DEFAULT_PEAK_WINDOWS

@@ -11,7 +11,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from desktop.app.models.live_probe import LiveProbeModel
-from desktop.app.models.target_list import TargetEntry
+from desktop.usecases.probe_list import TargetEntry
 from probes.store import Store
 from probes.target import Method, Target
 
@@ -123,7 +123,7 @@ def test_a_method_the_target_cannot_take_is_an_error_row_not_a_crash(window, qtb
 
 
 def test_the_method_choice_is_linkvet_probes_and_every_target_method_has_a_count(window) -> None:
-    from desktop.cli.probe import DEFAULT_COUNTS
+    from probes.target import DEFAULT_COUNTS
 
     probe = window.go_to("probe")
     offered = {probe.method.itemData(i) for i in range(1, probe.method.count())}

@@ -19,7 +19,7 @@ def score(window, qtbot):  # type: ignore[no-untyped-def]
 def sync_line(screen) -> str:  # type: ignore[no-untyped-def]
     return next(
         line
-        for line in screen.sizing_text.text().splitlines()
+        for line in screen.sizing.sizing_text.text().splitlines()
         if line.startswith(("Gradient sync", "每步梯度同步"))
     )
 
@@ -34,7 +34,7 @@ def test_gradient_sync_is_per_node(score, window, qtbot) -> None:
 
 
 def test_gates_column_matches_linkvet_score_and_the_workbook(score, window, qtbot) -> None:
-    model = score.model
+    model = score.scorecard.model
     shown = [model.index(row, RankingModel.GATES).data() for row in range(model.rowCount())]
     assert shown == [gates_text(entry) for entry in model.entries()]
     assert any(text.startswith("pass (unchecked: ") for text in shown)  # the example leaves some unknown

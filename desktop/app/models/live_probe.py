@@ -177,9 +177,6 @@ class LiveProbeModel(HeaderedTableModel):
             live.last_rtt_ms, live.last_lost = last.rtt_ms, last.rtt_ms is None
         return row
 
-    def _row_changed(self, row: int) -> None:
-        self.dataChanged.emit(self.index(row, 0), self.index(row, self.columnCount() - 1))
-
     # -- reading ------------------------------------------------------------------------------------------
 
     def rows(self) -> list[LiveRow]:

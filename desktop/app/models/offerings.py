@@ -1,4 +1,4 @@
-"""The Catalog screen's table: one row per offering (from `desktop.app.catalog_data.offering_rows`), and a
+"""The Catalog screen's table: one row per offering (`desktop.usecases.offerings.rows_with_reference`), and a
 filter proxy (text, GPU, provider, interconnect) that sorts numbers as numbers. Unknown facts show as "?"."""
 
 from __future__ import annotations

@@ -43,11 +43,6 @@ class StoredTargetsModel(HeaderedTableModel):
     def checked(self) -> list[StoredTarget]:
         return [t for t in self._targets if t.id in self._checked]
 
-    def set_checked(self, target_ids: Iterable[int]) -> None:
-        self._checked = set(target_ids) & {t.id for t in self._targets}
-        if self._targets:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self._targets) - 1, 0))
-
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._targets)
 

@@ -1,128 +1,19 @@
-"""The probe list: the targets the user has chosen (typed in, taken from a catalog region, imported from a
-plan file), each with its labels and whether it takes part in the next run.
-
-`TargetBook` reads and writes the list as a small versioned JSON file in the data folder; a file it cannot
-read is kept aside (renamed `.unreadable`), never overwritten silently.
-"""
+"""The probe list as a table (the Targets screen's): one row per `desktop.usecases.probe_list.TargetEntry`,
+column 0 with the on/off check box. Reading and writing the list's file is `ProbeListFile`'s."""
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from desktop.app.models._table import HeaderedTableModel
-from probes.errors import TargetError
-from probes.target import Method, Target
-
-TARGET_FILE_VERSION = 1
-ORIGIN_CUSTOM = "custom"
-LINE_TYPES = ("cn2-gia", "cn2-gt", "bgp", "cmi", "cu-9929", "cu-4837", "163", "standard", "local", "unknown")
+from desktop.usecases.probe_list import TargetEntry
+from probes.target import Target
 
 Index = QModelIndex | QPersistentModelIndex
-
-
-@dataclass(frozen=True, slots=True)
-class TargetEntry:
-    """A target on the probe list: where it came from ("custom", "catalog", "plan:NAME") and if it is on."""
-
-    target: Target
-    origin: str = ORIGIN_CUSTOM
-    enabled: bool = True
-
-    @property
-    def address(self) -> str:
-        t = self.target
-        if t.url:
-            return t.url
-        return f"{t.host}:{t.port}" if t.port else str(t.host)
-
-    def as_dict(self) -> dict[str, Any]:
-        t = self.target
-        return {
-            "name": t.name,
-            "method": str(t.method),
-            "host": None if t.url else t.host,
-            "port": t.port,
-            "url": t.url,
-            "provider": t.provider,
-            "region": t.region,
-            "line_type": t.line_type,
-            "origin": self.origin,
-            "enabled": self.enabled,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> TargetEntry:
-        target = Target(
-            method=Method(data["method"]),
-            host=data.get("host"),
-            port=data.get("port"),
-            url=data.get("url"),
-            name=data.get("name") or "",
-            provider=data.get("provider") or None,
-            region=data.get("region") or None,
-            line_type=data.get("line_type") or None,
-        )
-        return cls(target, str(data.get("origin") or ORIGIN_CUSTOM), bool(data.get("enabled", True)))
-
-
-class TargetFileError(ValueError):
-    """The probe-list file cannot be used; the message names the file and the entry."""
-
-
-class TargetBook:
-    """The probe list on disk (JSON with a version)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def load(self) -> list[TargetEntry]:
-        """The saved entries; [] when there is no file yet. Raises `TargetFileError` for a bad file."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        except OSError as exc:
-            raise TargetFileError(f"{self.path}: cannot read the probe list: {exc.strerror or exc}") from exc
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise TargetFileError(f"{self.path}: not valid JSON ({exc})") from exc
-        if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
-            raise TargetFileError(f"{self.path}: expected an object with a 'targets' list")
-        version = data.get("version")
-        if not isinstance(version, int) or version > TARGET_FILE_VERSION:
-            raise TargetFileError(
-                f"{self.path}: probe-list version {version!r} is newer than this linkvet understands "
-                f"(up to {TARGET_FILE_VERSION})"
-            )
-        entries = []
-        for number, item in enumerate(data["targets"], start=1):
-            try:
-                entries.append(TargetEntry.from_dict(item))
-            except (TargetError, KeyError, TypeError, ValueError) as exc:
-                raise TargetFileError(f"{self.path}: target {number}: {exc}") from exc
-        return entries
-
-    def save(self, entries: Iterable[TargetEntry]) -> None:
-        """Write atomically (temporary file, then rename)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"version": TARGET_FILE_VERSION, "targets": [e.as_dict() for e in entries]}
-        temporary = self.path.with_suffix(".tmp")
-        temporary.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(temporary, self.path)
-
-    def set_aside(self) -> Path:
-        """Move an unreadable file out of the way so a new list can be saved; where it went."""
-        aside = self.path.with_suffix(".unreadable")
-        os.replace(self.path, aside)
-        return aside
 
 
 class TargetListModel(HeaderedTableModel):

@@ -1092,42 +1092,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>需求配置未加载</translation>
     </message>
     <message>
-        <source>Fix the highlighted field to see the sizing.</source>
-        <translation>请修正标出的字段以查看容量估算。</translation>
-    </message>
-    <message>
-        <source>Weights alone: {weights:,.1f} GB · model states before sharding: {states:,.1f} GB</source>
-        <translation>仅权重：{weights:,.1f} GB · 切分前模型状态：{states:,.1f} GB</translation>
-    </message>
-    <message>
-        <source>On {gpu}: does not fit at any GPU count with this strategy.</source>
-        <translation>在 {gpu} 上：此策略下任何 GPU 数量都放不下。</translation>
-    </message>
-    <message>
-        <source>On {gpu}: fits from {min} GPU(s); planned {planned} = {nodes} node(s) of {per_node} ({span})</source>
-        <translation>在 {gpu} 上：至少 {min} 张 GPU 可放下；计划 {planned} 张 = {nodes} 个节点 × {per_node} 张（{span}）</translation>
-    </message>
-    <message>
-        <source>spans nodes</source>
-        <translation>跨节点</translation>
-    </message>
-    <message>
-        <source>one node</source>
-        <translation>单节点</translation>
-    </message>
-    <message>
-        <source>Memory per GPU: {total:.1f} GB of {usable:.1f} usable (weights {w:.1f}, gradients {g:.1f}, optimizer {o:.1f}, activations {a:.1f})</source>
-        <translation>每卡显存：{total:.1f} GB / 可用 {usable:.1f} GB（权重 {w:.1f}，梯度 {g:.1f}，优化器 {o:.1f}，激活 {a:.1f}）</translation>
-    </message>
-    <message>
-        <source>Bandwidth needed between nodes: {rate:,.0f} Gbit/s per node (step {step:.1f} s)</source>
-        <translation>节点间所需带宽：每节点 {rate:,.0f} Gbit/s（每步 {step:.1f} 秒）</translation>
-    </message>
-    <message>
-        <source>No inter-node traffic: the job fits in one node.</source>
-        <translation>无节点间流量：任务可在单节点内完成。</translation>
-    </message>
-    <message>
         <source>Measured line quality not read: {error}</source>
         <translation>未能读取实测线路质量：{error}</translation>
     </message>
@@ -1140,16 +1104,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>All weights are zero: move at least one slider up.</source>
         <translation>所有权重均为零：请至少调高一个滑块。</translation>
-    </message>
-    <message numerus="yes">
-        <source>line quality measured for %n region(s)</source>
-        <translation>
-            <numerusform>已实测 %n 个区域的线路质量</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
-        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 排名用时 {ms:.0f} 毫秒 · 敏感性：{sensitivity}</translation>
     </message>
     <message>
         <source>Needs &amp; score</source>
@@ -1171,33 +1125,18 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>Example: 70B full fine-tune</source>
         <translation>示例：70B 全参数微调</translation>
     </message>
-    <message>
-        <source>Ranking method</source>
-        <translation>排名方法</translation>
+</context>
+<context>
+    <name>Scorecard</name>
+    <message numerus="yes">
+        <source>line quality measured for %n region(s)</source>
+        <translation>
+            <numerusform>已实测 %n 个区域的线路质量</numerusform>
+        </translation>
     </message>
     <message>
-        <source>weighted sum</source>
-        <translation>加权求和</translation>
-    </message>
-    <message>
-        <source>TOPSIS</source>
-        <translation>TOPSIS</translation>
-    </message>
-    <message>
-        <source>Back to the checklist&apos;s weights</source>
-        <translation>恢复检查表默认权重</translation>
-    </message>
-    <message>
-        <source>Sizing (live)</source>
-        <translation>容量估算（实时）</translation>
-    </message>
-    <message>
-        <source>On</source>
-        <translation>基于</translation>
-    </message>
-    <message>
-        <source>GPUs per node</source>
-        <translation>每节点 GPU 数</translation>
+        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
+        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 排名用时 {ms:.0f} 毫秒 · 敏感性：{sensitivity}</translation>
     </message>
     <message>
         <source>Only those passing every gate</source>
@@ -1214,6 +1153,14 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>#</source>
         <translation>#</translation>
+    </message>
+    <message>
+        <source>Score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>Gates</source>
+        <translation>门槛</translation>
     </message>
     <message>
         <source>Provider</source>
@@ -1240,32 +1187,20 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>$/GPU·时</translation>
     </message>
     <message>
-        <source>pass (unchecked: {gates})</source>
-        <translation>通过（未核实：{gates}）</translation>
-    </message>
-    <message>
-        <source>fail: {gates}</source>
-        <translation>未通过：{gates}</translation>
-    </message>
-    <message>
-        <source>Score</source>
-        <translation>得分</translation>
-    </message>
-    <message>
-        <source>Gradient sync per step: {gb:,.1f} GB over each node&apos;s inter-node links</source>
-        <translation>每步梯度同步：每个节点的节点间链路传输 {gb:,.1f} GB</translation>
-    </message>
-    <message>
-        <source>Gates</source>
-        <translation>门槛</translation>
-    </message>
-    <message>
         <source>Unknown</source>
         <translation>未知</translation>
     </message>
     <message>
         <source>pass</source>
         <translation>通过</translation>
+    </message>
+    <message>
+        <source>pass (unchecked: {gates})</source>
+        <translation>通过（未核实：{gates}）</translation>
+    </message>
+    <message>
+        <source>fail: {gates}</source>
+        <translation>未通过：{gates}</translation>
     </message>
     <message>
         <source>not stated</source>
@@ -1361,6 +1296,61 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Choose a data folder.</source>
         <translation>请选择数据文件夹。</translation>
+    </message>
+</context>
+<context>
+    <name>SizingPanel</name>
+    <message>
+        <source>Fix the highlighted field to see the sizing.</source>
+        <translation>请修正标出的字段以查看容量估算。</translation>
+    </message>
+    <message>
+        <source>Weights alone: {weights:,.1f} GB · model states before sharding: {states:,.1f} GB</source>
+        <translation>仅权重：{weights:,.1f} GB · 切分前模型状态：{states:,.1f} GB</translation>
+    </message>
+    <message>
+        <source>On {gpu}: does not fit at any GPU count with this strategy.</source>
+        <translation>在 {gpu} 上：此策略下任何 GPU 数量都放不下。</translation>
+    </message>
+    <message>
+        <source>On {gpu}: fits from {min} GPU(s); planned {planned} = {nodes} node(s) of {per_node} ({span})</source>
+        <translation>在 {gpu} 上：至少 {min} 张 GPU 可放下；计划 {planned} 张 = {nodes} 个节点 × {per_node} 张（{span}）</translation>
+    </message>
+    <message>
+        <source>spans nodes</source>
+        <translation>跨节点</translation>
+    </message>
+    <message>
+        <source>one node</source>
+        <translation>单节点</translation>
+    </message>
+    <message>
+        <source>Memory per GPU: {total:.1f} GB of {usable:.1f} usable (weights {w:.1f}, gradients {g:.1f}, optimizer {o:.1f}, activations {a:.1f})</source>
+        <translation>每卡显存：{total:.1f} GB / 可用 {usable:.1f} GB（权重 {w:.1f}，梯度 {g:.1f}，优化器 {o:.1f}，激活 {a:.1f}）</translation>
+    </message>
+    <message>
+        <source>Gradient sync per step: {gb:,.1f} GB over each node&apos;s inter-node links</source>
+        <translation>每步梯度同步：每个节点的节点间链路传输 {gb:,.1f} GB</translation>
+    </message>
+    <message>
+        <source>Bandwidth needed between nodes: {rate:,.0f} Gbit/s per node (step {step:.1f} s)</source>
+        <translation>节点间所需带宽：每节点 {rate:,.0f} Gbit/s（每步 {step:.1f} 秒）</translation>
+    </message>
+    <message>
+        <source>No inter-node traffic: the job fits in one node.</source>
+        <translation>无节点间流量：任务可在单节点内完成。</translation>
+    </message>
+    <message>
+        <source>Sizing (live)</source>
+        <translation>容量估算（实时）</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>基于</translation>
+    </message>
+    <message>
+        <source>GPUs per node</source>
+        <translation>每节点 GPU 数</translation>
     </message>
 </context>
 <context>
@@ -1559,6 +1549,25 @@ The file was kept as {aside}; starting with an empty list.</source>
     <message>
         <source>From</source>
         <translation>来源</translation>
+    </message>
+</context>
+<context>
+    <name>WeightsPanel</name>
+    <message>
+        <source>Ranking method</source>
+        <translation>排名方法</translation>
+    </message>
+    <message>
+        <source>weighted sum</source>
+        <translation>加权求和</translation>
+    </message>
+    <message>
+        <source>TOPSIS</source>
+        <translation>TOPSIS</translation>
+    </message>
+    <message>
+        <source>Back to the checklist&apos;s weights</source>
+        <translation>恢复检查表默认权重</translation>
     </message>
 </context>
 </TS>

@@ -193,6 +193,3 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         self.words.update(words)
         self.main.setLabel("left", self.words["rtt"])
         self.loss_plot.setLabel("left", self.words["loss"])
-
-    def show_range(self, start_s: float, end_s: float) -> None:
-        self.region.setRegion((start_s, end_s))

@@ -1,8 +1,8 @@
-"""The probe list and plan files: import a plan's targets, and write the probe list as a plan that
-`linkvet schedule` (on this machine or an always-on office box) and the app's scheduler can run.
+"""Writing plan files: a list of targets on a cadence as the documented plan format (`probes.plan`), so the
+app's probe list can be run by `linkvet schedule --plan` (on this machine or an always-on office box).
 
-The writer emits the documented plan format (`probes.plan`) and every file it writes is read back with
-`probes.plan.parse_plan` before it is saved, so what the app saves is exactly what the scheduler accepts.
+Every file is read back with `probes.plan.parse_plan` before it is saved, so what is written is exactly what
+the scheduler accepts.
 """
 
 from __future__ import annotations
@@ -12,15 +12,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from desktop.app.models.target_list import TargetEntry
 from probes.peak import PeakWindow
-from probes.plan import PLAN_VERSION, Plan, load_plan, parse_plan
-
-
-def entries_from_plan(path: Path) -> tuple[Plan, list[TargetEntry]]:
-    """The plan at `path` and its targets as probe-list entries (raises `PlanError` naming file and line)."""
-    plan = load_plan(path)
-    return plan, [TargetEntry(p.target, origin=f"plan:{plan.name}") for p in plan.targets]
+from probes.plan import PLAN_VERSION, Plan, parse_plan
+from probes.target import Target
 
 
 def _string(text: str) -> str:
@@ -36,7 +30,7 @@ def _duration(seconds: float) -> str:
 
 
 def plan_text(
-    entries: Sequence[TargetEntry],
+    targets: Sequence[Target],
     *,
     name: str,
     every_s: float,
@@ -47,7 +41,7 @@ def plan_text(
     timeout_s: float = 2.0,
     vantage: str | None = None,
 ) -> str:
-    """A plan file (TOML) measuring `entries` on the given cadence."""
+    """A plan file (TOML) measuring `targets` on the given cadence."""
     lines = [
         "# Written by the linkvet desktop app from its probe list; run it with",
         f"#   linkvet schedule --plan {name}.toml",
@@ -68,8 +62,7 @@ def plan_text(
         f"interval = {interval_s:g}",
         f"timeout = {timeout_s:g}",
     ]
-    for entry in entries:
-        t = entry.target
+    for t in targets:
         lines += ["", "[[targets]]", f"name = {_string(t.name)}"]
         lines.append(f"url = {_string(t.url)}" if t.url else f"host = {_string(str(t.host))}")
         lines.append(f"methods = [{_string(str(t.method))}]")
@@ -82,8 +75,9 @@ def plan_text(
     return "\n".join(lines) + "\n"
 
 
-def save_plan(path: Path, text: str) -> Plan:
-    """Validate `text` as a plan, then write it to `path` atomically; the plan as the scheduler will read it."""
+def write_plan(path: Path, text: str) -> Plan:
+    """Validate `text` as a plan, then write it to `path` atomically; the plan as the scheduler will read it
+    (raises `PlanError` for text the scheduler would refuse, `OSError` when the file cannot be written)."""
     plan = parse_plan(text, str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_suffix(".tmp")

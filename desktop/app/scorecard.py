@@ -1,0 +1,177 @@
+"""The Needs & score screen's scorecard: a status line (candidates, how many pass every gate, the ranking
+time, the sensitivity check, how many regions are measured), the ranked candidates (optionally only those
+passing every gate), and for the selected one its per-criterion breakdown (reasons and sources) and the
+explanation in words. It shows a `catalogs.scoring.Ranking`; it computes nothing."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from catalogs.scoring import Ranking
+from desktop.app.checklist_words import criterion_title
+from desktop.app.models.ranking import BreakdownModel, RankingModel
+
+
+class Scorecard(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.ranking: Ranking | None = None
+        self.regions_measured = 0
+        self.ranking_time_s = 0.0
+        self._selected_key: str | None = None
+
+        self.passing_only = QCheckBox()
+        self.status = QLabel()
+        self.status.setObjectName("screenHint")
+        self.status.setWordWrap(True)
+        self.model = RankingModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(False)  # one line a candidate; a long cell is elided, its tooltip is whole
+        for column, width in {0: 36, 1: 60, 2: 215, 3: 80, 4: 190, 5: 120, 6: 110, 7: 130, 8: 80}.items():
+            self.table.setColumnWidth(column, width)
+        self.breakdown = BreakdownModel(self, title=criterion_title)
+        self.breakdown_table = QTableView()
+        self.breakdown_table.setModel(self.breakdown)
+        self.breakdown_table.verticalHeader().setVisible(False)
+        self.breakdown_table.setWordWrap(True)
+        self.breakdown_table.horizontalHeader().setSectionResizeMode(
+            BreakdownModel.REASON, QHeaderView.ResizeMode.Stretch
+        )
+        for column, width in {0: 210, 1: 70, 2: 70, 3: 55, 4: 55, 6: 160}.items():
+            self.breakdown_table.setColumnWidth(column, width)
+        self.explanation = QTextBrowser()
+        self.detail_tabs = QTabWidget()
+        self.detail_tabs.addTab(self.breakdown_table, "")
+        self.detail_tabs.addTab(self.explanation, "")
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        bar = QHBoxLayout()
+        bar.addWidget(self.status, 1)
+        bar.addWidget(self.passing_only)
+        layout.addLayout(bar)
+        lower = QSplitter(Qt.Orientation.Vertical)
+        lower.addWidget(self.table)
+        lower.addWidget(self.detail_tabs)
+        lower.setSizes([330, 260])
+        layout.addWidget(lower, 1)
+
+        self.passing_only.toggled.connect(lambda *_: self._show())
+        self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
+        self.retranslate()
+
+    def show_ranking(self, ranking: Ranking, regions_measured: int, ranking_time_s: float) -> None:
+        """Show `ranking`, ranked in `ranking_time_s` with line quality measured for `regions_measured`
+        regions; the selected candidate stays selected."""
+        self.ranking = ranking
+        self.regions_measured = regions_measured
+        self.ranking_time_s = ranking_time_s
+        self._show()
+
+    def _show(self) -> None:
+        ranking = self.ranking
+        if ranking is None:
+            return
+        entries = [e for e in ranking.entries if e.eligible or not self.passing_only.isChecked()]
+        self.model.set_entries(entries)
+        passing = sum(1 for e in ranking.entries if e.eligible)
+        notes = " ".join(f"{n}." for n in ranking.notes)
+        measured = self.tr("line quality measured for %n region(s)", "", self.regions_measured)
+        self.status.setText(
+            self.tr(
+                "{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · "
+                "sensitivity: {sensitivity}"
+            ).format(
+                total=len(ranking.entries),
+                passing=passing,
+                ms=self.ranking_time_s * 1000,
+                sensitivity=ranking.sensitivity.describe(),
+            )
+            + f"\n{measured}. {notes}".rstrip()
+        )
+        row = next((i for i, e in enumerate(entries) if e.label == self._selected_key), 0)
+        if entries:
+            self.table.selectRow(row)
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        index = self.table.currentIndex()
+        if not index.isValid():
+            self.breakdown.set_judgements([])
+            self.explanation.clear()
+            return
+        entry = self.model.entry(index.row())
+        self._selected_key = entry.label
+        self.breakdown.set_judgements(entry.judgements)
+        self.breakdown_table.resizeRowsToContents()
+        self.explanation.setPlainText(entry.explanation)
+
+    def retranslate(self) -> None:
+        self.passing_only.setText(self.tr("Only those passing every gate"))
+        self.detail_tabs.setTabText(0, self.tr("Breakdown"))
+        self.detail_tabs.setTabText(1, self.tr("In words"))
+        self.model.set_headers(
+            [
+                self.tr("#"),
+                self.tr("Score"),
+                self.tr("Gates"),
+                self.tr("Provider"),
+                self.tr("Offering"),
+                self.tr("Region"),
+                self.tr("GPU"),
+                self.tr("Plan"),
+                self.tr("$/GPU-h"),
+                self.tr("Unknown"),
+            ]
+        )
+        self.model.words = {
+            "pass": self.tr("pass"),
+            "unchecked": self.tr("pass (unchecked: {gates})"),
+            "fail": self.tr("fail: {gates}"),
+            "region?": self.tr("not stated"),
+            "nodes": self.tr("{gpus} GPUs / {nodes} nodes"),
+        }
+        self.breakdown.set_headers(
+            [
+                self.tr("Criterion"),
+                self.tr("Kind"),
+                self.tr("Result"),
+                self.tr("Weight"),
+                self.tr("Counts"),
+                self.tr("Why"),
+                self.tr("Source"),
+            ]
+        )
+        self.breakdown.words = {
+            "gate": self.tr("gate"),
+            "weighted": self.tr("weighted"),
+            "unknown": self.tr("unknown"),
+            "pass": self.tr("pass"),
+            "fail": self.tr("fail"),
+            "n/a": self.tr("n/a"),
+        }
+        self._show()
+
+    def changeEvent(self, event: QEvent) -> None:
+        if event.type() == QEvent.Type.LanguageChange:
+            self.retranslate()
+        super().changeEvent(event)

@@ -1,0 +1,19 @@
+"""The use-cases both faces run, in one Qt-free place: the CLI (`desktop.cli`) and the desktop application
+(`desktop.app`) parse, show and report; what they do is here, so `linkvet score` and the scorecard, or
+`linkvet export` and the Export screen, cannot drift apart. Imports no Qt and neither face.
+
+    desktop/usecases/links.py       measured line quality: the analysis's MeasuredLink → LinkSummary (field
+                                    by field), from the store or a `--links` file; the catalogs' claims
+                                    for the route checks
+    desktop/usecases/ranking.py     rank offerings for a needs profile with the measured lines
+    desktop/usecases/sizing.py      size a training job on a GPU of the reference
+    desktop/usecases/export.py      build and write the comparison workbook (xlsx or csv)
+    desktop/usecases/offerings.py   load the catalogs, one row per offering, a catalog region → targets
+    desktop/usecases/probe_list.py  the app's probe list (file), imported from and saved as plan files
+    desktop/usecases/errors.py      the errors raised here (the faces word every error in one place each)
+
+What they build on: `probes` (targets, runner, store, analysis, plan files: `probes.plan` reads them,
+`probes.plan_writer` writes them), `catalogs` (catalogs, sizing, scoring) and `desktop.export` (the
+workbook's sheets and its xlsx/csv writers). Modules import their heavy dependencies (the store, the
+analysis) when a use-case runs, so a face that loads one does not pay for the others.
+"""

@@ -1,0 +1,110 @@
+"""Writing the comparison workbook (`linkvet export`, the Export screen): the sheets composed by
+`desktop.export.build_workbook` from the result store (if there is one yet) and the catalogs, written as
+one .xlsx file or a folder of .csv files. No Qt."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from desktop.usecases.errors import WriteError
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
+
+if TYPE_CHECKING:  # the workbook's modules (pandas, the analysis, XlsxWriter) load when an export runs
+    from catalogs.checklist import Checklist
+    from catalogs.loader import CatalogSet
+    from catalogs.needs import NeedsProfile
+    from catalogs.scoring import Method
+    from desktop.export import ExportRequest
+
+FileFormat = Literal["xlsx", "csv"]
+
+
+@dataclass(frozen=True)
+class ExportJob:
+    """What to export and where. With `needs` (and `catalogs`) the procurement sheets are ranked for it;
+    `catalogs` alone still give the route checks the line types their regions claim."""
+
+    out: Path  # the .xlsx file, or the folder for csv files
+    file_format: FileFormat
+    db_path: Path  # the result store; when none exists there yet the measurement sheets are written empty
+    tz: str = "Asia/Shanghai"  # the hour-of-day sheet's time zone
+    windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS
+    since_us: int | None = None
+    until_us: int | None = None
+    vantage: str | None = None  # only rounds measured from this vantage point
+    catalogs: CatalogSet | None = None
+    needs: NeedsProfile | None = None
+    needs_path: Path | None = None
+    checklist: Checklist | None = None
+    weights: Mapping[str, float] = field(default_factory=dict)
+    method: Method = "weighted-sum"
+
+
+@dataclass(frozen=True)
+class ExportResult:
+    written: list[Path]
+    folder: Path  # where the files are (the workbook's folder, or the csv folder)
+    regions: int  # rows of the Link quality sheet (region × vantage point measured)
+    ranked: int | None  # offerings ranked (None without a needs profile)
+    sheets: list[str]
+    store_missing: bool  # no result store at `db_path` yet: nothing measured
+
+
+def file_format_for(out: Path, chosen: FileFormat | None = None) -> FileFormat:
+    """The format asked for, else the one `out` names: csv for a `.csv` name or an existing folder."""
+    if chosen is not None:
+        return chosen
+    return "csv" if out.suffix.lower() == ".csv" or out.is_dir() else "xlsx"
+
+
+def run_export(job: ExportJob, exported_at: datetime | None = None) -> ExportResult:
+    """Build the workbook and write it; `WriteError` when the file or folder cannot be written."""
+    from desktop.export import build_workbook, write_csv, write_xlsx
+    from probes.store import Store
+
+    exported_at = exported_at or datetime.now(UTC)
+    store_missing = not job.db_path.exists()
+    if store_missing:
+        workbook = build_workbook(None, _request(job, job.db_path, True), exported_at=exported_at)
+    else:
+        with Store(job.db_path, readonly=True) as store:
+            workbook = build_workbook(store, _request(job, store.path, False), exported_at=exported_at)
+    try:
+        if job.file_format == "xlsx":
+            write_xlsx(workbook, job.out)
+            written, folder = [job.out], job.out.parent
+        else:
+            written, folder = write_csv(workbook, job.out), job.out
+    except OSError as exc:
+        raise WriteError(f"{job.out}: cannot write: {exc.strerror or exc}") from exc
+    names = [sheet.name for sheet in workbook.sheets]
+    regions = len(workbook.sheet("Link quality").rows) if "Link quality" in names else 0
+    ranked = len(workbook.sheet("Ranking").rows) if "Ranking" in names else None
+    return ExportResult(written, folder, regions, ranked, names, store_missing)
+
+
+def _request(job: ExportJob, store_path: Path, store_missing: bool) -> ExportRequest:
+    from desktop.export import ExportRequest, MeasureOptions
+
+    measure = MeasureOptions(
+        tz=job.tz,
+        windows=tuple(job.windows),
+        since_us=job.since_us,
+        until_us=job.until_us,
+        vantage=job.vantage,
+    )
+    return ExportRequest(
+        measure=measure,
+        store_path=store_path,
+        store_missing=store_missing,
+        needs=job.needs,
+        needs_path=job.needs_path,
+        catalogs=job.catalogs,
+        checklist=job.checklist,
+        weights=dict(job.weights),
+        method=job.method,
+    )

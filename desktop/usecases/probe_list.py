@@ -1,0 +1,170 @@
+"""The probe list: the targets the user has chosen (typed in, taken from a catalog region, imported from a
+plan file), each with its labels and whether it takes part in the next run, kept in a small versioned JSON
+file in the data folder; and the list run as a plan (`probes.plan_writer`).
+
+`ProbeListFile` reads and writes the list; a file it cannot read is kept aside (renamed `.unreadable`),
+never overwritten silently.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from desktop.usecases.errors import ProbeListError
+from probes.errors import TargetError
+from probes.target import Method, Target
+
+if TYPE_CHECKING:  # the plan modules and the catalogs (pydantic) load on first use, not with the probe list
+    from catalogs.loader import CatalogSet
+    from probes.peak import PeakWindow
+    from probes.plan import Plan
+
+PROBE_LIST_VERSION = 1
+ORIGIN_CUSTOM = "custom"
+
+
+@dataclass(frozen=True, slots=True)
+class TargetEntry:
+    """A target on the probe list: where it came from ("custom", "catalog", "plan:NAME") and if it is on."""
+
+    target: Target
+    origin: str = ORIGIN_CUSTOM
+    enabled: bool = True
+
+    @property
+    def address(self) -> str:
+        t = self.target
+        if t.url:
+            return t.url
+        return f"{t.host}:{t.port}" if t.port else str(t.host)
+
+    def as_dict(self) -> dict[str, Any]:
+        t = self.target
+        return {
+            "name": t.name,
+            "method": str(t.method),
+            "host": None if t.url else t.host,
+            "port": t.port,
+            "url": t.url,
+            "provider": t.provider,
+            "region": t.region,
+            "line_type": t.line_type,
+            "origin": self.origin,
+            "enabled": self.enabled,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TargetEntry:
+        target = Target(
+            method=Method(data["method"]),
+            host=data.get("host"),
+            port=data.get("port"),
+            url=data.get("url"),
+            name=data.get("name") or "",
+            provider=data.get("provider") or None,
+            region=data.get("region") or None,
+            line_type=data.get("line_type") or None,
+        )
+        return cls(target, str(data.get("origin") or ORIGIN_CUSTOM), bool(data.get("enabled", True)))
+
+
+class ProbeListFile:
+    """The probe list on disk (JSON with a version)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def load(self) -> list[TargetEntry]:
+        """The saved entries; [] when there is no file yet. Raises `ProbeListError` for a bad file."""
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise ProbeListError(f"{self.path}: cannot read the probe list: {exc.strerror or exc}") from exc
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise ProbeListError(f"{self.path}: not valid JSON ({exc})") from exc
+        if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
+            raise ProbeListError(f"{self.path}: expected an object with a 'targets' list")
+        version = data.get("version")
+        if not isinstance(version, int) or version > PROBE_LIST_VERSION:
+            raise ProbeListError(
+                f"{self.path}: probe-list version {version!r} is newer than this linkvet understands "
+                f"(up to {PROBE_LIST_VERSION})"
+            )
+        entries = []
+        for number, item in enumerate(data["targets"], start=1):
+            try:
+                entries.append(TargetEntry.from_dict(item))
+            except (TargetError, KeyError, TypeError, ValueError) as exc:
+                raise ProbeListError(f"{self.path}: target {number}: {exc}") from exc
+        return entries
+
+    def save(self, entries: Iterable[TargetEntry]) -> None:
+        """Write atomically (temporary file, then rename)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"version": PROBE_LIST_VERSION, "targets": [e.as_dict() for e in entries]}
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(temporary, self.path)
+
+    def set_aside(self) -> Path:
+        """Move an unreadable file out of the way so a new list can be saved; where it went."""
+        aside = self.path.with_suffix(".unreadable")
+        os.replace(self.path, aside)
+        return aside
+
+
+def entries_from_plan(path: Path) -> tuple[Plan, list[TargetEntry]]:
+    """The plan at `path` and its targets as probe-list entries (raises `PlanError` naming file and line)."""
+    from probes.plan import load_plan
+
+    plan = load_plan(path)
+    return plan, [TargetEntry(p.target, origin=f"plan:{plan.name}") for p in plan.targets]
+
+
+def entries_from_region(
+    catalogs: CatalogSet, provider_id: str, region_id: str
+) -> tuple[list[TargetEntry], list[str]]:
+    """A catalog region's probe endpoints as probe-list entries (origin "catalog"), and the endpoints that
+    could not be used (`desktop.usecases.offerings.region_targets`)."""
+    from desktop.usecases.offerings import region_targets
+
+    targets, problems = region_targets(catalogs, provider_id, region_id)
+    return [TargetEntry(t, origin="catalog") for t in targets], problems
+
+
+def save_as_plan(
+    entries: Sequence[TargetEntry],
+    path: Path,
+    *,
+    every_s: float,
+    peak_every_s: float,
+    peak_windows: Sequence[PeakWindow],
+    options: dict[str, Any],
+    name: str | None = None,
+) -> Plan:
+    """Write the switched-on `entries` as a plan file at `path` (named `name`, default the file's stem) and
+    return it as the scheduler reads it. `options` are the Probe screen's saved options (`count`, 0 or absent
+    for 10, `interval_s`, `timeout_s`). Raises `PlanError` for what the scheduler would refuse and `OSError`
+    when the file cannot be written."""
+    from probes.plan_writer import plan_text, write_plan
+
+    text = plan_text(
+        [e.target for e in entries if e.enabled],
+        name=name or path.stem,
+        every_s=every_s,
+        peak_every_s=peak_every_s,
+        peak_windows=peak_windows,
+        count=int(options.get("count") or 10),
+        interval_s=float(options.get("interval_s", 1.0)),
+        timeout_s=float(options.get("timeout_s", 2.0)),
+    )
+    return write_plan(path, text)
