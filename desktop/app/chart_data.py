@@ -197,6 +197,7 @@ class ChartBundle:
     matrix: DayHourMatrix | None
     profiles: list[tuple[str, HourProfile]]  # one per compared target
     cdfs: list[tuple[str, Cdf]]
+    last_measured_us: int | None = None  # when the current target was last measured, if not in the period
 
 
 def load_stored_targets(db_path: Path) -> list[StoredTarget]:
@@ -223,6 +224,9 @@ def load_charts(
         stored = {t.id: t for t in store.targets() if t.id in ids}
         hourly = store.hourly_frame(ids, since_us, until_us)
         samples = store.samples_frame([current[0]], since_us, until_us) if current else None
+        latest = None
+        if current is not None and samples is not None and samples.empty:
+            latest = store.last_measured_us(stored[current[0]].key)
 
         def scope(target_id: int) -> Scope:
             return target_scope(stored[target_id], since_us, until_us)
@@ -240,4 +244,4 @@ def load_charts(
             max_bins=max_bins,
         )
     cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
-    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs)
+    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs, latest)

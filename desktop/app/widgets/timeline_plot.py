@@ -37,13 +37,23 @@ PICK_PX = 6
 
 
 class _TimeAxis(pg.DateAxisItem):  # type: ignore[misc]  # pyqtgraph ships no type hints
-    """pyqtgraph's date axis, but whole seconds read 17:09:40 (not "40.000") when a few seconds are in view."""
+    """pyqtgraph's date axis, but whole seconds read 17:09:40 (not "40.000") when a few seconds are in view,
+    and day names are in the window's language (`weekdays`, Monday first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.weekdays: list[str] = []
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         strings: list[str] = super().tickStrings(values, scale, spacing)
-        whole = all(abs(v - round(v)) < 1e-6 for v in values)
-        if whole and self.utcOffset is not None and strings and "." in strings[0]:
-            return [datetime.fromtimestamp(v - self.utcOffset, UTC).strftime("%H:%M:%S") for v in values]
+        if self.utcOffset is None or not strings:
+            return strings
+        moments = [datetime.fromtimestamp(v - self.utcOffset, UTC) for v in values]
+        if "." in strings[0] and all(abs(v - round(v)) < 1e-6 for v in values):
+            return [m.strftime("%H:%M:%S") for m in moments]
+        spec = next((s for s in self.zoomLevel.tickSpecs if s.spacing == spacing), None)
+        if spec is not None and "%a" in spec.format and len(self.weekdays) == 7:
+            return [m.strftime(spec.format.replace("%a", self.weekdays[m.weekday()])) for m in moments]
         return strings
 
 
@@ -154,7 +164,11 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
             axis.picture = None
             axis.update()
 
-    def set_timeline(self, data: Timeline | None) -> None:
+    def set_timeline(
+        self, data: Timeline | None, *, period: tuple[float, float] | None = None, empty_note: str = ""
+    ) -> None:
+        """Draw `data`; without attempts, show `period` (the time asked for, when known) empty, with
+        `empty_note` above it."""
         self.data = data
         if data is None or data.bin_start_s.size == 0:
             for item in (self.raw, self.median, self.overview_line):
@@ -163,7 +177,12 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
                 dots.setData([], [])
             for bars in (self.range_bars, self.pct_bars, self.loss_bars):
                 bars.setOpts(x=[], height=[], y0=[])
-            self.note.setText("")
+            if period is not None:
+                self.region.setBounds(period)
+                self.region.setRegion(period)
+                self.overview.setXRange(*period, padding=0)
+                self.main.setXRange(*period, padding=0)
+            self.note.setText(empty_note)
             self.readout.setText(self.words["no_data"])
             return
         centre = (data.cover_start_s + data.cover_end_s) / 2
@@ -293,6 +312,12 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         self.words.update(words)
         self.main.setLabel("left", self.words["rtt"])
         self.loss_plot.setLabel("left", self.words["loss"])
+        names = self.words.get("weekdays", "").split()
+        for plot in (self.main, self.loss_plot, self.overview):
+            axis = plot.getAxis("bottom")
+            axis.weekdays = names
+            axis.picture = None
+            axis.update()
         if self.data is not None:
             self.note.setText(self.note_text())
 
