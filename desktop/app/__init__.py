@@ -8,6 +8,7 @@ headless `linkvet` command calls.
     desktop/app/models/          Qt item models the views read (unit-tested without a window)
     desktop/app/workers.py       QRunnable tasks: probes, store queries and exports off the GUI thread
     desktop/app/chart_data.py    Qt-free arrays for the charts, computed in workers
+    desktop/app/timeline_data.py the timeline's bins and the time each box covers (Qt-free)
     desktop/app/settings.py      QSettings-backed preferences
     desktop/app/i18n.py          run-time language switching (translations/*.ts → *.qm)
 

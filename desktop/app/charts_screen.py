@@ -337,6 +337,7 @@ class ChartsScreen(QWidget):
             "few_boxes": self.tr(
                 "Too little data for boxes: at most one reply per bin; the line joins the replies."
             ),
+            "all_lost": self.tr("No replies: every attempt was lost (the loss bars below)."),
             "hours_of_24": self.tr("{name}: {hours} of 24 hours measured, on {days} days at most"),
             "one_day": self.tr("{name}: every hour from a single day: that day's values, not a typical day"),
             "few_p95": self.tr("p95 left out where an hour has fewer than {need} replies"),

@@ -196,3 +196,22 @@ def test_the_notes_follow_the_language(window, qtbot) -> None:
     qtbot.waitUntil(lambda: "数据太少" in screen.timeline.note.text, timeout=5_000)
     assert "10 次尝试" in screen.timeline.note.text
     assert "周一" in " ".join(label for _, label in screen.heatmap.plot.getAxis("left")._tickLevels[0])
+
+
+def test_a_round_with_every_attempt_lost_says_so_and_draws_its_loss(window, qtbot) -> None:
+    from dataclasses import replace
+
+    lost = replace(LINE, loss=1.0, peak_loss=1.0)
+    write_rounds(window.context.settings.db_path, [datetime(2026, 11, 2, 3, 0, tzinfo=UTC)], lines=(lost,))
+    screen = open_charts(window, qtbot, EVERYTHING)
+    plot = screen.timeline
+    assert "every attempt was lost" in plot.note.text
+    assert box_extents(plot.range_bars)[0].size == 0
+    left, right = box_extents(plot.loss_bars)
+    t_s, _ = sample_times(window.context.settings.db_path)
+    assert (
+        left.size == 1
+        and left[0] == pytest.approx(t_s[0], abs=1e-3)
+        and right[0] == pytest.approx(t_s[-1], abs=1e-3)
+    )
+    assert list(plot.loss_bars.opts["height"]) == [100.0]

@@ -420,6 +420,10 @@
         <translation>数据太少，画不出框：每格最多一个回复；折线连接各个回复。</translation>
     </message>
     <message>
+        <source>No replies: every attempt was lost (the loss bars below).</source>
+        <translation>没有回复：每次尝试都丢失了（见下方丢包柱）。</translation>
+    </message>
+    <message>
         <source>{name}: {hours} of 24 hours measured, on {days} days at most</source>
         <translation>{name}：24 小时中测了 {hours} 小时，每个小时最多 {days} 天</translation>
     </message>

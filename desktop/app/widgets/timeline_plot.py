@@ -84,6 +84,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
             "few_p5_p95": "Too little data for p5–p95 boxes: a box needs {need} replies, the fullest bin has {most}.",
             "some_few_p5_p95": "{count} of {total} bins have fewer than {need} replies: min–max only there.",
             "few_boxes": "Too little data for boxes: at most one reply per bin; the line joins the replies.",
+            "all_lost": "No replies: every attempt was lost (the loss bars below).",
         }
         self.time_format: Callable[[float], str] = lambda t: datetime.fromtimestamp(t, UTC).strftime(
             "%Y-%m-%d %H:%M:%S UTC"
@@ -209,8 +210,9 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         self.overview_lone.setData(centre[lone], data.median_ms[lone])
         few = data.t_s.size <= DOTS_UP_TO
         self.raw.setZValue(1 if few else -5)  # few attempts: each one shown on top of its box
+        replied = bool(np.isfinite(data.rtt_ms).any())  # (no reply at all: no markers, pyqtgraph would warn)
         self.raw.setData(
-            *data.trace(),
+            *(data.trace() if replied else (np.empty(0), np.empty(0))),
             connect="finite",
             symbol="o" if few else None,
             symbolSize=4,
@@ -248,7 +250,9 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         parts = [" · ".join(summary)]
         measured = data.sent > 0
         most = int(data.received.max())
-        if most < 2:
+        if most == 0:
+            parts.append(w["all_lost"])
+        elif most < 2:
             parts.append(w["few_boxes"])
         elif not data.p5_p95_box.any():
             parts.append(w["few_p5_p95"].format(need=MIN_REPLIES_FOR_P5_P95, most=most))
