@@ -223,6 +223,19 @@ class StoredTrace:
 
 
 @dataclass(frozen=True, slots=True)
+class TargetHistory:
+    """What the store holds of one target: when its first and last result started (UTC µs), in how many
+    rounds, its stored attempts (`samples`) and the replies among them."""
+
+    target: StoredTarget
+    first_us: int
+    last_us: int
+    rounds: int
+    samples: int
+    replies: int
+
+
+@dataclass(frozen=True, slots=True)
 class RoundInfo:
     id: int
     started_us: int
@@ -665,6 +678,35 @@ class Store:
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
+    def target_histories(
+        self, *, method: str | None = None, since_us: int | None = None, until_us: int | None = None
+    ) -> list[TargetHistory]:
+        """Per stored target (by name, then method) what the store holds, counting results that started
+        and attempts sent in [since_us, until_us) when given; targets with nothing there are left out."""
+        where, params = _range_filter("r.target_id", "r.started_us", None, since_us, until_us)
+        if method is not None:
+            where += (" AND" if where else " WHERE") + " t.method = ?"
+            params.append(method)
+        columns = ", ".join(f"t.{c.strip()}" for c in _TARGET_COLUMNS.split(","))
+        rows = self._db.execute(
+            f"SELECT {columns}, min(r.started_us), max(r.started_us), count(DISTINCT r.round_id)"
+            f" FROM results r JOIN targets t ON t.id = r.target_id{where} GROUP BY t.id ORDER BY t.name, t.method",
+            params,
+        ).fetchall()
+        where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
+        counts = {
+            int(target_id): (int(sent), int(replies))
+            for target_id, sent, replies in self._db.execute(
+                f"SELECT target_id, count(*), count(rtt_ms) FROM samples{where} GROUP BY target_id", params
+            )
+        }
+        return [
+            TargetHistory(
+                StoredTarget(*row[:10]), int(row[10]), int(row[11]), int(row[12]), *counts.get(row[0], (0, 0))
+            )
+            for row in rows
+        ]
+
     def results_frame(
         self,
         target_ids: Iterable[int] | None = None,
@@ -911,5 +953,6 @@ __all__ = [
     "Store",
     "StoredTarget",
     "StoredTrace",
+    "TargetHistory",
     "run_metadata",
 ]

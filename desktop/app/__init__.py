@@ -13,6 +13,7 @@
     desktop/app/chart_data.py    Qt-free arrays for the charts, computed in workers
     desktop/app/errors.py        `error_text`: how every error is worded for a dialog or the status bar
     desktop/app/context.py       what screens are given: settings, workers, the probe list, the reporter
+    desktop/app/timeline_data.py the timeline's bins and the time each box covers (Qt-free)
     desktop/app/settings.py      QSettings-backed preferences
     desktop/app/i18n.py          run-time language switching (translations/*.ts → *.qm)
 

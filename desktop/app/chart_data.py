@@ -1,8 +1,7 @@
 """Arrays for the charts, computed on a worker thread from the store's query results (no Qt here).
 
-- `timeline`: raw samples (NaN where lost) plus, per time bin, the median, the p5–p95 and min–max "smoke"
-  (as SmokePing draws it) and the share lost. Percentiles follow `probes.stats.percentile` (linear between
-  closest ranks), vectorised over all bins at once.
+- `timeline` (in `timeline_data`, re-exported here): raw samples (NaN where lost) plus, per time bin, the
+  median, the p5–p95 and min–max "smoke" and the share lost, each box covering only the time of its data.
 - `hour_profile`, `day_hour_matrix`: the analysis's own hour-of-day profile and day × hour matrix
   (`probes.analysis`, the figures `linkvet export` writes), per target, as arrays for the plots.
 - `rtt_cdf`: from the store's hourly rollups, merging their RTT histograms with `probes.histogram`
@@ -25,6 +24,8 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from desktop.app.timeline_data import Timeline as Timeline  # re-exported: the bundle's timeline
+from desktop.app.timeline_data import timeline as timeline
 from probes import histogram
 from probes.analysis import Scope, hour_of_day, pivot_matrix
 from probes.analysis import day_hour_matrix as analysis_matrix
@@ -34,141 +35,6 @@ from probes.store import Store, StoredTarget
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-# Bin widths a reader can reason about ("each box is 5 minutes").
-NICE_BIN_SECONDS = (
-    1,
-    2,
-    5,
-    10,
-    15,
-    30,
-    60,
-    120,
-    300,
-    600,
-    900,
-    1800,
-    3600,
-    7200,
-    10800,
-    21600,
-    43200,
-    86400,
-    172800,
-    604800,
-)
-
-
-def nice_bin_seconds(span_s: float, max_bins: int) -> int:
-    """The smallest nice width that covers `span_s` in at most `max_bins` bins."""
-    for width in NICE_BIN_SECONDS:
-        if span_s / width <= max_bins:
-            return width
-    return int(math.ceil(span_s / max_bins / 86400) * 86400)
-
-
-@dataclass(frozen=True, slots=True)
-class Timeline:
-    t_s: FloatArray  # every attempt's send time
-    rtt_ms: FloatArray  # its RTT, NaN where lost
-    bin_start_s: FloatArray  # left edge of each bin
-    bin_width_s: int
-    median_ms: FloatArray  # NaN where nothing came back in the bin
-    p5_ms: FloatArray
-    p95_ms: FloatArray
-    min_ms: FloatArray
-    max_ms: FloatArray
-    sent: IntArray
-    received: IntArray
-    loss: FloatArray  # lost / sent, NaN where nothing was sent
-
-    @property
-    def bin_centre_s(self) -> FloatArray:
-        return self.bin_start_s + self.bin_width_s / 2
-
-    def bin_at(self, t_s: float) -> int | None:
-        """The bin containing time `t_s`, or None outside the timeline."""
-        if self.bin_start_s.size == 0:
-            return None
-        index = int((t_s - self.bin_start_s[0]) // self.bin_width_s)
-        return index if 0 <= index < self.bin_start_s.size else None
-
-
-def timeline(
-    ts_us: npt.ArrayLike,
-    rtt_ms: npt.ArrayLike,
-    *,
-    max_bins: int = 600,
-    start_us: int | None = None,
-    end_us: int | None = None,
-) -> Timeline:
-    """Bin per-attempt samples (send time in UTC µs, RTT in ms or NaN when lost) for the smoke chart."""
-    ts = np.asarray(ts_us, dtype=np.int64)
-    rtt = np.asarray(rtt_ms, dtype=np.float64)
-    if ts.shape != rtt.shape:
-        raise ValueError("timestamps and RTTs differ in length")
-    t_s = ts / 1e6
-    if ts.size == 0 and (start_us is None or end_us is None):
-        empty = np.empty(0)
-        return Timeline(
-            t_s,
-            rtt,
-            empty,
-            60,
-            empty,
-            empty,
-            empty,
-            empty,
-            empty,
-            np.empty(0, np.int64),
-            np.empty(0, np.int64),
-            empty,
-        )
-    first_s = start_us / 1e6 if start_us is not None else float(t_s.min())
-    last_s = end_us / 1e6 if end_us is not None else float(t_s.max())
-    width = nice_bin_seconds(max(last_s - first_s, 1.0), max_bins)
-    origin = math.floor(first_s / width) * width
-    n_bins = max(1, math.floor((last_s - origin) / width) + 1)
-    bin_of = np.floor((t_s - origin) / width).astype(np.int64)
-    inside = (bin_of >= 0) & (bin_of < n_bins)
-    bin_of, values = bin_of[inside], rtt[inside]
-    sent = np.bincount(bin_of, minlength=n_bins).astype(np.int64)
-    got = ~np.isnan(values)
-    b, v = bin_of[got], values[got]
-    order = np.lexsort((v, b))
-    b, v = b[order], v[order]
-    received = np.bincount(b, minlength=n_bins).astype(np.int64)
-    starts = np.concatenate(([0], np.cumsum(received)[:-1]))
-
-    def percentile(q: float) -> FloatArray:
-        out = np.full(n_bins, np.nan)
-        has = received > 0
-        position = (received[has] - 1) * q / 100.0
-        low = np.floor(position).astype(np.int64)
-        high = np.minimum(low + 1, received[has] - 1)
-        fraction = position - low
-        lo_v = v[starts[has] + low]
-        hi_v = v[starts[has] + high]
-        out[has] = lo_v + (hi_v - lo_v) * fraction
-        return out
-
-    with np.errstate(invalid="ignore", divide="ignore"):
-        loss = np.where(sent > 0, 1.0 - received / np.maximum(sent, 1), np.nan)
-    return Timeline(
-        t_s=t_s,
-        rtt_ms=rtt,
-        bin_start_s=origin + np.arange(n_bins, dtype=np.float64) * width,
-        bin_width_s=width,
-        median_ms=percentile(50),
-        p5_ms=percentile(5),
-        p95_ms=percentile(95),
-        min_ms=percentile(0),
-        max_ms=percentile(100),
-        sent=sent,
-        received=received,
-        loss=loss,
-    )
 
 
 def target_scope(target: StoredTarget, since_us: int | None = None, until_us: int | None = None) -> Scope:
@@ -180,7 +46,8 @@ def target_scope(target: StoredTarget, since_us: int | None = None, until_us: in
 
 @dataclass(frozen=True, slots=True)
 class HourProfile:
-    """Per hour of the day (0-23, in `tz`): RTT median and p95, loss, jitter, attempts."""
+    """Per hour of the day (0-23, in `tz`): RTT median and p95, loss, jitter, attempts, replies, and on how
+    many days the hour was measured."""
 
     tz: str
     median_ms: FloatArray
@@ -188,6 +55,8 @@ class HourProfile:
     loss: FloatArray
     jitter_ms: FloatArray
     sent: IntArray
+    received: IntArray
+    days: IntArray
 
 
 def hour_profile(frame: pd.DataFrame, tz: str) -> HourProfile:
@@ -197,9 +66,18 @@ def hour_profile(frame: pd.DataFrame, tz: str) -> HourProfile:
     def column(name: str) -> FloatArray:
         return table[name].to_numpy(dtype=np.float64) if name in table else np.full(24, np.nan)
 
-    sent = np.nan_to_num(column("sent"), nan=0).astype(np.int64)
+    def count(name: str) -> IntArray:
+        return np.nan_to_num(column(name), nan=0).astype(np.int64)
+
     return HourProfile(
-        tz, column("rtt_median_ms"), column("rtt_p95_ms"), column("loss"), column("jitter_ms"), sent
+        tz,
+        column("rtt_median_ms"),
+        column("rtt_p95_ms"),
+        column("loss"),
+        column("jitter_ms"),
+        count("sent"),
+        count("received"),
+        count("hours"),
     )
 
 
@@ -240,17 +118,27 @@ def day_hour_matrix(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
 
 @dataclass(frozen=True, slots=True)
 class Cdf:
-    """The share of replies with an RTT at or below each `rtt_ms` (a step per histogram bucket)."""
+    """The share of replies at or below each histogram bucket (`rtt_ms` is the bucket's midpoint)."""
 
     rtt_ms: FloatArray
     fraction: FloatArray
     received: int
 
+    def curve(self) -> tuple[FloatArray, FloatArray]:
+        """The CDF as drawn: flat where no reply fell, rising across each occupied bucket's width (the
+        replies of a bucket spread over it: the ogive of grouped data). With few replies it is a staircase,
+        with many a smooth curve; it never suggests replies between buckets that hold none."""
+        half = math.sqrt(histogram.GROWTH)
+        before = np.concatenate(([0.0], self.fraction[:-1]))
+        x = np.column_stack((self.rtt_ms / half, self.rtt_ms * half)).ravel()
+        y = np.column_stack((before, self.fraction)).ravel()
+        return x, y
+
     def fraction_at(self, rtt_ms: float) -> float | None:
         if self.received == 0:
             return None
-        index = int(np.searchsorted(self.rtt_ms, rtt_ms, side="right")) - 1
-        return 0.0 if index < 0 else float(self.fraction[index])
+        x, y = self.curve()
+        return float(np.interp(rtt_ms, x, y, left=0.0, right=1.0))
 
 
 def rtt_cdf(hourly: pd.DataFrame) -> Cdf:
@@ -309,6 +197,7 @@ class ChartBundle:
     matrix: DayHourMatrix | None
     profiles: list[tuple[str, HourProfile]]  # one per compared target
     cdfs: list[tuple[str, Cdf]]
+    last_measured_us: int | None = None  # when the current target was last measured, if not in the period
 
 
 def load_stored_targets(db_path: Path) -> list[StoredTarget]:
@@ -335,6 +224,9 @@ def load_charts(
         stored = {t.id: t for t in store.targets() if t.id in ids}
         hourly = store.hourly_frame(ids, since_us, until_us)
         samples = store.samples_frame([current[0]], since_us, until_us) if current else None
+        latest = None
+        if current is not None and samples is not None and samples.empty:
+            latest = store.last_measured_us(stored[current[0]].key)
 
         def scope(target_id: int) -> Scope:
             return target_scope(stored[target_id], since_us, until_us)
@@ -348,9 +240,8 @@ def load_charts(
         line = timeline(
             samples["ts_us"].to_numpy(),
             samples["rtt_ms"].to_numpy(),
+            samples["result_id"].to_numpy(),
             max_bins=max_bins,
-            start_us=since_us if since_us is not None and not samples.empty else None,
-            end_us=until_us if until_us is not None and not samples.empty else None,
         )
     cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
-    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs)
+    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs, latest)

@@ -53,6 +53,7 @@ class ChartsScreen(QWidget):
         self._current_id: int | None = None
         self.loading = False
         self._started = 0.0
+        self._period: tuple[float, float] | None = None  # the period last asked for (epoch seconds)
 
         self.title = QLabel()
         self.title.setObjectName("screenTitle")
@@ -197,6 +198,7 @@ class ChartsScreen(QWidget):
         seconds = RANGES[self.range.currentIndex()]
         now_us = time.time_ns() // 1000
         since_us = None if seconds is None else now_us - seconds * 1_000_000
+        self._period = None if since_us is None else (since_us / 1e6, now_us / 1e6)
         self.loading = True
         self.status.setText(self.tr("Loading…"))
         self._started = time.monotonic()
@@ -238,8 +240,15 @@ class ChartsScreen(QWidget):
         line = bundle.timeline if bundle else None
         if line is not None and line.bin_start_s.size:
             self.timeline.set_time_zone(utc_offset_s(tz, float(line.bin_start_s[line.bin_start_s.size // 2])))
+        else:
+            self.timeline.set_time_zone(utc_offset_s(tz, time.time()))
         self.timeline.time_format = lambda t: _local_text(t, tz)
-        self.timeline.set_timeline(line)
+        empty_note = ""
+        if bundle is not None and bundle.last_measured_us is not None:
+            empty_note = self.tr(
+                "{target}: nothing measured in this period; last measured {when} (choose a longer period)"
+            ).format(target=bundle.current, when=_local_text(bundle.last_measured_us / 1e6, tz))
+        self.timeline.set_timeline(line, period=self._period, empty_note=empty_note)
         self.profile.set_peak_spans(peak_spans(settings.peak_windows, tz))
         self.profile.set_profiles(bundle.profiles if bundle else [])
         self.heatmap.set_matrix(bundle.matrix if bundle else None)
@@ -314,6 +323,29 @@ class ChartsScreen(QWidget):
             "hour": self.tr("hour of day"),
             "attempts": self.tr("attempts"),
             "share": self.tr("replies at or below (%)"),
+            # Notes above the charts: what each rests on, and where there is too little data for a box.
+            "attempts_n": self.tr("{n} attempts"),
+            "rounds_1": self.tr("1 round"),
+            "rounds_n": self.tr("{n} rounds"),
+            "bins_of": self.tr("bins of {width}"),
+            "few_p5_p95": self.tr(
+                "Too little data for p5–p95 boxes: a box needs {need} replies, the fullest bin has {most}."
+            ),
+            "some_few_p5_p95": self.tr(
+                "{count} of {total} bins have fewer than {need} replies: min–max only there."
+            ),
+            "few_boxes": self.tr(
+                "Too little data for boxes: at most one reply per bin; the line joins the replies."
+            ),
+            "all_lost": self.tr("No replies: every attempt was lost (the loss bars below)."),
+            "hours_of_24": self.tr("{name}: {hours} of 24 hours measured, on {days} days at most"),
+            "one_day": self.tr("{name}: every hour from a single day: that day's values, not a typical day"),
+            "few_p95": self.tr("p95 left out where an hour has fewer than {need} replies"),
+            "measured": self.tr("Hours measured: {cells} · days with data: {days} of {span}"),
+            "weekdays": self.tr("Mon Tue Wed Thu Fri Sat Sun"),
+            "few": self.tr(
+                "Too little data for a distribution: {names} (fewer than {need} replies; n in the legend)"
+            ),
         }
         self.timeline.set_words(words)
         self.profile.set_words(words)

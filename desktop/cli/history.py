@@ -1,4 +1,5 @@
-"""`linkvet history`: a target's stored summaries, one line per round."""
+"""`linkvet history`: without a target, what the store holds (one line per target: method, address, first and
+last measurement, rounds, samples, loss); with one, that target's stored summaries, one line per round."""
 
 from __future__ import annotations
 
@@ -20,22 +21,37 @@ _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "history",
-        help="show a target's stored measurements",
-        description="Show stored summaries for a target (its name, host, URL or store key), oldest first.",
+        help="list what the store holds, or show a target's stored measurements",
+        description="Without TARGET: every stored target with its method, address, first and last "
+        "measurement (UTC), rounds, samples and loss. With TARGET (its name, host, URL or store key): its "
+        "stored summaries, one per round, oldest first.",
     )
-    p.add_argument("target", metavar="TARGET", help="target name, host, URL or key (e.g. icmp:10.0.0.1)")
+    p.add_argument(
+        "target",
+        metavar="TARGET",
+        nargs="?",
+        help="target name, host, URL or key (e.g. icmp:10.0.0.1); omit it to list every stored target",
+    )
     p.add_argument(
         "--since",
         type=parse_when,
         help="from this time: ISO date/time (UTC unless it says) or an age "
-        "such as 30m, 24h, 7d (default 24h)",
+        "such as 30m, 24h, 7d (default: 24h for a target, everything for the list)",
     )
     p.add_argument("--until", type=parse_when, help="up to this time (same forms as --since)")
     p.add_argument(
         "--method", choices=["icmp", "tcp", "http", "download", "iperf3", "trace"], help="only this method"
     )
-    p.add_argument("--limit", type=positive_int, help="only the newest N rows")
-    p.add_argument("--json", action="store_true", help="one JSON object per stored result per line")
+    p.add_argument(
+        "--limit",
+        type=positive_int,
+        help="only the newest N rows (the list: the N most recently measured targets)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one JSON object per line: per stored result, or per target for the list",
+    )
     add_db_option(p)
     p.set_defaults(run=run)
 
@@ -55,6 +71,8 @@ def parse_when(text: str) -> datetime:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.target is None:
+        return list_targets(args)
     from probes.store import Store
 
     since = args.since or datetime.now(UTC) - timedelta(hours=24)
@@ -109,6 +127,98 @@ def run(args: argparse.Namespace) -> int:
     ]
     table(headers, rows, sys.stdout)
     return EXIT_OK
+
+
+def list_targets(args: argparse.Namespace) -> int:
+    """What the store holds: one line (or JSON object) per target, by name and method."""
+    from probes.store import Store
+
+    with Store(args.db, readonly=True) as store:
+        held = store.target_histories(method=args.method, since_us=_us(args.since), until_us=_us(args.until))
+        path = store.path
+    if args.limit:
+        held = sorted(held, key=lambda h: h.last_us)[-args.limit :]
+        held.sort(key=lambda h: (h.target.name, h.target.method))
+    if args.json:
+        for history in held:
+            sys.stdout.write(json.dumps(_history_dict(history), allow_nan=False) + "\n")
+        return EXIT_OK
+    if not held:
+        period = f" since {args.since:%Y-%m-%d %H:%M} UTC" if args.since else ""
+        print(f"no measurements in {path}{period} (run `linkvet probe HOST` to measure)")
+        return EXIT_OK
+    headers = [
+        "TARGET",
+        "METHOD",
+        "ADDRESS",
+        "FIRST (UTC)",
+        "LAST (UTC)",
+        "ROUNDS",
+        "SAMPLES",
+        "LOSS",
+        "LINE",
+        "PROVIDER / REGION",
+    ]
+    rows = [
+        [
+            h.target.name,
+            h.target.method,
+            _address(h.target.host, h.target.port, h.target.url),
+            _iso(h.first_us, seconds=True),
+            _iso(h.last_us, seconds=True),
+            str(h.rounds),
+            str(h.samples),
+            percent(_loss(h.samples, h.replies)),
+            h.target.line_type or "",
+            " / ".join(label for label in (h.target.provider, h.target.region) if label),
+        ]
+        for h in held
+    ]
+    table(headers, rows, sys.stdout)
+    print(f"{len(held)} target(s) in {path}; `linkvet history TARGET` lists a target's rounds")
+    return EXIT_OK
+
+
+def _history_dict(history: Any) -> dict[str, object]:  # a probes.store.TargetHistory
+    target = history.target
+    return {
+        "target": target.name,
+        "key": target.key,
+        "method": target.method,
+        "host": target.host,
+        "port": target.port,
+        "url": target.url,
+        "provider": target.provider,
+        "region": target.region,
+        "line_type": target.line_type,
+        "first_at": _iso(history.first_us),
+        "last_at": _iso(history.last_us),
+        "rounds": history.rounds,
+        "samples": history.samples,
+        "replies": history.replies,
+        "loss": _loss(history.samples, history.replies),
+    }
+
+
+def _us(moment: datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1e6)
+
+
+def _iso(us: int, *, seconds: bool = False) -> str:
+    moment = datetime.fromtimestamp(us / 1e6, UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ") if seconds else moment.isoformat().replace("+00:00", "Z")
+
+
+def _loss(samples: int, replies: int) -> float | None:
+    return None if samples == 0 else (samples - replies) / samples
+
+
+def _address(host: str | None, port: int | None, url: str | None) -> str:
+    if url:
+        return url
+    if host and port is not None:
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return host or ""
 
 
 def _opt(value: SupportsFloat | None) -> float | None:

@@ -4,6 +4,7 @@ peak (in Asia/Shanghai) with extra delay and loss, so the charts have something 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -108,13 +109,31 @@ def write_history(
     seed: int = 7,
 ) -> int:
     """Write `days` of rounds (one every `every_s`) of `attempts` each per line; the number of samples."""
-    rng = np.random.default_rng(seed)
     end = end or datetime.now(tz=SHANGHAI)
     start = end - timedelta(days=days)
+    starts = []
+    moment = start
+    while moment < end:
+        starts.append(moment)
+        moment += timedelta(seconds=every_s)
+    return write_rounds(path, starts, attempts=attempts, lines=lines, seed=seed)
+
+
+def write_rounds(
+    path: Path,
+    starts: Sequence[datetime],
+    *,
+    attempts: int = 10,
+    interval_s: float = 1.0,
+    lines: tuple[Line, ...] = DEMO_LINES,
+    seed: int = 7,
+) -> int:
+    """Write one round per start time, `attempts` per line `interval_s` apart; the number of samples."""
+    rng = np.random.default_rng(seed)
+    step_us = int(interval_s * 1_000_000)
     total = 0
     with Store(path) as store:
-        moment = start
-        while moment < end:
+        for moment in starts:
             results = []
             peak = is_peak(moment)
             base_us = int(moment.timestamp() * 1_000_000)
@@ -128,17 +147,16 @@ def write_history(
                 )
                 lost = rng.random(attempts) < loss
                 samples = tuple(
-                    Sample(i, base_us + i * 1_000_000, None if lost[i] else float(rtts[i]))
+                    Sample(i, base_us + i * step_us, None if lost[i] else float(rtts[i]))
                     for i in range(attempts)
                 )
-                results.append(ProbeResult(line.target, base_us, base_us + attempts * 1_000_000, samples))
+                results.append(ProbeResult(line.target, base_us, base_us + attempts * step_us, samples))
                 total += attempts
             store.save_round(
                 results,
                 started_us=base_us,
-                finished_us=base_us + attempts * 1_000_000,
+                finished_us=base_us + attempts * step_us,
                 source="synthetic",
                 peak=peak,
             )
-            moment += timedelta(seconds=every_s)
     return total

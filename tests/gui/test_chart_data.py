@@ -132,3 +132,69 @@ def test_load_charts_reads_the_store_for_the_selection(tmp_path) -> None:
     assert [name for name, _ in bundle.profiles] == [first.name, second.name]
     assert all(cdf.received > 400 for _, cdf in bundle.cdfs)
     assert chart_data.load_stored_targets(tmp_path / "missing.sqlite3") == []
+
+
+def test_a_short_run_is_one_bin_whose_box_covers_its_attempts_only() -> None:
+    start_us = 1_764_580_000_123_456  # not on any bin edge
+    ts_us = start_us + np.arange(10, dtype=np.int64) * 1_000_000
+    rtt = np.linspace(0.05, 0.13, 10)
+    line = chart_data.timeline(ts_us, rtt, np.full(10, 7))
+    assert line.rounds == 1 and line.sent.tolist() == [10]
+    assert line.bin_width_s == 30  # room for a p5–p95 box of attempts a second apart
+    assert line.cover_start_s[0] == pytest.approx(start_us / 1e6) and line.cover_end_s[0] == pytest.approx(
+        start_us / 1e6 + 9
+    )
+    assert line.range_box.tolist() == [True] and line.p5_p95_box.tolist() == [False]
+    assert line.isolated.tolist() == [True]
+    x, y = line.median_steps()
+    assert np.nanmin(x) == line.cover_start_s[0] and np.nanmax(x) == line.cover_end_s[0]
+    assert np.nanmax(y) == pytest.approx(percentile(list(rtt), 50))
+
+
+def test_a_round_is_kept_whole_in_the_bin_it_starts_in() -> None:
+    runs = np.repeat([1, 2], 10)
+    # Round 1 starts 25 s into a 30-s bin and runs 9 s past its edge; round 2 starts an hour later.
+    starts = np.array([25, 3625], dtype=np.int64) * 1_000_000
+    ts_us = np.concatenate([s + np.arange(10, dtype=np.int64) * 1_000_000 for s in starts])
+    line = chart_data.timeline(ts_us, np.full(20, 1.0), runs, max_bins=600)
+    measured = np.flatnonzero(line.sent)
+    assert line.sent[measured].tolist() == [10, 10]
+    assert line.cover_end_s[measured[0]] - line.cover_start_s[measured[0]] == pytest.approx(9)
+
+
+def test_a_series_of_rounds_fills_its_bins_and_a_gap_of_days_stays_empty() -> None:
+    every_s, attempts = 300, 20
+    round_starts = [k * every_s for k in range(48)] + [3 * 86400 + k * every_s for k in range(48)]
+    ts_us = np.array(
+        [(s + i) * 1_000_000 + 40_000 for s in round_starts for i in range(attempts)], dtype=np.int64
+    )
+    runs = np.repeat(np.arange(len(round_starts)), attempts)
+    line = chart_data.timeline(ts_us, np.full(ts_us.size, 30.0), runs, max_bins=600)
+    assert line.rounds == 96 and line.bin_width_s == 600  # 3 days in 600 bins: 10 minutes, two rounds each
+    measured = line.sent > 0
+    assert (line.sent[measured] == 2 * attempts).all()  # the bin edges fall between rounds
+    # Two stretches of continuous smoke: boxes meet inside each, nothing covers the three days between.
+    first = np.flatnonzero(measured)
+    stretches = np.split(first, np.flatnonzero(np.diff(first) > 1) + 1)
+    assert len(stretches) == 2
+    for stretch in stretches:
+        assert np.allclose(line.cover_end_s[stretch[:-1]], line.cover_start_s[stretch[1:]])
+    assert line.cover_end_s[stretches[0][-1]] == pytest.approx(ts_us[48 * attempts - 1] / 1e6)
+    assert line.cover_start_s[stretches[1][0]] == pytest.approx(ts_us[48 * attempts] / 1e6)
+    x, y = line.trace()
+    gap = (ts_us[48 * attempts - 1] / 1e6, ts_us[48 * attempts] / 1e6)
+    inside = (x > gap[0]) & (x < gap[1])
+    assert inside.sum() == 1 and np.isnan(y[inside]).all()  # one break, at a real time (x stays sorted)
+    assert np.all(np.diff(x) >= 0)
+
+
+def test_the_cdf_curve_is_flat_where_no_reply_fell() -> None:
+    rtts = [50.0] * 9 + [120.0]
+    dense = histogram.counts_of(rtts)
+    used = np.flatnonzero(dense)
+    cdf = chart_data.Cdf(histogram.bucket_value(used), np.cumsum(dense[used]) / 10, 10)
+    x, y = cdf.curve()
+    assert np.all(np.diff(x) >= 0) and y[0] == 0.0 and y[-1] == 1.0
+    for between in (60.0, 90.0, 115.0):  # between the buckets nothing was measured: the share stays 90 %
+        assert cdf.fraction_at(between) == pytest.approx(0.9)
+    assert cdf.fraction_at(10.0) == 0.0 and cdf.fraction_at(500.0) == 1.0

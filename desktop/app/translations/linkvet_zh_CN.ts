@@ -248,6 +248,10 @@
         <translation>绘制用时 {seconds:.2f} 秒 · 时段按 {zone} 时间</translation>
     </message>
     <message>
+        <source>{target}: nothing measured in this period; last measured {when} (choose a longer period)</source>
+        <translation>{target}：此时间范围内没有测量；最近一次测量在 {when}（请选更长的时间范围）</translation>
+    </message>
+    <message>
         <source>Save chart as PNG</source>
         <translation>将图表保存为 PNG</translation>
     </message>
@@ -386,6 +390,62 @@
     <message>
         <source>replies at or below (%)</source>
         <translation>不高于该值的回复占比（%）</translation>
+    </message>
+    <message>
+        <source>{n} attempts</source>
+        <translation>{n} 次尝试</translation>
+    </message>
+    <message>
+        <source>1 round</source>
+        <translation>1 轮</translation>
+    </message>
+    <message>
+        <source>{n} rounds</source>
+        <translation>{n} 轮</translation>
+    </message>
+    <message>
+        <source>bins of {width}</source>
+        <translation>每格 {width}</translation>
+    </message>
+    <message>
+        <source>Too little data for p5–p95 boxes: a box needs {need} replies, the fullest bin has {most}.</source>
+        <translation>数据太少，画不出 p5–p95 框：一个框需要 {need} 个回复，最多的一格只有 {most} 个。</translation>
+    </message>
+    <message>
+        <source>{count} of {total} bins have fewer than {need} replies: min–max only there.</source>
+        <translation>{total} 格中有 {count} 格回复少于 {need} 个：这些格只画最小–最大框。</translation>
+    </message>
+    <message>
+        <source>Too little data for boxes: at most one reply per bin; the line joins the replies.</source>
+        <translation>数据太少，画不出框：每格最多一个回复；折线连接各个回复。</translation>
+    </message>
+    <message>
+        <source>No replies: every attempt was lost (the loss bars below).</source>
+        <translation>没有回复：每次尝试都丢失了（见下方丢包柱）。</translation>
+    </message>
+    <message>
+        <source>{name}: {hours} of 24 hours measured, on {days} days at most</source>
+        <translation>{name}：24 小时中测了 {hours} 小时，每个小时最多 {days} 天</translation>
+    </message>
+    <message>
+        <source>{name}: every hour from a single day: that day&apos;s values, not a typical day</source>
+        <translation>{name}：每个小时都只来自一天：这是那一天的数值，不代表典型的一天</translation>
+    </message>
+    <message>
+        <source>p95 left out where an hour has fewer than {need} replies</source>
+        <translation>回复少于 {need} 个的小时不画 p95</translation>
+    </message>
+    <message>
+        <source>Hours measured: {cells} · days with data: {days} of {span}</source>
+        <translation>已测小时：{cells} · 有数据的天数：{days}/{span}</translation>
+    </message>
+    <message>
+        <source>Mon Tue Wed Thu Fri Sat Sun</source>
+        <translation>周一 周二 周三 周四 周五 周六 周日</translation>
+    </message>
+    <message>
+        <source>Too little data for a distribution: {names} (fewer than {need} replies; n in the legend)</source>
+        <translation>数据太少，分布不可信：{names}（回复少于 {need} 个；个数见图例 n）</translation>
     </message>
     <message>
         <source>median RTT (ms)</source>

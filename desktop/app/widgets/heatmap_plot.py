@@ -1,13 +1,21 @@
 """The day × hour heatmap: one row per local day, one column per hour, coloured by median RTT (or loss);
-empty cells (nothing measured) stay blank. Hovering a cell reads out its figures."""
+empty cells (nothing measured) stay blank. Hovering a cell reads out its figures.
+
+A short history keeps its rows a readable height (room for a week), the colour scale of a single value
+spans a little either side of it, and a note above says how many hours on how many days are measured."""
 
 from __future__ import annotations
+
+from datetime import date
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF
 
 from desktop.app.chart_data import DayHourMatrix
+
+# Rows of room the heatmap keeps however few days there are (one day is a strip, not the whole chart).
+MIN_ROWS = 7
 
 
 class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
@@ -22,10 +30,14 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
             "lost": "lost",
             "attempts": "attempts",
             "no_data": "no data",
+            "measured": "Hours measured: {cells} · days with data: {days} of {span}",
+            "weekdays": "Mon Tue Wed Thu Fri Sat Sun",
         }
         self.matrix: DayHourMatrix | None = None
         self.show_loss = False
-        self.plot = self.addPlot(row=0, col=0)
+        self.note = pg.LabelItem(justify="left", color="#455a64")
+        self.addItem(self.note, row=0, col=0)
+        self.plot = self.addPlot(row=1, col=0)
         self.plot.invertY(True)
         self.plot.setMouseEnabled(x=False, y=True)
         self.plot.getAxis("bottom").setTicks([[(h + 0.5, f"{h:02d}") for h in range(0, 24, 2)]])
@@ -34,7 +46,7 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         self.colour_bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), interactive=False, width=15)
         self.colour_bar.setImageItem(self.image, insert_in=self.plot)
         self.readout = pg.LabelItem(justify="left")
-        self.addItem(self.readout, row=1, col=0)
+        self.addItem(self.readout, row=2, col=0)
         self._mouse = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)
         self.set_words(self.words)
 
@@ -44,13 +56,15 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         self.matrix = matrix
         if matrix is None or not matrix.days:
             self.image.clear()
+            self.note.setText("")
             self.readout.setText(self.words["no_data"])
             return
         values = matrix.loss * 100 if self.show_loss else matrix.median_ms
         finite = values[np.isfinite(values)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if high <= low:
-            high = low + 1.0
+        if high <= low:  # one value: a scale a little either side of it, not low … low + 1
+            half = max(abs(low) * 0.05, 1e-3)
+            low, high = max(low - half, 0.0), high + half
         # Float cells through the colour bar's map; NaN (nothing measured) is drawn transparent.
         self.colour_bar.setColorMap(pg.colormap.get("CET-L8" if self.show_loss else "viridis"))
         self.image.setImage(np.ascontiguousarray(values, dtype=np.float64), autoLevels=False)
@@ -59,17 +73,32 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         self.colour_bar.setLabel("left", self.words["loss"] if self.show_loss else self.words["median"])
         step = max(1, len(matrix.days) // 12)
         self.plot.getAxis("left").setTicks(
-            [[(i + 0.5, d.strftime("%m-%d %a")) for i, d in enumerate(matrix.days) if i % step == 0]]
+            [[(i + 0.5, self.day_label(d)) for i, d in enumerate(matrix.days) if i % step == 0]]
         )
         self.plot.setXRange(0, 24, padding=0)
-        self.plot.setYRange(0, len(matrix.days), padding=0)
+        self.plot.setYRange(0, max(len(matrix.days), MIN_ROWS), padding=0)
+        self.note.setText(self.note_text())
         self.readout.setText("")
+
+    def day_label(self, day: date) -> str:
+        names = self.words["weekdays"].split()
+        return f"{day:%m-%d} {names[day.weekday()] if len(names) == 7 else f'{day:%a}'}"
+
+    def note_text(self) -> str:
+        m = self.matrix
+        if m is None or not m.days:
+            return ""
+        measured = m.sent > 0
+        return self.words["measured"].format(
+            cells=int(measured.sum()), days=int(measured.any(axis=1).sum()), span=len(m.days)
+        )
 
     def describe(self, day_index: int, hour: int) -> str:
         m = self.matrix
         if m is None or not (0 <= day_index < len(m.days) and 0 <= hour < 24):
             return ""
-        when = f"{m.days[day_index]:%Y-%m-%d %a} {hour:02d}:00–{hour + 1:02d}:00 ({m.tz})"
+        day = m.days[day_index]
+        when = f"{day:%Y-%m-%d} {self.day_label(day).split()[-1]} {hour:02d}:00–{hour + 1:02d}:00 ({m.tz})"
         if m.sent[day_index, hour] == 0:
             return f"{when} · {self.words['no_data']}"
         median = m.median_ms[day_index, hour]
@@ -93,3 +122,5 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         self.words.update(words)
         self.plot.setLabel("bottom", self.words["hour"])
         self.colour_bar.setLabel("left", self.words["loss"] if self.show_loss else self.words["median"])
+        if self.matrix is not None and self.matrix.days:
+            self.set_matrix(self.matrix)  # day names and the note in the new language

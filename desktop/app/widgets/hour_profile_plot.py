@@ -1,5 +1,9 @@
 """The hour-of-day profile: per target the median RTT (solid) and p95 (dashed) for each hour of the day in
-the charts' time zone, the peak windows shaded, and the share lost per hour underneath."""
+the charts' time zone, the peak windows shaded, and the share lost per hour underneath.
+
+Every measured hour has a marker, so an hour measured alone shows; p95 is drawn only for hours with
+`MIN_REPLIES_FOR_P5_P95` replies (with fewer it lies between the two highest). A note above the plot says how
+many hours and days the profile rests on, and where the data is too thin."""
 
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
 from desktop.app.chart_data import HourProfile
+from desktop.app.timeline_data import MIN_REPLIES_FOR_P5_P95
 from desktop.app.widgets.live_rtt_plot import PALETTE
 
 PEAK_BRUSH = (255, 167, 38, 55)
@@ -28,9 +33,14 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
             "lost": "lost",
             "peak": "peak",
             "no_data": "no data",
+            "hours_of_24": "{name}: {hours} of 24 hours measured, on {days} days at most",
+            "one_day": "{name}: every hour from a single day: that day's values, not a typical day",
+            "few_p95": "p95 left out where an hour has fewer than {need} replies",
         }
         self.profiles: list[tuple[str, HourProfile]] = []
-        self.main = self.addPlot(row=0, col=0)
+        self.note = pg.LabelItem(justify="left", color="#455a64")
+        self.addItem(self.note, row=0, col=0)
+        self.main = self.addPlot(row=1, col=0)
         self.main.showGrid(x=True, y=True, alpha=0.15)
         self.main.setXRange(0, 24, padding=0.01)
         self.main.setMouseEnabled(x=False, y=False)
@@ -39,8 +49,8 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
         )
         self.main.getAxis("left").enableAutoSIPrefix(False)
         self.readout = pg.LabelItem(justify="left")
-        self.addItem(self.readout, row=1, col=0)
-        self.loss_plot = self.addPlot(row=2, col=0)
+        self.addItem(self.readout, row=2, col=0)
+        self.loss_plot = self.addPlot(row=3, col=0)
         self.loss_plot.setMaximumHeight(120)
         self.loss_plot.setXLink(self.main)
         self.loss_plot.setMouseEnabled(x=False, y=False)
@@ -48,6 +58,7 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
         ticks = [[(h, f"{h:02d}") for h in range(0, 25, 2)]]
         for plot in (self.main, self.loss_plot):
             plot.getAxis("bottom").setTicks(ticks)
+            plot.getAxis("left").enableAutoSIPrefix(False)  # loss of 0.15 % reads 0.15, not "150 (x0.001)"
         self._shading: list[pg.LinearRegionItem] = []
         self._items: list[pg.GraphicsObject] = []
         self.v_line = pg.InfiniteLine(
@@ -82,12 +93,11 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
         hours = np.arange(24) + 0.5
         n = max(len(profiles), 1)
         width = 0.8 / n
-        top, bottom = 0.0, np.inf
+        top, bottom, worst_loss = 0.0, np.inf, 0.0
         for i, (name, profile) in enumerate(profiles):
             colour = PALETTE[i % len(PALETTE)]
             median = pg.PlotDataItem(
-                hours,
-                profile.median_ms,
+                *_drawable(hours, profile.median_ms),
                 pen=pg.mkPen(colour, width=2),
                 symbol="o",
                 symbolSize=6,
@@ -96,10 +106,14 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
                 connect="finite",
                 name=f"{name} · {self.words['median']}",
             )
+            p95_ms = np.where(profile.received >= MIN_REPLIES_FOR_P5_P95, profile.p95_ms, np.nan)
             p95 = pg.PlotDataItem(
-                hours,
-                profile.p95_ms,
+                *_drawable(hours, p95_ms),
                 pen=pg.mkPen(colour, width=1, style=Qt.PenStyle.DashLine),
+                symbol="o",
+                symbolSize=5,
+                symbolBrush=None,
+                symbolPen=pg.mkPen(colour, width=1),
                 connect="finite",
                 name=f"{name} · {self.words['p95']}",
             )
@@ -115,13 +129,38 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
             )
             self.loss_plot.addItem(bars)
             self._items += [median, p95, bars]
-            if np.isfinite(profile.p95_ms).any():
-                top = max(top, float(np.nanmax(profile.p95_ms)))
-                bottom = min(bottom, float(np.nanmin(profile.median_ms)))
-        if top:
-            self.main.setYRange(bottom - (top - bottom) * 0.15, top + (top - bottom) * 0.1, padding=0)
-        self.loss_plot.enableAutoRange(axis="y")
+            worst_loss = max(worst_loss, float(loss.max()))
+            for values in (profile.median_ms, p95_ms):
+                if np.isfinite(values).any():
+                    top = max(top, float(np.nanmax(values)))
+                    bottom = min(bottom, float(np.nanmin(values)))
+        if np.isfinite(bottom):
+            span = max(top - bottom, abs(top) * 0.05, 1e-3)  # one hour alone still gets a readable scale
+            self.main.setYRange(bottom - span * 0.15, top + span * 0.1, padding=0)
+        self.loss_plot.setYRange(0, worst_loss * 1.15 if worst_loss > 0 else 1.0, padding=0)
+        self.note.setText(self.note_text())
         self.readout.setText("" if profiles else self.words["no_data"])
+
+    def note_text(self) -> str:
+        """How many hours and days each profile rests on, where that is too thin to read as a profile."""
+        parts: list[str] = []
+        thin_p95 = False
+        for name, p in self.profiles:
+            measured = p.sent > 0
+            if not measured.any():
+                continue
+            if int(p.days.max()) <= 1:
+                parts.append(self.words["one_day"].format(name=name))
+            elif not measured.all():
+                parts.append(
+                    self.words["hours_of_24"].format(
+                        name=name, hours=int(measured.sum()), days=int(p.days.max())
+                    )
+                )
+            thin_p95 |= bool((measured & (p.received < MIN_REPLIES_FOR_P5_P95)).any())
+        if thin_p95:
+            parts.append(self.words["few_p95"].format(need=MIN_REPLIES_FOR_P5_P95))
+        return "<br>".join(parts)
 
     def describe(self, hour: int) -> str:
         parts = [f"{hour:02d}:00–{hour + 1:02d}:00"]
@@ -130,7 +169,8 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
                 parts.append(f"{name}: {self.words['no_data']}")
                 continue
             median = "–" if np.isnan(p.median_ms[hour]) else f"{p.median_ms[hour]:.1f}"
-            p95 = "–" if np.isnan(p.p95_ms[hour]) else f"{p.p95_ms[hour]:.1f}"
+            thin = p.received[hour] < MIN_REPLIES_FOR_P5_P95
+            p95 = "–" if thin or np.isnan(p.p95_ms[hour]) else f"{p.p95_ms[hour]:.1f}"
             parts.append(
                 f"{name}: {self.words['median']} {median} ms, {self.words['p95']} {p95} ms, "
                 f"{self.words['lost']} {p.loss[hour] * 100:.1f}%"
@@ -152,3 +192,9 @@ class HourProfilePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgra
         self.main.setLabel("left", self.words["rtt"])
         self.loss_plot.setLabel("left", self.words["loss"])
         self.loss_plot.setLabel("bottom", self.words["hour"])
+        self.note.setText(self.note_text())
+
+
+def _drawable(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The points as given, or none at all where every value is missing (pyqtgraph's markers would warn)."""
+    return (x, y) if np.isfinite(y).any() else (np.empty(0), np.empty(0))
