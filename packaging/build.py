@@ -68,8 +68,14 @@ def arch() -> str:
     )
 
 
-def platform_name() -> str:
-    return {"win32": "windows", "darwin": "macos"}.get(sys.platform, "linux")
+def result_names(version: str, system: str = sys.platform, machine: str = "") -> list[str]:
+    """The files build.py makes on `system` (sys.platform's value) for a `machine` (arch()'s)."""
+    machine = machine or arch()
+    if system == "win32":
+        return [f"linkvet-{version}-windows-x64.zip", f"linkvet-{version}-windows-x64-setup.exe"]
+    if system == "darwin":
+        return [f"linkvet-{version}-macos-{machine}.zip"]
+    return [f"linkvet-{version}-linux-{machine}.tar.gz"]
 
 
 # -- 1. icons ----------------------------------------------------------------------------------------------
@@ -207,7 +213,7 @@ def check_bundle(app: Path) -> list[str]:
 
 def pack_linux(folder: Path, dist: Path, version: str) -> list[Path]:
     top = f"linkvet-{version}"
-    archive = dist / f"linkvet-{version}-linux-{arch()}.tar.gz"
+    archive = dist / result_names(version)[0]
     with tarfile.open(archive, "w:gz") as tar:
         tar.add(folder, arcname=f"{top}/linkvet")
         tar.add(HERE / "linux" / "install.sh", arcname=f"{top}/install.sh")
@@ -232,7 +238,8 @@ def find_iscc() -> str | None:
 
 
 def pack_windows(folder: Path, dist: Path, version: str, icons: Path) -> list[Path]:
-    base = dist / f"linkvet-{version}-windows-x64"
+    zip_name, setup_name = result_names(version)
+    base = dist / zip_name.removesuffix(".zip")
     made = [Path(shutil.make_archive(str(base), "zip", root_dir=folder.parent, base_dir=folder.name))]
     iscc = find_iscc()
     if iscc is None:
@@ -250,11 +257,11 @@ def pack_windows(folder: Path, dist: Path, version: str, icons: Path) -> list[Pa
     print("+", " ".join(command), flush=True)
     if subprocess.run(command).returncode != 0:
         raise BuildError("Inno Setup failed (its messages are above)")
-    return [*made, dist / f"linkvet-{version}-windows-x64-setup.exe"]
+    return [*made, dist / setup_name]
 
 
 def pack_macos(app: Path, dist: Path, version: str) -> list[Path]:
-    archive = dist / f"linkvet-{version}-macos-{arch()}.zip"
+    archive = dist / result_names(version)[0]
     archive.unlink(missing_ok=True)
     command = ["ditto", "-c", "-k", "--sequesterRsrc", "--keepParent", str(app), str(archive)]
     print("+", " ".join(command), flush=True)

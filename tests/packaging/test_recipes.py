@@ -131,7 +131,8 @@ def test_the_inno_setup_script_has_what_iscc_requires_and_a_start_menu_entry() -
     files = [inno_entry(line) for line in sections["Files"]]
     assert any(f["Source"] == "{#DistDir}\\*" and "recursesubdirs" in f["Flags"] for f in files)
     # build.py reports the installer under the name the script gives it.
-    assert setup["OutputBaseFilename"] == "linkvet-{#AppVersion}-windows-x64-setup"
+    installer = setup["OutputBaseFilename"].replace("{#AppVersion}", recipe.version()) + ".exe"
+    assert installer == build.result_names(recipe.version(), "win32")[1]
 
 
 def test_the_desktop_entry_starts_the_windowed_program_with_the_icon() -> None:
