@@ -13,6 +13,10 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QGuiApplication, QImage
 
 HERE = Path(__file__).resolve().parent
 SVG = HERE / "linkvet.svg"
@@ -24,7 +28,7 @@ def png_path(size: int) -> Path:
     return HERE / f"linkvet-{size}.png"
 
 
-def render(size: int):  # -> QImage (Qt is imported here only)
+def render(size: int) -> QImage:  # Qt is imported in the functions only
     from PySide6.QtCore import Qt
     from PySide6.QtGui import QImage, QPainter
     from PySide6.QtSvg import QSvgRenderer
@@ -42,11 +46,12 @@ def render(size: int):  # -> QImage (Qt is imported here only)
     return image
 
 
-def _application():  # QSvgRenderer and QPainter need a Gui application; offscreen needs no display
+def _application() -> QGuiApplication:  # QSvgRenderer and QPainter need one; offscreen needs no display
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtGui import QGuiApplication
 
-    return QGuiApplication.instance() or QGuiApplication([sys.argv[0]])
+    existing = QGuiApplication.instance()
+    return existing if isinstance(existing, QGuiApplication) else QGuiApplication([sys.argv[0]])
 
 
 def stale_sizes() -> list[int]:
@@ -79,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     _app = _application()
     for size in SIZES:
-        if not render(size).save(str(png_path(size)), "PNG"):
+        if not render(size).save(str(png_path(size))):
             raise SystemExit(f"could not write {png_path(size)}")
         print(png_path(size))
     return 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 ICONS = ROOT / "packaging" / "icons"
@@ -43,7 +44,7 @@ PROGRAMS: tuple[Program, ...] = (
 )
 
 
-def pyproject() -> dict:
+def pyproject() -> dict[str, Any]:
     return tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 
 
