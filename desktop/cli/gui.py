@@ -1,5 +1,10 @@
 """`linkvet gui`: open the desktop application (and `linkvet` alone, where a display is present).
 
+`main` is also the `linkvet-gui` launcher, declared in pyproject's `[project.gui-scripts]` (pip installs it
+as a windowed program: on Windows it runs without a console window) and frozen by the installers' recipe in
+`packaging/pyinstaller/`. A windowed launcher has no terminal, so its errors (no display, PySide6 missing)
+reach only stderr: where there is none, run `linkvet gui` in a terminal to read them.
+
 Qt is imported only inside `start`, so registering this sub-command keeps the headless CLI free of Qt.
 """
 
@@ -32,5 +37,5 @@ def start(*, quit_after_startup: bool = False) -> int:
 
 
 def main() -> int:
-    """The `linkvet-gui` entry point (a gui-script: no console window on Windows)."""
+    """The `linkvet-gui` launcher (pyproject `[project.gui-scripts]`): open the window, or say why not."""
     return run_mapped(start)
