@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "size",
     "score",
     "export",
+    "accept",
     "gui",
 )
 

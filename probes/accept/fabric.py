@@ -90,7 +90,13 @@ def read_rdma_ports(machine: Machine) -> tuple[tuple[RdmaPort, ...] | None, Read
     try:
         devices = machine.sys_list(IB_ROOT)
     except Unavailable as exc:
-        return None, Reading("infiniband", IB_ROOT, "sysfs", "not read", reason=f"{exc} (no RDMA driver loaded, or no HCA)")
+        try:
+            machine.sys_list("/sys/class/net")
+        except Unavailable:
+            return None, Reading("infiniband", IB_ROOT, "sysfs", "not read", reason=str(exc))
+        # sysfs is there but has no infiniband class: no RDMA device (or no RDMA driver loaded)
+        reason = f"no RDMA device: {exc} (no HCA, or its driver is not loaded)"
+        return (), Reading("infiniband", IB_ROOT, "sysfs", "read", path=None if machine.live else machine.shown(IB_ROOT), reason=reason)
     ports: list[RdmaPort] = []
     for device in devices:
         base = f"{IB_ROOT}/{device}"

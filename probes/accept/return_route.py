@@ -71,6 +71,7 @@ def classify_trace(trace: dict[str, Any], table: NetworkTable, endpoint: Endpoin
         "class_name": CLASS_NAMES[verdict.line_class],
         "reached": reached,
         "hops": len(path),
+        "path": [[hop.ttl, list(hop.addresses)] for hop in path],
         "verdict": verdict_dict(verdict),
         "source": where,
     }
