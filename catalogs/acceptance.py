@@ -113,7 +113,12 @@ def _not_read(facts: Mapping[str, Any], reader: str) -> str:
     return "; ".join(str(r) for r in reasons if r) or "not read"
 
 
+_FARTHEST_FIRST = {"SYS": 0, "SOC": 0, "NODE": 1, "PHB": 2, "PXB": 3, "PIX": 4}
+
+
 def _pairs_text(pairs: Sequence[str], limit: int = 8) -> str:
+    """GPU pairs joined only through PCIe, the farthest paths (across the CPU interconnect) first."""
+    pairs = sorted(pairs, key=lambda p: _FARTHEST_FIRST.get(p.rsplit(" ", 1)[-1], 5))
     shown = ", ".join(pairs[:limit])
     return shown + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
 
