@@ -179,7 +179,7 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
         lines.append("NCCL:      no all_reduce_perf result")
     rr = facts.get("return_route")
     if rr:
-        lines.append(f"return route ({rr['direction']}):")
+        lines.append(f"return route, {rr['direction']}:")
         for route in rr["routes"]:
             lines.append(f"  {route.get('label') or route.get('address')}: {route.get('class_name') or route.get('error')}")
     office = facts.get("office")

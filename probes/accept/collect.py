@@ -105,7 +105,8 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
         readings.extend(route_readings)
         if routes:
             facts["return_route"] = {"direction": DIRECTION, "routes": routes}
-    if options.office or not machine.live:
+    recorded_office = options.replay_dir is not None and (options.replay_dir / "office.json").exists()
+    if options.office or recorded_office:
         from probes.accept.return_route import office_round_trip
 
         office, office_readings = office_round_trip(machine, options.office or "")

@@ -23,7 +23,7 @@ from probes.routes import CLASS_NAMES, NetworkTable, PathHop, classify_path
 from probes.traceroute.result import verdict_dict
 
 CARRIERS_PATH = Path(__file__).with_name("carriers.toml")
-DIRECTION = "server → China (the return path, 回程)"
+DIRECTION = "server → China, the return path (回程)"
 
 
 @dataclass(frozen=True, slots=True)
