@@ -29,19 +29,33 @@ def nccl_reference_check(report: Mapping[str, Any]) -> Check:
     runs = _runs(report)
     if not runs:
         every = (report.get("facts", {}).get("nccl") or {}).get("runs", [])
-        why = every[0]["judgement"]["explanation"] if every else "no all_reduce_perf log read (--nccl-log FILE or --nccl-tests DIR)"
+        why = (
+            every[0]["judgement"]["explanation"]
+            if every
+            else "no all_reduce_perf log read (--nccl-log FILE or --nccl-tests DIR)"
+        )
         return _check(fact, None, None, "unverified", why, scope="measurement")
     best = max(runs, key=lambda r: r["peak_busbw_gbytes_s"])
     judgement = best["judgement"]
     reference = judgement.get("reference")
     claimed = None if reference is None else reference["busbw_gbytes_s"]
-    verdict = {"at-reference": "confirmed", "below-reference": "contradicted"}.get(judgement["judgement"], "unverified")
+    verdict = {"at-reference": "confirmed", "below-reference": "contradicted"}.get(
+        judgement["judgement"], "unverified"
+    )
     source = f"; reference source: {reference['source']}" if reference else ""
-    return _check(fact, claimed, best["peak_busbw_gbytes_s"], verdict,  # type: ignore[arg-type]
-                  f"{best['source']}: {judgement['explanation']}{source}", scope="measurement")
+    return _check(
+        fact,
+        claimed,
+        best["peak_busbw_gbytes_s"],
+        verdict,  # type: ignore[arg-type]
+        f"{best['source']}: {judgement['explanation']}{source}",
+        scope="measurement",
+    )
 
 
-def needs_check(report: Mapping[str, Any], needs: NeedsProfile, offering: Offering, gpus: GpuReference) -> Check:
+def needs_check(
+    report: Mapping[str, Any], needs: NeedsProfile, offering: Offering, gpus: GpuReference
+) -> Check:
     fact = "needs.internode_gbit_s"
     facts = report.get("facts", {})
     inventory = facts.get("gpus") or {}
@@ -51,29 +65,58 @@ def needs_check(report: Mapping[str, Any], needs: NeedsProfile, offering: Offeri
     memory = spec.memory_gb if spec else offering.gpu_memory_gb
     per_node = inventory.get("count") or offering.gpus_per_node
     if memory is None or not per_node:
-        return _check(fact, None, None, "unverified", "GPU model or count not known: the needs profile cannot be sized", scope="measurement")
+        return _check(
+            fact,
+            None,
+            None,
+            "unverified",
+            "GPU model or count not known: the needs profile cannot be sized",
+            scope="measurement",
+        )
     sizing = size(needs, memory, per_node, spec.bf16_dense_tflops if spec else None)
     need = sizing.internode_gbit_s
     if need is None:
-        return _check(fact, None, None, "unverified",
-                      f"{needs.name}: {sizing.planned_gpus or '?'} GPUs in {sizing.nodes or '?'} node(s); no inter-node bandwidth to check",
-                      scope="measurement")
+        return _check(
+            fact,
+            None,
+            None,
+            "unverified",
+            f"{needs.name}: {sizing.planned_gpus or '?'} GPUs in {sizing.nodes or '?'} node(s); no inter-node bandwidth to check",
+            scope="measurement",
+        )
     multi = [r for r in _runs(report) if (r.get("nodes") or 1) > 1]
     rdma = facts.get("rdma") or {}
-    line_rate = max((rdma.get(k) or {}).get("total_gbit_s") or 0.0 for k in ("infiniband", "roce")) if rdma else 0.0
+    line_rate = (
+        max((rdma.get(k) or {}).get("total_gbit_s") or 0.0 for k in ("infiniband", "roce")) if rdma else 0.0
+    )
     head = f"{needs.name} needs ≥ {need:.0f} Gbit/s per node between nodes ({sizing.planned_gpus} GPUs, {sizing.nodes} nodes)"
     if multi:
         best = max(multi, key=lambda r: r["peak_busbw_gbytes_s"])
         measured = best["peak_busbw_gbytes_s"] * 8
         ok = measured >= need
-        return _check(fact, round(need, 1), round(measured, 1), "confirmed" if ok else "contradicted",
-                      f"{head}; measured across {best['nodes']} nodes: peak busbw {best['peak_busbw_gbytes_s']:g} GB/s = {measured:.0f} Gbit/s",
-                      scope="measurement")
+        return _check(
+            fact,
+            round(need, 1),
+            round(measured, 1),
+            "confirmed" if ok else "contradicted",
+            f"{head}; measured across {best['nodes']} nodes: peak busbw {best['peak_busbw_gbytes_s']:g} GB/s = {measured:.0f} Gbit/s",
+            scope="measurement",
+        )
     if line_rate and line_rate < need:
-        return _check(fact, round(need, 1), line_rate, "contradicted",
-                      f"{head}; the fabric's line rate is {line_rate:g} Gbit/s (sysfs), below the need even before measuring",
-                      scope="measurement")
+        return _check(
+            fact,
+            round(need, 1),
+            line_rate,
+            "contradicted",
+            f"{head}; the fabric's line rate is {line_rate:g} Gbit/s (sysfs), below the need even before measuring",
+            scope="measurement",
+        )
     tail = f"; the fabric's line rate is {line_rate:g} Gbit/s (sysfs)" if line_rate else ""
-    return _check(fact, round(need, 1), None, "unverified",
-                  f"{head}; no NCCL run across nodes was read (a run inside one node does not test the link between nodes){tail}",
-                  scope="measurement")
+    return _check(
+        fact,
+        round(need, 1),
+        None,
+        "unverified",
+        f"{head}; no NCCL run across nodes was read (a run inside one node does not test the link between nodes){tail}",
+        scope="measurement",
+    )

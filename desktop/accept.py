@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from catalogs.acceptance import Check, check_offering, summarize
+from catalogs.acceptance import Check, Verdict, check_offering, summarize
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering, Region
@@ -20,7 +20,14 @@ from probes.accept import AcceptOptions, collect
 
 # The carrier whose endpoints a claimed line type is seen on, on the return path (CN2 and 163 are China
 # Telecom's backbones, 9929 and 4837 China Unicom's, CMI China Mobile's: probes.routes.classify.CARRIER_OF_GROUP).
-CARRIER_OF_CLAIM = {"cn2-gia": "telecom", "cn2-gt": "telecom", "163": "telecom", "cu-9929": "unicom", "cu-4837": "unicom", "cmi": "mobile"}
+CARRIER_OF_CLAIM = {
+    "cn2-gia": "telecom",
+    "cn2-gt": "telecom",
+    "163": "telecom",
+    "cu-9929": "unicom",
+    "cu-4837": "unicom",
+    "cmi": "mobile",
+}
 
 
 class ClaimLookupError(LookupError):
@@ -42,7 +49,9 @@ def find_claims(catalogs: CatalogSet, provider_id: str, offering_id: str, region
     offering = next((o for o in catalog.offerings if o.id == offering_id), None)
     if offering is None:
         known = ", ".join(o.id for o in catalog.offerings) or "none"
-        raise ClaimLookupError(f"provider {provider_id!r} has no offering {offering_id!r} (offerings: {known})")
+        raise ClaimLookupError(
+            f"provider {provider_id!r} has no offering {offering_id!r} (offerings: {known})"
+        )
     region = None
     if region_id is not None:
         region = catalog.region(region_id)
@@ -67,22 +76,38 @@ def route_check(report: dict[str, Any], claims: Claims, networks: Path | None = 
     prov = region.provenance("line_types")
     routes = (report.get("facts", {}).get("return_route") or {}).get("routes", [])
     carrier = CARRIER_OF_CLAIM.get(claimed)
-    relevant = [r for r in routes if r.get("path") and (carrier is None or r.get("carrier") in (carrier, None))]
+    relevant = [
+        r for r in routes if r.get("path") and (carrier is None or r.get("carrier") in (carrier, None))
+    ]
     if not relevant:
-        why = "no return-route trace read (--return-route traces from this server)" if not routes else f"no trace to a {carrier} endpoint"
+        why = (
+            "no return-route trace read (--return-route traces from this server)"
+            if not routes
+            else f"no trace to a {carrier} endpoint"
+        )
         return _check("line_types", claimed, None, "unverified", why, scope="region", provenance=prov)
     table = load_network_table(networks)
     verdicts = [
-        classify_path([PathHop(ttl, tuple(addresses)) for ttl, addresses in r["path"]], table, reached=r.get("reached"))
+        classify_path(
+            [PathHop(ttl, tuple(addresses)) for ttl, addresses in r["path"]], table, reached=r.get("reached")
+        )
         for r in relevant
     ]
     summary = route_summary(claimed, verdicts, claimant=f"{claims.catalog.provider.name} ({region.id})")
     assert summary is not None
     agrees = summary["agrees"]
-    verdict = "confirmed" if agrees is True else "contradicted" if agrees is False else "unverified"
+    verdict: Verdict = "confirmed" if agrees is True else "contradicted" if agrees is False else "unverified"
     evidence = f"return path (server → China {carrier or 'carriers'}): {summary['evidence']}"
-    return _check("line_types", claimed, summary["measured_class"], verdict, evidence, scope="region",  # type: ignore[arg-type]
-                  value=claimed if agrees else None, provenance=prov)
+    return _check(
+        "line_types",
+        claimed,
+        summary["measured_class"],
+        verdict,
+        evidence,
+        scope="region",
+        value=claimed if agrees else None,
+        provenance=prov,
+    )
 
 
 def accept(

@@ -34,24 +34,70 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "No root needed where the kernel allows reading; what could not be read is listed with why.",
     )
     source = p.add_mutually_exclusive_group()
-    source.add_argument("--replay", type=Path, metavar="DIR", help="read recorded outputs from DIR instead of this machine")
-    source.add_argument("--record", type=Path, metavar="DIR", help="also write every output read into DIR (replayable)")
+    source.add_argument(
+        "--replay", type=Path, metavar="DIR", help="read recorded outputs from DIR instead of this machine"
+    )
+    source.add_argument(
+        "--record", type=Path, metavar="DIR", help="also write every output read into DIR (replayable)"
+    )
     p.add_argument("--provider", metavar="ID", help="catalog provider id (with --offering: check the claims)")
     p.add_argument("--offering", metavar="ID", help="catalog offering id")
-    p.add_argument("--region", metavar="ID", help="catalog region id (its line types are checked on the return route)")
+    p.add_argument(
+        "--region", metavar="ID", help="catalog region id (its line types are checked on the return route)"
+    )
     add_catalog_option(p)
-    p.add_argument("--needs", type=Path, metavar="FILE", help="training-needs profile: check the inter-node bandwidth it requires")
-    p.add_argument("--nccl-log", type=Path, action="append", default=[], metavar="FILE",
-                   help="an all_reduce_perf log or -J JSON (repeatable)")
-    p.add_argument("--nccl-tests", type=Path, metavar="DIR", help="run DIR/all_reduce_perf -b 1G -e 8G -f 2 on the local GPUs")
-    p.add_argument("--nccl-timeout", type=positive_float, default=600.0, metavar="S", help="time cap for that run (default 600)")
-    p.add_argument("--fio", metavar="DEVICE", help="run a bounded read-only fio test of DEVICE (e.g. /dev/nvme0n1)")
-    p.add_argument("--fio-json", type=Path, metavar="FILE", help="a fio --output-format=json result to read instead")
-    p.add_argument("--return-route", action="store_true", help="trace to the bundled China carrier endpoints (回程)")
-    p.add_argument("-P", "--trace-protocol", choices=["icmp", "udp", "tcp"], default="icmp", help="protocol of those traces")
-    p.add_argument("--office", metavar="HOST", help="also ping (and iperf3 where a server runs) back to the office")
-    p.add_argument("--networks", type=Path, metavar="FILE", help="your network table, merged over the bundled one")
-    p.add_argument("--no-nvml", action="store_true", help="do not use NVML even when nvidia-ml-py is installed")
+    p.add_argument(
+        "--needs",
+        type=Path,
+        metavar="FILE",
+        help="training-needs profile: check the inter-node bandwidth it requires",
+    )
+    p.add_argument(
+        "--nccl-log",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an all_reduce_perf log or -J JSON (repeatable)",
+    )
+    p.add_argument(
+        "--nccl-tests",
+        type=Path,
+        metavar="DIR",
+        help="run DIR/all_reduce_perf -b 1G -e 8G -f 2 on the local GPUs",
+    )
+    p.add_argument(
+        "--nccl-timeout",
+        type=positive_float,
+        default=600.0,
+        metavar="S",
+        help="time cap for that run (default 600)",
+    )
+    p.add_argument(
+        "--fio", metavar="DEVICE", help="run a bounded read-only fio test of DEVICE (e.g. /dev/nvme0n1)"
+    )
+    p.add_argument(
+        "--fio-json", type=Path, metavar="FILE", help="a fio --output-format=json result to read instead"
+    )
+    p.add_argument(
+        "--return-route", action="store_true", help="trace to the bundled China carrier endpoints (回程)"
+    )
+    p.add_argument(
+        "-P",
+        "--trace-protocol",
+        choices=["icmp", "udp", "tcp"],
+        default="icmp",
+        help="protocol of those traces",
+    )
+    p.add_argument(
+        "--office", metavar="HOST", help="also ping (and iperf3 where a server runs) back to the office"
+    )
+    p.add_argument(
+        "--networks", type=Path, metavar="FILE", help="your network table, merged over the bundled one"
+    )
+    p.add_argument(
+        "--no-nvml", action="store_true", help="do not use NVML even when nvidia-ml-py is installed"
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--out", type=Path, metavar="FILE", help="write the JSON report to FILE")
     p.set_defaults(run=run)
@@ -107,8 +153,15 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
     )
     catalogs = load_or_warn(args.catalogs) if args.provider else None
     needs = load_needs(args.needs) if args.needs else None
-    return accept(options, catalogs=catalogs, provider=args.provider, offering=args.offering, region=args.region,
-                  needs=needs, needs_path=args.needs)
+    return accept(
+        options,
+        catalogs=catalogs,
+        provider=args.provider,
+        offering=args.offering,
+        region=args.region,
+        needs=needs,
+        needs_path=args.needs,
+    )
 
 
 # -- the human summary ------------------------------------------------------------------------------------
@@ -128,14 +181,23 @@ def print_summary(report: dict[str, Any], out: TextIO) -> None:
     checks = report.get("checks") or []
     if report.get("claims"):
         c = report["claims"]
-        out.write(f"\nchecks against {c['provider_name']} / {c['offering']}" + (f" / {c['region']}" if c["region"] else "") + ":\n")
-        rows = [[ch["verdict"].upper(), ch["fact"], _short(ch["claimed"]), _short(ch["measured"])] for ch in checks]
+        out.write(
+            f"\nchecks against {c['provider_name']} / {c['offering']}"
+            + (f" / {c['region']}" if c["region"] else "")
+            + ":\n"
+        )
+        rows = [
+            [ch["verdict"].upper(), ch["fact"], _short(ch["claimed"]), _short(ch["measured"])]
+            for ch in checks
+        ]
         table(["VERDICT", "FACT", "CLAIMED", "MEASURED"], rows, out)
         for ch in checks:
             if ch["verdict"] != "confirmed":
                 out.write(f"  {ch['fact']}: {ch['evidence']}\n")
         s = report["summary"]
-        out.write(f"\n{s['confirmed']} confirmed, {s['contradicted']} contradicted, {s['unverified']} unverified\n")
+        out.write(
+            f"\n{s['confirmed']} confirmed, {s['contradicted']} contradicted, {s['unverified']} unverified\n"
+        )
     else:
         out.write("\n(no claims checked: give --provider and --offering)\n")
 
@@ -153,24 +215,39 @@ def _short(value: Any) -> str:
 def _fact_lines(facts: dict[str, Any]) -> list[str]:
     lines = []
     g = facts.get("gpus")
-    lines.append("GPUs:      " + (f"{g['count']} × {', '.join(g['models'])} (driver {g['driver_version'] or '?'}, {g['read_with']})" if g else "not read"))
+    lines.append(
+        "GPUs:      "
+        + (
+            f"{g['count']} × {', '.join(g['models'])} (driver {g['driver_version'] or '?'}, {g['read_with']})"
+            if g
+            else "not read"
+        )
+    )
     t = facts.get("topology")
     lines.append("topology:  " + (f"{t['verdict']} — {t['explanation']}" if t else "not read"))
     r = facts.get("rdma")
     if r is None:
         lines.append("fabric:    not read")
     else:
-        parts = [f"{k}: {v['active_ports']} active" + (f" at {'/'.join(f'{x:g}' for x in v['rates_gbit_s'])} Gb/s" if v["rates_gbit_s"] else "")
-                 for k, v in (("InfiniBand", r["infiniband"]), ("RoCE", r["roce"]))]
+        parts = [
+            f"{k}: {v['active_ports']} active"
+            + (f" at {'/'.join(f'{x:g}' for x in v['rates_gbit_s'])} Gb/s" if v["rates_gbit_s"] else "")
+            for k, v in (("InfiniBand", r["infiniband"]), ("RoCE", r["roce"]))
+        ]
         lines.append("fabric:    " + "; ".join(parts))
     n = facts.get("nvme")
     lines.append("NVMe:      " + (f"{n['count']} namespace(s), {n['total_tb']:.2f} TB" if n else "not read"))
     f = facts.get("fio")
     if f:
-        lines.append(f"fio:       read {f['read_bw_mbytes_s']:.0f} MB/s, {f['read_iops']:.0f} IOPS ({f['filename']})")
+        lines.append(
+            f"fio:       read {f['read_bw_mbytes_s']:.0f} MB/s, {f['read_iops']:.0f} IOPS ({f['filename']})"
+        )
     m = facts.get("management") or {}
     psu = m.get("power_supplies_present")
-    lines.append(f"BMC:       {'seen' if m.get('bmc_seen') else 'not seen'}; power supplies: " + ("not read" if psu is None else f"{psu} present, {m.get('power_supplies_healthy')} healthy"))
+    lines.append(
+        f"BMC:       {'seen' if m.get('bmc_seen') else 'not seen'}; power supplies: "
+        + ("not read" if psu is None else f"{psu} present, {m.get('power_supplies_healthy')} healthy")
+    )
     nccl = facts.get("nccl")
     for run in (nccl or {}).get("runs", []):
         j = run["judgement"]
@@ -181,10 +258,18 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
     if rr:
         lines.append(f"return route, {rr['direction']}:")
         for route in rr["routes"]:
-            lines.append(f"  {route.get('label') or route.get('address')}: {route.get('class_name') or route.get('error')}")
+            lines.append(
+                f"  {route.get('label') or route.get('address')}: {route.get('class_name') or route.get('error')}"
+            )
     office = facts.get("office")
     if office:
         for result in office.get("results", []):
-            lines.append(f"office:    {result.get('method')} {result.get('target')}: " + (
-                f"median {result.get('rtt_median_ms')} ms, loss {result.get('loss')}" if result.get("error") is None else f"{result.get('error')}"))
+            lines.append(
+                f"office:    {result.get('method')} {result.get('target')}: "
+                + (
+                    f"median {result.get('rtt_median_ms')} ms, loss {result.get('loss')}"
+                    if result.get("error") is None
+                    else f"{result.get('error')}"
+                )
+            )
     return lines

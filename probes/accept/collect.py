@@ -61,7 +61,9 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
 
     ports, reading = fabric.read_rdma_ports(machine)
     readings.append(reading)
-    facts["rdma"] = None if ports is None else {"ports": [p.as_dict() for p in ports], **fabric.summarize_rdma(ports)}
+    facts["rdma"] = (
+        None if ports is None else {"ports": [p.as_dict() for p in ports], **fabric.summarize_rdma(ports)}
+    )
 
     nics, reading = fabric.read_net_interfaces(machine)
     readings.append(reading)
@@ -69,11 +71,15 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
 
     disks, reading = storage.read_nvme(machine)
     readings.append(reading)
-    facts["nvme"] = None if disks is None else {
-        "disks": [d.as_dict() for d in disks],
-        "count": len(disks),
-        "total_tb": sum(d.size_bytes for d in disks) / 1e12,
-    }
+    facts["nvme"] = (
+        None
+        if disks is None
+        else {
+            "disks": [d.as_dict() for d in disks],
+            "count": len(disks),
+            "total_tb": sum(d.size_bytes for d in disks) / 1e12,
+        }
+    )
 
     fio, reading = storage.read_fio(machine, user_file=options.fio_json, run_on=options.fio_device)
     readings.append(reading)
@@ -85,13 +91,21 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
 
     gpu_count = len(inventory.gpus) if inventory is not None else 1
     runs, nccl_readings = nccl.read_nccl(
-        machine, logs=options.nccl_logs, tests_dir=options.nccl_tests_dir, gpus=gpu_count, timeout_s=options.nccl_timeout_s
+        machine,
+        logs=options.nccl_logs,
+        tests_dir=options.nccl_tests_dir,
+        gpus=gpu_count,
+        timeout_s=options.nccl_timeout_s,
     )
     readings.extend(nccl_readings)
     gpu_names = sorted({g.name for g in inventory.gpus}) if inventory is not None else []
-    facts["nccl"] = {
-        "runs": [run.as_dict() | {"judgement": nccl_reference.judge(run, gpu_names)} for run in runs],
-    } if runs else None
+    facts["nccl"] = (
+        {
+            "runs": [run.as_dict() | {"judgement": nccl_reference.judge(run, gpu_names)} for run in runs],
+        }
+        if runs
+        else None
+    )
 
     facts["return_route"] = None
     facts["office"] = None

@@ -68,14 +68,21 @@ class NetInterface:
 def parse_rate(text: str, where: str) -> float:
     match = _RATE.match(text)
     if not match:
-        raise ReadError(where, f"rate {text.strip()[:60]!r}", line=1, expected="'<number> Gb/sec (…)', e.g. '200 Gb/sec (4X HDR)'")
+        raise ReadError(
+            where,
+            f"rate {text.strip()[:60]!r}",
+            line=1,
+            expected="'<number> Gb/sec (…)', e.g. '200 Gb/sec (4X HDR)'",
+        )
     return float(match.group(1))
 
 
 def parse_state(text: str, where: str) -> str:
     match = _STATE.match(text)
     if not match:
-        raise ReadError(where, f"state {text.strip()[:60]!r}", line=1, expected="'<number>: <NAME>', e.g. '4: ACTIVE'")
+        raise ReadError(
+            where, f"state {text.strip()[:60]!r}", line=1, expected="'<number>: <NAME>', e.g. '4: ACTIVE'"
+        )
     return match.group(2)
 
 
@@ -96,7 +103,14 @@ def read_rdma_ports(machine: Machine) -> tuple[tuple[RdmaPort, ...] | None, Read
             return None, Reading("infiniband", IB_ROOT, "sysfs", "not read", reason=str(exc))
         # sysfs is there but has no infiniband class: no RDMA device (or no RDMA driver loaded)
         reason = f"no RDMA device: {exc} (no HCA, or its driver is not loaded)"
-        return (), Reading("infiniband", IB_ROOT, "sysfs", "read", path=None if machine.live else machine.shown(IB_ROOT), reason=reason)
+        return (), Reading(
+            "infiniband",
+            IB_ROOT,
+            "sysfs",
+            "read",
+            path=None if machine.live else machine.shown(IB_ROOT),
+            reason=reason,
+        )
     ports: list[RdmaPort] = []
     for device in devices:
         base = f"{IB_ROOT}/{device}"
@@ -144,7 +158,12 @@ def read_net_interfaces(machine: Machine) -> tuple[tuple[NetInterface, ...] | No
             try:
                 speed = int(speed_text)
             except ValueError:
-                raise ReadError(machine.shown(f"{base}/speed"), f"speed {speed_text[:40]!r}", line=1, expected="Mbit/s as a whole number") from None
+                raise ReadError(
+                    machine.shown(f"{base}/speed"),
+                    f"speed {speed_text[:40]!r}",
+                    line=1,
+                    expected="Mbit/s as a whole number",
+                ) from None
             speed = speed if speed > 0 else None  # -1: unknown (link down)
         interfaces.append(NetInterface(name, speed, _optional(machine, f"{base}/operstate")))
     path = None if machine.live else machine.shown(NET_ROOT)

@@ -7,6 +7,7 @@ nvidia-smi prints as `N/A` are unknown (`None`).
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -131,11 +132,17 @@ def parse_nvidia_smi_xml(text: str, where: str = XML_FILE) -> GpuInventory:
         root = SafeET.fromstring(text)
     except ParseError as exc:
         line = exc.position[0] if exc.position else None
-        raise ReadError(where, f"not valid XML ({exc.msg})", line=line, expected="nvidia-smi -q -x output") from None
+        raise ReadError(
+            where, f"not valid XML ({exc.msg})", line=line, expected="nvidia-smi -q -x output"
+        ) from None
     except DefusedXmlException as exc:
-        raise ReadError(where, f"refused: {exc}", expected="nvidia-smi -q -x output without entities") from None
+        raise ReadError(
+            where, f"refused: {exc}", expected="nvidia-smi -q -x output without entities"
+        ) from None
     if root.tag != "nvidia_smi_log":
-        raise ReadError(where, f"the document is <{root.tag}>", expected="<nvidia_smi_log> (nvidia-smi -q -x)")
+        raise ReadError(
+            where, f"the document is <{root.tag}>", expected="<nvidia_smi_log> (nvidia-smi -q -x)"
+        )
     elements = root.findall("gpu")
     attached = _number(_text(root, "attached_gpus"), where, "attached_gpus")
     if attached is not None and attached != len(elements):
@@ -162,9 +169,14 @@ def parse_nvidia_smi_xml(text: str, where: str = XML_FILE) -> GpuInventory:
                 pcie_gen_current=_number(
                     _text(node, f"{link}/pcie_gen/current_link_gen"), where, f"{label} current_link_gen"
                 ),
-                pcie_gen_max=_number(_text(node, f"{link}/pcie_gen/max_link_gen"), where, f"{label} max_link_gen"),
+                pcie_gen_max=_number(
+                    _text(node, f"{link}/pcie_gen/max_link_gen"), where, f"{label} max_link_gen"
+                ),
                 pcie_width_current=_number(
-                    _text(node, f"{link}/link_widths/current_link_width"), where, f"{label} current_link_width", "x"
+                    _text(node, f"{link}/link_widths/current_link_width"),
+                    where,
+                    f"{label} current_link_width",
+                    "x",
                 ),
                 pcie_width_max=_number(
                     _text(node, f"{link}/link_widths/max_link_width"), where, f"{label} max_link_width", "x"
@@ -201,10 +213,14 @@ def parse_nvlink_status(text: str, where: str = NVLINK_FILE) -> dict[int, tuple[
         link = _LINK_LINE.match(line)
         if link and current is not None:
             speed = float(link.group(2)) if link.group(2) else None
-            links[current].append(NvLink(int(link.group(1)), active=speed is not None and speed > 0, speed_gbytes_s=speed))
+            links[current].append(
+                NvLink(int(link.group(1)), active=speed is not None and speed > 0, speed_gbytes_s=speed)
+            )
             continue
         raise ReadError(
-            where, f"unexpected line {line.strip()[:80]!r}", line=number,
+            where,
+            f"unexpected line {line.strip()[:80]!r}",
+            line=number,
             expected="'GPU N: NAME (UUID: …)' or '\\tLink N: S GB/s' / '<inactive>'",
         )
     return {gpu: tuple(items) for gpu, items in links.items()}
@@ -272,10 +288,8 @@ def read_nvml() -> GpuInventory:
     except pynvml.NVMLError as exc:
         raise Unavailable(f"NVML: {exc}") from None
     finally:
-        try:
+        with contextlib.suppress(pynvml.NVMLError):
             pynvml.nvmlShutdown()
-        except pynvml.NVMLError:
-            pass
 
 
 def _str(value: Any) -> str | None:
@@ -300,7 +314,9 @@ def _merge_speeds(inventory: GpuInventory, status: dict[int, tuple[NvLink, ...]]
         for link in listed:
             before = known.get(link.link)
             merged.append(
-                link if before is None else replace(before, active=link.active, speed_gbytes_s=link.speed_gbytes_s)
+                link
+                if before is None
+                else replace(before, active=link.active, speed_gbytes_s=link.speed_gbytes_s)
             )
         gpus.append(replace(gpu, nvlinks=tuple(merged)))
     return replace(inventory, gpus=tuple(gpus))
@@ -322,14 +338,18 @@ def read_gpus(machine: Machine, *, use_nvml: bool = True) -> GpuFacts:
             text = machine.run(["nvidia-smi", "-q", "-x"], record_as=XML_FILE)
             parsed = parse_nvidia_smi_xml(text, machine.shown(XML_FILE))
             inventory = inventory or parsed
-            readings.append(Reading("gpus", "nvidia-smi -q -x", "command", "read", path=_path(machine, XML_FILE)))
+            readings.append(
+                Reading("gpus", "nvidia-smi -q -x", "command", "read", path=_path(machine, XML_FILE))
+            )
         except Unavailable as exc:
             readings.append(Reading("gpus", "nvidia-smi -q -x", "command", "not read", reason=str(exc)))
     if inventory is not None:
         try:
             text = machine.run(["nvidia-smi", "nvlink", "-s"], record_as=NVLINK_FILE)
             inventory = _merge_speeds(inventory, parse_nvlink_status(text, machine.shown(NVLINK_FILE)))
-            readings.append(Reading("nvlink", "nvidia-smi nvlink -s", "command", "read", path=_path(machine, NVLINK_FILE)))
+            readings.append(
+                Reading("nvlink", "nvidia-smi nvlink -s", "command", "read", path=_path(machine, NVLINK_FILE))
+            )
         except Unavailable as exc:
             readings.append(Reading("nvlink", "nvidia-smi nvlink -s", "command", "not read", reason=str(exc)))
     return GpuFacts(inventory, tuple(readings))

@@ -37,7 +37,7 @@ Method = Literal["library", "command", "sysfs", "file", "network"]
 Status = Literal["read", "not read"]
 
 
-class Unavailable(Exception):  # noqa: N818 - a signal, not a failure: the input is not there
+class Unavailable(Exception):
     """The input is not there (missing command or file, permission denied); `str()` says why."""
 
 

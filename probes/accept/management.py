@@ -35,12 +35,20 @@ class PowerSupply:
     @property
     def healthy(self) -> bool:
         text = self.description.lower()
-        return self.present and self.status == "ok" and not any(
-            word in text for word in ("failure", "ac lost", "predictive", "input lost")
+        return (
+            self.present
+            and self.status == "ok"
+            and not any(word in text for word in ("failure", "ac lost", "predictive", "input lost"))
         )
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "status": self.status, "description": self.description, "present": self.present, "healthy": self.healthy}
+        return {
+            "name": self.name,
+            "status": self.status,
+            "description": self.description,
+            "present": self.present,
+            "healthy": self.healthy,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +84,9 @@ def parse_mc_info(text: str, where: str) -> dict[str, str]:
         if sep and key.strip() and not line.startswith(" " * 4):
             fields[key.strip()] = value.strip()
     if "Device ID" not in fields and "Manufacturer Name" not in fields:
-        raise ReadError(where, "no 'Device ID' or 'Manufacturer Name' line", expected="ipmitool mc info output")
+        raise ReadError(
+            where, "no 'Device ID' or 'Manufacturer Name' line", expected="ipmitool mc info output"
+        )
     return fields
 
 
@@ -89,7 +99,12 @@ def parse_sdr_power(text: str, where: str) -> tuple[tuple[PowerSupply, ...], str
             continue
         cells = [cell.strip() for cell in line.split("|")]
         if len(cells) != 5:
-            raise ReadError(where, f"{len(cells)} columns", line=number, expected="NAME | ID | STATUS | ENTITY | DESCRIPTION")
+            raise ReadError(
+                where,
+                f"{len(cells)} columns",
+                line=number,
+                expected="NAME | ID | STATUS | ENTITY | DESCRIPTION",
+            )
         name, _, status, _, description = cells
         if "redundan" in name.lower() or "redundan" in description.lower():
             redundancy = description or status
@@ -101,7 +116,9 @@ def parse_sdr_power(text: str, where: str) -> tuple[tuple[PowerSupply, ...], str
 def read_management(machine: Machine) -> tuple[Management, tuple[Reading, ...]]:
     readings: list[Reading] = []
     nodes = tuple(machine.dev_entries(IPMI_NODES))
-    readings.append(Reading("bmc", "/dev/ipmi*", "sysfs", "read", reason=None if nodes else "no IPMI device node"))
+    readings.append(
+        Reading("bmc", "/dev/ipmi*", "sysfs", "read", reason=None if nodes else "no IPMI device node")
+    )
     smbios: bool | None
     try:
         smbios = any(re.match(r"^38-\d+$", name) for name in machine.sys_list(DMI_ROOT))
@@ -113,7 +130,15 @@ def read_management(machine: Machine) -> tuple[Management, tuple[Reading, ...]]:
     try:
         text = machine.run(["ipmitool", "mc", "info"], record_as=MC_FILE, timeout_s=20)
         bmc = parse_mc_info(text, machine.shown(MC_FILE))
-        readings.append(Reading("bmc", "ipmitool mc info", "command", "read", path=None if machine.live else machine.shown(MC_FILE)))
+        readings.append(
+            Reading(
+                "bmc",
+                "ipmitool mc info",
+                "command",
+                "read",
+                path=None if machine.live else machine.shown(MC_FILE),
+            )
+        )
     except Unavailable as exc:
         readings.append(Reading("bmc", "ipmitool mc info", "command", "not read", reason=str(exc)))
     supplies: tuple[PowerSupply, ...] | None = None
@@ -121,7 +146,17 @@ def read_management(machine: Machine) -> tuple[Management, tuple[Reading, ...]]:
     try:
         text = machine.run(["ipmitool", "sdr", "type", "Power Supply"], record_as=SDR_FILE, timeout_s=30)
         supplies, redundancy = parse_sdr_power(text, machine.shown(SDR_FILE))
-        readings.append(Reading("power", 'ipmitool sdr type "Power Supply"', "command", "read", path=None if machine.live else machine.shown(SDR_FILE)))
+        readings.append(
+            Reading(
+                "power",
+                'ipmitool sdr type "Power Supply"',
+                "command",
+                "read",
+                path=None if machine.live else machine.shown(SDR_FILE),
+            )
+        )
     except Unavailable as exc:
-        readings.append(Reading("power", 'ipmitool sdr type "Power Supply"', "command", "not read", reason=str(exc)))
+        readings.append(
+            Reading("power", 'ipmitool sdr type "Power Supply"', "command", "not read", reason=str(exc))
+        )
     return Management(nodes, smbios, bmc, supplies, redundancy), tuple(readings)

@@ -23,7 +23,9 @@ RUN_FILE = "nccl/all_reduce_perf.log"
 Format = Literal["current", "pre-2022", "json"]
 
 _PREFIX = re.compile(r"^(?:\d+:\s?|.*?<std(?:out|err)>:)")
-_RANK = re.compile(r"#\s*Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s+(.+?)\s*$")
+_RANK = re.compile(
+    r"#\s*Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s+(.+?)\s*$"
+)
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
 _NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)"
 
@@ -129,8 +131,17 @@ def parse_nccl_text(text: str, where: str) -> NcclRun:
             continue  # NCCL INFO lines, banners, anything before the table
         match = pattern.match(stripped)
         if not match:
-            columns = "size count type redop root time algbw busbw #wrong …" if has_root else "size count type redop time algbw busbw error …"
-            raise ReadError(where, f"a result row that does not fit the header at line {header_line}", line=number, expected=columns)
+            columns = (
+                "size count type redop root time algbw busbw #wrong …"
+                if has_root
+                else "size count type redop time algbw busbw error …"
+            )
+            raise ReadError(
+                where,
+                f"a result row that does not fit the header at line {header_line}",
+                line=number,
+                expected=columns,
+            )
         g = match.groups()
         offset = 5 if has_root else 4
         try:
@@ -147,9 +158,17 @@ def parse_nccl_text(text: str, where: str) -> NcclRun:
         except ValueError:
             raise ReadError(where, "a bandwidth that is not a number", line=number) from None
     if header_line is None:
-        raise ReadError(where, "no all_reduce_perf results table (no '# size count … busbw' header)", expected="an nccl-tests log")
+        raise ReadError(
+            where,
+            "no all_reduce_perf results table (no '# size count … busbw' header)",
+            expected="an nccl-tests log",
+        )
     if not rows:
-        raise ReadError(where, f"the table at line {header_line} has no size rows (did the test fail?)", expected="one row per message size")
+        raise ReadError(
+            where,
+            f"the table at line {header_line} has no size rows (did the test fail?)",
+            expected="one row per message size",
+        )
     return NcclRun(
         source=where,
         format="current" if has_root else "pre-2022",
@@ -173,7 +192,9 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ReadError(where, f"not valid JSON ({exc.msg})", line=exc.lineno, expected="nccl-tests -J output") from None
+        raise ReadError(
+            where, f"not valid JSON ({exc.msg})", line=exc.lineno, expected="nccl-tests -J output"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ReadError(where, "no `results` list", expected="nccl-tests -J output")
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
@@ -186,27 +207,48 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         out = item.get("out_of_place") or {}
         inn = item.get("in_place") or {}
         if not isinstance(out, dict) or not isinstance(inn, dict) or not (out or inn):
-            raise ReadError(where, f"results[{index}] has no bandwidths", expected="out_of_place / in_place objects")
-        busbw_out = _json_float(out.get("bus_bw", 0.0), where, f"results[{index}].out_of_place.bus_bw") if out else 0.0
+            raise ReadError(
+                where, f"results[{index}] has no bandwidths", expected="out_of_place / in_place objects"
+            )
+        busbw_out = (
+            _json_float(out.get("bus_bw", 0.0), where, f"results[{index}].out_of_place.bus_bw")
+            if out
+            else 0.0
+        )
         rows.append(
             NcclRow(
                 size_bytes=item["size"],
                 dtype=str(item.get("type", "")),
                 redop=str(item.get("redop", "")),
                 busbw_out_gbytes_s=busbw_out,
-                busbw_in_gbytes_s=_json_float(inn["bus_bw"], where, f"results[{index}].in_place.bus_bw") if "bus_bw" in inn else None,
-                algbw_out_gbytes_s=_json_float(out.get("alg_bw", 0.0), where, f"results[{index}].out_of_place.alg_bw") if out else 0.0,
+                busbw_in_gbytes_s=_json_float(inn["bus_bw"], where, f"results[{index}].in_place.bus_bw")
+                if "bus_bw" in inn
+                else None,
+                algbw_out_gbytes_s=_json_float(
+                    out.get("alg_bw", 0.0), where, f"results[{index}].out_of_place.alg_bw"
+                )
+                if out
+                else 0.0,
             )
         )
     if not rows:
-        raise ReadError(where, "the results list is empty (did the test fail?)", expected="one result per message size")
+        raise ReadError(
+            where, "the results list is empty (did the test fail?)", expected="one result per message size"
+        )
     avg = data.get("average_bus_bandwidth")
     hosts: list[str] = []
     for device in devices:
         host = str(device.get("hostname", ""))
         if host and host not in hosts:
             hosts.append(host)
-    name = next((item.get("experiment_name") for item in data["results"] if isinstance(item, dict) and item.get("experiment_name")), None)
+    name = next(
+        (
+            item.get("experiment_name")
+            for item in data["results"]
+            if isinstance(item, dict) and item.get("experiment_name")
+        ),
+        None,
+    )
     return NcclRun(
         source=where,
         format="json",
@@ -215,7 +257,9 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         hosts=tuple(hosts),
         devices=tuple(str(d.get("device_info", "")) for d in devices),
         rows=tuple(rows),
-        avg_busbw_gbytes_s=float(avg["bandwidth"]) if isinstance(avg, dict) and isinstance(avg.get("bandwidth"), int | float) else None,
+        avg_busbw_gbytes_s=float(avg["bandwidth"])
+        if isinstance(avg, dict) and isinstance(avg.get("bandwidth"), int | float)
+        else None,
     )
 
 
@@ -257,6 +301,12 @@ def read_nccl(
             readings.append(Reading("nccl", " ".join(command), "command", "not read", reason=str(exc)))
     if not files and tests_dir is None:
         readings.append(
-            Reading("nccl", "all_reduce_perf", "file", "not read", reason="no log given (--nccl-log FILE or --nccl-tests DIR)")
+            Reading(
+                "nccl",
+                "all_reduce_perf",
+                "file",
+                "not read",
+                reason="no log given (--nccl-log FILE or --nccl-tests DIR)",
+            )
         )
     return tuple(runs), tuple(readings)

@@ -37,14 +37,20 @@ def load_report(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ReadError(str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet acceptance report") from None
+        raise ReadError(
+            str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet acceptance report"
+        ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ReportFormatError(f"{path}: not a linkvet acceptance report (format {data.get('format') if isinstance(data, dict) else None!r})")
+        raise ReportFormatError(
+            f"{path}: not a linkvet acceptance report (format {data.get('format') if isinstance(data, dict) else None!r})"
+        )
     version = data.get("format_version")
     if not isinstance(version, int) or version < 1:
         raise ReportFormatError(f"{path}: format_version {version!r} is not a version number")
     if version > FORMAT_VERSION:
-        raise ReportFormatError(f"{path}: format_version {version} is newer than this linkvet understands ({FORMAT_VERSION}); update linkvet")
+        raise ReportFormatError(
+            f"{path}: format_version {version} is newer than this linkvet understands ({FORMAT_VERSION}); update linkvet"
+        )
     for index, check in enumerate(data.get("checks") or []):
         if not isinstance(check, dict) or check.get("verdict") not in VERDICTS:
             raise ReportFormatError(f"{path}: checks[{index}] has no verdict among {', '.join(VERDICTS)}")

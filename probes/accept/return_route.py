@@ -41,7 +41,9 @@ class Endpoint:
 @cache
 def carrier_endpoints(path: Path = CARRIERS_PATH) -> tuple[tuple[Endpoint, ...], str]:
     data = tomllib.loads(path.read_text(encoding="utf-8"))
-    return tuple(Endpoint(e["city"], e["carrier"], e["label"], e["address"]) for e in data["endpoint"]), data["source"]
+    return tuple(Endpoint(e["city"], e["carrier"], e["label"], e["address"]) for e in data["endpoint"]), data[
+        "source"
+    ]
 
 
 def _hops_of(trace: dict[str, Any], where: str) -> tuple[tuple[PathHop, ...], bool]:
@@ -59,7 +61,9 @@ def _hops_of(trace: dict[str, Any], where: str) -> tuple[tuple[PathHop, ...], bo
     return tuple(path), bool(trace.get("reached"))
 
 
-def classify_trace(trace: dict[str, Any], table: NetworkTable, endpoint: Endpoint | None, where: str) -> dict[str, Any]:
+def classify_trace(
+    trace: dict[str, Any], table: NetworkTable, endpoint: Endpoint | None, where: str
+) -> dict[str, Any]:
     path, reached = _hops_of(trace, where)
     verdict = classify_path(path, table, reached=reached)
     return {
@@ -93,7 +97,9 @@ def read_recorded_traces(machine: Machine, table: NetworkTable) -> tuple[list[di
         try:
             document = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ReadError(str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet trace") from None
+            raise ReadError(
+                str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet trace"
+            ) from None
         traces = document.get("traces") if isinstance(document, dict) and "traces" in document else [document]
         if not isinstance(traces, list):
             raise ReadError(str(path), "`traces` is not a list")
@@ -103,19 +109,29 @@ def read_recorded_traces(machine: Machine, table: NetworkTable) -> tuple[list[di
             routes.append(classify_trace(trace, table, _endpoint_for(trace, path.stem), str(path)))
         readings.append(Reading("return_route", str(path), "file", "read", path=str(path)))
     if not readings:
-        readings.append(Reading("return_route", "traces/*.json", "file", "not read", reason="no recorded traces"))
+        readings.append(
+            Reading("return_route", "traces/*.json", "file", "not read", reason="no recorded traces")
+        )
     return routes, readings
 
 
-async def _trace_all(endpoints: tuple[Endpoint, ...], table: NetworkTable, protocol: str, probes: int) -> list[Any]:
+async def _trace_all(
+    endpoints: tuple[Endpoint, ...], table: NetworkTable, protocol: str, probes: int
+) -> list[Any]:
     from probes.icmp_engine import IcmpEngine
     from probes.traceroute import TraceOptions, trace_host
 
     options = TraceOptions(protocol=protocol, probes_per_hop=probes)  # type: ignore[arg-type]
     if protocol == "icmp":
         async with IcmpEngine() as engine:
-            return list(await asyncio.gather(*(trace_host(e.address, options, table, icmp=engine, name=e.label) for e in endpoints)))
-    return list(await asyncio.gather(*(trace_host(e.address, options, table, name=e.label) for e in endpoints)))
+            return list(
+                await asyncio.gather(
+                    *(trace_host(e.address, options, table, icmp=engine, name=e.label) for e in endpoints)
+                )
+            )
+    return list(
+        await asyncio.gather(*(trace_host(e.address, options, table, name=e.label) for e in endpoints))
+    )
 
 
 def trace_return_route(
@@ -127,22 +143,42 @@ def trace_return_route(
     endpoints, source = carrier_endpoints()
     try:
         results = asyncio.run(_trace_all(endpoints, table, protocol, probes_per_hop))
-    except Exception as exc:  # noqa: BLE001 - an OS refusal (ICMP not permitted) ends the route reading only
-        return [], [Reading("return_route", f"traceroute ({protocol})", "network", "not read", reason=str(exc))]
+    except Exception as exc:
+        return [], [
+            Reading("return_route", f"traceroute ({protocol})", "network", "not read", reason=str(exc))
+        ]
     routes = []
     for endpoint, result in zip(endpoints, results, strict=True):
         record = result.as_dict()
         record["direction"] = DIRECTION
         machine.save(f"traces/{endpoint.key}.json", json.dumps(record, ensure_ascii=False, indent=1))
         if result.error is not None:
-            routes.append({"city": endpoint.city, "carrier": endpoint.carrier, "label": endpoint.label,
-                           "address": endpoint.address, "class": None, "error": str(result.error), "message": result.message})
+            routes.append(
+                {
+                    "city": endpoint.city,
+                    "carrier": endpoint.carrier,
+                    "label": endpoint.label,
+                    "address": endpoint.address,
+                    "class": None,
+                    "error": str(result.error),
+                    "message": result.message,
+                }
+            )
             continue
         routes.append(classify_trace(record, table, endpoint, f"trace to {endpoint.address}"))
-    return routes, [Reading("return_route", f"traceroute ({protocol}) to {len(endpoints)} endpoints; {source}", "network", "read")]
+    return routes, [
+        Reading(
+            "return_route",
+            f"traceroute ({protocol}) to {len(endpoints)} endpoints; {source}",
+            "network",
+            "read",
+        )
+    ]
 
 
-def office_round_trip(machine: Machine, host: str, *, iperf3: bool = True) -> tuple[dict[str, Any] | None, list[Reading]]:
+def office_round_trip(
+    machine: Machine, host: str, *, iperf3: bool = True
+) -> tuple[dict[str, Any] | None, list[Reading]]:
     """Ping (and iperf3 where a server answers) from this server back to the office."""
     if not machine.live:
         try:
@@ -150,9 +186,13 @@ def office_round_trip(machine: Machine, host: str, *, iperf3: bool = True) -> tu
         except Unavailable as exc:
             return None, [Reading("office", "office.json", "file", "not read", reason=str(exc))]
         try:
-            return json.loads(text), [Reading("office", "office.json", "file", "read", path=machine.shown("office.json"))]
+            return json.loads(text), [
+                Reading("office", "office.json", "file", "read", path=machine.shown("office.json"))
+            ]
         except json.JSONDecodeError as exc:
-            raise ReadError(machine.shown("office.json"), f"not valid JSON ({exc.msg})", line=exc.lineno) from None
+            raise ReadError(
+                machine.shown("office.json"), f"not valid JSON ({exc.msg})", line=exc.lineno
+            ) from None
     from probes.runner import run
     from probes.target import Method, ProbeOptions, Target
 
@@ -163,8 +203,13 @@ def office_round_trip(machine: Machine, host: str, *, iperf3: bool = True) -> tu
     record = {"host": host, "results": [r.as_dict(samples=False) for r in results]}
     machine.save("office.json", json.dumps(record, ensure_ascii=False, indent=1))
     readings = [
-        Reading("office", f"{r.target.method} to {host}", "network", "read" if r.error is None else "not read",
-                reason=None if r.error is None else f"{r.error}: {r.message}")
+        Reading(
+            "office",
+            f"{r.target.method} to {host}",
+            "network",
+            "read" if r.error is None else "not read",
+            reason=None if r.error is None else f"{r.error}: {r.message}",
+        )
         for r in results
     ]
     return record, readings

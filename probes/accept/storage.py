@@ -23,7 +23,12 @@ class NvmeDisk:
     model: str | None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "size_bytes": self.size_bytes, "size_tb": self.size_bytes / 1e12, "model": self.model}
+        return {
+            "name": self.name,
+            "size_bytes": self.size_bytes,
+            "size_tb": self.size_bytes / 1e12,
+            "model": self.model,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +66,12 @@ def read_nvme(machine: Machine) -> tuple[tuple[NvmeDisk, ...] | None, Reading]:
         except Unavailable:
             continue
         if not text.isdigit():
-            raise ReadError(machine.shown(size_path), f"size {text[:40]!r}", line=1, expected="a count of 512-byte sectors")
+            raise ReadError(
+                machine.shown(size_path),
+                f"size {text[:40]!r}",
+                line=1,
+                expected="a count of 512-byte sectors",
+            )
         try:
             model: str | None = machine.sys_read(f"{BLOCK_ROOT}/{name}/device/model").strip() or None
         except Unavailable:
@@ -73,7 +83,9 @@ def read_nvme(machine: Machine) -> tuple[tuple[NvmeDisk, ...] | None, Reading]:
 
 def parse_fio_json(text: str, where: str) -> FioResult:
     """fio's `--output-format=json`, after any lines fio printed before it."""
-    start = next((i for i, line in enumerate(text.splitlines(keepends=True)) if line.lstrip().startswith("{")), None)
+    start = next(
+        (i for i, line in enumerate(text.splitlines(keepends=True)) if line.lstrip().startswith("{")), None
+    )
     if start is None:
         raise ReadError(where, "no JSON object in the file", expected="fio --output-format=json output")
     lines = text.splitlines(keepends=True)
@@ -81,7 +93,9 @@ def parse_fio_json(text: str, where: str) -> FioResult:
     try:
         data = json.loads(body)
     except json.JSONDecodeError as exc:
-        raise ReadError(where, f"not valid JSON ({exc.msg})", line=start + exc.lineno, expected="fio JSON") from None
+        raise ReadError(
+            where, f"not valid JSON ({exc.msg})", line=start + exc.lineno, expected="fio JSON"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list) or not data["jobs"]:
         raise ReadError(where, "no `jobs` list", expected="fio JSON with at least one job")
     read_bw = write_bw = iops = 0.0
@@ -91,7 +105,9 @@ def parse_fio_json(text: str, where: str) -> FioResult:
             iops += float(job["read"]["iops"])
             write_bw += float(job.get("write", {}).get("bw_bytes", 0))
         except (KeyError, TypeError, ValueError):
-            raise ReadError(where, f"jobs[{index}] has no read.bw_bytes / read.iops", expected="fio JSON (fio ≥ 3)") from None
+            raise ReadError(
+                where, f"jobs[{index}] has no read.bw_bytes / read.iops", expected="fio JSON (fio ≥ 3)"
+            ) from None
     options = data.get("global options") or {}
     return FioResult(
         jobs=len(data["jobs"]),
@@ -106,27 +122,50 @@ def parse_fio_json(text: str, where: str) -> FioResult:
 def fio_command(device: str, runtime_s: int = 20) -> list[str]:
     """A bounded, read-only sequential read test of `device` (fio refuses to write with --readonly)."""
     return [
-        "fio", "--name=linkvet-seqread", f"--filename={device}", "--readonly", "--rw=read", "--bs=1M",
-        "--iodepth=32", "--ioengine=libaio", "--direct=1", "--numjobs=1", "--time_based",
-        f"--runtime={runtime_s}", "--size=4G", "--output-format=json",
+        "fio",
+        "--name=linkvet-seqread",
+        f"--filename={device}",
+        "--readonly",
+        "--rw=read",
+        "--bs=1M",
+        "--iodepth=32",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--numjobs=1",
+        "--time_based",
+        f"--runtime={runtime_s}",
+        "--size=4G",
+        "--output-format=json",
     ]
 
 
-def read_fio(machine: Machine, *, user_file: Path | None = None, run_on: str | None = None) -> tuple[FioResult | None, Reading]:
+def read_fio(
+    machine: Machine, *, user_file: Path | None = None, run_on: str | None = None
+) -> tuple[FioResult | None, Reading]:
     if user_file is not None:
         try:
             text = read_file(user_file)
         except Unavailable as exc:
             return None, Reading("fio", str(user_file), "file", "not read", reason=str(exc))
-        return parse_fio_json(text, str(user_file)), Reading("fio", str(user_file), "file", "read", path=str(user_file))
+        return parse_fio_json(text, str(user_file)), Reading(
+            "fio", str(user_file), "file", "read", path=str(user_file)
+        )
     if not machine.live:
         try:
             text = machine.run(["fio"], record_as=FIO_FILE)
         except Unavailable as exc:
             return None, Reading("fio", "fio", "file", "not read", reason=str(exc))
-        return parse_fio_json(text, machine.shown(FIO_FILE)), Reading("fio", "fio", "file", "read", path=machine.shown(FIO_FILE))
+        return parse_fio_json(text, machine.shown(FIO_FILE)), Reading(
+            "fio", "fio", "file", "read", path=machine.shown(FIO_FILE)
+        )
     if run_on is None:
-        return None, Reading("fio", "fio", "command", "not read", reason="not asked for (--fio DEVICE runs a bounded read test)")
+        return None, Reading(
+            "fio",
+            "fio",
+            "command",
+            "not read",
+            reason="not asked for (--fio DEVICE runs a bounded read test)",
+        )
     command = fio_command(run_on)
     try:
         text = machine.run(command, record_as=FIO_FILE, timeout_s=60)

@@ -79,7 +79,9 @@ class Topology:
         groups: dict[str, list[str]] = {}
         for gpu in self.gpus:
             groups.setdefault(find(gpu), []).append(gpu)
-        return tuple(sorted((tuple(g) for g in groups.values()), key=lambda g: (-len(g), self.gpus.index(g[0]))))
+        return tuple(
+            sorted((tuple(g) for g in groups.values()), key=lambda g: (-len(g), self.gpus.index(g[0])))
+        )
 
     @property
     def verdict(self) -> Verdict:
@@ -94,7 +96,10 @@ class Topology:
         if len(islands) > 1:
             inside = {frozenset((p.a, p.b)) for p in nv}
             complete = all(
-                frozenset((x, y)) in inside for group in islands for i, x in enumerate(group) for y in group[i + 1 :]
+                frozenset((x, y)) in inside
+                for group in islands
+                for i, x in enumerate(group)
+                for y in group[i + 1 :]
             )
             if complete:
                 return "nvlink-islands"
@@ -115,11 +120,11 @@ class Topology:
             return f"all {len(self.pairs)} pairs of the {n} GPUs over NVLink ({bonded})"
         if verdict == "pcie-only":
             kinds = sorted({p.path for p in self.pairs})
-            return f"none of the {len(self.pairs)} pairs of the {n} GPUs over NVLink (paths: {', '.join(kinds)})"
+            return (
+                f"none of the {len(self.pairs)} pairs of the {n} GPUs over NVLink (paths: {', '.join(kinds)})"
+            )
         groups = " | ".join(",".join(g) for g in self.islands)
-        return (
-            f"{len(self.pcie_pairs)} of {len(self.pairs)} GPU pairs only through PCIe; NVLink groups: {groups}"
-        )
+        return f"{len(self.pcie_pairs)} of {len(self.pairs)} GPU pairs only through PCIe; NVLink groups: {groups}"
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -139,11 +144,17 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
     ReadError naming the line."""
     lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
     header_at = next(
-        (i for i, line in enumerate(lines) if (t := line.split()) and t[0] == "GPU0" and (len(t) == 1 or t[1] != "X")),
+        (
+            i
+            for i, line in enumerate(lines)
+            if (t := line.split()) and t[0] == "GPU0" and (len(t) == 1 or t[1] != "X")
+        ),
         None,
     )
     if header_at is None:
-        raise ReadError(where, "no matrix header (a line naming GPU0, GPU1, …)", expected="nvidia-smi topo -m output")
+        raise ReadError(
+            where, "no matrix header (a line naming GPU0, GPU1, …)", expected="nvidia-smi topo -m output"
+        )
     tokens = lines[header_at].split()
     columns: list[str] = []
     for token in tokens:
@@ -195,7 +206,10 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
                 continue
             if not (cell in _PCIE_PATHS or re.fullmatch(r"NV\d+", cell)):
                 raise ReadError(
-                    where, f"{gpu}×{other} is {cell!r}", line=number, expected="X, NV#, PIX, PXB, PHB, NODE, SYS or SOC"
+                    where,
+                    f"{gpu}×{other} is {cell!r}",
+                    line=number,
+                    expected="X, NV#, PIX, PXB, PHB, NODE, SYS or SOC",
                 )
             if _GPU.match(other) and gpus.index(other) > i:
                 pairs.append(Pair(gpu, other, cell))

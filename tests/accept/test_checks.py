@@ -48,10 +48,23 @@ def test_nv18_mesh_confirms_the_nvswitch_node() -> None:
     bandwidth = check(report, "intra_node.bandwidth_gbytes_s")
     assert bandwidth["verdict"] == "confirmed" and bandwidth["measured"] == pytest.approx(956.2)
     gpu = check(report, "gpu")
-    assert gpu["verdict"] == "confirmed" and gpu["measured"] == ["NVIDIA H100 80GB HBM3"] and gpu["catalog_value"] == "H100 SXM"
+    assert (
+        gpu["verdict"] == "confirmed"
+        and gpu["measured"] == ["NVIDIA H100 80GB HBM3"]
+        and gpu["catalog_value"] == "H100 SXM"
+    )
     assert check(report, "gpus_per_node")["verdict"] == "confirmed"
-    for fact in ("inter_node.fabric", "inter_node.bandwidth_gbit_s", "inter_node.rails", "inter_node.rdma",
-                 "storage.local_nvme_tb", "bmc_ipmi", "power_redundancy", "nccl.allreduce_busbw_gbytes_s", "line_types"):
+    for fact in (
+        "inter_node.fabric",
+        "inter_node.bandwidth_gbit_s",
+        "inter_node.rails",
+        "inter_node.rdma",
+        "storage.local_nvme_tb",
+        "bmc_ipmi",
+        "power_redundancy",
+        "nccl.allreduce_busbw_gbytes_s",
+        "line_types",
+    ):
         assert check(report, fact)["verdict"] == "confirmed", (fact, check(report, fact)["evidence"])
     assert report["summary"]["contradicted"] == 0
     assert check(report, "bmc_ipmi")["scope"] == "service"  # the service table claims it
@@ -89,7 +102,10 @@ def test_needs_profile_inter_node_bandwidth() -> None:
     needs = load_needs(NEEDS_70B)
     report = accept(
         AcceptOptions(replay_dir=SCENARIOS / "a100-ib-box"),
-        catalogs=load_catalogs(CATALOGS), provider="trialco", offering="a100-ib-400", needs=needs,
+        catalogs=load_catalogs(CATALOGS),
+        provider="trialco",
+        offering="a100-ib-400",
+        needs=needs,
     )
     need = check(report, "needs.internode_gbit_s")
     # one node's NCCL run says nothing about the link between nodes; the line rate (1600) does not rule it out
@@ -101,7 +117,7 @@ def test_no_claims_without_an_offering_and_unknown_names() -> None:
     report = accept(AcceptOptions(replay_dir=SCENARIOS / "nv18-box"))
     assert report["checks"] == [] and report["claims"] is None
     assert report["summary"] == {"confirmed": 0, "contradicted": 0, "unverified": 0}
-    with pytest.raises(ClaimLookupError, match="no offering 'nope'.*h100-sxm-8x"):
+    with pytest.raises(ClaimLookupError, match=r"no offering 'nope'.*h100-sxm-8x"):
         report_for("nv18-box", "nope")
 
 

@@ -88,7 +88,9 @@ def test_topology_old_soc_driver() -> None:
 
 
 def test_topology_bad_input_names_file_and_line() -> None:
-    with pytest.raises(ReadError, match=r"topo\.txt: the matrix has no GPU4 row \(the header at line 1 names 8 GPUs\)"):
+    with pytest.raises(
+        ReadError, match=r"topo\.txt: the matrix has no GPU4 row \(the header at line 1 names 8 GPUs\)"
+    ):
         parse_topo_matrix((EDGE / "topo-truncated.txt").read_text(), "topo.txt")
     with pytest.raises(ReadError, match=r"topo\.txt:2: GPU0×GPU1 is 'NVX'"):
         parse_topo_matrix((EDGE / "topo-bad-cell.txt").read_text(), "topo.txt")
@@ -134,7 +136,11 @@ def test_nccl_bad_logs() -> None:
         parse_nccl((EDGE / "nccl-no-rows.log").read_text(), "norows.log")
     with pytest.raises(ReadError, match="no all_reduce_perf results table"):
         parse_nccl("NCCL INFO only\n", "x.log")
-    text = (REAL / "superbench-nccl-allreduce-8x-a100.log").read_text().replace("   float     sum    16215", "   float     sum")
+    text = (
+        (REAL / "superbench-nccl-allreduce-8x-a100.log")
+        .read_text()
+        .replace("   float     sum    16215", "   float     sum")
+    )
     with pytest.raises(ReadError, match=r"x\.log:48: a result row that does not fit the header at line 14"):
         parse_nccl(text, "x.log")
 
@@ -142,7 +148,9 @@ def test_nccl_bad_logs() -> None:
 def test_peak_not_the_footer_average_and_the_reference() -> None:
     slow = parse_nccl((SCENARIOS / "slow-nccl-box" / "nccl" / "all_reduce_perf.log").read_text(), "slow.log")
     verdict = judge(slow, ["NVIDIA H100 80GB HBM3"])
-    assert verdict["judgement"] == "below-reference" and verdict["reference"]["id"] == "h100-sxm-8gpu-nvswitch"
+    assert (
+        verdict["judgement"] == "below-reference" and verdict["reference"]["id"] == "h100-sxm-8gpu-nvswitch"
+    )
     assert verdict["peak_busbw_gbytes_s"] == 158.0 and verdict["ratio"] == pytest.approx(158 / 450)
     healthy = parse_nccl((REAL / "superbench-nccl-allreduce-8x-a100.log").read_text(), "sb.log")
     assert judge(healthy, ["NVIDIA A100-SXM4-40GB"])["judgement"] == "at-reference"
