@@ -65,7 +65,7 @@ def find_claims(catalogs: CatalogSet, provider_id: str, offering_id: str, region
 
 def route_check(report: dict[str, Any], claims: Claims, networks: Path | None = None) -> Check | None:
     """The region's claimed line type against the return-route traces to that line's carrier."""
-    from catalogs.acceptance import _check
+    from catalogs.acceptance.check import _check
     from probes.routes import PathHop, classify_path, load_network_table, route_summary
 
     region = claims.region

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from catalogs.acceptance import Check, _check, reference_id_for
+from catalogs.acceptance.check import Check, _check, reference_id_for
 from catalogs.gpus import GpuReference
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering
