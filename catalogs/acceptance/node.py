@@ -110,7 +110,7 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
                 _check(
                     "gpu_memory_gb",
                     None,
-                    measured_gb,
+                    round(measured_gb, 1),
                     "unverified",
                     f"the catalog does not say; {min(sizes)} MiB per GPU",
                 )
