@@ -128,3 +128,25 @@ def test_product_names_map_to_the_gpu_reference() -> None:
     assert reference_id_for("A100-SXM4-40GB") == "A100 40GB SXM"
     assert reference_id_for("NVIDIA H200") == "H200 SXM"
     assert reference_id_for("Tesla P100-PCIE-12GB") is None
+
+
+def test_report_round_trip_and_format_refusals(tmp_path: Path) -> None:
+    import json
+
+    from probes.accept import FORMAT_VERSION, ReportFormatError, load_report
+
+    report = report_for("islands-box", "a100-nvlink-8x")
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report, ensure_ascii=False))
+    assert load_report(path)["checks"] == report["checks"]
+    newer = dict(report, format_version=FORMAT_VERSION + 1)
+    path.write_text(json.dumps(newer))
+    with pytest.raises(ReportFormatError, match="newer than this linkvet understands"):
+        load_report(path)
+    path.write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ReportFormatError, match="not a linkvet acceptance report"):
+        load_report(path)
+    bad = dict(report, checks=[{"fact": "gpu", "verdict": "maybe"}])
+    path.write_text(json.dumps(bad))
+    with pytest.raises(ReportFormatError, match=r"checks\[0\] has no verdict"):
+        load_report(path)
