@@ -284,7 +284,10 @@ def read_nccl(
     files = list(logs) + [p for p in machine.recorded("nccl") if p.suffix in (".log", ".json", ".txt")]
     for path in files:
         try:
-            runs.append(parse_nccl(read_file(path), str(path)))
+            text = read_file(path)
+            runs.append(parse_nccl(text, str(path)))
+            if path in logs:
+                machine.save(f"nccl/{path.name}", text)  # a recording keeps the user's logs too
             readings.append(Reading("nccl", str(path), "file", "read", path=str(path)))
         except Unavailable as exc:
             readings.append(Reading("nccl", str(path), "file", "not read", reason=str(exc)))
