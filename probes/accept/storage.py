@@ -147,9 +147,9 @@ def read_fio(
             text = read_file(user_file)
         except Unavailable as exc:
             return None, Reading("fio", str(user_file), "file", "not read", reason=str(exc))
-        return parse_fio_json(text, str(user_file)), Reading(
-            "fio", str(user_file), "file", "read", path=str(user_file)
-        )
+        result = parse_fio_json(text, str(user_file))
+        machine.save(FIO_FILE, text)  # a recording keeps the user's result too
+        return result, Reading("fio", str(user_file), "file", "read", path=str(user_file))
     if not machine.live:
         try:
             text = machine.run(["fio"], record_as=FIO_FILE)

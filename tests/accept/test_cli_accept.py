@@ -134,7 +134,14 @@ def test_record_then_replay_round_trip(tmp_path: Path) -> None:
         assert out.returncode == 0, out.stderr
         return json.loads(out.stdout)  # type: ignore[no-any-return]
 
-    live = run("--record", str(recorded))
+    live = run(
+        "--record",
+        str(recorded),
+        "--nccl-log",
+        str(REAL / "superbench-nccl-allreduce-8x-a100.log"),
+        "--fio-json",
+        str(REAL / "superbench-fio-disk-performance.json"),
+    )
     assert live["mode"] == "live" and live["recorded_to"] == str(recorded)
     assert (recorded / "nvidia-smi-q.xml").read_text() == (
         REAL / "hadoop-nvidia-smi-q-2x-p100.xml"
@@ -147,5 +154,7 @@ def test_record_then_replay_round_trip(tmp_path: Path) -> None:
         "kernel": None,
         "privileged": None,
     }  # type: ignore[dict-item]
-    for section in ("gpus", "rdma", "ethernet", "nvme", "topology"):
+    assert (recorded / "nccl" / "superbench-nccl-allreduce-8x-a100.log").exists()
+    assert replay["facts"]["nccl"]["runs"][0]["peak_busbw_gbytes_s"] == 235.26  # type: ignore[index]
+    for section in ("gpus", "rdma", "ethernet", "nvme", "topology", "fio"):
         assert replay["facts"][section] == live["facts"][section], section  # type: ignore[index]
