@@ -12,5 +12,6 @@ Where things are:
     needs.py, sizing.py      training-needs profiles and the sizing formulas (with sources)
     checklist.py, scoring.py the checklist and the explainable ranking (`rank_offerings`)
     link_quality.py          `LinkSummary`, the one input scoring takes from measurement
+    acceptance/              `linkvet accept`: a server's measured facts against its offering's claims
     errors.py                the exception tree
 """

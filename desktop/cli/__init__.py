@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "size",
     "score",
     "export",
+    "accept",
     "gui",
 )
 

@@ -1,0 +1,328 @@
+"""Checks of the fabric between nodes, local storage, out-of-band management and power."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from catalogs.acceptance.check import (
+    BANDWIDTH_TOLERANCE,
+    MAX_PORT_GBIT_S,
+    MEMORY_TOLERANCE,
+    Check,
+    _check,
+    _not_read,
+)
+from catalogs.loader import ProviderCatalog
+from catalogs.schema import Offering
+
+
+def _ports(facts: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
+    rdma = facts.get("rdma") or {}
+    return [p for p in rdma.get("ports", []) if p.get("kind") == kind and p.get("active")]
+
+
+def _ports_text(ports: Sequence[Mapping[str, Any]], label: str) -> str:
+    if not ports:
+        return f"no active {label} port"
+    rates = sorted({float(p["rate_gbit_s"]) for p in ports if p.get("rate_gbit_s") is not None})
+    total = sum(p.get("rate_gbit_s") or 0 for p in ports)
+    return f"{len(ports)} active {label} port(s) at {'/'.join(f'{r:g}' for r in rates)} Gb/s ({total:g} Gbit/s together)"
+
+
+def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
+    facts = report.get("facts", {})
+    inter = offering.inter_node
+    fabric = inter.fabric if inter else None
+    checks: list[Check] = []
+    if facts.get("rdma") is None:
+        why = f"RDMA ports not read: {_not_read(report, 'infiniband')}"
+        for fact, claimed in (
+            ("inter_node.fabric", fabric),
+            ("inter_node.bandwidth_gbit_s", inter.bandwidth_gbit_s if inter else None),
+            ("inter_node.rdma", inter.rdma if inter else None),
+        ):
+            checks.append(_check(fact, claimed, None, "unverified", why, provenance=offering.fact(fact)))
+        return checks
+    ib, roce = _ports(facts, "infiniband"), _ports(facts, "roce")
+    seen = f"{_ports_text(ib, 'InfiniBand')}; {_ports_text(roce, 'RoCE')}"
+    kind_ports = {"infiniband": ib, "roce": roce}.get(fabric or "", [])
+    label = {"infiniband": "InfiniBand", "roce": "RoCE"}.get(fabric or "", fabric or "")
+    prov = offering.fact("inter_node.fabric")
+    if fabric in ("infiniband", "roce"):
+        checks.append(
+            _check(
+                "inter_node.fabric",
+                fabric,
+                "infiniband" if ib else "roce" if roce else None,
+                "confirmed" if kind_ports else "contradicted",
+                seen,
+                value=fabric if kind_ports else None,
+                provenance=prov,
+            )
+        )
+    else:
+        checks.append(
+            _check(
+                "inter_node.fabric",
+                fabric,
+                "infiniband" if ib else "roce" if roce else None,
+                "unverified",
+                ("the catalog does not say; " if fabric is None else f"{fabric} is not read from sysfs; ")
+                + seen,
+                value=None if fabric else ("infiniband" if ib else "roce" if roce else None),
+            )
+        )
+    claimed_bw = inter.bandwidth_gbit_s if inter else None
+    rails = inter.rails if inter else None
+    total = sum(p.get("rate_gbit_s") or 0 for p in kind_ports)
+    bw_prov = offering.fact("inter_node.bandwidth_gbit_s")
+    if claimed_bw is None or fabric not in ("infiniband", "roce"):
+        checks.append(
+            _check(
+                "inter_node.bandwidth_gbit_s",
+                claimed_bw,
+                total or None,
+                "unverified",
+                ("the catalog does not say; " if claimed_bw is None else "") + seen,
+                value=total or None,
+            )
+        )
+    elif not kind_ports:
+        checks.append(
+            _check("inter_node.bandwidth_gbit_s", claimed_bw, 0, "contradicted", seen, provenance=bw_prov)
+        )
+    else:
+        if rails:
+            per_rail = claimed_bw / rails
+            fast = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) >= per_rail]
+            ok = len(fast) >= rails
+            rule = f"{rails} rails × {per_rail:g} Gbit/s"
+        elif claimed_bw <= MAX_PORT_GBIT_S:
+            slow = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) < claimed_bw]
+            ok = not slow
+            rule = f"{claimed_bw:g} Gbit/s read as the per-port speed (no rail count claimed)"
+        else:
+            ok = total >= BANDWIDTH_TOLERANCE * claimed_bw
+            rule = f"{claimed_bw:g} Gbit/s read as the node's total"
+        checks.append(
+            _check(
+                "inter_node.bandwidth_gbit_s",
+                claimed_bw,
+                total,
+                "confirmed" if ok else "contradicted",
+                f"{rule}; sysfs: {_ports_text(kind_ports, label)}",
+                value=total,
+                provenance=bw_prov,
+            )
+        )
+    if rails is not None:
+        checks.append(
+            _check(
+                "inter_node.rails",
+                rails,
+                len(kind_ports),
+                "confirmed" if len(kind_ports) >= rails else "contradicted",
+                _ports_text(kind_ports, label),
+                value=len(kind_ports),
+                provenance=offering.fact("inter_node.rails"),
+            )
+        )
+    rdma_claim = inter.rdma if inter else None
+    any_rdma = bool(ib or roce)
+    if rdma_claim is None:
+        checks.append(
+            _check(
+                "inter_node.rdma",
+                None,
+                any_rdma,
+                "unverified",
+                f"the catalog does not say; {seen}",
+                value=any_rdma or None,
+            )
+        )
+    else:
+        ok = rdma_claim == any_rdma
+        checks.append(
+            _check(
+                "inter_node.rdma",
+                rdma_claim,
+                any_rdma,
+                "confirmed" if ok else "contradicted",
+                seen,
+                value=any_rdma,
+                provenance=offering.fact("inter_node.rdma"),
+            )
+        )
+    return checks
+
+
+def storage_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
+    nvme = report.get("facts", {}).get("nvme")
+    claimed = offering.storage.local_nvme_tb if offering.storage else None
+    prov = offering.fact("storage.local_nvme_tb")
+    if nvme is None:
+        return [
+            _check(
+                "storage.local_nvme_tb",
+                claimed,
+                None,
+                "unverified",
+                f"NVMe not read: {_not_read(report, 'nvme')}",
+                provenance=prov,
+            )
+        ]
+    total = round(nvme["total_tb"], 2)
+    text = f"{nvme['count']} NVMe namespace(s), {total:g} TB together (/sys/block)"
+    if claimed is None:
+        return [
+            _check(
+                "storage.local_nvme_tb",
+                None,
+                total,
+                "unverified",
+                f"the catalog does not say; {text}",
+                value=total,
+            )
+        ]
+    ok = total >= MEMORY_TOLERANCE * claimed
+    return [
+        _check(
+            "storage.local_nvme_tb",
+            claimed,
+            total,
+            "confirmed" if ok else "contradicted",
+            text + ("" if ok else f", under the {claimed:g} TB claimed"),
+            value=total,
+            provenance=prov,
+        )
+    ]
+
+
+def management_checks(
+    report: Mapping[str, Any], provider: ProviderCatalog, offering: Offering
+) -> list[Check]:
+    mgmt = report.get("facts", {}).get("management") or {}
+    checks: list[Check] = []
+    claimed = (
+        offering.bmc_ipmi
+        if offering.bmc_ipmi is not None
+        else (provider.service.bmc_ipmi if provider.service else None)
+    )
+    scope = "offering" if offering.bmc_ipmi is not None else "service"
+    prov = (
+        offering.fact("bmc_ipmi")
+        if scope == "offering"
+        else (provider.service.provenance("bmc_ipmi") if provider.service else None)
+    )
+    seen = bool(mgmt.get("bmc_seen"))
+    how = [
+        x
+        for x in (
+            ", ".join(mgmt.get("ipmi_device_nodes") or []),
+            "SMBIOS type 38" if mgmt.get("smbios_ipmi_entry") else "",
+            f"ipmitool mc info: {mgmt['bmc'].get('Manufacturer Name', '?')}" if mgmt.get("bmc") else "",
+        )
+        if x
+    ]
+    text = (
+        ("BMC seen: " + "; ".join(how))
+        if seen
+        else "no IPMI device node, SMBIOS type 38 entry or ipmitool answer (a BMC not exposed to the OS, as in a VM, cannot be seen)"
+    )
+    if claimed is None:
+        checks.append(
+            _check(
+                "bmc_ipmi",
+                None,
+                seen,
+                "unverified",
+                f"the catalog does not say; {text}",
+                scope=scope,
+                value=True if seen else None,
+            )
+        )
+    elif seen:
+        checks.append(
+            _check(
+                "bmc_ipmi",
+                claimed,
+                True,
+                "confirmed" if claimed else "contradicted",
+                text,
+                scope=scope,
+                value=True,
+                provenance=prov,
+            )
+        )
+    else:
+        checks.append(_check("bmc_ipmi", claimed, None, "unverified", text, scope=scope, provenance=prov))
+    supplies = mgmt.get("power_supplies")
+    pclaim = offering.power_redundancy
+    pprov = offering.fact("power_redundancy")
+    if supplies is None:
+        checks.append(
+            _check(
+                "power_redundancy",
+                pclaim,
+                None,
+                "unverified",
+                f"power supplies not read: {_not_read(report, 'power')}",
+                provenance=pprov,
+            )
+        )
+        return checks
+    healthy = mgmt.get("power_supplies_healthy") or 0
+    present = mgmt.get("power_supplies_present") or 0
+    bad = [f"{p['name']}: {p['description']}" for p in supplies if p.get("present") and not p.get("healthy")]
+    text = (
+        f"{present} power supplies present, {healthy} healthy"
+        + (f" ({'; '.join(bad)})" if bad else "")
+        + (f"; redundancy sensor: {mgmt['redundancy']}" if mgmt.get("redundancy") else "")
+    )
+    measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None
+    if pclaim is None:
+        checks.append(
+            _check(
+                "power_redundancy",
+                None,
+                measured,
+                "unverified",
+                f"the catalog does not say; {text}",
+                value=measured,
+            )
+        )
+    elif pclaim == "N":
+        checks.append(
+            _check(
+                "power_redundancy",
+                pclaim,
+                measured,
+                "confirmed" if healthy >= 1 else "contradicted",
+                text,
+                value="N",
+                provenance=pprov,
+            )
+        )
+    elif healthy < 2:
+        checks.append(
+            _check(
+                "power_redundancy", pclaim, measured, "contradicted", text, value=measured, provenance=pprov
+            )
+        )
+    elif pclaim == "2N":
+        checks.append(
+            _check(
+                "power_redundancy",
+                pclaim,
+                measured,
+                "unverified",
+                text + "; 2N needs two independent feeds, which the supplies alone do not show",
+                provenance=pprov,
+            )
+        )
+    else:
+        checks.append(
+            _check("power_redundancy", pclaim, measured, "confirmed", text, value="N+1", provenance=pprov)
+        )
+    return checks

@@ -1,0 +1,299 @@
+"""Where the acceptance readers read from: this computer, or a directory of recorded outputs.
+
+`LiveMachine` runs commands (with a time cap) and reads sysfs; given `record_dir` it also writes every
+output it read into that directory, in the layout `ReplayMachine` reads back:
+
+    DIR/hostname, DIR/nvidia-smi-q.xml, DIR/nvidia-smi-topo-m.txt, DIR/nvidia-smi-nvlink-s.txt,
+    DIR/ipmitool-mc-info.txt, DIR/ipmitool-sdr-power-supply.txt   one file per command
+    DIR/sys/...                                                    a copy of each sysfs file read
+    DIR/dev/ipmi0 ...                                              an empty file per device node seen
+
+Every read is bounded (`MAX_OUTPUT_BYTES` for outputs and user files, `MAX_SYSFS_BYTES` for one sysfs
+file): a larger input is a `ReadError` naming the file, never a memory blow-up. An input that is simply
+not there (no such command, no such file, permission denied) raises `Unavailable` with the reason, which
+the readers turn into a "not read" entry of the report; it never leaves `probes.accept`.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from probes.accept.errors import ReadError
+
+MAX_OUTPUT_BYTES = 8 * 1024 * 1024
+MAX_SYSFS_BYTES = 64 * 1024
+
+Method = Literal["library", "command", "sysfs", "file", "network"]
+Status = Literal["read", "not read"]
+
+
+class Unavailable(Exception):
+    """The input is not there (missing command or file, permission denied); `str()` says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How one input was read, for the report's `read` list."""
+
+    reader: str
+    source: str
+    method: Method
+    status: Status
+    path: str | None = None
+    reason: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "reader": self.reader,
+            "source": self.source,
+            "method": self.method,
+            "status": self.status,
+            "path": self.path,
+            "reason": self.reason,
+        }
+
+
+def _size_text(n: int) -> str:
+    return f"{n / (1024 * 1024):.0f} MiB" if n >= 1024 * 1024 else f"{n // 1024} KiB"
+
+
+def decode(data: bytes, where: str) -> str:
+    """UTF-8 text, or a ReadError naming the line of the first undecodable byte."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ReadError(where, f"not UTF-8 text (byte {exc.start})", line=line) from None
+
+
+def read_file(path: Path, *, limit: int = MAX_OUTPUT_BYTES, shown: str | None = None) -> str:
+    """A user-supplied or recorded file, at most `limit` bytes. Missing or unreadable: `Unavailable`;
+    larger than the limit or not text: `ReadError`."""
+    where = shown or str(path)
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except FileNotFoundError:
+        raise Unavailable(f"{where} does not exist") from None
+    except IsADirectoryError:
+        raise ReadError(where, "is a directory, not a file") from None
+    except PermissionError:
+        raise Unavailable(f"{where}: permission denied") from None
+    except OSError as exc:
+        raise Unavailable(f"{where}: {exc.strerror or exc}") from None
+    if len(data) > limit:
+        raise ReadError(where, f"larger than {_size_text(limit)}: not an output this reader knows")
+    return decode(data, where)
+
+
+class Machine:
+    """The interface the readers use. Paths are absolute paths as on a live Linux machine."""
+
+    live: bool
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def hostname(self) -> str:
+        raise NotImplementedError
+
+    def run(self, argv: Sequence[str], *, record_as: str, timeout_s: float = 60.0) -> str:
+        """The command's standard output (Unavailable when it is missing or fails)."""
+        raise NotImplementedError
+
+    def sys_read(self, path: str) -> str:
+        """One sysfs file, stripped of its trailing newline."""
+        raise NotImplementedError
+
+    def sys_list(self, path: str) -> list[str]:
+        """The entries of a sysfs directory, sorted (Unavailable when it does not exist)."""
+        raise NotImplementedError
+
+    def dev_entries(self, names: Sequence[str]) -> list[str]:
+        """Which of the device nodes `/dev/NAME` exist."""
+        raise NotImplementedError
+
+    def shown(self, path: str) -> str:
+        """How a sysfs path or recorded output is named in messages."""
+        return path
+
+    def recorded(self, subdir: str) -> list[Path]:
+        """The files of a replay directory's `subdir` (nccl/, traces/), sorted; none on a live machine."""
+        return []
+
+    def save(self, relative: str, text: str) -> None:
+        """Keep an output in the recording directory (live machines that record; a no-op otherwise)."""
+
+
+class LiveMachine(Machine):
+    """This computer. With `record_dir`, everything read is also written there (see module docstring)."""
+
+    live = True
+
+    def __init__(self, record_dir: Path | None = None, root: Path = Path("/")) -> None:
+        self.record_dir = record_dir
+        self.root = root
+        if record_dir is not None:
+            record_dir.mkdir(parents=True, exist_ok=True)
+            (record_dir / "hostname").write_text(self.hostname() + "\n", encoding="utf-8")
+
+    def describe(self) -> str:
+        return "this machine" + (f" (recording to {self.record_dir})" if self.record_dir else "")
+
+    def hostname(self) -> str:
+        return socket.gethostname()
+
+    def save(self, relative: str, text: str) -> None:
+        self._record(relative, text)
+
+    def _record(self, relative: str, text: str) -> None:
+        if self.record_dir is None:
+            return
+        target = self.record_dir / relative.lstrip("/")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+    def run(self, argv: Sequence[str], *, record_as: str, timeout_s: float = 60.0) -> str:
+        command = " ".join(argv)
+        if shutil.which(argv[0]) is None:
+            raise Unavailable(f"{argv[0]} is not installed (not on PATH)")
+        timed_out = threading.Event()
+        with tempfile.TemporaryFile() as stderr:
+            try:
+                proc = subprocess.Popen(
+                    list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
+                )
+            except OSError as exc:
+                raise Unavailable(f"`{command}` could not start: {exc.strerror or exc}") from None
+
+            def kill() -> None:
+                timed_out.set()
+                proc.kill()
+
+            timer = threading.Timer(timeout_s, kill)
+            timer.start()
+            try:
+                assert proc.stdout is not None
+                data = proc.stdout.read(MAX_OUTPUT_BYTES + 1)
+                if len(data) > MAX_OUTPUT_BYTES:
+                    proc.kill()
+            finally:
+                timer.cancel()
+                if proc.stdout is not None:
+                    proc.stdout.close()
+                code = proc.wait()
+            stderr.seek(0)
+            err = stderr.read(4096).decode("utf-8", "replace").strip()
+        if timed_out.is_set():
+            raise Unavailable(f"`{command}` did not finish within {timeout_s:g} s")
+        if len(data) > MAX_OUTPUT_BYTES:
+            raise ReadError(command, f"printed more than {_size_text(MAX_OUTPUT_BYTES)}")
+        text = decode(data, command)
+        if code != 0:
+            first = (err or text).strip().splitlines()[:1]
+            raise Unavailable(f"`{command}` exited with status {code}" + (f": {first[0]}" if first else ""))
+        self._record(record_as, text)
+        return text
+
+    def _path(self, path: str) -> Path:
+        return self.root / path.lstrip("/")
+
+    def sys_read(self, path: str) -> str:
+        try:
+            with self._path(path).open("rb") as handle:
+                data = handle.read(MAX_SYSFS_BYTES + 1)
+        except FileNotFoundError:
+            raise Unavailable(f"{path} does not exist") from None
+        except PermissionError:
+            raise Unavailable(f"{path}: permission denied (readable by root only)") from None
+        except OSError as exc:
+            if exc.errno == errno.EINVAL:  # e.g. the speed of a link that is down
+                raise Unavailable(f"{path}: the kernel gives no value (link down?)") from None
+            raise Unavailable(f"{path}: {exc.strerror or exc}") from None
+        if len(data) > MAX_SYSFS_BYTES:
+            raise ReadError(path, f"larger than {_size_text(MAX_SYSFS_BYTES)}: not a sysfs attribute")
+        text = decode(data, path)
+        self._record(path, text)
+        return text.rstrip("\n")
+
+    def sys_list(self, path: str) -> list[str]:
+        try:
+            names = sorted(os.listdir(self._path(path)))
+        except FileNotFoundError:
+            raise Unavailable(f"{path} does not exist") from None
+        except NotADirectoryError:
+            raise Unavailable(f"{path} is not a directory") from None
+        except PermissionError:
+            raise Unavailable(f"{path}: permission denied") from None
+        if self.record_dir is not None:
+            (self.record_dir / path.lstrip("/")).mkdir(parents=True, exist_ok=True)
+            for name in names:
+                if (self._path(path) / name).is_dir():
+                    (self.record_dir / path.lstrip("/") / name).mkdir(exist_ok=True)
+        return names
+
+    def dev_entries(self, names: Sequence[str]) -> list[str]:
+        found = [name for name in names if os.path.exists(self._path(f"/dev/{name}"))]
+        for name in found:
+            self._record(f"/dev/{name.replace('/', '-')}", "")
+        return found
+
+
+class ReplayMachine(Machine):
+    """A directory of recorded outputs (see the module docstring for its layout)."""
+
+    live = False
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def describe(self) -> str:
+        return f"recorded outputs in {self.directory}"
+
+    def hostname(self) -> str:
+        try:
+            name = read_file(self.directory / "hostname", limit=4096).strip()
+        except Unavailable:
+            name = ""
+        return name or f"replay of {self.directory.name}"
+
+    def shown(self, path: str) -> str:
+        return str(self.directory / path.lstrip("/"))
+
+    def recorded(self, subdir: str) -> list[Path]:
+        folder = self.directory / subdir
+        if not folder.is_dir():
+            return []
+        return sorted(p for p in folder.iterdir() if p.is_file())
+
+    def run(self, argv: Sequence[str], *, record_as: str, timeout_s: float = 60.0) -> str:
+        try:
+            return read_file(self.directory / record_as, shown=str(self.directory / record_as))
+        except Unavailable:
+            raise Unavailable(f"no {record_as} in the replay directory (`{' '.join(argv)}` output)") from None
+
+    def sys_read(self, path: str) -> str:
+        local = self.directory / path.lstrip("/")
+        try:
+            return read_file(local, limit=MAX_SYSFS_BYTES, shown=str(local)).rstrip("\n")
+        except Unavailable:
+            raise Unavailable(f"{path} is not in the replay directory") from None
+
+    def sys_list(self, path: str) -> list[str]:
+        local = self.directory / path.lstrip("/")
+        if not local.is_dir():
+            raise Unavailable(f"{path} is not in the replay directory")
+        return sorted(os.listdir(local))
+
+    def dev_entries(self, names: Sequence[str]) -> list[str]:
+        return [name for name in names if (self.directory / "dev" / name.replace("/", "-")).exists()]

@@ -1,0 +1,57 @@
+"""The acceptance report's format: a JSON object, versioned.
+
+    format          "linkvet-acceptance-report"
+    format_version  1
+    tool            {name, version}
+    host            {hostname, kernel, privileged}
+    created_at      UTC, ISO 8601 with "Z"
+    mode            "live" | "replay"; machine (in words); recorded_to
+    read            [{reader, source, method, status ("read" | "not read"), path, reason}]
+    facts           {gpus, topology, rdma, ethernet, nvme, fio, management, nccl, return_route, office}
+                    — every raw figure, each section null when it could not be read
+    claims          {provider, offering, region, catalog_file} or null (added with --provider/--offering)
+    needs           {name, internode_gbit_s, …} or null (added with --needs)
+    checks          [{fact, scope, claimed, measured, verdict, evidence, catalog_value, claim_source, …}]
+    summary         {confirmed, contradicted, unverified}
+
+`load_report` reads one back (for `linkvet accept import`): a file of another format, or of a newer
+version, is a ReportFormatError.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from probes.accept.errors import ReadError, ReportFormatError
+from probes.accept.machine import read_file
+
+FORMAT = "linkvet-acceptance-report"
+FORMAT_VERSION = 1
+VERDICTS = ("confirmed", "contradicted", "unverified")
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    text = read_file(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ReadError(
+            str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet acceptance report"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ReportFormatError(
+            f"{path}: not a linkvet acceptance report (format {data.get('format') if isinstance(data, dict) else None!r})"
+        )
+    version = data.get("format_version")
+    if not isinstance(version, int) or version < 1:
+        raise ReportFormatError(f"{path}: format_version {version!r} is not a version number")
+    if version > FORMAT_VERSION:
+        raise ReportFormatError(
+            f"{path}: format_version {version} is newer than this linkvet understands ({FORMAT_VERSION}); update linkvet"
+        )
+    for index, check in enumerate(data.get("checks") or []):
+        if not isinstance(check, dict) or check.get("verdict") not in VERDICTS:
+            raise ReportFormatError(f"{path}: checks[{index}] has no verdict among {', '.join(VERDICTS)}")
+    return data

@@ -1,0 +1,174 @@
+"""Local storage: NVMe namespaces and their sizes from `/sys/block` (no root), and a sequential-read
+figure from fio — a bounded run (`--fio`, read-only, `--readonly`) or a JSON the user supplies (fio may
+print notes before its JSON; they are skipped)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from probes.accept.errors import ReadError
+from probes.accept.machine import Machine, Reading, Unavailable, read_file
+
+BLOCK_ROOT = "/sys/block"
+FIO_FILE = "fio.json"
+
+
+@dataclass(frozen=True, slots=True)
+class NvmeDisk:
+    name: str
+    size_bytes: int
+    model: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "size_bytes": self.size_bytes,
+            "size_tb": self.size_bytes / 1e12,
+            "model": self.model,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FioResult:
+    jobs: int
+    read_bw_mbytes_s: float  # bytes/s ÷ 10^6, summed over jobs
+    read_iops: float
+    write_bw_mbytes_s: float
+    filename: str | None
+    version: str | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "jobs": self.jobs,
+            "read_bw_mbytes_s": self.read_bw_mbytes_s,
+            "read_iops": self.read_iops,
+            "write_bw_mbytes_s": self.write_bw_mbytes_s,
+            "filename": self.filename,
+            "fio_version": self.version,
+        }
+
+
+def read_nvme(machine: Machine) -> tuple[tuple[NvmeDisk, ...] | None, Reading]:
+    try:
+        names = machine.sys_list(BLOCK_ROOT)
+    except Unavailable as exc:
+        return None, Reading("nvme", BLOCK_ROOT, "sysfs", "not read", reason=str(exc))
+    disks = []
+    for name in names:
+        if not name.startswith("nvme"):
+            continue
+        size_path = f"{BLOCK_ROOT}/{name}/size"
+        try:
+            text = machine.sys_read(size_path).strip()
+        except Unavailable:
+            continue
+        if not text.isdigit():
+            raise ReadError(
+                machine.shown(size_path),
+                f"size {text[:40]!r}",
+                line=1,
+                expected="a count of 512-byte sectors",
+            )
+        try:
+            model: str | None = machine.sys_read(f"{BLOCK_ROOT}/{name}/device/model").strip() or None
+        except Unavailable:
+            model = None
+        disks.append(NvmeDisk(name, int(text) * 512, model))
+    path = None if machine.live else machine.shown(BLOCK_ROOT)
+    return tuple(disks), Reading("nvme", BLOCK_ROOT, "sysfs", "read", path=path)
+
+
+def parse_fio_json(text: str, where: str) -> FioResult:
+    """fio's `--output-format=json`, after any lines fio printed before it."""
+    start = next(
+        (i for i, line in enumerate(text.splitlines(keepends=True)) if line.lstrip().startswith("{")), None
+    )
+    if start is None:
+        raise ReadError(where, "no JSON object in the file", expected="fio --output-format=json output")
+    lines = text.splitlines(keepends=True)
+    body = "".join(lines[start:])
+    try:
+        data = json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ReadError(
+            where, f"not valid JSON ({exc.msg})", line=start + exc.lineno, expected="fio JSON"
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("jobs"), list) or not data["jobs"]:
+        raise ReadError(where, "no `jobs` list", expected="fio JSON with at least one job")
+    read_bw = write_bw = iops = 0.0
+    for index, job in enumerate(data["jobs"]):
+        try:
+            read_bw += float(job["read"]["bw_bytes"])
+            iops += float(job["read"]["iops"])
+            write_bw += float(job.get("write", {}).get("bw_bytes", 0))
+        except (KeyError, TypeError, ValueError):
+            raise ReadError(
+                where, f"jobs[{index}] has no read.bw_bytes / read.iops", expected="fio JSON (fio ≥ 3)"
+            ) from None
+    options = data.get("global options") or {}
+    return FioResult(
+        jobs=len(data["jobs"]),
+        read_bw_mbytes_s=read_bw / 1e6,
+        read_iops=iops,
+        write_bw_mbytes_s=write_bw / 1e6,
+        filename=options.get("filename") if isinstance(options, dict) else None,
+        version=data.get("fio version"),
+    )
+
+
+def fio_command(device: str, runtime_s: int = 20) -> list[str]:
+    """A bounded, read-only sequential read test of `device` (fio refuses to write with --readonly)."""
+    return [
+        "fio",
+        "--name=linkvet-seqread",
+        f"--filename={device}",
+        "--readonly",
+        "--rw=read",
+        "--bs=1M",
+        "--iodepth=32",
+        "--ioengine=libaio",
+        "--direct=1",
+        "--numjobs=1",
+        "--time_based",
+        f"--runtime={runtime_s}",
+        "--size=4G",
+        "--output-format=json",
+    ]
+
+
+def read_fio(
+    machine: Machine, *, user_file: Path | None = None, run_on: str | None = None
+) -> tuple[FioResult | None, Reading]:
+    if user_file is not None:
+        try:
+            text = read_file(user_file)
+        except Unavailable as exc:
+            return None, Reading("fio", str(user_file), "file", "not read", reason=str(exc))
+        result = parse_fio_json(text, str(user_file))
+        machine.save(FIO_FILE, text)  # a recording keeps the user's result too
+        return result, Reading("fio", str(user_file), "file", "read", path=str(user_file))
+    if not machine.live:
+        try:
+            text = machine.run(["fio"], record_as=FIO_FILE)
+        except Unavailable as exc:
+            return None, Reading("fio", "fio", "file", "not read", reason=str(exc))
+        return parse_fio_json(text, machine.shown(FIO_FILE)), Reading(
+            "fio", "fio", "file", "read", path=machine.shown(FIO_FILE)
+        )
+    if run_on is None:
+        return None, Reading(
+            "fio",
+            "fio",
+            "command",
+            "not read",
+            reason="not asked for (--fio DEVICE runs a bounded read test)",
+        )
+    command = fio_command(run_on)
+    try:
+        text = machine.run(command, record_as=FIO_FILE, timeout_s=60)
+    except Unavailable as exc:
+        return None, Reading("fio", " ".join(command), "command", "not read", reason=str(exc))
+    return parse_fio_json(text, "fio output"), Reading("fio", " ".join(command), "command", "read")

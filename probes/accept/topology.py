@@ -1,0 +1,227 @@
+"""`nvidia-smi topo -m`: the path between every pair of GPUs, and what it makes of the node.
+
+Cells: `X` (self), `NV#` (a bonded set of # NVLinks), `PIX`, `PXB`, `PHB`, `NODE`, `SYS` (PCIe paths,
+from the nearest to across the CPU interconnect; old drivers print `SOC` for `SYS`). The header may carry
+ANSI escape codes (a terminal's underline), NIC columns and rows (`NIC0`, `mlx5_0`) and a `NIC Legend`
+may be mixed in; only GPU×GPU cells decide.
+
+Verdict per node:
+    nvlink-all       every pair of GPUs over NVLink (an NVSwitch node, or a full NVLink mesh)
+    nvlink-islands   groups of GPUs joined by NVLink, the groups joined only over PCIe (e.g. 2 × 4)
+    nvlink-partial   NVLink joins them all, but some pairs only through PCIe (e.g. a hybrid cube mesh)
+    pcie-only        no pair over NVLink
+    single-gpu       one GPU: nothing to judge
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from probes.accept.errors import ReadError
+from probes.accept.machine import Machine, Reading, Unavailable
+
+TOPO_FILE = "nvidia-smi-topo-m.txt"
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_PCIE_PATHS = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
+_GPU = re.compile(r"^GPU\d+$")
+
+Verdict = Literal["nvlink-all", "nvlink-islands", "nvlink-partial", "pcie-only", "single-gpu"]
+VERDICT_WORDS: dict[str, str] = {
+    "nvlink-all": "every GPU pair over NVLink",
+    "nvlink-islands": "NVLink islands joined only over PCIe",
+    "nvlink-partial": "NVLink, but some GPU pairs only through PCIe",
+    "pcie-only": "no GPU pair over NVLink (PCIe only)",
+    "single-gpu": "a single GPU",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    a: str
+    b: str
+    path: str  # "NV18", "SYS", ...
+
+    @property
+    def nvlink(self) -> bool:
+        return self.path.startswith("NV")
+
+    @property
+    def nvlinks(self) -> int | None:
+        return int(self.path[2:]) if self.nvlink else None
+
+    def describe(self) -> str:
+        return f"{self.a}–{self.b} {self.path}"
+
+
+@dataclass(frozen=True, slots=True)
+class Topology:
+    gpus: tuple[str, ...]
+    pairs: tuple[Pair, ...]
+    nics: tuple[str, ...] = ()
+    nic_names: tuple[tuple[str, str], ...] = ()  # NIC legend: ("NIC0", "mlx5_0")
+
+    @property
+    def islands(self) -> tuple[tuple[str, ...], ...]:
+        """Groups of GPUs connected through NVLink (connected components), largest first."""
+        parent = {gpu: gpu for gpu in self.gpus}
+
+        def find(x: str) -> str:
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for pair in self.pairs:
+            if pair.nvlink:
+                parent[find(pair.a)] = find(pair.b)
+        groups: dict[str, list[str]] = {}
+        for gpu in self.gpus:
+            groups.setdefault(find(gpu), []).append(gpu)
+        return tuple(
+            sorted((tuple(g) for g in groups.values()), key=lambda g: (-len(g), self.gpus.index(g[0])))
+        )
+
+    @property
+    def verdict(self) -> Verdict:
+        if len(self.gpus) < 2:
+            return "single-gpu"
+        nv = [p for p in self.pairs if p.nvlink]
+        if len(nv) == len(self.pairs):
+            return "nvlink-all"
+        if not nv:
+            return "pcie-only"
+        islands = self.islands
+        if len(islands) > 1:
+            inside = {frozenset((p.a, p.b)) for p in nv}
+            complete = all(
+                frozenset((x, y)) in inside
+                for group in islands
+                for i, x in enumerate(group)
+                for y in group[i + 1 :]
+            )
+            if complete:
+                return "nvlink-islands"
+        return "nvlink-partial"
+
+    @property
+    def pcie_pairs(self) -> tuple[Pair, ...]:
+        return tuple(p for p in self.pairs if not p.nvlink)
+
+    def explain(self) -> str:
+        n = len(self.gpus)
+        verdict = self.verdict
+        if verdict == "single-gpu":
+            return "one GPU: no GPU pair to judge"
+        counts = sorted({p.nvlinks for p in self.pairs if p.nvlinks is not None})
+        bonded = "/".join(f"NV{c}" for c in counts)
+        if verdict == "nvlink-all":
+            return f"all {len(self.pairs)} pairs of the {n} GPUs over NVLink ({bonded})"
+        if verdict == "pcie-only":
+            kinds = sorted({p.path for p in self.pairs})
+            return (
+                f"none of the {len(self.pairs)} pairs of the {n} GPUs over NVLink (paths: {', '.join(kinds)})"
+            )
+        groups = " | ".join(",".join(g) for g in self.islands)
+        return f"{len(self.pcie_pairs)} of {len(self.pairs)} GPU pairs only through PCIe; NVLink groups: {groups}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "explanation": self.explain(),
+            "gpus": list(self.gpus),
+            "pairs": [{"a": p.a, "b": p.b, "path": p.path} for p in self.pairs],
+            "pcie_pairs": [p.describe() for p in self.pcie_pairs],
+            "islands": [list(g) for g in self.islands],
+            "nics": list(self.nics),
+            "nic_legend": dict(self.nic_names),
+        }
+
+
+def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
+    """Parse `nvidia-smi topo -m`. A missing header, a missing or short GPU row or an unknown cell is a
+    ReadError naming the line."""
+    lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
+    header_at = next(
+        (
+            i
+            for i, line in enumerate(lines)
+            if (t := line.split()) and t[0] == "GPU0" and (len(t) == 1 or t[1] != "X")
+        ),
+        None,
+    )
+    if header_at is None:
+        raise ReadError(
+            where, "no matrix header (a line naming GPU0, GPU1, …)", expected="nvidia-smi topo -m output"
+        )
+    tokens = lines[header_at].split()
+    columns: list[str] = []
+    for token in tokens:
+        if token in ("CPU", "NUMA", "GPU") and columns:
+            break
+        columns.append(token)
+    gpus = tuple(c for c in columns if _GPU.match(c))
+    if not gpus:
+        raise ReadError(where, "the header names no GPU column", line=header_at + 1, expected="GPU0 …")
+    rows: dict[str, tuple[int, list[str]]] = {}
+    nic_names: list[tuple[str, str]] = []
+    in_nic_legend = False
+    for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("NIC Legend"):
+            in_nic_legend = True
+            continue
+        if in_nic_legend:
+            match = re.match(r"^(NIC\d+):\s*(\S+)$", stripped)
+            if match:
+                nic_names.append((match.group(1), match.group(2)))
+            continue
+        if stripped.startswith("Legend") or "=" in stripped:
+            continue
+        cells = stripped.split()
+        if cells[0] in columns:
+            rows[cells[0]] = (number, cells[1:])
+    pairs: list[Pair] = []
+    for i, gpu in enumerate(gpus):
+        if gpu not in rows:
+            raise ReadError(
+                where,
+                f"the matrix has no {gpu} row (the header at line {header_at + 1} names {len(gpus)} GPUs): truncated?",
+                expected=f"a row for each of {', '.join(gpus)}",
+            )
+        number, cells = rows[gpu]
+        gpu_cells = cells[: len(columns)]
+        if len(gpu_cells) < len(columns):
+            raise ReadError(
+                where, f"the {gpu} row has {len(gpu_cells)} of {len(columns)} cells: truncated?", line=number
+            )
+        for j, other in enumerate(columns):
+            cell = gpu_cells[j]
+            if other == gpu:
+                if cell != "X":
+                    raise ReadError(where, f"{gpu}×{gpu} is {cell!r}", line=number, expected="X (self)")
+                continue
+            if not (cell in _PCIE_PATHS or re.fullmatch(r"NV\d+", cell)):
+                raise ReadError(
+                    where,
+                    f"{gpu}×{other} is {cell!r}",
+                    line=number,
+                    expected="X, NV#, PIX, PXB, PHB, NODE, SYS or SOC",
+                )
+            if _GPU.match(other) and gpus.index(other) > i:
+                pairs.append(Pair(gpu, other, cell))
+    nics = tuple(c for c in columns if not _GPU.match(c))
+    return Topology(gpus=gpus, pairs=tuple(pairs), nics=nics, nic_names=tuple(nic_names))
+
+
+def read_topology(machine: Machine) -> tuple[Topology | None, Reading]:
+    try:
+        text = machine.run(["nvidia-smi", "topo", "-m"], record_as=TOPO_FILE)
+    except Unavailable as exc:
+        return None, Reading("topology", "nvidia-smi topo -m", "command", "not read", reason=str(exc))
+    topology = parse_topo_matrix(text, machine.shown(TOPO_FILE))
+    path = None if machine.live else machine.shown(TOPO_FILE)
+    return topology, Reading("topology", "nvidia-smi topo -m", "command", "read", path=path)
