@@ -53,7 +53,7 @@ def check_offering(
     gpus: GpuReference | None = None,
 ) -> list[Check]:
     """Every check of the report's facts against `offering`'s claims (route claims are checked by the
-    caller, which has the route classifier: `desktop.accept`)."""
+    caller, which has the route classifier: `desktop.usecases.accept`)."""
     gpus = gpus or default_gpu_reference()
     checks = [
         *gpu_checks(report, offering, gpus),

@@ -1,7 +1,7 @@
 """`linkvet accept`: run on the rented GPU server, read what it has (GPUs, NVLink topology, InfiniBand/RoCE,
 NVMe, BMC, power, NCCL bandwidth, the return route to China) and check it against what the vendor's catalog
 claims. `--replay DIR` reads recorded outputs instead; `--record DIR` writes them. The work is
-`desktop.accept.accept`; this module parses arguments and prints.
+`desktop.usecases.accept.accept`; this module parses arguments and prints.
 
 Exit codes: 0 the report was made and no claim is contradicted (confirmed and unverified only);
 4 at least one claim is contradicted (a finding, not a crash); 2 usage error or malformed input (the message
@@ -16,11 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from desktop.cli._common import EXIT_ENVIRONMENT, EXIT_OK, EXIT_USAGE, CliError, positive_float
+from desktop.cli._common import positive_float
+from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
 from desktop.cli._format import table
 
 # New exit code, to join the CLI's one table of codes: a contradicted claim was found.
-EXIT_CONTRADICTED = 4
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -104,21 +104,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from catalogs.errors import CatalogError
-    from desktop.accept import ClaimLookupError
-    from probes.accept import AcceptError
-    from probes.routes import RouteError
-
     if (args.provider is None) != (args.offering is None):
-        raise CliError("--provider and --offering go together")
+        raise UsageError("--provider and --offering go together")
     if args.replay is not None and not args.replay.is_dir():
-        raise CliError(f"--replay {args.replay}: not a directory", EXIT_ENVIRONMENT)
+        raise UsageError(f"--replay {args.replay}: not a directory")
     if args.out is not None and not args.out.parent.exists():
-        raise CliError(f"--out {args.out}: the folder {args.out.parent} does not exist")
-    try:  # the one place this command's errors become messages
-        report = _accept(args)
-    except (AcceptError, CatalogError, ClaimLookupError, RouteError) as exc:
-        raise CliError(str(exc).strip("'\""), EXIT_USAGE) from exc
+        raise UsageError(f"--out {args.out}: the folder {args.out.parent} does not exist")
+    report = _accept(args)
     text = json.dumps(report, ensure_ascii=False, indent=1, allow_nan=False)
     if args.out is not None:
         args.out.write_text(text + "\n", encoding="utf-8")
@@ -133,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _accept(args: argparse.Namespace) -> dict[str, Any]:
     from catalogs.needs import load_needs
-    from desktop.accept import accept
+    from desktop.usecases.accept import accept
     from desktop.cli.catalog import load_or_warn
     from probes.accept import AcceptOptions
 

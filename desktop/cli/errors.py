@@ -25,6 +25,7 @@ EXIT_OK = 0
 EXIT_SOME_FAILED = 1
 EXIT_USAGE = 2
 EXIT_ENVIRONMENT = 3
+EXIT_CONTRADICTED = 4  # `linkvet accept`: a claim the server contradicts (a finding, not a failure)
 EXIT_INTERRUPTED = 130
 
 
@@ -63,6 +64,7 @@ EXIT_RULES: tuple[ExitRule, ...] = (
     ExitRule("desktop.usecases.errors", "InputError", EXIT_USAGE),
     ExitRule("probes.errors", "TargetError", EXIT_USAGE),
     ExitRule("probes.errors", "PlanError", EXIT_USAGE),
+    ExitRule("probes.accept.errors", "AcceptError", EXIT_USAGE),
     ExitRule("probes.peak", "PeakWindowError", EXIT_USAGE),
     ExitRule("probes.analysis.scope", "ScopeError", EXIT_USAGE),
     ExitRule("probes.analysis.clock", "TimeZoneError", EXIT_USAGE),

@@ -9,6 +9,8 @@
     desktop/usecases/sizing.py      size a training job on a GPU of the reference
     desktop/usecases/export.py      build and write the comparison workbook (xlsx or csv)
     desktop/usecases/offerings.py   load the catalogs, one row per offering, a catalog region → targets
+    desktop/usecases/accept.py      `linkvet accept`: read the server (probes.accept), check it against the
+                                    catalog's claims (catalogs.acceptance) and the return route
     desktop/usecases/probe_list.py  the app's probe list (file), imported from and saved as plan files
     desktop/usecases/errors.py      the errors raised here (the faces word every error in one place each)
 

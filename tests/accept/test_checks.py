@@ -10,7 +10,7 @@ import pytest
 from catalogs.acceptance import reference_id_for
 from catalogs.loader import load_catalogs
 from catalogs.needs import load_needs
-from desktop.accept import ClaimLookupError, accept
+from desktop.usecases.accept import ClaimLookupError, accept
 from probes.accept import AcceptOptions
 from tests.accept.conftest import CATALOGS, SCENARIOS
 

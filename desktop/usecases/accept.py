@@ -16,6 +16,7 @@ from catalogs.acceptance import Check, Verdict, check_offering, summarize
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering, Region
+from desktop.usecases.errors import InputError
 from probes.accept import AcceptOptions, collect
 
 # The carrier whose endpoints a claimed line type is seen on, on the return path (CN2 and 163 are China
@@ -30,7 +31,7 @@ CARRIER_OF_CLAIM = {
 }
 
 
-class ClaimLookupError(LookupError):
+class ClaimLookupError(InputError):
     """The provider, offering or region named is not in the catalogs; `str()` lists what there is."""
 
 
