@@ -17,10 +17,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from desktop.cli._common import positive_float
-from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
 from desktop.cli._format import table
-
-# New exit code, to join the CLI's one table of codes: a contradicted claim was found.
+from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -125,8 +123,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _accept(args: argparse.Namespace) -> dict[str, Any]:
     from catalogs.needs import load_needs
-    from desktop.usecases.accept import accept
     from desktop.cli.catalog import load_or_warn
+    from desktop.usecases.accept import accept
     from probes.accept import AcceptOptions
 
     options = AcceptOptions(
