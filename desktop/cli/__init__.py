@@ -62,12 +62,14 @@ def headless_main_job() -> int:
     from catalogs.needs import EXAMPLE_NEEDS
     from probes.plan import EXAMPLE_PLAN
 
-    print(
+    from desktop.i18n import _
+
+    intro = _(
         "linkvet: no display here, so instead of the desktop application: one measuring round of the example "
-        f"plan ({EXAMPLE_PLAN.name}), then the bundled catalogs ranked for the example needs profile "
-        f"({EXAMPLE_NEEDS.name}). `linkvet --help` lists every command.\n",
-        flush=True,
+        "plan ({plan}), then the bundled catalogs ranked for the example needs profile ({needs}). "
+        "`linkvet --help` lists every command."
     )
+    print(intro.format(plan=EXAMPLE_PLAN.name, needs=EXAMPLE_NEEDS.name) + "\n", flush=True)
     measured = main(["schedule", "--plan", str(EXAMPLE_PLAN), "--once", "--quiet"])
     if measured not in (EXIT_OK, EXIT_SOME_FAILED):
         return measured
