@@ -17,12 +17,10 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from probes.errors import PeakWindowError as PeakWindowError  # re-exported: its callers catch it here
+
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _PATTERN = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s+(\S+)\s*(?:\s(.+))?$")
-
-
-class PeakWindowError(ValueError):
-    """A peak window that cannot be understood; the message says what was expected."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,8 +50,8 @@ from pydantic import (
     model_validator,
 )
 
-from probes.errors import PlanError, TargetError
-from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+from probes.errors import PeakWindowError, PlanError, TargetError
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import URL_METHODS, Method, ProbeOptions, Target
 
 PLAN_VERSION = 1

@@ -8,16 +8,14 @@ import socket
 import time
 from dataclasses import dataclass
 
+from probes.errors import ResolveFailed
+
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
     address: str
     family: int
     dns_ms: float  # 0.0 for an address literal
-
-
-class ResolveFailed(Exception):
-    """The name did not resolve; `str()` says why in the resolver's words."""
 
 
 async def resolve(host: str, family: int = socket.AF_UNSPEC) -> Resolved:

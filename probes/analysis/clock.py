@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from probes.errors import TimeZoneError
 from probes.peak import PeakWindow, mask_any
 
 IntArray = npt.NDArray[np.int64]
@@ -26,10 +27,6 @@ BoolArray = npt.NDArray[np.bool_]
 US_PER_MINUTE = 60_000_000
 US_PER_HOUR = 3_600_000_000
 US_PER_DAY = 86_400_000_000
-
-
-class TimeZoneError(ValueError):
-    """An unknown time zone name."""
 
 
 @dataclass(frozen=True, slots=True)

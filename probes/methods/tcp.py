@@ -15,10 +15,10 @@ import socket
 import struct
 import time
 
-from probes.errors import ErrorKind
+from probes.errors import ErrorKind, ResolveFailed
 from probes.methods._attempts import describe_losses, send_paced
 from probes.methods._context import RunContext, now_us
-from probes.resolve import ResolveFailed, resolve
+from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 

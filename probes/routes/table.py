@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal, get_args
 
-from probes.routes.errors import NetworkTableError, NetworkTableVersionError
+from probes.errors import NetworkTableError, NetworkTableVersionError
 
 Backbone = Literal["cn2", "163", "ctgnet", "cu-9929", "cu-10099", "cu-4837", "cmi", "cmin2", "other"]
 BACKBONES: Final[tuple[Backbone, ...]] = get_args(Backbone)

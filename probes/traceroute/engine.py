@@ -22,9 +22,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Protocol as TypingProtocol
 
-from probes.errors import ErrorKind, IcmpNotPermitted, TargetError
+from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
 from probes.icmp_engine import IcmpEngine
-from probes.resolve import ResolveFailed, resolve
+from probes.resolve import resolve
 from probes.routes.classify import PathHop, classify_path
 from probes.routes.table import NetworkMatch, NetworkTable
 from probes.traceroute.probers import (
