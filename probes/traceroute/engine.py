@@ -20,10 +20,10 @@ import socket
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Protocol as TypingProtocol
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
 from probes.icmp_engine import IcmpEngine
+from probes.pacing import Pacer
 from probes.resolve import resolve
 from probes.routes.classify import PathHop, classify_path
 from probes.routes.table import NetworkMatch, NetworkTable
@@ -36,18 +36,12 @@ from probes.traceroute.probers import (
     TcpProber,
     UdpProber,
 )
-from probes.traceroute.result import PROTOCOLS, HopReply, Protocol, TraceHop, TraceResult
+from probes.traceroute.result import PROTOCOLS, HopReply, TraceHop, TraceProtocol, TraceResult
 
 MAX_TTL = 255
 # Without a run's pacer, probes leave at most one per millisecond (the runner's default, fping's -i 1):
 # in round 0 the destination's answer then often arrives before probes past it are sent.
 DEFAULT_GAP_S = 0.001
-
-
-class Pacer(TypingProtocol):
-    """The run's packet pacer (`probes.methods._context.Pacer`): waits for this sender's turn."""
-
-    async def turn(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +52,7 @@ class TraceOptions:
     (default 80). `parallel`: probes in flight while round 0 looks for the destination.
     """
 
-    protocol: Protocol = "icmp"
+    protocol: TraceProtocol = "icmp"
     probes_per_hop: int = 3
     max_hops: int = 30
     first_hop: int = 1
