@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import icmplib
 
 from probes.errors import ErrorKind, IcmpNotPermitted
+from probes.timestamps import now_us
 
 # Linux socket constants Python's socket module does not export.
 SO_TIMESTAMPNS = 35
@@ -196,7 +197,7 @@ class IcmpEngine:
         seq = self._allocate_seq(fs, address)
         packet = self._packet(fs, seq, payload_bytes)
         key = (family, address, seq)
-        sent_at_us = time.time_ns() // 1000
+        sent_at_us = now_us()
         sent_mono_ns = time.perf_counter_ns()
         try:
             self._sendto(fs, packet, address, ttl)

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 from desktop.app.context import AppContext
 from desktop.app.export_data import ExportJob, ExportResult, run_export
 from desktop.app.needs_form import DEFAULTS
+from probes import timestamps
 
 PERIODS: tuple[int | None, ...] = (None, 7 * 86400, 30 * 86400)
 
@@ -132,7 +133,7 @@ class ExportScreen(QWidget):
         if file_format == "xlsx" and out.suffix.lower() != ".xlsx":
             out = out.with_name(out.name + ".xlsx")
         seconds = PERIODS[self.period.currentIndex()]
-        now_us = time.time_ns() // 1000
+        now_us = timestamps.now_us()
         return ExportJob(
             out=out,
             file_format=file_format,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -12,11 +11,6 @@ from probes.results import Sample
 from probes.target import Target
 
 SampleHook = Callable[[Target, Sample], None]
-
-
-def now_us() -> int:
-    """Wall-clock UTC time in microseconds since the epoch (for timestamps, never for durations)."""
-    return time.time_ns() // 1000
 
 
 @dataclass

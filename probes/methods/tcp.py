@@ -17,10 +17,11 @@ import time
 
 from probes.errors import ErrorKind, ResolveFailed
 from probes.methods._attempts import describe_losses, send_paced
-from probes.methods._context import RunContext, now_us
+from probes.methods._context import RunContext
 from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
 from probes.target import ProbeOptions, Target
+from probes.timestamps import now_us
 
 _TCP_INFO_LEN = 104
 _TCPI_RETRANSMITS = 2  # u8: retransmissions of the current (SYN) segment

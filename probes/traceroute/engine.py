@@ -27,6 +27,7 @@ from probes.pacing import Pacer
 from probes.resolve import resolve
 from probes.routes.classify import PathHop, classify_path
 from probes.routes.table import NetworkMatch, NetworkTable
+from probes.timestamps import now_us
 from probes.traceroute.probers import (
     DEFAULT_TCP_PORT,
     DEFAULT_UDP_PORT,
@@ -116,7 +117,7 @@ async def trace_host(
 
     `icmp`: the run's shared engine (a private one is opened when None). `pacer`: the run's packet pacer.
     """
-    started = _now_us()
+    started = now_us()
     target = name or host
     try:
         resolved = await resolve(host)
@@ -181,7 +182,7 @@ async def _trace_address(
     icmp: IcmpEngine | None,
     pacer: Pacer | None,
 ) -> TraceResult:
-    started = _now_us()
+    started = now_us()
     try:
         prober = _open_prober(address, family, options, icmp)
     except IcmpNotPermitted as exc:
@@ -204,7 +205,7 @@ async def _trace_address(
         probes_per_hop=options.probes_per_hop,
         max_hops=options.max_hops,
         started_at_us=started,
-        finished_at_us=_now_us(),
+        finished_at_us=now_us(),
         hops=hops,
         privileged=prober.privileged,
         message=_describe(hops, options),
@@ -337,14 +338,10 @@ def _failed(
         probes_per_hop=options.probes_per_hop,
         max_hops=options.max_hops,
         started_at_us=started,
-        finished_at_us=_now_us(),
+        finished_at_us=now_us(),
         error=error,
         message=message,
     )
-
-
-def _now_us() -> int:
-    return time.time_ns() // 1000
 
 
 def family_name(family: int) -> str:

@@ -32,6 +32,7 @@ from probes.icmp_engine import (
     offender_address,
     receive_time,
 )
+from probes.timestamps import now_us
 from probes.traceroute.result import ReplyKind
 
 DEFAULT_UDP_PORT = 33434  # traceroute's first destination port (one port per probe from there)
@@ -62,10 +63,6 @@ class Prober(Protocol):
     def send(self, ttl: int) -> asyncio.Future[HopAnswer]: ...
 
     def close(self) -> None: ...
-
-
-def _now_us() -> int:
-    return time.time_ns() // 1000
 
 
 class IcmpProber:
@@ -214,7 +211,7 @@ class UdpProber:
     def send(self, ttl: int) -> asyncio.Future[HopAnswer]:
         future: asyncio.Future[HopAnswer] = self._loop.create_future()
         port = self._port()
-        sent_at_us = _now_us()
+        sent_at_us = now_us()
         sent_mono_ns = time.perf_counter_ns()
         try:
             _set_ttl(self.sock, self.family, ttl)
@@ -301,7 +298,7 @@ class TcpProber:
         self._tasks: set[asyncio.Future[HopAnswer]] = set()
 
     def send(self, ttl: int) -> asyncio.Future[HopAnswer]:
-        sent_at_us = _now_us()
+        sent_at_us = now_us()
         sock = socket.socket(self.family, socket.SOCK_STREAM)
         try:
             sock.setblocking(False)

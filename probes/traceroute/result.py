@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from probes.errors import ErrorKind
-from probes.results import iso_utc
 from probes.routes.classify import RULES, PathHop, RouteVerdict
 from probes.routes.table import NetworkMatch
 from probes.stats import Summary, SummaryFields, summarize
+from probes.timestamps import iso_utc
 
 TraceProtocol = Literal["icmp", "udp", "tcp"]  # what a trace sends: ICMP echoes, UDP datagrams or TCP SYNs
 PROTOCOLS: tuple[TraceProtocol, ...] = ("icmp", "udp", "tcp")
