@@ -14,7 +14,7 @@ from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import region_targets
 from desktop.app.models.target_list import TargetEntry
 from probes.errors import TargetError
-from probes.target import Method, Target
+from probes.target import Target
 
 
 @dataclass(frozen=True)
@@ -64,16 +64,7 @@ def region_entries(
     entries, problems = [], []
     for spec in region_targets(provider_id, region):
         try:
-            target = Target(
-                method=Method(str(spec["method"])),
-                host=None if spec["url"] else str(spec["host"]),
-                port=spec["port"] if isinstance(spec["port"], int) else None,
-                url=str(spec["url"]) if spec["url"] else None,
-                name=str(spec["name"]),
-                provider=str(spec["provider"]),
-                region=str(spec["region"]),
-                line_type=str(spec["line_type"]),
-            )
+            target = Target.from_dict(spec)
         except (TargetError, ValueError) as exc:
             problems.append(f"{spec['name']}: {exc}")
             continue
