@@ -34,7 +34,6 @@ Errors name the file, the line, the field and what was expected.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +49,7 @@ from pydantic import (
     model_validator,
 )
 
+from probes import tomlfile
 from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import URL_METHODS, Method, ProbeOptions, Target
@@ -205,26 +205,12 @@ class Plan:
 def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file; raises PlanError naming file, line, field and what was expected."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError(str(path), "no such plan file") from None
-    except OSError as exc:
-        raise PlanError(str(path), f"cannot read the plan file: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise PlanError(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    text = tomlfile.read_text(path, _error(str(path)), noun="plan file")
     return parse_plan(text, str(path))
 
 
 def parse_plan(text: str, path: str = "<plan>") -> Plan:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
-        line = int(match.group(1)) if match else None
-        reason = re.sub(r" ?\(at line.*\)", "", message)
-        raise PlanError(path, f"TOML syntax error: {reason}", line=line) from None
+    raw = tomlfile.parse(text, _error(path))
     version = raw.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > PLAN_VERSION:
         raise PlanError(
@@ -248,6 +234,10 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             field="version",
         )
     return _build(model, text, path)
+
+
+def _error(path: str) -> tomlfile.ErrorFactory:
+    return lambda message, line: PlanError(path, message, line=line)
 
 
 def _build(model: PlanModel, text: str, path: str) -> Plan:
