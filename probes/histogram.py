@@ -39,11 +39,6 @@ def bucket_value(index: npt.ArrayLike) -> FloatArray:
     return np.asarray(_MIDPOINTS[np.asarray(index, dtype=np.int64)], dtype=np.float64)
 
 
-def counts_of(rtt_ms: Sequence[float] | FloatArray) -> IntArray:
-    """A dense histogram (length N_BUCKETS) of RTTs."""
-    return np.bincount(bucket_of(rtt_ms), minlength=N_BUCKETS).astype(np.int64)
-
-
 def encode(dense: IntArray) -> tuple[bytes, bytes]:
     """Sparse form of a dense histogram: (bucket indexes as uint16, counts as uint32)."""
     index = np.flatnonzero(dense)

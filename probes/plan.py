@@ -80,7 +80,6 @@ def parse_duration(value: object) -> float:
     return seconds
 
 
-Duration = Annotated[float, BeforeValidator(parse_duration)]
 # Rounds closer than a second apart would only measure the scheduler itself.
 Cadence = Annotated[float, BeforeValidator(parse_duration), Field(ge=1.0)]
 

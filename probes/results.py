@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from probes.errors import ErrorKind
 from probes.stats import Summary, SummaryFields, summarize
 from probes.target import Method, Target
-from probes.timestamps import iso_utc, utc_from_us
+from probes.timestamps import iso_utc
 
 if TYPE_CHECKING:
     from probes.traceroute.result import TraceResult
@@ -32,10 +31,6 @@ class Sample:
     @property
     def lost(self) -> bool:
         return self.rtt_ms is None
-
-    @property
-    def sent_at(self) -> datetime:
-        return utc_from_us(self.sent_at_us)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import socket
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -342,7 +341,3 @@ def _failed(
         error=error,
         message=message,
     )
-
-
-def family_name(family: int) -> str:
-    return "IPv6" if family == socket.AF_INET6 else "IPv4"
