@@ -1,4 +1,5 @@
-"""Host name → IP address, asynchronously, with failures as plain values rather than exceptions."""
+"""Host name → IP address, asynchronously. A name that does not resolve raises `ResolveFailed` with the
+resolver's words; the methods turn it into a result with `ErrorKind.DNS`."""
 
 from __future__ import annotations
 
