@@ -99,9 +99,13 @@ class RunSamples:
         return not self._ts
 
     def add(self, target_id: int, result: ProbeResult) -> None:
+        """A result's samples as one more run."""
         self._runs += 1
-        for sample in result.samples:
-            self.append(target_id, self._runs, sample.sent_at_us, sample.rtt_ms)
+        samples = result.samples
+        self._target.extend([target_id] * len(samples))
+        self._run.extend([self._runs] * len(samples))
+        self._ts.extend([s.sent_at_us for s in samples])
+        self._rtt.extend([math.nan if s.rtt_ms is None else s.rtt_ms for s in samples])
 
     def append(self, target_id: int, run: int, ts_us: int, rtt_ms: float | None) -> None:
         self._target.append(target_id)

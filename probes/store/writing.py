@@ -46,9 +46,11 @@ def save_round(
     with backend.transaction("save the round"):
         round_id = backend.insert_round(row)
         runs = RunSamples()
+        samples: list[tuple[Any, ...]] = []
         for result in results:
-            target_id = _save_result(backend, round_id, result)
+            target_id = _save_result(backend, round_id, result, samples)
             runs.add(target_id, result)
+        backend.insert_samples(samples)  # the round's samples in one statement, in result and attempt order
         add_to_rollups(backend, runs)
     return round_id
 
@@ -83,8 +85,8 @@ def save_results(
     )
 
 
-def _save_result(backend: Backend, round_id: int, result: ProbeResult) -> int:
-    """Write one result, its trace and its samples; the target's id."""
+def _save_result(backend: Backend, round_id: int, result: ProbeResult, samples: list[tuple[Any, ...]]) -> int:
+    """Write one result and its trace, add its sample rows to `samples`; the target's id."""
     target_id = backend.upsert_target(records.target_row(result.target))
     result_id = backend.insert_result(records.result_row(round_id, target_id, result))
     if result.trace is not None:
@@ -92,7 +94,7 @@ def _save_result(backend: Backend, round_id: int, result: ProbeResult) -> int:
             records.trace_row(result_id, target_id, result.trace),
             records.trace_reply_rows(result_id, result.trace),
         )
-    backend.insert_samples(records.sample_rows(result_id, target_id, result))
+    samples.extend(records.sample_rows(result_id, target_id, result))
     return target_id
 
 
