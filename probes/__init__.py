@@ -1,6 +1,21 @@
 """linkvet's measuring engine: probe methods, the paced runner, the result store, the scheduler and analysis.
 
 Imports neither Qt nor `catalogs`; the CLI and the desktop app compose it.
+
+Where things are
+    target.py       what to measure: `Target` (with its plain form), `ProbeOptions`, `parse_target`
+    results.py      what a measurement returns: `Sample`, `ProbeResult`
+    stats.py        the definitions of loss, percentiles and jitter used everywhere
+    errors.py       every exception the engine raises (the tree) and `ErrorKind`, why an attempt failed
+    methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace)
+    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`)
+    traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
+    sockets.py      Linux socket plumbing (kernel timestamps, error queues, TCP_INFO);  resolve.py  DNS
+    plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
+    store/          the result store (SQLite): records, write and read paths, rollups, the SQL backend
+    histogram.py    the mergeable RTT histograms the rollups keep
+    analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
+    timestamps.py   UTC µs timestamps; tomlfile.py reading TOML files; paths.py default file locations
 """
 
 from probes._version import __version__

@@ -1,19 +1,39 @@
-"""Errors raised by the measuring engine.
+"""Every exception the measuring engine raises, in one tree (all of them derive from `ProbesError`).
 
 A probe that cannot reach its target does not raise: the failure is a data point (an `ErrorKind` on the
-sample or the result). Exceptions are for input that cannot be measured at all and for the environment:
+sample or the result). Exceptions are for input that cannot be measured or analysed at all and for the
+environment:
 
     ProbesError
-    ├── TargetError            a target that cannot be probed as given (bad port, bad URL, unknown method)
-    ├── PlanError              a plan file that cannot be used (names file, line, field, what was expected)
-    ├── StoreError             the result store cannot be opened or written
-    │   └── SchemaVersionError the store was written by a newer linkvet
-    └── IcmpNotPermitted       no ICMP socket can be opened here (says why and how to enable it)
+    ├── TargetError               a target that cannot be probed as given (bad port, bad URL, unknown method)
+    ├── ResolveFailed             a host name did not resolve (the methods turn it into an `ErrorKind.DNS` result)
+    ├── PlanError                 a plan file that cannot be used (names file, line, field, what was expected)
+    ├── PeakWindowError           a peak window that cannot be understood ("20:00-23:00 Asia/Shanghai")
+    ├── TimeZoneError             an unknown time zone name (analysis)
+    ├── ScopeError                an analysis scope that cannot be analysed (unknown target, empty period)
+    ├── StoreError                the result store cannot be opened or written
+    │   └── SchemaVersionError    the store was written by a newer linkvet
+    ├── IcmpNotPermitted          no ICMP socket can be opened here (says why and how to enable it)
+    ├── RouteError                route classification (`probes.routes`)
+    │   └── NetworkTableError     a network table file is unreadable or invalid (names file, entry, field)
+    │       └── NetworkTableVersionError   the file was written for a newer linkvet
+    └── AcceptError               the acceptance readers (`probes.accept`): input that is there but wrong
+        ├── ReadError             a recorded or live output malformed, truncated or too large (file, line)
+        ├── ReportFormatError     an acceptance report of another format, or a newer version
+        └── Unavailable           an input is not there (missing command or file, permission denied);
+                                  the readers catch it and report the fact as not read, with why
+
+A fact `linkvet accept` cannot read at all (no nvidia-smi, no /sys/class/infiniband, permission denied) is not
+an error: the reader says "not read" and why, and the report goes on.
+
+PeakWindowError, TimeZoneError and ScopeError are also `ValueError`s (bad values given by the caller). A
+wrong argument from the calling code itself (a percentile outside 0..100) is the built-in `ValueError`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from pathlib import Path
 
 
 class ProbesError(Exception):
@@ -22,6 +42,10 @@ class ProbesError(Exception):
 
 class TargetError(ProbesError):
     """A target that cannot be probed as given."""
+
+
+class ResolveFailed(ProbesError):
+    """The name did not resolve; `str()` says why in the resolver's words."""
 
 
 class PlanError(ProbesError):
@@ -37,6 +61,18 @@ class PlanError(ProbesError):
         super().__init__(f"{where}: {what}")
 
 
+class PeakWindowError(ProbesError, ValueError):
+    """A peak window that cannot be understood; the message says what was expected."""
+
+
+class TimeZoneError(ProbesError, ValueError):
+    """An unknown time zone name."""
+
+
+class ScopeError(ProbesError, ValueError):
+    """A scope that cannot be analysed as given (unknown target, bad period); the message says why."""
+
+
 class StoreError(ProbesError):
     """The result store cannot be opened or written."""
 
@@ -47,6 +83,22 @@ class SchemaVersionError(StoreError):
 
 class IcmpNotPermitted(ProbesError):
     """Neither a raw nor an unprivileged ICMP socket can be opened."""
+
+
+class RouteError(ProbesError):
+    """Base of the errors raised by `probes.routes`."""
+
+
+class NetworkTableError(RouteError):
+    """A network table file could not be read or holds an invalid entry."""
+
+    def __init__(self, path: Path | str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = Path(path)
+
+
+class NetworkTableVersionError(NetworkTableError):
+    """The table's `version` is newer than this linkvet understands."""
 
 
 class ErrorKind(StrEnum):
@@ -69,3 +121,31 @@ class ErrorKind(StrEnum):
     DEADLINE = "deadline"  # the target ran past its overall time budget
     INVALID = "invalid"  # the target itself is invalid (bad port, bad URL)
     INTERNAL = "internal"  # a fault in linkvet itself (logged with its traceback; please report it)
+
+
+class AcceptError(ProbesError):
+    """Base class of the acceptance readers' errors."""
+
+
+class ReadError(AcceptError):
+    """An output that is there but cannot be understood. `str()` is `FILE:LINE: message (expected …)`."""
+
+    def __init__(
+        self, path: str, message: str, *, line: int | None = None, expected: str | None = None
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.reason = message
+        self.expected = expected
+        where = path if line is None else f"{path}:{line}"
+        tail = f" (expected {expected})" if expected else ""
+        super().__init__(f"{where}: {message}{tail}")
+
+
+class ReportFormatError(AcceptError):
+    """An acceptance report that is not one, or is newer than this linkvet understands."""
+
+
+class Unavailable(AcceptError):
+    """The input is not there (missing command or file, permission denied); `str()` says why. Caught by the
+    acceptance readers, which report the fact as not read."""

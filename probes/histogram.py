@@ -39,11 +39,6 @@ def bucket_value(index: npt.ArrayLike) -> FloatArray:
     return np.asarray(_MIDPOINTS[np.asarray(index, dtype=np.int64)], dtype=np.float64)
 
 
-def counts_of(rtt_ms: Sequence[float] | FloatArray) -> IntArray:
-    """A dense histogram (length N_BUCKETS) of RTTs."""
-    return np.bincount(bucket_of(rtt_ms), minlength=N_BUCKETS).astype(np.int64)
-
-
 def encode(dense: IntArray) -> tuple[bytes, bytes]:
     """Sparse form of a dense histogram: (bucket indexes as uint16, counts as uint32)."""
     index = np.flatnonzero(dense)
@@ -57,6 +52,18 @@ def decode(index_blob: bytes, count_blob: bytes) -> IntArray:
     return dense
 
 
+def sparse_entries(
+    index_blobs: Sequence[bytes], count_blobs: Sequence[bytes]
+) -> tuple[IntArray, IntArray, IntArray]:
+    """Every entry of many sparse histograms as three arrays: (which histogram, bucket, count). Vectorised:
+    the blobs are joined and read at once."""
+    lengths = np.fromiter((len(b) // 2 for b in index_blobs), dtype=np.int64, count=len(index_blobs))
+    which = np.repeat(np.arange(len(index_blobs), dtype=np.int64), lengths)
+    index = np.frombuffer(b"".join(index_blobs), dtype="<u2").astype(np.int64)
+    count = np.frombuffer(b"".join(count_blobs), dtype="<u4").astype(np.int64)
+    return which, index, count
+
+
 def merge(
     index_blobs: Sequence[bytes],
     count_blobs: Sequence[bytes],
@@ -65,14 +72,12 @@ def merge(
 ) -> IntArray:
     """Sum many sparse histograms into one dense histogram per group: shape (n_groups, N_BUCKETS).
 
-    `groups[i]` is the group of histogram i. Vectorised: the blobs are joined and read as two arrays.
+    `groups[i]` is the group of histogram i.
     """
     if len(index_blobs) == 0:
         return np.zeros((n_groups, N_BUCKETS), dtype=np.int64)
-    lengths = np.fromiter((len(b) // 2 for b in index_blobs), dtype=np.int64, count=len(index_blobs))
-    index = np.frombuffer(b"".join(index_blobs), dtype="<u2").astype(np.int64)
-    count = np.frombuffer(b"".join(count_blobs), dtype="<u4")
-    group = np.repeat(np.asarray(groups, dtype=np.int64), lengths)
+    which, index, count = sparse_entries(index_blobs, count_blobs)
+    group = np.asarray(groups, dtype=np.int64)[which]
     summed = np.bincount(group * N_BUCKETS + index, weights=count, minlength=n_groups * N_BUCKETS)
     return np.rint(summed).astype(np.int64).reshape(n_groups, N_BUCKETS)
 

@@ -4,7 +4,8 @@ icmplib opens the sockets (raw when privileged, the kernel's unprivileged datagr
 with its permission errors), but its `multiping` opens a socket per host and times replies with the wall
 clock: measured here it lost 90% of replies at 1,000 hosts and spent 14.5 s of CPU at 50. This engine keeps
 one socket per family, matches replies by (address, sequence) and a per-engine token in the payload, and
-takes the receive time from the kernel (SO_TIMESTAMPNS), so a busy event loop does not inflate RTTs.
+takes the receive time from the kernel (SO_TIMESTAMPNS: `probes.sockets.receive_time`), so a busy event
+loop does not inflate RTTs. ICMP errors reach an unprivileged socket on its error queue (`probes.sockets`).
 
 RTT = (monotonic time at which we read the reply − the reply's wait in the socket queue, measured as the
 kernel timestamp against the wall clock at read time) − monotonic time just before `sendto`.
@@ -25,27 +26,26 @@ from dataclasses import dataclass
 import icmplib
 
 from probes.errors import ErrorKind, IcmpNotPermitted
+from probes.sockets import (
+    ICMP4_TIME_EXCEEDED,
+    ICMP4_UNREACHABLE,
+    ICMP6_TIME_EXCEEDED,
+    ICMP6_UNREACHABLE,
+    PENDING_ERROR_ERRNOS,
+    enable_error_queue,
+    enable_receive_timestamps,
+    read_error_queue,
+    receive_time,
+    set_hop_limit,
+)
+from probes.timestamps import now_us
 
-# Linux socket constants Python's socket module does not export.
-SO_TIMESTAMPNS = 35
-SCM_TIMESTAMPNS = SO_TIMESTAMPNS
-IP_RECVERR = 11
-IPV6_RECVERR = 25
-SO_EE_ORIGIN_ICMP = 2
-SO_EE_ORIGIN_ICMP6 = 3
-_TIMESPEC = struct.Struct("@qq")
-SOCK_EXTENDED_ERR = struct.Struct("@IBBBBII")
 _ECHO_HEADER = struct.Struct("!BBHHH")
 _RCVBUF_BYTES = 4 * 1024 * 1024
-# What a send on an unprivileged socket returns when an earlier echo's ICMP error is pending.
-_DEFERRED_ERRNOS = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNREFUSED, errno.EPROTO})
 _TOKEN_BYTES = 8
-_CLOCK_PAIR_MAX_SPREAD_NS = 20_000
 
 ICMP4_ECHO_REQUEST, ICMP4_ECHO_REPLY = 8, 0
-ICMP4_UNREACHABLE, ICMP4_TIME_EXCEEDED = 3, 11
 ICMP6_ECHO_REQUEST, ICMP6_ECHO_REPLY = 128, 129
-ICMP6_UNREACHABLE, ICMP6_TIME_EXCEEDED = 1, 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,17 +118,12 @@ class _FamilySocket:
         self.family = family
         self.sock, self.raw = open_icmp_socket(family, privileged)
         self.sock.setblocking(False)
-        self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        enable_receive_timestamps(self.sock)
         with contextlib.suppress(OSError):
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _RCVBUF_BYTES)
         if not self.raw:
             # Unprivileged sockets get ICMP errors (unreachable, time exceeded) on the error queue only.
-            level, option = (
-                (socket.IPPROTO_IP, IP_RECVERR)
-                if family == socket.AF_INET
-                else (socket.IPPROTO_IPV6, IPV6_RECVERR)
-            )
-            self.sock.setsockopt(level, option, 1)
+            enable_error_queue(self.sock, family)
         self.v6 = family == socket.AF_INET6
         self.echo_request = ICMP6_ECHO_REQUEST if self.v6 else ICMP4_ECHO_REQUEST
         # Raw sockets see every ICMP packet on the host: our identifier tells ours apart. Unprivileged
@@ -196,7 +191,7 @@ class IcmpEngine:
         seq = self._allocate_seq(fs, address)
         packet = self._packet(fs, seq, payload_bytes)
         key = (family, address, seq)
-        sent_at_us = time.time_ns() // 1000
+        sent_at_us = now_us()
         sent_mono_ns = time.perf_counter_ns()
         try:
             self._sendto(fs, packet, address, ttl)
@@ -215,7 +210,7 @@ class IcmpEngine:
 
     def _sendto(self, fs: _FamilySocket, packet: bytes, address: str, ttl: int | None) -> None:
         if ttl is not None:
-            _set_hop_limit(fs, ttl)
+            set_hop_limit(fs.sock, fs.family, ttl)
         try:
             try:
                 fs.sock.sendto(packet, (address, 0))
@@ -223,13 +218,15 @@ class IcmpEngine:
                 # An unprivileged socket also reports an earlier echo's ICMP error (time exceeded,
                 # unreachable) on the next send. That error belongs to the earlier echo and waits on the
                 # error queue: hand it over, then send this echo again.
-                if fs.raw or exc.errno not in _DEFERRED_ERRNOS:
+                if fs.raw or exc.errno not in PENDING_ERROR_ERRNOS:
                     raise
                 self._drain_error_queue(fs)
                 fs.sock.sendto(packet, (address, 0))
         finally:
             if ttl is not None:
-                _set_hop_limit(fs, -1)  # back to the route's default for the echoes that follow
+                set_hop_limit(
+                    fs.sock, fs.family, -1
+                )  # back to the route's default for the echoes that follow
 
     def close(self) -> None:
         for fs in self._families.values():
@@ -343,37 +340,12 @@ class IcmpEngine:
         self._resolve((fs.family, destination, q_seq), rx_mono_ns, error, source)
 
     def _drain_error_queue(self, fs: _FamilySocket) -> None:
-        while True:
-            try:
-                data, ancdata, _flags, destination = fs.sock.recvmsg(2048, 512, socket.MSG_ERRQUEUE)
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
-                return
-            rx_mono_ns = receive_time(ancdata)
-            for level, kind, cdata in ancdata:
-                if (level, kind) not in (
-                    (socket.IPPROTO_IP, IP_RECVERR),
-                    (socket.IPPROTO_IPV6, IPV6_RECVERR),
-                ):
-                    continue
-                if len(cdata) < SOCK_EXTENDED_ERR.size:
-                    continue
-                _errno, origin, ee_type, _code, _pad, _info, _data = SOCK_EXTENDED_ERR.unpack_from(cdata)
-                if origin not in (SO_EE_ORIGIN_ICMP, SO_EE_ORIGIN_ICMP6) or len(data) < 8:
-                    continue
-                error = _error_kind(fs.v6, ee_type) or ErrorKind.UNREACHABLE
-                responder = offender_address(fs.family, cdata[SOCK_EXTENDED_ERR.size :])
-                seq = _ECHO_HEADER.unpack_from(data)[4]
-                self._resolve((fs.family, destination[0], seq), rx_mono_ns, error, responder)
-
-
-def _set_hop_limit(fs: _FamilySocket, ttl: int) -> None:
-    """Set the unicast TTL / hop limit of the socket's next packets (-1: the system default)."""
-    if fs.v6:
-        fs.sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
-    else:
-        fs.sock.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
+        for queued in read_error_queue(fs.sock, fs.family):
+            if queued.destination is None or len(queued.packet) < 8:
+                continue
+            error = _error_kind(fs.v6, queued.icmp_type) or ErrorKind.UNREACHABLE
+            seq = _ECHO_HEADER.unpack_from(queued.packet)[4]
+            self._resolve((fs.family, queued.destination[0], seq), queued.rx_mono_ns, error, queued.offender)
 
 
 def _error_kind(v6: bool, icmp_type: int) -> ErrorKind | None:
@@ -382,51 +354,6 @@ def _error_kind(v6: bool, icmp_type: int) -> ErrorKind | None:
     if icmp_type == (ICMP6_TIME_EXCEEDED if v6 else ICMP4_TIME_EXCEEDED):
         return ErrorKind.TTL_EXCEEDED
     return None
-
-
-def offender_address(family: int, raw: bytes) -> str | None:
-    try:
-        if family == socket.AF_INET and len(raw) >= 8:
-            return socket.inet_ntop(socket.AF_INET, raw[4:8])
-        if family == socket.AF_INET6 and len(raw) >= 24:
-            return socket.inet_ntop(socket.AF_INET6, raw[8:24])
-    except (OSError, ValueError):
-        pass
-    return None
-
-
-def receive_time(ancdata: list[tuple[int, int, bytes]]) -> int:
-    """Monotonic ns at which the packet reached the socket (kernel timestamp when available).
-
-    The kernel stamps packets with the wall clock; to carry that onto the monotonic clock we read the wall
-    clock between two monotonic readings and take their midpoint, so that being preempted between readings
-    cannot shift the result (a single pair of readings once produced a negative loopback RTT).
-    """
-    for level, kind, cdata in ancdata:
-        if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
-            seconds, nanoseconds = _TIMESPEC.unpack_from(cdata)
-            kernel_wall_ns = int(seconds) * 1_000_000_000 + int(nanoseconds)
-            mono_at_wall, wall_ns = _clock_pair()
-            queued_ns = wall_ns - kernel_wall_ns
-            if 0 <= queued_ns < 10_000_000_000:  # ignore a wall-clock step between the two readings
-                return mono_at_wall - queued_ns
-    return time.perf_counter_ns()
-
-
-def _clock_pair() -> tuple[int, int]:
-    """(monotonic ns, wall-clock ns) read as close to the same instant as we can: the wall clock between two
-    monotonic readings, retried while the two are more than 20 µs apart (preempted in between)."""
-    best: tuple[int, int, int] | None = None
-    for _ in range(4):
-        before = time.perf_counter_ns()
-        wall = time.time_ns()
-        after = time.perf_counter_ns()
-        if best is None or after - before < best[0]:
-            best = (after - before, (before + after) // 2, wall)
-        if after - before < _CLOCK_PAIR_MAX_SPREAD_NS:
-            break
-    assert best is not None
-    return best[1], best[2]
 
 
 def _ones_complement_sum(data: bytes) -> int:
@@ -441,7 +368,3 @@ def _fold(total: int) -> int:
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return ~total & 0xFFFF
-
-
-def _checksum(data: bytes) -> int:
-    return _fold(_ones_complement_sum(data))

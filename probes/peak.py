@@ -17,12 +17,20 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from probes.errors import PeakWindowError as PeakWindowError  # re-exported: its callers catch it here
+from probes.errors import ProbesError, TimeZoneError
+
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _PATTERN = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s+(\S+)\s*(?:\s(.+))?$")
 
 
-class PeakWindowError(ValueError):
-    """A peak window that cannot be understood; the message says what was expected."""
+def check_zone(tz: str, error: type[ProbesError] = TimeZoneError) -> str:
+    """`tz` when it names an IANA time zone, else `error` saying so."""
+    try:
+        ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise error(f"unknown time zone {tz!r} (expected an IANA name such as Asia/Shanghai)") from None
+    return tz
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,12 +41,7 @@ class PeakWindow:
     days: tuple[int, ...] = ()  # 0 = Monday … 6 = Sunday; empty = every day (of the window's start)
 
     def __post_init__(self) -> None:
-        try:
-            ZoneInfo(self.tz)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise PeakWindowError(
-                f"unknown time zone {self.tz!r} (expected an IANA name such as Asia/Shanghai)"
-            ) from None
+        check_zone(self.tz, PeakWindowError)
         if self.start == self.end:
             raise PeakWindowError("a peak window must not start and end at the same time")
         if any(d not in range(7) for d in self.days):

@@ -35,7 +35,6 @@ Errors name the file, the line, the field and what was expected. `probes.plan_wr
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,8 +50,9 @@ from pydantic import (
     model_validator,
 )
 
-from probes.errors import PlanError, TargetError
-from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, PeakWindowError
+from probes import tomlfile
+from probes.errors import PeakWindowError, PlanError, TargetError
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import URL_METHODS, Method, ProbeOptions, Target
 
 PLAN_VERSION = 1
@@ -81,7 +81,6 @@ def parse_duration(value: object) -> float:
     return seconds
 
 
-Duration = Annotated[float, BeforeValidator(parse_duration)]
 # Rounds closer than a second apart would only measure the scheduler itself.
 Cadence = Annotated[float, BeforeValidator(parse_duration), Field(ge=1.0)]
 
@@ -206,26 +205,12 @@ class Plan:
 def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file; raises PlanError naming file, line, field and what was expected."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError(str(path), "no such plan file") from None
-    except OSError as exc:
-        raise PlanError(str(path), f"cannot read the plan file: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise PlanError(str(path), f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    text = tomlfile.read_text(path, _error(str(path)), noun="plan file")
     return parse_plan(text, str(path))
 
 
 def parse_plan(text: str, path: str = "<plan>") -> Plan:
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        message = str(exc)
-        match = re.search(r"\(at line (\d+), column (\d+)\)", message)
-        line = int(match.group(1)) if match else None
-        reason = re.sub(r" ?\(at line.*\)", "", message)
-        raise PlanError(path, f"TOML syntax error: {reason}", line=line) from None
+    raw = tomlfile.parse(text, _error(path))
     version = raw.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > PLAN_VERSION:
         raise PlanError(
@@ -249,6 +234,10 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             field="version",
         )
     return _build(model, text, path)
+
+
+def _error(path: str) -> tomlfile.ErrorFactory:
+    return lambda message, line: PlanError(path, message, line=line)
 
 
 def _build(model: PlanModel, text: str, path: str) -> Plan:

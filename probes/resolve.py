@@ -1,4 +1,5 @@
-"""Host name → IP address, asynchronously, with failures as plain values rather than exceptions."""
+"""Host name → IP address, asynchronously. A name that does not resolve raises `ResolveFailed` with the
+resolver's words; the methods turn it into a result with `ErrorKind.DNS`."""
 
 from __future__ import annotations
 
@@ -8,16 +9,14 @@ import socket
 import time
 from dataclasses import dataclass
 
+from probes.errors import ResolveFailed
+
 
 @dataclass(frozen=True, slots=True)
 class Resolved:
     address: str
     family: int
     dns_ms: float  # 0.0 for an address literal
-
-
-class ResolveFailed(Exception):
-    """The name did not resolve; `str()` says why in the resolver's words."""
 
 
 async def resolve(host: str, family: int = socket.AF_UNSPEC) -> Resolved:

@@ -5,26 +5,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from probes.errors import ErrorKind
 from probes.stats import Summary, SummaryFields, summarize
 from probes.target import Method, Target
+from probes.timestamps import iso_utc
 
 if TYPE_CHECKING:
     from probes.traceroute.result import TraceResult
 
 MetricValue = float | int | str | None
-
-
-def utc_from_us(us: int) -> datetime:
-    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
-
-
-def iso_utc(us: int) -> str:
-    return utc_from_us(us).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,10 +31,6 @@ class Sample:
     @property
     def lost(self) -> bool:
         return self.rtt_ms is None
-
-    @property
-    def sent_at(self) -> datetime:
-        return utc_from_us(self.sent_at_us)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -18,9 +18,11 @@ from dataclasses import dataclass
 from probes.errors import ErrorKind
 from probes.icmp_engine import IcmpEngine
 from probes.methods import BULK_METHODS, MEASURES, RunContext
-from probes.methods._context import Pacer, SampleHook, now_us
+from probes.methods._context import SampleHook
+from probes.pacing import Pacer
 from probes.results import ProbeResult, Sample
 from probes.target import Method, ProbeOptions, Target
+from probes.timestamps import now_us
 
 log = logging.getLogger("linkvet.runner")
 

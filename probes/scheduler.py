@@ -21,12 +21,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from probes.errors import StoreError
-from probes.methods._context import now_us
 from probes.peak import in_any
 from probes.plan import Plan, PlannedTarget
 from probes.results import ProbeResult
 from probes.runner import ProgressHook, Runner
 from probes.store import Store
+from probes.timestamps import now_us
 
 log = logging.getLogger("linkvet.schedule")
 

@@ -1,5 +1,6 @@
-"""What to measure: a `Target` (one host or URL, one method, with the labels that join it to a vendor)
-and `ProbeOptions` (how hard to measure it)."""
+"""What to measure: a `Target` (one host or URL, one method, with the labels that join it to a vendor; its
+plain form `as_dict`/`from_dict`, and `parse_target` from command-line text) and `ProbeOptions` (how hard
+to measure it)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from types import MappingProxyType
+from typing import Any
 
 from probes.errors import TargetError
 
@@ -92,6 +94,39 @@ class Target:
             return f"{self.method}:{self.host}"
         port = self.port or DEFAULT_IPERF3_PORT
         return f"{self.method}:{_bracket(str(self.host))}:{port}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The target's plain form (JSON-ready): `name, method, host, port, url, provider, region, line_type`,
+        as probe-list files, catalog endpoints and the GUI's probe child carry it. `host` is None for the URL
+        methods (the URL names it)."""
+        return {
+            "name": self.name,
+            "method": str(self.method),
+            "host": None if self.url else self.host,
+            "port": self.port,
+            "url": self.url,
+            "provider": self.provider,
+            "region": self.region,
+            "line_type": self.line_type,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Target:
+        """A target from its plain form (missing keys: None; empty labels: None). Raises TargetError for an
+        entry that is no mapping or names a target that cannot be probed."""
+        if not isinstance(data, Mapping):
+            raise TargetError(f"expected a table of target fields (name, method, host, ...), got {data!r}")
+        url = data.get("url") or None
+        return cls(
+            method=data.get("method"),  # type: ignore[arg-type]  # checked by __post_init__ (TargetError)
+            host=None if url else data.get("host"),
+            port=data.get("port"),
+            url=url,
+            name=data.get("name") or "",
+            provider=data.get("provider") or None,
+            region=data.get("region") or None,
+            line_type=data.get("line_type") or None,
+        )
 
     def with_method(self, method: Method) -> Target:
         """The same endpoint and labels measured another way (e.g. the TCP fallback of an ICMP target)."""

@@ -36,6 +36,7 @@ from desktop.app.widgets.heatmap_plot import HeatmapPlot
 from desktop.app.widgets.hour_profile_plot import HourProfilePlot
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
 from desktop.app.widgets.timeline_plot import TimelinePlot
+from probes import timestamps
 from probes.store import StoredTarget
 
 # (seconds back from now, or None for everything)
@@ -196,7 +197,7 @@ class ChartsScreen(QWidget):
         self._generation += 1
         generation = self._generation
         seconds = RANGES[self.range.currentIndex()]
-        now_us = time.time_ns() // 1000
+        now_us = timestamps.now_us()
         since_us = None if seconds is None else now_us - seconds * 1_000_000
         self._period = None if since_us is None else (since_us / 1e6, now_us / 1e6)
         self.loading = True

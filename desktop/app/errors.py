@@ -15,10 +15,6 @@ import sys
 # loaded (an exception of it cannot exist before), so naming them here imports nothing.
 WORDED_ERRORS: tuple[tuple[str, str], ...] = (
     ("probes.errors", "ProbesError"),
-    ("probes.peak", "PeakWindowError"),
-    ("probes.analysis.scope", "ScopeError"),
-    ("probes.analysis.clock", "TimeZoneError"),
-    ("probes.routes.errors", "RouteError"),
     ("catalogs.errors", "CatalogError"),
     ("desktop.usecases.errors", "UsecaseError"),
     ("desktop.launch", "WindowUnavailable"),

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop.app.context import AppContext
 from desktop.app.needs_form import DEFAULTS
 from desktop.usecases.export import ExportJob, ExportResult, run_export
+from probes import timestamps
 
 PERIODS: tuple[int | None, ...] = (None, 7 * 86400, 30 * 86400)
 
@@ -151,7 +152,7 @@ class ExportScreen(QWidget):
         if file_format == "xlsx" and out.suffix.lower() != ".xlsx":
             out = out.with_name(out.name + ".xlsx")
         seconds = PERIODS[self.period.currentIndex()]
-        now_us = time.time_ns() // 1000
+        now_us = timestamps.now_us()
         job = ExportJob(
             out=out,
             file_format=file_format,

@@ -5,8 +5,8 @@ reply). In a thread of the GUI process it shares the interpreter lock with the G
 calls back into Python hundreds of times and then queues behind it: with 200 targets the window stalled for
 hundreds of milliseconds. So the child runs exactly what the CLI runs (`probes.runner.Runner`,
 `Store.save_round`, `probes.scheduler.Scheduler.run_until`) and the parent's relay thread only moves bytes;
-the frames hold plain tuples (no dataclasses, whose unpickling runs Python code), decoded on the GUI thread
-by the screen's redraw timer.
+the frames hold plain tuples and dicts (no dataclasses, whose unpickling runs Python code; a target travels
+as `Target.as_dict`), decoded on the GUI thread by the screen's redraw timer.
 
     python -m desktop.app.job_process      (started by `desktop.app.workers`; reads one job on stdin)
 
@@ -96,18 +96,9 @@ def decode(data: bytes) -> Any:
 # -- plain forms of the core's objects ---------------------------------------------------------------------
 
 
-def plain_target(t: Target) -> tuple[Any, ...]:
-    return (str(t.method), t.host, t.port, t.url, t.name, t.provider, t.region, t.line_type)
-
-
-def target_of(plain: Sequence[Any]) -> Target:
-    method, host, port, url, name, provider, region, line_type = plain
-    return Target(Method(method), host if url is None else None, port, url, name, provider, region, line_type)
-
-
 def plain_result(result: ProbeResult) -> tuple[Any, ...]:
     return (
-        plain_target(result.target),
+        result.target.as_dict(),
         result.started_at_us,
         result.finished_at_us,
         [(s.seq, s.sent_at_us, s.rtt_ms, None if s.error is None else str(s.error)) for s in result.samples],
@@ -120,7 +111,7 @@ def plain_result(result: ProbeResult) -> tuple[Any, ...]:
 def result_of(plain: Sequence[Any]) -> ProbeResult:
     target, started, finished, samples, error, message, metrics = plain
     return ProbeResult(
-        target_of(target),
+        Target.from_dict(target),
         started,
         finished,
         tuple(Sample(seq, at, rtt, None if err is None else ErrorKind(err)) for seq, at, rtt, err in samples),

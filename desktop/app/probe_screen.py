@@ -39,6 +39,7 @@ from desktop.app.workers import ProbeOutcome, ProbeTask
 from probes.errors import ErrorKind, TargetError
 from probes.results import ProbeResult
 from probes.target import DEFAULT_COUNTS, TRACE_PROBES_PER_HOP, Method, ProbeOptions, Target, parse_target
+from probes.timestamps import now_us
 
 REDRAW_MS = 200  # alternately the table and the chart: each refreshed at 2.5 Hz, never both in one pass
 MAX_CHART_SERIES = 4  # the selected rows (the first row when none is selected)
@@ -243,7 +244,7 @@ class ProbeScreen(QWidget):
             try:
                 targets.append(retarget(target, method) if method is not None else target)
             except TargetError as exc:
-                now = time.time_ns() // 1000
+                now = now_us()
                 refused.append(ProbeResult(target, now, now, error=ErrorKind.INVALID, message=str(exc)))
         unique: dict[str, Target] = {}
         for target in targets:

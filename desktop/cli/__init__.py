@@ -60,9 +60,8 @@ def headless_main_job() -> int:
     """What `linkvet` alone does without a display: one measuring round of the bundled example plan into the
     default store, then the bundled catalogs ranked for the example needs profile with what is measured."""
     from catalogs.needs import EXAMPLE_NEEDS
-    from probes.plan import EXAMPLE_PLAN
-
     from desktop.i18n import _
+    from probes.plan import EXAMPLE_PLAN
 
     intro = _(
         "linkvet: no display here, so instead of the desktop application: one measuring round of the example "

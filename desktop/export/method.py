@@ -10,7 +10,7 @@ from typing import Any
 
 from desktop.export.model import WORKBOOK_FORMAT_VERSION, Column, Sheet
 from probes import __version__, histogram
-from probes.results import iso_utc
+from probes.timestamps import iso_utc
 
 METHOD_COLUMNS = (
     Column("item", "Item", width=28),

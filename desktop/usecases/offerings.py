@@ -98,7 +98,6 @@ def region_targets(loaded: CatalogSet, provider_id: str, region_id: str) -> tupl
     what could not be used, one line each."""
     from catalogs.targets import region_targets as endpoint_dicts
     from probes.errors import TargetError
-    from probes.target import Method
 
     catalog = loaded.provider(provider_id)
     region = catalog.region(region_id) if catalog is not None else None
@@ -107,16 +106,7 @@ def region_targets(loaded: CatalogSet, provider_id: str, region_id: str) -> tupl
     targets, problems = [], []
     for spec in endpoint_dicts(provider_id, region):
         try:
-            target = Target(
-                method=Method(str(spec["method"])),
-                host=None if spec["url"] else str(spec["host"]),
-                port=spec["port"] if isinstance(spec["port"], int) else None,
-                url=str(spec["url"]) if spec["url"] else None,
-                name=str(spec["name"]),
-                provider=str(spec["provider"]),
-                region=str(spec["region"]),
-                line_type=str(spec["line_type"]),
-            )
+            target = Target.from_dict(spec)
         except (TargetError, ValueError) as exc:
             problems.append(f"{spec['name']}: {exc}")
             continue

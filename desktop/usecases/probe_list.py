@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from desktop.usecases.errors import ProbeListError
 from probes.errors import TargetError
-from probes.target import Method, Target
+from probes.target import Target
 
 if TYPE_CHECKING:  # the plan modules and the catalogs (pydantic) load on first use, not with the probe list
     from catalogs.loader import CatalogSet
@@ -44,32 +44,11 @@ class TargetEntry:
         return f"{t.host}:{t.port}" if t.port else str(t.host)
 
     def as_dict(self) -> dict[str, Any]:
-        t = self.target
-        return {
-            "name": t.name,
-            "method": str(t.method),
-            "host": None if t.url else t.host,
-            "port": t.port,
-            "url": t.url,
-            "provider": t.provider,
-            "region": t.region,
-            "line_type": t.line_type,
-            "origin": self.origin,
-            "enabled": self.enabled,
-        }
+        return {**self.target.as_dict(), "origin": self.origin, "enabled": self.enabled}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TargetEntry:
-        target = Target(
-            method=Method(data["method"]),
-            host=data.get("host"),
-            port=data.get("port"),
-            url=data.get("url"),
-            name=data.get("name") or "",
-            provider=data.get("provider") or None,
-            region=data.get("region") or None,
-            line_type=data.get("line_type") or None,
-        )
+        target = Target.from_dict(data)
         return cls(target, str(data.get("origin") or ORIGIN_CUSTOM), bool(data.get("enabled", True)))
 
 

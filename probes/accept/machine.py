@@ -29,16 +29,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from probes.accept.errors import ReadError
+from probes.errors import Unavailable
 
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 MAX_SYSFS_BYTES = 64 * 1024
 
 Method = Literal["library", "command", "sysfs", "file", "network"]
 Status = Literal["read", "not read"]
-
-
-class Unavailable(Exception):
-    """The input is not there (missing command or file, permission denied); `str()` says why."""
 
 
 @dataclass(frozen=True, slots=True)

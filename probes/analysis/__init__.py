@@ -16,13 +16,13 @@ start mid-hour, the ragged ends of a period), with the definitions of `probes.st
 """
 
 from probes.analysis.breaches import Thresholds, breach_intervals, breach_shares
-from probes.analysis.clock import TimeZoneError
 from probes.analysis.compare import PeakComparison, Side, compare_peak, comparisons_frame, verdict
 from probes.analysis.confidence import bootstrap_quantile_difference, newcombe_interval, wilson_interval
 from probes.analysis.profile import day_hour_matrix, hour_of_day, pivot_matrix
 from probes.analysis.routes import route_verdicts
-from probes.analysis.scope import Scope, ScopeError
+from probes.analysis.scope import Scope
 from probes.analysis.summary import MeasuredLink, link_summaries, vantage_scopes
+from probes.errors import ScopeError, TimeZoneError
 
 __all__ = [
     "MeasuredLink",

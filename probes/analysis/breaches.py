@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from probes.analysis.cells import merge_cells
+from probes.analysis.cells import FloatArray, merge_cells
 from probes.analysis.clock import in_peak
 from probes.analysis.data import Prepared, prepare
 from probes.analysis.scope import Scope
@@ -29,8 +29,9 @@ class Thresholds:
     spike_margin_ratio: float = 0.10
     min_attempts: int = 10
 
-    def spike_threshold_ms(self, offpeak_p95_ms: float) -> float:
-        return offpeak_p95_ms + max(self.spike_margin_ms, self.spike_margin_ratio * offpeak_p95_ms)
+    def spike_threshold_ms(self, offpeak_p95_ms: FloatArray) -> FloatArray:
+        """The p95 above which an hour is a latency spike: the off-peak p95 plus the larger margin."""
+        return offpeak_p95_ms + np.maximum(self.spike_margin_ms, self.spike_margin_ratio * offpeak_p95_ms)
 
 
 def breach_intervals(
@@ -51,7 +52,7 @@ def breach_intervals_from(prepared: Prepared, thresholds: Thresholds | None = No
     offpeak = merge_cells(prepared.cells, ["group", "peak"], quantiles=(0.95,)).frame
     offpeak = offpeak.loc[offpeak["peak"] == 0].set_index("group")["rtt_p95_ms"]
     baseline = units["group"].map(offpeak).to_numpy(dtype=np.float64)
-    threshold = baseline + np.maximum(thresholds.spike_margin_ms, thresholds.spike_margin_ratio * baseline)
+    threshold = thresholds.spike_threshold_ms(baseline)
     judged = units["sent"].to_numpy() >= thresholds.min_attempts
     p95 = units["rtt_p95_ms"].to_numpy(dtype=np.float64)
     units["spike_threshold_ms"] = threshold

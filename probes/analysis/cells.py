@@ -21,19 +21,11 @@ import pandas as pd
 from probes import histogram
 from probes.analysis.clock import US_PER_HOUR, Labeler, label_hours
 from probes.store import Store
+from probes.store.rollup import PART_COLUMNS
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-PART_COLUMNS = (
-    "sent",
-    "received",
-    "rtt_sum_ms",
-    "rtt_min_ms",
-    "rtt_max_ms",
-    "jitter_sum_ms",
-    "jitter_pairs",
-)
 _SUMMED = ("sent", "received", "rtt_sum_ms", "jitter_sum_ms", "jitter_pairs")
 _DENSE_LIMIT = 4_000_000  # rows × buckets up to which histograms are merged densely
 _MAX_RUN_LOOKBACK_US = 7 * 24 * US_PER_HOUR
@@ -105,11 +97,7 @@ def cells_from_rollups(hourly: pd.DataFrame, labels: dict[str, IntArray]) -> Cel
     )
     if hourly.empty:
         return Cells(frame, Hist.empty())
-    index_blobs = list(hourly["hist_index"])
-    lengths = np.fromiter((len(b) // 2 for b in index_blobs), dtype=np.int64, count=len(index_blobs))
-    bucket = np.frombuffer(b"".join(index_blobs), dtype="<u2").astype(np.int64)
-    count = np.frombuffer(b"".join(hourly["hist_count"]), dtype="<u4").astype(np.int64)
-    row = np.repeat(np.arange(len(hourly), dtype=np.int64), lengths)
+    row, bucket, count = histogram.sparse_entries(list(hourly["hist_index"]), list(hourly["hist_count"]))
     return Cells(frame, Hist(row, bucket, count))
 
 

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
 from probes.peak import PeakWindow, mask_any
+from probes.peak import check_zone as check_zone  # re-exported: the CLI checks --tz with it
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
@@ -26,10 +26,6 @@ BoolArray = npt.NDArray[np.bool_]
 US_PER_MINUTE = 60_000_000
 US_PER_HOUR = 3_600_000_000
 US_PER_DAY = 86_400_000_000
-
-
-class TimeZoneError(ValueError):
-    """An unknown time zone name."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,16 +37,6 @@ class Labeler:
 
     def __call__(self, ts_us: IntArray) -> IntArray:
         return self.func(np.asarray(ts_us, dtype=np.int64))
-
-
-def check_zone(tz: str) -> str:
-    try:
-        ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise TimeZoneError(
-            f"unknown time zone {tz!r} (expected an IANA name such as Asia/Shanghai)"
-        ) from None
-    return tz
 
 
 def local_wall_us(ts_us: IntArray, tz: str) -> IntArray:

@@ -82,14 +82,6 @@ class PeakComparison:
         return _minus(self.peak.loss, self.offpeak.loss)
 
     @property
-    def jitter_diff_ms(self) -> float | None:
-        return _minus(self.peak.jitter_ms, self.offpeak.jitter_ms)
-
-    @property
-    def throughput_diff_mbps(self) -> float | None:
-        return _minus(self.peak.throughput_mbps, self.offpeak.throughput_mbps)
-
-    @property
     def verdict(self) -> str:
         return verdict(self)
 

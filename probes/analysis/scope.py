@@ -14,6 +14,7 @@ from typing import Literal
 
 import pandas as pd
 
+from probes.errors import ScopeError
 from probes.store import Store, StoredTarget
 
 GroupBy = Literal["target", "region", "line_type"]
@@ -24,10 +25,6 @@ GROUP_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 RTT_METHODS = ("icmp", "tcp")
 THROUGHPUT_METHODS = ("download", "iperf3")
-
-
-class ScopeError(ValueError):
-    """A scope that cannot be analysed as given (unknown target, bad period); the message says why."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,8 @@ from probes.analysis.compare import PeakComparison, Side, compare_peak_from
 from probes.analysis.data import prepare, vantages
 from probes.analysis.scope import Scope
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.results import iso_utc
 from probes.store import Store
+from probes.timestamps import iso_utc
 
 RouteVerdicts = Mapping[tuple[str, str], Mapping[str, Any]]
 

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from probes.errors import ErrorKind
-from probes.methods._context import Pacer
+from probes.pacing import Pacer
 from probes.results import Sample
 
 T = TypeVar("T")

@@ -18,9 +18,9 @@ from typing import Any
 import certifi
 import httpx
 
-from probes.errors import ErrorKind
-from probes.methods.tcp import kernel_handshake_rtt_ms
-from probes.resolve import Resolved, ResolveFailed, resolve
+from probes.errors import ErrorKind, ResolveFailed
+from probes.resolve import Resolved, resolve
+from probes.sockets import kernel_handshake_rtt_ms
 from probes.target import ProbeOptions
 
 USER_AGENT = "linkvet (line-quality probe)"

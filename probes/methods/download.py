@@ -27,11 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from probes.errors import ErrorKind
-from probes.methods._context import RunContext, now_us
+from probes.methods._context import RunContext
 from probes.methods._httpcommon import PhaseTimer, classify, client, pin, prepare_tls, status_error
-from probes.methods.tcp import kernel_receive_counters
 from probes.results import MetricValue, ProbeResult, Sample
+from probes.sockets import kernel_receive_counters
 from probes.target import ProbeOptions, Target
+from probes.timestamps import now_us
 
 _WARMUP_S = 1.0
 _WARMUP_FRACTION = 0.10

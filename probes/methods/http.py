@@ -21,10 +21,11 @@ from dataclasses import dataclass
 
 from probes.errors import ErrorKind
 from probes.methods._attempts import send_paced
-from probes.methods._context import RunContext, now_us
+from probes.methods._context import RunContext
 from probes.methods._httpcommon import PhaseTimer, classify, client, pin, prepare_tls, status_error
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
+from probes.timestamps import now_us
 
 _BODY_CAP_BYTES = 1024 * 1024  # an http probe reads at most this much body; `download` measures throughput
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 
-from probes.errors import ErrorKind, IcmpNotPermitted
+from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
 from probes.icmp_engine import EchoOutcome
 from probes.methods import tcp
 from probes.methods._attempts import describe_losses, send_paced
-from probes.methods._context import RunContext, now_us
-from probes.resolve import ResolveFailed, resolve
+from probes.methods._context import RunContext
+from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
 from probes.target import Method, ProbeOptions, Target
+from probes.timestamps import now_us
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:

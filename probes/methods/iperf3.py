@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.errors import ErrorKind
-from probes.methods._context import RunContext, now_us
+from probes.methods._context import RunContext
 from probes.results import MetricValue, ProbeResult
 from probes.target import DEFAULT_IPERF3_PORT, ProbeOptions, Target
+from probes.timestamps import now_us
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,9 +2,9 @@
 within the timeout is a loss.
 
 An attempt's RTT is the SYN → SYN-ACK time the kernel measured for the connection (`tcpi_rtt` of TCP_INFO,
-µs resolution, unaffected by event-loop delays). When the SYN had to be retransmitted the kernel takes no
-sample (Karn's rule), and the attempt reports the user-space connect time instead, which includes the
-retransmission wait, as tcping tools do.
+read by `probes.sockets.kernel_handshake_rtt_ms`; µs resolution, unaffected by event-loop delays). When the
+SYN had to be retransmitted the kernel takes no sample (Karn's rule), and the attempt reports the user-space
+connect time instead, which includes the retransmission wait, as tcping tools do.
 """
 
 from __future__ import annotations
@@ -12,20 +12,16 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
-import struct
 import time
 
-from probes.errors import ErrorKind
+from probes.errors import ErrorKind, ResolveFailed
 from probes.methods._attempts import describe_losses, send_paced
-from probes.methods._context import RunContext, now_us
-from probes.resolve import ResolveFailed, resolve
+from probes.methods._context import RunContext
+from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
+from probes.sockets import kernel_handshake_rtt_ms
 from probes.target import ProbeOptions, Target
-
-_TCP_INFO_LEN = 104
-_TCPI_RETRANSMITS = 2  # u8: retransmissions of the current (SYN) segment
-_TCPI_RTT = 68  # u32, µs
-_TCPI_TOTAL_RETRANS = 100  # u32
+from probes.timestamps import now_us
 
 _UNREACHABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
 
@@ -102,38 +98,3 @@ async def connect_once(address: str, family: int, port: int, timeout_s: float, s
 def _set_once(future: asyncio.Future[None]) -> None:
     if not future.done():
         future.set_result(None)
-
-
-def kernel_handshake_rtt_ms(sock: socket.socket) -> float | None:
-    """The handshake RTT the kernel measured, or None if it took none (SYN retransmitted) or cannot say."""
-    try:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_LEN)
-    except OSError:
-        return None
-    if len(info) < _TCPI_TOTAL_RETRANS + 4:
-        return None
-    (total_retrans,) = struct.unpack_from("I", info, _TCPI_TOTAL_RETRANS)
-    (rtt_us,) = struct.unpack_from("I", info, _TCPI_RTT)
-    if total_retrans or info[_TCPI_RETRANSMITS] or rtt_us == 0:
-        return None
-    return float(rtt_us) / 1000.0
-
-
-_TCPI_BYTES_RECEIVED = 128  # u64: in-order payload bytes received
-_TCPI_DATA_SEGS_IN = 152  # u32: segments with data that reached this socket, in order or not
-_TCP_INFO_DATA_LEN = 160
-
-
-def kernel_receive_counters(sock: socket.socket) -> tuple[int, int] | None:
-    """(data segments that reached the socket's TCP stack, in-order bytes received) so far, or None where
-    the kernel does not say. Segments count on arrival even when TCP must hold them back behind a lost one,
-    so they show when data crossed the link; bytes give their average size."""
-    try:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_DATA_LEN)
-    except OSError:
-        return None
-    if len(info) < _TCP_INFO_DATA_LEN:
-        return None
-    (segments,) = struct.unpack_from("I", info, _TCPI_DATA_SEGS_IN)
-    (received,) = struct.unpack_from("Q", info, _TCPI_BYTES_RECEIVED)
-    return int(segments), int(received)

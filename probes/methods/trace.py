@@ -7,12 +7,12 @@ an echo's); the hops and the route verdict ride along in `ProbeResult.trace` and
 
 from __future__ import annotations
 
-from probes.errors import ErrorKind, TargetError
-from probes.methods._context import RunContext, now_us
+from probes.errors import ErrorKind, NetworkTableError, TargetError
+from probes.methods._context import RunContext
 from probes.results import ProbeResult, Sample
-from probes.routes.errors import NetworkTableError
 from probes.routes.table import NetworkTable, load_network_table
 from probes.target import ProbeOptions, Target
+from probes.timestamps import now_us
 from probes.traceroute.engine import TraceOptions, trace_host
 from probes.traceroute.result import HopReply, TraceResult
 

@@ -2,6 +2,7 @@
 with a source for every fact), classify a path (CN2 GIA, CN2 GT, 163, China Unicom, China Mobile, ...)
 with the evidence, merge several traces, and compare the result with the line type a vendor claims."""
 
+from probes.errors import NetworkTableError, NetworkTableVersionError, RouteError
 from probes.routes.claims import (
     CLAIMED_LINE_TYPES,
     EXPECTED_CLASS,
@@ -21,7 +22,6 @@ from probes.routes.classify import (
     classify_path,
     merge_verdicts,
 )
-from probes.routes.errors import NetworkTableError, NetworkTableVersionError, RouteError
 from probes.routes.table import (
     BACKBONES,
     AsInfo,

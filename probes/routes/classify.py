@@ -214,10 +214,6 @@ class RouteVerdict:
     reached: bool | None
 
     @property
-    def ambiguous(self) -> bool:
-        return bool(self.doubts)
-
-    @property
     def groups(self) -> tuple[Group, ...]:
         """The listed backbones seen, in order of first appearance."""
         out: list[Group] = []

@@ -11,14 +11,14 @@ import contextlib
 import ipaddress
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal, get_args
 
-from probes.routes.errors import NetworkTableError, NetworkTableVersionError
+from probes import tomlfile
+from probes.errors import NetworkTableError, NetworkTableVersionError
 
 Backbone = Literal["cn2", "163", "ctgnet", "cu-9929", "cu-10099", "cu-4837", "cmi", "cmin2", "other"]
 BACKBONES: Final[tuple[Backbone, ...]] = get_args(Backbone)
@@ -173,20 +173,11 @@ def default_user_table_path() -> Path:
 
 def read_table_file(path: Path, *, origin: str | None = None) -> TableFile:
     """Parse and validate one table file. Raises `NetworkTableError` naming the file, entry and field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise NetworkTableError(path, "no such file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NetworkTableError(path, f"cannot read: {exc}") from exc
-    return parse_table_text(text, path=path, origin=origin)
+    return parse_table_text(tomlfile.read_text(path, _error(path)), path=path, origin=origin)
 
 
 def parse_table_text(text: str, *, path: Path | str, origin: str | None = None) -> TableFile:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise NetworkTableError(path, f"not valid TOML: {exc}") from exc
+    data = tomlfile.parse(text, _error(path), syntax="not valid TOML")
     origin = origin if origin is not None else str(path)
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
@@ -281,6 +272,12 @@ def load_network_table(user_path: Path | None = None, *, use_user_file: bool = T
 def bundled_table() -> NetworkTable:
     """The bundled table alone (what tests and reproducible runs use)."""
     return load_network_table(use_user_file=False)
+
+
+def _error(path: Path | str) -> tomlfile.ErrorFactory:
+    return lambda message, line: NetworkTableError(
+        path, message if line is None else f"{message} (line {line})"
+    )
 
 
 @dataclass(frozen=True, slots=True)

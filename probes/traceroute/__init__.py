@@ -2,14 +2,14 @@
 backbone it belongs to (see `probes.routes` for the table and the path classification)."""
 
 from probes.traceroute.engine import TraceOptions, trace, trace_host, trace_repeatedly
-from probes.traceroute.result import PROTOCOLS, HopReply, Protocol, TraceHop, TraceResult
+from probes.traceroute.result import PROTOCOLS, HopReply, TraceHop, TraceProtocol, TraceResult
 
 __all__ = [
     "PROTOCOLS",
     "HopReply",
-    "Protocol",
     "TraceHop",
     "TraceOptions",
+    "TraceProtocol",
     "TraceResult",
     "trace",
     "trace_host",

@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import socket
 import time
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Protocol as TypingProtocol
 
-from probes.errors import ErrorKind, IcmpNotPermitted, TargetError
+from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
 from probes.icmp_engine import IcmpEngine
-from probes.resolve import ResolveFailed, resolve
+from probes.pacing import Pacer
+from probes.resolve import resolve
 from probes.routes.classify import PathHop, classify_path
 from probes.routes.table import NetworkMatch, NetworkTable
+from probes.timestamps import now_us
 from probes.traceroute.probers import (
     DEFAULT_TCP_PORT,
     DEFAULT_UDP_PORT,
@@ -36,18 +36,12 @@ from probes.traceroute.probers import (
     TcpProber,
     UdpProber,
 )
-from probes.traceroute.result import PROTOCOLS, HopReply, Protocol, TraceHop, TraceResult
+from probes.traceroute.result import PROTOCOLS, HopReply, TraceHop, TraceProtocol, TraceResult
 
 MAX_TTL = 255
 # Without a run's pacer, probes leave at most one per millisecond (the runner's default, fping's -i 1):
 # in round 0 the destination's answer then often arrives before probes past it are sent.
 DEFAULT_GAP_S = 0.001
-
-
-class Pacer(TypingProtocol):
-    """The run's packet pacer (`probes.methods._context.Pacer`): waits for this sender's turn."""
-
-    async def turn(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +52,7 @@ class TraceOptions:
     (default 80). `parallel`: probes in flight while round 0 looks for the destination.
     """
 
-    protocol: Protocol = "icmp"
+    protocol: TraceProtocol = "icmp"
     probes_per_hop: int = 3
     max_hops: int = 30
     first_hop: int = 1
@@ -122,7 +116,7 @@ async def trace_host(
 
     `icmp`: the run's shared engine (a private one is opened when None). `pacer`: the run's packet pacer.
     """
-    started = _now_us()
+    started = now_us()
     target = name or host
     try:
         resolved = await resolve(host)
@@ -187,7 +181,7 @@ async def _trace_address(
     icmp: IcmpEngine | None,
     pacer: Pacer | None,
 ) -> TraceResult:
-    started = _now_us()
+    started = now_us()
     try:
         prober = _open_prober(address, family, options, icmp)
     except IcmpNotPermitted as exc:
@@ -210,7 +204,7 @@ async def _trace_address(
         probes_per_hop=options.probes_per_hop,
         max_hops=options.max_hops,
         started_at_us=started,
-        finished_at_us=_now_us(),
+        finished_at_us=now_us(),
         hops=hops,
         privileged=prober.privileged,
         message=_describe(hops, options),
@@ -343,15 +337,7 @@ def _failed(
         probes_per_hop=options.probes_per_hop,
         max_hops=options.max_hops,
         started_at_us=started,
-        finished_at_us=_now_us(),
+        finished_at_us=now_us(),
         error=error,
         message=message,
     )
-
-
-def _now_us() -> int:
-    return time.time_ns() // 1000
-
-
-def family_name(family: int) -> str:
-    return "IPv6" if family == socket.AF_INET6 else "IPv4"

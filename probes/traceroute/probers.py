@@ -20,18 +20,23 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from probes.errors import ErrorKind
-from probes.icmp_engine import (
-    IP_RECVERR,
-    IPV6_RECVERR,
-    SO_EE_ORIGIN_ICMP,
-    SO_EE_ORIGIN_ICMP6,
-    SO_TIMESTAMPNS,
-    SOCK_EXTENDED_ERR,
-    EchoOutcome,
-    IcmpEngine,
-    offender_address,
+from probes.icmp_engine import EchoOutcome, IcmpEngine
+from probes.sockets import (
+    ICMP4_PORT_UNREACHABLE,
+    ICMP4_TIME_EXCEEDED,
+    ICMP4_UNREACHABLE,
+    ICMP6_PORT_UNREACHABLE,
+    ICMP6_TIME_EXCEEDED,
+    ICMP6_UNREACHABLE,
+    PENDING_ERROR_ERRNOS,
+    QueuedError,
+    enable_error_queue,
+    enable_receive_timestamps,
+    read_error_queue,
     receive_time,
+    set_hop_limit,
 )
+from probes.timestamps import now_us
 from probes.traceroute.result import ReplyKind
 
 DEFAULT_UDP_PORT = 33434  # traceroute's first destination port (one port per probe from there)
@@ -39,10 +44,6 @@ DEFAULT_TCP_PORT = 80  # traceroute -T's and mtr --tcp's default
 # The kernel resends an unanswered SYN after its initial retransmission timeout (1 s, RFC 6298): an answer
 # after that may be to the resent SYN, so its RTT would be wrong by a second. TCP probes wait no longer.
 TCP_MAX_WAIT_S = 1.0
-
-_ICMP4_UNREACHABLE, _ICMP4_TIME_EXCEEDED, _ICMP4_PORT_UNREACHABLE = 3, 11, 3
-_ICMP6_UNREACHABLE, _ICMP6_TIME_EXCEEDED, _ICMP6_PORT_UNREACHABLE = 1, 3, 4
-_SEND_RETRY_ERRNOS = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNREFUSED, errno.EPROTO}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,10 +63,6 @@ class Prober(Protocol):
     def send(self, ttl: int) -> asyncio.Future[HopAnswer]: ...
 
     def close(self) -> None: ...
-
-
-def _now_us() -> int:
-    return time.time_ns() // 1000
 
 
 class IcmpProber:
@@ -103,59 +100,11 @@ class IcmpProber:
         """The engine belongs to the run; nothing of ours to close."""
 
 
-def _recverr_option(family: int) -> tuple[int, int]:
-    return (
-        (socket.IPPROTO_IPV6, IPV6_RECVERR) if family == socket.AF_INET6 else (socket.IPPROTO_IP, IP_RECVERR)
-    )
-
-
-def _set_ttl(sock: socket.socket, family: int, ttl: int) -> None:
-    if family == socket.AF_INET6:
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_UNICAST_HOPS, ttl)
-    else:
-        sock.setsockopt(socket.IPPROTO_IP, socket.IP_TTL, ttl)
-
-
-@dataclass(frozen=True, slots=True)
-class _QueuedError:
-    """One entry of a socket's error queue: the ICMP error about one of our packets."""
-
-    destination: tuple[str, int] | None
-    icmp_type: int
-    icmp_code: int
-    offender: str | None
-    rx_mono_ns: int
-
-
-def _read_error_queue(sock: socket.socket, family: int) -> list[_QueuedError]:
-    """Everything on the socket's error queue now (ICMP-originated entries only)."""
-    out: list[_QueuedError] = []
-    while True:
-        try:
-            _data, ancdata, _flags, destination = sock.recvmsg(512, 1024, socket.MSG_ERRQUEUE)
-        except (BlockingIOError, InterruptedError):
-            return out
-        except OSError:
-            return out
-        rx_mono_ns = receive_time(ancdata)
-        for level, kind, cdata in ancdata:
-            if (level, kind) not in ((socket.IPPROTO_IP, IP_RECVERR), (socket.IPPROTO_IPV6, IPV6_RECVERR)):
-                continue
-            if len(cdata) < SOCK_EXTENDED_ERR.size:
-                continue
-            _errno, origin, ee_type, ee_code, _pad, _info, _d = SOCK_EXTENDED_ERR.unpack_from(cdata)
-            if origin not in (SO_EE_ORIGIN_ICMP, SO_EE_ORIGIN_ICMP6):
-                continue
-            offender = offender_address(family, cdata[SOCK_EXTENDED_ERR.size :])
-            dest = (str(destination[0]), int(destination[1])) if destination else None
-            out.append(_QueuedError(dest, ee_type, ee_code, offender, rx_mono_ns))
-
-
-def _classify_icmp_error(family: int, error: _QueuedError, target: str) -> tuple[ReplyKind, ErrorKind | None]:
+def _classify_icmp_error(family: int, error: QueuedError, target: str) -> tuple[ReplyKind, ErrorKind | None]:
     v6 = family == socket.AF_INET6
-    time_exceeded = _ICMP6_TIME_EXCEEDED if v6 else _ICMP4_TIME_EXCEEDED
-    unreachable = _ICMP6_UNREACHABLE if v6 else _ICMP4_UNREACHABLE
-    port_unreachable = _ICMP6_PORT_UNREACHABLE if v6 else _ICMP4_PORT_UNREACHABLE
+    time_exceeded = ICMP6_TIME_EXCEEDED if v6 else ICMP4_TIME_EXCEEDED
+    unreachable = ICMP6_UNREACHABLE if v6 else ICMP4_UNREACHABLE
+    port_unreachable = ICMP6_PORT_UNREACHABLE if v6 else ICMP4_PORT_UNREACHABLE
     if error.icmp_type == time_exceeded:
         return "time-exceeded", None
     if error.icmp_type == unreachable and (error.offender == target or error.icmp_code == port_unreachable):
@@ -194,8 +143,8 @@ class UdpProber:
         self.sock = socket.socket(family, socket.SOCK_DGRAM)
         try:
             self.sock.setblocking(False)
-            self.sock.setsockopt(*_recverr_option(family), 1)
-            self.sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            enable_error_queue(self.sock, family)
+            enable_receive_timestamps(self.sock)
             self.sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", 0))
         except OSError:
             self.sock.close()
@@ -214,10 +163,10 @@ class UdpProber:
     def send(self, ttl: int) -> asyncio.Future[HopAnswer]:
         future: asyncio.Future[HopAnswer] = self._loop.create_future()
         port = self._port()
-        sent_at_us = _now_us()
+        sent_at_us = now_us()
         sent_mono_ns = time.perf_counter_ns()
         try:
-            _set_ttl(self.sock, self.family, ttl)
+            set_hop_limit(self.sock, self.family, ttl)
             self._sendto(port)
         except OSError as exc:
             future.set_result(HopAnswer(sent_at_us, "lost", None, None, _send_error(exc.errno)))
@@ -233,7 +182,7 @@ class UdpProber:
         except OSError as exc:
             # With IP_RECVERR an earlier probe's ICMP error is also reported by the next send: that error is
             # on the queue for the reader; clear it and send again.
-            if exc.errno not in _SEND_RETRY_ERRNOS:
+            if exc.errno not in PENDING_ERROR_ERRNOS:
                 raise
             self._drain()
             self.sock.sendto(self.payload, (self.address, port))
@@ -269,7 +218,7 @@ class UdpProber:
         self._drain()
 
     def _drain(self) -> None:
-        for queued in _read_error_queue(self.sock, self.family):
+        for queued in read_error_queue(self.sock, self.family):
             if queued.destination is None or queued.destination[0] != self.address:
                 continue
             kind, error = _classify_icmp_error(self.family, queued, self.address)
@@ -301,13 +250,13 @@ class TcpProber:
         self._tasks: set[asyncio.Future[HopAnswer]] = set()
 
     def send(self, ttl: int) -> asyncio.Future[HopAnswer]:
-        sent_at_us = _now_us()
+        sent_at_us = now_us()
         sock = socket.socket(self.family, socket.SOCK_STREAM)
         try:
             sock.setblocking(False)
-            _set_ttl(sock, self.family, ttl)
-            sock.setsockopt(*_recverr_option(self.family), 1)
-            sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+            set_hop_limit(sock, self.family, ttl)
+            enable_error_queue(sock, self.family)
+            enable_receive_timestamps(sock)
             sent_mono_ns = time.perf_counter_ns()
             code = sock.connect_ex((self.address, self.port))
         except OSError as exc:
@@ -333,7 +282,7 @@ class TcpProber:
                 finally:
                     self._loop.remove_writer(sock.fileno())
                 code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-            queued = _read_error_queue(sock, self.family)
+            queued = read_error_queue(sock, self.family)
             rtt_ms = (rx_mono_ns - sent_mono_ns) / 1e6
             if code == 0:  # SYN-ACK: the destination listens on the port
                 return HopAnswer(sent_at_us, "reached", self.address, rtt_ms)

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from probes.errors import ErrorKind
-from probes.results import iso_utc
 from probes.routes.classify import RULES, PathHop, RouteVerdict
 from probes.routes.table import NetworkMatch
 from probes.stats import Summary, SummaryFields, summarize
+from probes.timestamps import iso_utc
 
-Protocol = Literal["icmp", "udp", "tcp"]
-PROTOCOLS: tuple[Protocol, ...] = ("icmp", "udp", "tcp")
+TraceProtocol = Literal["icmp", "udp", "tcp"]  # what a trace sends: ICMP echoes, UDP datagrams or TCP SYNs
+PROTOCOLS: tuple[TraceProtocol, ...] = ("icmp", "udp", "tcp")
 
 # What came back for one probe:
 #   time-exceeded  a router on the way answered (ICMP time exceeded): the hop's address and RTT
@@ -124,7 +124,7 @@ class TraceResult:
 
     target: str
     address: str | None
-    protocol: Protocol
+    protocol: TraceProtocol
     port: int | None
     probes_per_hop: int
     max_hops: int

@@ -56,7 +56,7 @@ def test_the_most_specific_class_in_the_table_decides() -> None:
     from catalogs.errors import NeedsProfileError
     from desktop.cli.errors import UsageError
     from probes.errors import IcmpNotPermitted, SchemaVersionError
-    from probes.routes.errors import NetworkTableVersionError
+    from probes.errors import NetworkTableVersionError
 
     def rule(exc: BaseException) -> ExitRule:
         found = rule_for(exc)

@@ -27,7 +27,7 @@ def test_linkvets_own_errors_are_shown_as_they_say_it() -> None:
     from desktop.usecases.errors import ProbeListError
     from probes.errors import PlanError, SchemaVersionError
     from probes.peak import PeakWindowError
-    from probes.routes.errors import NetworkTableError
+    from probes.errors import NetworkTableError
 
     for exc, text in [
         (SchemaError("not a number", path="a.toml", line=3, field="price"), "a.toml:3: price: not a number"),

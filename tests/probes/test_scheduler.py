@@ -221,7 +221,7 @@ def test_a_locked_store_keeps_the_round_until_it_can_be_stored(tmp_path: Path) -
     plan = parse_plan(PLAN, "p.toml")
     db = tmp_path / "s.sqlite3"
     with Store(db) as store:
-        store._db.execute("PRAGMA busy_timeout = 100")  # give up on the lock quickly
+        store.backend.connection.execute("PRAGMA busy_timeout = 100")  # give up on the lock quickly
         now = [time.time()]
         scheduler = Scheduler(plan, store, clock=lambda: now[0])
         with closing(sqlite3.connect(db)) as holder:

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from probes.errors import TargetError
@@ -58,3 +60,40 @@ def test_options_reject_nonsense() -> None:
         ProbeOptions(count=0)
     with pytest.raises(TargetError, match="timeout"):
         ProbeOptions(timeout_s=0)
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        Target(Method.ICMP, host="198.18.0.9", port=22, provider="acme", region="la", line_type="cn2-gia"),
+        Target(Method.TCP, host="::1", port=443, name="v6 box"),
+        Target(Method.DOWNLOAD, url="https://speed.example.net/1gb.bin", provider="acme"),
+        Target(Method.TRACE, host="example.com"),
+    ],
+)
+def test_the_plain_form_round_trips(target: Target) -> None:
+    plain = target.as_dict()
+    assert list(plain) == ["name", "method", "host", "port", "url", "provider", "region", "line_type"]
+    assert plain["host"] == (None if target.url else target.host)  # a URL names its host itself
+    assert Target.from_dict(plain) == target
+    assert Target.from_dict(json.loads(json.dumps(plain))) == target
+
+
+def test_the_plain_form_reads_missing_and_empty_fields_as_none() -> None:
+    target = Target.from_dict({"method": "icmp", "host": "127.0.0.1", "provider": "", "name": ""})
+    assert target == Target(Method.ICMP, host="127.0.0.1")
+    assert target.name == "127.0.0.1"
+
+
+@pytest.mark.parametrize(
+    ("plain", "expected"),
+    [
+        (["icmp", "127.0.0.1"], "expected a table of target fields"),
+        ({"host": "127.0.0.1"}, "unknown method None"),
+        ({"method": "tcp", "host": "127.0.0.1", "port": "22"}, "is not a TCP port"),
+        ({"method": "http", "host": "example.com"}, "needs a URL"),
+    ],
+)
+def test_a_bad_plain_form_is_a_target_error(plain: object, expected: str) -> None:
+    with pytest.raises(TargetError, match=expected):
+        Target.from_dict(plain)  # type: ignore[arg-type]

@@ -1,0 +1,125 @@
+"""The read path: the backend's rows as records (`probes.store.records`) and as pandas frames with fixed
+column types. No SQL: the queries are the backend's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import pandas as pd
+
+from probes.store.backend import Backend, Rows
+from probes.store.records import (
+    RESULT_TEXT_COLUMNS,
+    RoundInfo,
+    StoredTarget,
+    StoredTrace,
+    TargetHistory,
+    stored_trace,
+)
+from probes.store.rollup import HOUR_S, ROLLUP_COLUMNS
+
+_SAMPLE_TYPES = {
+    "target_id": "int64",
+    "ts_us": "int64",
+    "seq": "int64",
+    "rtt_ms": "float64",
+    "result_id": "int64",
+}
+
+
+def targets(
+    backend: Backend,
+    *,
+    provider: str | None = None,
+    region: str | None = None,
+    line_type: str | None = None,
+    method: str | None = None,
+) -> list[StoredTarget]:
+    labels = {"provider": provider, "region": region, "line_type": line_type, "method": method}
+    return [StoredTarget(*row) for row in backend.targets(labels)]
+
+
+def find_targets(backend: Backend, text: str) -> list[StoredTarget]:
+    return [StoredTarget(*row) for row in backend.find_targets(text)]
+
+
+def target_histories(
+    backend: Backend, *, method: str | None = None, since_us: int | None = None, until_us: int | None = None
+) -> list[TargetHistory]:
+    counts = backend.sample_counts(since_us, until_us)
+    return [
+        TargetHistory(
+            StoredTarget(*row[:10]), int(row[10]), int(row[11]), int(row[12]), *counts.get(row[0], (0, 0))
+        )
+        for row in backend.target_spans(method, since_us, until_us)
+    ]
+
+
+def rounds(
+    backend: Backend, *, since_us: int | None = None, plan: str | None = None, limit: int | None = None
+) -> list[RoundInfo]:
+    return [
+        RoundInfo(r[0], r[1], r[2], r[3], r[4], r[5], None if r[6] is None else bool(r[6]))
+        for r in backend.rounds(since_us, plan, limit)
+    ]
+
+
+def results_frame(
+    backend: Backend,
+    target_ids: Iterable[int] | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> pd.DataFrame:
+    frame = _frame(backend.results(_ids(target_ids), since_us, until_us))
+    for column in RESULT_TEXT_COLUMNS:  # an all-NULL text column comes back as float NaN: keep it None
+        frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
+    frame["started_at"] = pd.to_datetime(frame["started_us"], unit="us", utc=True)
+    return frame
+
+
+def samples_frame(
+    backend: Backend,
+    target_ids: Iterable[int] | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> pd.DataFrame:
+    rows = backend.samples(_ids(target_ids), since_us, until_us)
+    return pd.DataFrame.from_records(rows.rows, columns=rows.columns).astype(_SAMPLE_TYPES)
+
+
+def hourly_frame(
+    backend: Backend,
+    target_ids: Iterable[int] | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> pd.DataFrame:
+    """Rollups of the hours that overlap [since_us, until_us)."""
+    since_s = None if since_us is None else since_us // 1_000_000 // HOUR_S * HOUR_S
+    until_s = None if until_us is None else until_us // 1_000_000
+    rows = backend.rollups(_ids(target_ids), since_s, until_s)
+    return pd.DataFrame.from_records(rows.rows, columns=list(ROLLUP_COLUMNS))
+
+
+def traces(
+    backend: Backend,
+    *,
+    provider: str | None = None,
+    region: str | None = None,
+    line_type: str | None = None,
+    target_ids: Iterable[int] | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> list[StoredTrace]:
+    labels = {"provider": provider, "region": region, "line_type": line_type}
+    found = backend.traces(labels, _ids(target_ids), since_us, until_us)
+    return [stored_trace(row, replies) for row, replies in found]
+
+
+def _ids(target_ids: Iterable[int] | None) -> list[int] | None:
+    return None if target_ids is None else [int(i) for i in target_ids]
+
+
+def _frame(rows: Rows) -> pd.DataFrame:
+    """A frame of query rows, column types inferred as `pandas.read_sql_query` infers them."""
+    return pd.DataFrame.from_records(rows.rows, columns=rows.columns, coerce_float=True)

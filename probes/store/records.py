@@ -1,0 +1,322 @@
+"""The store's records: what reading gives back (`StoredTarget`, `StoredTrace`, `RoundInfo`) and the rows
+writing puts in, built from the engine's objects in the tables' column order (`*_COLUMNS`).
+
+No SQL here: a backend (`probes.store.sqlite`) inserts these tuples and turns its rows into these records.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from probes.results import ProbeResult
+from probes.routes.classify import PathHop
+from probes.target import Target
+
+if TYPE_CHECKING:
+    from probes.traceroute.result import TraceResult
+
+# The columns each write fills, in the order of the row tuples below (the id columns come from the backend).
+TARGET_COLUMNS = ("key", "name", "method", "host", "port", "url", "provider", "region", "line_type")
+ROUND_COLUMNS = (
+    "started_us",
+    "finished_us",
+    "source",
+    "plan",
+    "vantage",
+    "peak",
+    "tool_version",
+    "meta_json",
+)
+RESULT_COLUMNS = (
+    "round_id",
+    "target_id",
+    "started_us",
+    "finished_us",
+    "sent",
+    "received",
+    "loss",
+    "rtt_min_ms",
+    "rtt_median_ms",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
+    "rtt_max_ms",
+    "jitter_ms",
+    "throughput_mbps",
+    "bytes",
+    "seconds",
+    "ttfb_ms",
+    "error",
+    "message",
+    "metrics_json",
+)
+SAMPLE_COLUMNS = ("result_id", "target_id", "ts_us", "seq", "rtt_ms", "error")
+TRACE_COLUMNS = (
+    "result_id",
+    "target_id",
+    "started_us",
+    "address",
+    "protocol",
+    "port",
+    "probes_per_hop",
+    "max_hops",
+    "privileged",
+    "reached",
+    "route_class",
+    "route_rule",
+    "route_evidence",
+    "route_doubts_json",
+)
+TRACE_REPLY_COLUMNS = (
+    "result_id",
+    "ttl",
+    "probe",
+    "sent_us",
+    "kind",
+    "address",
+    "rtt_ms",
+    "error",
+    "asn",
+    "prefix",
+)
+
+# The text columns of `Store.results_frame` (an all-NULL one must read as None, not as a float NaN).
+RESULT_TEXT_COLUMNS = (
+    "name",
+    "method",
+    "host",
+    "url",
+    "provider",
+    "region",
+    "line_type",
+    "error",
+    "message",
+    "metrics_json",
+    "vantage",
+    "plan",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTarget:
+    """A measured thing as the store knows it: its id, identity key and latest labels."""
+
+    id: int
+    key: str
+    name: str
+    method: str
+    host: str | None
+    port: int | None
+    url: str | None
+    provider: str | None
+    region: str | None
+    line_type: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTrace:
+    """One stored traceroute: its target's labels, the addresses that answered per TTL, and the route
+    verdict it got when it was traced (`route_class` None when the trace failed)."""
+
+    result_id: int
+    target_id: int
+    name: str
+    host: str | None
+    provider: str | None
+    region: str | None
+    line_type: str | None
+    started_us: int
+    address: str | None
+    protocol: str
+    reached: bool
+    route_class: str | None
+    route_rule: str | None
+    route_evidence: str | None
+    route_doubts: tuple[str, ...]
+    hops: tuple[tuple[int, tuple[str, ...]], ...]
+
+    @property
+    def path(self) -> tuple[PathHop, ...]:
+        """The hops as the route classifier takes them (to classify again with another network table)."""
+        return tuple(PathHop(ttl, addresses) for ttl, addresses in self.hops)
+
+
+@dataclass(frozen=True, slots=True)
+class TargetHistory:
+    """What the store holds of one target: when its first and last result started (UTC µs), in how many
+    rounds, its stored attempts (`samples`) and the replies among them."""
+
+    target: StoredTarget
+    first_us: int
+    last_us: int
+    rounds: int
+    samples: int
+    replies: int
+
+
+@dataclass(frozen=True, slots=True)
+class RoundInfo:
+    """One stored round: when, from what (`source`: probe, schedule, gui, …), which plan and vantage point."""
+
+    id: int
+    started_us: int
+    finished_us: int
+    source: str
+    plan: str | None
+    vantage: str | None
+    peak: bool | None
+
+
+def target_row(target: Target) -> tuple[Any, ...]:
+    return (
+        target.key,
+        target.name,
+        str(target.method),
+        target.host,
+        target.port,
+        target.url,
+        target.provider,
+        target.region,
+        target.line_type,
+    )
+
+
+def round_row(
+    started_us: int,
+    finished_us: int,
+    source: str,
+    plan: str | None,
+    vantage: str | None,
+    peak: bool | None,
+    tool_version: str,
+    meta: Mapping[str, Any],
+) -> tuple[Any, ...]:
+    return (
+        started_us,
+        finished_us,
+        source,
+        plan,
+        vantage,
+        None if peak is None else int(peak),
+        tool_version,
+        json.dumps(meta, sort_keys=True),
+    )
+
+
+def result_row(round_id: int, target_id: int, result: ProbeResult) -> tuple[Any, ...]:
+    """A result's summary row; the figures the method names in its metrics get their own columns too."""
+    metrics = dict(result.metrics)
+    return (
+        round_id,
+        target_id,
+        result.started_at_us,
+        result.finished_at_us,
+        result.sent,
+        result.received,
+        result.loss,
+        result.rtt_min_ms,
+        result.rtt_median_ms,
+        result.rtt_mean_ms,
+        result.rtt_p95_ms,
+        result.rtt_max_ms,
+        result.jitter_ms,
+        _number(metrics.get("throughput_mbps")),
+        _number(metrics.get("bytes")),
+        _number(metrics.get("seconds")),
+        _number(metrics.get("ttfb_ms")),
+        None if result.error is None else str(result.error),
+        result.message,
+        json.dumps(metrics, sort_keys=True) if metrics else None,
+    )
+
+
+def sample_rows(result_id: int, target_id: int, result: ProbeResult) -> list[tuple[Any, ...]]:
+    return [
+        (
+            result_id,
+            target_id,
+            s.sent_at_us,
+            s.seq,
+            s.rtt_ms,
+            None if s.error is None else str(s.error),
+        )
+        for s in result.samples
+    ]
+
+
+def trace_row(result_id: int, target_id: int, trace: TraceResult) -> tuple[Any, ...]:
+    """A trace and the route verdict it got."""
+    verdict = trace.verdict
+    return (
+        result_id,
+        target_id,
+        trace.started_at_us,
+        trace.address,
+        trace.protocol,
+        trace.port,
+        trace.probes_per_hop,
+        trace.max_hops,
+        None if trace.privileged is None else int(trace.privileged),
+        int(trace.reached),
+        None if verdict is None else verdict.line_class,
+        None if verdict is None else verdict.rule,
+        None if verdict is None else verdict.explanation(),
+        None if verdict is None else json.dumps(list(verdict.doubts), ensure_ascii=False),
+    )
+
+
+def trace_reply_rows(result_id: int, trace: TraceResult) -> list[tuple[Any, ...]]:
+    """A trace's probes, each with the network its answering address was labelled with."""
+    rows = []
+    for hop in trace.hops:
+        for reply in hop.replies:
+            match = None if reply.address is None else hop.network_of(reply.address)
+            rows.append(
+                (
+                    result_id,
+                    hop.ttl,
+                    reply.probe,
+                    reply.sent_at_us,
+                    reply.kind,
+                    reply.address,
+                    reply.rtt_ms,
+                    None if reply.error is None else str(reply.error),
+                    None if match is None else match.asn,
+                    None if match is None else match.prefix.cidr,
+                )
+            )
+    return rows
+
+
+def stored_trace(row: tuple[Any, ...], replies: list[tuple[Any, ...]]) -> StoredTrace:
+    """A trace from its row (the `StoredTrace` fields up to `route_doubts`, the doubts as JSON) and its
+    replies' (ttl, address) in TTL and probe order; each TTL keeps its distinct answering addresses."""
+    hops: dict[int, list[str]] = {}
+    for ttl, address in replies:
+        addresses = hops.setdefault(int(ttl), [])
+        if address is not None and address not in addresses:
+            addresses.append(str(address))
+    return StoredTrace(
+        result_id=row[0],
+        target_id=row[1],
+        name=row[2],
+        host=row[3],
+        provider=row[4],
+        region=row[5],
+        line_type=row[6],
+        started_us=row[7],
+        address=row[8],
+        protocol=row[9],
+        reached=bool(row[10]),
+        route_class=row[11],
+        route_rule=row[12],
+        route_evidence=row[13],
+        route_doubts=tuple(json.loads(row[14])) if row[14] else (),
+        hops=tuple((ttl, tuple(addresses)) for ttl, addresses in sorted(hops.items())),
+    )
+
+
+def _number(value: object) -> float | int | None:
+    return value if isinstance(value, int | float) and not isinstance(value, bool) else None

@@ -1,0 +1,22 @@
+"""UTC timestamps as linkvet stores them: integer microseconds since the epoch (`*_us`), read from the wall
+clock, for when something happened. Durations come from monotonic clocks (`time.perf_counter_ns`), never
+from these."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+
+
+def now_us() -> int:
+    """Wall-clock UTC time in microseconds since the epoch."""
+    return time.time_ns() // 1000
+
+
+def utc_from_us(us: int) -> datetime:
+    return datetime.fromtimestamp(us / 1_000_000, tz=UTC)
+
+
+def iso_utc(us: int) -> str:
+    """e.g. `2026-12-01T20:15:00.123456Z`."""
+    return utc_from_us(us).isoformat(timespec="microseconds").replace("+00:00", "Z")
