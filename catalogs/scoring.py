@@ -26,10 +26,10 @@ from catalogs.gpus import GpuMatch, GpuReference, default_gpu_reference
 from catalogs.link_quality import LinkSummary, PeriodStats
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
+from catalogs.prices import cost_per_month, in_budget_currency, offering_price
 from catalogs.schema import Offering, Region, Service
 from catalogs.sizing import SizingResult, size
 
-HOURS_PER_MONTH = 730
 Method = Literal["weighted-sum", "topsis"]
 Status = Literal["pass", "fail", "unknown", "n/a"]
 
@@ -275,7 +275,7 @@ def _gate_budget(f: _Facts, p: Mapping[str, float], x: bool) -> GateResult:
     if budget.month_max is not None:
         if planned is None:
             return "unknown", "monthly cost unknown: the GPU count cannot be planned", f.price_source
-        month = price * planned * HOURS_PER_MONTH
+        month = cost_per_month(price, planned)
         if month > budget.month_max:
             text = f"{month:,.0f} {budget.currency}/month for {planned} GPUs > budget" if x else ""
             return "fail", text, f.price_source
@@ -291,7 +291,7 @@ def _gate_budget_lower_bound(f: _Facts, bound: float, x: bool) -> GateResult:
         return "fail", (f"{shown} > budget {budget.gpu_hour_max:.2f}" if x else ""), f.price_source
     planned = f.sizing.planned_gpus if f.sizing else None
     if budget.month_max is not None and planned is not None:
-        month = bound * planned * HOURS_PER_MONTH
+        month = cost_per_month(bound, planned)
         if month > budget.month_max:
             text = f"at least {month:,.0f} {budget.currency}/month for {planned} GPUs > budget" if x else ""
             return "fail", text, f.price_source
@@ -1057,56 +1057,6 @@ def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | N
     return size(needs, memory, per_node, tflops)
 
 
-def _price_per_gpu_hour(
-    offering: Offering, region: Region | None, per_node: int | None
-) -> tuple[float | None, str | None, str, Source, bool]:
-    """(price per GPU-hour, currency, note, source, GPUs only?) for the candidate; derived from node prices if
-    needed. GPUs only: the price covers the GPUs, the host (VM, CPU, RAM) is billed on top."""
-    prices = offering.prices_for(region.id if region else None)
-    if not prices and region is None and offering.prices:
-        prices = tuple(sorted(offering.prices, key=lambda q: q.node_hour or q.gpu_hour or 0.0))[:1]
-    if not prices:
-        return None, None, "", None, False
-    price = prices[0]
-    currency = price.currency or offering.currency
-    note = ""
-    if price.gpu_hour is not None:
-        value = price.gpu_hour
-    elif price.node_hour is not None and per_node:
-        value, note = (
-            price.node_hour / per_node,
-            f" (derived: {price.node_hour:g}/node-hour ÷ {per_node} GPUs)",
-        )
-    elif price.node_month is not None and per_node:
-        value = price.node_month / HOURS_PER_MONTH / per_node
-        note = f" (derived: {price.node_month:g}/month ÷ {HOURS_PER_MONTH} h ÷ {per_node} GPUs)"
-    else:
-        return None, currency, " (node price, but GPUs per node unknown)", None, False
-    if region is None:
-        note += "; lowest listed price, region not stated"
-    return value, currency, note, offering.fact("prices"), price.covers == "gpus-only"
-
-
-def _comparable_price(
-    needs: NeedsProfile, price: float | None, currency: str | None
-) -> tuple[float | None, str]:
-    """The price per GPU-hour in the budget currency, and the conversion used; or None and why not."""
-    if price is None:
-        return None, ""
-    budget = needs.budget
-    if currency is None:
-        return None, f"unknown (currency not stated, so not compared with {budget.currency} prices)"
-    converted = budget.in_budget_currency(price, currency)
-    if converted is None:
-        return None, f"unknown (currency {currency}, no exchange rate given)"
-    if currency == budget.currency:
-        return converted, ""
-    rate = budget.exchange_rates[currency]
-    return converted, (
-        f"{price:.2f} {currency} at {rate:g} {budget.currency}/{currency}, the needs profile's exchange rate"
-    )
-
-
 def candidates(catalogs: CatalogSet | Iterable[ProviderCatalog]) -> list[Candidate]:
     """Every (offering, region) pair; an offering with no regions stated is one candidate without region."""
     providers = catalogs.providers if isinstance(catalogs, CatalogSet) else tuple(catalogs)
@@ -1173,10 +1123,10 @@ def _facts(
         capacity = None
     planned = sizing.planned_gpus if sizing is not None else None
     fits_one_node = bool(planned and per_node and planned <= per_node)
-    price, currency, price_note, price_source, gpus_only = _price_per_gpu_hour(
-        offering, candidate.region, per_node
+    price, currency, price_note, price_source, gpus_only = offering_price(
+        offering, candidate.region.id if candidate.region else None, per_node
     )
-    compare, compare_note = _comparable_price(needs, price, currency)
+    compare, compare_note = in_budget_currency(needs.budget, price, currency)
     lower_bound = None
     if gpus_only and compare is not None:
         # A GPUs-only price is a lower bound of what the node costs: ranking it against whole-node prices
