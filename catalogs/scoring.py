@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, get_args
 
 import numpy as np
 
@@ -30,7 +30,8 @@ from catalogs.prices import cost_per_month, in_budget_currency, offering_price
 from catalogs.schema import Offering, Region, Service
 from catalogs.sizing import SizingResult, size
 
-Method = Literal["weighted-sum", "topsis"]
+RankingMethod = Literal["weighted-sum", "topsis"]  # `--method`; the JSON value of `Ranking.method`
+RANKING_METHODS: tuple[RankingMethod, ...] = get_args(RankingMethod)
 Status = Literal["pass", "fail", "unknown", "n/a"]
 
 
@@ -1037,7 +1038,7 @@ class Sensitivity:
 @dataclass(frozen=True)
 class Ranking:
     entries: tuple[RankedOffering, ...]
-    method: Method
+    method: RankingMethod
     weights: Mapping[str, float]
     sensitivity: Sensitivity
     notes: tuple[str, ...] = field(default=())
@@ -1204,7 +1205,7 @@ def rank_offerings(
     *,
     checklist: Checklist | None = None,
     weights: Mapping[str, float] | None = None,
-    method: Method = "weighted-sum",
+    method: RankingMethod = "weighted-sum",
     gpus: GpuReference | None = None,
 ) -> Ranking:
     """Rank every offering (in each of its regions) for `needs`, using measured line quality where a
@@ -1409,7 +1410,7 @@ def _sensitivity(
     weights: np.ndarray,
     ids: Sequence[str],
     labels: Sequence[str],
-    method: Method,
+    method: RankingMethod,
 ) -> Sensitivity:
     """Move each weight by ×0.8 and ×1.2 alone and see whether the first place changes. Rows are in key
     order, so the first of equal scores (argmax) is the tie-break winner."""

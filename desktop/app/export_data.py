@@ -7,9 +7,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from probes.peak import PeakWindow
+
+if TYPE_CHECKING:  # catalogs.scoring loads numpy: for the annotation only
+    from catalogs.scoring import RankingMethod
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,7 @@ class ExportJob:
     vantage: str | None = None
     needs: Mapping[str, Any] | None = None  # a needs profile's plain data: with it, the procurement sheets
     weights: Mapping[str, float] = field(default_factory=dict)
-    method: Literal["weighted-sum", "topsis"] = "weighted-sum"
+    method: RankingMethod = "weighted-sum"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from catalogs.gpus import default_gpu_reference
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.needs import NeedsProfile
-from catalogs.scoring import Method, Ranking, rank_offerings
+from catalogs.scoring import Ranking, RankingMethod, rank_offerings
 from catalogs.sizing import SizingResult, size
 from probes.peak import PeakWindow
 
@@ -35,7 +35,7 @@ def gpu_names() -> list[str]:
 class ScoreRequest:
     needs: NeedsProfile
     weights: Mapping[str, float]
-    method: Method
+    method: RankingMethod
     summaries: Sequence[LinkSummary] = ()
 
 

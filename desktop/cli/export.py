@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from catalogs.scoring import RANKING_METHODS
 from desktop.cli._common import (
     EXIT_ENVIRONMENT,
     EXIT_OK,
@@ -59,9 +60,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--weight", type=weight_option, action="append", default=[], metavar="ID=N", help="override a weight"
     )
-    p.add_argument(
-        "--method", choices=["weighted-sum", "topsis"], default="weighted-sum", help="ranking method"
-    )
+    p.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum", help="ranking method")
     add_catalog_option(p)
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     add_db_option(p)
