@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from catalogs import _toml
-from catalogs.errors import ChecklistError
+from catalogs.errors import ChecklistError, UnknownCriterionError
 
 CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
 
@@ -90,7 +90,7 @@ class Checklist(_Strict):
         for item in self.criterion:
             if item.id == criterion_id:
                 return item
-        raise KeyError(criterion_id)
+        raise UnknownCriterionError(f"no checklist item {criterion_id!r}")
 
     def scale_row(self, params: float) -> ScaleRow | None:
         """The scale-table row for a model of `params` parameters (the first whose range holds it)."""

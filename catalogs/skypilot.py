@@ -132,7 +132,16 @@ def import_skypilot_csv(
     source = source or f"SkyPilot-format catalog {path.name}"
     text = _toml.read_text(path, SkyPilotImportError, SkyPilotImportError, kind="CSV", encoding="utf-8-sig")
     reader = csv.DictReader(text.splitlines())
-    columns = reader.fieldnames or []
+    try:
+        columns = reader.fieldnames or []
+        rows = list(reader)
+    except csv.Error as exc:  # e.g. a field over the csv module's size limit (on the line after those read)
+        raise SkyPilotImportError(
+            f"not a readable CSV: {exc}",
+            path=path,
+            line=reader.line_num + 1,
+            expected="a SkyPilot-format CSV",
+        ) from exc
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise SkyPilotImportError(
@@ -146,7 +155,7 @@ def import_skypilot_csv(
     zero_prices = 0
     groups: dict[tuple[str, str, int], dict[str, Any]] = {}
     region_names: dict[str, str] = {}
-    for line, row in enumerate(reader, start=2):
+    for line, row in enumerate(rows, start=2):
         result.rows_read += 1
         if None in row:
             raise SkyPilotImportError(

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from catalogs.errors import UnknownCriterionError
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.criteria.compute import intra_node_kind
 from catalogs.scoring.explanation import explain, judgements
@@ -89,7 +90,11 @@ class RankedOffering:
         return self._facts.compare_gpu_hour if self._facts is not None else None
 
     def judgement(self, criterion: str) -> Judgement:
-        return next(j for j in self.judgements if j.criterion == criterion)
+        """The judgement of one checklist item; `UnknownCriterionError` when the checklist has no such id."""
+        found = next((j for j in self.judgements if j.criterion == criterion), None)
+        if found is None:
+            raise UnknownCriterionError(f"no checklist item {criterion!r} in the judgements of {self.label}")
+        return found
 
     def as_dict(self) -> dict[str, Any]:
         return {
