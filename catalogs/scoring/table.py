@@ -25,7 +25,8 @@ from catalogs.scoring.scaling import best_value, plan_shape, relative_scores, sc
 @dataclass(frozen=True)
 class ScoreTable:
     """Rows are candidates (in the order given), columns the checklist's weighted criteria (`ids`).
-    NaN is an unknown score."""
+    NaN is an unknown score. A judgement's score is its `counted` value where `unscaled` is known, else
+    unknown (None)."""
 
     checklist: Checklist
     ids: tuple[str, ...]
@@ -35,11 +36,9 @@ class ScoreTable:
     gates: Sequence[tuple[Status, ...]]  # per candidate, one status per checklist gate (in checklist order)
     eligible: np.ndarray  # per candidate: no gate fails
     unscaled: np.ndarray  # each criterion's own score (relative ones scored against the best), NaN unknown
-    scores: np.ndarray  # the score after the plan's node-shape scaling, NaN unknown
-    counted: np.ndarray  # what the total counts: the scaled score, or the scaled unknown score
+    counted: np.ndarray  # what the total counts: the score or the unknown score, scaled for the node shape
     totals: np.ndarray  # per candidate: the weighted sum of `counted`
     scaled_columns: frozenset[int]  # the columns the plan's node shape can scale
-    best: Mapping[str, float]  # the best raw value of each relative criterion
 
     @property
     def unknown_score(self) -> float:
@@ -66,13 +65,9 @@ def score_table(
     eligible = np.array(["fail" not in row for row in statuses], dtype=bool)
     raw = np.array(raw_rows, dtype=float).reshape(len(raw_rows), len(ids))  # None → NaN
     unscaled = raw.copy()
-    best: dict[str, float] = {}
     for j, criterion in enumerate(ids):
         if criterion in RELATIVE:
-            found = best_value(raw[:, j], eligible)
-            if found is not None:
-                best[criterion] = found
-            unscaled[:, j] = relative_scores(raw[:, j], found)
+            unscaled[:, j] = relative_scores(raw[:, j], best_value(raw[:, j], eligible))
 
     counted = np.where(np.isnan(unscaled), checklist.unknown_score, unscaled)
     multiplier = np.ones_like(counted)
@@ -87,7 +82,6 @@ def score_table(
     columns = sorted(set(intra) | set(fabric))
     if columns:  # for known scores and the unknown score alike
         counted[:, columns] = scaled(counted[:, columns], multiplier[:, columns], ratio[:, columns])
-    scores = np.where(np.isnan(unscaled), np.nan, counted)
     weight_vector = np.array([weights[i] for i in ids], dtype=float)
     return ScoreTable(
         checklist=checklist,
@@ -98,9 +92,7 @@ def score_table(
         gates=statuses,
         eligible=eligible,
         unscaled=unscaled,
-        scores=scores,
         counted=counted,
         totals=weighted_sums(counted, weight_vector),
         scaled_columns=frozenset(columns),
-        best=best,
     )
