@@ -10,8 +10,10 @@ Where things are:
     targets.py               a region's probe targets, as plain dicts
     skypilot.py              SkyPilot CSV → provider catalog
     needs.py, sizing.py      training-needs profiles and the sizing formulas (with sources)
-    checklist.py, scoring.py the checklist and the explainable ranking (`rank_offerings`)
-    link_quality.py          `LinkSummary`, the one input scoring takes from measurement
+    prices.py                price per GPU-hour from any listed price, monthly cost, budget currency
+    checklist.py             the checklist: gates and weighted criteria, their weights and parameters
+    scoring/                 the explainable ranking (`rank_offerings`; its `__init__` maps the package)
+    link_quality.py          `LinkSummary` (with its `RouteCheck`), the one input scoring takes from measurement
     acceptance/              `linkvet accept`: a server's measured facts against its offering's claims
     errors.py                the exception tree
 """

@@ -1,9 +1,10 @@
-"""Find the line of a key in TOML text, so that an error can say where to look.
+"""Find the line of a key in TOML text, so that an error can say where to look (the index behind
+`catalogs._toml.LineFinder`; every other module goes through `catalogs._toml`).
 
 `tomllib` returns plain dicts without positions, so this module scans the text once and records, for every
 key path it can recognise (tables, arrays of tables, dotted keys, inline tables, arrays of inline tables
-written one element per line), the line where it first appears. It is best effort: `line_of` falls back to
-the nearest enclosing key it found.
+written one element per line), the line where it first appears. It is best effort: `LineFinder` falls back
+to the nearest enclosing key it found.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ def _split_dotted(dotted: str) -> list[str]:
 
 def _strip_strings(value: str) -> str:
     """Blank out string contents so that braces or `=` inside strings are not mistaken for structure."""
-    return re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', lambda m: '""', value)
+    return re.sub(r'"(?:[^"\\]|\\.)*"|\'[^\']*\'', '""', value)
 
 
 class _Index:
@@ -115,19 +116,9 @@ class _Index:
                         self._record_inline((*path, i), element, number)
 
 
-def line_of(text: str, loc: Sequence[PathPart]) -> int | None:
-    """The 1-based line where the key path `loc` (as in a pydantic error) is written, or its parent's."""
-    index = _Index(text).lines
-    path = tuple(loc)
-    while path:
-        if path in index:
-            return index[path]
-        path = path[:-1]
-    return None
-
-
 class LineFinder:
-    """`line_of` for many paths of the same text, scanning it once."""
+    """The 1-based line where a key path (as in a pydantic error's `loc`) is written, or its nearest
+    parent's; the text is scanned once, for any number of paths."""
 
     def __init__(self, text: str) -> None:
         self._lines = _Index(text).lines

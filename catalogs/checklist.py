@@ -10,8 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from catalogs import _toml
-from catalogs._toml_lines import LineFinder
-from catalogs.errors import ChecklistError
+from catalogs.errors import ChecklistError, UnknownCriterionError
 
 CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
 
@@ -91,7 +90,7 @@ class Checklist(_Strict):
         for item in self.criterion:
             if item.id == criterion_id:
                 return item
-        raise KeyError(criterion_id)
+        raise UnknownCriterionError(f"no checklist item {criterion_id!r}")
 
     def scale_row(self, params: float) -> ScaleRow | None:
         """The scale-table row for a model of `params` parameters (the first whose range holds it)."""
@@ -100,35 +99,22 @@ class Checklist(_Strict):
 
 
 def parse_checklist_text(text: str, path: Path | None = None) -> Checklist:
-    from catalogs.loader import translate_validation_error
-
-    try:
-        raw = _toml.loads(text)
-    except _toml.TOMLDecodeError as exc:
-        from catalogs.loader import toml_error_position
-
-        message, line = toml_error_position(exc)
-        raise ChecklistError(
-            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
-        ) from exc
+    """Validate a checklist's TOML text; the first problem raises `ChecklistError` (file, line, field)."""
+    raw = _toml.parse(text, path, ChecklistError)
     try:
         return Checklist.model_validate(raw)
     except ValidationError as exc:
-        first = translate_validation_error(exc, path, raw, LineFinder(text), Checklist, ChecklistError)[0]
-        raise first from exc
+        lines = _toml.LineFinder(text)
+        raise _toml.validation_errors(exc, path, raw, lines, Checklist, ChecklistError)[0] from exc
 
 
 def load_checklist(path: Path | None = None) -> Checklist:
     """Read a checklist file (default: the bundled one)."""
     if path is None:
         return default_checklist()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChecklistError(f"cannot read the file: {exc}", path=path) from exc
-    return parse_checklist_text(text, path)
+    return parse_checklist_text(_toml.read_text(path, ChecklistError, ChecklistError), path)
 
 
 @cache
 def default_checklist() -> Checklist:
-    return parse_checklist_text(CHECKLIST_PATH.read_text(encoding="utf-8"), CHECKLIST_PATH)
+    return load_checklist(CHECKLIST_PATH)

@@ -4,7 +4,7 @@ The tree (every error here derives from `CatalogError`)::
 
     CatalogError
     ├── CatalogFileError          a data file we read is wrong; names file, line, field, what was expected
-    │   ├── TomlSyntaxError       not valid TOML at all
+    │   ├── TomlSyntaxError       not valid TOML at all (or not UTF-8 text)
     │   ├── FormatVersionError    `format_version` missing, or newer than this linkvet understands
     │   ├── SchemaError           a field is missing, of the wrong type, out of range, or a unit slip
     │   ├── DuplicateIdError      two providers, regions or offerings share an id
@@ -14,10 +14,12 @@ The tree (every error here derives from `CatalogError`)::
     │   ├── ChecklistError        the checklist file is invalid or disagrees with the scoring code
     │   └── SkyPilotImportError   a SkyPilot CSV cannot be turned into a catalog
     ├── LinkSummaryError          a link-quality summary dict does not have the agreed shape
-    └── SizingError               the sizing inputs make no sense (e.g. tensor parallel 0)
+    ├── SizingError               the sizing inputs make no sense (e.g. tensor parallel 0)
+    └── UnknownCriterionError     no checklist item (or ranked entry's judgement) has this id; also a KeyError
 
-Foreign exceptions (tomllib, pydantic, csv) are translated into these in one place each: the loader
-(`catalogs.loader`), the needs loader, the checklist loader and the importer.
+Foreign exceptions are translated into these in one place each: reading a file (OSError, UnicodeDecodeError),
+parsing TOML (rtoml, tomllib) and validating it (pydantic) in `catalogs._toml`, which every reader uses;
+the csv module's errors in the SkyPilot importer (`catalogs.skypilot`).
 """
 
 from __future__ import annotations
@@ -103,3 +105,11 @@ class LinkSummaryError(CatalogError):
 
 class SizingError(CatalogError):
     """The sizing inputs make no sense."""
+
+
+class UnknownCriterionError(CatalogError, KeyError):
+    """No checklist item has this id (`Checklist.get`, `RankedOffering.judgement`). Also a `KeyError`, as a
+    look-up by id is."""
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)

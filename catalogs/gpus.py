@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalogs import _toml
-from catalogs.errors import CatalogFileError, SchemaError, UnknownGpuError
+from catalogs.errors import UnknownGpuError
 from catalogs.facts import AsOf, Provenance, Text
 
 GPU_REFERENCE_PATH = Path(__file__).with_name("gpus.toml")
@@ -156,16 +156,13 @@ class GpuReference:
 
 
 def load_gpu_reference(path: Path = GPU_REFERENCE_PATH) -> GpuReference:
-    """Read and validate a GPU reference file."""
-    try:
-        data = _toml.loads(path.read_text(encoding="utf-8"))
-    except _toml.TOMLDecodeError as exc:
-        raise CatalogFileError(f"not valid TOML: {exc}", path=path) from exc
+    """Read and validate a GPU reference file; the first problem raises (file, line, field)."""
+    text = _toml.read_text(path)
+    data = _toml.parse(text, path)
     try:
         return GpuReference(_GpuFile.model_validate(data).gpu)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise SchemaError(first["msg"], path=path, field=".".join(map(str, first["loc"]))) from exc
+        raise _toml.validation_errors(exc, path, data, _toml.LineFinder(text), _GpuFile)[0] from exc
 
 
 @cache

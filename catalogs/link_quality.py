@@ -120,8 +120,10 @@ class PeriodStats:
 
 
 @dataclass(frozen=True, slots=True)
-class RouteVerdict:
-    """Whether the traced route matches the line type the vendor claims."""
+class RouteCheck:
+    """The route part of a `LinkSummary`: whether the traced routes match the line type the vendor claims.
+    (Not `probes.routes.RouteCheck`, one trace's classification: this is the check of a claim over every
+    stored trace of the region, the JSON key `route`.)"""
 
     claimed_line_type: str | None = None
     measured_class: str | None = None
@@ -131,7 +133,7 @@ class RouteVerdict:
     evidence: str | None = None
 
     @classmethod
-    def from_dict(cls, data: Any, where: str) -> RouteVerdict | None:
+    def from_dict(cls, data: Any, where: str) -> RouteCheck | None:
         mapping = _mapping(data, where, _ROUTE_KEYS)
         if mapping is None:
             return None
@@ -163,7 +165,7 @@ class LinkSummary:
     peak_windows: tuple[str, ...] = ()
     peak: PeriodStats | None = None
     offpeak: PeriodStats | None = None
-    route: RouteVerdict | None = None
+    route: RouteCheck | None = None
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "summary") -> LinkSummary:
@@ -183,7 +185,7 @@ class LinkSummary:
             peak_windows=tuple(windows),
             peak=PeriodStats.from_dict(mapping.get("peak"), f"{where}.peak"),
             offpeak=PeriodStats.from_dict(mapping.get("offpeak"), f"{where}.offpeak"),
-            route=RouteVerdict.from_dict(mapping.get("route"), f"{where}.route"),
+            route=RouteCheck.from_dict(mapping.get("route"), f"{where}.route"),
         )
 
     def as_dict(self) -> dict[str, Any]:

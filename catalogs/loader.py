@@ -5,25 +5,18 @@ others still load.
 
 from __future__ import annotations
 
-import difflib
-import re
-import types
-import typing
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from catalogs import _toml
-from catalogs._toml_lines import LineFinder
 from catalogs.errors import (
     CatalogFileError,
     DanglingReferenceError,
     DuplicateIdError,
     FormatVersionError,
-    SchemaError,
     TomlSyntaxError,
     UnknownGpuError,
 )
@@ -31,29 +24,6 @@ from catalogs.gpus import GpuReference, default_gpu_reference
 from catalogs.schema import FORMAT_VERSION, CatalogFile, Offering, Provider, Region, Service
 
 BUNDLED_PROVIDERS_DIR = Path(__file__).with_name("providers")
-
-_EXPECTED_BY_TYPE = {
-    "missing": "this field to be present",
-    "int_type": "a whole number",
-    "int_parsing": "a whole number",
-    "int_from_float": "a whole number",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "string_type": "text in quotes",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-    "list_type": "a list [ … ]",
-    "tuple_type": "a list [ … ]",
-    "model_type": "a table",
-    "dict_type": "a table",
-    "string_pattern_mismatch": "text matching {pattern}",
-    "string_too_short": "non-empty text",
-    "greater_than": "a number greater than {gt}",
-    "greater_than_equal": "a number of at least {ge}",
-    "less_than_equal": "a number of at most {le}",
-    "less_than": "a number less than {lt}",
-    "literal_error": "one of {expected}",
-}
 
 
 @dataclass(frozen=True)
@@ -102,99 +72,6 @@ class CatalogSet:
         for catalog in self.providers:
             for offering in catalog.offerings:
                 yield catalog, offering
-
-
-def _model_at(loc: tuple[str | int, ...], root: type[BaseModel] = CatalogFile) -> type[BaseModel] | None:
-    """The pydantic model class that holds the last key of `loc` (for "did you mean" hints)."""
-    model: type[BaseModel] = root
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        info = model.model_fields.get(part)
-        if info is None:
-            return None
-        found = None
-        stack: list[Any] = [info.annotation]
-        while stack:
-            annotation = stack.pop()
-            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-                found = annotation
-                break
-            origin = typing.get_origin(annotation)
-            if origin is not None or isinstance(annotation, types.UnionType):
-                stack.extend(typing.get_args(annotation))
-        if found is None:
-            return None
-        model = found
-    return model
-
-
-def _field_name(loc: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
-def _owner_label(raw: Any, loc: tuple[str | int, ...]) -> str:
-    """' in offering "p5.48xlarge"' for a loc inside the 4th offering, when the raw data has its id."""
-    if len(loc) >= 2 and loc[0] in ("offerings", "regions") and isinstance(loc[1], int):
-        try:
-            item = raw[loc[0]][loc[1]]
-        except (KeyError, IndexError, TypeError):
-            return ""
-        if isinstance(item, dict) and isinstance(item.get("id"), str):
-            kind = "offering" if loc[0] == "offerings" else "region"
-            return f" (in {kind} {item['id']!r})"
-    return ""
-
-
-def translate_validation_error(
-    exc: ValidationError,
-    path: Path | None,
-    raw: Any,
-    lines: Callable[[tuple[str | int, ...]], int | None],
-    root: type[BaseModel] = CatalogFile,
-    error_class: type[CatalogFileError] = SchemaError,
-) -> list[CatalogFileError]:
-    """pydantic's errors as ours: one per problem, each with file, line, field and what was expected."""
-    errors: list[CatalogFileError] = []
-    for error in exc.errors():
-        loc = tuple(error["loc"])
-        ctx = error.get("ctx") or {}
-        kind = error["type"]
-        expected: str | None
-        if kind == "implausible":
-            message, expected = str(ctx["message"]), str(ctx["expected"])
-        elif kind == "extra_forbidden":
-            model = _model_at(loc, root)
-            known = sorted(model.model_fields) if model else []
-            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-            message = f"unknown field {loc[-1]!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
-            expected = "one of " + ", ".join(k for k in known if k != "facts") if known else None
-        else:
-            message = error["msg"]
-            template = _EXPECTED_BY_TYPE.get(kind)
-            try:
-                expected = template.format(**ctx) if template else None
-            except (KeyError, IndexError):
-                expected = template
-        if (
-            kind not in ("missing", "extra_forbidden")
-            and "input" in error
-            and not isinstance(error["input"], dict | list)
-        ):
-            message += f", got {error['input']!r}"
-        errors.append(
-            error_class(
-                message + _owner_label(raw, loc),
-                path=path,
-                line=lines(loc),
-                field=_field_name(loc),
-                expected=expected,
-            )
-        )
-    return errors
 
 
 def _check_references(
@@ -275,43 +152,16 @@ def _check_references(
     return errors
 
 
-def toml_error_position(exc: ValueError) -> tuple[str, int | None]:
-    """tomllib's message without its "(at line N, column M)" tail, and N."""
-    text = str(exc)
-    match = re.search(r"\s*\(at line (\d+), column \d+\)\s*$", text)
-    if match:
-        return text[: match.start()], int(match.group(1))
-    if text.endswith("(at end of document)"):
-        return text.removesuffix("(at end of document)").strip() + " at the end of the file", None
-    return text, None
-
-
-class _LazyLines:
-    """A `LineFinder` built on first use: valid files (the common case) never pay for the line index."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._finder: LineFinder | None = None
-
-    def __call__(self, loc: tuple[str | int, ...]) -> int | None:
-        if self._finder is None:
-            self._finder = LineFinder(self._text)
-        return self._finder(loc)
-
-
 def parse_catalog_text(
     text: str, path: Path | None = None, gpus: GpuReference | None = None
 ) -> tuple[ProviderCatalog | None, list[CatalogFileError]]:
     """Validate one catalog's TOML text. Returns the catalog (or None) and every problem found."""
     gpus = gpus or default_gpu_reference()
     try:
-        raw = _toml.loads(text)
-    except _toml.TOMLDecodeError as exc:
-        message, line = toml_error_position(exc)
-        return None, [
-            TomlSyntaxError(f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax")
-        ]
-    lines = _LazyLines(text)
+        raw = _toml.parse(text, path)
+    except TomlSyntaxError as exc:
+        return None, [exc]
+    lines = _toml.LazyLines(text)
     version = raw.get("format_version")
     if version is None:
         return None, [
@@ -347,7 +197,7 @@ def parse_catalog_text(
     try:
         data = CatalogFile.model_validate(raw)
     except ValidationError as exc:
-        return None, translate_validation_error(exc, path, raw, lines)
+        return None, _toml.validation_errors(exc, path, raw, lines, CatalogFile)
     errors = _check_references(data, path, lines, gpus)
     if errors:
         return None, errors
@@ -359,15 +209,9 @@ def load_catalog_file(
 ) -> tuple[ProviderCatalog | None, list[CatalogFileError]]:
     """Read and validate one catalog file."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        return None, [
-            TomlSyntaxError(
-                f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path, expected="a UTF-8 TOML file"
-            )
-        ]
-    except OSError as exc:
-        return None, [CatalogFileError(f"cannot read the file: {exc.strerror or exc}", path=path)]
+        text = _toml.read_text(path)
+    except CatalogFileError as exc:
+        return None, [exc]
     return parse_catalog_text(text, path, gpus)
 
 
@@ -405,13 +249,13 @@ def load_catalogs(paths: Iterable[Path] | Path | None = None, gpus: GpuReference
             continue
         provider_id = catalog.provider.id
         if provider_id in seen:
-            text = path.read_text(encoding="utf-8")
+            text = _toml.read_text(path)
             errors.append(
                 DuplicateIdError(
                     f"provider id {provider_id!r} is already defined in {seen[provider_id]}; "
                     "this file was not loaded",
                     path=path,
-                    line=LineFinder(text)(("provider", "id")),
+                    line=_toml.LineFinder(text)(("provider", "id")),
                     field="provider.id",
                     expected="a provider id used by one file only",
                 )

@@ -11,7 +11,6 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from catalogs import _toml
-from catalogs._toml_lines import LineFinder
 from catalogs.errors import NeedsProfileError
 from catalogs.facts import implausible
 
@@ -168,15 +167,7 @@ class NeedsProfile(_Strict):
 def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
     """Validate a needs profile's TOML text; a problem raises `NeedsProfileError` (file, line, field)."""
 
-    try:
-        raw = _toml.loads(text)
-    except _toml.TOMLDecodeError as exc:
-        from catalogs.loader import toml_error_position
-
-        message, line = toml_error_position(exc)
-        raise NeedsProfileError(
-            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
-        ) from exc
+    raw = _toml.parse(text, path, NeedsProfileError)
     version = raw.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > NEEDS_FORMAT_VERSION:
         raise NeedsProfileError(
@@ -185,7 +176,7 @@ def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
             field="format_version",
             expected=f"format_version = {NEEDS_FORMAT_VERSION}",
         )
-    return validate_needs(raw, path, LineFinder(text))
+    return validate_needs(raw, path, _toml.LineFinder(text))
 
 
 def validate_needs(
@@ -194,12 +185,10 @@ def validate_needs(
     lines: Callable[[tuple[str | int, ...]], int | None] | None = None,
 ) -> NeedsProfile:
     """Validate a needs profile given as plain data; a problem raises `NeedsProfileError` naming the field."""
-    from catalogs.loader import translate_validation_error
-
     try:
         return NeedsProfile.model_validate(raw)
     except ValidationError as exc:
-        errors = translate_validation_error(
+        errors = _toml.validation_errors(
             exc, path, raw, lines or (lambda loc: None), NeedsProfile, NeedsProfileError
         )
         first = errors[0]
@@ -214,8 +203,4 @@ def validate_needs(
 
 def load_needs(path: Path) -> NeedsProfile:
     """Read a needs profile file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise NeedsProfileError(f"cannot read the file: {exc}", path=path) from exc
-    return parse_needs_text(text, path)
+    return parse_needs_text(_toml.read_text(path, NeedsProfileError, NeedsProfileError), path)

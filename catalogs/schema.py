@@ -147,7 +147,8 @@ class Storage(Sourced):
 
 class Price(Sourced):
     """A price. Give what the source gives (per GPU-hour, per node-hour or per node-month); linkvet derives
-    the others from GPUs per node and 730 hours a month, and says that it did."""
+    the others from GPUs per node and 730 hours a month (`catalogs.prices`, the one place the rule is
+    written), and says that it did."""
 
     region: Slug | None = None  # None: the same in every region of the offering
     gpu_hour: float | None = None

@@ -22,6 +22,7 @@ from typing import Any
 
 import tomli_w
 
+from catalogs import _toml
 from catalogs.errors import SkyPilotImportError
 from catalogs.gpus import GpuReference, GpuSpec, default_gpu_reference
 from catalogs.schema import FORMAT_VERSION
@@ -129,14 +130,18 @@ def import_skypilot_csv(
     )
     as_of = as_of or dt.date.today().isoformat()
     source = source or f"SkyPilot-format catalog {path.name}"
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SkyPilotImportError("not UTF-8 text", path=path, expected="a UTF-8 CSV file") from exc
-    except OSError as exc:
-        raise SkyPilotImportError(f"cannot read the file: {exc.strerror or exc}", path=path) from exc
+    text = _toml.read_text(path, SkyPilotImportError, SkyPilotImportError, kind="CSV", encoding="utf-8-sig")
     reader = csv.DictReader(text.splitlines())
-    columns = reader.fieldnames or []
+    try:
+        columns = reader.fieldnames or []
+        rows = list(reader)
+    except csv.Error as exc:  # e.g. a field over the csv module's size limit (on the line after those read)
+        raise SkyPilotImportError(
+            f"not a readable CSV: {exc}",
+            path=path,
+            line=reader.line_num + 1,
+            expected="a SkyPilot-format CSV",
+        ) from exc
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise SkyPilotImportError(
@@ -150,7 +155,7 @@ def import_skypilot_csv(
     zero_prices = 0
     groups: dict[tuple[str, str, int], dict[str, Any]] = {}
     region_names: dict[str, str] = {}
-    for line, row in enumerate(reader, start=2):
+    for line, row in enumerate(rows, start=2):
         result.rows_read += 1
         if None in row:
             raise SkyPilotImportError(

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QLocale, QObject, QSettings, Signal
 
 from probes.paths import data_dir as default_data_dir
 
-if TYPE_CHECKING:  # probes.peak loads pandas: imported where needed, not at startup
+if TYPE_CHECKING:  # probes.peak loads pandas, catalogs.scoring numpy: imported where needed, not at startup
+    from catalogs.scoring import RankingMethod
     from probes.peak import PeakWindow
 
 LANGUAGES = ("en", "zh_CN")
@@ -175,7 +176,7 @@ class AppSettings(QObject):
         self._set(self.SCORE_WEIGHTS, json.dumps(value, sort_keys=True))
 
     @property
-    def score_method(self) -> Literal["weighted-sum", "topsis"]:
+    def score_method(self) -> RankingMethod:
         return "topsis" if self._q.value(self.SCORE_METHOD) == "topsis" else "weighted-sum"
 
     @score_method.setter

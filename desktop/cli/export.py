@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from catalogs.scoring import RANKING_METHODS
 from desktop.cli._common import add_db_option, reader_store
 from desktop.cli._links import epoch_us, peak_windows
 from desktop.cli.catalog import add_catalog_option, load_or_warn
@@ -52,9 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--weight", type=weight_option, action="append", default=[], metavar="ID=N", help="override a weight"
     )
-    p.add_argument(
-        "--method", choices=["weighted-sum", "topsis"], default="weighted-sum", help="ranking method"
-    )
+    p.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum", help="ranking method")
     add_catalog_option(p)
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
     add_db_option(p)

@@ -14,7 +14,7 @@ from typing import Any
 
 from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
-from catalogs.scoring import Ranking
+from catalogs.scoring import RANKING_METHODS, Ranking
 from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
@@ -53,7 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="ID=N",
         help="override a weight (repeatable)",
     )
-    parser.add_argument("--method", choices=["weighted-sum", "topsis"], default="weighted-sum")
+    parser.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum")
     parser.add_argument("--top", type=int, default=10, metavar="N", help="explain the first N (default 10)")
     parser.add_argument("--json", action="store_true", help="print the whole ranking as JSON")
     add_catalog_option(parser)

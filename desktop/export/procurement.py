@@ -13,8 +13,9 @@ from catalogs.checklist import Checklist
 from catalogs.gpus import GpuReference, default_gpu_reference
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
+from catalogs.prices import HOURS_PER_MONTH, cost_per_month, lowest_gpu_hour
 from catalogs.schema import Offering, Price
-from catalogs.scoring import HOURS_PER_MONTH, Judgement, RankedOffering, Ranking
+from catalogs.scoring import Judgement, RankedOffering, Ranking
 from catalogs.sizing import scale_table_note, size
 from desktop.export.model import FORMATS, Column, Sheet
 
@@ -144,7 +145,7 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 else ("GPUs only (lower bound)" if e.price_is_lower_bound else "whole node"),
                 "month_cost": None
                 if e.price_gpu_hour is None or e.planned_gpus is None
-                else e.price_gpu_hour * e.planned_gpus * HOURS_PER_MONTH,
+                else cost_per_month(e.price_gpu_hour, e.planned_gpus),
                 "line_quality": None if line is None else line.score,
                 "line_quality_why": None if line is None else line.reason,
                 "unknowns": len(e.unknowns),
@@ -261,7 +262,6 @@ def offerings_sheet(catalogs: CatalogSet) -> Sheet:
 def offering_row(catalog: ProviderCatalog, o: Offering) -> dict[str, Any]:
     provenance = o.provenance("gpu")
     per_node = o.gpus_per_node
-    lowest = min((v for v in (_gpu_hour(p, per_node) for p in o.prices) if v is not None), default=None)
     return {
         "provider": catalog.provider.id,
         "offering": o.id,
@@ -281,23 +281,13 @@ def offering_row(catalog: ProviderCatalog, o: Offering) -> dict[str, Any]:
         "ram_gib": o.ram_gib,
         "max_nodes": o.max_nodes,
         "bmc_ipmi": o.bmc_ipmi,
-        "lowest_gpu_hour": lowest,
+        "lowest_gpu_hour": lowest_gpu_hour(o),
         "currency": o.currency or next((p.currency for p in o.prices if p.currency), None),
         "prices": "; ".join(_price_text(p) for p in o.prices) or None,
         "regions": ", ".join(o.regions) or None,
         "source": provenance.source,
         "as_of": provenance.as_of,
     }
-
-
-def _gpu_hour(price: Price, per_node: int | None) -> float | None:
-    if price.gpu_hour is not None:
-        return price.gpu_hour
-    if price.node_hour is not None and per_node:
-        return price.node_hour / per_node
-    if price.node_month is not None and per_node:
-        return price.node_month / HOURS_PER_MONTH / per_node
-    return None
 
 
 def _price_text(price: Price) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 from catalogs.checklist import Checklist, default_checklist
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
-from catalogs.scoring import Method, rank_offerings
+from catalogs.scoring import RankingMethod, rank_offerings
 from desktop.export.measurements import (
     Measurements,
     MeasureOptions,
@@ -52,7 +52,7 @@ class ExportRequest:
     catalogs: CatalogSet | None = None  # also the line types regions claim, for the route checks
     checklist: Checklist | None = None
     weights: Mapping[str, float] = field(default_factory=dict)
-    method: Method = "weighted-sum"
+    method: RankingMethod = "weighted-sum"
 
 
 def build_workbook(

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # the workbook's modules (pandas, the analysis, XlsxWriter) l
     from catalogs.checklist import Checklist
     from catalogs.loader import CatalogSet
     from catalogs.needs import NeedsProfile
-    from catalogs.scoring import Method
+    from catalogs.scoring import RankingMethod
     from desktop.export import ExportRequest
 
 FileFormat = Literal["xlsx", "csv"]
@@ -41,7 +41,7 @@ class ExportJob:
     needs_path: Path | None = None
     checklist: Checklist | None = None
     weights: Mapping[str, float] = field(default_factory=dict)
-    method: Method = "weighted-sum"
+    method: RankingMethod = "weighted-sum"
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from catalogs.errors import LinkSummaryError
-from catalogs.link_quality import LinkSummary, PeriodStats, RouteVerdict
+from catalogs.link_quality import LinkSummary, PeriodStats, RouteCheck
 from catalogs.loader import CatalogSet
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 
@@ -76,7 +76,7 @@ def to_link_summary(link: MeasuredLink) -> LinkSummary:
         offpeak=_period(link.offpeak),
         route=None
         if route is None
-        else RouteVerdict(
+        else RouteCheck(
             claimed_line_type=route.get("claimed_line_type"),
             measured_class=route.get("measured_class"),
             agrees=route.get("agrees"),

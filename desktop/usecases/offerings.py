@@ -11,6 +11,7 @@ from typing import Any
 
 from catalogs.gpus import default_gpu_reference
 from catalogs.loader import CatalogSet, load_catalogs
+from catalogs.prices import lowest_gpu_hour
 from desktop.usecases.errors import InputError
 from probes.target import Target
 
@@ -54,15 +55,9 @@ def offering_rows(
         match = reference.get(offering.gpu, offering.gpu_memory_gb) if offering.gpu else None
         if gpu_ids is not None and (match is None or not gpu_ids & {s.id for s in match.candidates}):
             continue
-        prices = [
-            p.gpu_hour
-            or (p.node_hour / offering.gpus_per_node if p.node_hour and offering.gpus_per_node else None)
-            for p in offering.prices
-        ]
-        known = [p for p in prices if p is not None]
         data = offering.model_dump(mode="json", exclude_none=True)
         data["provider"] = catalog.provider.id
-        data["min_gpu_hour"] = min(known) if known else None
+        data["min_gpu_hour"] = lowest_gpu_hour(offering)
         rows.append(data)
     return rows
 

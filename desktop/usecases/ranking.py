@@ -10,7 +10,7 @@ from catalogs.checklist import Checklist
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
-from catalogs.scoring import Method, Ranking, rank_offerings
+from catalogs.scoring import Ranking, RankingMethod, rank_offerings
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,7 @@ class ScoreRequest:
 
     needs: NeedsProfile
     weights: Mapping[str, float] = field(default_factory=dict)
-    method: Method = "weighted-sum"
+    method: RankingMethod = "weighted-sum"
     summaries: Sequence[LinkSummary] = ()
     checklist: Checklist | None = None
 

@@ -17,7 +17,7 @@ from probes.accept.gpus import read_gpus
 from probes.accept.machine import LiveMachine, Machine, Reading, ReplayMachine
 from probes.accept.report import FORMAT, FORMAT_VERSION
 from probes.accept.topology import read_topology
-from probes.results import iso_utc
+from probes.timestamps import iso_utc
 
 
 @dataclass(frozen=True, slots=True)

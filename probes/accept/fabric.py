@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable
+from probes.accept.machine import Machine, Reading
+from probes.errors import Unavailable
 
 IB_ROOT = "/sys/class/infiniband"
 NET_ROOT = "/sys/class/net"

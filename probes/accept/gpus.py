@@ -18,7 +18,8 @@ import defusedxml.ElementTree as SafeET
 from defusedxml import DefusedXmlException
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable
+from probes.accept.machine import Machine, Reading
+from probes.errors import Unavailable
 
 XML_FILE = "nvidia-smi-q.xml"
 NVLINK_FILE = "nvidia-smi-nvlink-s.txt"

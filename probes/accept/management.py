@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable
+from probes.accept.machine import Machine, Reading
+from probes.errors import Unavailable
 
 MC_FILE = "ipmitool-mc-info.txt"
 SDR_FILE = "ipmitool-sdr-power-supply.txt"

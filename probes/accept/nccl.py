@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable, read_file
+from probes.accept.machine import Machine, Reading, read_file
+from probes.errors import Unavailable
 
 GIB = 1 << 30
 RUN_FILE = "nccl/all_reduce_perf.log"

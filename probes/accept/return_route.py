@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable, read_file
+from probes.accept.machine import Machine, Reading, read_file
+from probes.errors import Unavailable
 from probes.routes import CLASS_NAMES, NetworkTable, PathHop, classify_path
 from probes.traceroute.result import verdict_dict
 

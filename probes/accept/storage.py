@@ -10,7 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable, read_file
+from probes.accept.machine import Machine, Reading, read_file
+from probes.errors import Unavailable
 
 BLOCK_ROOT = "/sys/block"
 FIO_FILE = "fio.json"

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, Unavailable
+from probes.accept.machine import Machine, Reading
+from probes.errors import Unavailable
 
 TOPO_FILE = "nvidia-smi-topo-m.txt"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

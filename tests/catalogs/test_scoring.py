@@ -14,7 +14,7 @@ from catalogs.errors import ChecklistError
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import load_catalogs
 from catalogs.needs import NeedsProfile, load_needs
-from catalogs.scoring import _topsis, check_checklist, evidence_confidence, rank_offerings
+from catalogs.scoring import check_checklist, evidence_confidence, rank_offerings, topsis
 from tests.catalogs._builders import catalog, offering, region
 
 EXAMPLE_NEEDS = Path(__file__).resolve().parents[2] / "catalogs" / "needs" / "example-70b-full.toml"
@@ -103,7 +103,7 @@ def test_hand_checked_topsis() -> None:
     assert second.topsis == pytest.approx(0.33312, abs=1e-4)
     import numpy as np
 
-    assert list(_topsis(np.array([[0.3, 0.3], [0.3, 0.3]]), np.array([1.0, 1.0]))) == [1.0, 1.0]
+    assert list(topsis(np.array([[0.3, 0.3], [0.3, 0.3]]), np.array([1.0, 1.0]))) == [1.0, 1.0]
 
 
 def test_unknowns_are_flagged_and_counted_as_the_unknown_score() -> None:

@@ -119,3 +119,12 @@ def test_helpers() -> None:
     assert form_factor_hint("intel-ice-lake-a800-pci_8x96v192gb", "A800") == "PCIe"
     assert form_factor_hint("H100_NVLINK_80GB::8", "H100") == "NVLink"
     assert form_factor_hint("p5.48xlarge", "H100") is None
+
+
+def test_a_csv_the_csv_module_cannot_read_is_reported_not_raised(tmp_path: Path) -> None:
+    # a field over the csv module's size limit (131,072 characters) used to escape as a bare csv.Error
+    text = AWS + '"' + "x" * 200_000 + '",H100\n'
+    with pytest.raises(SkyPilotImportError) as caught:
+        import_skypilot_csv(write(tmp_path, "huge.csv", text))
+    assert "not a readable CSV: field larger than field limit" in str(caught.value)
+    assert caught.value.line == len(AWS.splitlines()) + 1

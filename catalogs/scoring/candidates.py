@@ -1,0 +1,208 @@
+"""Candidates (an offering in one region) and the facts scoring derives once for each: the GPU it matches,
+the sizing of the job on it, capacity, the price per GPU-hour (`catalogs.prices`) and the measured line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from catalogs.checklist import Checklist, ScaleRow
+from catalogs.facts import Provenance
+from catalogs.gpus import GpuMatch, GpuReference
+from catalogs.link_quality import LinkSummary
+from catalogs.loader import CatalogSet, ProviderCatalog
+from catalogs.needs import NeedsProfile
+from catalogs.prices import in_budget_currency, offering_price
+from catalogs.schema import Offering, Region, Service
+from catalogs.scoring.judgement import Source
+from catalogs.sizing import SizingResult, size
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """An offering in one region (region None: the catalog does not say where it is offered)."""
+
+    catalog: ProviderCatalog
+    offering: Offering
+    region: Region | None
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.catalog.provider.id, self.offering.id, self.region.id if self.region else "")
+
+    @property
+    def label(self) -> str:
+        where = f"in {self.region.id}" if self.region else "(region not stated)"
+        return f"{self.catalog.provider.id}/{self.offering.id} {where}"
+
+
+def candidates(catalogs: CatalogSet | Iterable[ProviderCatalog]) -> list[Candidate]:
+    """Every (offering, region) pair; an offering with no regions stated is one candidate without region."""
+    providers = catalogs.providers if isinstance(catalogs, CatalogSet) else tuple(catalogs)
+    found: list[Candidate] = []
+    for catalog in providers:
+        regions = {r.id: r for r in catalog.regions}
+        for offering in catalog.offerings:
+            if offering.regions:
+                found.extend(Candidate(catalog, offering, regions.get(r)) for r in offering.regions)
+            else:
+                found.append(Candidate(catalog, offering, None))
+    return found
+
+
+@dataclass(slots=True)
+class CandidateFacts:
+    """What scoring derives once per candidate, and the checklist it is judged against."""
+
+    candidate: Candidate
+    offering: Offering  # the candidate's (a field, not a property: the criteria read it on every call)
+    service: Service | None  # the provider's service terms
+    needs: NeedsProfile
+    checklist: Checklist
+    gpu: GpuMatch | None
+    gpu_memory_gb: float | None
+    gpus_per_node: int | None
+    sizing: SizingResult | None
+    planned_gpus: int | None  # what the sizing plans (None: the job does not fit, or GPU memory unknown)
+    nodes: int | None
+    capacity: int | None
+    price_gpu_hour: float | None  # as listed, in price_currency
+    price_currency: str | None
+    price_note: str
+    price_source: Source
+    compare_gpu_hour: float | None  # in the budget currency; None: not comparable (compare_note says why)
+    compare_note: str  # the conversion used, or why the price is not compared
+    lower_bound_gpu_hour: float | None  # a GPUs-only price in the budget currency (the node costs more)
+    tflops: float | None
+    link: LinkSummary | None
+    link_note: str
+    scale: ScaleRow | None
+    needs_fabric: bool = True  # the plan spans nodes (or cannot be shown to fit in one)
+
+    @property
+    def capacity_note(self) -> str:
+        offering = self.offering
+        if offering.max_gpus is not None:
+            return f"clusters of up to {offering.max_gpus} GPUs"
+        return f"{offering.max_nodes} nodes × {self.gpus_per_node} GPUs"
+
+    def usable_gb(self) -> float:
+        if self.sizing is not None:
+            return self.sizing.usable_gb
+        return (self.gpu_memory_gb or 0.0) * (1 - self.needs.cluster.memory_reserve)
+
+    def gpu_source(self) -> Provenance | None:
+        """Where the GPU reference's figures for this GPU come from (None: no exact match)."""
+        return self.gpu.exact.provenance if self.gpu and self.gpu.exact else None
+
+
+@lru_cache(maxsize=8192)
+def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | None) -> SizingResult:
+    return size(needs, memory, per_node, tflops)
+
+
+class FactsBuilder:
+    """Builds every candidate's facts for one ranking, with the GPU look-ups and sizings shared between
+    candidates of the same GPU and node shape."""
+
+    def __init__(
+        self,
+        needs: NeedsProfile,
+        checklist: Checklist,
+        gpus: GpuReference,
+        summaries: Iterable[LinkSummary],
+    ) -> None:
+        self.needs, self.checklist, self.gpus = needs, checklist, gpus
+        self.scale = checklist.scale_row(needs.model.params)
+        self.summaries: dict[tuple[str, str], list[LinkSummary]] = {}
+        for summary in summaries:
+            self.summaries.setdefault((summary.provider, summary.region), []).append(summary)
+        self._gpu_cache: dict[tuple[str, float | None], GpuMatch | None] = {}
+        self._sizing_cache: dict[tuple[float, int, float | None], SizingResult] = {}
+
+    def link(self, candidate: Candidate) -> tuple[LinkSummary | None, str]:
+        """The candidate region's link summary (from the needs profile's vantage when it names one), or None
+        and why there is none."""
+        if candidate.region is None:
+            return None, "the offering's regions are not stated"
+        found = self.summaries.get((candidate.catalog.provider.id, candidate.region.id), [])
+        if not found:
+            return None, "no link summary for this region"
+        vantage = self.needs.location.vantage
+        if vantage is not None:
+            mine = [s for s in found if s.vantage == vantage]
+            if not mine:
+                others = ", ".join(sorted({s.vantage or "unnamed" for s in found}))
+                return None, f"measured only from {others}, not from {vantage}"
+            return mine[0], ""
+        ordered = sorted(found, key=lambda s: (s.vantage is not None, s.vantage or ""))
+        return ordered[0], ""
+
+    def _gpu(self, offering: Offering) -> GpuMatch | None:
+        if not offering.gpu:
+            return None
+        key = (offering.gpu, offering.gpu_memory_gb)
+        if key not in self._gpu_cache:
+            self._gpu_cache[key] = self.gpus.get(offering.gpu, offering.gpu_memory_gb)
+        return self._gpu_cache[key]
+
+    def __call__(self, candidate: Candidate) -> CandidateFacts:
+        needs, offering = self.needs, candidate.offering
+        match = self._gpu(offering)
+        memory = offering.gpu_memory_gb or (match.memory_gb if match else None)
+        per_node = offering.gpus_per_node
+        tflops = match.bf16_dense_tflops if match else None
+        sizing = None
+        if memory:
+            shape = (memory, per_node or 8, tflops)
+            sizing = self._sizing_cache.get(shape)
+            if sizing is None:
+                sizing = self._sizing_cache[shape] = _sizing(needs, *shape)
+        if offering.max_gpus is not None:
+            capacity: int | None = offering.max_gpus
+        elif offering.max_nodes is not None and per_node:
+            capacity = offering.max_nodes * per_node
+        else:
+            capacity = None
+        planned = sizing.planned_gpus if sizing is not None else None
+        fits_one_node = bool(planned and per_node and planned <= per_node)
+        price = offering_price(offering, candidate.region.id if candidate.region else None, per_node)
+        compare, compare_note = in_budget_currency(needs.budget, price.gpu_hour, price.currency)
+        lower_bound = None
+        if price.gpus_only and compare is not None:
+            # A GPUs-only price is a lower bound of what the node costs: ranking it against whole-node prices
+            # would make it the cheapest by leaving the host out. Not ranked on price; the budget gate still
+            # fails it when even the lower bound is over budget.
+            lower_bound, compare = compare, None
+            compare_note = (
+                f"unknown for ranking: {lower_bound:.2f} {needs.budget.currency}/GPU-hour covers the GPUs only "
+                "(the host VM is billed on top), a lower bound not compared with whole-node prices"
+            )
+        link, link_note = self.link(candidate)
+        return CandidateFacts(
+            candidate=candidate,
+            offering=offering,
+            service=candidate.catalog.service,
+            needs=needs,
+            checklist=self.checklist,
+            gpu=match,
+            gpu_memory_gb=memory,
+            gpus_per_node=per_node,
+            sizing=sizing,
+            planned_gpus=planned,
+            nodes=sizing.nodes if sizing is not None else None,
+            capacity=capacity,
+            price_gpu_hour=price.gpu_hour,
+            price_currency=price.currency,
+            price_note=price.note,
+            price_source=price.source,
+            compare_gpu_hour=compare,
+            compare_note=compare_note,
+            lower_bound_gpu_hour=lower_bound,
+            tflops=tflops,
+            link=link,
+            link_note=link_note,
+            scale=self.scale,
+            needs_fabric=not (sizing is not None and fits_one_node),
+        )

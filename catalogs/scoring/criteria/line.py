@@ -1,0 +1,137 @@
+"""The line to the team: measured line quality (from the region's `LinkSummary`, peak hours first, thin
+evidence pulled toward the unknown score) and whether the traced route bears out the claimed line type."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from catalogs.link_quality import PeriodStats
+from catalogs.scoring.candidates import CandidateFacts
+from catalogs.scoring.judgement import Result
+from catalogs.scoring.judgement import linear as _linear
+
+
+def _describe_period(stats: PeriodStats, label: str) -> str:
+    parts = []
+    if stats.rtt_median_ms is not None:
+        parts.append(f"median {stats.rtt_median_ms:.0f} ms")
+    if stats.rtt_p95_ms is not None:
+        parts.append(f"p95 {stats.rtt_p95_ms:.0f} ms")
+    if stats.loss is not None:
+        parts.append(f"loss {stats.loss:.2%}")
+    if stats.jitter_ms is not None:
+        parts.append(f"jitter {stats.jitter_ms:.1f} ms")
+    if stats.throughput_mbps is not None:
+        parts.append(f"{stats.throughput_mbps:.0f} Mbit/s")
+    amount = []
+    if stats.hours is not None:
+        amount.append(f"{stats.hours:g} h")
+    if stats.samples is not None:
+        amount.append(f"{stats.samples:,} samples")
+    return f"{label}: " + ", ".join(parts) + (f" over {' / '.join(amount)}" if amount else "")
+
+
+def line_period_score(stats: PeriodStats, params: Mapping[str, float]) -> float | None:
+    """Score a period's line statistics in 0..1 (weights: RTT .35, loss .35, jitter .2, throughput .1, over
+    what was measured); None when nothing was measured."""
+    parts: list[tuple[float, float]] = []
+    if stats.rtt_median_ms is not None:
+        parts.append((0.35, _linear(stats.rtt_median_ms, params["good_rtt_ms"], params["bad_rtt_ms"])))
+    if stats.loss is not None:
+        parts.append((0.35, _linear(stats.loss, params["good_loss"], params["bad_loss"])))
+    if stats.jitter_ms is not None:
+        parts.append((0.2, _linear(stats.jitter_ms, params["good_jitter_ms"], params["bad_jitter_ms"])))
+    if stats.throughput_mbps is not None:
+        good, bad = params["good_throughput_mbps"], params["bad_throughput_mbps"]
+        parts.append((0.1, _linear(stats.throughput_mbps, good, bad)))
+    if not parts:
+        return None
+    return sum(w * s for w, s in parts) / sum(w for w, _ in parts)
+
+
+def evidence_confidence(stats: PeriodStats, full_hours: float, full_samples: float) -> float:
+    """How far to trust a period's figures, 0..1: the smaller of hours/full_hours and samples/full_samples
+    (whichever are known); 0.5 when neither is stated."""
+    shares = []
+    if stats.hours is not None:
+        shares.append(min(1.0, stats.hours / full_hours))
+    if stats.samples is not None:
+        shares.append(min(1.0, stats.samples / full_samples))
+    return min(shares) if shares else 0.5
+
+
+def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    link = facts.link
+    if link is None:
+        return None, (f"not measured ({facts.link_note})" if explain else ""), None
+    period, label, penalty = link.peak, "peak", 1.0
+    if period is None or not period.measured:
+        period, label, penalty = link.offpeak, "off-peak only (no peak-hour data)", 0.5
+    if period is None or not period.measured:
+        return None, "not measured (summary has no figures)", None
+    raw = line_period_score(period, params)
+    if raw is None:
+        return None, "not measured", None
+    checklist = facts.checklist
+    evidence = checklist.evidence
+    confidence = (
+        evidence_confidence(period, evidence.full_confidence_hours, evidence.full_confidence_samples)
+        * penalty
+    )
+    # Thin evidence is pulled toward what an unmeasured region counts, so that a few minutes of bad figures
+    # never rank a region above one nobody measured (and a few minutes of good ones never far above).
+    unknown = checklist.unknown_score
+    score = confidence * raw + (1 - confidence) * unknown
+    if not explain:
+        return score, "", None
+    text = _describe_period(period, label)
+    if confidence < 1:
+        text += (
+            f"; thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown "
+            f"score {unknown:g}"
+        )
+    if link.route is not None and link.route.agrees is False:
+        text += f"; route contradicts the claimed {link.route.claimed_line_type}"
+    source = f"measured from {link.vantage or 'an unnamed vantage'}"
+    if link.period_start and link.period_end:
+        source += f", {link.period_start:%Y-%m-%d} to {link.period_end:%Y-%m-%d}"
+    return score, text, source
+
+
+def line_claim_score(agrees: bool, confidence: float, unknown: float) -> float:
+    """A route check's score: from the unknown score (an untraced claim) toward 1 when the route agrees with
+    the claim, toward 0 when it contradicts it, as far as `confidence` (0..1, from the trace count) goes. A
+    contradicted claim therefore never scores above an untraced one."""
+    return unknown + (1 - unknown) * confidence if agrees else unknown * (1 - confidence)
+
+
+def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    region = facts.candidate.region
+    if region is None:
+        return None, "region not stated", None
+    claimed = region.line_types[0] if region.line_types else None
+    route = facts.link.route if facts.link else None
+    if route is None or route.agrees is None:
+        # unverified either way: a claim is not held against a region before its route was traced
+        text = (f"claims {claimed}; " if claimed else "") + "route not traced" if explain else ""
+        return None, text, None
+    if claimed is None and route.claimed_line_type is None:
+        return 1.0, "no line type claimed", "measured route"
+    traces = route.traces or 0
+    confidence = min(1.0, traces / params["full_confidence_traces"]) if traces else 0.5
+    unknown = facts.checklist.unknown_score
+    score = line_claim_score(route.agrees, confidence, unknown)
+    if not explain:
+        return score, "", None
+    claim = route.claimed_line_type or claimed or "?"
+    counts = f" ({route.agreeing_traces} of {route.traces} traces)" if route.traces else ""
+    if route.agrees:
+        return score, f"route agrees with the claimed {claim}{counts}", "measured route"
+    evidence = f": {route.evidence}" if route.evidence else ""
+    measured = route.measured_class or "another class"
+    return (
+        score,
+        f"claims {claim} but the route measured as {measured}{counts}{evidence} — scored below an untraced "
+        f"claim ({unknown:g})",
+        "measured route",
+    )

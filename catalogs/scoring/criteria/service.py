@@ -1,0 +1,72 @@
+"""The provider's service: DDoS protection, room to scale out, delivery time, support hours and SLA."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from catalogs.scoring.candidates import CandidateFacts
+from catalogs.scoring.judgement import Result
+from catalogs.scoring.judgement import fmt as _fmt
+from catalogs.scoring.judgement import linear as _linear
+
+
+def ddos_protection(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    service = facts.service
+    if service is None or service.ddos_protection_gbit_s is None:
+        return None, "DDoS protection not stated", None
+    value = service.ddos_protection_gbit_s
+    score = min(1.0, value / params["full_gbit_s"])
+    if not explain:
+        return score, "", None
+    return score, f"DDoS protection {_fmt(value)} Gbit/s", service.provenance("ddos_protection_gbit_s")
+
+
+def elasticity(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    parts: list[float] = []
+    text: list[str] = []
+    planned = facts.planned_gpus
+    if facts.capacity is not None and planned:
+        headroom = facts.capacity / planned
+        parts.append(min(1.0, headroom / params["full_headroom"]))
+        if explain:
+            text.append(f"{headroom:.1f}× the planned GPUs available")
+    inter = facts.offering.inter_node
+    if inter is not None and inter.upgrade_path:
+        parts.append(1.0)
+        if explain:
+            text.append(f"fabric upgrade path {inter.upgrade_path}")
+    if parts:
+        return sum(parts) / len(parts), "; ".join(text), None
+    service = facts.service
+    if service is not None and service.scale_out:
+        source = service.provenance("scale_out") if explain else None
+        return params["claimed_only"], "scale-out on demand claimed, not quantified", source
+    return None, "scale-out headroom and upgrade path not stated", None
+
+
+def delivery_time(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    service = facts.service
+    if service is None or service.delivery_days is None:
+        return None, "delivery time not stated", None
+    days = service.delivery_days
+    score = _linear(days, params["good_days"], params["bad_days"])
+    if not explain:
+        return score, "", None
+    return score, f"delivered in {days:g} days", service.provenance("delivery_days")
+
+
+def support(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    service = facts.service
+    if service is None or (service.support_24x7 is None and service.sla_uptime_percent is None):
+        return None, "support hours and SLA not stated", None
+    parts: list[float] = []
+    text: list[str] = []
+    if service.support_24x7 is not None:
+        parts.append(1.0 if service.support_24x7 else 0.4)
+        text.append("24/7 support" if service.support_24x7 else "support not 24/7")
+    if service.sla_uptime_percent is not None:
+        sla, good = service.sla_uptime_percent, params["good_sla_percent"]
+        parts.append(1.0 if sla >= good else max(0.0, 1 - (good - sla)))
+        text.append(f"SLA {sla:g} %")
+    score = sum(parts) / len(parts)
+    return (score, ", ".join(text), service.provenance("support_24x7")) if explain else (score, "", None)

@@ -1,0 +1,168 @@
+"""`rank_offerings`: pair every offering with each region it is offered in, judge every candidate (the
+`ScoreTable`), order them (passing every gate first, by total or TOPSIS closeness, ties by provider, offering
+and region ids), say what puts each ahead of the next, and check the first place's sensitivity."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from catalogs.checklist import Checklist, default_checklist
+from catalogs.errors import ChecklistError
+from catalogs.gpus import GpuReference, default_gpu_reference
+from catalogs.link_quality import LinkSummary
+from catalogs.loader import CatalogSet, ProviderCatalog
+from catalogs.needs import NeedsProfile
+from catalogs.scoring.candidates import CandidateFacts, FactsBuilder, candidates
+from catalogs.scoring.criteria import check_checklist
+from catalogs.scoring.methods import RankingMethod, topsis
+from catalogs.scoring.results import RankedOffering, Ranking
+from catalogs.scoring.sensitivity import sensitivity
+from catalogs.scoring.table import ScoreTable, score_table
+
+
+def rank_offerings(
+    needs: NeedsProfile,
+    catalogs: CatalogSet | Iterable[ProviderCatalog],
+    link_summaries: Iterable[LinkSummary] = (),
+    *,
+    checklist: Checklist | None = None,
+    weights: Mapping[str, float] | None = None,
+    method: RankingMethod = "weighted-sum",
+    gpus: GpuReference | None = None,
+) -> Ranking:
+    """Rank every offering (in each of its regions) for `needs`, using measured line quality where a
+    `LinkSummary` exists for the region. `weights` override the checklist's default weights by id."""
+    checklist = checklist or default_checklist()
+    check_checklist(checklist)
+    weight_of = _weights(checklist, weights)
+    build = FactsBuilder(needs, checklist, gpus or default_gpu_reference(), link_summaries)
+    keyed = sorted(((c.key, c) for c in candidates(catalogs)), key=lambda pair: pair[0])
+    keys = [key for key, _ in keyed]
+    pool = [candidate for _, candidate in keyed]
+    facts_of = [build(candidate) for candidate in pool]
+    table = score_table(facts_of, checklist, weight_of)
+
+    totals = table.totals.tolist()
+    eligible = table.eligible.tolist()
+    eligible_rows = np.flatnonzero(table.eligible)
+    closeness: dict[int, float] = {}
+    if method == "topsis":
+        rated = topsis(table.counted[eligible_rows], table.weights)
+        closeness = dict(zip(eligible_rows.tolist(), rated.tolist(), strict=True))
+
+    def order_key(i: int) -> tuple[int, float, tuple[str, str, str]]:
+        return (0 if eligible[i] else 1, -closeness.get(i, totals[i]), keys[i])
+
+    order = sorted(range(len(pool)), key=order_key)
+    margins = _margins(table, order, eligible)
+    entries = tuple(
+        _entry(rank, facts_of[i], table, i, eligible[i], totals[i], closeness.get(i), margins[rank - 1])
+        for rank, i in enumerate(order, start=1)
+    )
+    labels = [pool[i].label for i in eligible_rows.tolist()]
+    checked = sensitivity(table.counted[eligible_rows], table.weights, table.ids, labels, method)
+    named_weights = dict(zip(table.ids, table.weights.tolist(), strict=True))
+    return Ranking(entries, method, named_weights, checked, _notes(needs, facts_of, build.summaries))
+
+
+def _weights(checklist: Checklist, weights: Mapping[str, float] | None) -> dict[str, float]:
+    """The checklist's default weights with `weights` put over them, checked."""
+    weight_of = {c.id: c.weight for c in checklist.weighted}
+    for key, value in (weights or {}).items():
+        if key not in weight_of:
+            raise ChecklistError(
+                f"no weighted criterion {key!r}", field="weights", expected="one of " + ", ".join(weight_of)
+            )
+        if value < 0 or not math.isfinite(value):
+            raise ChecklistError(f"weight of {key!r} must be 0 or more, not {value}", field="weights")
+        weight_of[key] = float(value)
+    if sum(weight_of.values()) <= 0:
+        raise ChecklistError("all weights are zero", field="weights", expected="at least one weight > 0")
+    return weight_of
+
+
+def _entry(
+    rank: int,
+    facts: CandidateFacts,
+    table: ScoreTable,
+    row: int,
+    eligible: bool,
+    total: float,
+    closeness: float | None,
+    margins: tuple[tuple[str, float], ...] | None,
+) -> RankedOffering:
+    candidate = facts.candidate
+    return RankedOffering(
+        rank=rank,
+        provider=candidate.catalog.provider.id,
+        provider_name=candidate.catalog.provider.name,
+        offering=candidate.offering.id,
+        offering_name=candidate.offering.name,
+        region=candidate.region.id if candidate.region else None,
+        gpu=facts.gpu.describe() if facts.gpu else None,
+        gpus_per_node=facts.gpus_per_node,
+        eligible=eligible,
+        total=total,
+        topsis=closeness,
+        planned_gpus=facts.planned_gpus,
+        nodes=facts.nodes,
+        price_gpu_hour=facts.price_gpu_hour,
+        currency=facts.price_currency,
+        next_rank=rank + 1 if margins is not None else None,
+        margins=margins or (),
+        _facts=facts,
+        _table=table,
+        _row=row,
+    )
+
+
+def _margins(
+    table: ScoreTable, order: Sequence[int], eligible: Sequence[bool]
+) -> list[tuple[tuple[str, float], ...] | None]:
+    """For each ranked position: the (up to) three criteria on which it leads the next position most, by
+    weighted score difference; None for the last position of its group (passing / failing)."""
+    result: list[tuple[tuple[str, float], ...] | None] = [None] * len(order)
+    if len(order) < 2:
+        return result
+    weights = table.weights
+    ordered = table.counted[list(order)] * (weights / weights.sum())
+    differences = ordered[:-1] - ordered[1:]
+    top = np.argsort(-differences, axis=1, kind="stable")[:, :3]
+    for position in range(len(order) - 1):
+        if eligible[order[position]] != eligible[order[position + 1]]:
+            continue
+        result[position] = tuple(
+            (table.ids[j], float(differences[position, j]))
+            for j in top[position]
+            if differences[position, j] > 1e-9
+        )
+    return result
+
+
+def _notes(
+    needs: NeedsProfile,
+    facts_of: Sequence[CandidateFacts],
+    summaries: Mapping[tuple[str, str], list[LinkSummary]],
+) -> tuple[str, ...]:
+    notes = []
+    if not summaries:
+        notes.append("no link summaries given: line quality is 'not measured' for every region")
+    unconverted: dict[str, int] = {}
+    for facts in facts_of:
+        if (
+            facts.price_gpu_hour is not None
+            and facts.compare_gpu_hour is None
+            and "exchange rate" in facts.compare_note
+        ):
+            code = facts.price_currency or "?"
+            unconverted[code] = unconverted.get(code, 0) + 1
+    if unconverted:
+        listed = ", ".join(f"{code} ({count})" for code, count in sorted(unconverted.items()))
+        notes.append(
+            f"prices in {listed} are not compared with {needs.budget.currency} prices: no exchange rate given "
+            "(add them under [budget.exchange_rates] in the needs profile, e.g. CNY = 0.14)"
+        )
+    return tuple(notes)

@@ -1,0 +1,140 @@
+"""What a ranking returns: the `Ranking`, one `RankedOffering` per candidate (its judgements and explanation
+built on first use), JSON-ready through `as_dict`."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalogs.errors import UnknownCriterionError
+from catalogs.scoring.candidates import CandidateFacts
+from catalogs.scoring.criteria.compute import intra_node_kind
+from catalogs.scoring.explanation import explain, judgements
+from catalogs.scoring.judgement import Judgement
+from catalogs.scoring.methods import RankingMethod
+from catalogs.scoring.sensitivity import Sensitivity
+from catalogs.scoring.table import ScoreTable
+
+
+@dataclass(frozen=True)
+class RankedOffering:
+    """One candidate's place in the ranking. `total` is the weighted sum of its judgements' counted scores
+    (whatever the method); `topsis` its TOPSIS closeness among the candidates that pass every gate (None
+    unless ranked by TOPSIS, and for a candidate that fails a gate)."""
+
+    rank: int
+    provider: str
+    provider_name: str
+    offering: str
+    offering_name: str | None
+    region: str | None
+    gpu: str | None
+    gpus_per_node: int | None
+    eligible: bool
+    total: float
+    topsis: float | None
+    planned_gpus: int | None
+    nodes: int | None
+    price_gpu_hour: float | None  # as listed, in `currency`
+    currency: str | None
+    # against the next entry (same eligibility): its rank and the criteria that put this one ahead
+    next_rank: int | None = None
+    margins: tuple[tuple[str, float], ...] = ()
+    _facts: CandidateFacts | None = field(default=None, repr=False, compare=False)
+    _table: ScoreTable | None = field(default=None, repr=False, compare=False)
+    _row: int = field(default=0, repr=False, compare=False)
+    _judged: list[tuple[Judgement, ...]] = field(default_factory=list, repr=False, compare=False)
+
+    @property
+    def judgements(self) -> tuple[Judgement, ...]:
+        """Every checklist item for this entry, gates first, each with its reason and source (built on
+        first use: ranking itself only needs the numbers, and these are the ranking's numbers)."""
+        if not self._judged and self._facts is not None and self._table is not None:
+            self._judged.append(judgements(self._facts, self._table, self._row))
+        return self._judged[0] if self._judged else ()
+
+    @property
+    def explanation(self) -> str:
+        """This rank in plain words (built on demand: gates, strongest and weakest points, unknowns, and
+        what puts it ahead of the next one)."""
+        return explain(self)
+
+    @property
+    def label(self) -> str:
+        where = f"in {self.region}" if self.region else "(region not stated)"
+        return f"{self.provider}/{self.offering} {where}"
+
+    @property
+    def unknowns(self) -> tuple[str, ...]:
+        return tuple(j.criterion for j in self.judgements if j.unknown)
+
+    @property
+    def failed_gates(self) -> tuple[Judgement, ...]:
+        return tuple(j for j in self.judgements if j.kind == "gate" and j.status == "fail")
+
+    @property
+    def intra_node_kind(self) -> str | None:
+        """How the node's GPUs are linked ("nvlink", "nvswitch", "pcie", "xgmi"), None when not stated."""
+        found = intra_node_kind(self._facts) if self._facts is not None else None
+        return found[0] if found else None
+
+    @property
+    def price_is_lower_bound(self) -> bool:
+        """The price covers the GPUs only (the host is billed on top): a lower bound, not ranked on price."""
+        return self._facts is not None and self._facts.lower_bound_gpu_hour is not None
+
+    @property
+    def price_compared(self) -> float | None:
+        """The price per GPU-hour as ranked, in the needs profile's budget currency (None: not compared)."""
+        return self._facts.compare_gpu_hour if self._facts is not None else None
+
+    def judgement(self, criterion: str) -> Judgement:
+        """The judgement of one checklist item; `UnknownCriterionError` when the checklist has no such id."""
+        found = next((j for j in self.judgements if j.criterion == criterion), None)
+        if found is None:
+            raise UnknownCriterionError(f"no checklist item {criterion!r} in the judgements of {self.label}")
+        return found
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "provider": self.provider,
+            "provider_name": self.provider_name,
+            "offering": self.offering,
+            "offering_name": self.offering_name,
+            "region": self.region,
+            "gpu": self.gpu,
+            "gpus_per_node": self.gpus_per_node,
+            "eligible": self.eligible,
+            "total": self.total,
+            "topsis": self.topsis,
+            "planned_gpus": self.planned_gpus,
+            "nodes": self.nodes,
+            "price_gpu_hour": self.price_gpu_hour,
+            "currency": self.currency,
+            "price_is_lower_bound": self.price_is_lower_bound,
+            "price_compared": self.price_compared,
+            "unknowns": list(self.unknowns),
+            "failed_gates": [j.criterion for j in self.failed_gates],
+            "judgements": [j.as_dict() for j in self.judgements],
+            "explanation": self.explanation,
+        }
+
+
+@dataclass(frozen=True)
+class Ranking:
+    entries: tuple[RankedOffering, ...]
+    method: RankingMethod
+    weights: Mapping[str, float]
+    sensitivity: Sensitivity
+    notes: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "weights": dict(self.weights),
+            "sensitivity": self.sensitivity.as_dict(),
+            "notes": list(self.notes),
+            "entries": [e.as_dict() for e in self.entries],
+        }

@@ -1,0 +1,93 @@
+"""From a criterion's own score to what it counts in the total: the one place these formulas are written.
+
+- Relative criteria (price, price per TFLOP: lower is better) score best / value, at most 1, the best being
+  the lowest positive value among the candidates that pass every gate (`best_value`, `relative_scores`).
+- An unknown score counts as the checklist's `unknown_score`.
+- Some scores depend on the plan's node shape, not only on the offering (`plan_shape`, `scaled`): the GPU link
+  inside a node is worth what it joins (2 GPUs per node for a 32-GPU job join little), and the fabric between
+  nodes weighs more the more nodes lean on it. A score s (or the unknown score) counts as m·s·r^(1−s), with m
+  the share of a full node's GPUs the plan's nodes join (intra-node link) and r = 1/nodes (the fabric
+  criteria of `[multi_node]`): a fabric scoring 1 keeps its 1, a weak or unknown one loses more per node.
+
+The ranking applies these to its whole table at once (numpy); the explanation reads the table's numbers and
+asks `scaling_reason` only for the words.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from catalogs.checklist import Checklist
+from catalogs.scoring.candidates import CandidateFacts
+
+
+def relative_scores(values: np.ndarray, best: float | None) -> np.ndarray:
+    """best / value, at most 1, for each value of a criterion where lower is better; NaN (unknown) where
+    either is not a positive number (a price of 0 is not a price: it must not make every other offering
+    score 1) or the value is NaN (unknown)."""
+    usable_best = best if best is not None and best > 0 else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(values > 0, np.minimum(1.0, usable_best / values), np.nan)
+
+
+def relative_score(value: float, best: float | None) -> float | None:
+    """`relative_scores` for one value: None when unknown."""
+    score = float(relative_scores(np.array([value], dtype=float), best)[0])
+    return None if np.isnan(score) else score
+
+
+def best_value(values: np.ndarray, eligible: np.ndarray) -> float | None:
+    """The best (lowest positive) raw value of a relative criterion: among the candidates that pass every
+    gate, else among all; None when no value is positive."""
+    positive = values > 0  # NaN (unknown) is not
+    among = values[positive & eligible]
+    if among.size == 0:
+        among = values[positive]
+    return float(among.min()) if among.size else None
+
+
+def _intra_reach(facts: CandidateFacts, full_node: int) -> tuple[float, int, int] | None:
+    """(share, GPUs per node used, GPUs a full node would join) for the intra-node link, when under 1."""
+    planned, per_node = facts.planned_gpus, facts.gpus_per_node
+    if not planned or planned <= 1 or not per_node or per_node <= 1:
+        return None
+    used, full = min(planned, per_node), min(planned, full_node)
+    return (used / full, used, full) if used < full else None
+
+
+def _spans_nodes(facts: CandidateFacts) -> int | None:
+    """The number of nodes when the plan spans more than one and so leans on the fabric, else None."""
+    nodes = facts.nodes
+    return nodes if facts.needs_fabric and nodes and nodes > 1 else None
+
+
+def plan_shape(facts: CandidateFacts, full_node_gpus: int) -> tuple[float, float]:
+    """(m, r) of the candidate's plan, 1.0 where it does not scale: m for the intra-node link (the GPUs per
+    node it joins / the GPUs a full node would join), r for the fabric criteria (1/nodes when the plan spans
+    nodes)."""
+    reach = _intra_reach(facts, full_node_gpus)
+    nodes = _spans_nodes(facts)
+    return (reach[0] if reach else 1.0), (1.0 / nodes if nodes else 1.0)
+
+
+def scaled(score: np.ndarray, multiplier: np.ndarray, ratio: np.ndarray) -> np.ndarray:
+    """m·s·r^(1−s), element by element: what a score s counts for the plan's node shape."""
+    return np.asarray(multiplier * score * ratio ** (1.0 - score))
+
+
+def scaling_reason(facts: CandidateFacts, criterion: str, checklist: Checklist) -> str:
+    """Why the plan's node shape scales `criterion` for this candidate ("" when it does not)."""
+    why = []
+    if criterion == "intra_node":
+        reach = _intra_reach(facts, checklist.multi_node.full_node_gpus)
+        if reach is not None:
+            _, used, full = reach
+            nodes = facts.nodes
+            why.append(
+                f"it joins {used} GPUs per node of the {full} a full node would"
+                + (f" (the plan needs {nodes} nodes of {used})" if nodes else "")
+            )
+    nodes = _spans_nodes(facts)
+    if criterion in checklist.multi_node.criteria and nodes:
+        why.append(f"the plan spans {nodes} nodes, and a weak or unknown fabric weighs more with every node")
+    return "; ".join(why)
