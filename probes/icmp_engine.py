@@ -71,8 +71,8 @@ def icmp_permission_help() -> str:
         "ICMP not permitted here: a raw ICMP socket needs root or CAP_NET_RAW, and the kernel's unprivileged "
         f"ICMP sockets are allowed only for groups in net.ipv4.ping_group_range (now {group_range}; your "
         f"group id is {gid}). To enable them for every group: `sudo sysctl -w net.ipv4.ping_group_range='0 "
-        "2147483647'` (persist it in /etc/sysctl.d/); or run `linkvet schedule` as the bundled systemd "
-        "service, which grants CAP_NET_RAW to it alone; or probe with --method tcp."
+        "2147483647'` (persist it in /etc/sysctl.d/); or, for the bundled systemd service, install its "
+        "raw-icmp.conf drop-in, which grants CAP_NET_RAW to the service alone; or probe with --method tcp."
     )
 
 

@@ -55,8 +55,7 @@ def test_every_rule_names_a_real_exception_class() -> None:
 def test_the_most_specific_class_in_the_table_decides() -> None:
     from catalogs.errors import NeedsProfileError
     from desktop.cli.errors import UsageError
-    from probes.errors import IcmpNotPermitted, SchemaVersionError
-    from probes.errors import NetworkTableVersionError
+    from probes.errors import IcmpNotPermitted, NetworkTableVersionError, SchemaVersionError
 
     def rule(exc: BaseException) -> ExitRule:
         found = rule_for(exc)

@@ -25,9 +25,8 @@ class Failures(QObject):
 def test_linkvets_own_errors_are_shown_as_they_say_it() -> None:
     from catalogs.errors import NeedsProfileError, SchemaError
     from desktop.usecases.errors import ProbeListError
-    from probes.errors import PlanError, SchemaVersionError
+    from probes.errors import NetworkTableError, PlanError, SchemaVersionError
     from probes.peak import PeakWindowError
-    from probes.errors import NetworkTableError
 
     for exc, text in [
         (SchemaError("not a number", path="a.toml", line=3, field="price"), "a.toml:3: price: not a number"),
