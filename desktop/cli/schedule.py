@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 from desktop.cli._common import add_db_option, non_negative_float
 from desktop.cli._format import ProgressLine, result_rows, table
-from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
+    from probes.metrics import ListenAddress
     from probes.plan import Plan
-    from probes.scheduler import Scheduler
+    from probes.scheduler import RoundReport, Scheduler
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,6 +38,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="S",
         help="on stop, seconds to let the round in flight finish before dropping it (default 10)",
     )
+    p.add_argument(
+        "--metrics-listen",
+        type=_listen_address,
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9108; loopback only "
+        "unless --metrics-public)",
+    )
+    p.add_argument(
+        "--metrics-public",
+        action="store_true",
+        help="allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)",
+    )
     p.add_argument("--log-file", type=Path, help="log file (default: linkvet.log in the user data directory)")
     p.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
     add_db_option(p)
@@ -50,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan)
     if args.check:
         return _check(plan)
+    _check_metrics_address(args)
     _setup_logging(args.log_file, args.quiet)
     store = Store(args.db)
     try:
@@ -72,7 +86,13 @@ def run(args: argparse.Namespace) -> int:
                 raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
             print(f"stored round {report.round_id} in {store.path}")
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
-        return asyncio.run(_daemon(Scheduler(plan, store), args.grace))
+        metrics = _start_metrics(args, plan)
+        try:
+            hooks = [metrics.observe] if metrics is not None else []
+            return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace))
+        finally:
+            if metrics is not None:
+                metrics.stop()
     finally:
         store.close()
 
@@ -106,6 +126,63 @@ async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
     stored = await scheduler.run_until(stop, grace_s=grace_s)
     log.info("stopped after %d stored rounds", stored)
     return EXIT_OK
+
+
+def _listen_address(text: str) -> ListenAddress:
+    from probes.metrics import parse_listen
+
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Metrics:
+    """The scheduler's metrics and the server publishing them."""
+
+    def __init__(self, plan: Plan, address: ListenAddress) -> None:
+        from probes.metrics import MetricsServer, RoundMetrics
+
+        self.metrics = RoundMetrics(plan.vantage, plan.name, (p.target for p in plan.targets))
+        self.server = MetricsServer(self.metrics.registry, address)
+
+    def observe(self, report: RoundReport) -> None:
+        self.metrics.observe(report)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def _check_metrics_address(args: argparse.Namespace) -> None:
+    from desktop.i18n import _
+
+    address: ListenAddress | None = args.metrics_listen
+    if address is not None and not address.loopback and not args.metrics_public:
+        raise UsageError(
+            _(
+                "--metrics-listen {address}: other hosts could read the metrics there; listen on a loopback "
+                "address (127.0.0.1:9108) or add --metrics-public"
+            ).format(address=address)
+        )
+
+
+def _start_metrics(args: argparse.Namespace, plan: Plan) -> _Metrics | None:
+    from desktop.i18n import _
+
+    address: ListenAddress | None = args.metrics_listen
+    if address is None:
+        return None
+    metrics = _Metrics(plan, address)
+    try:
+        bound = metrics.server.start()
+    except OSError as exc:
+        raise EnvironmentRefused(
+            _("--metrics-listen {address}: cannot listen there: {reason}").format(
+                address=address, reason=exc.strerror or exc
+            )
+        ) from exc
+    logging.getLogger("linkvet.schedule").info("serving Prometheus metrics at http://%s/metrics", bound)
+    return metrics
 
 
 def _check(plan: Plan) -> int:
