@@ -17,9 +17,11 @@ from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
+    from probes.alerts.engine import AlertWorker
+    from probes.alerts.rules import Secrets
     from probes.metrics import ListenAddress
     from probes.plan import Plan
-    from probes.scheduler import RoundReport, Scheduler
+    from probes.scheduler import RoundHook, RoundReport, Scheduler
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         return _check(plan)
     _check_metrics_address(args)
+    secrets = _alert_secrets(plan)
     _setup_logging(args.log_file, args.quiet)
     store = Store(args.db)
     try:
@@ -71,11 +74,14 @@ def run(args: argparse.Namespace) -> int:
 
         if args.once:
             progress = ProgressLine()
-            scheduler = Scheduler(plan, store, progress=progress)
+            alerts = _start_alerts(plan, store.path, secrets)
+            scheduler = Scheduler(plan, store, progress=progress, hooks=[alerts.submit] if alerts else [])
             try:
                 report = asyncio.run(scheduler.run_once())
             finally:
                 progress.finish()
+                if alerts is not None:
+                    alerts.close()
             logging.getLogger("linkvet.schedule").info(report.describe())
             if not report.results:
                 print("nothing was due: every target of the plan was measured recently enough (its `every`)")
@@ -87,10 +93,17 @@ def run(args: argparse.Namespace) -> int:
             print(f"stored round {report.round_id} in {store.path}")
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
         metrics = _start_metrics(args, plan)
+        alerts = _start_alerts(plan, store.path, secrets)
         try:
-            hooks = [metrics.observe] if metrics is not None else []
+            hooks: list[RoundHook] = []
+            if metrics is not None:
+                hooks.append(metrics.observe)
+            if alerts is not None:
+                hooks.append(alerts.submit)
             return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace))
         finally:
+            if alerts is not None:
+                alerts.close()
             if metrics is not None:
                 metrics.stop()
     finally:
@@ -185,6 +198,39 @@ def _start_metrics(args: argparse.Namespace, plan: Plan) -> _Metrics | None:
     return metrics
 
 
+def _alert_secrets(plan: Plan) -> dict[str, Secrets]:
+    if not plan.alerting:
+        return {}
+    from probes.alerts.rules import resolve_secrets
+
+    return resolve_secrets(plan.alerting)
+
+
+def _start_alerts(plan: Plan, db: Path, secrets: dict[str, Secrets]) -> AlertWorker | None:
+    """The alert worker (its own thread and store connection), when the plan has rules."""
+    if not plan.alerting:
+        return None
+    from probes.alerts.engine import AlertWorker
+
+    cadences = [plan.every_s, *(p.every_s for p in plan.targets if p.every_s is not None)]
+    worker = AlertWorker(
+        plan.alerting,
+        db,
+        plan=plan.name,
+        vantage=plan.vantage,
+        targets=[p.target for p in plan.targets],
+        secrets=secrets,
+        longest_cadence_s=max(cadences),
+    )
+    worker.start()
+    logging.getLogger("linkvet.schedule").info(
+        "alerts: %d rule(s), notifiers %s",
+        len(plan.alerting.rules),
+        ", ".join(sorted(plan.alerting.notifiers)),
+    )
+    return worker
+
+
 def _check(plan: Plan) -> int:
     import time
 
@@ -211,7 +257,50 @@ def _check(plan: Plan) -> int:
         print(
             f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {_duration(cadence_at(plan, moment))})"
         )
+    if plan.alerting:
+        _check_alerts(plan)
     return EXIT_OK
+
+
+def _check_alerts(plan: Plan) -> None:
+    """List the rules and notifiers; a notifier's unset environment variable is an error (exit 2)."""
+    import os
+
+    from desktop.i18n import _, ngettext
+    from probes.alerts.rules import describe_rule, resolve_secrets
+
+    alerting = plan.alerting
+    assert alerting is not None
+    names = {p.target.key: p.target.name for p in plan.targets}
+    print(ngettext("{n} alert rule:", "{n} alert rules:", len(alerting.rules)).format(n=len(alerting.rules)))
+    for rule in alerting.rules:
+        targets = sorted({names[k] or k for k in rule.target_keys})
+        print(
+            "  "
+            + _("{rule}: {condition}; targets {targets}; notify {notifiers}").format(
+                rule=rule.name,
+                condition=describe_rule(rule),
+                targets=", ".join(targets),
+                notifiers=", ".join(rule.notify),
+            )
+        )
+    print(_("notifiers:"))
+    for notifier in alerting.notifiers.values():
+        variables = ", ".join(
+            (_("{variable} (set)") if os.environ.get(v) else _("{variable} (NOT SET)")).format(variable=v)
+            for v in notifier.env_names
+        )
+        print(
+            "  "
+            + _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
+                name=notifier.name,
+                type=notifier.type,
+                count=notifier.max_messages,
+                period=_duration(notifier.per_s),
+                variables=variables or "-",
+            )
+        )
+    resolve_secrets(alerting)
 
 
 def _duration(seconds: float) -> str:
