@@ -262,7 +262,7 @@ class AlertEngine:
                 )
                 self.ledger.done(ids)
                 return None
-            delay = min(self.retry_base_s * 2 ** (attempts - 1), self.retry_max_s)
+            delay = float(min(self.retry_base_s * 2 ** (attempts - 1), self.retry_max_s))
             log.warning(
                 "notifier %s (%s): delivery failed (attempt %d of %d), retrying in %g s: %s",
                 notifier.name,
