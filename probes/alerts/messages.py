@@ -85,20 +85,33 @@ def _summary(event: dict[str, Any], rule: AlertRule) -> str:
     value = event["value"] if event["value"] is not None else float("nan")
     threshold = event["threshold"] if event["threshold"] is not None else float("nan")
     fields = {"target": target, "value": value, "threshold": threshold, "rounds": rule.rounds}
+    n = rule.rounds
     if rule.kind == "loss":
         text = (
-            _("{target}: loss {value:.1f}% over the last {rounds} rounds, above {threshold:g}%")
+            ngettext(
+                "{target}: loss {value:.1f}% in the last round, above {threshold:g}%",
+                "{target}: loss {value:.1f}% over the last {rounds} rounds, above {threshold:g}%",
+                n,
+            )
             if firing
-            else _(
-                "{target}: loss {value:.1f}% over the last {rounds} rounds, back to at most {threshold:g}%"
+            else ngettext(
+                "{target}: loss {value:.1f}% in the last round, back to at most {threshold:g}%",
+                "{target}: loss {value:.1f}% over the last {rounds} rounds, back to at most {threshold:g}%",
+                n,
             )
         )
     elif rule.kind == "p95":
         text = (
-            _("{target}: p95 RTT {value:.1f} ms over the last {rounds} rounds, above {threshold:g} ms")
+            ngettext(
+                "{target}: p95 RTT {value:.1f} ms in the last round, above {threshold:g} ms",
+                "{target}: p95 RTT {value:.1f} ms over the last {rounds} rounds, above {threshold:g} ms",
+                n,
+            )
             if firing
-            else _(
-                "{target}: p95 RTT {value:.1f} ms over the last {rounds} rounds, back to at most {threshold:g} ms"
+            else ngettext(
+                "{target}: p95 RTT {value:.1f} ms in the last round, back to at most {threshold:g} ms",
+                "{target}: p95 RTT {value:.1f} ms over the last {rounds} rounds, back to at most {threshold:g} ms",
+                n,
             )
         )
         if rule.windows:
@@ -106,21 +119,30 @@ def _summary(event: dict[str, Any], rule: AlertRule) -> str:
     elif rule.kind == "throughput":
         fields["direction"] = rule.direction
         text = (
-            _(
+            ngettext(
+                "{target}: {direction} throughput {value:.1f} Mbit/s in the last transfer, below {threshold:g} Mbit/s",
                 "{target}: {direction} throughput {value:.1f} Mbit/s over the last {rounds} transfers, "
-                "below {threshold:g} Mbit/s"
+                "below {threshold:g} Mbit/s",
+                n,
             )
             if firing
-            else _(
+            else ngettext(
+                "{target}: {direction} throughput {value:.1f} Mbit/s in the last transfer, "
+                "back to at least {threshold:g} Mbit/s",
                 "{target}: {direction} throughput {value:.1f} Mbit/s over the last {rounds} transfers, "
-                "back to at least {threshold:g} Mbit/s"
+                "back to at least {threshold:g} Mbit/s",
+                n,
             )
         )
     elif rule.kind == "route":
         fields["observed"] = event["observed"] or "?"
         fields["expected"] = event["expected"] or "?"
         text = (
-            _("{target}: the route is {observed} on the last {rounds} traces, expected {expected}")
+            ngettext(
+                "{target}: the route is {observed} on the last trace, expected {expected}",
+                "{target}: the route is {observed} on the last {rounds} traces, expected {expected}",
+                n,
+            )
             if firing
             else _("{target}: the route is {expected} again")
         )

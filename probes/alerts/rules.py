@@ -55,7 +55,7 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from probes.errors import PeakWindowError, PlanError
-from probes.i18n import _
+from probes.i18n import _, ngettext
 from probes.peak import PeakWindow
 from probes.plan import Cadence, PlannedTarget, _explain, _field_name, locate
 from probes.target import Method, Target
@@ -493,25 +493,36 @@ def resolve_secrets(alerting: Alerting, environ: Mapping[str, str] | None = None
 
 def describe_rule(rule: AlertRule) -> str:
     """One line for `linkvet schedule --check`."""
+    n = rule.rounds
+    fields = {"threshold": rule.threshold, "rounds": n, "direction": rule.direction}
     if rule.kind == "loss":
-        what = _("loss above {threshold:g}% over {rounds} rounds").format(
-            threshold=rule.threshold, rounds=rule.rounds
+        what = ngettext(
+            "loss above {threshold:g}% in 1 round", "loss above {threshold:g}% over {rounds} rounds", n
         )
     elif rule.kind == "p95":
-        what = _("p95 RTT above {threshold:g} ms over {rounds} rounds").format(
-            threshold=rule.threshold, rounds=rule.rounds
+        what = ngettext(
+            "p95 RTT above {threshold:g} ms in 1 round",
+            "p95 RTT above {threshold:g} ms over {rounds} rounds",
+            n,
         )
     elif rule.kind == "throughput":
-        what = _("{direction} throughput below {threshold:g} Mbit/s over {rounds} transfers").format(
-            direction=rule.direction, threshold=rule.threshold, rounds=rule.rounds
+        what = ngettext(
+            "{direction} throughput below {threshold:g} Mbit/s in 1 transfer",
+            "{direction} throughput below {threshold:g} Mbit/s over {rounds} transfers",
+            n,
         )
     elif rule.kind == "route":
-        what = _("the route class differs from {expected} on {rounds} traces in a row").format(
-            expected=rule.expect or _("the first class seen"), rounds=rule.rounds
+        fields["expected"] = rule.expect or _("the first class seen")
+        what = ngettext(
+            "the route class differs from {expected} on 1 trace",
+            "the route class differs from {expected} on {rounds} traces in a row",
+            n,
         )
     else:
         assert rule.for_s is not None
-        what = _("no data for {seconds:g} s").format(seconds=rule.for_s)
+        fields["seconds"] = rule.for_s
+        what = _("no data for {seconds:g} s")
+    what = what.format(**fields)
     if rule.windows:
         what = _("{condition}, only inside {windows}").format(
             condition=what, windows=", ".join(str(w) for w in rule.windows)
