@@ -188,3 +188,20 @@ def test_a_certificate_nobody_trusts_is_refused(mailbox: Mailbox, tmp_path: Path
     with pytest.raises(DeliveryError, match="CERTIFICATE_VERIFY_FAILED"):
         delivery.send(notifier, Secrets(username=SMTP_USER, password=SMTP_PASSWORD), _events())
     assert not mailbox.logins
+
+
+def test_the_words_follow_the_language(receiver: Receiver) -> None:
+    from desktop.i18n import set_language
+
+    set_language("zh_CN")
+    try:
+        _send("dingtalk", receiver)
+    finally:
+        set_language(None)
+    body = receiver.requests[0].json
+    assert body["markdown"]["title"] == "linkvet 告警:sj 触发 sj-loss"
+    assert (
+        "告警 sj-loss(来自 shanghai):sj (icmp 198.18.0.1):最近 3 轮丢包率 12.5%,高于 2%"
+        in body["markdown"]["text"]
+    )
+    assert _events()[0]["status"] == "firing"  # the enumerated values stay as they are
