@@ -39,7 +39,8 @@ def seed(
     since_us: int,
 ) -> tuple[dict[tuple[str, str], list[Point]], dict[str, int]]:
     """(rule name, target key) → points, oldest first; target key → when its last error-free result started."""
-    ids = {t.id: t.key for t in store.targets() if t.key in set(keys)}
+    wanted = set(keys)
+    ids = {t.id: t.key for t in store.targets() if t.key in wanted}
     points: dict[tuple[str, str], list[Point]] = defaultdict(list)
     last_data: dict[str, int] = {}
     if not ids or not rules:
