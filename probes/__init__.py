@@ -12,7 +12,10 @@ Where things are
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
     sockets.py      Linux socket plumbing (kernel timestamps, error queues, TCP_INFO);  resolve.py  DNS
     plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
-    store/          the result store (SQLite): records, write and read paths, rollups, the SQL backend
+    metrics.py      Prometheus metrics of the rounds (`--metrics-listen`);  alerts/  `[[alerts]]` rules,
+                    judged after each round, told to webhooks and mailboxes
+    store/          the result store (SQLite): records, write and read paths, rollups, alert states, the
+                    SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep
     analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
     timestamps.py   UTC µs timestamps; tomlfile.py reading TOML files; paths.py default file locations

@@ -29,16 +29,17 @@
     every = "1h"                        # optional: measure this target at most this often
 
 Errors name the file, the line, the field and what was expected. `probes.plan_writer` writes this format
-(the desktop app's probe list saved as a plan).
+(the desktop app's probe list saved as a plan). `[[alerts]]` rules and `[notifiers.NAME]` tables are read by
+`probes.alerts.rules` (see there) into `Plan.alerting`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -54,6 +55,9 @@ from probes import tomlfile
 from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import URL_METHODS, Method, ProbeOptions, Target
+
+if TYPE_CHECKING:
+    from probes.alerts.rules import Alerting
 
 PLAN_VERSION = 1
 EXAMPLE_PLAN = Path(__file__).with_name("plans") / "example.toml"  # loopback targets: runs anywhere
@@ -200,6 +204,7 @@ class Plan:
     options: dict[Method, ProbeOptions] = field(default_factory=dict)
     gap_ms: float = 1.0
     concurrency: int = 256
+    alerting: Alerting | None = None  # the plan's [[alerts]] and [notifiers.*], when it has any
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -220,6 +225,8 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             line=locate(text, ("version",)),
             field="version",
         )
+    # The alert tables have their own reader (probes.alerts.rules), which needs the plan's targets.
+    alerting_raw: dict[str, Any] = {key: raw.pop(key) for key in ("alerts", "notifiers") if key in raw}
     try:
         model = PlanModel.model_validate(raw)
     except ValidationError as exc:
@@ -233,7 +240,13 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             line=locate(text, ("version",)),
             field="version",
         )
-    return _build(model, text, path)
+    plan = _build(model, text, path)
+    if not alerting_raw:
+        return plan
+    from probes.alerts.rules import parse_alerting
+
+    alerting = parse_alerting(alerting_raw, text, path, plan.targets, plan.peak_windows)
+    return replace(plan, alerting=alerting)
 
 
 def _error(path: str) -> tomlfile.ErrorFactory:

@@ -14,11 +14,14 @@ from typing import TYPE_CHECKING
 
 from desktop.cli._common import add_db_option, non_negative_float
 from desktop.cli._format import ProgressLine, result_rows, table
-from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
+    from probes.alerts.engine import AlertWorker
+    from probes.alerts.rules import Secrets
+    from probes.metrics import ListenAddress
     from probes.plan import Plan
-    from probes.scheduler import Scheduler
+    from probes.scheduler import RoundHook, RoundReport, Scheduler
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -37,6 +40,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="S",
         help="on stop, seconds to let the round in flight finish before dropping it (default 10)",
     )
+    p.add_argument(
+        "--metrics-listen",
+        type=_listen_address,
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9108; loopback only "
+        "unless --metrics-public)",
+    )
+    p.add_argument(
+        "--metrics-public",
+        action="store_true",
+        help="allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)",
+    )
     p.add_argument("--log-file", type=Path, help="log file (default: linkvet.log in the user data directory)")
     p.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
     add_db_option(p)
@@ -50,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan)
     if args.check:
         return _check(plan)
+    _check_metrics_address(args)
+    secrets = _alert_secrets(plan)
     _setup_logging(args.log_file, args.quiet)
     store = Store(args.db)
     try:
@@ -57,11 +74,14 @@ def run(args: argparse.Namespace) -> int:
 
         if args.once:
             progress = ProgressLine()
-            scheduler = Scheduler(plan, store, progress=progress)
+            alerts = _start_alerts(plan, store.path, secrets)
+            scheduler = Scheduler(plan, store, progress=progress, hooks=[alerts.submit] if alerts else [])
             try:
                 report = asyncio.run(scheduler.run_once())
             finally:
                 progress.finish()
+                if alerts is not None:
+                    alerts.close()
             logging.getLogger("linkvet.schedule").info(report.describe())
             if not report.results:
                 print("nothing was due: every target of the plan was measured recently enough (its `every`)")
@@ -72,7 +92,20 @@ def run(args: argparse.Namespace) -> int:
                 raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
             print(f"stored round {report.round_id} in {store.path}")
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
-        return asyncio.run(_daemon(Scheduler(plan, store), args.grace))
+        metrics = _start_metrics(args, plan)
+        alerts = _start_alerts(plan, store.path, secrets)
+        try:
+            hooks: list[RoundHook] = []
+            if metrics is not None:
+                hooks.append(metrics.observe)
+            if alerts is not None:
+                hooks.append(alerts.submit)
+            return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace))
+        finally:
+            if alerts is not None:
+                alerts.close()
+            if metrics is not None:
+                metrics.stop()
     finally:
         store.close()
 
@@ -108,6 +141,96 @@ async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
     return EXIT_OK
 
 
+def _listen_address(text: str) -> ListenAddress:
+    from probes.metrics import parse_listen
+
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Metrics:
+    """The scheduler's metrics and the server publishing them."""
+
+    def __init__(self, plan: Plan, address: ListenAddress) -> None:
+        from probes.metrics import MetricsServer, RoundMetrics
+
+        self.metrics = RoundMetrics(plan.vantage, plan.name, (p.target for p in plan.targets))
+        self.server = MetricsServer(self.metrics.registry, address)
+
+    def observe(self, report: RoundReport) -> None:
+        self.metrics.observe(report)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def _check_metrics_address(args: argparse.Namespace) -> None:
+    from desktop.i18n import _
+
+    address: ListenAddress | None = args.metrics_listen
+    if address is not None and not address.loopback and not args.metrics_public:
+        raise UsageError(
+            _(
+                "--metrics-listen {address}: other hosts could read the metrics there; listen on a loopback "
+                "address (127.0.0.1:9108) or add --metrics-public"
+            ).format(address=address)
+        )
+
+
+def _start_metrics(args: argparse.Namespace, plan: Plan) -> _Metrics | None:
+    from desktop.i18n import _
+
+    address: ListenAddress | None = args.metrics_listen
+    if address is None:
+        return None
+    metrics = _Metrics(plan, address)
+    try:
+        bound = metrics.server.start()
+    except OSError as exc:
+        raise EnvironmentRefused(
+            _("--metrics-listen {address}: cannot listen there: {reason}").format(
+                address=address, reason=exc.strerror or exc
+            )
+        ) from exc
+    logging.getLogger("linkvet.schedule").info("serving Prometheus metrics at http://%s/metrics", bound)
+    return metrics
+
+
+def _alert_secrets(plan: Plan) -> dict[str, Secrets]:
+    if not plan.alerting:
+        return {}
+    from probes.alerts.rules import resolve_secrets
+
+    return resolve_secrets(plan.alerting)
+
+
+def _start_alerts(plan: Plan, db: Path, secrets: dict[str, Secrets]) -> AlertWorker | None:
+    """The alert worker (its own thread and store connection), when the plan has rules."""
+    if not plan.alerting:
+        return None
+    from probes.alerts.engine import AlertWorker
+
+    cadences = [plan.every_s, *(p.every_s for p in plan.targets if p.every_s is not None)]
+    worker = AlertWorker(
+        plan.alerting,
+        db,
+        plan=plan.name,
+        vantage=plan.vantage,
+        targets=[p.target for p in plan.targets],
+        secrets=secrets,
+        longest_cadence_s=max(cadences),
+    )
+    worker.start()
+    logging.getLogger("linkvet.schedule").info(
+        "alerts: %d rule(s), notifiers %s",
+        len(plan.alerting.rules),
+        ", ".join(sorted(plan.alerting.notifiers)),
+    )
+    return worker
+
+
 def _check(plan: Plan) -> int:
     import time
 
@@ -134,7 +257,50 @@ def _check(plan: Plan) -> int:
         print(
             f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {_duration(cadence_at(plan, moment))})"
         )
+    if plan.alerting:
+        _check_alerts(plan)
     return EXIT_OK
+
+
+def _check_alerts(plan: Plan) -> None:
+    """List the rules and notifiers; a notifier's unset environment variable is an error (exit 2)."""
+    import os
+
+    from desktop.i18n import _, ngettext
+    from probes.alerts.rules import describe_rule, resolve_secrets
+
+    alerting = plan.alerting
+    assert alerting is not None
+    names = {p.target.key: p.target.name for p in plan.targets}
+    print(ngettext("{n} alert rule:", "{n} alert rules:", len(alerting.rules)).format(n=len(alerting.rules)))
+    for rule in alerting.rules:
+        targets = sorted({names[k] or k for k in rule.target_keys})
+        print(
+            "  "
+            + _("{rule}: {condition}; targets {targets}; notify {notifiers}").format(
+                rule=rule.name,
+                condition=describe_rule(rule),
+                targets=", ".join(targets),
+                notifiers=", ".join(rule.notify),
+            )
+        )
+    print(_("notifiers:"))
+    for notifier in alerting.notifiers.values():
+        variables = ", ".join(
+            (_("{variable} (set)") if os.environ.get(v) else _("{variable} (NOT SET)")).format(variable=v)
+            for v in notifier.env_names
+        )
+        print(
+            "  "
+            + _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
+                name=notifier.name,
+                type=notifier.type,
+                count=notifier.max_messages,
+                period=_duration(notifier.per_s),
+                variables=variables or "-",
+            )
+        )
+    resolve_secrets(alerting)
 
 
 def _duration(seconds: float) -> str:

@@ -25,6 +25,7 @@ from probes.store.records import (
     TRACE_REPLY_COLUMNS,
 )
 from probes.store.rollup import ROLLUP_COLUMNS
+from probes.store.sqlite.alerts import AlertStatements
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 
 COUNTED_TABLES = ("targets", "rounds", "results", "samples", "hourly")
@@ -63,8 +64,9 @@ _SELECT_TRACES = (
 )
 
 
-class SqliteBackend:
-    """An open SQLite result store (see `probes.store.backend.Backend` for what each method does)."""
+class SqliteBackend(AlertStatements):
+    """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the alert
+    tables' statements are in `probes.store.sqlite.alerts`)."""
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
