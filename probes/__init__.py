@@ -15,7 +15,7 @@ Where things are
     store/          the result store (SQLite): records, write and read paths, rollups, the SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep
     analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
-    timestamps.py   UTC µs timestamps; tomlfile.py reading TOML files; paths.py default file locations
+    timestamps.py   UTC µs timestamps; inputfile.py reading every input file; paths.py default file locations
 """
 
 from probes._version import __version__

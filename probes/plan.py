@@ -50,7 +50,7 @@ from pydantic import (
     model_validator,
 )
 
-from probes import tomlfile
+from probes import inputfile
 from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import URL_METHODS, Method, ProbeOptions, Target
@@ -205,12 +205,12 @@ class Plan:
 def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file; raises PlanError naming file, line, field and what was expected."""
     path = Path(path)
-    text = tomlfile.read_text(path, _error(str(path)), noun="plan file")
+    text = inputfile.read_text(path, _error(str(path)))
     return parse_plan(text, str(path))
 
 
 def parse_plan(text: str, path: str = "<plan>") -> Plan:
-    raw = tomlfile.parse(text, _error(path))
+    raw = inputfile.parse_toml(text, _error(path))
     version = raw.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > PLAN_VERSION:
         raise PlanError(
@@ -236,7 +236,7 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
     return _build(model, text, path)
 
 
-def _error(path: str) -> tomlfile.ErrorFactory:
+def _error(path: str) -> inputfile.ErrorFactory:
     return lambda message, line: PlanError(path, message, line=line)
 
 

@@ -120,7 +120,7 @@ def test_missing_and_duplicate_targets() -> None:
 
 
 def test_unreadable_files(tmp_path: Path) -> None:
-    with pytest.raises(PlanError, match="no such plan file"):
+    with pytest.raises(PlanError, match="no such file"):
         load_plan(tmp_path / "absent.toml")
     binary = tmp_path / "binary.toml"
     binary.write_bytes(b"\xff\xfe\x00garbage")
