@@ -117,24 +117,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.errors import TargetError
     from probes.store import Store
-    from probes.target import Method, ProbeOptions, parse_target
+    from probes.target import Method, ProbeOptions, load_target_list, parse_target
 
-    texts: list[tuple[str, str | None]] = [(text, None) for text in args.targets]
-    if args.file is not None:
-        texts.extend(_read_target_file(args.file))
-    if not texts:
+    if not args.targets and args.file is None:
         raise UsageError("no targets: give hosts or URLs, or --file FILE")
     method = Method(args.method) if args.method else None
     labels = {"provider": args.provider, "region": args.region, "line_type": args.line_type}
-    targets = []
-    for text, origin in texts:
-        try:
-            targets.append(parse_target(text, method, args.port, **labels))
-        except TargetError as exc:  # say which line of the list, and which text, it was
-            where = f"{origin}: " if origin else ""
-            raise TargetError(f"{where}{exc}" if text in str(exc) else f"{where}{text}: {exc}") from exc
+    targets = [parse_target(text, method, args.port, **labels) for text in args.targets]
+    if args.file is not None:  # every line read strictly; a line repeating another names both
+        targets += load_target_list(args.file, method, args.port, **labels)
+    _refuse_repeats(targets)
     options = {
         m: ProbeOptions(
             count=args.count or DEFAULT_COUNTS[m],
@@ -185,17 +178,15 @@ def _print(results: Sequence[ProbeResult], as_json: bool) -> None:
     table(headers, rows, sys.stdout)
 
 
-def _read_target_file(path: Path) -> list[tuple[str, str | None]]:
-    """(target text, "FILE:LINE") for each target in a list file; '#' starts a comment."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the target list: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    entries: list[tuple[str, str | None]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        target = line.split("#", 1)[0].strip()
-        if target:
-            entries.append((target, f"{path}:{number}"))
-    return entries
+def _refuse_repeats(targets: Sequence[Target]) -> None:
+    """One measurement per target: the same target twice (given and in --file, or spelled two ways that
+    normalise alike) would share its samples."""
+    from desktop.i18n import _
+
+    seen: set[str] = set()
+    for target in targets:
+        if target.key in seen:
+            raise UsageError(
+                _("{target} is given twice (each target is measured once)").format(target=target.name)
+            )
+        seen.add(target.key)
