@@ -14,10 +14,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from desktop.cli._common import positive_float
 from desktop.cli._format import table
+from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
 
 
@@ -158,6 +159,7 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_summary(report: dict[str, Any], out: TextIO) -> None:
+    out = cast(TextIO, PrintableStream(out))  # what the server printed is untrusted
     host = report["host"]
     out.write(f"linkvet accept — {host['hostname']} ({report['machine']}), {report['created_at']}\n")
     facts = report["facts"]

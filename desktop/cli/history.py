@@ -12,6 +12,7 @@ from typing import Any, SupportsFloat
 
 from desktop.cli._common import add_db_option, positive_int
 from desktop.cli._format import number, percent, table
+from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(_row_dict(row), allow_nan=False) + "\n")
         return EXIT_OK
     if frame.empty:
-        print(f"no measurements of {args.target} since {since:%Y-%m-%d %H:%M} UTC")
+        print(f"no measurements of {printable(args.target)} since {since:%Y-%m-%d %H:%M} UTC")
         return EXIT_OK
     headers = [
         "TIME (UTC)",

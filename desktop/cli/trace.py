@@ -9,7 +9,7 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from desktop.cli._common import (
     add_db_option,
@@ -20,6 +20,7 @@ from desktop.cli._common import (
     positive_int,
 )
 from desktop.cli._format import number, percent, table
+from desktop.cli._safe_text import PrintableStream, printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED
 from probes.routes.claims import CLAIMED_LINE_TYPES
 from probes.target import TRACE_PROBES_PER_HOP
@@ -158,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         _print_text(traces, claim, stored_route, sys.stdout)
     failed = [t for t in traces if not t.ok]
     for trace in failed:
-        print(f"linkvet: trace {trace.target}: {trace.message}", file=sys.stderr)
+        print(printable(f"linkvet: trace {trace.target}: {trace.message}"), file=sys.stderr)
     return EXIT_SOME_FAILED if failed else EXIT_OK
 
 
@@ -233,6 +234,7 @@ def _print_text(
 ) -> None:
     from probes.routes import CLASS_NAMES, merge_verdicts
 
+    out = cast(TextIO, PrintableStream(out))  # hop names and notes come from the network
     first = traces[0]
     shown = first.target if first.address in (None, first.target) else f"{first.target} ({first.address})"
     out.write(f"trace to {shown}\n{_wrap(DIRECTION)}\n")
