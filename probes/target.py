@@ -13,7 +13,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from probes import inputfile
+from probes import inputfile, limits
 from probes.addresses import bracket, check_text, normalise_host, normalise_url, split_host_port, url_host
 from probes.errors import TargetError
 from probes.i18n import _
@@ -240,23 +240,24 @@ class ProbeOptions:
     trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
 
     def __post_init__(self) -> None:
+        # the same limits as the flags and the plan's fields (`probes.limits`)
         checks = [
-            (self.count >= 1, f"count must be at least 1 (got {self.count})"),
-            (self.interval_s >= 0, f"interval must not be negative (got {self.interval_s})"),
-            (self.timeout_s > 0, f"timeout must be positive (got {self.timeout_s})"),
-            (0 <= self.payload_bytes <= 65000, f"payload must be 0-65000 bytes (got {self.payload_bytes})"),
-            (self.http_max_redirects >= 0, "max redirects must not be negative"),
-            (self.download_max_bytes > 0, "download byte cap must be positive"),
-            (self.download_max_seconds > 0, "download time cap must be positive"),
-            (1 <= self.download_connections <= 64, "download connections must be 1-64"),
-            (self.iperf3_seconds >= 1, "iperf3 duration must be at least 1 second"),
-            (0 <= self.iperf3_omit_s <= 60, "iperf3 warm-up to omit must be 0-60 seconds"),
-            (1 <= self.trace_max_hops <= 255, f"max hops must be 1-255 (got {self.trace_max_hops})"),
-            (
-                self.trace_protocol in ("icmp", "udp", "tcp"),
-                f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})",
-            ),
+            ("count", self.count, limits.COUNT),
+            ("interval", self.interval_s, limits.INTERVAL),
+            ("timeout", self.timeout_s, limits.TIMEOUT),
+            ("payload", self.payload_bytes, limits.PAYLOAD),
+            ("max redirects", self.http_max_redirects, limits.MAX_REDIRECTS),
+            ("download byte cap", self.download_max_bytes, limits.DOWNLOAD_BYTES),
+            ("download time cap", self.download_max_seconds, limits.DOWNLOAD_SECONDS),
+            ("download connections", self.download_connections, limits.CONNECTIONS),
+            ("iperf3 duration", self.iperf3_seconds, limits.IPERF3_SECONDS),
+            ("iperf3 warm-up to omit", self.iperf3_omit_s, limits.IPERF3_OMIT),
+            ("max hops", self.trace_max_hops, limits.MAX_HOPS),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise TargetError(message)
+        for name, value, limit in checks:
+            try:
+                limit.check(value)
+            except ValueError as exc:
+                raise TargetError(f"{name}: {exc}") from None
+        if self.trace_protocol not in ("icmp", "udp", "tcp"):
+            raise TargetError(f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})")

@@ -16,10 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO, cast
 
-from desktop.cli._common import positive_float
+from desktop.cli._common import flag
 from desktop.cli._format import table
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
+from probes import limits
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--nccl-timeout",
-        type=positive_float,
+        type=flag(limits.COMMAND_SECONDS),
         default=600.0,
         metavar="S",
         help="time cap for that run (default 600)",

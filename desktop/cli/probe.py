@@ -10,16 +10,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import (
-    add_db_option,
-    add_vantage_option,
-    non_negative_float,
-    port_number,
-    positive_float,
-    positive_int,
-)
+from desktop.cli._common import add_db_option, add_vantage_option, flag, port_number
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
+from probes import limits
 from probes.target import DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
@@ -46,13 +40,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-c",
         "--count",
-        type=positive_int,
+        type=flag(limits.COUNT),
         help="attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3)",
     )
     p.add_argument(
         "-i",
         "--interval",
-        type=non_negative_float,
+        type=flag(limits.INTERVAL),
         default=1.0,
         metavar="S",
         help="seconds between attempts to the same target (default 1)",
@@ -60,7 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-t",
         "--timeout",
-        type=positive_float,
+        type=flag(limits.TIMEOUT),
         default=2.0,
         metavar="S",
         help="seconds to wait for each reply (default 2)",
@@ -74,31 +68,47 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--gap-ms",
-        type=non_negative_float,
+        type=flag(limits.GAP_MS),
         default=1.0,
         help="minimum milliseconds between packets to different targets (default 1, as fping -i 1)",
     )
     p.add_argument(
-        "--concurrency", type=positive_int, default=256, help="targets measured at once (default 256)"
+        "--concurrency",
+        type=flag(limits.CONCURRENCY),
+        default=256,
+        help="targets measured at once (default 256)",
     )
-    p.add_argument("--payload", type=int, default=56, metavar="BYTES", help="ICMP payload size (default 56)")
+    p.add_argument(
+        "--payload",
+        type=flag(limits.PAYLOAD),
+        default=56,
+        metavar="BYTES",
+        help="ICMP payload size (default 56)",
+    )
     p.add_argument(
         "--max-bytes",
-        type=positive_int,
+        type=flag(limits.DOWNLOAD_BYTES),
         default=100 * 1024 * 1024,
         help="download: stop after this many bytes (default 100 MiB)",
     )
     p.add_argument(
         "--max-seconds",
-        type=positive_float,
+        type=flag(limits.DOWNLOAD_SECONDS),
         default=10.0,
         help="download: stop after this many seconds (default 10)",
     )
-    p.add_argument("--connections", type=positive_int, default=1, help="download: parallel connections")
-    p.add_argument("--iperf3-seconds", type=positive_float, default=5.0, help="iperf3: seconds per direction")
+    p.add_argument(
+        "--connections", type=flag(limits.CONNECTIONS), default=1, help="download: parallel connections"
+    )
+    p.add_argument(
+        "--iperf3-seconds",
+        type=flag(limits.IPERF3_SECONDS),
+        default=5.0,
+        help="iperf3: seconds per direction",
+    )
     p.add_argument(
         "--iperf3-omit",
-        type=non_negative_float,
+        type=flag(limits.IPERF3_OMIT),
         default=2.0,
         metavar="S",
         help="iperf3: seconds of TCP slow start to leave out first (iperf3 -O, default 2)",

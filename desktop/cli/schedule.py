@@ -11,11 +11,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import add_db_option, non_negative_float
+from desktop.cli._common import add_db_option, flag
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli._logfile import LogFile, setup_logging
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused
+from probes import limits
+from probes.limits import format_duration
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
     from probes.plan import Plan
@@ -33,7 +35,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--check", action="store_true", help="validate the plan, show the next rounds, and exit")
     p.add_argument(
         "--grace",
-        type=non_negative_float,
+        type=flag(limits.GRACE),
         default=10.0,
         metavar="S",
         help="on stop, seconds to let the round in flight finish before dropping it (default 10)",
@@ -102,8 +104,8 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
         "linkvet schedule: plan %s (%d targets), every %s, %s inside %s; store %s",
         plan.path,
         len(plan.targets),
-        _duration(plan.every_s),
-        _duration(plan.peak_every_s),
+        format_duration(plan.every_s),
+        format_duration(plan.peak_every_s),
         ", ".join(str(w) for w in plan.peak_windows),
         scheduler.store.path,
     )
@@ -125,12 +127,12 @@ def _check(plan: Plan) -> int:
         )
     )
     print(
-        f"every {_duration(plan.every_s)}, every {_duration(plan.peak_every_s)} inside "
+        f"every {format_duration(plan.every_s)}, every {format_duration(plan.peak_every_s)} inside "
         + ", ".join(str(w) for w in plan.peak_windows)
     )
     for planned in plan.targets:
         t = planned.target
-        every = f"  (at most every {_duration(planned.every_s)})" if planned.every_s else ""
+        every = f"  (at most every {format_duration(planned.every_s)})" if planned.every_s else ""
         labels = " ".join(
             f"{k}={v}"
             for k, v in (("provider", t.provider), ("region", t.region), ("line_type", t.line_type))
@@ -142,14 +144,6 @@ def _check(plan: Plan) -> int:
     for _ in range(5):
         moment = next_slot(plan, moment)
         print(
-            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {_duration(cadence_at(plan, moment))})"
+            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {format_duration(cadence_at(plan, moment))})"
         )
     return EXIT_OK
-
-
-def _duration(seconds: float) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds / 3600:g}h"
-    if seconds % 60 == 0:
-        return f"{seconds / 60:g}m"
-    return f"{seconds:g}s"

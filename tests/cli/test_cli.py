@@ -50,7 +50,7 @@ def test_target_file_and_mixed_outcomes(run_linkvet, tmp_path: Path) -> None:  #
 def test_usage_errors_are_one_line_and_exit_2(run_linkvet) -> None:  # type: ignore[no-untyped-def]
     for args, expected in [
         (("probe",), "no targets"),
-        (("probe", "127.0.0.1", "--count", "0"), "is not a whole number of at least 1"),
+        (("probe", "127.0.0.1", "--count", "0"), "'0' is not a whole number from 1 to 100000"),
         (("probe", "host:99999"), "port '99999' is not a number 1-65535"),
         (("probe", "ftp://x.example/", "--method", "http"), "http:// or https://"),
         (("probe", "--file", "/nonexistent/list.txt"), "/nonexistent/list.txt: no such file"),
