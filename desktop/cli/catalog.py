@@ -163,7 +163,7 @@ def run_targets(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
+    if not args.file.exists():  # a folder, a FIFO or a device: the reader says which
         raise UsageError(f"no such file: {args.file}")
     result = import_skypilot_csv(
         args.file,

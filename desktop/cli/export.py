@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     if args.needs is None:
         if args.weight or args.checklist:
             raise UsageError("--checklist and --weight need --needs FILE (the profile to rank for)")
-    elif not args.needs.is_file():
+    elif not args.needs.exists():  # a folder, a FIFO or a device: load_needs says which
         raise UsageError(f"{args.needs}: no such needs profile")
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None
