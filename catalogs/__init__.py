@@ -6,6 +6,8 @@ Where things are:
     providers/*.toml, gpus.toml, checklist.toml, needs/*.toml   the data files (edit these)
     schema.py, facts.py      what a catalog file may say; every fact with source and as_of
     loader.py                read and validate catalogs (errors with file, line, field, expected)
+    _toml.py, _textinput.py  the one reader of every file catalogs reads (regular files only, bounded,
+                             nesting and numbers checked; `_textinput.py` is shared with `probes`)
     gpus.py                  the GPU reference table
     targets.py               a region's probe targets, as plain dicts
     skypilot.py              SkyPilot CSV → provider catalog

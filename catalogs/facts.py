@@ -70,6 +70,11 @@ def _as_of_text(text: str) -> str:
 
 
 AsOf = Annotated[str, BeforeValidator(_as_of)]
+
+# The largest GPU memory and the most GPUs in one node linkvet believes, in catalogs, the GPU reference and
+# sizing's inputs alike (`linkvet size --gpu-memory`, `--gpus-per-node`).
+MAX_GPU_MEMORY_GB = 1024
+MAX_GPUS_PER_NODE = 72
 Text = Annotated[str, Field(min_length=1)]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalogs.errors import LinkSummaryError
+from catalogs.i18n import _
 
 _PERIOD_KEYS = ("rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours")
 _ROUTE_KEYS = ("claimed_line_type", "measured_class", "agrees", "traces", "agreeing_traces", "evidence")
@@ -30,12 +31,22 @@ _TOP_KEYS = (
 )
 
 
+# The times a summary may cover: those the measuring side reads (`probes.limits.EARLIEST` / `LATEST`;
+# `catalogs` may not import `probes`, tests/catalogs/test_link_quality.py holds the two equal).
+EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+LATEST = dt.datetime(2200, 1, 1, tzinfo=dt.UTC)
+
+
 def _number(value: Any, where: str, *, integer: bool = False) -> Any:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise LinkSummaryError(f"{where}: expected a number or null, got {value!r}")
-    if not math.isfinite(value) or value < 0:
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        finite = False
+    if not finite or value < 0:
         raise LinkSummaryError(f"{where}: expected a finite number ≥ 0, got {value!r}")
     if integer:
         if value != int(value):
@@ -63,7 +74,17 @@ def _time(value: Any, where: str) -> dt.datetime | None:
         raise LinkSummaryError(f"{where}: expected an ISO-8601 UTC time, got {value!r}") from exc
     if parsed.tzinfo is None:
         raise LinkSummaryError(f"{where}: the time {value!r} has no time zone (expected UTC, e.g. …Z)")
-    return parsed.astimezone(dt.UTC)
+    try:
+        utc = parsed.astimezone(dt.UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
+        utc = None
+    if utc is None or not EARLIEST <= utc < LATEST:
+        raise LinkSummaryError(
+            _("{where}: {value!r} is outside the times linkvet reads ({earliest} to {latest})").format(
+                where=where, value=value, earliest=EARLIEST.date(), latest=LATEST.date()
+            )
+        )
+    return utc
 
 
 def _iso(value: dt.datetime | None) -> str | None:

@@ -20,7 +20,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from catalogs.facts import AsOf, Provenance, Slug, Sourced, SourcedTable, Text, implausible
+from catalogs.facts import (
+    MAX_GPU_MEMORY_GB,
+    MAX_GPUS_PER_NODE,
+    AsOf,
+    Provenance,
+    Slug,
+    Sourced,
+    SourcedTable,
+    Text,
+    implausible,
+)
 
 FORMAT_VERSION = 1
 
@@ -219,7 +229,7 @@ class Offering(SourcedTable):
     def _plausible_gpu_count(cls, value: int | None) -> int | None:
         if value is not None and value < 1:
             raise implausible(f"a node has at least one GPU, not {value}", "a whole number from 1 to 72")
-        if value is not None and value > 72:
+        if value is not None and value > MAX_GPUS_PER_NODE:
             raise implausible(
                 f"{value} GPUs in one node is more than any node holds (NVL72 racks have 72); "
                 "is it the cluster total? Put the node count in max_nodes",
@@ -231,7 +241,7 @@ class Offering(SourcedTable):
     @classmethod
     def _plausible_gpu_memory(cls, value: float | None) -> float | None:
         _positive(value, "GPU memory")
-        if value is not None and value > 1024:
+        if value is not None and value > MAX_GPU_MEMORY_GB:
             raise implausible(
                 f"{value:g} GB per GPU is implausible (the largest GPUs have under 300 GB); is it in MB or "
                 f"MiB (≈ {value / 1024:.0f} GiB)?",

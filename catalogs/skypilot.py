@@ -27,6 +27,9 @@ from catalogs.errors import SkyPilotImportError
 from catalogs.gpus import GpuReference, GpuSpec, default_gpu_reference
 from catalogs.schema import FORMAT_VERSION
 
+# SkyPilot's own catalogs run to tens of MiB (every instance type × region): a larger bound than TOML's.
+_CSV_LIMIT = 256 * 1024 * 1024
+
 REQUIRED_COLUMNS = ("AcceleratorName", "AcceleratorCount", "Region", "Price")
 
 
@@ -130,7 +133,7 @@ def import_skypilot_csv(
     )
     as_of = as_of or dt.date.today().isoformat()
     source = source or f"SkyPilot-format catalog {path.name}"
-    text = _toml.read_text(path, SkyPilotImportError, SkyPilotImportError, kind="CSV", encoding="utf-8-sig")
+    text = _toml.read_text(path, SkyPilotImportError, SkyPilotImportError, kind="CSV", limit=_CSV_LIMIT)
     reader = csv.DictReader(text.splitlines())
     try:
         columns = reader.fieldnames or []

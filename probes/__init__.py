@@ -3,7 +3,9 @@
 Imports neither Qt nor `catalogs`; the CLI and the desktop app compose it.
 
 Where things are
-    target.py       what to measure: `Target` (with its plain form), `ProbeOptions`, `parse_target`
+    target.py       what to measure: `Target` (with its plain form), `ProbeOptions`, `parse_target`,
+                    `parse_target_list`; addresses.py  addresses, host names and URLs, read strictly
+    limits.py       the one validation of every count, duration, time and size (flags and plans alike)
     results.py      what a measurement returns: `Sample`, `ProbeResult`
     stats.py        the definitions of loss, percentiles and jitter used everywhere
     errors.py       every exception the engine raises (the tree) and `ErrorKind`, why an attempt failed
@@ -18,7 +20,9 @@ Where things are
                     SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep
     analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
-    timestamps.py   UTC µs timestamps; tomlfile.py reading TOML files; paths.py default file locations
+    inputfile.py    the one reader of input files (regular files only, bounded; `_textinput.py`, shared
+                    with `catalogs`, checks TOML/JSON nesting and numbers before parsing)
+    timestamps.py   UTC µs timestamps; paths.py default file locations
 """
 
 from probes._version import __version__

@@ -1,4 +1,5 @@
-"""Plain-text tables and a progress line for the terminal."""
+"""Plain-text tables and a progress line for the terminal; untrusted text is escaped by
+`desktop.cli._safe_text.printable`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from desktop.cli._safe_text import printable
 from probes.target import Method
 
 if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
@@ -26,6 +28,10 @@ def percent(fraction: float | None) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO) -> None:
+    """Columns padded to their widest cell; every cell goes through `printable` (no control character of a
+    name or a host's message reaches the terminal, no newline splits a row)."""
+    headers = [printable(h) for h in headers]
+    rows = [[printable(c) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     last = len(headers) - 1
 

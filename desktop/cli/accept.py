@@ -14,11 +14,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
-from desktop.cli._common import positive_float
+from desktop.cli._common import flag
 from desktop.cli._format import table
+from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
+from probes import limits
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--nccl-timeout",
-        type=positive_float,
+        type=flag(limits.COMMAND_SECONDS),
         default=600.0,
         metavar="S",
         help="time cap for that run (default 600)",
@@ -158,6 +160,7 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_summary(report: dict[str, Any], out: TextIO) -> None:
+    out = cast(TextIO, PrintableStream(out))  # what the server printed is untrusted
     host = report["host"]
     out.write(f"linkvet accept — {host['hostname']} ({report['machine']}), {report['created_at']}\n")
     facts = report["facts"]

@@ -10,6 +10,7 @@ from pathlib import Path
 from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, parse_catalog_text
 from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
 from catalogs.targets import catalog_targets
+from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from desktop.usecases.offerings import gpu_filter, load_catalog_set, offering_rows
 
@@ -28,7 +29,7 @@ def load_or_warn(paths: list[Path] | None) -> CatalogSet:
     """Load catalogs; report broken files on stderr and go on with the others."""
     loaded = load_catalog_set(paths)
     for error in loaded.errors:
-        print(f"linkvet: skipped: {error}", file=sys.stderr)
+        print(printable(f"linkvet: skipped: {error}"), file=sys.stderr)
     if not loaded.providers:
         raise UsageError("no catalog could be loaded" + (" (see above)" if loaded.errors else ""))
     return loaded
@@ -80,11 +81,13 @@ def run_validate(args: argparse.Namespace) -> int:
     loaded = load_catalogs(paths)
     for catalog in loaded.providers:
         print(
-            f"ok   {catalog.path}: {catalog.provider.id} — {len(catalog.regions)} regions, "
-            f"{len(catalog.offerings)} offerings"
+            printable(
+                f"ok   {catalog.path}: {catalog.provider.id} — {len(catalog.regions)} regions, "
+                f"{len(catalog.offerings)} offerings"
+            )
         )
     for error in loaded.errors:
-        print(f"FAIL {error}")
+        print(printable(f"FAIL {error}"))
     broken = len({e.path for e in loaded.errors})
     print(
         f"{len(loaded.providers)} catalog(s) valid, {broken} with problems ({len(loaded.errors)} problem(s))"
@@ -114,9 +117,11 @@ def run_list(args: argparse.Namespace) -> int:
         fabric = row.get("inter_node", {}).get("fabric", "?")
         price = f"{row['min_gpu_hour']:.2f}" if row["min_gpu_hour"] is not None else "?"
         print(
-            f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
-            f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
-            f"{len(row.get('regions', [])):>7} {price:>8}"
+            printable(
+                f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
+                f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
+                f"{len(row.get('regions', [])):>7} {price:>8}"
+            )
         )
     print(f"{len(rows)} offering(s); '?' = not stated by the source (unknown)")
     return EXIT_OK
@@ -158,7 +163,7 @@ def run_targets(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
+    if not args.file.exists():  # a folder, a FIFO or a device: the reader says which
         raise UsageError(f"no such file: {args.file}")
     result = import_skypilot_csv(
         args.file,
@@ -183,7 +188,7 @@ def run_import(args: argparse.Namespace) -> int:
         raise UsageError(f"{target} exists; use --force to overwrite it")
     target.write_text(text, encoding="utf-8")
     for warning in result.warnings:
-        print(f"note: {warning}", file=sys.stderr)
+        print(printable(f"note: {warning}"), file=sys.stderr)
     print(
         f"wrote {target}: {len(catalog.offerings)} offerings in {len(catalog.regions)} regions "
         f"from {result.rows_used} of {result.rows_read} rows"

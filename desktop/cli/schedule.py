@@ -5,16 +5,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import logging.handlers
 import signal
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import add_db_option, non_negative_float
+from desktop.cli._common import add_db_option, flag
 from desktop.cli._format import ProgressLine, result_rows, table
+from desktop.cli._logfile import LogFile, setup_logging
+from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError
+from probes import limits
+from probes.limits import format_duration
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
     from probes.alerts.engine import AlertWorker
@@ -35,7 +38,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--check", action="store_true", help="validate the plan, show the next rounds, and exit")
     p.add_argument(
         "--grace",
-        type=non_negative_float,
+        type=flag(limits.GRACE),
         default=10.0,
         metavar="S",
         help="on stop, seconds to let the round in flight finish before dropping it (default 10)",
@@ -59,6 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from probes.paths import log_path
     from probes.plan import load_plan
     from probes.store import Store
 
@@ -67,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         return _check(plan)
     _check_metrics_address(args)
     secrets = _alert_secrets(plan)
-    _setup_logging(args.log_file, args.quiet)
+    log_file = setup_logging(args.log_file or log_path(), args.quiet)
     store = Store(args.db)
     try:
         from probes.scheduler import Scheduler
@@ -85,12 +89,14 @@ def run(args: argparse.Namespace) -> int:
             logging.getLogger("linkvet.schedule").info(report.describe())
             if not report.results:
                 print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+                log_file.check()
                 return EXIT_OK
             headers, rows = result_rows(list(report.results))
             table(headers, rows, sys.stdout)
             if report.store_error is not None:
                 raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
             print(f"stored round {report.round_id} in {store.path}")
+            log_file.check()
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
         metrics = _start_metrics(args, plan)
         alerts = _start_alerts(plan, store.path, secrets)
@@ -100,7 +106,7 @@ def run(args: argparse.Namespace) -> int:
                 hooks.append(metrics.observe)
             if alerts is not None:
                 hooks.append(alerts.submit)
-            return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace))
+            return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace, log_file))
         finally:
             if alerts is not None:
                 alerts.close()
@@ -110,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
-async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
+async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> int:
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -131,13 +137,15 @@ async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
         "linkvet schedule: plan %s (%d targets), every %s, %s inside %s; store %s",
         plan.path,
         len(plan.targets),
-        _duration(plan.every_s),
-        _duration(plan.peak_every_s),
+        format_duration(plan.every_s),
+        format_duration(plan.peak_every_s),
         ", ".join(str(w) for w in plan.peak_windows),
         scheduler.store.path,
     )
+    log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
     stored = await scheduler.run_until(stop, grace_s=grace_s)
     log.info("stopped after %d stored rounds", stored)
+    log_file.check()
     return EXIT_OK
 
 
@@ -236,26 +244,30 @@ def _check(plan: Plan) -> int:
 
     from probes.scheduler import cadence_at, next_slot
 
-    print(f"plan {plan.name} ({plan.path}): {len(plan.targets)} targets, vantage {plan.vantage or '-'}")
     print(
-        f"every {_duration(plan.every_s)}, every {_duration(plan.peak_every_s)} inside "
+        printable(
+            f"plan {plan.name} ({plan.path}): {len(plan.targets)} targets, vantage {plan.vantage or '-'}"
+        )
+    )
+    print(
+        f"every {format_duration(plan.every_s)}, every {format_duration(plan.peak_every_s)} inside "
         + ", ".join(str(w) for w in plan.peak_windows)
     )
     for planned in plan.targets:
         t = planned.target
-        every = f"  (at most every {_duration(planned.every_s)})" if planned.every_s else ""
+        every = f"  (at most every {format_duration(planned.every_s)})" if planned.every_s else ""
         labels = " ".join(
             f"{k}={v}"
             for k, v in (("provider", t.provider), ("region", t.region), ("line_type", t.line_type))
             if v
         )
-        print(f"  {t.method:<8} {t.name:<40} {labels}{every}")
+        print(f"  {t.method:<8} {printable(t.name):<40} {printable(labels)}{every}")
     moment = time.time()
     print("next rounds (UTC):")
     for _ in range(5):
         moment = next_slot(plan, moment)
         print(
-            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {_duration(cadence_at(plan, moment))})"
+            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {format_duration(cadence_at(plan, moment))})"
         )
     if plan.alerting:
         _check_alerts(plan)
@@ -296,38 +308,8 @@ def _check_alerts(plan: Plan) -> None:
                 name=notifier.name,
                 type=notifier.type,
                 count=notifier.max_messages,
-                period=_duration(notifier.per_s),
+                period=format_duration(notifier.per_s),
                 variables=variables or "-",
             )
         )
     resolve_secrets(alerting)
-
-
-def _duration(seconds: float) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds / 3600:g}h"
-    if seconds % 60 == 0:
-        return f"{seconds / 60:g}m"
-    return f"{seconds:g}s"
-
-
-def _setup_logging(log_file: Path | None, quiet: bool) -> None:
-    from probes.paths import log_path
-
-    root = logging.getLogger("linkvet")
-    root.setLevel(logging.WARNING if quiet else logging.INFO)
-    formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%dT%H:%M:%S%z")
-    formatter.converter = __import__("time").gmtime
-    console = logging.StreamHandler(sys.stderr)
-    console.setFormatter(formatter)
-    root.addHandler(console)
-    path = log_file or log_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=5_000_000, backupCount=3, encoding="utf-8"
-        )
-    except OSError as exc:
-        raise EnvironmentRefused(f"{path}: cannot write the log file: {exc.strerror or exc}") from exc
-    handler.setFormatter(formatter)
-    root.addHandler(handler)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
 from catalogs.scoring import RANKING_METHODS, Ranking
 from desktop.cli._links import add_measurement_options, stored_link_summaries
+from desktop.cli._safe_text import PrintableStream
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.usecases.links import read_link_file
@@ -62,26 +64,31 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _print_ranking(ranking: Ranking, top: int) -> None:
+    out = PrintableStream(sys.stdout)  # offering labels and notes come from catalog files
     passing = [e for e in ranking.entries if e.eligible]
     failing = [e for e in ranking.entries if not e.eligible]
     print(
         f"{len(ranking.entries)} candidate(s) (offering × region): {len(passing)} pass every gate, "
-        f"{len(failing)} fail one. Method: {ranking.method}."
+        f"{len(failing)} fail one. Method: {ranking.method}.",
+        file=out,
     )
     for note in ranking.notes:
-        print(f"Note: {note}.")
-    print()
+        print(f"Note: {note}.", file=out)
+    print(file=out)
     for entry in ranking.entries[:top]:
-        print(entry.explanation)
-        print()
+        print(entry.explanation, file=out)
+        print(file=out)
     if len(ranking.entries) > top:
-        print(f"… {len(ranking.entries) - top} more (--top N to see more, --json for all).")
+        print(f"… {len(ranking.entries) - top} more (--top N to see more, --json for all).", file=out)
     pcie = next(
         (e for e in ranking.entries if e.intra_node_kind == "pcie" and (e.gpus_per_node or 0) > 1), None
     )
     if pcie is not None and pcie.rank > top:
-        print(f"First PCIe-only offering: #{pcie.rank} {pcie.label} — {pcie.gpus_per_node} × {pcie.gpu}.")
-    print(f"Sensitivity: {ranking.sensitivity.describe()}.")
+        print(
+            f"First PCIe-only offering: #{pcie.rank} {pcie.label} — {pcie.gpus_per_node} × {pcie.gpu}.",
+            file=out,
+        )
+    print(f"Sensitivity: {ranking.sensitivity.describe()}.", file=out)
 
 
 def run(args: argparse.Namespace) -> int:

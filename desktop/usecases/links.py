@@ -5,7 +5,6 @@ LinkSummary objects (`linkvet score --links FILE`). No Qt."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -128,14 +127,15 @@ def stored_link_summaries(
 
 
 def read_link_file(path: Path) -> list[LinkSummary]:
-    """A JSON list of LinkSummary objects (`linkvet score --links FILE`); a file that cannot be read, is not
-    JSON or holds a wrong entry raises `LinkSummaryError` naming the file and the entry."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LinkSummaryError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LinkSummaryError(f"{path}: not valid JSON: {exc}") from exc
+    """A JSON list of LinkSummary objects (`linkvet score --links FILE`), read as every input is
+    (`probes.inputfile`: a FIFO or a device is refused, nesting and numbers bounded); a file that cannot be
+    read, is not JSON or holds a wrong entry raises `LinkSummaryError` naming the file, the line or the entry."""
+    from probes import inputfile
+
+    def error(message: str, line: int | None) -> LinkSummaryError:
+        return LinkSummaryError(f"{path}: {message}" if line is None else f"{path}:{line}: {message}")
+
+    data = inputfile.parse_json(inputfile.read_text(path, error), error)
     if not isinstance(data, list):
         raise LinkSummaryError(f"{path}: expected a JSON list of link summaries, got {type(data).__name__}")
     return [LinkSummary.from_dict(item, where=f"{path}: [{index}]") for index, item in enumerate(data)]

@@ -20,6 +20,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass
 
+from probes import limits
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
 from probes.icmp_engine import IcmpEngine
 from probes.pacing import Pacer
@@ -63,19 +64,25 @@ class TraceOptions:
     payload_bytes: int = 32
 
     def __post_init__(self) -> None:
+        for name, value, limit in (  # the limits the flags and plans use (`probes.limits`)
+            ("timeout", self.timeout_s, limits.TIMEOUT),
+            ("interval", self.round_interval_s, limits.INTERVAL),
+            ("probes per hop", self.probes_per_hop, limits.PROBES_PER_HOP),
+        ):
+            try:
+                limit.check(value)
+            except ValueError as exc:
+                raise TargetError(f"{name}: {exc}") from None
         checks = [
             (
                 self.protocol in PROTOCOLS,
                 f"protocol must be one of {', '.join(PROTOCOLS)} (got {self.protocol!r})",
             ),
-            (1 <= self.probes_per_hop <= 100, f"probes per hop must be 1-100 (got {self.probes_per_hop})"),
             (1 <= self.max_hops <= MAX_TTL, f"max hops must be 1-{MAX_TTL} (got {self.max_hops})"),
             (
                 1 <= self.first_hop <= self.max_hops,
                 f"first hop must be 1-{self.max_hops} (got {self.first_hop})",
             ),
-            (self.timeout_s > 0, f"timeout must be positive (got {self.timeout_s})"),
-            (self.round_interval_s >= 0, f"interval must not be negative (got {self.round_interval_s})"),
             (1 <= self.parallel <= 64, f"parallel probes must be 1-64 (got {self.parallel})"),
             (
                 self.port is None or 1 <= self.port <= 65535,

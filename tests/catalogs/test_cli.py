@@ -198,7 +198,7 @@ def test_score_rejects_bad_input_plainly(run_linkvet: Run, tmp_path: Path) -> No
         (("score", "--needs", EXAMPLE, "--links", str(bad_json)), "not valid JSON"),
         (("score", "--needs", EXAMPLE, "--links", str(wrong_shape)), "[0].peak.loss"),
         (("score", "--needs", str(bad_needs)), "needs.toml:3: model.params"),
-        (("score", "--needs", str(tmp_path / "missing.toml")), "cannot read"),
+        (("score", "--needs", str(tmp_path / "missing.toml")), "no such file"),
         (("score", "--needs", EXAMPLE, "--weight", "speed=3"), "no weighted criterion 'speed'"),
         (("score", "--needs", EXAMPLE, "--weight", "price"), "ID=NUMBER"),
     ]:

@@ -198,9 +198,9 @@ def test_a_bad_network_table_is_a_usage_error_naming_file_and_line(
 
 def test_bad_arguments_are_usage_errors(run_linkvet: RunLinkvet) -> None:
     done = run_linkvet("trace", "127.0.0.1", "--max-hops", "300")
-    assert done.returncode == 2 and "must be at most 255" in done.stderr
+    assert done.returncode == 2 and "is not a whole number from 1 to 255" in done.stderr
     done = run_linkvet("trace", "not a host", "--no-store")
-    assert done.returncode == 2 and "is not a host name or address" in done.stderr
+    assert done.returncode == 2 and "cannot be part of a host, address or URL" in done.stderr
     done = run_linkvet("trace", "127.0.0.1", "--line-type", "cn3-gia", "--no-store")
     assert done.returncode == 2 and "invalid choice: 'cn3-gia'" in done.stderr
 

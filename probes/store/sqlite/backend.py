@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from probes import inputfile
 from probes._version import __version__
 from probes.errors import SchemaVersionError, StoreError
 from probes.store.backend import Row, Rows
@@ -71,6 +72,8 @@ class SqliteBackend(AlertStatements):
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
         self.readonly = readonly
+        # a FIFO or a device would block SQLite's first read forever: refuse it before connecting
+        inputfile.check_regular(path, lambda message, line: StoreError(f"{path}: {message}"))
         try:
             if readonly:
                 if not path.exists():
