@@ -17,6 +17,12 @@
     count = 1
     max_bytes = 20_000_000
     max_seconds = 10
+    [defaults.responsiveness]           # latency under load: idle probes, then a capped download
+    count = 1                           # tests per round
+    idle_seconds = 5                    # probes before the load
+    probe_interval = 0.1                # one latency probe every 0.1 s, idle and under load
+    connections = 4                     # the default for responsiveness
+    upload_url = "https://speed.example.net/upload"   # optional: also load the uplink (HTTP POST)
 
     [[targets]]
     name = "lambda-us-west"
@@ -36,7 +42,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -53,7 +59,7 @@ from pydantic import (
 from probes import tomlfile
 from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.target import URL_METHODS, Method, ProbeOptions, Target
+from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target
 
 PLAN_VERSION = 1
 EXAMPLE_PLAN = Path(__file__).with_name("plans") / "example.toml"  # loopback targets: runs anywhere
@@ -103,6 +109,9 @@ class OptionsModel(_Strict):
     iperf3_omit: float | None = Field(default=None, ge=0, le=60)
     max_hops: int | None = Field(default=None, ge=1, le=255)
     protocol: Literal["icmp", "udp", "tcp"] | None = None
+    idle_seconds: float | None = Field(default=None, ge=0.5, le=600)
+    probe_interval: float | None = Field(default=None, ge=0.01, le=10)
+    upload_url: str | None = Field(default=None, min_length=1)
 
     def apply(self, base: ProbeOptions) -> ProbeOptions:
         changes = {
@@ -119,6 +128,9 @@ class OptionsModel(_Strict):
             "iperf3_omit_s": self.iperf3_omit,
             "trace_max_hops": self.max_hops,
             "trace_protocol": self.protocol,
+            "load_idle_s": self.idle_seconds,
+            "load_probe_interval_s": self.probe_interval,
+            "load_upload_url": self.upload_url,
         }
         fields = {k: v for k, v in changes.items() if v is not None}
         values = {name: getattr(base, name) for name in base.__dataclass_fields__}
@@ -135,6 +147,7 @@ class DefaultsModel(OptionsModel):
     download: OptionsModel | None = None
     iperf3: OptionsModel | None = None
     trace: OptionsModel | None = None
+    responsiveness: OptionsModel | None = None
 
 
 class ScheduleModel(_Strict):
@@ -245,7 +258,10 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
     options = {}
     for method in Method:
         override = getattr(model.defaults, method.value)
-        options[method] = override.apply(base) if override is not None else base
+        start = base
+        if method in DEFAULT_CONNECTIONS and model.defaults.connections is None:
+            start = replace(base, download_connections=DEFAULT_CONNECTIONS[method])
+        options[method] = override.apply(start) if override is not None else start
     targets: list[PlannedTarget] = []
     seen: dict[str, int] = {}
     for index, spec in enumerate(model.targets):

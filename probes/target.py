@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any
 
 from probes.errors import TargetError
+from probes.i18n import _
 
 
 class Method(StrEnum):
@@ -22,17 +23,28 @@ class Method(StrEnum):
     DOWNLOAD = "download"  # throughput of an HTTP(S) test file
     IPERF3 = "iperf3"  # iperf3 client against an iperf3 server, both directions
     TRACE = "trace"  # traceroute: per-hop RTT and loss, the backbone the path takes (CN2 GIA, 163, ...)
+    RESPONSIVENESS = "responsiveness"  # latency under load: idle RTT, then RTT during a capped download
 
 
-URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD})
+URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD, Method.RESPONSIVENESS})
 DEFAULT_IPERF3_PORT = 5201
 
 # Attempts per target when no count is given (`linkvet probe` without --count, the Probe screen's "auto"):
 # a ping's worth for packet methods, fewer for heavy ones. These are the methods a one-off probe offers;
 # a trace (`linkvet trace`, a plan's trace targets) counts probes per hop instead.
 DEFAULT_COUNTS: Mapping[Method, int] = MappingProxyType(
-    {Method.ICMP: 10, Method.TCP: 10, Method.HTTP: 3, Method.DOWNLOAD: 1, Method.IPERF3: 1}
+    {
+        Method.ICMP: 10,
+        Method.TCP: 10,
+        Method.HTTP: 3,
+        Method.DOWNLOAD: 1,
+        Method.IPERF3: 1,
+        Method.RESPONSIVENESS: 1,
+    }
 )
+# Parallel connections of a load when none are given: one for a download test, several for responsiveness
+# (one TCP flow rarely fills a long, fast line's queue; networkQuality and Flent's RRUL use several).
+DEFAULT_CONNECTIONS: Mapping[Method, int] = MappingProxyType({Method.RESPONSIVENESS: 4})
 TRACE_PROBES_PER_HOP = 3  # a trace's default "count" (as traceroute's -q 3)
 
 
@@ -180,6 +192,11 @@ class ProbeOptions:
     iperf3_omit_s: float = 2.0  # iperf3's -O: seconds of TCP slow start left out of its figures
     trace_max_hops: int = 30  # trace: the highest TTL probed
     trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
+    load_idle_s: float = 5.0  # responsiveness: seconds of latency probes before the load starts
+    load_probe_interval_s: float = 0.1  # responsiveness: one latency probe every this many seconds
+    load_upload_url: str | None = (
+        None  # responsiveness: an HTTP(S) URL that accepts POST bodies (upload load)
+    )
 
     def __post_init__(self) -> None:
         checks = [
@@ -198,10 +215,22 @@ class ProbeOptions:
                 self.trace_protocol in ("icmp", "udp", "tcp"),
                 f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})",
             ),
+            (
+                0.5 <= self.load_idle_s <= 600,
+                _("the idle phase must last 0.5-600 seconds (got {value})").format(value=self.load_idle_s),
+            ),
+            (
+                0.01 <= self.load_probe_interval_s <= 10,
+                _("latency probes under load must be 0.01-10 seconds apart (got {value})").format(
+                    value=self.load_probe_interval_s
+                ),
+            ),
         ]
         for ok, message in checks:
             if not ok:
                 raise TargetError(message)
+        if self.load_upload_url is not None:
+            _check_url(self.load_upload_url)
 
 
 def _check_url(url: str) -> str:

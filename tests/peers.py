@@ -9,6 +9,7 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import pytest
 import trustme
@@ -71,12 +72,53 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send(404, b"unknown test path")
 
+    def do_POST(self) -> None:
+        """`/upload` takes a body (chunked or with a length), discards it and says how many bytes it read;
+        any other path refuses the method (405), as a download-only server does."""
+        if self.path.split("?")[0] != "/upload":
+            self._send(405, b"POST not allowed here")
+            return
+        try:
+            received = read_body(self)
+        except (ConnectionError, ValueError):
+            return
+        self._send(200, str(received).encode())
+
     def _send(self, status: int, body: bytes) -> None:
         self.send_response(status)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Content-Type", "text/plain")
         self.end_headers()
         self.wfile.write(body)
+
+
+def read_body(handler: BaseHTTPRequestHandler) -> int:
+    """Read and discard a request body, chunked (RFC 9112 §7.1) or of a Content-Length; its size."""
+    stream = handler.rfile
+    if handler.headers.get("Transfer-Encoding", "").lower() != "chunked":
+        return _discard(stream, int(handler.headers.get("Content-Length") or 0))
+    total = 0
+    while True:
+        line = stream.readline()
+        if not line:
+            raise ConnectionError("the body ended before its last chunk")
+        size = int(line.split(b";")[0].strip(), 16)
+        if size == 0:
+            while stream.readline().strip():  # trailer fields, up to the empty line
+                pass
+            return total
+        total += _discard(stream, size)
+        stream.readline()  # the CRLF after the chunk's data
+
+
+def _discard(stream: Any, size: int) -> int:
+    remaining = size
+    while remaining:
+        part = stream.read(min(remaining, 1 << 16))
+        if not part:
+            raise ConnectionError("the body ended early")
+        remaining -= len(part)
+    return size
 
 
 class _Server(ThreadingHTTPServer):

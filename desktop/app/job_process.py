@@ -101,7 +101,10 @@ def plain_result(result: ProbeResult) -> tuple[Any, ...]:
         result.target.as_dict(),
         result.started_at_us,
         result.finished_at_us,
-        [(s.seq, s.sent_at_us, s.rtt_ms, None if s.error is None else str(s.error)) for s in result.samples],
+        [
+            (s.seq, s.sent_at_us, s.rtt_ms, None if s.error is None else str(s.error), s.phase)
+            for s in result.samples
+        ],
         None if result.error is None else str(result.error),
         result.message,
         dict(result.metrics),
@@ -114,7 +117,10 @@ def result_of(plain: Sequence[Any]) -> ProbeResult:
         Target.from_dict(target),
         started,
         finished,
-        tuple(Sample(seq, at, rtt, None if err is None else ErrorKind(err)) for seq, at, rtt, err in samples),
+        tuple(
+            Sample(seq, at, rtt, None if err is None else ErrorKind(err), phase)
+            for seq, at, rtt, err, phase in samples
+        ),
         error=None if error is None else ErrorKind(error),
         message=message,
         metrics=metrics,
