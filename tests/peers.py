@@ -9,10 +9,11 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
 import pytest
 import trustme
+
+from tests.httpbody import read_body
 
 FILE_BYTES = 8 * 1024 * 1024
 
@@ -90,35 +91,6 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/plain")
         self.end_headers()
         self.wfile.write(body)
-
-
-def read_body(handler: BaseHTTPRequestHandler) -> int:
-    """Read and discard a request body, chunked (RFC 9112 §7.1) or of a Content-Length; its size."""
-    stream = handler.rfile
-    if handler.headers.get("Transfer-Encoding", "").lower() != "chunked":
-        return _discard(stream, int(handler.headers.get("Content-Length") or 0))
-    total = 0
-    while True:
-        line = stream.readline()
-        if not line:
-            raise ConnectionError("the body ended before its last chunk")
-        size = int(line.split(b";")[0].strip(), 16)
-        if size == 0:
-            while stream.readline().strip():  # trailer fields, up to the empty line
-                pass
-            return total
-        total += _discard(stream, size)
-        stream.readline()  # the CRLF after the chunk's data
-
-
-def _discard(stream: Any, size: int) -> int:
-    remaining = size
-    while remaining:
-        part = stream.read(min(remaining, 1 << 16))
-        if not part:
-            raise ConnectionError("the body ended early")
-        remaining -= len(part)
-    return size
 
 
 class _Server(ThreadingHTTPServer):
