@@ -519,6 +519,10 @@
         <translation>团队办公室到机房的线路质量（实测，高峰时段）</translation>
     </message>
     <message>
+        <source>Latency under load (responsiveness, bufferbloat)</source>
+        <translation>负载下的时延（响应性、缓冲膨胀）</translation>
+    </message>
+    <message>
         <source>Claimed line type matches the measured route</source>
         <translation>宣称的线路类型与实测路由相符</translation>
     </message>
@@ -950,8 +954,8 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>按各目标自身设置</translation>
     </message>
     <message>
-        <source>auto (10 icmp/tcp, 3 http, 1 download/iperf3)</source>
-        <translation>自动（icmp/tcp 10 次，http 3 次，download/iperf3 1 次）</translation>
+        <source>auto (10 icmp/tcp, 3 http, 1 download/iperf3/responsiveness)</source>
+        <translation>自动（icmp/tcp 10 次，http 3 次，download/iperf3/responsiveness 1 次）</translation>
     </message>
     <message>
         <source> s</source>
