@@ -160,7 +160,7 @@ class RoutesScreen(QWidget):
             TraceHopsModel.TREND, SparklineDelegate(TraceHopsModel.SparkRole, self.table)
         )
         self.table.horizontalHeader().setStretchLastSection(True)
-        widths = {
+        self._widths = widths = {
             TraceHopsModel.HOP: 36,
             TraceHopsModel.ADDRESS: 112,
             TraceHopsModel.NETWORK: 170,
@@ -463,6 +463,12 @@ class RoutesScreen(QWidget):
                 self.tr("Trend"),
             ]
         )
+        metrics = self.table.horizontalHeader().fontMetrics()
+        for column in range(TraceHopsModel.LOSS, TraceHopsModel.TREND):  # figures: as wide as their title
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal))
+            self.table.setColumnWidth(
+                column, max(self._widths.get(column, 58), metrics.horizontalAdvance(title) + 14)
+            )
         self.model.destination_text = self.tr("(destination)")
         self.model.also_text = self.tr("also answered: {addresses}")
         if self.finished_traces:

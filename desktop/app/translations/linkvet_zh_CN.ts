@@ -1379,19 +1379,19 @@ after: {after}</source>
     </message>
     <message>
         <source>Last ms</source>
-        <translation>最近（毫秒）</translation>
+        <translation>最近 ms</translation>
     </message>
     <message>
         <source>Avg ms</source>
-        <translation>平均（毫秒）</translation>
+        <translation>平均 ms</translation>
     </message>
     <message>
         <source>Best ms</source>
-        <translation>最好（毫秒）</translation>
+        <translation>最好 ms</translation>
     </message>
     <message>
         <source>Worst ms</source>
-        <translation>最差（毫秒）</translation>
+        <translation>最差 ms</translation>
     </message>
     <message>
         <source>Trend</source>
