@@ -8,48 +8,14 @@ from pathlib import Path
 import pytest
 
 from probes.analysis import Scope, compare_peak, hour_of_day, link_summaries
-from probes.loaded_latency import figures
-from probes.results import ProbeResult, Sample
 from probes.store import Store
-from probes.target import Method, Target
-from tests.analysis.synthetic import HOUR_US, US, utc_us
-
-REGION = {"provider": "raksmart", "region": "los-angeles"}
-LOAD = Target(Method.RESPONSIVENESS, url="http://198.18.1.1/large.bin", **REGION)
-ECHO = Target(Method.ICMP, host="198.18.1.1", **REGION)
-
-
-def _test(started_us: int, idle_ms: float, loaded_ms: float) -> ProbeResult:
-    """A responsiveness test with 20 idle probes and 40 under load (synthetic RTTs), its figures computed
-    from them as the method does."""
-    samples = [Sample(i, started_us + i * 100_000, idle_ms, None, "idle") for i in range(20)]
-    samples += [
-        Sample(20 + i, started_us + (20 + i) * 100_000, loaded_ms + (i % 3), None, "download")
-        for i in range(40)
-    ]
-    metrics = dict(figures(samples)) | {"download_mbps": 40.0, "throughput_mbps": 40.0}
-    return ProbeResult(LOAD, started_us, started_us + 6 * US, samples=tuple(samples), metrics=metrics)
-
-
-def _echoes(started_us: int, rtt_ms: float) -> ProbeResult:
-    samples = tuple(Sample(i, started_us + i * US, rtt_ms) for i in range(10))
-    return ProbeResult(ECHO, started_us, started_us + 10 * US, samples=samples)
+from tests.analysis.synthetic import HOUR_US, utc_us
+from tests.analysis.synthetic_loads import write_loads
 
 
 @pytest.fixture
 def store(tmp_path: Path) -> Store:
-    path = tmp_path / "loads.sqlite3"
-    with Store(path) as writer:
-        for day in range(2, 5):
-            for hour_utc, loaded in ((3, 70.0), (13, 300.0)):  # 11:00 and 21:00 in Shanghai
-                start = utc_us(2026, 11, day, hour_utc, 10)
-                writer.save_round(
-                    [_echoes(start, 40.0), _test(start + 20 * US, 40.0, loaded)],
-                    started_us=start,
-                    finished_us=start + 30 * US,
-                    source="test",
-                )
-    return Store(path, readonly=True)
+    return Store(write_loads(tmp_path / "loads.sqlite3"), readonly=True)
 
 
 def test_hour_of_day_has_the_median_increase_of_the_tests_started_in_each_hour(store: Store) -> None:
