@@ -10,6 +10,8 @@ sent:
     download        the rest of the download
     upload-ramp     the first `RAMP_S` of the upload
     upload          the rest of the upload
+    idle-icmp       ICMP echoes of an idle phase none of which was answered, when the test went on with TCP
+                    connects (kept as samples; they count in no figure)
 
 Figures (RTTs in ms; medians and percentiles as `probes.stats.percentile`; lost probes have no RTT and
 count in the losses):
@@ -42,7 +44,8 @@ from typing import Final
 from probes.results import MetricValue, Sample
 from probes.stats import percentile
 
-PHASES: Final = ("idle", "download-ramp", "download", "upload-ramp", "upload")
+PHASES: Final = ("idle", "download-ramp", "download", "upload-ramp", "upload", "idle-icmp")
+ABANDONED: Final = "idle-icmp"
 LOADED_PHASES: Final = ("download", "upload")
 RAMP_S: Final = 1.0  # as the download method's warm-up: the first second of a load is TCP slow start
 RPM_WINDOW_S: Final = 4.0  # the draft's MAD (4) × ID (1 s)

@@ -14,7 +14,8 @@ The latency probes keep their own schedule through all phases (a probe every int
 the test, whatever the load does), and each sample records its phase (`probes.loaded_latency.PHASES`).
 They are ICMP echoes to the URL's host, through the run's ICMP engine; TCP connects to the URL's port
 where ICMP is not permitted here, or where the host answered none of the idle phase's echoes (the idle
-phase is then run again with TCP). `count` tests run one after another, `interval_s` apart; their probes
+phase is then run again with TCP; the unanswered echoes are kept, in phase `idle-icmp`, and count in no
+figure). `count` tests run one after another, `interval_s` apart; their probes
 are pooled by phase.
 
 Figures (`probes.loaded_latency`): idle_rtt_median_ms, loaded_rtt_median_ms, loaded_rtt_p90_ms,
@@ -36,7 +37,7 @@ from typing import TypeVar
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
 from probes.i18n import _
 from probes.icmp_engine import EchoOutcome
-from probes.loaded_latency import RAMP_S, figures
+from probes.loaded_latency import ABANDONED, RAMP_S, figures
 from probes.methods import tcp
 from probes.methods._context import RunContext
 from probes.methods._httpcommon import prepare_tls
@@ -166,15 +167,24 @@ async def _idle(
     Returns the probes (still sending, for the load) and the samples of an abandoned ICMP idle phase."""
     probes = probes_for(kind, first_seq)
     probes.start()
-    await asyncio.sleep(seconds)
-    if kind != "icmp" or any(_answered(f) for f in probes.pending):
-        return probes, []
-    abandoned = await probes.stop()
+    try:
+        await asyncio.sleep(seconds)
+        if kind != "icmp" or any(_answered(f) for f in probes.pending):
+            return probes, []
+        abandoned = await probes.stop()
+    except BaseException:
+        probes.cancel()
+        raise
     # Echoes answered only after the phase ended still show that the host answers them.
-    retry = probes_for("icmp" if any(s.rtt_ms is not None for s in abandoned) else "tcp", probes.next_seq)
+    answered = any(s.rtt_ms is not None for s in abandoned)
+    retry = probes_for("icmp" if answered else "tcp", probes.next_seq)
     retry.start()
-    await asyncio.sleep(seconds)
-    return retry, abandoned
+    try:
+        await asyncio.sleep(seconds)
+    except BaseException:
+        retry.cancel()
+        raise
+    return retry, [dataclasses.replace(s, phase=ABANDONED) for s in abandoned]
 
 
 def _answered(future: asyncio.Future[Sample]) -> bool:

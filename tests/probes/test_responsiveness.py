@@ -213,8 +213,12 @@ def test_unanswered_echoes_switch_the_probes_to_tcp_connects() -> None:
     record = json.loads(out.stdout)
     assert record["latency_probe"] == "tcp"
     assert "answered none of the idle phase's ICMP echoes" in record["message"]
+    # the unanswered echoes are kept, apart; the idle figures are the connects'
+    echoes = [s for s in record["samples"] if s["phase"] == "idle-icmp"]
     idle = [s for s in record["samples"] if s["phase"] == "idle"]
-    assert any(s["rtt_ms"] is None for s in idle) and any(s["rtt_ms"] is not None for s in idle)
+    assert len(echoes) >= 8 and all(s["rtt_ms"] is None for s in echoes)
+    assert len(idle) >= 8 and all(s["rtt_ms"] is not None for s in idle)
+    assert record["idle_loss"] == 0.0 and record["idle_probes"] == len(idle)
     assert record["idle_rtt_median_ms"] is not None and record["grade"] is not None
 
 
