@@ -10,7 +10,6 @@ words come from the core (`probes.routes`); the window's own words are translate
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +26,6 @@ from PySide6.QtWidgets import (
     QSpinBox,
     QSplitter,
     QTableView,
-    QTextBrowser,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +33,7 @@ from PySide6.QtWidgets import (
 from desktop.app.context import AppContext
 from desktop.app.models.trace_hops import TraceHopsModel
 from desktop.app.route_history_panel import RouteHistoryPanel
+from desktop.app.route_verdict import RouteVerdictView
 from desktop.app.trace_task import TraceTask
 from desktop.app.widgets.sparkline import SparklineDelegate
 from probes.errors import TargetError
@@ -169,8 +168,7 @@ class RoutesScreen(QWidget):
         }
         for column in range(TraceHopsModel.TREND):
             self.table.setColumnWidth(column, widths.get(column, 58))
-        self.verdict = QTextBrowser()
-        self.verdict.setOpenLinks(False)
+        self.verdict = RouteVerdictView()
         top = QSplitter(Qt.Orientation.Horizontal)
         top.addWidget(self.table)
         top.addWidget(self.verdict)
@@ -359,68 +357,7 @@ class RoutesScreen(QWidget):
     # -- the verdict ---------------------------------------------------------------------------------------
 
     def _show_verdicts(self) -> None:
-        """The verdict panel: per target its traces' verdicts (the core's words), then the merged verdict
-        and the claim checks once the run is done."""
-        esc = html.escape
-        words = {
-            "error": esc(self.tr("Error")),
-            "verdict": esc(self.tr("Verdict")),
-            "source": esc(self.tr("source")),
-            "rule": esc(self.tr("Rule")),
-            "hop": esc(self.tr("hop {ttl}")),
-            "evidence": esc(self.tr("Evidence")),
-            "doubts": esc(self.tr("Doubts")),
-            "merged": esc(self.tr("Over all traces")),
-        }
-        out: list[str] = []
-        for number, target in enumerate(self._targets):
-            mine = [d for n, _i, d in self.finished_traces if n == number]
-            if not mine:
-                continue
-            out.append(f"<h3>{esc(str(target.name or target.host))}</h3>")
-            for trace in mine:
-                if trace.get("error"):
-                    out.append(f"<p><b>{words['error']}</b>: {esc(str(trace.get('message') or ''))}</p>")
-                    continue
-                verdict = trace.get("verdict")
-                if verdict is None:
-                    continue
-                out.append(
-                    f"<p><b>{words['verdict']}: {esc(verdict['class'])}</b> — "
-                    f"{esc(verdict['explanation'])}</p>"
-                )
-                rule = esc(verdict["rule"]) + (
-                    f" ({words['source']}: {esc(verdict['rule_source'])})" if verdict["rule_source"] else ""
-                )
-                out.append(f"<p>{words['rule']}: {rule}</p>")
-                if verdict["evidence"]:
-                    items = "".join(
-                        f"<li>{words['hop'].format(ttl=e['ttl'])} {esc(e['address'])} {esc(e['label'])} "
-                        f"AS{e['asn']} {esc(e['prefix'])} — {esc(e['source'])}</li>"
-                        for e in verdict["evidence"]
-                    )
-                    out.append(f"<p>{words['evidence']}:</p><ul>{items}</ul>")
-                if verdict["doubts"]:
-                    items = "".join(f"<li>{esc(d)}</li>" for d in verdict["doubts"])
-                    out.append(f"<p>{words['doubts']}:</p><ul>{items}</ul>")
-                if trace.get("message"):
-                    out.append(f"<p><i>{esc(str(trace['message']))}</i></p>")
-            merged = (self.done or {}).get("merged") or []
-            if number < len(merged) and merged[number] and merged[number]["traces"] > 1:
-                summary = merged[number]
-                out.append(f"<p><b>{words['merged']}</b>: {esc(summary['summary'])}</p>")
-        done = self.done or {}
-        for key, title in (
-            ("claim", self.tr("Claim check")),
-            ("stored_claim", self.tr("Claim check over the region's stored traces")),
-        ):
-            check = done.get(key)
-            if check:
-                flag = {True: self.tr("agrees"), False: self.tr("MISMATCH"), None: self.tr("not checkable")}[
-                    check["agrees"]
-                ]
-                out.append(f"<p><b>{esc(title)} ({esc(flag)})</b>: {esc(check['evidence'])}</p>")
-        self.verdict.setHtml("".join(out))
+        self.verdict.show_run(self._targets, self.finished_traces, self.done)
 
     # -- language ----------------------------------------------------------------------------------------
 

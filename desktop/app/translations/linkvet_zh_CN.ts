@@ -1200,43 +1200,7 @@ after: {after}</source>
     </message>
 </context>
 <context>
-    <name>RoutesScreen</name>
-    <message>
-        <source>Cannot trace</source>
-        <translation>无法追踪</translation>
-    </message>
-    <message numerus="yes">
-        <source>Tracing %n target(s)…</source>
-        <translation>
-            <numerusform>正在追踪 %n 个目标…</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n trace(s) done</source>
-        <translation>
-            <numerusform>已完成 %n 次追踪</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>Traces not stored</source>
-        <translation>追踪结果未保存</translation>
-    </message>
-    <message>
-        <source>stored</source>
-        <translation>已保存</translation>
-    </message>
-    <message>
-        <source>; </source>
-        <translation>；</translation>
-    </message>
-    <message>
-        <source>Trace stopped; nothing of it was stored.</source>
-        <translation>追踪已停止；本次结果均未保存。</translation>
-    </message>
-    <message>
-        <source>Trace failed</source>
-        <translation>追踪失败</translation>
-    </message>
+    <name>RouteVerdictView</name>
     <message>
         <source>Error</source>
         <translation>错误</translation>
@@ -1288,6 +1252,45 @@ after: {after}</source>
     <message>
         <source>not checkable</source>
         <translation>无法核对</translation>
+    </message>
+</context>
+<context>
+    <name>RoutesScreen</name>
+    <message>
+        <source>Cannot trace</source>
+        <translation>无法追踪</translation>
+    </message>
+    <message numerus="yes">
+        <source>Tracing %n target(s)…</source>
+        <translation>
+            <numerusform>正在追踪 %n 个目标…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trace(s) done</source>
+        <translation>
+            <numerusform>已完成 %n 次追踪</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Traces not stored</source>
+        <translation>追踪结果未保存</translation>
+    </message>
+    <message>
+        <source>stored</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Trace stopped; nothing of it was stored.</source>
+        <translation>追踪已停止；本次结果均未保存。</translation>
+    </message>
+    <message>
+        <source>Trace failed</source>
+        <translation>追踪失败</translation>
     </message>
     <message>
         <source>Routes</source>
