@@ -106,7 +106,7 @@ def figures(result: ProbeResult) -> str:
         up = m.get("upload_mbps")
         return (
             f"idle {number(m.get('idle_rtt_median_ms'))} ms  loaded {number(m.get('loaded_rtt_median_ms'))} ms "
-            f"(p90 {number(m.get('loaded_rtt_p90_ms'))})  +{number(m.get('loaded_rtt_increase_ms'))} ms  "
+            f"(p90 {number(m.get('loaded_rtt_p90_ms'))})  {_signed(m.get('loaded_rtt_increase_ms'))} ms  "
             f"grade {m.get('grade') or '-'}  {number(m.get('rpm'), 0)} RPM  "
             f"down {number(m.get('download_mbps'), 1)}"
             + (f" / up {number(up, 1)}" if up is not None else "")
@@ -118,6 +118,10 @@ def figures(result: ProbeResult) -> str:
             f"retransmits {number(m.get('retransmits'))}"
         )
     return ""
+
+
+def _signed(value: Any) -> str:
+    return f"{value:+.2f}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
 
 
 def note(result: ProbeResult) -> str:
