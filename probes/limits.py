@@ -122,6 +122,8 @@ DOWNLOAD_SECONDS = Limit(0, 3600, low_open=True, unit="seconds")
 CONNECTIONS = Limit(1, 64, integer=True)  # parallel connections of a download
 IPERF3_SECONDS = Limit(1, 3600, unit="seconds")
 IPERF3_OMIT = Limit(0, 60, unit="seconds")
+LOAD_IDLE = Limit(0.5, 600, unit="seconds")  # responsiveness: latency probes before the load
+LOAD_PROBE_INTERVAL = Limit(0.01, 10, unit="seconds")  # responsiveness: between latency probes
 MAX_HOPS = Limit(1, 255, integer=True)
 PROBES_PER_HOP = Limit(1, 100, integer=True)
 TRACES = Limit(1, 1000, integer=True)  # traces merged into one verdict

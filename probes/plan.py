@@ -17,6 +17,12 @@
     count = 1
     max_bytes = 20_000_000
     max_seconds = 10
+    [defaults.responsiveness]           # latency under load: idle probes, then a capped download
+    count = 1                           # tests per round
+    idle_seconds = 5                    # probes before the load
+    probe_interval = 0.1                # one latency probe every 0.1 s, idle and under load
+    connections = 4                     # the default for responsiveness
+    upload_url = "https://speed.example.net/upload"   # optional: also load the uplink (HTTP POST)
 
     [[targets]]
     name = "lambda-us-west"
@@ -57,7 +63,7 @@ from probes import inputfile, limits
 from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.i18n import _
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.target import URL_METHODS, Method, ProbeOptions, Target
+from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target
 
 if TYPE_CHECKING:
     from probes.alerts.rules import Alerting
@@ -92,6 +98,9 @@ class OptionsModel(_Strict):
     iperf3_omit: Annotated[float, _within(limits.IPERF3_OMIT)] | None = None
     max_hops: Annotated[int, _within(limits.MAX_HOPS)] | None = None
     protocol: Literal["icmp", "udp", "tcp"] | None = None
+    idle_seconds: Annotated[float, _within(limits.LOAD_IDLE)] | None = None
+    probe_interval: Annotated[float, _within(limits.LOAD_PROBE_INTERVAL)] | None = None
+    upload_url: str | None = Field(default=None, min_length=1)
 
     def apply(self, base: ProbeOptions) -> ProbeOptions:
         changes = {
@@ -108,6 +117,9 @@ class OptionsModel(_Strict):
             "iperf3_omit_s": self.iperf3_omit,
             "trace_max_hops": self.max_hops,
             "trace_protocol": self.protocol,
+            "load_idle_s": self.idle_seconds,
+            "load_probe_interval_s": self.probe_interval,
+            "load_upload_url": self.upload_url,
         }
         fields = {k: v for k, v in changes.items() if v is not None}
         values = {name: getattr(base, name) for name in base.__dataclass_fields__}
@@ -124,6 +136,7 @@ class DefaultsModel(OptionsModel):
     download: OptionsModel | None = None
     iperf3: OptionsModel | None = None
     trace: OptionsModel | None = None
+    responsiveness: OptionsModel | None = None
 
 
 class ScheduleModel(_Strict):
@@ -256,7 +269,10 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
     options = {}
     for method in Method:
         override = getattr(model.defaults, method.value)
-        options[method] = override.apply(base) if override is not None else base
+        start = base
+        if method in DEFAULT_CONNECTIONS and model.defaults.connections is None:
+            start = replace(base, download_connections=DEFAULT_CONNECTIONS[method])
+        options[method] = override.apply(start) if override is not None else start
     targets: list[PlannedTarget] = []
     seen: dict[str, int] = {}
     named: dict[str, tuple[int, Target]] = {}  # a name → the first entry and target it names

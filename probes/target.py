@@ -26,17 +26,28 @@ class Method(StrEnum):
     DOWNLOAD = "download"  # throughput of an HTTP(S) test file
     IPERF3 = "iperf3"  # iperf3 client against an iperf3 server, both directions
     TRACE = "trace"  # traceroute: per-hop RTT and loss, the backbone the path takes (CN2 GIA, 163, ...)
+    RESPONSIVENESS = "responsiveness"  # latency under load: idle RTT, then RTT during a capped download
 
 
-URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD})
+URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD, Method.RESPONSIVENESS})
 DEFAULT_IPERF3_PORT = 5201
 
 # Attempts per target when no count is given (`linkvet probe` without --count, the Probe screen's "auto"):
 # a ping's worth for packet methods, fewer for heavy ones. These are the methods a one-off probe offers;
 # a trace (`linkvet trace`, a plan's trace targets) counts probes per hop instead.
 DEFAULT_COUNTS: Mapping[Method, int] = MappingProxyType(
-    {Method.ICMP: 10, Method.TCP: 10, Method.HTTP: 3, Method.DOWNLOAD: 1, Method.IPERF3: 1}
+    {
+        Method.ICMP: 10,
+        Method.TCP: 10,
+        Method.HTTP: 3,
+        Method.DOWNLOAD: 1,
+        Method.IPERF3: 1,
+        Method.RESPONSIVENESS: 1,
+    }
 )
+# Parallel connections of a load when none are given: one for a download test, several for responsiveness
+# (one TCP flow rarely fills a long, fast line's queue; networkQuality and Flent's RRUL use several).
+DEFAULT_CONNECTIONS: Mapping[Method, int] = MappingProxyType({Method.RESPONSIVENESS: 4})
 TRACE_PROBES_PER_HOP = 3  # a trace's default "count" (as traceroute's -q 3)
 
 
@@ -238,6 +249,11 @@ class ProbeOptions:
     iperf3_omit_s: float = 2.0  # iperf3's -O: seconds of TCP slow start left out of its figures
     trace_max_hops: int = 30  # trace: the highest TTL probed
     trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
+    load_idle_s: float = 5.0  # responsiveness: seconds of latency probes before the load starts
+    load_probe_interval_s: float = 0.1  # responsiveness: one latency probe every this many seconds
+    load_upload_url: str | None = (
+        None  # responsiveness: an HTTP(S) URL that accepts POST bodies (upload load)
+    )
 
     def __post_init__(self) -> None:
         # the same limits as the flags and the plan's fields (`probes.limits`)
@@ -253,6 +269,12 @@ class ProbeOptions:
             ("iperf3 duration", self.iperf3_seconds, limits.IPERF3_SECONDS),
             ("iperf3 warm-up to omit", self.iperf3_omit_s, limits.IPERF3_OMIT),
             ("max hops", self.trace_max_hops, limits.MAX_HOPS),
+            ("the idle phase", self.load_idle_s, limits.LOAD_IDLE),
+            (
+                "latency probes under load, seconds apart",
+                self.load_probe_interval_s,
+                limits.LOAD_PROBE_INTERVAL,
+            ),
         ]
         for name, value, limit in checks:
             try:
@@ -261,3 +283,5 @@ class ProbeOptions:
                 raise TargetError(f"{name}: {exc}") from None
         if self.trace_protocol not in ("icmp", "udp", "tcp"):
             raise TargetError(f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})")
+        if self.load_upload_url is not None:
+            normalise_url(self.load_upload_url)

@@ -14,7 +14,7 @@ from desktop.cli._common import add_db_option, add_vantage_option, flag, port_nu
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
 from probes import limits
-from probes.target import DEFAULT_COUNTS
+from probes.target import DEFAULT_CONNECTIONS, DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
     from probes.results import ProbeResult
@@ -41,7 +41,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "-c",
         "--count",
         type=flag(limits.COUNT),
-        help="attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3)",
+        help="attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3/"
+        "responsiveness; responsiveness: tests)",
     )
     p.add_argument(
         "-i",
@@ -98,7 +99,29 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="download: stop after this many seconds (default 10)",
     )
     p.add_argument(
-        "--connections", type=flag(limits.CONNECTIONS), default=1, help="download: parallel connections"
+        "--connections",
+        type=flag(limits.CONNECTIONS),
+        help="download/responsiveness: parallel connections (default 1 for download, 4 for responsiveness)",
+    )
+    p.add_argument(
+        "--idle-seconds",
+        type=flag(limits.LOAD_IDLE),
+        default=5.0,
+        metavar="S",
+        help="responsiveness: seconds of latency probes before the load (default 5)",
+    )
+    p.add_argument(
+        "--probe-interval",
+        type=flag(limits.LOAD_PROBE_INTERVAL),
+        default=0.1,
+        metavar="S",
+        help="responsiveness: seconds between latency probes, idle and under load (default 0.1)",
+    )
+    p.add_argument(
+        "--upload-url",
+        metavar="URL",
+        help="responsiveness: also load the uplink by POSTing to this URL (it must accept POST bodies, "
+        "e.g. https://speed.cloudflare.com/__up)",
     )
     p.add_argument(
         "--iperf3-seconds",
@@ -147,9 +170,12 @@ def run(args: argparse.Namespace) -> int:
             verify_tls=not args.insecure,
             download_max_bytes=args.max_bytes,
             download_max_seconds=args.max_seconds,
-            download_connections=args.connections,
+            download_connections=args.connections or DEFAULT_CONNECTIONS.get(m, 1),
             iperf3_seconds=args.iperf3_seconds,
             iperf3_omit_s=args.iperf3_omit,
+            load_idle_s=args.idle_seconds,
+            load_probe_interval_s=args.probe_interval,
+            load_upload_url=args.upload_url,
         )
         for m in {t.method for t in targets}
     }

@@ -140,11 +140,9 @@ def run(args: argparse.Namespace) -> int:
     stored_route = None
     if not args.no_store:
         stored_route = _store(args, target, traces, table)
-    claim = None
-    if args.line_type:
-        from probes.routes import route_summary
+    from desktop.usecases.routes import claim_check
 
-        claim = route_summary(args.line_type, [t.verdict for t in traces if t.verdict is not None and t.hops])
+    claim = claim_check(args.line_type, traces)
     if args.json:
         _print_json(traces, claim, stored_route, sys.stdout)
     else:
@@ -165,24 +163,12 @@ def _store(
     args: argparse.Namespace, target: Target, traces: Sequence[TraceResult], table: NetworkTable
 ) -> dict[str, Any] | None:
     """Save each trace as a round; the region's route check over everything stored, when labelled."""
-    from probes.methods.trace import to_probe_result
-    from probes.routes import route_summary_from_traces
-    from probes.store import Store, run_metadata
+    from desktop.usecases.routes import store_traces, stored_route_check
 
-    with Store(args.db) as store:
-        for trace in traces:
-            store.save_round(
-                [to_probe_result(target, trace)],
-                started_us=trace.started_at_us,
-                finished_us=trace.finished_at_us,
-                source="trace",
-                vantage=args.vantage,
-                meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
-            )
-        if not (args.provider and args.region):
-            return None
-        stored = store.traces(provider=args.provider, region=args.region)
-    return route_summary_from_traces(args.line_type, stored, table)
+    store_traces(args.db, target, traces, args.vantage)
+    if not (args.provider and args.region):
+        return None
+    return stored_route_check(args.db, args.provider, args.region, args.line_type, table)
 
 
 # -- output -------------------------------------------------------------------------------------------------

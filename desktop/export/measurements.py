@@ -119,6 +119,17 @@ def _side_columns(prefix: str, title: str) -> list[Column]:
         Column(f"{prefix}_loss", f"{title} loss", "percent", decimals=2, colour_scale="low-good"),
         Column(f"{prefix}_jitter_ms", f"{title} jitter", "ms"),
         Column(f"{prefix}_throughput_mbps", f"{title} throughput", "mbps", note="median over transfers"),
+        Column(
+            f"{prefix}_loaded_rtt_increase_ms",
+            f"{title} delay added under load",
+            "ms",
+            colour_scale="low-good",
+            note="median over responsiveness tests: loaded minus idle RTT",
+        ),
+        Column(
+            f"{prefix}_rpm", f"{title} RPM under load", "float", decimals=0, note="round trips per minute"
+        ),
+        Column(f"{prefix}_load_tests", f"{title} load tests", "int"),
     ]
 
 
@@ -216,6 +227,15 @@ def hour_of_day_columns(tz: str) -> tuple[Column, ...]:
         Column("jitter_ms", "Jitter", "ms"),
         Column("throughput_mbps", "Throughput", "mbps", note="median over transfers started in this hour"),
         Column("transfers", "Transfers", "int"),
+        Column(
+            "loaded_rtt_increase_ms",
+            "Delay added under load",
+            "ms",
+            colour_scale="low-good",
+            note="median over responsiveness tests started in this hour",
+        ),
+        Column("rpm", "RPM under load", "float", decimals=0),
+        Column("load_tests", "Load tests", "int"),
         Column("hours", "Days measured", "int", note="how many times this clock hour was measured"),
     )
 

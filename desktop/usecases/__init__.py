@@ -12,6 +12,8 @@
     desktop/usecases/accept.py      `linkvet accept`: read the server (probes.accept), check it against the
                                     catalog's claims (catalogs.acceptance) and the return route
     desktop/usecases/probe_list.py  the app's probe list (file), imported from and saved as plan files
+    desktop/usecases/routes.py      traces stored and checked against the claimed line type (`linkvet
+                                    trace`, the Routes screen); a region's route history and its changes
     desktop/usecases/errors.py      the errors raised here (the faces word every error in one place each)
 
 What they build on: `probes` (targets, runner, store, analysis, plan files: `probes.plan` reads them,

@@ -57,6 +57,9 @@ def _period(side: Side) -> PeriodStats:
         throughput_mbps=_float(side.throughput_mbps),
         samples=int(side.sent),
         hours=float(side.hours),
+        loaded_rtt_increase_ms=_float(side.loaded_rtt_increase_ms),
+        rpm=_float(side.rpm),
+        load_tests=int(side.load_tests),
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from probes.methods import download, http, icmp, iperf3, tcp, trace
+from probes.methods import download, http, icmp, iperf3, responsiveness, tcp, trace
 from probes.methods._context import RunContext
 from probes.results import ProbeResult
 from probes.target import Method, ProbeOptions, Target
@@ -19,10 +19,12 @@ MEASURES: dict[Method, Measure] = {
     Method.DOWNLOAD: download.measure,
     Method.IPERF3: iperf3.measure,
     Method.TRACE: trace.measure,
+    Method.RESPONSIVENESS: responsiveness.measure,
 }
 
 # Methods that move bulk data: they run one at a time, after the latency probes of the same round, so that
-# they neither compete with each other for the office's uplink nor inflate the RTTs measured beside them.
-BULK_METHODS = frozenset({Method.DOWNLOAD, Method.IPERF3})
+# they neither compete with each other for the office's uplink nor inflate the RTTs measured beside them
+# (responsiveness loads the line on purpose, and must not measure the other targets' traffic either).
+BULK_METHODS = frozenset({Method.DOWNLOAD, Method.IPERF3, Method.RESPONSIVENESS})
 
 __all__ = ["BULK_METHODS", "MEASURES", "Measure", "RunContext"]

@@ -95,7 +95,7 @@ class Backend(Protocol):
         ...
 
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        """Samples (target_id, ts_us, seq, rtt_ms, error, result_id) by time and attempt."""
+        """Samples (target_id, ts_us, seq, rtt_ms, error, result_id, phase) by time and attempt."""
         ...
 
     def rollups(self, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None) -> Rows:

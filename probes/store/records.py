@@ -52,7 +52,7 @@ RESULT_COLUMNS = (
     "message",
     "metrics_json",
 )
-SAMPLE_COLUMNS = ("result_id", "target_id", "ts_us", "seq", "rtt_ms", "error")
+SAMPLE_COLUMNS = ("result_id", "target_id", "ts_us", "seq", "rtt_ms", "error", "phase")
 TRACE_COLUMNS = (
     "result_id",
     "target_id",
@@ -241,6 +241,7 @@ def sample_rows(result_id: int, target_id: int, result: ProbeResult) -> list[tup
             s.seq,
             s.rtt_ms,
             None if s.error is None else str(s.error),
+            s.phase,
         )
         for s in result.samples
     ]

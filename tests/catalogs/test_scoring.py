@@ -207,6 +207,32 @@ def test_measured_line_quality_counts_and_thin_evidence_is_discounted() -> None:
     assert evidence_confidence(thin.peak, 24, 1000) == pytest.approx(confidence)  # type: ignore[arg-type]
 
 
+def test_latency_under_load_scores_the_peak_increase_and_says_its_grade() -> None:
+    providers = [catalog("acme", region("r1") + region("r2") + NVLINK_IB.replace('["r1"]', '["r1", "r2"]'))]
+    calm = summary("r1", loaded_rtt_increase_ms=3.0, rpm=380.0, load_tests=12)
+    bloated = summary("r2", loaded_rtt_increase_ms=202.5, rpm=170.0, load_tests=12)
+    ranking = rank_offerings(job(), providers, [calm, bloated], weights=only(line_responsiveness=1))
+    by_region = {e.region: e for e in ranking.entries}
+    assert by_region["r1"].rank == 1 and by_region["r1"].total == pytest.approx(1.0)
+    # linear from 5 ms (1.0, DSLReports' A+ bound) to 400 ms (0.0, its F): (400 - 202.5) / 395 = 0.5
+    assert by_region["r2"].total == pytest.approx(0.5)
+    reason = by_region["r2"].judgement("line_responsiveness").reason
+    assert "adds 202 ms under load (bufferbloat grade D, 170 RPM) over 12 test(s)" in reason
+    # two tests are thin evidence: pulled toward the unknown score
+    thin = summary("r2", loaded_rtt_increase_ms=202.5, load_tests=2)
+    entry = next(
+        e
+        for e in rank_offerings(job(), providers, [calm, thin], weights=only(line_responsiveness=1)).entries
+        if e.region == "r2"
+    )
+    unknown = default_checklist().unknown_score
+    assert entry.total == pytest.approx(0.2 * 0.5 + 0.8 * unknown)
+    # without tests the criterion is unknown, whatever the other line figures say
+    untested = rank_offerings(job(), providers, [summary("r1")], weights=only(line_responsiveness=1))
+    judged = untested.entries[0].judgement("line_responsiveness")
+    assert judged.score is None and "no responsiveness tests" in judged.reason
+
+
 def test_claimed_line_type_contradicted_by_the_route_counts_against_the_region() -> None:
     providers = [
         catalog(

@@ -9,6 +9,7 @@ import openpyxl
 import pandas as pd
 import pytest
 
+from catalogs.checklist import default_checklist
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import load_catalogs
 from catalogs.needs import load_needs
@@ -106,7 +107,7 @@ def test_method_records_weights_needs_and_catalogs(
 ) -> None:
     _workbook, xlsx, _folder, out = procurement_export
     weights = _weights(xlsx)
-    assert weights["price"] == 20.0 and len(weights) == 20
+    assert weights["price"] == 20.0 and len(weights) == len(default_checklist().weighted)
     method = pd.read_excel(xlsx, sheet_name="Method").set_index("Item")
     assert method.loc["Needs profile", "Note"] == str(out / "needs.toml")
     assert method.loc["Scoring method", "Value"] == "weighted-sum"

@@ -157,3 +157,31 @@ def test_cadences_under_a_second_are_refused() -> None:
 def test_a_malformed_url_is_a_located_error_not_a_traceback() -> None:
     with pytest.raises(PlanError, match=r"p\.toml:3: targets\[0\]\.url: .*not a valid URL"):
         parse_plan('version = 1\n[[targets]]\nurl = "http://[::1"\nmethods = ["http"]\n', "p.toml")
+
+
+def test_responsiveness_targets_and_their_options() -> None:
+    text = """version = 1
+[defaults]
+count = 10
+interval = 1.0
+[defaults.responsiveness]
+count = 1
+idle_seconds = 3
+probe_interval = 0.05
+upload_url = "https://speed.example.net/upload"
+[[targets]]
+name = "la-file"
+url = "https://speed.example.net/100mb.bin"
+methods = ["download", "responsiveness"]
+every = "1h"
+"""
+    plan = parse_plan(text, "loads.toml")
+    methods = [p.target.method for p in plan.targets]
+    assert methods == [Method.DOWNLOAD, Method.RESPONSIVENESS]
+    options = plan.options[Method.RESPONSIVENESS]
+    assert (options.count, options.load_idle_s, options.load_probe_interval_s) == (1, 3.0, 0.05)
+    assert options.load_upload_url == "https://speed.example.net/upload"
+    assert options.download_connections == 4  # responsiveness' default; a download keeps one
+    assert plan.options[Method.DOWNLOAD].download_connections == 1
+    with pytest.raises(PlanError, match=r"loads.toml.*idle_seconds"):
+        parse_plan(text.replace("idle_seconds = 3", "idle_seconds = 0"), "loads.toml")

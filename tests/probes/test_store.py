@@ -248,6 +248,7 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
         ]
         for table in reversed(later):
             db.execute(f"DROP TABLE IF EXISTS {table}")
+        db.execute("ALTER TABLE samples DROP COLUMN phase")  # added by migration 3
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
         assert reader.counts()["samples"] == 1

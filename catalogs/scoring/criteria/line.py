@@ -1,10 +1,12 @@
 """The line to the team: measured line quality (from the region's `LinkSummary`, peak hours first, thin
-evidence pulled toward the unknown score) and whether the traced route bears out the claimed line type."""
+evidence pulled toward the unknown score), its latency under load (responsiveness tests: the delay a busy
+line adds), and whether the traced route bears out the claimed line type."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from catalogs.i18n import _
 from catalogs.link_quality import PeriodStats
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
@@ -135,3 +137,58 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
         f"claim ({unknown:g})",
         "measured route",
     )
+
+
+# DSLReports' bufferbloat grades (https://www.dslreports.com/faq/17930): the added delay below which each is
+# given; 400 ms or more is an F. The same table as probes.loaded_latency.GRADES (catalogs may not import
+# probes), said in the reasons so the score reads like the grade a user knows.
+_GRADES = (("A+", 5.0), ("A", 30.0), ("B", 60.0), ("C", 200.0), ("D", 400.0))
+
+
+def bufferbloat_grade(increase_ms: float) -> str:
+    return next((name for name, below in _GRADES if increase_ms < below), "F")
+
+
+def line_responsiveness(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    """The delay the line adds under load, from the region's responsiveness tests (peak hours first): 1 at
+    `good_increase_ms` or less, 0 at `bad_increase_ms` or more, linear between; pulled toward the unknown
+    score when fewer than `full_confidence_tests` tests back it (an off-peak-only figure counts half)."""
+    link = facts.link
+    if link is None:
+        return None, (_("not measured ({note})").format(note=facts.link_note) if explain else ""), None
+    period, peak = link.peak, True
+    if period is None or period.loaded_rtt_increase_ms is None:
+        period, peak = link.offpeak, False
+    if period is None or period.loaded_rtt_increase_ms is None:
+        return None, (_("not measured (no responsiveness tests)") if explain else ""), None
+    increase = period.loaded_rtt_increase_ms
+    raw = _linear(increase, params["good_increase_ms"], params["bad_increase_ms"])
+    tests = period.load_tests or 0
+    confidence = min(1.0, tests / params["full_confidence_tests"]) * (1.0 if peak else 0.5)
+    unknown = facts.checklist.unknown_score
+    score = confidence * raw + (1 - confidence) * unknown
+    if not explain:
+        return score, "", None
+    values = {
+        "increase": increase,
+        "grade": bufferbloat_grade(increase),
+        "tests": tests,
+        "rpm": "-" if period.rpm is None else f"{period.rpm:.0f}",
+    }
+    if peak:
+        text = _(
+            "peak: the line adds {increase:.0f} ms under load (bufferbloat grade {grade}, {rpm} RPM) over "
+            "{tests} test(s)"
+        ).format(**values)
+    else:
+        text = _(
+            "off-peak only (no peak-hour tests): the line adds {increase:.0f} ms under load (bufferbloat "
+            "grade {grade}, {rpm} RPM) over {tests} test(s)"
+        ).format(**values)
+    if confidence < 1:
+        text += "; " + _(
+            "thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown score "
+            "{unknown:g}"
+        ).format(confidence=confidence, raw=raw, unknown=unknown)
+    source = _("responsiveness tests from {vantage}").format(vantage=link.vantage or _("an unnamed vantage"))
+    return score, text, source

@@ -262,7 +262,7 @@ class SqliteBackend(AlertStatements):
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
         return self._rows(
-            "SELECT target_id, ts_us, seq, rtt_ms, error, result_id FROM samples"
+            "SELECT target_id, ts_us, seq, rtt_ms, error, result_id, phase FROM samples"
             f"{_where(where)} ORDER BY ts_us, seq",
             params,
         )

@@ -4,7 +4,8 @@ Tables
     targets   one row per measured thing (method + address), with its latest labels
     rounds    one row per measuring round (when, what plan, from which vantage point, tool version)
     results   one row per target per round: the summary statistics and the method's figures
-    samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind
+    samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind, and for a
+              `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL)
     hourly    per target and UTC hour: counts, sums and a mergeable RTT histogram (see probes.histogram),
               derived from samples in the same transaction that writes them, rebuildable from them
     traces, trace_replies   a `trace` result's probes and the route verdict it got
@@ -153,6 +154,9 @@ MIGRATIONS: list[Sequence[str]] = [
             last_error TEXT
         )""",
         "CREATE INDEX alert_outbox_due ON alert_outbox (plan, vantage, next_attempt_us)",
+    ),
+    (  # 4: what the line was doing when each sample was sent (`responsiveness`: idle, download, …)
+        "ALTER TABLE samples ADD COLUMN phase TEXT",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
