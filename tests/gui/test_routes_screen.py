@@ -85,7 +85,7 @@ def test_a_typed_host_that_is_not_one_says_so(window, qtbot) -> None:  # type: i
     screen.target.setEditText("not a host")
     qtbot.mouseClick(screen.run_button, Qt.MouseButton.LeftButton)
     assert not screen.running
-    assert window.last_error is not None and "not a host name" in window.last_error.text()
+    assert window.last_error is not None and "cannot be part of a host" in window.last_error.text()
 
 
 def test_the_history_names_the_fall_from_cn2_gia_to_163_on_its_timeline(window, qtbot) -> None:  # type: ignore[no-untyped-def]
