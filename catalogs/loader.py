@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,10 +29,13 @@ BUNDLED_PROVIDERS_DIR = Path(__file__).with_name("providers")
 
 @dataclass(frozen=True)
 class ProviderCatalog:
-    """One provider's validated catalog, with the file it came from."""
+    """One provider's validated catalog, with the file it came from; with a user overlay merged over it
+    (`catalogs.overlay`), the overlay's file too and the acceptance checks imported into it."""
 
     path: Path | None
     data: CatalogFile
+    overlay: Path | None = None
+    checks: tuple[dict[str, Any], ...] = ()
 
     @property
     def provider(self) -> Provider:
