@@ -78,13 +78,14 @@ class CatalogSet:
                 yield catalog, offering
 
 
-def _check_references(
+def check_references(
     data: CatalogFile,
     path: Path | None,
     lines: Callable[[tuple[str | int, ...]], int | None],
-    gpus: GpuReference,
+    gpus: GpuReference | None = None,
 ) -> list[CatalogFileError]:
     """Duplicate ids, regions an offering names but the provider does not define, unknown GPU models."""
+    gpus = gpus or default_gpu_reference()
     errors: list[CatalogFileError] = []
     first_region: dict[str, int] = {}
     for i, region in enumerate(data.regions):
@@ -202,7 +203,7 @@ def parse_catalog_text(
         data = CatalogFile.model_validate(raw)
     except ValidationError as exc:
         return None, _toml.validation_errors(exc, path, raw, lines, CatalogFile)
-    errors = _check_references(data, path, lines, gpus)
+    errors = check_references(data, path, lines, gpus)
     if errors:
         return None, errors
     return ProviderCatalog(path, data), []

@@ -141,7 +141,7 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
         use_nvml=not args.no_nvml,
         networks=args.networks,
     )
-    catalogs = load_or_warn(args.catalogs) if args.provider else None
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs) if args.provider else None
     needs = load_needs(args.needs) if args.needs else None
     return accept(
         options,

@@ -20,13 +20,22 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         metavar="PATH",
-        help="catalog file or directory (repeatable; default: the bundled catalogs)",
+        help="catalog file or directory (repeatable; default: the bundled catalogs); your own catalogs "
+        "(the user catalog folder) are merged over them",
+    )
+    parser.add_argument(
+        "--no-user-catalogs",
+        dest="user_catalogs",
+        action="store_false",
+        help="leave out your own catalogs (vendor answers, verified facts) and read only --catalogs or the "
+        "bundled ones",
     )
 
 
-def load_or_warn(paths: list[Path] | None) -> CatalogSet:
-    """Load catalogs; report broken files on stderr and go on with the others."""
-    loaded = load_catalog_set(paths)
+def load_or_warn(paths: list[Path] | None, include_user: bool = True) -> CatalogSet:
+    """Load catalogs (with the user's merged over them); report broken files on stderr and go on with the
+    others."""
+    loaded = load_catalog_set(paths, include_user=include_user)
     for error in loaded.errors:
         print(f"linkvet: skipped: {error}", file=sys.stderr)
     if not loaded.providers:
@@ -93,7 +102,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    loaded = load_or_warn(args.catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs)
     if args.provider and loaded.provider(args.provider) is None:
         raise UsageError(
             f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
@@ -123,7 +132,7 @@ def run_list(args: argparse.Namespace) -> int:
 
 
 def run_targets(args: argparse.Namespace) -> int:
-    loaded = load_or_warn(args.catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs)
     catalogs = loaded.providers
     if args.provider:
         catalogs = tuple(c for c in catalogs if c.provider.id == args.provider)

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--top must be 0 or more")
     needs = load_needs(args.needs)
     checklist = load_checklist(args.checklist) if args.checklist else None
-    catalogs = load_or_warn(args.catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     summaries = read_link_file(args.links) if args.links else stored_link_summaries(args, catalogs)
     request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist)
     ranking = rank(catalogs, request)
