@@ -107,7 +107,7 @@ class Provenance(NamedTuple):
         text = ("derived: " if self.derived else "") + self.source
         if self.as_of:
             text += f" (as of {self.as_of})"
-        if self.standing == "contradicted":
+        if self.standing == "contradicted" and not self.source.startswith("contradicted"):
             text = "contradicted: " + text
         return text
 

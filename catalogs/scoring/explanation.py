@@ -148,7 +148,7 @@ def explain(entry: RankedOffering) -> str:
             _("{standing} fact: {fact} = {value} ({source}).").format(
                 standing=fact.provenance.standing.capitalize(),
                 fact=fact.key,
-                value=fact.value,
+                value=_value(fact.value),
                 source=fact.provenance.describe(),
             )
         )
@@ -177,6 +177,14 @@ def explain(entry: RankedOffering) -> str:
                     )
                 )
     return " ".join(lines)
+
+
+def _value(value: object) -> str:
+    if isinstance(value, tuple | list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
 
 
 def place_text(entry: RankedOffering) -> str:

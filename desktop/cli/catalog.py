@@ -1,4 +1,5 @@
-"""`linkvet catalog`: validate, list and import provider catalogs, and show a region's probe targets."""
+"""`linkvet catalog`: validate, list, show and import provider catalogs, and show a region's probe targets.
+`list` and `show` say which file each fact came from (a bundled catalog, or your own overlay)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, pa
 from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
 from catalogs.targets import catalog_targets
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
+from desktop.i18n import _
 from desktop.usecases.offerings import gpu_filter, load_catalog_set, offering_rows
 
 
@@ -59,6 +61,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
     add_catalog_option(listing)
     listing.set_defaults(run=run_list)
+
+    show = verbs.add_parser(
+        "show", help="every fact of a provider (or one offering) with its source, standing and file"
+    )
+    show.add_argument("provider", metavar="PROVIDER", help="provider id")
+    show.add_argument("offering", nargs="?", metavar="OFFERING", help="only this offering")
+    show.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_catalog_option(show)
+    show.set_defaults(run=run_show)
 
     targets = verbs.add_parser("targets", help="print the probe targets of catalog regions (JSON)")
     targets.add_argument("--provider", metavar="ID", help="only this provider")
@@ -113,7 +124,7 @@ def run_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(
         f"{'provider':<12} {'offering':<34} {'GPU':<18} {'n':>2} {'in node':<14} {'fabric':<11} "
-        f"{'regions':>7} {'$/GPU-h':>8}"
+        f"{'regions':>7} {'$/GPU-h':>8}  files"
     )
     for row in rows:
         intra = row.get("intra_node", {})
@@ -125,10 +136,72 @@ def run_list(args: argparse.Namespace) -> int:
         print(
             f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
             f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
-            f"{len(row.get('regions', [])):>7} {price:>8}"
+            f"{len(row.get('regions', [])):>7} {price:>8}  {_files(row)}"
         )
     print(f"{len(rows)} offering(s); '?' = not stated by the source (unknown)")
+    overlays = sorted({row["overlay"] for row in rows if row.get("overlay")})
+    if overlays:
+        print(
+            _(
+                "facts from your own catalogs ({files}): `linkvet catalog show PROVIDER OFFERING` says which"
+            ).format(files=", ".join(overlays))
+        )
     return EXIT_OK
+
+
+def _files(row: dict[str, object]) -> str:
+    """The catalog file of an offering and, when some of its facts come from the user's overlay, that too."""
+    files = {str(source["file"]) for source in row["fact_sources"].values() if source.get("file")}  # type: ignore[attr-defined]
+    base = str(row.get("file") or "")
+    names = [Path(base).name] if base else []
+    names += [f"+ {f}" for f in sorted(files) if f != base]
+    return " ".join(names)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from desktop.usecases.catalog_facts import fact_lines
+
+    loaded = load_or_warn(args.catalogs, args.user_catalogs)
+    catalog = loaded.provider(args.provider)
+    if catalog is None:
+        known = ", ".join(p.provider.id for p in loaded.providers)
+        raise UsageError(f"no provider {args.provider!r} (known: {known})")
+    if args.offering is not None and not any(o.id == args.offering for o in catalog.offerings):
+        known = ", ".join(o.id for o in catalog.offerings) or "none"
+        raise UsageError(f"provider {args.provider!r} has no offering {args.offering!r} (offerings: {known})")
+    lines = fact_lines(catalog, args.offering)
+    if args.json:
+        print(json.dumps([line.as_dict() for line in lines], indent=1, ensure_ascii=False))
+        return EXIT_OK
+    print(_("{provider}: catalog {file}").format(provider=catalog.provider.name, file=catalog.path or "?"))
+    if catalog.overlay is not None:
+        print(_("your own facts: {file}").format(file=catalog.overlay))
+    for line in lines:
+        value = ", ".join(str(v) for v in line.value) if isinstance(line.value, tuple) else line.value
+        standing = "" if line.provenance.standing == "claimed" else f" [{line.provenance.standing}]"
+        print(f"{line.key} = {terminal_text(value)}{standing}")
+        print(f"    {terminal_text(line.provenance.describe())} — {line.file or '?'}")
+        for earlier in line.history:
+            print(
+                "    "
+                + _("earlier: {value} ({standing}, {source}, as of {as_of}; replaced {replaced})").format(
+                    value=terminal_text(earlier.value),
+                    standing=earlier.standing,
+                    source=terminal_text(earlier.source),
+                    as_of=earlier.as_of,
+                    replaced=earlier.replaced_on,
+                )
+            )
+    return EXIT_OK
+
+
+def terminal_text(value: object) -> str:
+    """Untrusted text for the terminal: control characters (an escape sequence, a newline forging a line)
+    shown as escapes."""
+    text = str(value)
+    return "".join(
+        ch if ch.isprintable() or ch == " " else ch.encode("unicode_escape").decode() for ch in text
+    )
 
 
 def run_targets(args: argparse.Namespace) -> int:
