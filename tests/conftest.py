@@ -15,6 +15,13 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.peers"]
 
 
+@pytest.fixture(autouse=True)
+def _no_user_catalogs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test reads the bundled catalogs only, unless it names a user catalog folder itself: the user's
+    own catalogs (`catalogs.user`) of whoever runs the tests stay out of them."""
+    monkeypatch.setenv("LINKVET_CATALOG_DIR", str(tmp_path_factory.getbasetemp() / "no-user-catalogs"))
+
+
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """Environment for a `linkvet` subprocess: this checkout's code, a private data directory."""
     env = dict(os.environ)

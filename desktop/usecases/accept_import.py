@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catalogs.facts import Standing
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.overlay import Change, OverlayFact, StoredCheck, put_checks, put_facts
 from desktop.i18n import _
@@ -149,7 +150,7 @@ def _fact(
         line_types = list(current.line_types) if current is not None else []
         if not line_types or verdict not in ("confirmed", "contradicted"):
             return None
-        standing = "verified" if verdict == "confirmed" else "contradicted"
+        standing: Standing = "verified" if verdict == "confirmed" else "contradicted"
         source = (
             verified_as
             if verdict == "confirmed"
