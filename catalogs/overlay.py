@@ -445,7 +445,11 @@ def without_facts(overlay: OverlayFile, prefix: str) -> OverlayFile:
 def put_checks(overlay: OverlayFile, checks: Iterable[StoredCheck]) -> tuple[OverlayFile, int]:
     """`overlay` with acceptance checks added (one already there is not added twice); how many were new."""
     known = {c.identity() for c in overlay.checks}
-    added = [c for c in checks if c.identity() not in known]
+    added = []
+    for check in checks:
+        if check.identity() not in known:
+            known.add(check.identity())
+            added.append(check)
     return overlay.model_copy(update={"checks": (*overlay.checks, *added)}), len(added)
 
 
