@@ -8,8 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, parse_catalog_text
-from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
+from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from desktop.i18n import _
@@ -80,7 +79,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     importer = verbs.add_parser("import-skypilot", help="turn a SkyPilot-format CSV into a provider catalog")
     importer.add_argument("file", type=Path, metavar="FILE", help="SkyPilot vms.csv (or an extract of it)")
     importer.add_argument(
-        "--out", type=Path, default=Path("."), metavar="DIR", help="where to write (default: .)"
+        "--out",
+        type=Path,
+        default=Path("."),
+        metavar="DIR|FILE.toml",
+        help="a folder (written as PROVIDER.toml in it) or a .toml file (default: .)",
     )
     importer.add_argument("--provider", metavar="ID", help="provider id (default: from the file name)")
     importer.add_argument("--name", metavar="NAME", help="provider display name")
@@ -89,6 +92,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     importer.add_argument("--as-of", metavar="DATE", help="when the source said it (default: today)")
     importer.add_argument("--force", action="store_true", help="overwrite an existing catalog file")
+    importer.add_argument(
+        "--strict", action="store_true", help="fail the whole import on a row that cannot be understood"
+    )
     importer.set_defaults(run=run_import)
 
 
@@ -240,34 +246,50 @@ def run_targets(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from desktop.usecases.skypilot_import import import_to_file
+
     if not args.file.is_file():
         raise UsageError(f"no such file: {args.file}")
-    result = import_skypilot_csv(
+    written = import_to_file(
         args.file,
+        args.out,
         provider_id=args.provider,
         provider_name=args.name,
         source=args.source,
         as_of=args.as_of,
+        strict=args.strict,
+        force=args.force,
     )
-    provider_id = result.catalog["provider"]["id"]
-    header = (
-        f"{result.catalog['provider']['name']}: imported from {args.file.name} "
-        "by `linkvet catalog import-skypilot`.\n"
-        "Facts the CSV does not state are left out (unknown). Add what you know, each with source and as_of."
-    )
-    text = catalog_to_toml(result.catalog, header)
-    catalog, problems = parse_catalog_text(text)
-    if catalog is None:
-        raise UsageError("the imported catalog does not validate: " + "; ".join(str(p) for p in problems))
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"{provider_id}.toml"
-    if target.exists() and not args.force:
-        raise UsageError(f"{target} exists; use --force to overwrite it")
-    target.write_text(text, encoding="utf-8")
+    result, catalog = written.result, written.catalog
     for warning in result.warnings:
-        print(f"note: {warning}", file=sys.stderr)
+        print(f"note: {terminal_text(warning)}", file=sys.stderr)
+    for skipped in result.skipped[:20]:
+        print(
+            _("skipped: {file}:{line}: {reason}").format(
+                file=args.file.name, line=skipped.line, reason=terminal_text(skipped.reason)
+            ),
+            file=sys.stderr,
+        )
+    if len(result.skipped) > 20:
+        print(_("skipped: … and {more} more").format(more=len(result.skipped) - 20), file=sys.stderr)
     print(
-        f"wrote {target}: {len(catalog.offerings)} offerings in {len(catalog.regions)} regions "
-        f"from {result.rows_used} of {result.rows_read} rows"
+        _("wrote {file}: {offerings} offerings in {regions} regions").format(
+            file=written.target, offerings=len(catalog.offerings), regions=len(catalog.regions)
+        )
+    )
+    print(
+        _(
+            "{read} rows read: {imported} imported ({corrected} corrected against the GPU reference, with a note), "
+            "{skipped} skipped as not understood, {duplicates} duplicates, {not_offered} with price 0 (not "
+            "offered), {no_gpu} without a GPU"
+        ).format(
+            read=result.rows_read,
+            imported=result.rows_used,
+            corrected=result.rows_corrected,
+            skipped=len(result.skipped),
+            duplicates=result.duplicates,
+            not_offered=result.not_offered,
+            no_gpu=result.no_gpu,
+        )
     )
     return EXIT_OK

@@ -19,8 +19,6 @@ rules, field by field):
 from __future__ import annotations
 
 import datetime as dt
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +42,8 @@ from catalogs.overlay import (
 from catalogs.questionnaire import Question, answer_value, known_now, offering_questions
 from catalogs.user import load_with_user, overlay_path, raw_catalog, read_overlay, user_catalog_dir
 from desktop.i18n import _
-from desktop.usecases.errors import InputError, WriteError
+from desktop.usecases.errors import InputError
+from desktop.usecases.files import write_text
 
 OVERLAY_HEADER = (
     "linkvet: your own facts about this provider, merged over its catalog by key (never edit the bundled files).\n"
@@ -111,27 +110,9 @@ def validate_overlay(
 
 
 def write_overlay(overlay: OverlayFile, folder: Path | None = None) -> Path:
-    """Write the provider's overlay into the user's folder, atomically (a temporary file renamed over the
-    old one); `WriteError` naming the file and the system's reason when it cannot be written."""
-    path = overlay_path(overlay.provider, folder)
-    text = render_overlay(overlay, OVERLAY_HEADER)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-    except OSError as exc:
-        raise WriteError(
-            _("{file}: cannot write: {reason}").format(file=path, reason=exc.strerror or exc)
-        ) from exc
-    return path
+    """Write the provider's overlay into the user's folder, atomically (`desktop.usecases.files`);
+    `WriteError` naming the file and the system's reason when it cannot be written."""
+    return write_text(overlay_path(overlay.provider, folder), render_overlay(overlay, OVERLAY_HEADER))
 
 
 def apply_facts(
