@@ -27,7 +27,7 @@ from typing import Any
 import tomli_w
 
 from catalogs import _toml
-from catalogs.errors import SkyPilotImportError
+from catalogs.errors import SkyPilotImportError, SkyPilotRowError
 from catalogs.gpus import GpuReference, GpuSpec, default_gpu_reference
 from catalogs.schema import FORMAT_VERSION
 from catalogs.skypilot_rows import (
@@ -72,10 +72,6 @@ def slugify(text: str) -> str:
     return slug or "unnamed"
 
 
-class _Unreadable(Exception):
-    """A row that cannot be understood (its reason is the message)."""
-
-
 def _number(value: str | None, column: str) -> float | None:
     text = (value or "").strip()
     if not text:
@@ -83,9 +79,9 @@ def _number(value: str | None, column: str) -> float | None:
     try:
         number = float(text)
     except ValueError:
-        raise _Unreadable(f"{column} {text!r} is not a number") from None
+        raise SkyPilotRowError(f"{column} {text!r} is not a number") from None
     if not math.isfinite(number) or number < 0:
-        raise _Unreadable(f"{column} {text!r} is not a usable value (0 or more expected)")
+        raise SkyPilotRowError(f"{column} {text!r} is not a usable value (0 or more expected)")
     return number
 
 
@@ -177,7 +173,7 @@ def import_skypilot_csv(
         result.rows_read += 1
         try:
             builder.add(line, columns, cells, seen)
-        except _Unreadable as exc:
+        except SkyPilotRowError as exc:
             if strict:
                 raise SkyPilotImportError(
                     f"row cannot be understood: {exc}",
@@ -214,10 +210,10 @@ class _Builder:
 
     def add(self, line: int, columns: list[str], cells: list[str], seen: dict[tuple[str, ...], int]) -> None:
         if len(cells) > len(columns):
-            raise _Unreadable(f"{len(cells)} cells where the header has {len(columns)} columns")
+            raise SkyPilotRowError(f"{len(cells)} cells where the header has {len(columns)} columns")
         length = too_long(cells)
         if length is not None:
-            raise _Unreadable(f"a cell of {length:,} characters (more than {MAX_CELL:,})")
+            raise SkyPilotRowError(f"a cell of {length:,} characters (more than {MAX_CELL:,})")
         key = tuple(cells)
         if key in seen:
             self.result.duplicates += 1
@@ -230,16 +226,16 @@ class _Builder:
             return
         count = _number(row.get("AcceleratorCount"), "AcceleratorCount")
         if count is None or count < 1 or count != int(count):
-            raise _Unreadable(
+            raise SkyPilotRowError(
                 f"AcceleratorCount {row.get('AcceleratorCount')!r} is not a whole number of GPUs"
             )
         region_raw = (row.get("Region") or "").strip()
         if not region_raw:
-            raise _Unreadable("empty Region")
+            raise SkyPilotRowError("empty Region")
         label, country, region_note = region_label(region_raw)
         region_id = slugify(label)
         if self.region_names.setdefault(region_id, label) != label:
-            raise _Unreadable(
+            raise SkyPilotRowError(
                 f"regions {self.region_names[region_id]!r} and {label!r} map to the same id {region_id!r}"
             )
         price = _number(row.get("Price"), "Price")
