@@ -77,11 +77,19 @@ def load_with_user(
     folder = user_dir if user_dir is not None else user_catalog_dir()
     if not folder.is_dir():
         return base
+    return with_files(base, catalog_files([folder]), gpus)
+
+
+def with_files(base: CatalogSet, files: Iterable[Path], gpus: GpuReference | None = None) -> CatalogSet:
+    """`base` with catalog files and overlays put over it: a whole catalog takes the place of the one with
+    its provider id, an overlay is merged over its provider's catalog (`catalog validate FILE…` reads files
+    this way, `load_with_user` the user's folder)."""
+    gpus = gpus or default_gpu_reference()
+    files = list(files)
     providers: dict[str, ProviderCatalog] = {c.provider.id: c for c in base.providers}
     order = [c.provider.id for c in base.providers]
     errors = list(base.errors)
     overlays: list[tuple[Path, OverlayFile, str]] = []
-    files = catalog_files([folder])
     for path in files:
         try:
             text = _toml.read_text(path)

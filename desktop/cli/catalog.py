@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs
+from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from desktop.i18n import _
@@ -99,14 +99,28 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    paths = args.paths or [BUNDLED_PROVIDERS_DIR]
-    missing = [p for p in paths if not p.exists()]
+    """Bundled and user catalogs by default; given files and folders otherwise, an overlay among them merged
+    over the bundled catalog it belongs to."""
+    from catalogs.loader import catalog_files
+    from catalogs.user import load_with_user, with_files
+
+    missing = [p for p in args.paths if not p.exists()]
     if missing:
         raise UsageError(f"no such file or directory: {missing[0]}")
-    loaded = load_catalogs(paths)
+    if args.paths:
+        files = catalog_files(args.paths)
+        loaded = with_files(load_catalogs(), files)
+        wanted = {str(f) for f in files}
+        shown = [c for c in loaded.providers if str(c.path) in wanted or str(c.overlay) in wanted]
+        loaded = type(loaded)(
+            tuple(shown), tuple(e for e in loaded.errors if str(e.path) in wanted), tuple(files)
+        )
+    else:
+        loaded = load_with_user()
     for catalog in loaded.providers:
+        overlay = f" + {catalog.overlay}" if catalog.overlay is not None else ""
         print(
-            f"ok   {catalog.path}: {catalog.provider.id} — {len(catalog.regions)} regions, "
+            f"ok   {catalog.path}{overlay}: {catalog.provider.id} — {len(catalog.regions)} regions, "
             f"{len(catalog.offerings)} offerings"
         )
     for error in loaded.errors:
