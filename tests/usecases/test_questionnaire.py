@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from openpyxl import load_workbook
 from openpyxl.worksheet.worksheet import Worksheet
 
@@ -369,3 +371,58 @@ def test_libreoffice_opens_the_questionnaire_and_its_saved_answers_import(
     assert done.returncode == 0, done.stderr
     result = import_questionnaire(resaved / "answered.xlsx", load_catalog_set(), "raksmart")
     assert result.answers >= 30 and {c.what for c in result.changes} == {"added"}
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(min_value=0, max_value=10_000),
+            st.one_of(
+                st.booleans(),
+                st.integers(min_value=-(10**9), max_value=10**9),
+                st.floats(allow_nan=False, allow_infinity=False),
+                # what a cell can hold (an xlsx cell cannot hold control characters)
+                st.text(alphabet=st.characters(blacklist_categories=("Cc", "Cs")), max_size=40),
+            ),
+        ),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_any_answers_import_or_are_refused_with_sheet_row_and_key(
+    tmp_path: Path, user_dir: Path, values: list[tuple[int, Any]]
+) -> None:
+    """Issue 12: questionnaire answers are untrusted input; whatever is typed, the import either writes a
+    valid overlay or refuses with its own error naming sheet, row and key, and writes nothing."""
+    from desktop.usecases.errors import InputError
+
+    exported = tmp_path / "q.xlsx"
+    if not exported.exists():
+        exported = export(tmp_path, needs=False)
+    book = load_workbook(exported)
+    cells = [
+        row[ANSWER]
+        for ws in book.worksheets
+        if ws["A2"].value == "key"
+        for row in ws.iter_rows(min_row=3, max_col=EVIDENCE + 1)
+        if row[KEY].value
+    ]
+    for index, value in values:
+        cells[index % len(cells)].value = value
+    answered = tmp_path / "fuzz.xlsx"
+    book.save(answered)
+    overlay = user_dir / "raksmart.toml"
+    overlay.unlink(missing_ok=True)
+    try:
+        import_questionnaire(answered, load_catalog_set(), "raksmart")
+    except AnswersInvalid as exc:
+        assert exc.problems and all(p.key and p.message for p in exc.problems)
+        assert not overlay.exists()
+    except InputError as exc:  # e.g. a date answered as something that is not one
+        assert str(exc)
+        assert not overlay.exists()
+    else:
+        from catalogs.user import load_with_user
+
+        assert load_with_user().ok

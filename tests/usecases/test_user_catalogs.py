@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from desktop.usecases.errors import InputError, WriteError
 from desktop.usecases.offerings import load_catalog_set
@@ -134,3 +136,29 @@ def test_a_write_that_fails_says_why_and_leaves_the_old_file_whole(user_dir: Pat
             write_overlay(OverlayFile(provider="raksmart"), full)
     assert (user_dir / "raksmart.toml").read_text(encoding="utf-8") == before
     assert not list(user_dir.glob(".*.tmp"))
+
+
+ANY_CELL = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**12), max_value=10**12),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=60),
+    st.dates().map(lambda d: d.isoformat()),
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_any_value_in_any_field_is_accepted_or_refused_with_a_field_problem(
+    user_dir: Path, data: st.DataObject
+) -> None:
+    """Issue 12: every parser of untrusted input either parses or says where and why; never anything else."""
+    catalogs = load_catalog_set()
+    fields = [q.path for q in offering_fields(catalogs.provider("raksmart"))]
+    values = data.draw(st.dictionaries(st.sampled_from(fields), ANY_CELL, max_size=6))
+    problems = check_offering(catalogs, "raksmart", "high-defence-gpu-server", values, "fuzz")
+    for problem in problems:
+        assert problem.field in fields or problem.field.split(".")[0] in {f.split(".")[0] for f in fields}
+        assert problem.message
+    assert not user_dir.exists()
