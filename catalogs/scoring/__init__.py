@@ -35,7 +35,7 @@ Where things are:
 
 from __future__ import annotations
 
-from catalogs.scoring.bounds import RANK_ORDERS, Place, RankOrder, Swing
+from catalogs.scoring.bounds import RANK_ORDERS, RankOrder, Swing
 from catalogs.scoring.candidates import Candidate, CandidateFacts, candidates
 from catalogs.scoring.criteria import check_checklist
 from catalogs.scoring.criteria.line import evidence_confidence, line_claim_score, line_period_score
@@ -52,7 +52,6 @@ __all__ = [
     "Candidate",
     "CandidateFacts",
     "Judgement",
-    "Place",
     "RankOrder",
     "RankedOffering",
     "Ranking",

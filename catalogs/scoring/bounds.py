@@ -41,14 +41,6 @@ class Swing:
         return {"criterion": self.criterion, "swing": self.swing, "whose": self.whose}
 
 
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Whether an entry's place against the next one is decided, and if not, the unknowns that decide it."""
-
-    decided: bool
-    deciding: tuple[Swing, ...] = ()
-
-
 def rating_matrix(table: ScoreTable, order: RankOrder) -> np.ndarray:
     """The counted values the order ranks by: the worst case, or what each criterion counts."""
     return table.counted_min if order == "score-min" else table.counted
@@ -57,45 +49,48 @@ def rating_matrix(table: ScoreTable, order: RankOrder) -> np.ndarray:
 def ask_next(table: ScoreTable, row: int, limit: int = 5) -> tuple[Swing, ...]:
     """The row's unknown criteria whose answers could move its total most (weight share × swing)."""
     share = table.weights / (table.weights.sum() or 1.0)
-    swing = (table.counted_max[row] - table.counted_min[row]) * share
-    unknown = np.isnan(table.unscaled[row])
+    swing = ((table.counted_max[row] - table.counted_min[row]) * share).tolist()
+    unknown = np.isnan(table.unscaled[row]).tolist()
     ranked = sorted(
-        (j for j in np.flatnonzero(unknown & (swing > 1e-12)).tolist()),
+        (j for j in range(len(swing)) if unknown[j] and swing[j] > 1e-12),
         key=lambda j: (-swing[j], table.ids[j]),
     )
-    return tuple(Swing(table.ids[j], float(swing[j])) for j in ranked[:limit])
+    return tuple(Swing(table.ids[j], swing[j]) for j in ranked[:limit])
 
 
-def places(
-    table: ScoreTable, order: Sequence[int], eligible: Sequence[bool], matrix: np.ndarray
-) -> list[Place | None]:
-    """For each ranked position: its place against the next of the same group (passing / failing), None for
-    the last of a group."""
-    result: list[Place | None] = [None] * len(order)
-    share = table.weights / (table.weights.sum() or 1.0)
-    rating = matrix @ share
+def decided_places(table: ScoreTable, order: Sequence[int], eligible: Sequence[bool]) -> list[bool | None]:
+    """For each ranked position: whether its place against the next of the same group (passing / failing)
+    is decided (its worst case above the next one's best case); None for the last of a group."""
+    result: list[bool | None] = [None] * len(order)
+    if len(order) < 2:
+        return result
+    rows = np.asarray(order)
+    decided = (table.totals_min[rows[:-1]] > table.totals_max[rows[1:]] + 1e-12).tolist()
     for position in range(len(order) - 1):
-        this, following = order[position], order[position + 1]
-        if eligible[this] != eligible[following]:
-            continue
-        if table.totals_min[this] > table.totals_max[following] + 1e-12:
-            result[position] = Place(True)
-            continue
-        gap = float(rating[this] - rating[following])
-        falls = (matrix[this] - table.counted_min[this]) * share
-        rises = (table.counted_max[following] - matrix[following]) * share
-        moves = [Swing(table.ids[j], float(falls[j]), "this") for j in range(len(share)) if falls[j] > 1e-12]
-        moves += [Swing(table.ids[j], float(rises[j]), "next") for j in range(len(share)) if rises[j] > 1e-12]
-        moves.sort(key=lambda s: (-s.swing, s.whose, s.criterion))
-        deciding: list[Swing] = []
-        covered = 0.0
-        for move in moves:
-            deciding.append(move)
-            covered += move.swing
-            if covered > gap:
-                break
-        result[position] = Place(False, tuple(deciding))
+        if eligible[order[position]] == eligible[order[position + 1]]:
+            result[position] = bool(decided[position])
     return result
+
+
+def deciding_unknowns(table: ScoreTable, this: int, following: int, order: RankOrder) -> tuple[Swing, ...]:
+    """The unknowns whose answers could reverse `this` and the `following` row: this one's falling and the
+    next one's rising, largest first, as many as it takes to close the gap between them."""
+    matrix = rating_matrix(table, order)
+    share = table.weights / (table.weights.sum() or 1.0)
+    gap = float(matrix[this] @ share - matrix[following] @ share)
+    falls = ((matrix[this] - table.counted_min[this]) * share).tolist()
+    rises = ((table.counted_max[following] - matrix[following]) * share).tolist()
+    moves = [Swing(table.ids[j], falls[j], "this") for j in range(len(falls)) if falls[j] > 1e-12]
+    moves += [Swing(table.ids[j], rises[j], "next") for j in range(len(rises)) if rises[j] > 1e-12]
+    moves.sort(key=lambda s: (-s.swing, s.whose, s.criterion))
+    deciding: list[Swing] = []
+    covered = 0.0
+    for move in moves:
+        deciding.append(move)
+        covered += move.swing
+        if covered > gap:
+            break
+    return tuple(deciding)
 
 
 def overtakers(table: ScoreTable, first: int, rows: Sequence[int], labels: Sequence[str]) -> tuple[str, ...]:

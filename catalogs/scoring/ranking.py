@@ -18,7 +18,7 @@ from catalogs.gpus import GpuReference, default_gpu_reference
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
-from catalogs.scoring.bounds import Place, RankOrder, ask_next, overtakers, places, rating_matrix
+from catalogs.scoring.bounds import RankOrder, decided_places, overtakers, rating_matrix
 from catalogs.scoring.candidates import CandidateFacts, FactsBuilder, candidates
 from catalogs.scoring.criteria import check_checklist
 from catalogs.scoring.methods import RankingMethod, topsis
@@ -75,7 +75,7 @@ def rank_offerings(
 
     ordered = sorted(range(len(pool)), key=order_key)
     margins = _margins(table, matrix, ordered, eligible)
-    placed = places(table, ordered, eligible, matrix)
+    placed = decided_places(table, ordered, eligible)
     entries = tuple(
         _entry(
             rank,
@@ -86,6 +86,8 @@ def rank_offerings(
             closeness.get(i),
             margins[rank - 1],
             placed[rank - 1],
+            ordered[rank] if rank < len(ordered) else None,
+            order,
         )
         for rank, i in enumerate(ordered, start=1)
     )
@@ -124,7 +126,9 @@ def _entry(
     eligible: bool,
     closeness: float | None,
     margins: tuple[tuple[str, float], ...] | None,
-    place: Place | None,
+    decided: bool | None,
+    next_row: int | None,
+    order: RankOrder,
 ) -> RankedOffering:
     candidate = facts.candidate
     return RankedOffering(
@@ -148,12 +152,12 @@ def _entry(
         currency=facts.price_currency,
         next_rank=rank + 1 if margins is not None else None,
         margins=margins or (),
-        decided=None if place is None else place.decided,
-        deciding=() if place is None else place.deciding,
-        ask_next=ask_next(table, row),
+        decided=decided,
         _facts=facts,
         _table=table,
         _row=row,
+        _next_row=next_row if decided is not None else None,
+        _order=order,
     )
 
 

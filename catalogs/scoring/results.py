@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalogs.errors import UnknownCriterionError
-from catalogs.scoring.bounds import RankOrder, Swing
+from catalogs.scoring.bounds import RankOrder, Swing, ask_next, deciding_unknowns
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.criteria.compute import intra_node_kind
 from catalogs.scoring.explanation import explain, judgements
@@ -51,12 +51,25 @@ class RankedOffering:
     next_rank: int | None = None
     margins: tuple[tuple[str, float], ...] = ()
     decided: bool | None = None
-    deciding: tuple[Swing, ...] = ()
-    ask_next: tuple[Swing, ...] = ()
     _facts: CandidateFacts | None = field(default=None, repr=False, compare=False)
     _table: ScoreTable | None = field(default=None, repr=False, compare=False)
     _row: int = field(default=0, repr=False, compare=False)
     _judged: list[tuple[Judgement, ...]] = field(default_factory=list, repr=False, compare=False)
+    _next_row: int | None = field(default=None, repr=False, compare=False)
+    _order: RankOrder = field(default="score-min", repr=False, compare=False)
+
+    @property
+    def deciding(self) -> tuple[Swing, ...]:
+        """The unknowns that decide this place against the next one (empty when decided, or for the last of
+        its group); built on demand from the ranking's table."""
+        if self.decided is not False or self._table is None or self._next_row is None:
+            return ()
+        return deciding_unknowns(self._table, self._row, self._next_row, self._order)
+
+    @property
+    def ask_next(self) -> tuple[Swing, ...]:
+        """This entry's unknowns whose answers could move it most (weight × swing), largest first."""
+        return ask_next(self._table, self._row) if self._table is not None else ()
 
     @property
     def judgements(self) -> tuple[Judgement, ...]:
