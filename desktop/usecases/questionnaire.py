@@ -18,6 +18,7 @@ its earlier value; importing the same workbook twice changes nothing.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -57,6 +58,7 @@ from desktop.usecases.questionnaire_workbook import (
 from desktop.usecases.user_catalogs import apply_facts
 
 META_BY, META_ON = "meta.answered_by", "meta.answered_on"
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -313,9 +315,22 @@ def import_questionnaire(
     questions = all_questions(catalog)
     meta = {a.key: a for a in workbook.answers if a.key.startswith("meta.")}
     who = source or _text(meta.get(META_BY)) or "not named"
-    answered_on = as_of or _date(meta.get(META_ON)) or today or dt.date.today().isoformat()
-    document = path.name
     problems: list[AnswerProblem] = []
+    answered_on = as_of or _date(meta.get(META_ON)) or today or dt.date.today().isoformat()
+    if not _DATE.match(answered_on):
+        dated = meta.get(META_ON)
+        problems.append(
+            AnswerProblem(
+                dated.sheet if dated and not as_of else "--as-of",
+                dated.row if dated and not as_of else 0,
+                META_ON,
+                answered_on,
+                _("not a date"),
+                "YYYY-MM-DD",
+            )
+        )
+        answered_on = today or dt.date.today().isoformat()  # so the other answers are still checked
+    document = path.name
     facts: list[tuple[Answer, OverlayFact]] = []
     for answer in workbook.answers:
         if answer.key.startswith("meta.") or (answer.value is None and not answer.formula):
@@ -434,4 +449,5 @@ def _date(answer: Answer | None) -> str | None:
         return value.date().isoformat()
     if isinstance(value, dt.date):
         return value.isoformat()
-    return str(value).strip()[:10] or None
+    text = str(value).strip()
+    return (text[:10] if re.match(r"^\d{4}-\d{2}-\d{2}[T ]", text) else text) or None

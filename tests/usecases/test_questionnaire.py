@@ -321,6 +321,22 @@ def test_bad_answers_are_reported_with_sheet_row_key_and_nothing_is_written(
     assert skipped.overlay.exists() and "gpus_per_node" not in skipped.overlay.read_text(encoding="utf-8")
 
 
+def test_an_answer_date_that_is_not_one_is_reported_on_its_row(tmp_path: Path, user_dir: Path) -> None:
+    answered = tmp_path / "answered.xlsx"
+    answer_everything(export(tmp_path), answered, {"meta.answered_on": "last Tuesday"})
+    with pytest.raises(AnswersInvalid) as raised:
+        import_questionnaire(answered, load_catalog_set(), "raksmart")
+    (problem,) = raised.value.problems
+    assert (problem.sheet, problem.key, problem.given, problem.expected) == (
+        "Provider",
+        "meta.answered_on",
+        "last Tuesday",
+        "YYYY-MM-DD",
+    )
+    assert not (user_dir / "raksmart.toml").exists()
+    assert import_questionnaire(answered, load_catalog_set(), "raksmart", as_of="2026-12-05").answers >= 30
+
+
 def test_answer_text_is_stored_as_text_and_neutralised_where_it_is_shown_again(
     tmp_path: Path, user_dir: Path
 ) -> None:
