@@ -7,7 +7,7 @@ One file per provider::
     [service]    support, SLA, DDoS protection, BMC/IPMI, billing, delivery time, scale-out (all optional)
     [[regions]]  id, city, country, line_types (as the vendor claims them), endpoints (probe targets)
     [[offerings]] GPU, GPUs per node, intra-node interconnect, inter-node fabric, storage, power, cooling,
-                  prices, regions where offered
+                  prices, minimum term, regions where offered
 
 Every fact is optional unless it identifies something: a fact the source does not state is left out and
 read as unknown (`None`), never as false. Implausible numbers (a unit slip such as VRAM 80000 "GB") are
@@ -221,6 +221,7 @@ class Offering(SourcedTable):
     cooling: Literal["air", "liquid", "hybrid"] | None = None
     currency: Currency | None = None
     prices: tuple[Price, ...] = ()
+    min_term_days: float | None = Field(default=None, ge=0, le=3650)  # the shortest rental, in days
     regions: tuple[Slug, ...] = ()  # region ids of this provider; empty = the source does not say where
     notes: str | None = None
 

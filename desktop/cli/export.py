@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None
     # The catalogs always: the line types their regions claim are what the route checks check.
-    catalogs = load_or_warn(args.catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     job = ExportJob(
         out=args.out,
         file_format=file_format,

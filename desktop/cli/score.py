@@ -15,7 +15,7 @@ from typing import Any
 
 from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
-from catalogs.scoring import RANKING_METHODS, Ranking
+from catalogs.scoring import RANK_ORDERS, RANKING_METHODS, Ranking
 from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.catalog import add_catalog_option, load_or_warn
@@ -56,6 +56,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="override a weight (repeatable)",
     )
     parser.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum")
+    parser.add_argument(
+        "--order",
+        choices=RANK_ORDERS,
+        default="score-min",
+        help="score-min (default): rank by the score with every unknown at its worst, so nothing leads on "
+        "unknowns counted generously; total: by the score with unknowns at the checklist's unknown score",
+    )
     parser.add_argument("--top", type=int, default=10, metavar="N", help="explain the first N (default 10)")
     parser.add_argument("--json", action="store_true", help="print the whole ranking as JSON")
     add_catalog_option(parser)
@@ -69,7 +76,7 @@ def _print_ranking(ranking: Ranking, top: int) -> None:
     failing = [e for e in ranking.entries if not e.eligible]
     print(
         f"{len(ranking.entries)} candidate(s) (offering × region): {len(passing)} pass every gate, "
-        f"{len(failing)} fail one. Method: {ranking.method}.",
+        f"{len(failing)} fail one. Method: {ranking.method}. Order: {ranking.order}.",
         file=out,
     )
     for note in ranking.notes:
@@ -96,9 +103,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--top must be 0 or more")
     needs = load_needs(args.needs)
     checklist = load_checklist(args.checklist) if args.checklist else None
-    catalogs = load_or_warn(args.catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     summaries = read_link_file(args.links) if args.links else stored_link_summaries(args, catalogs)
-    request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist)
+    request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist, args.order)
     ranking = rank(catalogs, request)
     if args.json:
         data: dict[str, Any] = ranking.as_dict()

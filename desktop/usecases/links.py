@@ -117,14 +117,14 @@ def stored_link_summaries(
     scope: Scope | None = None,
 ) -> list[LinkSummary]:
     """`measured_link_summaries` of the store at `db_path`, opened read-only, route checks against the claims
-    of `catalogs` (default: the bundled ones); none when there is no store there yet (nothing measured is
+    of `catalogs` (default: the bundled ones with the user's); none when there is no store there yet (nothing measured is
     not an error for a reader)."""
     if not db_path.exists():
         return []
-    from catalogs.loader import load_catalogs
+    from catalogs.user import load_with_user
     from probes.store import Store
 
-    catalogs = catalogs if catalogs is not None else load_catalogs()
+    catalogs = catalogs if catalogs is not None else load_with_user()
     with Store(db_path, readonly=True) as store:
         return measured_link_summaries(store, scope, windows, catalogs)
 

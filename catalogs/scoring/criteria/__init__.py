@@ -51,6 +51,14 @@ CRITERIA: dict[str, CriterionFunction] = {
 # Lower raw value is better; scored against the best candidate (`catalogs.scoring.scaling.relative_scores`).
 RELATIVE = frozenset({"price", "price_per_tflop"})
 
+EvidenceFunction = Callable[[CandidateFacts, Mapping[str, float]], tuple[float, float] | None]
+# Partly known on thin evidence: (measured, confidence); the untrusted share is unknown (worst 0, best 1).
+PARTIAL: dict[str, EvidenceFunction] = {
+    "line_quality": line.line_quality_evidence,
+    "line_responsiveness": line.line_responsiveness_evidence,
+    "line_claim": line.line_claim_evidence,
+}
+
 
 def check_checklist(checklist: Checklist) -> None:
     """The checklist and the scoring code must name the same items, each of the right kind."""
