@@ -280,21 +280,28 @@ def test_a_prometheus_server_scrapes_the_endpoint_and_answers_promql(
     )
     process = _start_prometheus(config, api, tmp_path / "tsdb")
     try:
-        # Rounds over ~6 s, scraped every second: enough points for rate() over a 30 s range.
-        for _ in range(6):
-            asyncio.run(scheduler.run_once())
-            time.sleep(1.0)
-        deadline = time.monotonic() + 20
+        # Rounds a second apart, scraped every second, until Prometheus has seen the counter grow at least
+        # twice (so rate() over 30 s has points to work on, however late a busy machine's first scrape is).
+        rounds = 0
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
+            asyncio.run(scheduler.run_once())
+            rounds += 1
+            time.sleep(1.0)
+            grown = _query(api, 'changes(linkvet_probe_sent_total{target="lo"}[1m])')
+            if rounds >= 6 and grown and float(grown[0]["value"][1]) >= 2:  # type: ignore[index]
+                break
+        expected = 5 * rounds
+        while time.monotonic() < deadline:  # the last round's figures scraped too
             up = _query(api, 'up{job="linkvet"}')
             sent = _query(api, 'linkvet_probe_sent_total{target="lo"}')
-            if up and sent and float(sent[0]["value"][1]) >= 30:  # type: ignore[index]
+            if up and sent and float(sent[0]["value"][1]) >= expected:  # type: ignore[index]
                 break
             time.sleep(0.5)
         assert float(up[0]["value"][1]) == 1  # type: ignore[index]
         (series,) = _query(api, 'linkvet_probe_sent_total{target="lo"}')
         assert series["metric"]["vantage"] == "test-office" and series["metric"]["region"] == "loop-1"  # type: ignore[index]
-        assert float(series["value"][1]) == 30  # type: ignore[index]
+        assert float(series["value"][1]) == expected  # type: ignore[index]
         (rate,) = _query(api, 'rate(linkvet_rtt_seconds_count{target="lo"}[30s])')
         assert float(rate["value"][1]) > 0  # type: ignore[index]
         (p95,) = _query(
