@@ -110,7 +110,7 @@ def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> 
             ws.write_comment(0, i, column.note, {"x_scale": 2, "y_scale": 1.5})
     wrapped = [(column.key, widths[i]) for i, column in enumerate(columns) if column.wrap]
     cells = list(enumerate(zip(columns, column_formats, strict=True)))
-    write_number, write_string = ws.write_number, ws.write_string
+    write_number, write_string = _cell_writers(ws)
     for r, row in enumerate(sheet.rows, start=1):
         if wrapped:
             # Rows are streamed, so no application re-measures them: give wrapped text its height here.
@@ -157,6 +157,17 @@ def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> 
                     {"type": "3_color_scale", "min_color": low, "mid_color": _YELLOW, "max_color": high},
                 )
     _add_charts(book, ws, sheet, len(columns))
+
+
+def _cell_writers(ws: Worksheet) -> tuple[Any, Any]:
+    """XlsxWriter's number and string writers for (row, column) indices: the public `write_number` and
+    `write_string` first convert "A1"-style arguments, a cost per cell that adds up over a large workbook, so
+    the methods they call are used where this XlsxWriter has them under their long-standing names."""
+    number = getattr(ws, "_write_number", None)
+    string = getattr(ws, "_write_string", None)
+    if callable(number) and callable(string):
+        return number, string
+    return ws.write_number, ws.write_string
 
 
 def _write_cell(ws: Worksheet, r: int, c: int, value: Any, column: Column, fmt: Format) -> None:
