@@ -50,7 +50,7 @@ class ExportJob:
 class ExportResult:
     written: list[Path]
     folder: Path  # where the files are (the workbook's folder, or the csv folder)
-    regions: int  # rows of the Link quality sheet (region × vantage point measured)
+    regions: int  # regions measured (in the Link quality sheet's rows: each once, from however many vantages)
     ranked: int | None  # offerings ranked (None without a needs profile)
     sheets: list[str]
     store_missing: bool  # no result store at `db_path` yet: nothing measured
@@ -105,7 +105,8 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
     except OSError as exc:
         raise WriteError(f"{job.out}: cannot write: {exc.strerror or exc}") from exc
     names = [sheet.name for sheet in workbook.sheets]
-    regions = len(workbook.sheet("Link quality").rows) if "Link quality" in names else 0
+    rows = workbook.sheet("Link quality").rows if "Link quality" in names else []
+    regions = len({(row["provider"], row["region"]) for row in rows})
     ranked = len(workbook.sheet("Ranking").rows) if "Ranking" in names else None
     return ExportResult(written, folder, regions, ranked, names, store_missing)
 
