@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import socket
 import struct
+import sys
 from typing import Any
 
 from probes.sockets import IP_RECVERR, IPV6_RECVERR, SOCK_EXTENDED_ERR
@@ -97,6 +98,9 @@ class TtfbClock:
 
     def attach(self, sock: Any) -> None:
         """Tie the clock to a connection's socket (a socket, or asyncio's TransportSocket wrapper of one)."""
+        if not sys.platform.startswith("linux"):
+            self.fallback_reason = "kernel timestamps are read on Linux only"
+            return
         try:
             self._sock = socket.fromfd(sock.fileno(), sock.family, sock.type)
         except (OSError, AttributeError, ValueError) as exc:
