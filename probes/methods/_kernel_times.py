@@ -5,8 +5,8 @@ One `TtfbClock` per request, tied to the connection's socket:
 - `arm()`, just before the request's first write: the socket starts stamping what it sends (software TX
   timestamps, read back from its error queue: `SCM_TSTAMP_SND`, when the driver took the segment, else
   `SCM_TSTAMP_SCHED`, when it entered the device's queue) and what it receives (software RX timestamps).
-- `wait_readable()`, before each read of the raw byte stream while the response's first byte is awaited:
-  sleeps until data (or EOF, or an error) is queued, and reads the error queue whenever it wakes.
+- `wait_readable()`, before every read of the raw byte stream: sleeps until data (or EOF, or an error) is
+  queued, and once armed reads the error queue whenever it wakes (that is where the TX stamps arrive).
 - `peek_stamps(starts)`: the RX timestamp of the segment holding each of the given byte offsets of the
   receive queue, read by peeking (MSG_PEEK), so nothing is taken from the queue. This has to happen as soon as
   the data arrives: TCP merges in-order segments waiting in the queue into one buffer that keeps the *latest*

@@ -4,9 +4,9 @@ httpcore (under httpx) reads and writes through a network backend. This one open
 streams and anyio TLS streams as httpcore's own `AnyIOBackend`, with two thin layers of our own:
 
     httpcore ── TimedNetworkStream ── [anyio TLSStream] ── TimedByteStream ── anyio SocketStream ── socket
-                (plaintext: the first        (https)        (the raw bytes: waits for them itself while the
-                 write arms the clock; the                   first response byte is awaited, to stamp them
-                 first data read stops it)                   the moment they arrive)
+                (plaintext: the first        (https)        (the raw bytes: reads the socket itself, and
+                 write arms the clock; the                   while the first response byte is awaited
+                 first data read stops it)                   stamps them the moment they arrive)
 
 `TimedByteStream` reads the socket itself (anyio's socket stream keeps its transport's reading paused from
 the connection on, and only sends and closes), so bytes wait in the kernel's receive queue until it has
