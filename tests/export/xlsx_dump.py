@@ -1,6 +1,8 @@
 """Everything a reader sees in an .xlsx file, as plain data (openpyxl reads it back): every cell's value,
 number format, font weight, fill, alignment and comment; every sheet's column widths and formats, row
-heights, frozen panes, filter, print settings, colour scales and charts (with their series' references).
+heights, frozen panes, filter, print settings, colour scales and charts (with their series' references). Formats
+are compared by what they are (number format, bold, fill, wrapping), not by their index in the file's style
+table, which differs with the order the writer registered them.
 
     python -m tests.export.xlsx_dump A.xlsx B.xlsx [--ignore "Method!B4"]...
 
@@ -44,7 +46,16 @@ def dump(path: Path) -> dict[str, Any]:
         sheet: dict[str, Any] = {
             "cells": cells,
             "columns": {
-                key: (dim.width, dim.min, dim.max, None if dim.style is None else dim.style)
+                key: (
+                    dim.width,
+                    dim.min,
+                    dim.max,
+                    dim.number_format,
+                    bool(dim.font.b),
+                    _colour(dim.fill),
+                    bool(dim.alignment.wrap_text),
+                    dim.alignment.vertical,
+                )
                 for key, dim in ws.column_dimensions.items()
             },
             "rows": {key: dim.height for key, dim in ws.row_dimensions.items() if dim.height is not None},
