@@ -9,7 +9,9 @@ Where things are
     results.py      what a measurement returns: `Sample`, `ProbeResult`
     stats.py        the definitions of loss, percentiles and jitter used everywhere
     errors.py       every exception the engine raises (the tree) and `ErrorKind`, why an attempt failed
-    methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace, responsiveness)
+    methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace, responsiveness);
+                    what http and download share in `_httpcommon.py`, their connections' kernel timestamps
+                    (TTFB) in `_kernel_times.py` (SO_TIMESTAMPING) and `_timed_transport.py` (the httpx transport)
     loaded_latency.py  a responsiveness test's figures from its probes: RTT under load, RPM, the grade
     runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`)
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts

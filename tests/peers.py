@@ -46,6 +46,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(1.5)
             self._send(200, b"late")
+        elif path.startswith("/wait/"):  # answers after waiting N ms (the request read, nothing sent yet)
+            time.sleep(int(path.rsplit("/", 1)[1]) / 1000)
+            self._send(200, b"waited")
         elif path == "/file":
             self.send_response(200)
             self.send_header("Content-Length", str(FILE_BYTES))

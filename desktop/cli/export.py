@@ -62,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     from catalogs.checklist import load_checklist
     from catalogs.needs import load_needs
-    from desktop.usecases.export import ExportJob, file_format_for, run_export
+    from desktop.usecases.export import ExportJob, cyclic_gc_paused, file_format_for, run_export
     from probes.analysis.clock import check_zone
 
     file_format = file_format_for(args.out, args.format)
@@ -84,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None
     # The catalogs always: the line types their regions claim are what the route checks check.
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    with cyclic_gc_paused():  # as the export itself: loading builds the catalogs' objects in bulk
+        catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     job = ExportJob(
         out=args.out,
         file_format=file_format,

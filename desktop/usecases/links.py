@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from catalogs.errors import LinkSummaryError
 from catalogs.link_quality import LinkSummary, PeriodStats, RouteCheck
@@ -99,14 +99,17 @@ def measured_link_summaries(
     windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS,
     catalogs: CatalogSet | None = None,
 ) -> list[LinkSummary]:
-    """Every region's measured line (per vantage point) in the store, with its route check from the stored
-    traces (against the targets' line-type label, else what `catalogs` claim for the region), ready for
-    `catalogs.scoring.rank_offerings`."""
+    """Every region's measured line (per vantage point that measured it) in the store, with its route check
+    from the traces stored from that vantage point (against the targets' line-type label, else what
+    `catalogs` claim for the region), ready for `catalogs.scoring.rank_offerings`."""
     from probes.analysis import Scope, link_summaries, route_verdicts
 
     scope = scope or Scope()
     claims = catalog_claims(catalogs) if catalogs is not None else None
-    routes = route_verdicts(store, scope, claims=claims)
+
+    def routes(narrowed: Scope) -> dict[tuple[str, str], dict[str, Any]]:
+        return route_verdicts(store, narrowed, claims=claims)
+
     return to_link_summaries(link_summaries(store, scope, windows, routes=routes))
 
 

@@ -71,7 +71,7 @@ async def _one_connection(
                 if count is not None:
                     acked.append((time.perf_counter_ns(), count))
 
-    async with client(options) as http:
+    async with client(options, phases.clock) as http:
         request = http.build_request(
             "POST",
             pinned.pinned_url,
@@ -90,7 +90,7 @@ async def _check(url: str, options: ProbeOptions) -> None:
     """POST a small body first: a server that refuses uploads (405, 413, …) usually answers a large body
     early and closes the connection, and the answer is lost in the reset; here it can be read."""
     pinned = await pin(url)
-    async with client(options) as http:
+    async with client(options, PhaseTimer().clock) as http:
         response = await http.post(
             pinned.pinned_url,
             headers={**pinned.headers, "Content-Type": "application/octet-stream"},

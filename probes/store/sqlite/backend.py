@@ -61,7 +61,8 @@ _SELECT_RESULTS = (
 _SELECT_TRACES = (
     "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
     " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"
-    " tr.route_doubts_json FROM traces tr JOIN targets t ON t.id = tr.target_id"
+    " tr.route_doubts_json, ro.vantage FROM traces tr JOIN targets t ON t.id = tr.target_id"
+    " JOIN results r ON r.id = tr.result_id JOIN rounds ro ON ro.id = r.round_id"
 )
 
 
