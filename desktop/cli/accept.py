@@ -23,6 +23,7 @@ from desktop.cli._common import flag
 from desktop.cli._format import table
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
+from desktop.i18n import _
 from probes import limits
 
 
@@ -31,29 +32,33 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     p = subparsers.add_parser(
         "accept",
-        help="check a rented GPU server against what its vendor claims (run on the server)",
-        description="Read this server's GPUs, NVLink topology, InfiniBand/RoCE, NVMe, BMC and power, NCCL "
-        "bandwidth and return route to China, and compare each with the catalog's claims for the offering. "
-        "No root needed where the kernel allows reading; what could not be read is listed with why.",
+        help=_("check a rented GPU server against what its vendor claims (run on the server)"),
+        description=_(
+            "Read this server's GPUs, NVLink topology, InfiniBand/RoCE, NVMe, BMC and power, NCCL "
+            "bandwidth and return route to China, and compare each with the catalog's claims for the offering. "
+            "No root needed where the kernel allows reading; what could not be read is listed with why."
+        ),
     )
     source = p.add_mutually_exclusive_group()
     source.add_argument(
-        "--replay", type=Path, metavar="DIR", help="read recorded outputs from DIR instead of this machine"
+        "--replay", type=Path, metavar="DIR", help=_("read recorded outputs from DIR instead of this machine")
     )
     source.add_argument(
-        "--record", type=Path, metavar="DIR", help="also write every output read into DIR (replayable)"
+        "--record", type=Path, metavar="DIR", help=_("also write every output read into DIR (replayable)")
     )
-    p.add_argument("--provider", metavar="ID", help="catalog provider id (with --offering: check the claims)")
-    p.add_argument("--offering", metavar="ID", help="catalog offering id")
     p.add_argument(
-        "--region", metavar="ID", help="catalog region id (its line types are checked on the return route)"
+        "--provider", metavar="ID", help=_("catalog provider id (with --offering: check the claims)")
+    )
+    p.add_argument("--offering", metavar="ID", help=_("catalog offering id"))
+    p.add_argument(
+        "--region", metavar="ID", help=_("catalog region id (its line types are checked on the return route)")
     )
     add_catalog_option(p)
     p.add_argument(
         "--needs",
         type=Path,
         metavar="FILE",
-        help="training-needs profile: check the inter-node bandwidth it requires",
+        help=_("training-needs profile: check the inter-node bandwidth it requires"),
     )
     p.add_argument(
         "--nccl-log",
@@ -61,64 +66,67 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="append",
         default=[],
         metavar="FILE",
-        help="an all_reduce_perf log or -J JSON (repeatable)",
+        help=_("an all_reduce_perf log or -J JSON (repeatable)"),
     )
     p.add_argument(
         "--nccl-tests",
         type=Path,
         metavar="DIR",
-        help="run DIR/all_reduce_perf -b 1G -e 8G -f 2 on the local GPUs",
+        help=_("run DIR/all_reduce_perf -b 1G -e 8G -f 2 on the local GPUs"),
     )
     p.add_argument(
         "--nccl-timeout",
         type=flag(limits.COMMAND_SECONDS),
         default=600.0,
         metavar="S",
-        help="time cap for that run (default 600)",
+        help=_("time cap for that run (default 600)"),
     )
     p.add_argument(
-        "--fio", metavar="DEVICE", help="run a bounded read-only fio test of DEVICE (e.g. /dev/nvme0n1)"
+        "--fio", metavar="DEVICE", help=_("run a bounded read-only fio test of DEVICE (e.g. /dev/nvme0n1)")
     )
     p.add_argument(
-        "--fio-json", type=Path, metavar="FILE", help="a fio --output-format=json result to read instead"
+        "--fio-json", type=Path, metavar="FILE", help=_("a fio --output-format=json result to read instead")
     )
     p.add_argument(
-        "--return-route", action="store_true", help="trace to the bundled China carrier endpoints (回程)"
+        "--return-route", action="store_true", help=_("trace to the bundled China carrier endpoints (回程)")
     )
     p.add_argument(
         "-P",
         "--trace-protocol",
         choices=["icmp", "udp", "tcp"],
         default="icmp",
-        help="protocol of those traces",
+        help=_("protocol of those traces"),
     )
     p.add_argument(
-        "--office", metavar="HOST", help="also ping (and iperf3 where a server runs) back to the office"
+        "--office", metavar="HOST", help=_("also ping (and iperf3 where a server runs) back to the office")
     )
     p.add_argument(
-        "--networks", type=Path, metavar="FILE", help="your network table, merged over the bundled one"
+        "--networks", type=Path, metavar="FILE", help=_("your network table, merged over the bundled one")
     )
     p.add_argument(
-        "--no-nvml", action="store_true", help="do not use NVML even when nvidia-ml-py is installed"
+        "--no-nvml", action="store_true", help=_("do not use NVML even when nvidia-ml-py is installed")
     )
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--out", type=Path, metavar="FILE", help="write the JSON report to FILE")
+    p.add_argument("--json", action="store_true", help=_("print the report as JSON"))
+    p.add_argument("--out", type=Path, metavar="FILE", help=_("write the JSON report to FILE"))
     p.set_defaults(run=run)
     verbs = p.add_subparsers(dest="accept_verb", metavar="import")
     importer = verbs.add_parser(
         "import",
-        help="on the office machine: store a report's checks as verified facts in your own catalog",
-        description="Store an acceptance report's checks with the provider's catalog: measured values become "
-        "verified facts (scoring prefers them), claims they contradict are marked contradicted (counted 0).",
+        help=_("on the office machine: store a report's checks as verified facts in your own catalog"),
+        description=_(
+            "Store an acceptance report's checks with the provider's catalog: measured values become "
+            "verified facts (scoring prefers them), claims they contradict are marked contradicted (counted 0)."
+        ),
     )
-    importer.add_argument("report", type=Path, metavar="REPORT.json", help="a report of linkvet accept --out")
+    importer.add_argument(
+        "report", type=Path, metavar="REPORT.json", help=_("a report of linkvet accept --out")
+    )
     add_catalog_option(importer)
     importer.set_defaults(run=run_import)
 
 
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
-    from desktop.i18n import _
     from desktop.usecases.accept_import import import_report
 
     if not args.report.is_file():

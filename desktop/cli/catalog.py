@@ -22,15 +22,19 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         metavar="PATH",
-        help="catalog file or directory (repeatable; default: the bundled catalogs); your own catalogs "
-        "(the user catalog folder) are merged over them",
+        help=_(
+            "catalog file or directory (repeatable; default: the bundled catalogs); your own catalogs "
+            "(the user catalog folder) are merged over them"
+        ),
     )
     parser.add_argument(
         "--no-user-catalogs",
         dest="user_catalogs",
         action="store_false",
-        help="leave out your own catalogs (vendor answers, verified facts) and read only --catalogs or the "
-        "bundled ones",
+        help=_(
+            "leave out your own catalogs (vendor answers, verified facts) and read only --catalogs or the "
+            "bundled ones"
+        ),
     )
 
 
@@ -46,55 +50,59 @@ def load_or_warn(paths: list[Path] | None, include_user: bool = True) -> Catalog
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("catalog", help="validate, list and import provider GPU catalogs")
+    parser = subparsers.add_parser("catalog", help=_("validate, list and import provider GPU catalogs"))
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
 
-    validate = verbs.add_parser("validate", help="check catalog files and report every problem")
+    validate = verbs.add_parser("validate", help=_("check catalog files and report every problem"))
     validate.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="files or directories (default: bundled)"
+        "paths", nargs="*", type=Path, metavar="PATH", help=_("files or directories (default: bundled)")
     )
     validate.set_defaults(run=run_validate)
 
-    listing = verbs.add_parser("list", help="list offerings")
-    listing.add_argument("--gpu", metavar="MODEL", help="only offerings with this GPU (e.g. H100, A100-80GB)")
-    listing.add_argument("--provider", metavar="ID", help="only this provider")
-    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing = verbs.add_parser("list", help=_("list offerings"))
+    listing.add_argument(
+        "--gpu", metavar="MODEL", help=_("only offerings with this GPU (e.g. H100, A100-80GB)")
+    )
+    listing.add_argument("--provider", metavar="ID", help=_("only this provider"))
+    listing.add_argument("--json", action="store_true", help=_("print JSON instead of a table"))
     add_catalog_option(listing)
     listing.set_defaults(run=run_list)
 
     show = verbs.add_parser(
-        "show", help="every fact of a provider (or one offering) with its source, standing and file"
+        "show", help=_("every fact of a provider (or one offering) with its source, standing and file")
     )
-    show.add_argument("provider", metavar="PROVIDER", help="provider id")
-    show.add_argument("offering", nargs="?", metavar="OFFERING", help="only this offering")
-    show.add_argument("--json", action="store_true", help="print JSON instead of text")
+    show.add_argument("provider", metavar="PROVIDER", help=_("provider id"))
+    show.add_argument("offering", nargs="?", metavar="OFFERING", help=_("only this offering"))
+    show.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
     add_catalog_option(show)
     show.set_defaults(run=run_show)
 
-    targets = verbs.add_parser("targets", help="print the probe targets of catalog regions (JSON)")
-    targets.add_argument("--provider", metavar="ID", help="only this provider")
-    targets.add_argument("--region", metavar="ID", help="only this region")
+    targets = verbs.add_parser("targets", help=_("print the probe targets of catalog regions (JSON)"))
+    targets.add_argument("--provider", metavar="ID", help=_("only this provider"))
+    targets.add_argument("--region", metavar="ID", help=_("only this region"))
     add_catalog_option(targets)
     targets.set_defaults(run=run_targets)
 
-    importer = verbs.add_parser("import-skypilot", help="turn a SkyPilot-format CSV into a provider catalog")
-    importer.add_argument("file", type=Path, metavar="FILE", help="SkyPilot vms.csv (or an extract of it)")
+    importer = verbs.add_parser(
+        "import-skypilot", help=_("turn a SkyPilot-format CSV into a provider catalog")
+    )
+    importer.add_argument("file", type=Path, metavar="FILE", help=_("SkyPilot vms.csv (or an extract of it)"))
     importer.add_argument(
         "--out",
         type=Path,
         default=Path("."),
         metavar="DIR|FILE.toml",
-        help="a folder (written as PROVIDER.toml in it) or a .toml file (default: .)",
+        help=_("a folder (written as PROVIDER.toml in it) or a .toml file (default: .)"),
     )
-    importer.add_argument("--provider", metavar="ID", help="provider id (default: from the file name)")
-    importer.add_argument("--name", metavar="NAME", help="provider display name")
+    importer.add_argument("--provider", metavar="ID", help=_("provider id (default: from the file name)"))
+    importer.add_argument("--name", metavar="NAME", help=_("provider display name"))
     importer.add_argument(
-        "--source", metavar="TEXT", help="where the CSV comes from (kept as every fact's source)"
+        "--source", metavar="TEXT", help=_("where the CSV comes from (kept as every fact's source)")
     )
-    importer.add_argument("--as-of", metavar="DATE", help="when the source said it (default: today)")
-    importer.add_argument("--force", action="store_true", help="overwrite an existing catalog file")
+    importer.add_argument("--as-of", metavar="DATE", help=_("when the source said it (default: today)"))
+    importer.add_argument("--force", action="store_true", help=_("overwrite an existing catalog file"))
     importer.add_argument(
-        "--strict", action="store_true", help="fail the whole import on a row that cannot be understood"
+        "--strict", action="store_true", help=_("fail the whole import on a row that cannot be understood")
     )
     importer.set_defaults(run=run_import)
 

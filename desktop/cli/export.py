@@ -11,50 +11,62 @@ from desktop.cli._links import epoch_us, peak_windows
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.cli.score import weight_option
+from desktop.i18n import _
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "export",
-        help="write the comparison spreadsheet (xlsx or csv)",
-        description="Write the comparison workbook: link quality per region at peak and off-peak hours, "
-        "hour-of-day profiles and the method used, as one .xlsx file or a folder of .csv files.",
+        help=_("write the comparison spreadsheet (xlsx or csv)"),
+        description=_(
+            "Write the comparison workbook: link quality per region at peak and off-peak hours, "
+            "hour-of-day profiles and the method used, as one .xlsx file or a folder of .csv files."
+        ),
     )
     p.add_argument(
-        "--needs", type=Path, metavar="FILE", help="training-needs profile (TOML) to size and rank by"
+        "--needs", type=Path, metavar="FILE", help=_("training-needs profile (TOML) to size and rank by")
     )
     p.add_argument(
         "--out",
         type=Path,
         required=True,
         metavar="PATH",
-        help="the .xlsx file, or the csv folder (in a folder that exists)",
+        help=_("the .xlsx file, or the csv folder (in a folder that exists)"),
     )
-    p.add_argument("--format", choices=["xlsx", "csv"], help="file format (default: from --out, else xlsx)")
+    p.add_argument(
+        "--format", choices=["xlsx", "csv"], help=_("file format (default: from --out, else xlsx)")
+    )
     p.add_argument(
         "--since",
         type=time_flag,
-        help="measurements from this time: ISO date/time (UTC unless it says) or an age such as 7d "
-        "(default: all stored)",
+        help=_(
+            "measurements from this time: ISO date/time (UTC unless it says) or an age such as 7d "
+            "(default: all stored)"
+        ),
     )
-    p.add_argument("--until", type=time_flag, help="measurements before this time (same forms as --since)")
+    p.add_argument("--until", type=time_flag, help=_("measurements before this time (same forms as --since)"))
     p.add_argument(
-        "--tz", default="Asia/Shanghai", help="time zone of the hour-of-day sheet (default Asia/Shanghai)"
+        "--tz", default="Asia/Shanghai", help=_("time zone of the hour-of-day sheet (default Asia/Shanghai)")
     )
     p.add_argument(
         "--peak",
         action="append",
         metavar="WINDOW",
-        help='peak window, e.g. "20:00-23:00 Asia/Shanghai" (repeat for several; default that one)',
+        help=_('peak window, e.g. "20:00-23:00 Asia/Shanghai" (repeat for several; default that one)'),
     )
-    p.add_argument("--vantage", help="only rounds measured from this vantage point")
-    p.add_argument("--checklist", type=Path, metavar="FILE", help="checklist (default: the bundled one)")
+    p.add_argument("--vantage", help=_("only rounds measured from this vantage point"))
+    p.add_argument("--checklist", type=Path, metavar="FILE", help=_("checklist (default: the bundled one)"))
     p.add_argument(
-        "--weight", type=weight_option, action="append", default=[], metavar="ID=N", help="override a weight"
+        "--weight",
+        type=weight_option,
+        action="append",
+        default=[],
+        metavar="ID=N",
+        help=_("override a weight"),
     )
-    p.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum", help="ranking method")
+    p.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum", help=_("ranking method"))
     add_catalog_option(p)
-    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.add_argument("--force", action="store_true", help=_("replace --out if it exists"))
     add_db_option(p)
     p.set_defaults(run=run)
 

@@ -20,6 +20,7 @@ from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
+from desktop.i18n import _
 from desktop.usecases.links import read_link_file
 from desktop.usecases.ranking import ScoreRequest, rank
 
@@ -36,35 +37,43 @@ def weight_option(text: str) -> tuple[str, float]:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("score", help="rank offerings for a needs profile and explain each rank")
+    parser = subparsers.add_parser(
+        "score", help=_("rank offerings for a needs profile and explain each rank")
+    )
     parser.add_argument(
-        "--needs", type=Path, required=True, metavar="FILE", help="training-needs profile (TOML)"
+        "--needs", type=Path, required=True, metavar="FILE", help=_("training-needs profile (TOML)")
     )
     parser.add_argument(
         "--links",
         type=Path,
         metavar="FILE",
-        help="JSON list of LinkSummary objects (default: the measurements in the result store)",
+        help=_("JSON list of LinkSummary objects (default: the measurements in the result store)"),
     )
-    parser.add_argument("--checklist", type=Path, metavar="FILE", help="checklist (default: the bundled one)")
+    parser.add_argument(
+        "--checklist", type=Path, metavar="FILE", help=_("checklist (default: the bundled one)")
+    )
     parser.add_argument(
         "--weight",
         type=weight_option,
         action="append",
         default=[],
         metavar="ID=N",
-        help="override a weight (repeatable)",
+        help=_("override a weight (repeatable)"),
     )
     parser.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum")
     parser.add_argument(
         "--order",
         choices=RANK_ORDERS,
         default="score-min",
-        help="score-min (default): rank by the score with every unknown at its worst, so nothing leads on "
-        "unknowns counted generously; total: by the score with unknowns at the checklist's unknown score",
+        help=_(
+            "score-min (default): rank by the score with every unknown at its worst, so nothing leads on "
+            "unknowns counted generously; total: by the score with unknowns at the checklist's unknown score"
+        ),
     )
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="explain the first N (default 10)")
-    parser.add_argument("--json", action="store_true", help="print the whole ranking as JSON")
+    parser.add_argument(
+        "--top", type=int, default=10, metavar="N", help=_("explain the first N (default 10)")
+    )
+    parser.add_argument("--json", action="store_true", help=_("print the whole ranking as JSON"))
     add_catalog_option(parser)
     add_measurement_options(parser)
     parser.set_defaults(run=run)

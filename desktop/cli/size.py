@@ -11,6 +11,7 @@ from catalogs.checklist import default_checklist
 from catalogs.needs import NeedsProfile, load_needs, validate_needs
 from catalogs.sizing import SizingResult, scale_table_note, shards_per_node, size
 from desktop.cli.errors import EXIT_OK, UsageError, context
+from desktop.i18n import _
 from desktop.usecases.sizing import DEFAULT_GPU, reference_gpu
 
 
@@ -27,42 +28,50 @@ def _params(text: str) -> float:
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("size", help="size a training job: memory per GPU, GPU count, bandwidth")
-    parser.add_argument(
-        "--needs", type=Path, metavar="FILE", help="a needs profile (TOML); options below override it"
+    parser = subparsers.add_parser(
+        "size", help=_("size a training job: memory per GPU, GPU count, bandwidth")
     )
-    parser.add_argument("--params", type=_params, metavar="N", help="parameters, e.g. 70e9 or 70B")
-    parser.add_argument("--active-params", type=_params, metavar="N", help="MoE: parameters active per token")
+    parser.add_argument(
+        "--needs", type=Path, metavar="FILE", help=_("a needs profile (TOML); options below override it")
+    )
+    parser.add_argument("--params", type=_params, metavar="N", help=_("parameters, e.g. 70e9 or 70B"))
+    parser.add_argument(
+        "--active-params", type=_params, metavar="N", help=_("MoE: parameters active per token")
+    )
     parser.add_argument("--mode", choices=["pretrain", "full", "lora", "qlora"])
     parser.add_argument("--strategy", choices=["dp", "zero1", "zero2", "zero3", "fsdp"])
     parser.add_argument("--precision", choices=["bf16", "fp16", "fp32"])
     parser.add_argument("--optimizer", choices=["adamw", "adam", "adamw-8bit", "sgd"])
-    parser.add_argument("--tp", type=int, metavar="N", help="tensor-parallel degree")
-    parser.add_argument("--pp", type=int, metavar="N", help="pipeline-parallel degree")
-    parser.add_argument("--seq-len", type=int, metavar="N", help="sequence length (tokens)")
-    parser.add_argument("--micro-batch", type=int, metavar="N", help="micro-batch per GPU")
+    parser.add_argument("--tp", type=int, metavar="N", help=_("tensor-parallel degree"))
+    parser.add_argument("--pp", type=int, metavar="N", help=_("pipeline-parallel degree"))
+    parser.add_argument("--seq-len", type=int, metavar="N", help=_("sequence length (tokens)"))
+    parser.add_argument("--micro-batch", type=int, metavar="N", help=_("micro-batch per GPU"))
     parser.add_argument(
         "--offload-optimizer",
         choices=["none", "cpu", "nvme"],
-        help="keep optimizer states and gradients in host RAM or on NVMe (ZeRO-Offload)",
+        help=_("keep optimizer states and gradients in host RAM or on NVMe (ZeRO-Offload)"),
     )
     parser.add_argument(
         "--offload-params",
         choices=["none", "cpu", "nvme"],
-        help="keep the parameters in host RAM or on NVMe (ZeRO-Infinity; zero3/fsdp only)",
+        help=_("keep the parameters in host RAM or on NVMe (ZeRO-Infinity; zero3/fsdp only)"),
     )
-    parser.add_argument("--gpus", type=int, metavar="N", help="GPUs wanted (at least the minimum is planned)")
     parser.add_argument(
-        "--tokens-per-step", type=int, metavar="N", help="global batch in tokens (for step time)"
+        "--gpus", type=int, metavar="N", help=_("GPUs wanted (at least the minimum is planned)")
     )
-    parser.add_argument("--step-seconds", type=float, metavar="S", help="target step time")
+    parser.add_argument(
+        "--tokens-per-step", type=int, metavar="N", help=_("global batch in tokens (for step time)")
+    )
+    parser.add_argument("--step-seconds", type=float, metavar="S", help=_("target step time"))
     gpu = parser.add_mutually_exclusive_group()
     gpu.add_argument(
-        "--gpu", metavar="MODEL", help="GPU model from the reference (default: 80 GB, e.g. H100)"
+        "--gpu", metavar="MODEL", help=_("GPU model from the reference (default: 80 GB, e.g. H100)")
     )
-    gpu.add_argument("--gpu-memory", type=float, metavar="GB", help="GPU memory in GB")
-    parser.add_argument("--gpus-per-node", type=int, default=8, metavar="N", help="GPUs per node (default 8)")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    gpu.add_argument("--gpu-memory", type=float, metavar="GB", help=_("GPU memory in GB"))
+    parser.add_argument(
+        "--gpus-per-node", type=int, default=8, metavar="N", help=_("GPUs per node (default 8)")
+    )
+    parser.add_argument("--json", action="store_true", help=_("print JSON"))
     parser.set_defaults(run=run)
 
 

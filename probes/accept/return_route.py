@@ -20,12 +20,17 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.i18n import _
 from probes.inputfile import parse_json, parse_toml, read_text
-from probes.routes import CLASS_NAMES, NetworkTable, PathHop, classify_path
+from probes.routes import NetworkTable, PathHop, class_name, classify_path
 from probes.traceroute.result import verdict_dict
 
 CARRIERS_PATH = Path(__file__).with_name("carriers.toml")
-DIRECTION = "server → China, the return path (回程)"
+
+
+def direction() -> str:
+    """The direction these traces see, in the current language."""
+    return _("server → China, the return path (回程)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +83,7 @@ def classify_trace(
         "label": endpoint.label if endpoint else None,
         "address": trace.get("address") or trace.get("target"),
         "class": verdict.line_class,
-        "class_name": CLASS_NAMES[verdict.line_class],
+        "class_name": class_name(verdict.line_class),
         "reached": reached,
         "hops": len(path),
         "path": [[hop.ttl, list(hop.addresses)] for hop in path],
@@ -150,7 +155,7 @@ def trace_return_route(
     routes = []
     for endpoint, result in zip(endpoints, results, strict=True):
         record = result.as_dict()
-        record["direction"] = DIRECTION
+        record["direction"] = direction()
         machine.save(f"traces/{endpoint.key}.json", json.dumps(record, ensure_ascii=False, indent=1))
         if result.error is not None:
             routes.append(

@@ -4,14 +4,15 @@ with the evidence, merge several traces, and compare the result with the line ty
 
 from probes.errors import NetworkTableError, NetworkTableVersionError, RouteError
 from probes.routes.claims import (
+    CATALOG_CLAIMANT,
     CLAIMED_LINE_TYPES,
     EXPECTED_CLASS,
     claim_is_checkable,
+    claim_name,
     route_summary,
     route_summary_from_traces,
 )
 from probes.routes.classify import (
-    CLASS_NAMES,
     LINE_CLASSES,
     RULES,
     HopEvidence,
@@ -19,7 +20,9 @@ from probes.routes.classify import (
     MergedVerdict,
     PathHop,
     RouteVerdict,
+    class_name,
     classify_path,
+    group_name,
     merge_verdicts,
 )
 from probes.routes.table import (
@@ -36,8 +39,8 @@ from probes.routes.table import (
 
 __all__ = [
     "BACKBONES",
+    "CATALOG_CLAIMANT",
     "CLAIMED_LINE_TYPES",
-    "CLASS_NAMES",
     "EXPECTED_CLASS",
     "LINE_CLASSES",
     "RULES",
@@ -56,8 +59,11 @@ __all__ = [
     "RouteVerdict",
     "bundled_table",
     "claim_is_checkable",
+    "claim_name",
+    "class_name",
     "classify_path",
     "default_user_table_path",
+    "group_name",
     "load_network_table",
     "merge_verdicts",
     "route_summary",
