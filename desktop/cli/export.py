@@ -79,20 +79,22 @@ def run(args: argparse.Namespace) -> int:
 
     file_format = file_format_for(args.out, args.format)
     if file_format == "xlsx" and args.out.suffix.lower() != ".xlsx":
-        raise UsageError(f"{args.out}: an xlsx workbook's name must end in .xlsx (or use --format csv)")
+        raise UsageError(
+            _("{file}: an xlsx workbook's name must end in .xlsx (or use --format csv)").format(file=args.out)
+        )
     _check_out_folder(args.out, file_format)
     if args.out.exists() and not args.force and (file_format == "xlsx" or any(args.out.iterdir())):
-        raise UsageError(f"{args.out} exists; use --force to replace it")
+        raise UsageError(_("{file} exists; use --force to replace it").format(file=args.out))
     windows = peak_windows(args.peak)
     tz = check_zone(args.tz)
     since_us, until_us = epoch_us(args.since), epoch_us(args.until)
     if since_us is not None and until_us is not None and since_us >= until_us:
-        raise UsageError("--since must be before --until")
+        raise UsageError(_("--since must be before --until"))
     if args.needs is None:
         if args.weight or args.checklist:
-            raise UsageError("--checklist and --weight need --needs FILE (the profile to rank for)")
+            raise UsageError(_("--checklist and --weight need --needs FILE (the profile to rank for)"))
     elif not args.needs.exists():  # a folder, a FIFO or a device: load_needs says which
-        raise UsageError(f"{args.needs}: no such needs profile")
+        raise UsageError(_("{file}: no such needs profile").format(file=args.needs))
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None
     # The catalogs always: the line types their regions claim are what the route checks check.
@@ -115,9 +117,22 @@ def run(args: argparse.Namespace) -> int:
         method=args.method,
     )
     result = run_export(job)
-    ranked = f", {result.ranked} offerings ranked" if result.ranked is not None else ""
-    what = str(args.out) if file_format == "xlsx" else f"{len(result.written)} csv files to {args.out}"
-    print(f"wrote {what} ({result.regions} regions measured{ranked})")
+    words = {
+        "out": args.out,
+        "files": len(result.written),
+        "regions": result.regions,
+        "ranked": result.ranked,
+    }
+    if file_format == "xlsx":
+        if result.ranked is None:
+            done = _("wrote {out} ({regions} regions measured)")
+        else:
+            done = _("wrote {out} ({regions} regions measured, {ranked} offerings ranked)")
+    elif result.ranked is None:
+        done = _("wrote {files} csv files to {out} ({regions} regions measured)")
+    else:
+        done = _("wrote {files} csv files to {out} ({regions} regions measured, {ranked} offerings ranked)")
+    print(done.format(**words))
     return EXIT_OK
 
 
@@ -126,12 +141,18 @@ def _check_out_folder(out: Path, file_format: str) -> None:
     folders above it, so a mistyped path is reported rather than silently made."""
     folder = out.parent
     if folder.exists() and not folder.is_dir():
-        raise UsageError(f"{out}: {folder} is a file, not a folder")
+        raise UsageError(_("{file}: {folder} is a file, not a folder").format(file=out, folder=folder))
     if not folder.exists():
         raise UsageError(
-            f"{out}: the folder {folder} does not exist (create it first, or choose another --out)"
+            _("{file}: the folder {folder} does not exist (create it first, or choose another --out)").format(
+                file=out, folder=folder
+            )
         )
     if file_format == "csv" and out.exists() and not out.is_dir():
-        raise UsageError(f"{out} is a file: --format csv writes a folder of .csv files, so name a folder")
+        raise UsageError(
+            _("{file} is a file: --format csv writes a folder of .csv files, so name a folder").format(
+                file=out
+            )
+        )
     if file_format == "xlsx" and out.is_dir():
-        raise UsageError(f"{out} is a folder: name the .xlsx file to write")
+        raise UsageError(_("{file} is a folder: name the .xlsx file to write").format(file=out))

@@ -97,14 +97,20 @@ def run(args: argparse.Namespace) -> int:
                     alerts.close()
             logging.getLogger("linkvet.schedule").info(report.describe())
             if not report.results:
-                print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+                print(
+                    _("nothing was due: every target of the plan was measured recently enough (its `every`)")
+                )
                 log_file.check()
                 return EXIT_OK
             headers, rows = result_rows(list(report.results))
             table(headers, rows, sys.stdout)
             if report.store_error is not None:
-                raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
-            print(f"stored round {report.round_id} in {store.path}")
+                raise EnvironmentRefused(
+                    _("the round above was measured but not stored: {reason}").format(
+                        reason=report.store_error
+                    )
+                )
+            print(_("stored round {round} in {store}").format(round=report.round_id, store=store.path))
             log_file.check()
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
         metrics = _start_metrics(args, plan)
@@ -253,28 +259,37 @@ def _check(plan: Plan) -> int:
 
     print(
         printable(
-            f"plan {plan.name} ({plan.path}): {len(plan.targets)} targets, vantage {plan.vantage or '-'}"
+            _("plan {plan} ({file}): {count} targets, vantage {vantage}").format(
+                plan=plan.name, file=plan.path, count=len(plan.targets), vantage=plan.vantage or "-"
+            )
         )
     )
     print(
-        f"every {format_duration(plan.every_s)}, every {format_duration(plan.peak_every_s)} inside "
-        + ", ".join(str(w) for w in plan.peak_windows)
+        _("every {every}, every {peak_every} inside {windows}").format(
+            every=format_duration(plan.every_s),
+            peak_every=format_duration(plan.peak_every_s),
+            windows=", ".join(str(w) for w in plan.peak_windows),
+        )
     )
+    rows = []
     for planned in plan.targets:
         t = planned.target
-        every = f"  (at most every {format_duration(planned.every_s)})" if planned.every_s else ""
+        every = format_duration(planned.every_s) if planned.every_s else ""
         labels = " ".join(
             f"{k}={v}"
             for k, v in (("provider", t.provider), ("region", t.region), ("line_type", t.line_type))
             if v
         )
-        print(f"  {t.method:<8} {printable(t.name):<40} {printable(labels)}{every}")
+        rows.append([str(t.method), t.name, labels, every])
+    table([_("METHOD"), _("TARGET"), _("LABELS"), _("AT MOST EVERY")], rows, sys.stdout)
     moment = time.time()
-    print("next rounds (UTC):")
+    print(_("next rounds (UTC):"))
     for _slot in range(5):
         moment = next_slot(plan, moment)
+        cadence = format_duration(cadence_at(plan, moment))
         print(
-            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {format_duration(cadence_at(plan, moment))})"
+            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  "
+            + _("(cadence {cadence})").format(cadence=cadence)
         )
     if plan.alerting:
         _check_alerts(plan)
