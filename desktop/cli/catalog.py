@@ -130,9 +130,11 @@ def run_validate(args: argparse.Namespace) -> int:
     else:
         loaded = load_with_user()
     for catalog in loaded.providers:
-        files = f"{catalog.path} + {catalog.overlay}" if catalog.overlay is not None else f"{catalog.path}"
+        shown_files = (
+            f"{catalog.path} + {catalog.overlay}" if catalog.overlay is not None else f"{catalog.path}"
+        )
         line = _("ok   {files}: {provider} — {regions} regions, {offerings} offerings").format(
-            files=files,
+            files=shown_files,
             provider=catalog.provider.id,
             regions=len(catalog.regions),
             offerings=len(catalog.offerings),

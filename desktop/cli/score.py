@@ -11,7 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
@@ -83,7 +83,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _print_ranking(ranking: Ranking, top: int) -> None:
-    out = PrintableStream(sys.stdout)  # offering labels and notes come from catalog files
+    out = cast(TextIO, PrintableStream(sys.stdout))  # offering labels and notes come from catalog files
     passing = [e for e in ranking.entries if e.eligible]
     failing = [e for e in ranking.entries if not e.eligible]
     print(
