@@ -755,10 +755,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>&amp;About linkvet</source>
         <translation>关于 linkvet(&amp;A)</translation>
     </message>
-    <message>
-        <source>Scorecard reasons, catalog notes and error messages are in English (from linkvet&apos;s core).</source>
-        <translation>评分理由、目录说明和错误信息为英文（来自 linkvet 核心）。</translation>
-    </message>
 </context>
 <context>
     <name>NeedsForm</name>
