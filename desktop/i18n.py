@@ -73,6 +73,12 @@ def _(message: str) -> str:
     return _translation.gettext(message)
 
 
+def N_(message: str) -> str:
+    """`message` itself, marked for extraction: translate it with `_` where it is shown (a module-level
+    table such as `desktop.cli.errors.EXIT_RULES`)."""
+    return message
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural message for `n`, in the current language."""
     return _translation.ngettext(singular, plural, n)
