@@ -152,11 +152,15 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if (args.provider is None) != (args.offering is None):
-        raise UsageError("--provider and --offering go together")
+        raise UsageError(_("--provider and --offering go together"))
     if args.replay is not None and not args.replay.is_dir():
-        raise UsageError(f"--replay {args.replay}: not a directory")
+        raise UsageError(_("--replay {dir}: not a directory").format(dir=args.replay))
     if args.out is not None and not args.out.parent.exists():
-        raise UsageError(f"--out {args.out}: the folder {args.out.parent} does not exist")
+        raise UsageError(
+            _("--out {file}: the folder {folder} does not exist").format(
+                file=args.out, folder=args.out.parent
+            )
+        )
     report = _accept(args)
     text = json.dumps(report, ensure_ascii=False, indent=1, allow_nan=False)
     if args.out is not None:
@@ -166,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_summary(report, sys.stdout)
         if args.out is not None:
-            sys.stdout.write(f"\nreport written to {args.out}\n")
+            sys.stdout.write("\n" + _("report written to {file}").format(file=args.out) + "\n")
     return EXIT_CONTRADICTED if report["summary"]["contradicted"] else EXIT_OK
 
 
@@ -209,37 +213,56 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
 def print_summary(report: dict[str, Any], out: TextIO) -> None:
     out = cast(TextIO, PrintableStream(out))  # what the server printed is untrusted
     host = report["host"]
-    out.write(f"linkvet accept — {host['hostname']} ({report['machine']}), {report['created_at']}\n")
+    heading = _("linkvet accept — {host} ({machine}), {created}").format(
+        host=host["hostname"], machine=report["machine"], created=report["created_at"]
+    )
+    out.write(heading + "\n")
     facts = report["facts"]
-    lines = _fact_lines(facts)
-    out.write("\n" + "\n".join(lines) + "\n")
+    out.write("\n" + "\n".join(_lined_up(_fact_lines(facts))) + "\n")
     missing = [r for r in report["read"] if r["status"] != "read"]
     if missing:
-        out.write("\nnot read:\n")
+        out.write("\n" + _("not read:") + "\n")
         for r in missing:
             out.write(f"  {r['source']}: {r['reason']}\n")
     checks = report.get("checks") or []
     if report.get("claims"):
         c = report["claims"]
+        if c["region"]:
+            against = _("checks against {provider} / {offering} / {region}:")
+        else:
+            against = _("checks against {provider} / {offering}:")
         out.write(
-            f"\nchecks against {c['provider_name']} / {c['offering']}"
-            + (f" / {c['region']}" if c["region"] else "")
-            + ":\n"
+            "\n"
+            + against.format(provider=c["provider_name"], offering=c["offering"], region=c["region"])
+            + "\n"
         )
         rows = [
             [ch["verdict"].upper(), ch["fact"], _short(ch["claimed"]), _short(ch["measured"])]
             for ch in checks
         ]
-        table(["VERDICT", "FACT", "CLAIMED", "MEASURED"], rows, out)
+        table([_("VERDICT"), _("FACT"), _("CLAIMED"), _("MEASURED")], rows, out)
         for ch in checks:
             if ch["verdict"] != "confirmed":
                 out.write(f"  {ch['fact']}: {ch['evidence']}\n")
         s = report["summary"]
-        out.write(
-            f"\n{s['confirmed']} confirmed, {s['contradicted']} contradicted, {s['unverified']} unverified\n"
+        counts = _("{confirmed} confirmed, {contradicted} contradicted, {unverified} unverified").format(
+            confirmed=s["confirmed"], contradicted=s["contradicted"], unverified=s["unverified"]
         )
+        out.write(f"\n{counts}\n")
     else:
-        out.write("\n(no claims checked: give --provider and --offering)\n")
+        out.write("\n" + _("(no claims checked: give --provider and --offering)") + "\n")
+
+
+def _lined_up(lines: list[tuple[str, str] | str]) -> list[str]:
+    """`label  value` lines with the values in one column by display width (a Chinese label takes two
+    columns a character); a plain string is a line as it is."""
+    from rich.cells import cell_len
+
+    widest = max((cell_len(line[0]) for line in lines if isinstance(line, tuple)), default=0)
+    return [
+        line if isinstance(line, str) else line[0] + " " * (widest - cell_len(line[0]) + 2) + line[1]
+        for line in lines
+    ]
 
 
 def _short(value: Any) -> str:
@@ -252,51 +275,70 @@ def _short(value: Any) -> str:
     return str(value)
 
 
-def _fact_lines(facts: dict[str, Any]) -> list[str]:
-    lines = []
+def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
+    unread = _("not read")
+    lines: list[tuple[str, str] | str] = []
     g = facts.get("gpus")
-    lines.append(
-        "GPUs:      "
-        + (
-            f"{g['count']} × {', '.join(g['models'])} (driver {g['driver_version'] or '?'}, {g['read_with']})"
-            if g
-            else "not read"
+    gpus = unread
+    if g:
+        gpus = _("{count} × {models} (driver {driver}, {read_with})").format(
+            count=g["count"],
+            models=", ".join(g["models"]),
+            driver=g["driver_version"] or "?",
+            read_with=g["read_with"],
         )
-    )
+    lines.append((_("GPUs:"), gpus))
     t = facts.get("topology")
-    lines.append("topology:  " + (f"{t['verdict']} — {t['explanation']}" if t else "not read"))
+    lines.append((_("topology:"), f"{t['verdict']} — {t['explanation']}" if t else unread))
     r = facts.get("rdma")
     if r is None:
-        lines.append("fabric:    not read")
+        lines.append((_("fabric:"), unread))
     else:
-        parts = [
-            f"{k}: {v['active_ports']} active"
-            + (f" at {'/'.join(f'{x:g}' for x in v['rates_gbit_s'])} Gb/s" if v["rates_gbit_s"] else "")
-            for k, v in (("InfiniBand", r["infiniband"]), ("RoCE", r["roce"]))
-        ]
-        lines.append("fabric:    " + "; ".join(parts))
+        parts = []
+        for kind, v in (("InfiniBand", r["infiniband"]), ("RoCE", r["roce"])):
+            if v["rates_gbit_s"]:
+                parts.append(
+                    _("{kind}: {ports} active at {rates} Gb/s").format(
+                        kind=kind,
+                        ports=v["active_ports"],
+                        rates="/".join(f"{x:g}" for x in v["rates_gbit_s"]),
+                    )
+                )
+            else:
+                parts.append(_("{kind}: {ports} active").format(kind=kind, ports=v["active_ports"]))
+        lines.append((_("fabric:"), "; ".join(parts)))
     n = facts.get("nvme")
-    lines.append("NVMe:      " + (f"{n['count']} namespace(s), {n['total_tb']:.2f} TB" if n else "not read"))
+    nvme = unread
+    if n:
+        nvme = _("{count} namespace(s), {tb} TB").format(count=n["count"], tb=f"{n['total_tb']:.2f}")
+    lines.append((_("NVMe:"), nvme))
     f = facts.get("fio")
     if f:
         lines.append(
-            f"fio:       read {f['read_bw_mbytes_s']:.0f} MB/s, {f['read_iops']:.0f} IOPS ({f['filename']})"
+            (
+                _("fio:"),
+                _("read {bandwidth} MB/s, {iops} IOPS ({file})").format(
+                    bandwidth=f"{f['read_bw_mbytes_s']:.0f}", iops=f"{f['read_iops']:.0f}", file=f["filename"]
+                ),
+            )
         )
     m = facts.get("management") or {}
     psu = m.get("power_supplies_present")
-    lines.append(
-        f"BMC:       {'seen' if m.get('bmc_seen') else 'not seen'}; power supplies: "
-        + ("not read" if psu is None else f"{psu} present, {m.get('power_supplies_healthy')} healthy")
-    )
+    if psu is None:
+        power = _("{seen}; power supplies: not read")
+    else:
+        power = _("{seen}; power supplies: {present} present, {healthy} healthy")
+    seen = _("seen") if m.get("bmc_seen") else _("not seen")
+    lines.append((_("BMC:"), power.format(seen=seen, present=psu, healthy=m.get("power_supplies_healthy"))))
     nccl = facts.get("nccl")
     for run in (nccl or {}).get("runs", []):
         j = run["judgement"]
-        lines.append(f"NCCL:      {run['source']}: {j['explanation']}")
+        lines.append((_("NCCL:"), f"{run['source']}: {j['explanation']}"))
     if not nccl:
-        lines.append("NCCL:      no all_reduce_perf result")
+        lines.append((_("NCCL:"), _("no all_reduce_perf result")))
     rr = facts.get("return_route")
     if rr:
-        lines.append(f"return route, {rr['direction']}:")
+        lines.append(_("return route, {direction}:").format(direction=rr["direction"]))
         for route in rr["routes"]:
             lines.append(
                 f"  {route.get('label') or route.get('address')}: {route.get('class_name') or route.get('error')}"
@@ -304,12 +346,16 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
     office = facts.get("office")
     if office:
         for result in office.get("results", []):
-            lines.append(
-                f"office:    {result.get('method')} {result.get('target')}: "
-                + (
-                    f"median {result.get('rtt_median_ms')} ms, loss {result.get('loss')}"
-                    if result.get("error") is None
-                    else f"{result.get('error')}"
-                )
-            )
+            words = {
+                "method": result.get("method"),
+                "target": result.get("target"),
+                "median": result.get("rtt_median_ms"),
+                "loss": result.get("loss"),
+                "error": result.get("error"),
+            }
+            if result.get("error") is None:
+                text = _("{method} {target}: median {median} ms, loss {loss}")
+            else:
+                text = _("{method} {target}: {error}")
+            lines.append((_("office:"), text.format(**words)))
     return lines
