@@ -37,6 +37,8 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
+from probes.i18n import _
+
 
 class ProbesError(Exception):
     """Base class of the engine's exceptions."""
@@ -144,8 +146,14 @@ class ReadError(AcceptError):
         self.reason = message
         self.expected = expected
         where = path if line is None else f"{path}:{line}"
-        tail = f" (expected {expected})" if expected else ""
-        super().__init__(f"{where}: {message}{tail}")
+        if expected:
+            super().__init__(
+                _("{where}: {problem} (expected {expected})").format(
+                    where=where, problem=message, expected=expected
+                )
+            )
+        else:
+            super().__init__(f"{where}: {message}")
 
 
 class ReportFormatError(AcceptError):
