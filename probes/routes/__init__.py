@@ -1,6 +1,12 @@
 """Route verification: label traceroute hops with the backbone they belong to (an offline network table
 with a source for every fact), classify a path (CN2 GIA, CN2 GT, 163, China Unicom, China Mobile, ...)
-with the evidence, merge several traces, and compare the result with the line type a vendor claims."""
+with the evidence, merge several traces, and compare the result with the line type a vendor claims.
+
+    table.py      the network table (bundled networks.toml, the user's merged over it)
+    classify.py   the rules, a path's verdict with its evidence and doubts, merging several traces
+    claims.py     a vendor's claimed line type against the verdicts (the claim check's evidence)
+    names.py      the names people read for classes, backbones, carriers and claims, in their language
+"""
 
 from probes.errors import NetworkTableError, NetworkTableVersionError, RouteError
 from probes.routes.claims import (
@@ -8,7 +14,6 @@ from probes.routes.claims import (
     CLAIMED_LINE_TYPES,
     EXPECTED_CLASS,
     claim_is_checkable,
-    claim_name,
     route_summary,
     route_summary_from_traces,
 )
@@ -20,11 +25,10 @@ from probes.routes.classify import (
     MergedVerdict,
     PathHop,
     RouteVerdict,
-    class_name,
     classify_path,
-    group_name,
     merge_verdicts,
 )
+from probes.routes.names import claim_name, class_name, group_name
 from probes.routes.table import (
     BACKBONES,
     AsInfo,

@@ -20,6 +20,7 @@ from probes.routes.classify import (
     join_words,
     merge_verdicts,
 )
+from probes.routes.names import claim_name
 from probes.routes.table import NetworkTable
 
 ClaimedLineType = Literal[
@@ -38,23 +39,6 @@ EXPECTED_CLASS: Final[dict[str, LineClass]] = {
 }
 # Whose claim it is, when the catalog's (the claimant `route_summary` names in its evidence).
 CATALOG_CLAIMANT: Final = N_("the catalog")
-
-
-def claim_name(claimed: str) -> str:
-    """A claimed line type as people write it, in the current language (the type itself never translates)."""
-    names = {
-        "cn2-gia": "CN2 GIA",
-        "cn2-gt": "CN2 GT",
-        "163": "163",
-        "cu-9929": _("China Unicom 9929"),
-        "cu-4837": _("China Unicom 4837"),
-        "cmi": "CMI",
-        "bgp": "BGP",
-        "standard": _("a standard line"),
-        "local": _("a local line"),
-        "unknown": _("an unknown line type"),
-    }
-    return names.get(claimed, claimed)
 
 
 # Backbones a claim expects to see: not worth naming as evidence against it ("traced via 202.97 (163)"

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeVar, get_args
 
 from probes.i18n import N_, _, ngettext
+from probes.routes.names import carrier_name, class_name, group_name
 from probes.routes.table import Backbone, NetworkMatch, NetworkTable
 
 _T = TypeVar("_T")
@@ -62,43 +63,6 @@ CARRIER_OF_GROUP: Final[dict[Group, str]] = {
     "cu-4837": "China Unicom",
     "cmi": "China Mobile",
 }
-
-
-def carrier_name(carrier: str) -> str:
-    """A carrier of `CARRIER_OF_GROUP` as people write it, in the current language."""
-    return {
-        "China Telecom": _("China Telecom"),
-        "China Unicom": _("China Unicom"),
-        "China Mobile": _("China Mobile"),
-    }.get(carrier, carrier)
-
-
-def group_name(group: Group) -> str:
-    """A backbone group as people write it, in the current language (e.g. "CN2", "China Unicom 4837")."""
-    return {
-        "cn2": "CN2",
-        "163": "163",
-        "ctgnet": "CTGNet",
-        "cu-premium": _("China Unicom 9929/10099"),
-        "cu-4837": _("China Unicom 4837"),
-        "cmi": _("China Mobile CMI"),
-    }[group]
-
-
-def class_name(line_class: str) -> str:
-    """A line class as people write it, in the current language (e.g. "ChinaNet 163"); the class itself
-    (`163`) is the machine-readable value and never translated."""
-    names: dict[str, str] = {
-        "cn2-gia": "CN2 GIA",
-        "cn2-gt": "CN2 GT",
-        "163": _("ChinaNet 163"),
-        "cu-premium": _("China Unicom premium (9929/10099)"),
-        "cu-4837": _("China Unicom 4837"),
-        "cmi": _("China Mobile CMI"),
-        "other": _("other (none of the listed lines)"),
-        "unknown": _("unknown"),
-    }
-    return names.get(line_class, line_class)
 
 
 # Used only to break a tie between classes when merging traces: the less premium class wins, so a tie

@@ -195,7 +195,7 @@ def test_the_switch_puts_the_cores_messages_in_the_same_language(window, qtbot) 
     language switch (and the probing child processes get it in LANGUAGE)."""
     from desktop.i18n import current_language
     from probes.routes import class_name
-    from probes.routes.claims import claim_name
+    from probes.routes.names import claim_name
 
     assert class_name("cu-premium") == "China Unicom premium (9929/10099)"
     window.set_language("zh_CN")
