@@ -228,3 +228,28 @@ def test_catalog_list_and_score_tables_line_up(tmp_path: Path, env: dict[str, st
     ranking = rows_starting(scored.stdout, "#", 3)
     assert_lined_up(ranking)
     assert_plain(listed.stdout + scored.stdout)
+
+
+def test_the_progress_bar_draws_on_a_terminal_only_and_goes_when_done() -> None:
+    from desktop.cli._format import ProgressLine
+    from probes.runner import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    screen = Terminal()
+    bar = ProgressLine(screen)
+    bar(Progress(0, 2, None, 0.0))
+    bar(Progress(1, 2, None, 0.4))
+    drawn = screen.getvalue()
+    assert "1/2" in drawn and "targets" in drawn
+    before = len(screen.getvalue())
+    bar.finish()
+    after = screen.getvalue()[before:]
+    assert "\x1b[?25h" in after and after.endswith("\x1b[2K")  # cursor back, the bar's line erased
+    piped = io.StringIO()
+    quiet = ProgressLine(piped)
+    quiet(Progress(1, 2, None, 0.4))
+    quiet.finish()
+    assert piped.getvalue() == ""
