@@ -96,7 +96,8 @@ def _add_language_everywhere(parser: argparse.ArgumentParser) -> None:
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict.fromkeys(action.choices.values()):  # aliases share their parser
-                _add_language_option(sub, default=argparse.SUPPRESS)
+                if "--lang" not in sub._option_string_actions:  # a command may define its own
+                    _add_language_option(sub, default=argparse.SUPPRESS)
                 _add_language_everywhere(sub)
 
 
