@@ -9,8 +9,11 @@ Where things are
     store.py      `Store`: open a store, save rounds, read records and frames (the only class callers need)
     records.py    row types read back (`StoredTarget`, `StoredTrace`, `RoundInfo`) and the rows written,
                   in each table's column order
-    writing.py    the write path: a round in one transaction, rollups merged, rollups rebuilt; `run_metadata`
-    rollup.py     the rollup maths: samples → per target and hour deltas, deltas merged (NumPy, no SQL)
+    measured.py   `MeasuredRound`: a finished round as the rows it becomes, with its stable id and slot,
+                  and its JSON form (what the spool keeps); `run_metadata`
+    writing.py    the write path: a round in one transaction, rollups merged, rollups rebuilt
+    rollup.py     the rollup maths: samples → additive parts per target and period (hour, quarter hour),
+                  parts merged, the stored form (NumPy, no SQL); `sample_parts`, the one formula
     reading.py    the read path: backend rows → records and typed pandas frames
     backend.py    `Backend`: the interface of the one layer that speaks SQL
     sqlite/       the SQLite backend: `schema.py` (tables, migrations, version), `backend.py` (connection,
@@ -20,18 +23,24 @@ A second database (PostgreSQL) is a second `Backend` beside `sqlite/` with the s
 write and read paths and the rollup maths stay as they are.
 """
 
+from probes.store.measured import MeasuredRound, measured_results, measured_round, run_metadata
 from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHistory
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from probes.store.store import Store
-from probes.store.writing import run_metadata
+from probes.store.writing import WriteStatus, Written
 
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "MeasuredRound",
     "RoundInfo",
     "Store",
     "StoredTarget",
     "StoredTrace",
     "TargetHistory",
+    "WriteStatus",
+    "Written",
+    "measured_results",
+    "measured_round",
     "run_metadata",
 ]
