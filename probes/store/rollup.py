@@ -288,12 +288,18 @@ def _key(target: IntArray, period_number: IntArray) -> IntArray:
 def _encode_many(hist: Hist, n: int) -> tuple[list[bytes], list[bytes]]:
     """Each row's histogram in sparse form: its buckets ascending (uint16) and their counts (uint32)."""
     key = hist.row * histogram.N_BUCKETS + hist.bucket
-    unique, inverse = np.unique(key, return_inverse=True)
-    counts = np.rint(np.bincount(inverse, weights=hist.count, minlength=unique.size)).astype(np.int64)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    first = np.empty(key.size, dtype=np.bool_)
+    first[:1] = True
+    np.not_equal(key[1:], key[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    counts = np.add.reduceat(hist.count[order], starts) if starts.size else np.zeros(0, dtype=np.int64)
+    unique = key[starts]
     nonzero = counts > 0
-    unique, counts = unique[nonzero], counts[nonzero]
-    rows = unique // histogram.N_BUCKETS
-    bounds = np.searchsorted(rows, np.arange(n + 1)).tolist()
+    if not nonzero.all():
+        unique, counts = unique[nonzero], counts[nonzero]
+    bounds = np.searchsorted(unique // histogram.N_BUCKETS, np.arange(n + 1)).tolist()
     index_bytes = (unique % histogram.N_BUCKETS).astype("<u2").tobytes()
     count_bytes = counts.astype("<u4").tobytes()
     index_blobs = [index_bytes[2 * a : 2 * b] for a, b in itertools.pairwise(bounds)]
