@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING
 
 from desktop.cli._common import add_db_option, non_negative_float
 from desktop.cli._format import ProgressLine, result_rows, table
-from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, context
+from desktop.i18n import _
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
     from probes.plan import Plan
-    from probes.scheduler import Scheduler
+    from probes.scheduler import RoundReport, Scheduler
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,33 +52,57 @@ def run(args: argparse.Namespace) -> int:
     if args.check:
         return _check(plan)
     _setup_logging(args.log_file, args.quiet)
-    store = Store(args.db)
+    store = Store(args.db)  # a store that cannot be used is said here, before anything is measured
     try:
         from probes.scheduler import Scheduler
 
         if args.once:
-            progress = ProgressLine()
-            scheduler = Scheduler(plan, store, progress=progress)
-            try:
-                report = asyncio.run(scheduler.run_once())
-            finally:
-                progress.finish()
-            logging.getLogger("linkvet.schedule").info(report.describe())
-            if not report.results:
-                print("nothing was due: every target of the plan was measured recently enough (its `every`)")
-                return EXIT_OK
-            headers, rows = result_rows(list(report.results))
-            table(headers, rows, sys.stdout)
-            if report.store_error is not None:
-                raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
-            print(f"stored round {report.round_id} in {store.path}")
-            return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
+            return _once(Scheduler(plan, store, progress=ProgressLine()))
         return asyncio.run(_daemon(Scheduler(plan, store), args.grace))
     finally:
         store.close()
 
 
+def _once(scheduler: Scheduler) -> int:
+    from probes.store.delivery import unstored_error
+
+    async def one_round() -> RoundReport:
+        await scheduler.take_lock()  # not beside a running scheduler of the same plan
+        try:
+            return await scheduler.run_once()
+        finally:
+            await scheduler.release_lock()
+
+    try:
+        try:
+            report = asyncio.run(one_round())
+        finally:
+            if isinstance(scheduler.progress, ProgressLine):
+                scheduler.progress.finish()
+        logging.getLogger("linkvet.schedule").info(report.describe())
+        if not report.results:
+            print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+            return EXIT_OK
+        headers, rows = result_rows(list(report.results))
+        table(headers, rows, sys.stdout)
+        if report.store_error is not None:
+            with context(_("the round above was measured but not stored")):
+                raise unstored_error(
+                    scheduler.store,
+                    scheduler.spool,
+                    spooled=scheduler.writer.delivery.waiting(),
+                    lost=scheduler.writer.lost,
+                    reason=report.store_error,
+                )
+        print(f"stored round {report.round_id} in {scheduler.store.path}")
+        return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
+    finally:
+        scheduler.close()
+
+
 async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
+    from probes.store.delivery import unstored_error
+
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -103,8 +128,28 @@ async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
         ", ".join(str(w) for w in plan.peak_windows),
         scheduler.store.path,
     )
-    stored = await scheduler.run_until(stop, grace_s=grace_s)
+    try:
+        stored = await scheduler.run_until(stop, grace_s=grace_s)
+    finally:
+        scheduler.close()
     log.info("stopped after %d stored rounds", stored)
+    unstored = scheduler.unstored
+    if unstored:
+        error = unstored_error(
+            scheduler.store,
+            scheduler.spool,
+            spooled=unstored - scheduler.writer.lost,
+            lost=scheduler.writer.lost,
+            reason=None,
+        )
+        log.error(str(error))
+        raise error
+    if scheduler.lock_lost:
+        raise EnvironmentRefused(
+            _("stopped: another scheduler took over this plan's lock in the store {store}").format(
+                store=scheduler.store.path
+            )
+        )
     return EXIT_OK
 
 
@@ -129,7 +174,7 @@ def _check(plan: Plan) -> int:
         print(f"  {t.method:<8} {t.name:<40} {labels}{every}")
     moment = time.time()
     print("next rounds (UTC):")
-    for _ in range(5):
+    for _slot in range(5):
         moment = next_slot(plan, moment)
         print(
             f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {_duration(cadence_at(plan, moment))})"
