@@ -8,11 +8,12 @@ A stop request (SIGTERM/SIGINT) lets the round in flight finish within a grace p
 round is either stored whole or not at all.
 
 Nothing measured is dropped quietly. Each round carries a stable id and the slot it measured; the store keeps
-one round per (vantage, plan, slot). Rounds are written by the store's writer thread
-(`probes.store.writer`), so a store locked by another process never stops probing; a round the store
-refuses goes to the spool (`probes.store.delivery`) and is stored when the store takes rounds again. A slot
-missed because a round ran long is logged. One scheduler per plan and vantage point may run on a store: the
-daemon holds a lock in the store (`probes.store.locks`) and a second one refuses to start, naming the first.
+one round per (vantage, plan, slot). A finished round goes to the spool at once and is forwarded into the
+store by a writer thread (`probes.store.writer`): a kill at any moment loses at most the round being
+measured, a store locked by another process never stops probing, and a store that refuses rounds (full,
+read-only, damaged) gets them when it takes rounds again. A slot missed because a round ran long is logged.
+One scheduler per plan and vantage point may run on a store: it holds a lock in the store
+(`probes.store.locks`) and a second one refuses to start, naming the first.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from probes.store import MeasuredRound, Store, measured_results
 from probes.store.delivery import Delivered, Delivery, Outcome
 from probes.store.locks import HEARTBEAT_S, StoreLock
 from probes.store.sqlite.spool import Spool
-from probes.store.writer import StoreWriter
+from probes.store.writer import RETRY_S, StoreWriter
 from probes.timestamps import iso_utc, now_us
 
 log = logging.getLogger("linkvet.schedule")
@@ -142,7 +143,8 @@ class Scheduler:
         self.progress = progress
         self.clock = clock
         self.spool = spool if spool is not None else Spool(default_spool_path())
-        self.writer = StoreWriter(Delivery(store, self.spool))
+        # The store is tried again at the next round after a refusal, but at most every RETRY_S.
+        self.writer = StoreWriter(Delivery(store, self.spool), retry_s=min(RETRY_S, plan.peak_every_s))
         self.lock = StoreLock(store.backend, lock_name(plan), f"linkvet schedule --plan {plan.path}")
         self.lock_lost = False
         self._last_measured: dict[str, int] | None = None  # target key → last start (UTC µs), this plan's
@@ -280,16 +282,14 @@ class Scheduler:
         """Take the plan's lock, run rounds until `stop` is set, store (or spool) every finished round; the
         number of rounds stored. `unstored` says afterwards what is not in the store."""
         await self.take_lock()
-        stored = 0
+        stored_before = self.writer.stored
         saving: set[asyncio.Task[RoundReport]] = set()
 
         def finished(task: asyncio.Task[RoundReport]) -> None:
-            nonlocal stored
             saving.discard(task)
             if task.cancelled():
                 return
             report = task.result()
-            stored += report.outcome == Outcome.STORED
             _log_round(report)
             if on_round is not None:
                 on_round(report)
@@ -346,7 +346,7 @@ class Scheduler:
                     self.writer.lost += 1
             await self.writer.forward_if_due()
             await self.release_lock()
-        return stored
+        return self.writer.stored - stored_before
 
     async def _heartbeat(self, stop: asyncio.Event) -> None:
         """Renew the plan's lock every HEARTBEAT_S; stop the daemon if another scheduler took it over."""

@@ -61,6 +61,7 @@ class Delivery:
     def __init__(self, store: Store, spool: Spool) -> None:
         self.store = store
         self.spool = spool
+        self.forwarded = 0  # rounds this delivery stored from the spool
 
     def deliver(self, measured: MeasuredRound, *, try_store: bool = True) -> Delivered:
         """Forward the spool, then store the round; spool it if the store refuses (or, without `try_store`,
@@ -86,8 +87,9 @@ class Delivery:
         return Delivered(Outcome.SPOOLED, None, reason)
 
     def forward(self) -> int:
-        """Store what the spool keeps for this store, oldest first; the number of rounds stored. A StoreError
-        of the store stops it (the rest stays in the spool)."""
+        """Store what the spool keeps for this store, oldest first; the number of rounds stored (a round the
+        store had already is only removed). A StoreError of the store stops it (the rest stays in the
+        spool)."""
         stored = 0
         for uid, body in self.spool.waiting(self.store.identity):
             try:
@@ -107,15 +109,18 @@ class Delivery:
                         "point already holds in the store: dropped as a double"
                     ).format(uid=uid, other=written.round_id)
                 )
-            else:
+            elif written.status is WriteStatus.STORED:
                 stored += 1
             self.spool.remove(uid)
         if stored:
             log.info(
-                _("forwarded {count} spooled round(s) into {store}").format(
-                    count=stored, store=self.store.path
-                )
+                ngettext(
+                    "forwarded {count} spooled round into {store}",
+                    "forwarded {count} spooled rounds into {store}",
+                    stored,
+                ).format(count=stored, store=self.store.path)
             )
+        self.forwarded += stored
         return stored
 
     def waiting(self) -> int:

@@ -100,11 +100,13 @@ class SqliteBackend:
             if readonly:
                 if not path.exists():
                     raise StoreError(f"{path}: no result store here yet (run a probe first)")
+                mode = "mode=ro&immutable=1" if opening.read_only_medium(path) else "mode=ro"
                 self._db = sqlite3.connect(
-                    f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+                    f"file:{path}?{mode}", uri=True, isolation_level=None, check_same_thread=False
                 )
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
+                opening.check_writable(path)
                 self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
             raise translate(path, "open the result store", exc) from exc

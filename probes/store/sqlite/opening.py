@@ -5,8 +5,9 @@ The checks before connecting cost a stat and a 100-byte read: a file that is not
 FIFO that would block) or does not start with SQLite's header is not a store; a file shorter than its header
 says (and no write-ahead log that recovery would replay) is truncated. After migrating, every table, column
 and index the migrations make must be there (compared with the schema the migrations build in memory).
-`PRAGMA quick_check` reads every page, so it runs only on stores up to `QUICK_CHECK_MAX_BYTES` (a few tens of
-milliseconds); larger stores report damaged pages when a query reaches them (as `DamagedStoreError` too).
+`PRAGMA quick_check` and a check that every value has its column's type read every page, so they run only on
+stores up to `QUICK_CHECK_MAX_BYTES` (tens of milliseconds); larger stores report damaged pages and rows when
+a query reaches them (as `DamagedStoreError` too: the read path checks the types of what it reads).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from probes.store.sqlite.schema import MIGRATIONS, REBUILD_ROLLUPS, SCHEMA_VERSI
 log = logging.getLogger("linkvet.store")
 
 SQLITE_HEADER = b"SQLite format 3\x00"
-QUICK_CHECK_MAX_BYTES = 32 * 1024 * 1024
+QUICK_CHECK_MAX_BYTES = 16 * 1024 * 1024
 _DAMAGE_WORDS = ("malformed", "not a database", "no such table", "no such column", "corrupt")
 
 
@@ -70,6 +71,26 @@ def check_file(path: Path) -> None:
                 size=info.st_size, expected=pages * page_size
             ),
         )
+
+
+def check_writable(path: Path) -> None:
+    """Refuse a store this user cannot write (SQLite would open it read-only and fail at the first write):
+    the file, and its folder (where SQLite keeps the write-ahead log next to it)."""
+    for where in (path, path.parent) if path.exists() else (path.parent,):
+        if not os.access(where, os.W_OK):
+            raise StoreError(
+                _(
+                    "{path}: the result store cannot be written: {where} is read-only for this user (or on a "
+                    "read-only file system). Make it writable, or use another --db"
+                ).format(path=path, where=where)
+            )
+
+
+def read_only_medium(path: Path) -> bool:
+    """Whether a store to be read lies where nothing can write (a read-only copy): SQLite may then read it
+    without its shared-memory file (`immutable`), as long as no write-ahead log waits to be replayed."""
+    wal = Path(f"{path}-wal")
+    return not os.access(path.parent, os.W_OK) and not (wal.exists() and wal.stat().st_size > 0)
 
 
 def translate(path: Path, action: str, exc: sqlite3.Error) -> StoreError:
@@ -205,6 +226,57 @@ def check_schema(db: sqlite3.Connection, path: Path) -> None:
         verdict = [str(r[0]) for r in db.execute("PRAGMA quick_check(5)")]
         if verdict != ["ok"]:
             raise DamagedStoreError(path, "; ".join(verdict))
+        for table, column in _mistyped(db):
+            raise DamagedStoreError(
+                path,
+                _("the table {table} holds a row whose {column} is not of its type").format(
+                    table=table, column=column
+                ),
+            )
+
+
+_ALLOWED_TYPES = {"INTEGER": ("integer",), "REAL": ("real", "integer"), "TEXT": ("text",), "BLOB": ("blob",)}
+
+
+@functools.cache
+def _type_checks() -> tuple[tuple[str, str, str], ...]:
+    """(table, column, SQL condition true for a value not of the column's declared type), per column."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for migration in MIGRATIONS:
+            for step in migration:
+                if isinstance(step, str):
+                    db.execute(step)
+        checks = []
+        for (table,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            for _cid, column, declared, notnull, _default, _pk in db.execute(
+                f"PRAGMA table_info({_quoted(table)})"
+            ):
+                allowed = _ALLOWED_TYPES.get(str(declared).upper())
+                if allowed is None:
+                    continue
+                types = ", ".join(f"'{t}'" for t in (*allowed, *(() if notnull else ("null",))))
+                checks.append((table, column, f"typeof({_quoted(column)}) NOT IN ({types})"))
+        return tuple(checks)
+    finally:
+        db.close()
+
+
+def _mistyped(db: sqlite3.Connection) -> list[tuple[str, str]]:
+    """(table, column) of the first value of another type than its column's, per table (a small store only:
+    every row is read)."""
+    found = []
+    by_table: dict[str, list[tuple[str, str]]] = {}
+    for table, column, condition in _type_checks():
+        by_table.setdefault(table, []).append((column, condition))
+    for table, checks in by_table.items():
+        cases = " ".join(f"WHEN {condition} THEN {i}" for i, (_column, condition) in enumerate(checks))
+        row = db.execute(
+            f"SELECT CASE {cases} END AS bad FROM {_quoted(table)} WHERE bad IS NOT NULL LIMIT 1"
+        ).fetchone()
+        if row is not None:
+            found.append((table, checks[int(row[0])][0]))
+    return found
 
 
 def _quoted(name: str) -> str:
