@@ -5,7 +5,6 @@ whatever is not stored is said, with exit code 3."""
 
 from __future__ import annotations
 
-import os
 import re
 import signal
 import sqlite3
@@ -37,8 +36,10 @@ def _plan(
 
 def _schedule(tmp_path: Path, plan: Path, db: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "desktop.cli", "schedule", "--plan", str(plan), "--db", str(db)]
-        + ["--log-file", str(tmp_path / "log.txt"), "--grace", "5", *extra],
+        [
+            *(sys.executable, "-m", "desktop.cli", "schedule", "--plan", str(plan), "--db", str(db)),
+            *("--log-file", str(tmp_path / "log.txt"), "--grace", "5", *extra),
+        ],
         cwd=tmp_path,
         env=cli_env(tmp_path),
         stdout=subprocess.PIPE,
