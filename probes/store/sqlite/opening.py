@@ -77,7 +77,7 @@ def check_writable(path: Path) -> None:
     """Refuse a store this user cannot write (SQLite would open it read-only and fail at the first write):
     the file, and its folder (where SQLite keeps the write-ahead log next to it)."""
     for where in (path, path.parent) if path.exists() else (path.parent,):
-        if not os.access(where, os.W_OK):
+        if not _may_write(where):
             raise StoreError(
                 _(
                     "{path}: the result store cannot be written: {where} is read-only for this user (or on a "
@@ -90,7 +90,14 @@ def read_only_medium(path: Path) -> bool:
     """Whether a store to be read lies where nothing can write (a read-only copy): SQLite may then read it
     without its shared-memory file (`immutable`), as long as no write-ahead log waits to be replayed."""
     wal = Path(f"{path}-wal")
-    return not os.access(path.parent, os.W_OK) and not (wal.exists() and wal.stat().st_size > 0)
+    return not _may_write(path.parent) and not (wal.exists() and wal.stat().st_size > 0)
+
+
+def _may_write(where: Path) -> bool:
+    # With the effective ids and capabilities, as open() decides (a service user granted
+    # CAP_DAC_READ_SEARCH reaches folders its real ids alone could not).
+    effective = os.access in os.supports_effective_ids
+    return os.access(where, os.W_OK, effective_ids=effective)
 
 
 def translate(path: Path, action: str, exc: sqlite3.Error) -> StoreError:
