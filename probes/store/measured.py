@@ -159,10 +159,10 @@ def _result_rows(result: ProbeResult) -> ResultRows:
     return ResultRows(
         records.target_row(result.target),
         records.result_row(result),
-        tuple(ts),
-        tuple(seq),
-        tuple(rtt),
-        tuple(error),
+        ts,
+        seq,
+        rtt,
+        error,
         None if trace is None else records.trace_row(trace),
         () if trace is None else tuple(records.trace_reply_rows(trace)),
     )

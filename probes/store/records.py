@@ -246,15 +246,17 @@ def result_row(result: ProbeResult) -> tuple[Any, ...]:
     )
 
 
-def sample_columns(result: ProbeResult) -> tuple[list[int], list[int], list[float | None], list[str | None]]:
+def sample_columns(
+    result: ProbeResult,
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[float | None, ...], tuple[str | None, ...]]:
     """A result's samples as columns (`SAMPLE_COLUMNS[2:]`: ts_us, seq, rtt_ms, error), in attempt order."""
     samples = result.samples
-    errors = list(map(_ERROR, samples))
+    errors = tuple(map(_ERROR, samples))
     return (
-        list(map(_TS, samples)),
-        list(map(_SEQ, samples)),
-        list(map(_RTT, samples)),
-        [None if e is None else str(e) for e in errors] if any(errors) else errors,
+        tuple(map(_TS, samples)),
+        tuple(map(_SEQ, samples)),
+        tuple(map(_RTT, samples)),
+        tuple(None if e is None else str(e) for e in errors) if any(errors) else errors,
     )
 
 

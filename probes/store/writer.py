@@ -18,17 +18,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from probes.errors import StoreError
+from probes.i18n import _
 from probes.store.delivery import Delivered, Delivery, Outcome
 from probes.store.measured import MeasuredRound
 from probes.store.writing import WriteStatus
 
 T = TypeVar("T")
+log = logging.getLogger("linkvet.store")
 
 RETRY_S = 30.0
 _OUTCOME = {
@@ -48,6 +51,7 @@ class StoreWriter:
         self.stored_directly = 0
         self._retry_at = 0.0
         self._last_refusal: str | None = None
+        self._spool_failing = False
         self._store_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="linkvet-store")
         self._spool_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="linkvet-spool")
 
@@ -70,7 +74,15 @@ class StoreWriter:
         try:
             self.delivery.spool.put(self.delivery.store.identity, measured)
         except StoreError as exc:
+            if not self._spool_failing:  # said once per stretch of failures
+                log.warning(
+                    _("the spool cannot keep rounds ({reason}): they go to the store directly").format(
+                        reason=exc
+                    )
+                )
+            self._spool_failing = True
             return str(exc)
+        self._spool_failing = False
         return None
 
     def _store(self, measured: MeasuredRound, spool_error: str | None) -> Delivered:
