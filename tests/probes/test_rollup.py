@@ -126,3 +126,19 @@ def test_counted_samples_keep_their_predecessors_pairs() -> None:
     assert (parts.sent[0], parts.received[0], parts.jitter_pairs[0]) == (3, 2, 2)
     assert parts.jitter_sum_ms[0] == pytest.approx(3.0 + 6.0)
     assert (parts.rtt_min_ms[0], parts.rtt_max_ms[0]) == (13.0, 26.0)
+
+
+def test_quarter_hours_coarsened_are_the_hours() -> None:
+    rng = np.random.default_rng(5)
+    rows = []
+    for run in range(1, 40):  # runs of 12 attempts 2 minutes apart, crossing quarter hours and hours
+        start = T0_US + int(rng.integers(0, 3 * HOUR_US))
+        for i in range(12):
+            rtt = None if rng.random() < 0.1 else float(rng.normal(80, 9))
+            rows.append((run % 3, run, start + i * 120_000_000, rtt))
+    hours, coarsened = _rollups(rows, HOUR_S), _rollups(rows, QUARTER_S).coarsened(HOUR_S)
+    assert hours.keys() == coarsened.keys()
+    assert sum(row[8] for row in hours.rows()) > 300  # jitter pairs, many across period edges
+    for a, b in zip(hours.rows(), coarsened.rows(), strict=True):
+        assert a[:4] + a[5:7] + a[8:] == b[:4] + b[5:7] + b[8:]
+        assert a[4] == pytest.approx(b[4]) and a[7] == pytest.approx(b[7])
