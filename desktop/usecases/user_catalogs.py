@@ -10,10 +10,12 @@ rules, field by field):
     offering_values(catalog, offering_id)             the offering's current values and each one's provenance
     check_offering(catalogs, provider, offering, values, source, as_of)   field problems, nothing written
     save_offering(catalogs, provider, offering, values, source, as_of)    validated, then written
+    check_new_offering(…)                             the same for a new offering, its id too
     create_offering(…)                                a new offering (an id not yet used)
     delete_offering(catalogs, provider, offering)     only one the user created (bundled: copy it instead)
     copy_offering(catalogs, provider, offering, new_id, source, as_of)    a bundled one into the overlay
     is_user_offering(catalogs, provider, offering)    whether Delete applies
+    user_offerings(catalogs)                          every (provider, offering) Delete applies to
 """
 
 from __future__ import annotations
@@ -165,9 +167,25 @@ def is_user_offering(catalogs: CatalogSet, provider_id: str, offering_id: str) -
     return in_catalog and not in_base
 
 
+def user_offerings(catalogs: CatalogSet) -> set[tuple[str, str]]:
+    """Every (provider, offering) that exists only in the user's catalogs (`is_user_offering` of each, each
+    provider's catalog file read once)."""
+    found = set()
+    for catalog in catalogs.providers:
+        base, raw = base_of(catalogs, catalog.provider.id)
+        in_base = {o.get("id") for o in (raw or {}).get("offerings", [])} if base is not None else set()
+        found |= {(catalog.provider.id, o.id) for o in catalog.offerings if o.id not in in_base}
+    return found
+
+
 def _in_file(catalog: ProviderCatalog, offering_id: str) -> bool:
     raw = raw_catalog(catalog)
     return any(o.get("id") == offering_id for o in raw.get("offerings", []))
+
+
+# Where a refusal of the fact itself (not of its value) belongs in the form: the offering's id (its key), or
+# the source and date given for what changed; each is reported once, under that field.
+_FACT_PARTS = {"key": "id", "source": "source", "as_of": "as_of"}
 
 
 def _facts_for(
@@ -175,6 +193,7 @@ def _facts_for(
 ) -> tuple[list[OverlayFact], list[FieldProblem]]:
     by_path = {q.path: q for q in fields}
     facts, problems = [], []
+    seen: set[str] = set()
     for path, given in values.items():
         question = by_path.get(path)
         if question is None:
@@ -191,9 +210,32 @@ def _facts_for(
                     as_of=as_of,
                 )
             )
-        except ValidationError as exc:  # an empty source, a date that is not one
-            problems.append(FieldProblem(path, given, exc.errors()[0]["msg"], None))
+        except ValidationError as exc:  # an id that is not one, an empty source, a date that is not one
+            for error in exc.errors():
+                part = _FACT_PARTS.get(str(error["loc"][0]) if error["loc"] else "")
+                if part is None:
+                    problems.append(FieldProblem(path, given, error["msg"], None))
+                    break
+                if part not in seen:
+                    seen.add(part)
+                    problems.append(_fact_part_problem(part, offering_id, source, as_of, error))
     return facts, problems
+
+
+def _fact_part_problem(
+    part: str, offering_id: str, source: str, as_of: str, error: Mapping[str, Any]
+) -> FieldProblem:
+    if part == "id":
+        return FieldProblem(
+            "id",
+            offering_id,
+            _("{offering!r} is not an offering id").format(offering=offering_id),
+            _("lowercase letters, digits, '.', '_' or '-', starting with a letter or a digit"),
+        )
+    if part == "source":
+        return FieldProblem("source", source, _("say where these values come from"), _("a source"))
+    context = error.get("ctx") or {}
+    return FieldProblem("as_of", as_of, str(error["msg"]), str(context.get("expected") or "") or None)
 
 
 def check_offering(
@@ -248,6 +290,40 @@ def save_offering(
     return path
 
 
+def _taken(catalogs: CatalogSet, provider_id: str, offering_id: str) -> str | None:
+    """Why `offering_id` cannot be a new offering of the provider (it has one of that id), or None."""
+    catalog = catalogs.provider(provider_id)
+    if catalog is not None and any(o.id == offering_id for o in catalog.offerings):
+        return _("provider {provider} already has an offering {offering}").format(
+            provider=provider_id, offering=offering_id
+        )
+    return None
+
+
+def check_new_offering(
+    catalogs: CatalogSet,
+    provider_id: str,
+    offering_id: str,
+    values: Mapping[str, Any],
+    source: str,
+    as_of: str | None = None,
+    folder: Path | None = None,
+) -> list[FieldProblem]:
+    """`check_offering` for an offering the catalogs do not have yet: also its id (field `id`: taken, or not
+    an id) and that at least one fact is given (field ``)."""
+    taken = _taken(catalogs, provider_id, offering_id)
+    if taken is not None:
+        return [FieldProblem("id", offering_id, taken, _("an id this provider does not use yet"))]
+    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+    if not problems and not any(v not in (None, "") for v in values.values()):
+        problems.append(FieldProblem("", None, _needs_a_fact(), None))
+    return problems
+
+
+def _needs_a_fact() -> str:
+    return _("a new offering needs at least one fact (for example its GPU)")
+
+
 def create_offering(
     catalogs: CatalogSet,
     provider_id: str,
@@ -258,15 +334,11 @@ def create_offering(
     folder: Path | None = None,
 ) -> Path:
     """A new offering in the provider's overlay; `InputError` when the id is taken or not a catalog id."""
-    catalog = catalogs.provider(provider_id)
-    if catalog is not None and any(o.id == offering_id for o in catalog.offerings):
-        raise InputError(
-            _("provider {provider} already has an offering {offering}").format(
-                provider=provider_id, offering=offering_id
-            )
-        )
-    if not values:
-        raise InputError(_("a new offering needs at least one fact (for example its GPU)"))
+    taken = _taken(catalogs, provider_id, offering_id)
+    if taken is not None:
+        raise InputError(taken)
+    if not any(v not in (None, "") for v in values.values()):
+        raise InputError(_needs_a_fact())
     return save_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
 
 

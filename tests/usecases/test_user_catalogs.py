@@ -15,6 +15,7 @@ from desktop.usecases.errors import InputError, WriteError
 from desktop.usecases.offerings import load_catalog_set
 from desktop.usecases.user_catalogs import (
     OfferingInvalid,
+    check_new_offering,
     check_offering,
     copy_offering,
     create_offering,
@@ -23,6 +24,7 @@ from desktop.usecases.user_catalogs import (
     offering_fields,
     offering_values,
     save_offering,
+    user_offerings,
     write_overlay,
 )
 
@@ -119,6 +121,44 @@ def test_save_create_copy_and_delete(user_dir: Path) -> None:
     )
     assert "copied from lambda/1-click-cluster-h100-sxm" in (copied.fact("inter_node.fabric").source or "")
     assert "KalarisLabs" in (copied.fact("inter_node.fabric").source or "")
+
+
+def test_the_id_the_source_and_the_date_are_each_reported_once_under_their_own_field(user_dir: Path) -> None:
+    """The form puts these next to the offering id, the source and the date fields, not on every value."""
+    catalogs = load_catalog_set()
+    values = {"gpu": "H100 SXM", "cooling": "air", "gpus_per_node": 8}
+    (problem,) = check_offering(catalogs, "raksmart", "Bad id!", values, "my notes")
+    assert (problem.field, problem.given) == ("id", "Bad id!") and "not an offering id" in problem.message
+    (problem,) = check_offering(catalogs, "raksmart", "gpu-b200", values, "")
+    assert problem.field == "source" and problem.expected == "a source"
+    (problem,) = check_offering(catalogs, "raksmart", "gpu-b200", values, "quote", "2026-13")
+    assert (problem.field, problem.given) == ("as_of", "2026-13") and "not a real date" in problem.message
+    assert problem.expected == "YYYY, YYYY-MM or YYYY-MM-DD"
+    assert check_offering(catalogs, "raksmart", "gpu-b200", values, "quote", "2026-12") == []
+
+
+def test_a_new_offering_needs_a_free_id_and_a_fact(user_dir: Path) -> None:
+    catalogs = load_catalog_set()
+    (taken,) = check_new_offering(catalogs, "raksmart", "high-defence-gpu-server", {"gpu": "B200"}, "quote")
+    assert taken.field == "id" and "already has an offering high-defence-gpu-server" in taken.message
+    (empty,) = check_new_offering(catalogs, "raksmart", "gpu-b200", {"gpu": "", "cooling": None}, "quote")
+    assert empty.field == "" and "at least one fact" in empty.message
+    (negative,) = check_new_offering(
+        catalogs, "raksmart", "gpu-b200", {"gpu": "B200", "price.gpu_hour": "-2"}, "quote"
+    )
+    assert negative.field == "price.gpu_hour" and "cannot be negative" in negative.message
+    assert check_new_offering(catalogs, "raksmart", "gpu-b200", {"gpu": "B200"}, "quote") == []
+    assert not user_dir.exists()
+
+
+def test_user_offerings_are_those_only_the_users_catalogs_have(user_dir: Path) -> None:
+    assert user_offerings(load_catalog_set()) == set()
+    save_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", {"cooling": "air"}, "call")
+    create_offering(load_catalog_set(), "raksmart", "gpu-b200", {"gpu": "B200"}, "quote")
+    copy_offering(load_catalog_set(), "lambda", "1-click-cluster-h100-sxm", "my-1cc")
+    catalogs = load_catalog_set()
+    assert user_offerings(catalogs) == {("raksmart", "gpu-b200"), ("lambda", "my-1cc")}
+    assert all(is_user_offering(catalogs, p, o) for p, o in user_offerings(catalogs))
 
 
 def test_a_write_that_fails_says_why_and_leaves_the_old_file_whole(user_dir: Path, tmp_path: Path) -> None:
