@@ -33,6 +33,7 @@ from catalogs.facts import Provenance
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.overlay import (
     Change,
+    FactKey,
     OverlayFact,
     OverlayFile,
     merge_overlay,
@@ -311,6 +312,8 @@ def check_new_offering(
 ) -> list[FieldProblem]:
     """`check_offering` for an offering the catalogs do not have yet: also its id (field `id`: taken, or not
     an id) and that at least one fact is given (field ``)."""
+    if FactKey.parse(offering_key(offering_id, "gpu")) is None:
+        return [_fact_part_problem("id", offering_id, source, as_of or "", {})]
     taken = _taken(catalogs, provider_id, offering_id)
     if taken is not None:
         return [FieldProblem("id", offering_id, taken, _("an id this provider does not use yet"))]

@@ -141,6 +141,8 @@ def test_a_new_offering_needs_a_free_id_and_a_fact(user_dir: Path) -> None:
     catalogs = load_catalog_set()
     (taken,) = check_new_offering(catalogs, "raksmart", "high-defence-gpu-server", {"gpu": "B200"}, "quote")
     assert taken.field == "id" and "already has an offering high-defence-gpu-server" in taken.message
+    (no_id,) = check_new_offering(catalogs, "raksmart", "", {}, "quote")
+    assert no_id.field == "id" and "not an offering id" in no_id.message  # before any value is typed
     (empty,) = check_new_offering(catalogs, "raksmart", "gpu-b200", {"gpu": "", "cooling": None}, "quote")
     assert empty.field == "" and "at least one fact" in empty.message
     (negative,) = check_new_offering(
