@@ -29,7 +29,8 @@ from desktop.usecases.user_catalogs import copy_offering, delete_offering
 if TYPE_CHECKING:
     from desktop.app.catalog_screen import CatalogScreen
     from desktop.app.offering_form import OfferingForm
-    from desktop.app.questionnaire_dialogs import QuestionnaireExportDialog, QuestionnaireImportDialog
+    from desktop.app.questionnaire_dialogs import QuestionnaireExportDialog
+    from desktop.app.questionnaire_import import QuestionnaireImportDialog
 
 
 def delete_in_worker(catalogs: CatalogSet, provider: str, offering: str) -> tuple[str, str]:
@@ -227,7 +228,7 @@ class CatalogActions(QWidget):
         return dialog
 
     def import_questionnaire(self) -> QuestionnaireImportDialog | None:
-        from desktop.app.questionnaire_dialogs import QuestionnaireImportDialog
+        from desktop.app.questionnaire_import import QuestionnaireImportDialog
 
         if self.catalog_screen.view is None:
             return None

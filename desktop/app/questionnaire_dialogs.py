@@ -1,37 +1,29 @@
-"""Catalog screen → Questionnaire → Export… / Import…: `linkvet questionnaire export|import` in the window
-(`desktop.usecases.questionnaire`, run in a worker).
+"""Catalog screen → Questionnaire → Export…: `linkvet questionnaire export` in the window
+(`desktop.usecases.questionnaire`, run in a worker); Import… is `desktop.app.questionnaire_import`.
 
 Export: the provider, which of its offerings (and new ones to ask about), the training needs to order the
 questions by (none, the Needs & score screen's, or a needs file), the language, and where to write it.
-Import: the answered workbook, the provider, who answered and when (else the workbook's own answers say),
-whether to skip invalid answers; a refused import lists every problem (sheet, row, key, what was given,
-what was expected) and writes nothing. A successful one tells every screen that reads catalogs
-(`AppContext.catalog_events`). Answer text is untrusted: shown as plain text, neutralised.
+Answer text is untrusted: shown as plain text, neutralised.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QCheckBox,
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -41,15 +33,7 @@ from desktop.app.context import AppContext
 from desktop.app.i18n import LANGUAGE_NAMES
 from desktop.app.offering_form import ERROR_STYLE, plain_label
 from desktop.export.safety import neutralise
-from desktop.usecases.questionnaire import (
-    AnswerProblem,
-    AnswersInvalid,
-    QuestionnaireImported,
-    QuestionnaireRequest,
-    QuestionnaireWritten,
-    export_questionnaire,
-    import_questionnaire,
-)
+from desktop.usecases.questionnaire import QuestionnaireRequest, QuestionnaireWritten, export_questionnaire
 
 NEEDS_NONE, NEEDS_SCREEN, NEEDS_FILE = "none", "screen", "file"
 
@@ -71,33 +55,13 @@ def export_in_worker(
     return export_questionnaire(QuestionnaireRequest(catalogs, provider, out, offerings, profile, language))
 
 
-@dataclass(frozen=True)
-class ImportOutcome:
-    """An import's result (None when refused) and the answers refused (or skipped)."""
-
-    imported: QuestionnaireImported | None
-    problems: list[AnswerProblem] = field(default_factory=list)
-
-
-def import_in_worker(
-    path: Path, catalogs: CatalogSet, provider: str, source: str, as_of: str, skip_invalid: bool
-) -> ImportOutcome:
-    try:
-        result = import_questionnaire(
-            path, catalogs, provider, source=source or None, as_of=as_of or None, skip_invalid=skip_invalid
-        )
-    except AnswersInvalid as exc:
-        return ImportOutcome(None, exc.problems)
-    return ImportOutcome(result, result.skipped)
-
-
-def _providers(combo: QComboBox, catalogs: CatalogSet, chosen: str | None) -> None:
+def provider_choices(combo: QComboBox, catalogs: CatalogSet, chosen: str | None) -> None:
     for catalog in catalogs.providers:
         combo.addItem(catalog.provider.name, catalog.provider.id)
     combo.setCurrentIndex(max(0, combo.findData(chosen)))
 
 
-def _file_row(line: QLineEdit, browse: QPushButton) -> QWidget:
+def file_row(line: QLineEdit, browse: QPushButton) -> QWidget:
     box = QWidget()
     row = QHBoxLayout(box)
     row.setContentsMargins(0, 0, 0, 0)
@@ -121,7 +85,7 @@ class QuestionnaireExportDialog(QDialog):
         self.running = False
         self._confirmed: Path | None = None  # a path the save dialog asked about replacing
         self.provider = QComboBox()
-        _providers(self.provider, catalogs, provider)
+        provider_choices(self.provider, catalogs, provider)
         self.offerings = QListWidget()
         self.offerings.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.new_offerings = QLineEdit()
@@ -143,9 +107,9 @@ class QuestionnaireExportDialog(QDialog):
         self.form.addRow(self.labels[1], self.offerings)
         self.form.addRow(self.labels[2], self.new_offerings)
         self.form.addRow(self.labels[3], self.needs)
-        self.form.addRow("", _file_row(self.needs_file, self.needs_browse))
+        self.form.addRow("", file_row(self.needs_file, self.needs_browse))
         self.form.addRow(self.labels[4], self.language)
-        self.form.addRow(self.labels[5], _file_row(self.out, self.out_browse))
+        self.form.addRow(self.labels[5], file_row(self.out, self.out_browse))
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.export_button = self.buttons.addButton("", QDialogButtonBox.ButtonRole.ActionRole)
         layout = QVBoxLayout(self)
@@ -289,183 +253,6 @@ class QuestionnaireExportDialog(QDialog):
         self.out_browse.setText(self.tr("Browse…"))
         self.export_button.setText(self.tr("Export"))
         self.buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))
-
-    def changeEvent(self, event: QEvent) -> None:
-        if event.type() == QEvent.Type.LanguageChange:
-            self.retranslate()
-        super().changeEvent(event)
-
-
-class QuestionnaireImportDialog(QDialog):
-    """Read an answered questionnaire into the provider's overlay; a refused import lists its problems."""
-
-    SHEET, ROW, KEY, GIVEN, EXPECTED, PROBLEM = range(6)
-
-    def __init__(
-        self, context: AppContext, catalogs: CatalogSet, provider: str | None, parent: QWidget | None = None
-    ) -> None:
-        super().__init__(parent)
-        self.context = context
-        self.catalogs = catalogs
-        self.outcome: ImportOutcome | None = None
-        self.running = False
-        self.file = QLineEdit()
-        self.browse = QPushButton()
-        self.provider = QComboBox()
-        _providers(self.provider, catalogs, provider)
-        self.source = QLineEdit()
-        self.source.setMaxLength(4000)
-        self.as_of = QLineEdit()
-        self.as_of.setMaxLength(40)
-        self.skip_invalid = QCheckBox()
-        self.labels = [plain_label() for _ in range(4)]
-        form = QFormLayout()
-        form.addRow(self.labels[0], _file_row(self.file, self.browse))
-        form.addRow(self.labels[1], self.provider)
-        form.addRow(self.labels[2], self.source)
-        form.addRow(self.labels[3], self.as_of)
-        form.addRow("", self.skip_invalid)
-        self.status = plain_label()
-        self.problems = QTableWidget(0, 6)
-        self.problems.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.problems.verticalHeader().setVisible(False)
-        self.problems.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.problems.horizontalHeader().setStretchLastSection(True)
-        for column, width in {0: 90, 1: 50, 2: 260, 3: 110, 4: 200}.items():
-            self.problems.setColumnWidth(column, width)
-        self.problems.hide()
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        self.import_button = self.buttons.addButton("", QDialogButtonBox.ButtonRole.ActionRole)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.status)
-        layout.addWidget(self.problems, 1)
-        layout.addWidget(self.buttons)
-        self.browse.clicked.connect(self._ask_file)
-        self.import_button.clicked.connect(self.start_import)
-        self.buttons.rejected.connect(self.reject)
-        self.resize(1000, 520)
-        self.retranslate()
-
-    def _ask_file(self) -> None:
-        chosen, _filter = QFileDialog.getOpenFileName(
-            self,
-            self.tr("An answered questionnaire"),
-            str(self.context.settings.export_dir),
-            self.tr("Excel workbooks (*.xlsx)"),
-        )
-        if chosen:
-            self.file.setText(chosen)
-
-    def start_import(self) -> None:
-        if self.running:
-            return
-        path = Path(self.file.text().strip()).expanduser()
-        if not path.is_file():
-            self._show(self.tr("no such file: {file}").format(file=path), error=True)
-            return
-        self.running = True
-        self.import_button.setEnabled(False)
-        self.problems.hide()
-        self._show(self.tr("Reading the answers…"))
-        self.context.workers.submit(
-            import_in_worker,
-            path,
-            self.catalogs,
-            str(self.provider.currentData() or ""),
-            self.source.text().strip(),
-            self.as_of.text().strip(),
-            self.skip_invalid.isChecked(),
-            on_done=self._imported,
-            on_error=self._failed,
-        )
-
-    def _imported(self, outcome: ImportOutcome) -> None:
-        self.running = False
-        self.import_button.setEnabled(True)
-        self.outcome = outcome
-        self.show_problems(outcome.problems)
-        if outcome.imported is None:
-            self._show(
-                self.tr(
-                    "%n answer(s) not valid: nothing was written. Correct them and import again.",
-                    "",
-                    len(outcome.problems),
-                ),
-                error=True,
-            )
-            return
-        result = outcome.imported
-        counts = {w: sum(1 for c in result.changes if c.what == w) for w in ("added", "changed", "unchanged")}
-        text = self.tr(
-            "{answers} answers read; {added} facts added, {changed} changed (earlier values kept in their "
-            "history), {unchanged} unchanged, in {file}."
-        ).format(answers=result.answers, file=result.overlay, **counts)
-        if outcome.problems:
-            text += "\n" + self.tr("%n invalid answer(s) skipped (listed below).", "", len(outcome.problems))
-        self._show(text)
-        if counts["added"] or counts["changed"]:
-            self.context.catalog_events.changed.emit()
-
-    def show_problems(self, problems: list[AnswerProblem]) -> None:
-        """Each refused answer on a row: sheet, row, key, what was given, what was expected, why."""
-        self.problems.setRowCount(len(problems))
-        for number, problem in enumerate(problems):
-            cells = (
-                problem.sheet,
-                str(problem.row),
-                problem.key,
-                "" if problem.given is None else str(problem.given),
-                problem.expected or "",
-                problem.message,
-            )
-            for column, text in enumerate(cells):
-                item = QTableWidgetItem(neutralise(text))
-                item.setToolTip(neutralise(text))
-                self.problems.setItem(number, column, item)
-        self.problems.setVisible(bool(problems))
-
-    def problem_rows(self) -> list[tuple[str, ...]]:
-        """The problems as shown, one tuple of cell texts per row."""
-        rows = []
-        for r in range(self.problems.rowCount()):
-            items = (self.problems.item(r, c) for c in range(self.problems.columnCount()))
-            rows.append(tuple(item.text() if item is not None else "" for item in items))
-        return rows
-
-    def _failed(self, message: str) -> None:
-        self.running = False
-        self.import_button.setEnabled(True)
-        self._show(message, error=True)
-
-    def _show(self, text: str, *, error: bool = False) -> None:
-        self.status.setStyleSheet(ERROR_STYLE if error else "")
-        self.status.setText(neutralise(text))
-
-    def retranslate(self) -> None:
-        self.setWindowTitle(self.tr("Import an answered questionnaire"))
-        for label, text in zip(
-            self.labels,
-            (self.tr("Workbook"), self.tr("Provider"), self.tr("Answered by"), self.tr("Answers as of")),
-            strict=True,
-        ):
-            label.setText(text)
-        self.source.setPlaceholderText(self.tr("empty: the workbook's “Answered by”"))
-        self.as_of.setPlaceholderText(self.tr("empty: the workbook's answer date (YYYY-MM-DD)"))
-        self.skip_invalid.setText(self.tr("Skip invalid answers (write the valid ones and list the rest)"))
-        self.browse.setText(self.tr("Browse…"))
-        self.import_button.setText(self.tr("Import"))
-        self.buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))
-        self.problems.setHorizontalHeaderLabels(
-            [
-                self.tr("Sheet"),
-                self.tr("Row"),
-                self.tr("Key"),
-                self.tr("Given"),
-                self.tr("Expected"),
-                self.tr("Problem"),
-            ]
-        )
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -312,15 +312,25 @@ def check_new_offering(
 ) -> list[FieldProblem]:
     """`check_offering` for an offering the catalogs do not have yet: also its id (field `id`: taken, or not
     an id) and that at least one fact is given (field ``)."""
+    problems: list[FieldProblem] = []
     if FactKey.parse(offering_key(offering_id, "gpu")) is None:
-        return [_fact_part_problem("id", offering_id, source, as_of or "", {})]
-    taken = _taken(catalogs, provider_id, offering_id)
-    if taken is not None:
-        return [FieldProblem("id", offering_id, taken, _("an id this provider does not use yet"))]
-    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+        problems.append(_fact_part_problem("id", offering_id, source, as_of or "", {}))
+    elif (taken := _taken(catalogs, provider_id, offering_id)) is not None:
+        problems.append(FieldProblem("id", offering_id, taken, _("an id this provider does not use yet")))
+    if problems:  # the values are still checked, as an offering of a free id
+        offering_id = _free_id(catalogs, provider_id)
+    problems += check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
     if not problems and not any(v not in (None, "") for v in values.values()):
         problems.append(FieldProblem("", None, _needs_a_fact(), None))
     return problems
+
+
+def _free_id(catalogs: CatalogSet, provider_id: str) -> str:
+    """An offering id the provider does not use (to check values typed before the id is valid)."""
+    number = 0
+    while _taken(catalogs, provider_id, f"new-offering-{number}") is not None:
+        number += 1
+    return f"new-offering-{number}"
 
 
 def _needs_a_fact() -> str:
@@ -390,6 +400,16 @@ def copy_offering(
                 as_of=(provenance.as_of if provenance is not None and provenance.as_of else today),
             )
         )
+    offering = next(o for o in catalog.offerings if o.id == offering_id)
+    # its name too: the copy exists even when the offering states no fact the form asks about
+    facts.append(
+        OverlayFact(
+            key=offering_key(new_id, "name"),
+            value=_("{name} (my copy)").format(name=offering.name or offering_id),
+            source=source or f"copied from {provider_id}/{offering_id}",
+            as_of=today,
+        )
+    )
     if any(o.id == new_id for o in catalog.offerings):
         raise InputError(
             _("provider {provider} already has an offering {offering}").format(

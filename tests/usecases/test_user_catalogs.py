@@ -121,6 +121,12 @@ def test_save_create_copy_and_delete(user_dir: Path) -> None:
     )
     assert "copied from lambda/1-click-cluster-h100-sxm" in (copied.fact("inter_node.fabric").source or "")
     assert "KalarisLabs" in (copied.fact("inter_node.fabric").source or "")
+    # one that states none of the form's facts is copied too (under its name), and can be deleted
+    copy_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", "hd-mine")
+    catalogs = load_catalog_set()
+    mine = next(o for o in catalogs.provider("raksmart").offerings if o.id == "hd-mine")  # type: ignore[union-attr]
+    assert mine.name == "High-defence GPU server (高防GPU服务器) (my copy)"
+    assert is_user_offering(catalogs, "raksmart", "hd-mine")
 
 
 def test_the_id_the_source_and_the_date_are_each_reported_once_under_their_own_field(user_dir: Path) -> None:
