@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
-    QToolButton,
     QWidget,
 )
 
@@ -57,8 +56,7 @@ class CatalogActions(QWidget):
         self.edit_button = QPushButton()
         self.delete_button = QPushButton()
         self.copy_button = QPushButton()
-        self.questionnaire_button = QToolButton()
-        self.questionnaire_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.questionnaire_button = QPushButton()  # a push button's menu arrow has room of its own
         self.questionnaire_menu = QMenu(self)
         self.export_action = self.questionnaire_menu.addAction("")
         self.import_action = self.questionnaire_menu.addAction("")

@@ -41,6 +41,7 @@ from catalogs.questionnaire import Question
 from desktop.app.context import AppContext
 from desktop.app.widgets.offering_fields import Editor, editor_for
 from desktop.export.safety import neutralise
+from desktop.i18n import language
 from desktop.usecases.user_catalogs import (
     FieldProblem,
     OfferingInvalid,
@@ -54,6 +55,7 @@ from desktop.usecases.user_catalogs import (
 )
 
 DEBOUNCE_MS = 250
+LABEL_WIDTH, EDITOR_WIDTH, UNIT_WIDTH = 250, 240, 120
 ERROR_STYLE = "color: #c62828"
 NOTE_STYLE = "color: #607d8b"
 # The form's sections, by the first part of a field's path (the rest go under "Operations").
@@ -253,8 +255,10 @@ class OfferingForm(QDialog):
             group = QGroupBox()
             grid = QGridLayout(group)
             grid.setColumnStretch(3, 1)
-            grid.setColumnMinimumWidth(0, 230)
-            grid.setColumnMinimumWidth(1, 190)
+            # the same widths in every group, so the fields line up from one group to the next
+            grid.setColumnMinimumWidth(0, LABEL_WIDTH)
+            grid.setColumnMinimumWidth(1, EDITOR_WIDTH)
+            grid.setColumnMinimumWidth(2, UNIT_WIDTH)
             self.groups[name], grids[name] = group, grid
             self.fields_layout.addWidget(group)
         for question in offering_fields(catalog):
@@ -262,6 +266,7 @@ class OfferingForm(QDialog):
             line = grid.rowCount()
             value, provenance = current.get(question.path, (None, None))
             editor = editor_for(question)
+            editor.setFixedWidth(EDITOR_WIDTH)
             editor.set_value(value)
             row = FieldRow(
                 question,
@@ -276,6 +281,10 @@ class OfferingForm(QDialog):
             if question.path in typed and typed[question.path] != row.initial:
                 editor.set_value(typed[question.path])
             row.label.setBuddy(editor)
+            row.label.setFixedWidth(LABEL_WIDTH)
+            row.unit.setFixedWidth(UNIT_WIDTH)
+            for label in (row.label, row.unit, row.origin):
+                label.setContentsMargins(0, 4, 0, 0)  # level with the editor's text
             row.message.hide()
             grid.addWidget(row.label, line, 0, Qt.AlignmentFlag.AlignTop)
             grid.addWidget(editor, line, 1, Qt.AlignmentFlag.AlignTop)
@@ -288,18 +297,21 @@ class OfferingForm(QDialog):
         self._describe_fields()
 
     def _describe_fields(self) -> None:
-        """The fields' words (the use-case's questions, in the core's language) and each value's origin."""
+        """The fields' words (the questionnaire's questions, in the window's language) and each value's
+        origin."""
         catalog = self.catalogs.provider(self.provider_id)
-        for question in offering_fields(catalog):
+        with language(self.context.settings.language):
+            questions = [(q, q.allowed_text()) for q in offering_fields(catalog)]
+        for question, allowed in questions:
             row = self.rows.get(question.path)
             if row is None:
                 continue
             row.question = question
             row.label.setText(question.text)
             row.label.setToolTip(question.why)
-            row.editor.setToolTip(f"{question.why}\n{question.allowed_text()}")
+            row.editor.setToolTip(f"{question.why}\n{allowed}")
             row.editor.set_placeholder(
-                self.tr("not stated") if question.kind in ("choice", "yes-no") else question.allowed_text()
+                self.tr("not stated") if question.kind in ("choice", "yes-no") else allowed
             )
             row.unit.setText(question.unit)
             row.origin.setText(self.origin_text(row.provenance, catalog.path if catalog else None))

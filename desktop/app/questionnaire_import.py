@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -39,11 +40,12 @@ from PySide6.QtWidgets import (
 
 from catalogs.facts import Provenance
 from catalogs.loader import CatalogSet
-from catalogs.questionnaire import shown
+from catalogs.questionnaire import all_questions, question_for, shown
 from desktop.app.context import AppContext
 from desktop.app.offering_form import ERROR_STYLE, plain_label
 from desktop.app.questionnaire_dialogs import file_row, provider_choices
 from desktop.export.safety import neutralise
+from desktop.i18n import language
 from desktop.usecases.questionnaire import (
     AnswerProblem,
     AnswersInvalid,
@@ -55,6 +57,8 @@ from desktop.usecases.questionnaire_preview import (
     QuestionnairePreview,
     preview_questionnaire,
 )
+
+CONFLICT_COLOUR = QColor("#fff3cd")  # a conflict's row: the user decides it
 
 
 @dataclass(frozen=True)
@@ -107,7 +111,7 @@ class QuestionnaireImportDialog(QDialog):
     """Preview an answered questionnaire, choose between conflicting facts, import what was taken."""
 
     # the changes table
-    KEY, QUESTION, NOW, ANSWER, CHOICE = range(5)
+    QUESTION, NOW, ANSWER, CHOICE, KEY = range(5)
     # the problems table
     SHEET, ROW, PROBLEM_KEY, GIVEN, EXPECTED, PROBLEM = range(6)
 
@@ -144,8 +148,9 @@ class QuestionnaireImportDialog(QDialog):
         self.changes.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.changes.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.changes.verticalHeader().setVisible(False)
+        self.changes.setWordWrap(False)  # one line a row; the whole text is in each cell's tool tip
         self.changes.horizontalHeader().setStretchLastSection(True)
-        for column, width in {0: 250, 1: 220, 2: 230, 3: 150}.items():
+        for column, width in {0: 230, 1: 330, 2: 170, 3: 200}.items():
             self.changes.setColumnWidth(column, width)
         self.changes.hide()
         self.problems = QTableWidget(0, 6)
@@ -266,26 +271,33 @@ class QuestionnaireImportDialog(QDialog):
         rows = sorted(answers, key=lambda a: (order[a.what], a.sheet, a.row))
         taken = {key: item.checkState() == Qt.CheckState.Checked for key, item in self.choices.items()}
         self.choices = {}
+        words = self.question_words()
         self.changes.setRowCount(len(rows))
         for number, answer in enumerate(rows):
-            now = self.tr("unknown") if answer.now is None else _with_unit(answer.now, answer.unit)
+            question, unit = words.get(answer.key, (answer.question, answer.unit))
+            now = self.tr("unknown") if answer.now is None else _with_unit(answer.now, unit)
             if answer.what == "conflict":
                 now = f"{now} — {self.origin_text(answer.now_source)}"
             cells = {
                 self.KEY: (answer.key, answer.key),
-                self.QUESTION: (answer.question, answer.question),
+                self.QUESTION: (question, question),
                 self.NOW: (now, self.origin_text(answer.now_source) if answer.now is not None else now),
                 self.ANSWER: (
-                    _with_unit(answer.answer, answer.unit),
+                    _with_unit(answer.answer, unit),
                     self.tr("{source} (as of {date})").format(source=answer.source, date=answer.as_of),
                 ),
             }
+            choice = QTableWidgetItem(self.choice_text(answer.what))
             for column, (text, tip) in cells.items():
                 item = QTableWidgetItem(neutralise(text))
                 item.setToolTip(neutralise(tip))
                 self.changes.setItem(number, column, item)
-            choice = QTableWidgetItem(self.choice_text(answer.what))
+                if answer.what == "conflict":
+                    item.setBackground(CONFLICT_COLOUR)
+                    item.setForeground(QColor("#000000"))  # readable on the light colour in a dark theme
             if answer.what == "conflict":
+                choice.setBackground(CONFLICT_COLOUR)
+                choice.setForeground(QColor("#000000"))
                 choice.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
                 choice.setCheckState(
                     Qt.CheckState.Checked if taken.get(answer.key, True) else Qt.CheckState.Unchecked
@@ -293,6 +305,17 @@ class QuestionnaireImportDialog(QDialog):
                 self.choices[answer.key] = choice
             self.changes.setItem(number, self.CHOICE, choice)
         self.changes.setVisible(bool(rows))
+
+    def question_words(self) -> dict[str, tuple[str, str]]:
+        """Each previewed key's question and unit in the window's language (the preview, made in a worker,
+        has them in the core's)."""
+        if self.preview is None:
+            return {}
+        catalog = self.catalogs.provider(self.preview.provider)
+        with language(self.context.settings.language):
+            questions = all_questions(catalog)
+            found = {a.key: question_for(a.key, questions) for a in self.preview.answers}
+            return {key: (q.text, q.unit) for key, q in found.items() if q is not None}
 
     def choice_text(self, what: str) -> str:
         return {
@@ -409,11 +432,11 @@ class QuestionnaireImportDialog(QDialog):
         self.buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Close"))
         self.changes.setHorizontalHeaderLabels(
             [
-                self.tr("Key"),
                 self.tr("Question"),
                 self.tr("The catalog says now"),
                 self.tr("The answer"),
                 self.tr("Import"),
+                self.tr("Key"),
             ]
         )
         self.problems.setHorizontalHeaderLabels(

@@ -310,3 +310,44 @@ def test_a_bad_answers_file_is_reported_with_sheet_row_and_key_and_nothing_is_wr
     qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
     assert "junk.xlsx" in dialog.status.text() and not dialog.import_button.isEnabled()
     assert not (user_dir() / "raksmart.toml").exists()
+
+
+def test_a_questionnaire_is_exported_from_the_window_in_the_chosen_language(
+    catalog, qtbot, tmp_path: Path
+) -> None:
+    from openpyxl import load_workbook
+
+    assert catalog.select("raksmart", OFFERING)
+    dialog = catalog.edit_bar.export_questionnaire()
+    assert dialog.provider.currentData() == "raksmart"
+    assert dialog.chosen_offerings() == ()  # every offering
+    type_into(qtbot, dialog.new_offerings, "gpu-b200-8x")
+    assert dialog.chosen_offerings() == (OFFERING, "gpu-b200-8x")
+    dialog.language.setCurrentIndex(dialog.language.findData("zh_CN"))
+    out = tmp_path / "raksmart.xlsx"
+    out.write_bytes(b"an earlier file")
+    dialog.out.setText(str(out))
+    dialog.start_export()
+    assert "exists" in dialog.status.text() and out.read_bytes() == b"an earlier file"  # not replaced unasked
+    out.unlink()
+    dialog.start_export()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
+    assert dialog.written_result is not None, dialog.status.text()
+    assert dialog.written_result.offerings == (OFFERING, "gpu-b200-8x")
+    book = load_workbook(out)
+    offerings = book.worksheets[1]  # the sheets are named in the workbook's language
+    keys = {row[0] for row in offerings.iter_rows(min_row=3, values_only=True) if row[0]}
+    assert f"offering[{OFFERING}].gpu" in keys and "offering[gpu-b200-8x].gpu" in keys
+    assert "回答" in [c.value for c in offerings[2]]
+
+
+def test_the_form_speaks_the_windows_language(window, catalog, qtbot) -> None:
+    window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: catalog.edit_bar.new_button.text() == "新建产品…", timeout=5_000)
+    form = catalog.edit_bar.new_offering()
+    assert form.windowTitle() == "新建产品"
+    assert form.rows["gpu"].label.text() == "GPU 型号"  # the questionnaire's own Chinese question
+    assert form.rows["storage.local_nvme_tb"].origin.text() == "没有任何来源说明"
+    window.set_language("en")
+    qtbot.waitUntil(lambda: form.rows["gpu"].label.text() == "GPU model", timeout=5_000)
+    form.reject()
