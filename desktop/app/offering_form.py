@@ -50,6 +50,7 @@ from desktop.usecases.user_catalogs import (
     create_offering,
     offering_fields,
     offering_values,
+    own_fields,
     save_offering,
     user_folder,
 )
@@ -110,9 +111,13 @@ def check_in_worker(
     values: dict[str, Any],
     source: str,
     as_of: str,
+    forget: tuple[str, ...] = (),
 ) -> tuple[int, list[FieldProblem]]:
-    check = check_new_offering if new else check_offering
-    return generation, check(catalogs, provider, offering, values, source, as_of or None)
+    if new:
+        return generation, check_new_offering(catalogs, provider, offering, values, source, as_of or None)
+    return generation, check_offering(
+        catalogs, provider, offering, values, source, as_of or None, None, forget
+    )
 
 
 def save_in_worker(
@@ -123,10 +128,12 @@ def save_in_worker(
     values: dict[str, Any],
     source: str,
     as_of: str,
+    forget: tuple[str, ...] = (),
 ) -> Saved:
-    save = create_offering if new else save_offering
     try:
-        return Saved(save(catalogs, provider, offering, values, source, as_of or None))
+        if new:
+            return Saved(create_offering(catalogs, provider, offering, values, source, as_of or None))
+        return Saved(save_offering(catalogs, provider, offering, values, source, as_of or None, None, forget))
     except OfferingInvalid as exc:
         return Saved(None, exc.problems)
 
@@ -163,6 +170,7 @@ class OfferingForm(QDialog):
         self.provider_id = provider_id
         self.offering_id = offering_id or ""
         self.rows: dict[str, FieldRow] = {}
+        self.own: set[str] = set()  # the fields whose value is the user's own fact (clearing one removes it)
         self.problems: list[FieldProblem] = []
         self._generation = 0
         self._checked = -1  # the generation the problems shown are for
@@ -250,6 +258,7 @@ class OfferingForm(QDialog):
         self.groups, self.rows = {}, {}
         catalog = self.catalogs.provider(self.provider_id)
         current = {} if catalog is None or self.new else offering_values(catalog, self.offering_id)
+        self.own = set() if catalog is None or self.new else own_fields(catalog, self.offering_id)
         grids: dict[str, QGridLayout] = {}
         for name in GROUPS:
             group = QGroupBox()
@@ -353,6 +362,14 @@ class OfferingForm(QDialog):
             if row.editor.text_value() != row.initial
         }
 
+    def forgotten(self) -> tuple[str, ...]:
+        """The user's own facts cleared in the form: saving takes them out of the overlay."""
+        return tuple(
+            path
+            for path, row in self.rows.items()
+            if path in self.own and row.initial is not None and row.editor.text_value() is None
+        )
+
     def _edited(self) -> None:
         self._generation += 1
         self.save_button.setEnabled(False)
@@ -377,6 +394,7 @@ class OfferingForm(QDialog):
             self.values(),
             self.source.text().strip(),
             self.as_of.text().strip(),
+            self.forgotten(),
             on_done=self._checked_values,
             on_error=self._failed,
         )
@@ -401,14 +419,19 @@ class OfferingForm(QDialog):
             label.setStyleSheet(ERROR_STYLE)
             label.setText("\n".join(self.problem_text(p) for p in found))
             label.setVisible(bool(found))
-        for row in self.rows.values():
+        forgotten = self.forgotten()
+        for path, row in self.rows.items():
             cleared = row.initial is not None and row.editor.text_value() is None
-            if cleared and not row.message.isVisible():
+            if cleared and row.message.isHidden():
                 row.message.setStyleSheet(NOTE_STYLE)
-                row.message.setText(self.tr("Left empty: what the catalog says stays (nothing is deleted)."))
+                row.message.setText(
+                    self.tr("Left empty: your fact is taken out of your catalogs on Save.")
+                    if path in forgotten
+                    else self.tr("Left empty: what the catalog says stays (nothing is deleted).")
+                )
                 row.message.show()
         rest = [self.problem_text(p) for found in by_field.values() for p in found]
-        changed = len([v for v in self.values().values() if v is not None])
+        changed = len([v for v in self.values().values() if v is not None]) + len(forgotten)
         if problems:
             self.status.setStyleSheet(ERROR_STYLE)
             lines = rest
@@ -465,6 +488,7 @@ class OfferingForm(QDialog):
             self.values(),
             self.source.text().strip(),
             self.as_of.text().strip(),
+            self.forgotten(),
             on_done=self._saved,
             on_error=self._failed,
         )

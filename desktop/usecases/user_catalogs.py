@@ -8,8 +8,9 @@ rules, field by field):
 
     offering_fields(catalog)                          every field the form shows (the questionnaire's questions)
     offering_values(catalog, offering_id)             the offering's current values and each one's provenance
+    own_fields(catalog, offering_id)                  the paths whose value is the user's own fact
     check_offering(catalogs, provider, offering, values, source, as_of)   field problems, nothing written
-    save_offering(catalogs, provider, offering, values, source, as_of)    validated, then written
+    save_offering(catalogs, provider, offering, values, source, as_of, forget=…)   validated, then written
     check_new_offering(…)                             the same for a new offering, its id too
     create_offering(…)                                a new offering (an id not yet used)
     delete_offering(catalogs, provider, offering)     only one the user created (bundled: copy it instead)
@@ -21,7 +22,7 @@ rules, field by field):
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,17 +126,20 @@ def apply_facts(
     folder: Path | None = None,
     *,
     write: bool = True,
+    forget: Collection[str] = (),
 ) -> tuple[Path, list[Change], list[CatalogFileError]]:
-    """Put `facts` into the provider's overlay, validate it over the catalog, and write it when valid and
-    something changed. Returns the overlay's path, what changed and the problems (nothing is written when
-    there are any)."""
+    """Put `facts` into the provider's overlay (after taking out the facts whose keys are in `forget`),
+    validate it over the catalog, and write it when valid and something changed. Returns the overlay's path,
+    what changed and the problems (nothing is written when there are any)."""
     overlay = current_overlay(provider_id, folder)
-    changed, changes = put_facts(overlay, facts)
+    kept = overlay.model_copy(update={"facts": tuple(f for f in overlay.facts if f.key not in forget)})
+    changed, changes = put_facts(kept, facts)
     path = overlay_path(provider_id, folder)
     _merged, errors = validate_overlay(catalogs, changed, path)
     if errors:
         return path, changes, errors
-    if write and any(c.what in ("added", "changed") for c in changes):
+    forgotten = len(kept.facts) < len(overlay.facts)
+    if write and (forgotten or any(c.what in ("added", "changed") for c in changes)):
         write_overlay(changed, folder)
     return path, changes, []
 
@@ -157,6 +161,21 @@ def offering_fields(catalog: ProviderCatalog | None) -> list[Question]:
 def offering_values(catalog: ProviderCatalog, offering_id: str) -> dict[str, tuple[Any, Provenance | None]]:
     """The offering's current value of every form field and where it comes from (None, None: unknown)."""
     return {q.path: known_now(catalog, q, offering_id) for q in offering_fields(catalog)}
+
+
+def own_fields(catalog: ProviderCatalog, offering_id: str) -> set[str]:
+    """The form paths whose current value is the user's own fact (written in the provider's overlay), the
+    ones `forget` can take out again."""
+    if catalog.overlay is None:
+        return set()
+    overlay = str(catalog.overlay)
+    return {
+        path
+        for path, (value, provenance) in offering_values(catalog, offering_id).items()
+        if value is not None
+        and provenance is not None
+        and (provenance.file == overlay or catalog.path == catalog.overlay)
+    }
 
 
 def is_user_offering(catalogs: CatalogSet, provider_id: str, offering_id: str) -> bool:
@@ -247,15 +266,18 @@ def check_offering(
     source: str,
     as_of: str | None = None,
     folder: Path | None = None,
+    forget: Collection[str] = (),
 ) -> list[FieldProblem]:
     """The problems the loader's rules find in these values (field by field, as typed); nothing written.
-    `values` maps form paths (`gpu`, `inter_node.fabric`, `price.gpu_hour`) to what was typed."""
+    `values` maps form paths (`gpu`, `inter_node.fabric`, `price.gpu_hour`) to what was typed; `forget`
+    names the paths of the user's own facts to take out (`own_fields`)."""
     as_of = as_of or dt.date.today().isoformat()
     catalog = catalogs.provider(provider_id)
     facts, problems = _facts_for(offering_id, values, source, as_of, offering_fields(catalog))
     if problems:
         return problems
-    _path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, write=False)
+    keys = {offering_key(offering_id, path) for path in forget}
+    _path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, write=False, forget=keys)
     prefix = offering_key(offering_id, "")
     given = {f.key: values.get(f.key.removeprefix(prefix)) for f in facts}
     return [
@@ -272,10 +294,12 @@ def save_offering(
     source: str,
     as_of: str | None = None,
     folder: Path | None = None,
+    forget: Collection[str] = (),
 ) -> Path:
     """Validate the values (`OfferingInvalid` with every field problem) and write them into the provider's
-    overlay; the overlay's path. A value left empty keeps what the catalog says."""
-    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+    overlay; the overlay's path. A value left empty keeps what the catalog says; the user's own facts at
+    the paths in `forget` are taken out of the overlay (the bundled catalog's value, if any, stands again)."""
+    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder, forget)
     if problems:
         raise OfferingInvalid(problems)
     facts, _problems = _facts_for(
@@ -285,7 +309,8 @@ def save_offering(
         as_of or dt.date.today().isoformat(),
         offering_fields(catalogs.provider(provider_id)),
     )
-    path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder)
+    keys = {offering_key(offering_id, path) for path in forget}
+    path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, forget=keys)
     if errors:  # the catalog changed under us
         raise OfferingInvalid([FieldProblem(e.field or "", None, e.message, e.expected) for e in errors])
     return path

@@ -181,6 +181,36 @@ def test_editing_a_fact_and_its_source_keeps_the_earlier_value(catalog, score, q
         ),
         timeout=20_000,
     )
+    # a fact of one's own cleared is taken out again: unknown, as before it was typed
+    qtbot.waitUntil(lambda: not catalog.loading, timeout=20_000)
+    assert catalog.select("raksmart", NEW)
+    again = catalog.edit_bar.edit_selected()
+    price = again.rows["price.gpu_hour"]
+    assert price.editor.text_value() == "2.95"
+    type_into(qtbot, price.editor, "")
+    settle(qtbot, again)
+    assert again.forgotten() == ("price.gpu_hour",) and again.save_button.isEnabled()
+    assert "taken out of your catalogs" in price.message.text()
+    again.save_button.click()
+    qtbot.waitUntil(lambda: not again.isVisible(), timeout=10_000)
+    assert f"offering[{NEW}].price.gpu_hour" not in overlay_facts()
+    assert f"offering[{NEW}].gpu" in overlay_facts()
+    qtbot.waitUntil(
+        lambda: NEW in ranked(score, "raksmart") and ranked(score, "raksmart")[NEW].price_gpu_hour is None,
+        timeout=20_000,
+    )
+
+
+def test_clearing_a_bundled_fact_changes_nothing(catalog, qtbot) -> None:
+    assert catalog.select("lambda", "1-click-cluster-h100-sxm")
+    form = catalog.edit_bar.edit_selected()
+    fabric = form.rows["inter_node.fabric"]
+    assert fabric.editor.text_value() == "infiniband" and form.own == set()
+    fabric.editor.setCurrentIndex(0)  # not stated
+    settle(qtbot, form)
+    assert "what the catalog says stays" in fabric.message.text()
+    assert form.values() == {"inter_node.fabric": None} and not form.save_button.isEnabled()
+    form.reject()
 
 
 def test_delete_removes_an_offering_of_ones_own_and_a_bundled_one_is_copied(catalog, score, qtbot) -> None:

@@ -23,6 +23,7 @@ from desktop.usecases.user_catalogs import (
     is_user_offering,
     offering_fields,
     offering_values,
+    own_fields,
     save_offering,
     user_offerings,
     write_overlay,
@@ -210,3 +211,36 @@ def test_any_value_in_any_field_is_accepted_or_refused_with_a_field_problem(
         assert problem.field in fields or problem.field.split(".")[0] in {f.split(".")[0] for f in fields}
         assert problem.message
     assert not user_dir.exists()
+
+
+def test_a_fact_of_ones_own_is_taken_out_again_and_only_ones_own(user_dir: Path) -> None:
+    save_offering(
+        load_catalog_set(),
+        "raksmart",
+        "high-defence-gpu-server",
+        {"gpu": "H100 SXM", "cooling": "air"},
+        "quote",
+    )
+    catalog = load_catalog_set().provider("raksmart")
+    assert catalog is not None and own_fields(catalog, "high-defence-gpu-server") == {"gpu", "cooling"}
+    lambda_catalog = load_catalog_set().provider("lambda")
+    assert lambda_catalog is not None and own_fields(lambda_catalog, "1-click-cluster-h100-sxm") == set()
+    # taken out with no new value and no source: nothing else changes
+    save_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", {}, "", forget={"cooling"})
+    offering = load_catalog_set().provider("raksmart").offerings[0]  # type: ignore[union-attr]
+    assert offering.cooling is None and offering.gpu == "H100 SXM"
+    # a removal the loader's rules refuse is refused as a value would be, and nothing is written
+    save_offering(
+        load_catalog_set(),
+        "raksmart",
+        "high-defence-gpu-server",
+        {"inter_node.fabric": "infiniband", "inter_node.bandwidth_gbit_s": 400},
+        "quote",
+    )
+    before = (user_dir / "raksmart.toml").read_bytes()
+    with pytest.raises(OfferingInvalid) as raised:
+        save_offering(
+            load_catalog_set(), "raksmart", "high-defence-gpu-server", {}, "", forget={"inter_node.fabric"}
+        )
+    assert raised.value.problems[0].field.startswith("inter_node")
+    assert (user_dir / "raksmart.toml").read_bytes() == before

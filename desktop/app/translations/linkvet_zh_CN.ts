@@ -989,6 +989,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>正在检查…</translation>
     </message>
     <message>
+        <source>Left empty: your fact is taken out of your catalogs on Save.</source>
+        <translation>留空：保存时从我的目录中移除您填写的这个事实。</translation>
+    </message>
+    <message>
         <source>Left empty: what the catalog says stays (nothing is deleted).</source>
         <translation>留空：保留目录现有的值（不会删除任何内容）。</translation>
     </message>
