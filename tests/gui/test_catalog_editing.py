@@ -332,6 +332,26 @@ def test_a_bad_answers_file_is_reported_with_sheet_row_and_key_and_nothing_is_wr
     assert per_node[dialog.GIVEN] == "eight" and per_node[dialog.EXPECTED] == "a whole number"
     assert "a price cannot be negative" in problems[f"offering[{OFFERING}].price.gpu_hour"][dialog.PROBLEM]
     assert not (user_dir() / "raksmart.toml").exists()
+    # skipping the invalid answers: the rest previewed and written, the two listed and left out
+    dialog.skip_invalid.setChecked(True)
+    dialog.preview_button.click()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
+    assert dialog.preview is not None and dialog.import_button.isEnabled()
+    assert "2 invalid answer(s) will be skipped" in dialog.status.text() and len(dialog.problem_rows()) == 2
+    dialog.skip_invalid.setChecked(False)  # changed after the preview: preview again first
+    assert not dialog.import_button.isEnabled() and "Preview again" in dialog.status.text()
+    dialog.skip_invalid.setChecked(True)
+    dialog.preview_button.click()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
+    dialog.import_button.click()
+    qtbot.waitUntil(lambda: dialog.imported is not None, timeout=20_000)
+    facts = overlay_facts()
+    assert f"offering[{OFFERING}].gpu" in facts
+    assert (
+        f"offering[{OFFERING}].gpus_per_node" not in facts
+        and f"offering[{OFFERING}].price.gpu_hour" not in facts
+    )
+    (user_dir() / "raksmart.toml").unlink()
     # not a workbook at all: the reason, with the file, and still nothing written
     junk = tmp_path / "junk.xlsx"
     junk.write_text("not a workbook", encoding="utf-8")
