@@ -11,8 +11,8 @@
                                  the screens' parts, one widget per module; the dialogs (*_dialog.py)
     desktop/app/catalog_actions.py  the Catalog screen's editing row: New offering…, Edit…, Delete / Copy to
                                  my catalogs, Questionnaire → Export…/Import…
-    desktop/app/offering_form.py the offering form (fields from the questionnaire's questions, checked as
-                                 typed; editors in widgets/offering_fields.py)
+    desktop/app/offering_form.py the offering form, checked as typed; its fields (from the questionnaire's
+                                 questions) in offering_fields_panel.py, their editors in widgets/offering_fields.py
     desktop/app/questionnaire_dialogs.py, questionnaire_import.py  Questionnaire → Export…, and Import…
                                  (a preview first, conflicts chosen, then written)
     desktop/app/widgets/         reusable widgets (plots, the sparkline and line-type delegates, a scroll area)

@@ -1,6 +1,7 @@
 """The offering form (Catalog screen → New offering… / Edit…): every field the loader knows, generated from
 `desktop.usecases.user_catalogs.offering_fields` (the questionnaire's offering questions: kind, unit,
-allowed values, range), each with where its current value comes from (source, as of, standing, file).
+allowed values, range), each with where its current value comes from (source, as of, standing, file):
+the fields themselves are `desktop.app.offering_fields_panel`.
 
 What is typed is checked with the loader's own rules as it is typed (`check_offering`, or
 `check_new_offering` for a new one; debounced, in a worker, since it reads the user's overlay), and each
@@ -20,14 +21,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
-    QGridLayout,
-    QGroupBox,
     QLabel,
     QLineEdit,
     QScrollArea,
@@ -35,63 +34,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogs.facts import Provenance
 from catalogs.loader import CatalogSet
-from catalogs.questionnaire import Question
 from desktop.app.context import AppContext
-from desktop.app.widgets.offering_fields import Editor, editor_for
+from desktop.app.offering_fields_panel import ERROR_STYLE, NOTE_STYLE, FieldRow, OfferingFields, plain_label
 from desktop.export.safety import neutralise
-from desktop.i18n import language
 from desktop.usecases.user_catalogs import (
     FieldProblem,
     OfferingInvalid,
     check_new_offering,
     check_offering,
     create_offering,
-    offering_fields,
-    offering_values,
-    own_fields,
     save_offering,
     user_folder,
 )
 
 DEBOUNCE_MS = 250
-LABEL_WIDTH, EDITOR_WIDTH, UNIT_WIDTH = 250, 240, 120
-ERROR_STYLE = "color: #c62828"
-NOTE_STYLE = "color: #607d8b"
-# The form's sections, by the first part of a field's path (the rest go under "Operations").
-GROUPS = ("hardware", "network", "storage", "operations", "price", "capacity")
-_GROUP_OF = {
-    "gpu": "hardware",
-    "gpus_per_node": "hardware",
-    "gpu_memory_gb": "hardware",
-    "intra_node": "hardware",
-    "inter_node": "network",
-    "storage": "storage",
-    "price": "price",
-    "currency": "price",
-    "min_term_days": "price",
-    "max_gpus": "capacity",
-    "regions": "capacity",
-}
-
-
-def group_of(path: str) -> str:
-    return _GROUP_OF.get(path.split(".", 1)[0], "operations")
-
-
-@dataclass
-class FieldRow:
-    """One field of the form: its question, editor, the labels beside it and the value it started with."""
-
-    question: Question
-    editor: Editor
-    label: QLabel
-    unit: QLabel
-    origin: QLabel
-    message: QLabel
-    initial: str | None = None
-    provenance: Provenance | None = None
 
 
 @dataclass(frozen=True)
@@ -138,17 +95,6 @@ def save_in_worker(
         return Saved(None, exc.problems)
 
 
-def plain_label(text: str = "", style: str = "") -> QLabel:
-    """A label that never reads its text as markup (catalog and vendor text is untrusted)."""
-    label = QLabel()
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setWordWrap(True)
-    label.setText(text)
-    if style:
-        label.setStyleSheet(style)
-    return label
-
-
 class OfferingForm(QDialog):
     """New offering (`offering_id` None) or edit an existing one. `saved(provider, offering)` fires after
     the overlay was written."""
@@ -169,8 +115,6 @@ class OfferingForm(QDialog):
         self.new = offering_id is None
         self.provider_id = provider_id
         self.offering_id = offering_id or ""
-        self.rows: dict[str, FieldRow] = {}
-        self.own: set[str] = set()  # the fields whose value is the user's own fact (clearing one removes it)
         self.problems: list[FieldProblem] = []
         self._generation = 0
         self._checked = -1  # the generation the problems shown are for
@@ -200,12 +144,10 @@ class OfferingForm(QDialog):
         self.top.addRow(self.source_label, self._stacked(self.source, self.source_message))
         self.top.addRow(self.as_of_label, self._stacked(self.as_of, self.as_of_message))
 
-        self.fields_page = QWidget()
-        self.fields_layout = QVBoxLayout(self.fields_page)
-        self.groups: dict[str, QGroupBox] = {}
+        self.fields = OfferingFields(context)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setWidget(self.fields_page)
+        scroll.setWidget(self.fields)
         self.status = plain_label()
         self.buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -228,6 +170,7 @@ class OfferingForm(QDialog):
         self.provider.currentIndexChanged.connect(self._provider_changed)
         for line in (self.offering, self.source, self.as_of):
             line.textEdited.connect(self._edited)
+        self.fields.edited.connect(self._edited)
         self.resize(1120, 820)
         self._build_fields()
         self.retranslate()
@@ -246,106 +189,16 @@ class OfferingForm(QDialog):
 
     # -- the fields --------------------------------------------------------------------------------------
 
+    @property
+    def rows(self) -> dict[str, FieldRow]:
+        return self.fields.rows
+
+    @property
+    def own(self) -> set[str]:
+        return self.fields.own
+
     def _build_fields(self) -> None:
-        """One row per field the loader knows, in the questionnaire's order, grouped; values typed so far
-        are kept across a change of provider."""
-        typed = {path: row.editor.text_value() for path, row in self.rows.items()}
-        while self.fields_layout.count():
-            item = self.fields_layout.takeAt(0)
-            widget = item.widget() if item is not None else None
-            if widget is not None:
-                widget.deleteLater()
-        self.groups, self.rows = {}, {}
-        catalog = self.catalogs.provider(self.provider_id)
-        current = {} if catalog is None or self.new else offering_values(catalog, self.offering_id)
-        self.own = set() if catalog is None or self.new else own_fields(catalog, self.offering_id)
-        grids: dict[str, QGridLayout] = {}
-        for name in GROUPS:
-            group = QGroupBox()
-            grid = QGridLayout(group)
-            grid.setColumnStretch(3, 1)
-            # the same widths in every group, so the fields line up from one group to the next
-            grid.setColumnMinimumWidth(0, LABEL_WIDTH)
-            grid.setColumnMinimumWidth(1, EDITOR_WIDTH)
-            grid.setColumnMinimumWidth(2, UNIT_WIDTH)
-            self.groups[name], grids[name] = group, grid
-            self.fields_layout.addWidget(group)
-        for question in offering_fields(catalog):
-            grid = grids[group_of(question.path)]
-            line = grid.rowCount()
-            value, provenance = current.get(question.path, (None, None))
-            editor = editor_for(question)
-            editor.setFixedWidth(EDITOR_WIDTH)
-            editor.set_value(value)
-            row = FieldRow(
-                question,
-                editor,
-                plain_label(),
-                plain_label(style=NOTE_STYLE),
-                plain_label(style=NOTE_STYLE),
-                plain_label(style=ERROR_STYLE),
-                editor.text_value(),
-                provenance,
-            )
-            if question.path in typed and typed[question.path] != row.initial:
-                editor.set_value(typed[question.path])
-            row.label.setBuddy(editor)
-            row.label.setFixedWidth(LABEL_WIDTH)
-            row.unit.setFixedWidth(UNIT_WIDTH)
-            for label in (row.label, row.unit, row.origin):
-                label.setContentsMargins(0, 4, 0, 0)  # level with the editor's text
-            row.message.hide()
-            grid.addWidget(row.label, line, 0, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(editor, line, 1, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(row.unit, line, 2, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(row.origin, line, 3, Qt.AlignmentFlag.AlignTop)
-            grid.addWidget(row.message, line + 1, 1, 1, 3)
-            editor.signals.edited.connect(self._edited)
-            self.rows[question.path] = row
-        self.fields_layout.addStretch(1)
-        self._describe_fields()
-
-    def _describe_fields(self) -> None:
-        """The fields' words (the questionnaire's questions, in the window's language) and each value's
-        origin."""
-        catalog = self.catalogs.provider(self.provider_id)
-        with language(self.context.settings.language):
-            questions = [(q, q.allowed_text()) for q in offering_fields(catalog)]
-        for question, allowed in questions:
-            row = self.rows.get(question.path)
-            if row is None:
-                continue
-            row.question = question
-            row.label.setText(question.text)
-            row.label.setToolTip(question.why)
-            row.editor.setToolTip(f"{question.why}\n{allowed}")
-            row.editor.set_placeholder(
-                self.tr("not stated") if question.kind in ("choice", "yes-no") else allowed
-            )
-            row.unit.setText(question.unit)
-            row.origin.setText(self.origin_text(row.provenance, catalog.path if catalog else None))
-            row.origin.setToolTip(row.origin.text())
-
-    def origin_text(self, provenance: Provenance | None, catalog_file: Path | None) -> str:
-        """Where a value comes from: source, as of, standing, file (the fact's own file, else its catalog's)."""
-        if provenance is None:
-            return self.tr("not stated by any source")
-        standings = {
-            "claimed": self.tr("claimed"),
-            "verified": self.tr("verified"),
-            "contradicted": self.tr("contradicted"),
-        }
-        source = provenance.source or self.tr("source not stated")
-        if provenance.derived:
-            source = self.tr("derived: {source}").format(source=source)
-        parts = [neutralise(source)]
-        if provenance.as_of:
-            parts.append(self.tr("as of {date}").format(date=provenance.as_of))
-        parts.append(standings.get(provenance.standing, provenance.standing))
-        file = provenance.file or (str(catalog_file) if catalog_file is not None else None)
-        if file:
-            parts.append(Path(file).name)
-        return " · ".join(parts)
+        self.fields.build(self.catalogs.provider(self.provider_id), None if self.new else self.offering_id)
 
     def _provider_changed(self, _index: int) -> None:
         self.provider_id = str(self.provider.currentData() or "")
@@ -356,19 +209,11 @@ class OfferingForm(QDialog):
 
     def values(self) -> dict[str, Any]:
         """The fields changed from what the catalog says (as typed), each to be written with the source."""
-        return {
-            path: row.editor.text_value()
-            for path, row in self.rows.items()
-            if row.editor.text_value() != row.initial
-        }
+        return self.fields.values()
 
     def forgotten(self) -> tuple[str, ...]:
         """The user's own facts cleared in the form: saving takes them out of the overlay."""
-        return tuple(
-            path
-            for path, row in self.rows.items()
-            if path in self.own and row.initial is not None and row.editor.text_value() is None
-        )
+        return self.fields.forgotten()
 
     def _edited(self) -> None:
         self._generation += 1
@@ -420,16 +265,7 @@ class OfferingForm(QDialog):
             label.setText("\n".join(self.problem_text(p) for p in found))
             label.setVisible(bool(found))
         forgotten = self.forgotten()
-        for path, row in self.rows.items():
-            cleared = row.initial is not None and row.editor.text_value() is None
-            if cleared and row.message.isHidden():
-                row.message.setStyleSheet(NOTE_STYLE)
-                row.message.setText(
-                    self.tr("Left empty: your fact is taken out of your catalogs on Save.")
-                    if path in forgotten
-                    else self.tr("Left empty: what the catalog says stays (nothing is deleted).")
-                )
-                row.message.show()
+        self.fields.note_cleared()
         rest = [self.problem_text(p) for found in by_field.values() for p in found]
         changed = len([v for v in self.values().values() if v is not None]) + len(forgotten)
         if problems:
@@ -535,19 +371,8 @@ class OfferingForm(QDialog):
         )
         self.as_of_label.setText(self.tr("As of"))
         self.as_of.setPlaceholderText(self.tr("YYYY-MM-DD (or YYYY-MM, YYYY)"))
-        titles = {
-            "hardware": self.tr("GPUs and the server"),
-            "network": self.tr("Network between servers"),
-            "storage": self.tr("Storage"),
-            "operations": self.tr("Operations"),
-            "price": self.tr("Price and term"),
-            "capacity": self.tr("Capacity and regions"),
-        }
-        for name, group in self.groups.items():
-            group.setTitle(titles[name])
         self.save_button.setText(self.tr("Save"))
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText(self.tr("Cancel"))
-        self._describe_fields()
         if self._checked == self._generation:
             self.show_problems(self.problems)
 

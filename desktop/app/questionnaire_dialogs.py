@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 from catalogs.loader import CatalogSet
 from desktop.app.context import AppContext
 from desktop.app.i18n import LANGUAGE_NAMES
-from desktop.app.offering_form import ERROR_STYLE, plain_label
+from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
 from desktop.export.safety import neutralise
 from desktop.usecases.questionnaire import QuestionnaireRequest, QuestionnaireWritten, export_questionnaire
 

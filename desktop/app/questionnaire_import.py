@@ -42,7 +42,7 @@ from catalogs.facts import Provenance
 from catalogs.loader import CatalogSet
 from catalogs.questionnaire import all_questions, question_for, shown
 from desktop.app.context import AppContext
-from desktop.app.offering_form import ERROR_STYLE, plain_label
+from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
 from desktop.app.questionnaire_dialogs import file_row, provider_choices
 from desktop.export.safety import neutralise
 from desktop.i18n import language

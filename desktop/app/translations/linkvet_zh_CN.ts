@@ -951,10 +951,14 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
 </context>
 <context>
-    <name>OfferingForm</name>
+    <name>OfferingFields</name>
     <message>
-        <source>not stated</source>
-        <translation>未说明</translation>
+        <source>Left empty: your fact is taken out of your catalogs on Save.</source>
+        <translation>留空：保存时从我的目录中移除您填写的这个事实。</translation>
+    </message>
+    <message>
+        <source>Left empty: what the catalog says stays (nothing is deleted).</source>
+        <translation>留空：保留目录现有的值（不会删除任何内容）。</translation>
     </message>
     <message>
         <source>not stated by any source</source>
@@ -985,16 +989,39 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>截至 {date}</translation>
     </message>
     <message>
+        <source>GPUs and the server</source>
+        <translation>GPU 与服务器</translation>
+    </message>
+    <message>
+        <source>Network between servers</source>
+        <translation>服务器间网络</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>Operations</source>
+        <translation>运维</translation>
+    </message>
+    <message>
+        <source>Price and term</source>
+        <translation>价格与租期</translation>
+    </message>
+    <message>
+        <source>Capacity and regions</source>
+        <translation>可租规模与区域</translation>
+    </message>
+    <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
+    </message>
+</context>
+<context>
+    <name>OfferingForm</name>
+    <message>
         <source>Checking…</source>
         <translation>正在检查…</translation>
-    </message>
-    <message>
-        <source>Left empty: your fact is taken out of your catalogs on Save.</source>
-        <translation>留空：保存时从我的目录中移除您填写的这个事实。</translation>
-    </message>
-    <message>
-        <source>Left empty: what the catalog says stays (nothing is deleted).</source>
-        <translation>留空：保留目录现有的值（不会删除任何内容）。</translation>
     </message>
     <message numerus="yes">
         <source>%n value(s) not valid: nothing is saved until they are.</source>
@@ -1063,30 +1090,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>YYYY-MM-DD (or YYYY-MM, YYYY)</source>
         <translation>YYYY-MM-DD（或 YYYY-MM、YYYY）</translation>
-    </message>
-    <message>
-        <source>GPUs and the server</source>
-        <translation>GPU 与服务器</translation>
-    </message>
-    <message>
-        <source>Network between servers</source>
-        <translation>服务器间网络</translation>
-    </message>
-    <message>
-        <source>Storage</source>
-        <translation>存储</translation>
-    </message>
-    <message>
-        <source>Operations</source>
-        <translation>运维</translation>
-    </message>
-    <message>
-        <source>Price and term</source>
-        <translation>价格与租期</translation>
-    </message>
-    <message>
-        <source>Capacity and regions</source>
-        <translation>可租规模与区域</translation>
     </message>
     <message>
         <source>Save</source>
