@@ -58,3 +58,9 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural message for `n`, in the current language."""
     return _translation.ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:
+    """`message` itself, marked for extraction: translate it with `_` where it is shown (a module-level
+    table's words, defined before any language is chosen)."""
+    return message

@@ -11,6 +11,7 @@ from desktop.cli._links import epoch_us, peak_windows
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.cli.score import weight_option
+from desktop.i18n import LANGUAGES
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,6 +20,8 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="write the comparison spreadsheet (xlsx or csv)",
         description="Write the comparison workbook: link quality per region at peak and off-peak hours, "
         "hour-of-day profiles and the method used, as one .xlsx file or a folder of .csv files.",
+        # a `--lang` that the whole command line shares may replace this command's own
+        conflict_handler="resolve",
     )
     p.add_argument(
         "--needs", type=Path, metavar="FILE", help="training-needs profile (TOML) to size and rank by"
@@ -55,6 +58,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum", help="ranking method")
     add_catalog_option(p)
     p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    p.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        help="the workbook's language: sheet names, headers, reasons, verdicts (default: the messages' "
+        "language, from LANGUAGE, LC_ALL, LC_MESSAGES or LANG)",
+    )
     add_db_option(p)
     p.set_defaults(run=run)
 
@@ -101,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
         checklist=checklist,
         weights=dict(args.weight),
         method=args.method,
+        language=getattr(args, "lang", None),
     )
     result = run_export(job)
     ranked = f", {result.ranked} offerings ranked" if result.ranked is not None else ""
