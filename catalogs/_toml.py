@@ -89,7 +89,7 @@ _TOML_REASONS: tuple[tuple[re.Pattern[str], Callable[[], str]], ...] = tuple(
         (r"Invalid statement", lambda: _("a line that is neither a key = value nor a [table]")),
         (r"Invalid value", lambda: _("an invalid value")),
         (r"Unclosed array", lambda: _("a list [ … ] not closed")),
-        (r"Unclosed inline table", lambda: _("an inline table { … } not closed")),
+        (r"Unclosed inline table", lambda: _("an inline table {{ … }} not closed")),
         (r"Unescaped '\\' in a string", lambda: _("an unescaped '\\' in a string")),
         (r"Unterminated string", lambda: _("a string not closed by its quote")),
         (r"Cannot declare (?P<key>.+) twice", lambda: _("the table {key} is declared twice")),
