@@ -198,8 +198,8 @@ def _write_cell(ws: Worksheet, r: int, c: int, value: Any, column: Column, fmt: 
 def _width(column: Column, sheet: Sheet) -> float:
     """The column's width in characters: its own, or fitted to the header and the data (text up to
     `column.max_width`, else 60), and never narrower than the header's longest word, which wrapping
-    cannot break."""
-    header_word = max((display_width(w) for w in column.header_for("xlsx").split()), default=0) + 2
+    cannot break (a line may break after any Chinese character)."""
+    header_word = max((display_width(w) for w in unbreakable(column.header_for("xlsx"))), default=0) + 2
     if column.width is not None:
         return float(max(column.width, header_word))
     sample = sheet.rows[:2000]
@@ -210,6 +210,15 @@ def _width(column: Column, sheet: Sheet) -> float:
     suffix = "".join(_QUOTED.findall(_number_format(column)))  # the unit the format appends: " ms"
     longest = max([0, *(_number_length(clean(r.get(column.key)), column) for r in sample)])
     return float(max(header_word, longest + display_width(suffix) + 2, 12))
+
+
+_PIECE = re.compile(r"[^\s\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+|\S")
+
+
+def unbreakable(text: str) -> list[str]:
+    """The pieces of `text` a wrapped line cannot break: words between spaces, and each Chinese (or other
+    wide) character and full-width punctuation mark on its own, as spreadsheets break CJK text."""
+    return _PIECE.findall(text)
 
 
 def display_width(text: str) -> int:
@@ -231,14 +240,18 @@ def _number_length(value: Any, column: Column) -> int:
 
 
 def _lines(text: str, width: float) -> int:
-    """How many lines `text` takes wrapped at `width` display columns: words kept whole, except a word
-    longer than a line (or a run of Chinese, which has no spaces), which spreadsheets break across lines."""
+    """How many lines `text` takes wrapped at `width` display columns: words kept whole (a Chinese character
+    is a word of its own, with no space before it), except a word longer than a line, which spreadsheets
+    break across lines."""
     room = max(int(width - 1), 1)
-    count, used = 0, 0  # lines started, columns taken on the last one
-    for word in text.split():
+    count, used, end = 0, 0, 0  # lines started, columns taken on the last one, where the last piece ended
+    for match in _PIECE.finditer(text):
+        word = match.group()
         size = display_width(word)
-        if used and used + 1 + size <= room:
-            used += 1 + size
+        gap = 1 if match.start() > end else 0  # the spaces before it (one, where the line goes on)
+        end = match.end()
+        if used and used + gap + size <= room:
+            used += gap + size
             continue
         full, rest = divmod(size, room)
         count += full + (1 if rest else 0)
