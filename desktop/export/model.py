@@ -26,11 +26,12 @@ Kind = Literal["text", "int", "float", "percent", "ms", "mbps", "money", "dateti
 ColourScale = Literal["high-good", "low-good"]
 
 # Units shown in headers (csv has no number formats, so percentages there are fractions 0..1).
-# Unit symbols are written as in English (ms, Mbit/s, GB are what Chinese technical texts write too); the
-# words among them are messages, shown through `_`.
+# Units are messages, shown through `_` ("ms" reads 毫秒 in Chinese; symbols such as Mbit/s, GB and UTC
+# read the same in every language and are not messages).
+MILLISECONDS = N_("ms")
 UNITS: dict[str, tuple[str, str]] = {  # kind → (xlsx header unit, csv header unit)
     "percent": ("%", N_("fraction 0-1")),
-    "ms": ("ms", "ms"),
+    "ms": (MILLISECONDS, MILLISECONDS),
     "mbps": ("Mbit/s", "Mbit/s"),
     "datetime": ("UTC", "UTC"),
 }

@@ -21,8 +21,9 @@ from wcwidth import wcwidth
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
-from desktop.export.model import FORMATS, Column, Sheet, Workbook, clean
+from desktop.export.model import FORMATS, MILLISECONDS, Column, Sheet, Workbook, clean
 from desktop.export.safety import FORMULA_STARTS, neutralise
+from desktop.i18n import _
 
 MAX_CELL_TEXT = 32_767  # Excel's limit on one cell's text
 # XlsxWriter reads a chart name that looks like "Sheet!A1" as a reference to a cell (xlsxwriter/chart.py).
@@ -83,7 +84,7 @@ def _number_format(column: Column) -> str:
         case "percent":
             return decimals + "%"
         case "ms":
-            return f'{decimals}" ms"'
+            return f'{decimals}" {_(MILLISECONDS)}"'
         case "mbps":
             return f'#,##{decimals}" Mbit/s"'
         case "money":

@@ -95,7 +95,7 @@ def test_catalog_validate_in_chinese_still_names_file_line_and_field(tmp_path: P
     assert re.search(r"bad\.toml:\d+: offerings\[0\]\.gpu_memory_gb: ", memory), memory
     assert "显存不合理" in memory and "（应为每 GPU 的 GB 数，例如 80）" in memory, memory
     dangling = next(line for line in result.stdout.splitlines() if "offerings[0].regions[0]" in line)
-    assert re.search(r"dangling\.toml:\d+: ", dangling) and "没有定义这个地域" in dangling, dangling
+    assert re.search(r"dangling\.toml:\d+: ", dangling) and "没有定义这个区域" in dangling, dangling
 
 
 def test_a_toml_syntax_error_in_chinese_names_the_line(tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from tests.export.libreoffice import ALL_SHEETS_CSV, convert
 from tests.export.test_layout import column_widths
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
-SHEETS_ZH = ["排名", "得分明细", "线路质量", "分时统计", "GPU 机型", "规模测算", "方法说明"]
+SHEETS_ZH = ["排名", "得分明细", "线路质量", "分时统计", "GPU 产品", "容量估算", "方法说明"]
 Exported = tuple[Workbook, Path]
 
 
@@ -87,7 +87,11 @@ def test_filters_frozen_headers_and_formats_are_unchanged(both: tuple[Exported, 
         assert chinese.freeze_panes == english.freeze_panes, english.title
         assert chinese.auto_filter.ref == english.auto_filter.ref, english.title
         assert chinese.max_row == english.max_row and chinese.max_column == english.max_column
-        formats = [[c.number_format for c in row] for row in english.iter_rows(min_row=2, max_row=3)]
+        # the same formats; only the unit they append is in the language (" ms" is " 毫秒")
+        formats = [
+            [c.number_format.replace('" ms"', '" 毫秒"') for c in row]
+            for row in english.iter_rows(min_row=2, max_row=3)
+        ]
         assert [[c.number_format for c in row] for row in chinese.iter_rows(min_row=2, max_row=3)] == formats
         colour = [str(r.sqref) for r in english.conditional_formatting]
         assert [str(r.sqref) for r in chinese.conditional_formatting] == colour, english.title
@@ -97,7 +101,9 @@ def test_headers_reasons_and_method_are_chinese(both: tuple[Exported, Exported])
     _english, (_chinese, chinese_xlsx) = both
     book = openpyxl.load_workbook(chinese_xlsx)
     quality = [c.value for c in book["线路质量"][1]]
-    assert "晚高峰丢包率（%）" in quality and "晚高峰抖动（ms）" in quality and "结论" in quality
+    p95 = book["线路质量"].cell(2, quality.index("晚高峰 p95 RTT（毫秒）") + 1)
+    assert p95.number_format == '0.000" 毫秒"'
+    assert "晚高峰丢包率（%）" in quality and "晚高峰抖动（毫秒）" in quality and "判定" in quality
     ranking = book["排名"]
     headers = [c.value for c in ranking[1]]
     reasons = [ranking.cell(r, headers.index("理由") + 1).value for r in range(2, ranking.max_row + 1)]
@@ -107,7 +113,7 @@ def test_headers_reasons_and_method_are_chinese(both: tuple[Exported, Exported])
     method = {row[0].value: row[1].value for row in book["方法说明"].iter_rows(min_row=2)}
     assert "定义：抖动" in method and "工作表：线路质量" in method and method["工作簿格式版本"] == "1"
     breakdown = [c.value for c in book["得分明细"][1]]
-    assert "门槛：显存放得下任务" in breakdown  # the checklist's titles too
+    assert "门槛：显存满足任务需求" in breakdown  # the checklist's titles too
 
 
 def test_columns_are_as_wide_as_their_chinese_text(both: tuple[Exported, Exported], tmp_path: Path) -> None:
@@ -142,10 +148,10 @@ def test_libreoffice_opens_the_chinese_workbook(both: tuple[Exported, Exported],
         assert (tmp_path / f"comparison-{name}.csv").exists(), sorted(p.name for p in tmp_path.iterdir())
     read = pd.read_csv(tmp_path / "comparison-线路质量.csv")
     ours = chinese.sheet("Link quality").rows
-    assert list(read["地域"]) == [row["region"] for row in ours]
+    assert list(read["区域"]) == [row["region"] for row in ours]
     for (_, row), mine in zip(read.iterrows(), ours, strict=True):
         assert row["晚高峰样本数"] == mine["peak_samples"]
-        assert row["晚高峰 p95 RTT（ms）"] == pytest.approx(mine["peak_rtt_p95_ms"], rel=1e-12)
+        assert row["晚高峰 p95 RTT（毫秒）"] == pytest.approx(mine["peak_rtt_p95_ms"], rel=1e-12)
         assert float(row["晚高峰丢包率（%）"].rstrip("%")) / 100 == pytest.approx(
             mine["peak_loss"], rel=1e-12
         )
