@@ -27,8 +27,8 @@ from desktop.export.procurement import (
     offerings_sheet,
     ranking_sheet,
     score_breakdown_sheet,
-    sizing_sheet,
 )
+from desktop.export.sizing import sizing_sheet
 from desktop.i18n import N_, _
 from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import Store
