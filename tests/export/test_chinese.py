@@ -104,6 +104,8 @@ def test_headers_reasons_and_method_are_chinese(both: tuple[Exported, Exported])
     p95 = book["线路质量"].cell(2, quality.index("晚高峰 p95 RTT（毫秒）") + 1)
     assert p95.number_format == '0.000" 毫秒"'
     assert "晚高峰丢包率（%）" in quality and "晚高峰抖动（毫秒）" in quality and "判定" in quality
+    verdicts = [book["线路质量"].cell(r, quality.index("判定") + 1).value for r in (2, 3)]
+    assert "晚高峰 p95 +86 ms，丢包率 0.2% → 6.1%，吞吐 80 → 30 Mbit/s" in verdicts, verdicts
     ranking = book["排名"]
     headers = [c.value for c in ranking[1]]
     reasons = [ranking.cell(r, headers.index("理由") + 1).value for r in range(2, ranking.max_row + 1)]
