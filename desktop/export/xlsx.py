@@ -245,6 +245,8 @@ def _lines(text: str, width: float) -> int:
     is a word of its own, with no space before it), except a word longer than a line, which spreadsheets
     break across lines."""
     room = max(int(width - 1), 1)
+    if text.isascii():  # the common case, a fifth of the time: words between spaces, one column a character
+        return _ascii_lines(text, room)
     count, used, end = 0, 0, 0  # lines started, columns taken on the last one, where the last piece ended
     for match in _PIECE.finditer(text):
         word = match.group()
@@ -253,6 +255,20 @@ def _lines(text: str, width: float) -> int:
         end = match.end()
         if used and used + gap + size <= room:
             used += gap + size
+            continue
+        full, rest = divmod(size, room)
+        count += full + (1 if rest else 0)
+        used = rest or room
+    return max(count, 1)
+
+
+def _ascii_lines(text: str, room: int) -> int:
+    """`_lines` of ASCII text (words between spaces) in `room` columns."""
+    count, used = 0, 0
+    for word in text.split():
+        size = len(word)
+        if used and used + 1 + size <= room:
+            used += 1 + size
             continue
         full, rest = divmod(size, room)
         count += full + (1 if rest else 0)
