@@ -3,7 +3,8 @@
     python packaging/update_messages.py            # extract, merge into each zh_CN .po, compile the .mo
     python packaging/update_messages.py --check    # change nothing; exit 1 naming what is out of step
 
-Extraction is Babel's (the `_` and `ngettext` calls of each package's modules); new messages arrive in the
+Extraction is Babel's (the `_`, `N_` and `ngettext` calls of each package's modules, and the titles and
+descriptions of the bundled checklist, `catalogs/checklist.toml`); new messages arrive in the
 .po untranslated, changed ones fuzzy — translate them (the glossary beside the translations,
 `desktop/locale/glossary.md`, keeps the words the same everywhere), then run this again to compile.
 `tests/test_messages.py` fails while a message lacks a translation, a translation is fuzzy or drops a
@@ -18,7 +19,10 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
+import tomllib
+from collections.abc import Collection, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,6 +38,7 @@ LANGUAGES = ("zh_CN",)
 # ship in.
 HAND_KEPT = {"argparse": "desktop"}
 KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}  # N_: marked where defined, translated where shown
+_CHECKLIST_TEXT = re.compile(r"^\s*(title|what)\s*=")
 # A fixed date, so that running this twice writes the same bytes.
 _DATE = datetime(2026, 12, 1, tzinfo=UTC)
 
@@ -47,12 +52,26 @@ def mo_path(domain: str, language: str) -> Path:
     return po_path(domain, language).with_suffix(".mo")
 
 
+def extract_checklist(
+    fileobj: io.BufferedIOBase,
+    keywords: Mapping[str, object],
+    comment_tags: Collection[str],
+    options: Mapping[str, object],
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extraction method for `checklist.toml`: each criterion's `title` and `what`, which the faces
+    show through `catalogs.i18n._` (one TOML line each)."""
+    for lineno, line in enumerate(fileobj.read().decode("utf-8").splitlines(), start=1):
+        if _CHECKLIST_TEXT.match(line):
+            (value,) = tomllib.loads(line).values()
+            yield lineno, "_", str(value), []
+
+
 def extract(domain: str) -> Catalog:
     """Every message the package's code marks, with where it is used."""
     template = Catalog(project="linkvet", domain=domain, creation_date=_DATE, fuzzy=False)
     for filename, lineno, message, comments, context in extract_from_dir(
         REPO_ROOT / domain,
-        method_map=[("**.py", "python")],
+        method_map=[("**.py", "python"), ("checklist.toml", extract_checklist)],
         keywords=KEYWORDS,
         comment_tags=("TRANSLATORS:",),
         strip_comment_tags=True,

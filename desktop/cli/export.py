@@ -115,6 +115,7 @@ def run(args: argparse.Namespace) -> int:
         checklist=checklist,
         weights=dict(args.weight),
         method=args.method,
+        language=getattr(args, "lang", None),
     )
     result = run_export(job)
     words = {
