@@ -74,7 +74,7 @@ def test_icmp_trace_classifies_each_path_with_its_evidence(lab: RouteLab, tmp_pa
     assert [(e["ttl"], e["address"], e["asn"]) for e in verdict["evidence"]] == evidence
     assert all(e["source"] for e in verdict["evidence"])
     assert verdict["doubts"] == []
-    assert data["verdict"]["summary"] == f"{line_class} on 1 of 1 traces"
+    assert data["verdict"]["summary"] == f"{line_class} on 1 of 1 trace"
 
 
 @pytest.mark.parametrize("protocol", ["udp", "tcp"])
