@@ -29,6 +29,7 @@ from desktop.export.procurement import (
     score_breakdown_sheet,
     sizing_sheet,
 )
+from desktop.export.vantages import vantage_sheet
 from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import Store
 
@@ -61,7 +62,8 @@ def build_workbook(
     store: Store | None, request: ExportRequest, exported_at: datetime | None = None
 ) -> Workbook:
     """The workbook's sheets, in order: Ranking, Score breakdown (with a needs profile), Link quality,
-    Hour-of-day (with a store), GPU offerings, Sizing (with a needs profile), Method."""
+    Hour-of-day (with a store), Vantage points (when a region was measured from two offices), GPU offerings,
+    Sizing (with a needs profile), Method."""
     exported_at = exported_at or datetime.now(UTC)
     options = request.measure
     if store is not None:
@@ -87,6 +89,9 @@ def build_workbook(
         sheets += [ranking_sheet(procurement), score_breakdown_sheet(procurement)]
     if measurements is not None:
         sheets += [link_quality_sheet(measurements), hour_of_day_sheet(measurements)]
+        offices = vantage_sheet(measurements)
+        if offices is not None:
+            sheets.append(offices)
     if procurement is not None:
         sheets += [offerings_sheet(procurement.catalogs), sizing_sheet(procurement)]
         checks = acceptance_sheet(procurement.catalogs)

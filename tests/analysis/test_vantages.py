@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +35,9 @@ def _traces(store: Store, vantage: str, path: list[str], count: int = 3) -> None
         )
 
 
-@pytest.fixture
-def offices(tmp_path: Path) -> Store:
+def write_offices(store: Store) -> None:
     """Shanghai and Beijing measure LA (Beijing's evening is worse, and its route goes over 163) and Shenzhen
     measures LA too; only Shanghai measures SJC."""
-    store = Store(tmp_path / "s.sqlite3")
     write_series(
         store,
         [Series(LA, StepModel(150.0, 200.0)), Series(SJC, StepModel(170.0, 175.0))],
@@ -57,7 +56,13 @@ def offices(tmp_path: Path) -> Store:
     _traces(store, "shanghai", CN2)
     _traces(store, "beijing", CHINANET)
     _traces(store, "shenzhen", CN2)
-    return store
+
+
+@pytest.fixture
+def offices(tmp_path: Path) -> Iterator[Store]:
+    with Store(tmp_path / "s.sqlite3") as store:
+        write_offices(store)
+        yield store
 
 
 def _links(store: Store) -> list[Any]:
@@ -85,7 +90,9 @@ def test_one_region_from_each_office_side_by_side(offices: Store) -> None:
 def test_the_same_route_from_every_office_does_not_differ(offices: Store) -> None:
     links = [link for link in _links(offices) if link.vantage != "beijing"]
     (la,) = compare_vantages(links)
-    assert la.vantages == ("shanghai", "shenzhen") and not la.route_differs and la.route_classes == ("cn2-gia",)
+    assert (
+        la.vantages == ("shanghai", "shenzhen") and not la.route_differs and la.route_classes == ("cn2-gia",)
+    )
 
 
 def test_one_vantage_point_or_none_compares_nothing(offices: Store) -> None:
