@@ -32,6 +32,7 @@ from desktop.export.procurement import (
 from desktop.export.vantages import vantage_sheet
 from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import Store
+from probes.store_location import StoreLocation
 
 SHEET_NOTES = {
     "Ranking": "one row per offering in each region: gates, score, rank, price and a one-line reason",
@@ -48,7 +49,7 @@ SHEET_NOTES = {
 @dataclass(frozen=True)
 class ExportRequest:
     measure: MeasureOptions = field(default_factory=MeasureOptions)
-    store_path: Path | None = None
+    store_path: StoreLocation | None = None
     store_missing: bool = False  # no result store at store_path yet: nothing measured (sheets written empty)
     needs: NeedsProfile | None = None  # with catalogs: the procurement sheets
     needs_path: Path | None = None

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from catalogs.loader import CatalogSet
 from desktop.usecases.links import catalog_claims
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.store.location import StoreLocation, exists
+from probes.store_location import StoreLocation, exists
 
 if TYPE_CHECKING:
     from probes.analysis import Scope, VantageComparison

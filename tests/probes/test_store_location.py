@@ -1,4 +1,4 @@
-"""Store locations (`probes.store.location`): a path or a postgresql:// URL, and no password in what is shown."""
+"""Store locations (`probes.store_location`): a path or a postgresql:// URL, and no password in what is shown."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from probes.errors import StoreError
-from probes.store.location import (
+from probes.store_location import (
     StoreUrl,
     default_location,
     location_or_default,

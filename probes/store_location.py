@@ -115,6 +115,12 @@ def location_or_default(location: StoreLocation | str | None) -> StoreLocation:
     return location
 
 
+def location_text(location: StoreLocation) -> str:
+    """The location as given, to hand to a child process of this program (a job's `db_path`): the URL with
+    whatever it holds, or the path. Never for people: show `str(location)`."""
+    return location.url if isinstance(location, StoreUrl) else str(location)
+
+
 def exists(location: StoreLocation) -> bool:
     """Whether there is a store there to read: a SQLite file that exists; a server is asked when opened."""
     return True if isinstance(location, StoreUrl) else location.exists()
