@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 from desktop.cli._common import add_db_option, add_vantage_option, flag, port_number
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
+from desktop.i18n import _
 from probes import limits
 from probes.target import DEFAULT_CONNECTIONS, DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
     from probes.results import ProbeResult
+    from probes.store import Store
     from probes.target import Method, ProbeOptions, Target
 
 
@@ -179,17 +181,43 @@ def run(args: argparse.Namespace) -> int:
         )
         for m in {t.method for t in targets}
     }
-    store = None if args.no_store else Store(args.db)
+    store = None if args.no_store else Store(args.db)  # a store that cannot be used is said before measuring
     try:
         results = _measure(targets, options, args)
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
         if store is not None:
-            with context("the results above were measured but not stored"):
-                store.save_results(results, source="probe", vantage=args.vantage)
+            _store(store, results, args.vantage)
     finally:
         if store is not None:
             store.close()
     return EXIT_OK if all(r.ok for r in results) else EXIT_SOME_FAILED
+
+
+def _store(store: Store, results: Sequence[ProbeResult], vantage: str | None) -> None:
+    """Store the run as a round, or keep it in the spool when the store refuses it (and say so: exit 3)."""
+    from probes.paths import default_spool_path
+    from probes.store import measured_results
+    from probes.store.delivery import Delivery, Outcome, unstored_error
+    from probes.store.sqlite.spool import Spool
+
+    measured = measured_results(results, source="probe", vantage=vantage)
+    if measured is None:
+        return
+    spool = Spool(default_spool_path())
+    try:
+        delivery = Delivery(store, spool)
+        delivered = delivery.deliver(measured)
+        if delivered.outcome in (Outcome.SPOOLED, Outcome.LOST):
+            with context(_("the results above were measured but not stored")):
+                raise unstored_error(
+                    store,
+                    spool,
+                    spooled=delivery.waiting(),
+                    lost=int(delivered.outcome is Outcome.LOST),
+                    reason=delivered.reason,
+                )
+    finally:
+        spool.close()
 
 
 def _measure(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -18,10 +19,11 @@ from probes import histogram
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
-from probes.store import MIGRATIONS, SCHEMA_VERSION, Store
+from probes.store import SCHEMA_VERSION, Store
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
 
+FIXTURES = Path(__file__).parent / "fixtures"
 HOUR_US = 3_600_000_000
 T0 = 1_796_000_400 * 1_000_000  # a whole UTC hour
 
@@ -48,7 +50,14 @@ def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
     round_id = store.save_round(
         [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
     )
-    assert store.counts() == {"targets": 1, "rounds": 1, "results": 1, "samples": 4, "hourly": 1}
+    assert store.counts() == {
+        "targets": 1,
+        "rounds": 1,
+        "results": 1,
+        "samples": 4,
+        "hourly": 1,
+        "quarter_hourly": 1,
+    }
     frame = store.results_frame()
     row = frame.iloc[0]
     assert (row.round_id, row.provider, row.region, row.line_type, row.vantage) == (
@@ -103,7 +112,7 @@ def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
     total_pairs = sum(summarize([s.rtt_ms for s in r.samples]).received - 1 for r in results)
     assert hourly.jitter_pairs.sum() == total_pairs
     before = hourly.drop(columns=["hist_index", "hist_count"])
-    assert store.rebuild_hourly() == len(hourly)
+    assert store.rebuild_rollups() == len(hourly) + len(store.rollup_frame(900))
     after = store.hourly_frame().drop(columns=["hist_index", "hist_count"])
     assert np.allclose(before.to_numpy(dtype=float), after.to_numpy(dtype=float), equal_nan=True)
 
@@ -231,24 +240,7 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
 
 def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    with Store(path) as s:
-        s.save_round(
-            [synthetic_result(Target(Method.ICMP, host="198.18.0.30"), T0, [1.0])],
-            started_us=T0,
-            finished_us=T0,
-            source="t",
-        )
-    with closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA user_version = 1")  # as an older linkvet left it: without the later tables
-        later = [
-            statement.split("(")[0].split()[-1]
-            for migration in MIGRATIONS[1:]
-            for statement in migration
-            if statement.lstrip().startswith("CREATE TABLE")
-        ]
-        for table in reversed(later):
-            db.execute(f"DROP TABLE IF EXISTS {table}")
-        db.execute("ALTER TABLE samples DROP COLUMN phase")  # added by migration 3
+    shutil.copyfile(FIXTURES / "store-v2.sqlite3", path)  # written by the schema-2 store
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
-        assert reader.counts()["samples"] == 1
+        assert reader.counts()["samples"] > 0
