@@ -115,6 +115,11 @@ def location_or_default(location: StoreLocation | str | None) -> StoreLocation:
     return location
 
 
+def identity(location: StoreLocation) -> str:
+    """What names a store in the spool: its absolute path, or its URL without the password."""
+    return str(location) if isinstance(location, StoreUrl) else str(location.resolve())
+
+
 def location_text(location: StoreLocation) -> str:
     """The location as given, to hand to a child process of this program (a job's `db_path`): the URL with
     whatever it holds, or the path. Never for people: show `str(location)`."""

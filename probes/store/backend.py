@@ -33,6 +33,8 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
+from probes.store_location import StoreUrl
+
 Row = tuple[Any, ...]
 
 LOCK_COLUMNS = ("name", "token", "pid", "host", "what", "since_us", "heartbeat_us")
@@ -46,8 +48,12 @@ class Rows(NamedTuple):
 
 
 class Backend(Protocol):
-    path: Path
     readonly: bool
+
+    @property
+    def path(self) -> Path | StoreUrl:
+        """What names the store in messages (a file, or a URL shown without its password)."""
+        ...
 
     @property
     def schema_version(self) -> int: ...

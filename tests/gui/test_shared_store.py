@@ -63,3 +63,5 @@ def test_a_probe_round_goes_to_the_shared_store_and_the_charts_read_it(
     assert not window.context.settings.db_path.exists()  # nothing went to the data folder's file
     charts = window.go_to("charts")
     qtbot.waitUntil(lambda: charts.model.rowCount() == 1, timeout=10_000)
+    window.context.settings.store_url = ""  # what the screens load after this test: the (absent) file
+    window.context.workers.wait(30_000)

@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
-from probes.store.postgres.connecting import translated
 
 from probes.store.alerts import ALERT_STATE_COLUMNS, OUTBOX_COLUMNS
 from probes.store.backend import Row
+from probes.store.postgres.connecting import translated
 
 _KEY = ("plan", "vantage", "rule", "target_key")
 _PUT_STATE = (
