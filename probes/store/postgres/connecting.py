@@ -80,9 +80,7 @@ def translate(url: StoreUrl, action: str, exc: psycopg.Error) -> StoreError:
     text = without_password(str(exc).strip() or type(exc).__name__, url)
     if isinstance(exc, _DAMAGED):
         return DamagedStoreError(str(url), text)
-    return StoreError(
-        _("{store}: could not {action}: {reason}").format(store=url, action=action, reason=text)
-    )
+    return StoreError(f"{url}: could not {action}: {text}")  # as SQLite's (`probes.store.sqlite.opening`)
 
 
 P = ParamSpec("P")
