@@ -148,6 +148,11 @@ class SettingsDialog(QDialog):
                     self.tr("The shared store is a postgresql:// URL; leave it empty for the file.")
                 )
                 return
+            if location.password:  # the settings file would keep it: libpq's password file is the place
+                self.error.setText(
+                    self.tr("Put the password in ~/.pgpass (or the file PGPASSFILE names), not in the URL.")
+                )
+                return
         self.settings.data_dir = Path(folder).expanduser()
         self.settings.store_url = url
         self.settings.peak_windows = windows

@@ -35,6 +35,11 @@ def test_the_settings_take_a_shared_store_url_and_refuse_other_text(qapp, qtbot,
     dialog.accept()
     assert dialog.result() == 0 and "postgresql:// URL" in dialog.error.text()
     assert "topsecret" not in dialog.error.text()
+    dialog.store_url.setText("postgresql://agent:topsecret@db.example/linkvet")
+    dialog.accept()
+    assert dialog.result() == 0 and "~/.pgpass" in dialog.error.text()  # never kept in the settings file
+    ini = tmp_path / "s.ini"
+    assert not ini.exists() or "topsecret" not in ini.read_text(encoding="utf-8")
     dialog.store_url.setText("postgresql://agent@db.example/linkvet?sslmode=verify-full")
     dialog.accept()
     assert dialog.result() == 1

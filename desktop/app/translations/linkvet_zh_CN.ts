@@ -1716,6 +1716,10 @@ after: {after}</source>
         <source>The shared store is a postgresql:// URL; leave it empty for the file.</source>
         <translation>共享结果库须是 postgresql:// URL；留空则用文件。</translation>
     </message>
+    <message>
+        <source>Put the password in ~/.pgpass (or the file PGPASSFILE names), not in the URL.</source>
+        <translation>请把密码写在 ~/.pgpass（或 PGPASSFILE 指定的文件）中，不要写在 URL 里。</translation>
+    </message>
 </context>
 <context>
     <name>SizingPanel</name>
