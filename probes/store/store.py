@@ -1,6 +1,7 @@
 """`Store`: the result store as the rest of linkvet sees it — open one, save rounds, read records and frames.
 
-It opens a backend (SQLite today: `probes.store.sqlite`) and hands each call to the write path
+It opens a backend — `probes.store.sqlite` for a path, `probes.store.postgres` for a `postgresql://` URL —
+and hands each call to the write path
 (`probes.store.writing`) or the read path (`probes.store.reading`).
 """
 
