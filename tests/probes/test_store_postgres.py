@@ -258,3 +258,54 @@ def test_the_store_url_names_it_without_the_password(postgres_server: SessionDat
         assert isinstance(store.path, StoreUrl) and store.identity == str(store.path)
     finally:
         store.close()
+
+
+def test_an_older_postgres_store_is_upgraded_doubles_removed_and_rollups_rebuilt(postgres_url: str) -> None:
+    """A store at schema 4 (before round uids and slots) holding two schedulers' doubles: opening it runs the
+    migrations 5–7 on PostgreSQL — the Python step written for sqlite3 included — and rebuilds the rollups."""
+    from probes.store.postgres.schema import MIGRATIONS
+
+    second = 1_796_000_000
+    with psycopg.connect(postgres_url, autocommit=True) as db:
+        for migration in MIGRATIONS[:4]:
+            for step in migration:
+                assert isinstance(step, str)  # the first four are SQL only
+                db.execute(step)  # type: ignore[arg-type]
+        db.execute(f"CREATE TABLE {VERSION_TABLE} (version BIGINT NOT NULL)")
+        db.execute(f"INSERT INTO {VERSION_TABLE} VALUES (4)")
+        db.execute("CREATE SEQUENCE store_writes")
+        db.execute(
+            "INSERT INTO targets (key, name, method, host) VALUES ('icmp:198.18.0.1', 'a', 'icmp', '198.18.0.1')"
+        )
+        for round_id, offset_us in ((1, 1_000), (2, 400_000)):  # the same second: the same slot, twice
+            start = second * 1_000_000 + offset_us
+            db.execute(
+                "INSERT INTO rounds (id, started_us, finished_us, source, plan, vantage, tool_version)"
+                " VALUES (%s, %s, %s, 'schedule', 'p', 'v', 'old')",
+                (round_id, start, start + 3_000_000),
+            )
+            db.execute(
+                "INSERT INTO results (id, round_id, target_id, started_us, finished_us, sent, received)"
+                " VALUES (%s, %s, 1, %s, %s, 3, 2)",
+                (round_id, round_id, start, start + 3_000_000),
+            )
+            for seq, rtt in enumerate((10.0, None, 12.0)):
+                db.execute(
+                    "INSERT INTO samples (result_id, target_id, ts_us, seq, rtt_ms) VALUES (%s, 1, %s, %s, %s)",
+                    (round_id, start + seq * 1_000_000, seq, rtt),
+                )
+    with Store(postgres_url) as store:
+        assert store.schema_version == SCHEMA_VERSION
+        assert [r.id for r in store.rounds()] == [1]  # the first stored of the doubles is kept
+        assert store.counts() == {
+            "targets": 1,
+            "rounds": 1,
+            "results": 1,
+            "samples": 3,
+            "hourly": 1,
+            "quarter_hourly": 1,
+        }
+        (hour,) = store.hourly_frame().itertuples()
+        assert (hour.sent, hour.received, hour.rtt_sum_ms) == (3, 2, 22.0)
+        (row,) = store.backend.connection.execute("SELECT slot_us FROM rounds").fetchall()  # type: ignore[attr-defined]
+        assert row[0] == second * 1_000_000
