@@ -307,7 +307,7 @@ def _status(plan: Plan, db: StoreLocation | None) -> int:
     from probes.store import Store
     from probes.store.locks import LockHolder
     from probes.store.sqlite.spool import Spool
-    from probes.store_location import identity, location_or_default
+    from probes.store_location import exists, identity, location_or_default
     from probes.timestamps import iso_utc
 
     location = location_or_default(db)
@@ -336,6 +336,9 @@ def _status(plan: Plan, db: StoreLocation | None) -> int:
         )
     else:
         print(_("spool: nothing waiting ({spool})").format(spool=spool.path))
+    if not exists(location):
+        print(_("store: none yet at {store} (the first stored round creates it)").format(store=location))
+        return EXIT_OK
     try:
         store = Store(location, readonly=True)
     except StoreError as exc:
