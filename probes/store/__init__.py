@@ -32,8 +32,9 @@ Where things are
                   statements), `spool.py` (the spool file, SQLite whatever the store is)
     postgres/     the PostgreSQL backend: `schema.py` (SQLite's migrations in PostgreSQL's words, one table of
                   differences), `connecting.py` (connecting, migrating under an advisory lock, checking the
-                  schema, the translation of psycopg's errors), `backend.py` (every statement; writers take
-                  turns under an advisory lock), `alerts.py` (the alert tables' statements)
+                  schema, the translation of psycopg's errors), `backend.py` (connections, transactions, the
+                  write path's statements; writers take turns under an advisory lock), `reading.py` (the
+                  read path's queries), `alerts.py` (the alert tables' statements)
     statements.py the SQL text both backends read alike (the selects of results and traces, rollup tables)
 
 Both backends have the same schema and version; the write and read paths, the rollup maths, the spool and
