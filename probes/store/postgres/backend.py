@@ -9,7 +9,10 @@ writer waits for the one before it (at most `LOCK_TIMEOUT_S`). A round's uid is 
 
 A connection that breaks (the server restarted, the network went away) is made again at the next call; the
 call that found it broken fails with StoreError, which the delivery takes as "keep the round in the spool".
-Samples go in with COPY; other rows with multi-row statements.
+Samples and results go in with COPY, new targets in one multi-row INSERT, rollups in one pipelined batch.
+What a writer wrote last is reused while nobody else writes (`probes.store.recent`): every write transaction
+advances the sequence `store_writes`, so a writer that finds it where its own last write left it knows
+nobody else wrote since. The read path's queries are in `reading.py`.
 """
 
 from __future__ import annotations
