@@ -9,6 +9,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from desktop.i18n import _
 from probes import limits
 from probes.limits import Limit, parse_time
 from probes.store_location import StoreLocation, exists, location_or_default, parse_location
@@ -19,9 +20,11 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
         "--db",
         type=store_location,
         metavar="PATH|URL",
-        help="the result store: a SQLite file, or a PostgreSQL database (postgresql://user@host/db; the "
-        "password from ~/.pgpass or PGPASSFILE, not the URL). Default: $LINKVET_DB, else linkvet.sqlite3 in "
-        "the user data directory",
+        help=_(
+            "the result store: a SQLite file, or a PostgreSQL database (postgresql://user@host/db; the "
+            "password from ~/.pgpass or PGPASSFILE, not the URL). Default: $LINKVET_DB, else linkvet.sqlite3 "
+            "in the user data directory"
+        ),
     )
 
 
@@ -37,8 +40,10 @@ def add_vantage_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vantage",
         metavar="NAME",
-        help="where these measurements are taken from (e.g. shanghai-office), stored with the round; "
-        "scoring can then use only the line as seen from the team's office",
+        help=_(
+            "where these measurements are taken from (e.g. shanghai-office), stored with the round; "
+            "scoring can then use only the line as seen from the team's office"
+        ),
     )
 
 
@@ -48,11 +53,11 @@ def reader_store(location: StoreLocation | None) -> StoreLocation:
     so on stderr: nothing measured is a note for a reader, not an error (a server is asked when opened)."""
     where = location_or_default(location)
     if not exists(where):
-        print(
-            f"linkvet: note: no result store at {where} yet: nothing measured, so line quality is 'not "
-            "measured' everywhere (run `linkvet probe` or `linkvet schedule` to measure)",
-            file=sys.stderr,
+        note = _(
+            "note: no result store at {path} yet: nothing measured, so line quality is 'not measured' "
+            "everywhere (run `linkvet probe` or `linkvet schedule` to measure)"
         )
+        print("linkvet: " + note.format(path=where), file=sys.stderr)
     return where
 
 
