@@ -90,17 +90,23 @@ class SchemaVersionError(StoreError):
 
 
 class DamagedStoreError(StoreError):
-    """The store cannot be used as it is; `problem` says what is wrong, the message what to do."""
+    """The store cannot be used as it is; `problem` says what is wrong, the message what to do. `path` is
+    the store's file, or its URL (a PostgreSQL store, shown without its password)."""
 
-    def __init__(self, path: Path | str, problem: str) -> None:
-        self.path = Path(path)
+    def __init__(self, path: Path | str | object, problem: str) -> None:
+        self.path = path if not isinstance(path, str) or "://" in path else Path(path)
         self.problem = problem
-        super().__init__(
-            _(
+        if "://" in str(path):
+            message = _(
+                "{store}: the result store is damaged: {problem}. linkvet cannot use it; have the database "
+                "restored, or point --db at another database or schema (a new, empty store is created there)"
+            ).format(store=path, problem=problem)
+        else:
+            message = _(
                 "{path}: the result store is damaged: {problem}. linkvet cannot use it; move it aside (for "
                 "example `mv {path} {path}.damaged`) and a new, empty store is created on the next run"
             ).format(path=path, problem=problem)
-        )
+        super().__init__(message)
 
 
 class LockHeldError(StoreError):

@@ -303,6 +303,8 @@ class Scheduler:
                 return
             report = task.result()
             _log_round(report)
+            if report.outcome == Outcome.SPOOLED:
+                self._log_backlog()
             if on_round is not None:
                 on_round(report)
 
@@ -359,6 +361,17 @@ class Scheduler:
             await self.writer.forward_if_due()
             await self.release_lock()
         return self.writer.stored - stored_before
+
+    def _log_backlog(self) -> None:
+        """Say how many rounds wait in the spool for this store (the backlog an operator watches)."""
+        waiting = self.writer.delivery.waiting()
+        log.warning(
+            ngettext(
+                "{count} round waits in the spool {spool} for the store {store}",
+                "{count} rounds wait in the spool {spool} for the store {store}",
+                waiting,
+            ).format(count=waiting, spool=self.spool.path, store=self.store.path)
+        )
 
     async def _heartbeat(self, stop: asyncio.Event) -> None:
         """Renew the plan's lock every HEARTBEAT_S; stop the daemon if another scheduler took it over."""

@@ -17,7 +17,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import numpy as np
@@ -32,6 +31,7 @@ from probes.analysis import day_hour_matrix as analysis_matrix
 from probes.analysis.scope import RTT_METHODS, THROUGHPUT_METHODS
 from probes.peak import PeakWindow
 from probes.store import Store, StoredTarget
+from probes.store_location import StoreLocation, exists
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -200,16 +200,16 @@ class ChartBundle:
     last_measured_us: int | None = None  # when the current target was last measured, if not in the period
 
 
-def load_stored_targets(db_path: Path) -> list[StoredTarget]:
+def load_stored_targets(db_path: StoreLocation) -> list[StoredTarget]:
     """The targets with measurements in the store at `db_path` ([] when there is no store yet)."""
-    if not db_path.exists():
+    if not exists(db_path):
         return []
     with Store(db_path, readonly=True) as store:
         return store.targets()
 
 
 def load_charts(
-    db_path: Path,
+    db_path: StoreLocation,
     current: tuple[int, str] | None,
     compare: Sequence[tuple[int, str]],
     *,

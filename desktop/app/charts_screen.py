@@ -148,7 +148,7 @@ class ChartsScreen(QWidget):
     def reload_targets(self) -> None:
         self.context.workers.submit(
             load_stored_targets,
-            self.context.settings.db_path,
+            self.context.settings.store_location,
             on_done=self._targets_loaded,
             on_error=self._failed,
         )
@@ -207,7 +207,7 @@ class ChartsScreen(QWidget):
             _tagged,
             generation,
             load_charts,
-            self.context.settings.db_path,
+            self.context.settings.store_location,
             current,
             compare,
             tz=self.context.settings.time_zone,

@@ -156,7 +156,7 @@ class ExportScreen(QWidget):
         job = ExportJob(
             out=out,
             file_format=file_format,
-            db_path=settings.db_path,
+            db_path=settings.store_location,
             tz=settings.time_zone,
             windows=settings.peak_windows,
             since_us=None if seconds is None else now_us - seconds * 1_000_000,

@@ -37,12 +37,12 @@ import time
 import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import astuple
-from pathlib import Path
 from typing import IO, Any
 
 from probes.errors import ErrorKind
 from probes.results import ProbeResult, Sample
 from probes.stats import Summary, summarize
+from probes.store_location import StoreLocation, parse_location
 from probes.target import Method, Target
 
 FLUSH_S = 0.1
@@ -229,7 +229,7 @@ def watch_parent(stdin: IO[bytes], on_message: Callable[[dict[str, Any]], None])
         on_message(decode(frame[1]))
 
 
-def save_round(db_path: Path, results: list[ProbeResult], source: str = "probe") -> int | None:
+def save_round(db_path: StoreLocation, results: list[ProbeResult], source: str = "probe") -> int | None:
     """Store one finished run as `linkvet probe` does (one round: results, samples and rollups)."""
     from probes.store import Store
 
@@ -273,7 +273,7 @@ def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[
     round_id, store_error = None, None
     if job.get("db_path") and results:
         try:
-            round_id = save_round(Path(job["db_path"]), results, job.get("source", "probe"))
+            round_id = save_round(parse_location(job["db_path"]), results, job.get("source", "probe"))
         except Exception as exc:
             from desktop.app.errors import error_text
 
@@ -305,7 +305,7 @@ def _schedule(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: 
     def on_round(report: Any) -> None:
         write_frame(out, ROUND, plain_report(report), lock)
 
-    with Store(Path(job["db_path"])) as store:
+    with Store(parse_location(job["db_path"])) as store:
         scheduler = Scheduler(plan, store)
         try:
             stored = loop.run_until_complete(

@@ -250,7 +250,7 @@ class MainWindow(QMainWindow):
             except OSError as exc:
                 self.show_error(self.tr("Language not available"), error_text(exc))
             self.language_actions[self.language.code].setChecked(True)
-        if key == AppSettings.DATA_DIR:
+        if key in (AppSettings.DATA_DIR, AppSettings.STORE_URL):
             self.context.store_events.changed.emit()
         self._update_store_label()
 
@@ -285,7 +285,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"{title}: {message.splitlines()[0] if message else ''}", 30_000)
 
     def _update_store_label(self) -> None:
-        self.store_label.setText(self.tr("Store: {path}").format(path=self.context.settings.db_path))
+        self.store_label.setText(self.tr("Store: {path}").format(path=self.context.settings.store_location))
 
     # -- language and closing ----------------------------------------------------------------------------
 

@@ -285,7 +285,7 @@ class ProbeScreen(QWidget):
         if not targets:
             self.context.reporter.info(self.tr("None of the targets can be measured with that method."))
             return
-        db_path = self.context.settings.db_path if self.store_results.isChecked() else None
+        db_path = self.context.settings.store_location if self.store_results.isChecked() else None
         self.task = ProbeTask(targets, options, db_path, source="probe")
         self.task.signals.finished.connect(self._on_finished)
         self.task.signals.cancelled.connect(self._on_cancelled)

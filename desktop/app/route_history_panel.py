@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import QEvent, Qt
@@ -28,6 +27,7 @@ from desktop.app.context import AppContext
 from desktop.app.widgets.route_timeline import RouteTimeline
 from desktop.usecases.routes import RouteChange, RouteHistory, route_history, traced_regions
 from probes.routes import LINE_CLASSES, class_name
+from probes.store_location import StoreLocation
 
 PERIODS: tuple[int | None, ...] = (7 * 86400, 30 * 86400, 90 * 86400, None)  # seconds back, None: all
 
@@ -89,7 +89,11 @@ class RouteHistoryPanel(QWidget):
         """List the regions with stored traces again (in a worker), then show `select` or the current one."""
         keep = select or self.region.currentData()
         self.context.workers.submit(
-            _regions, keep, self.context.settings.db_path, on_done=self._regions_loaded, on_error=self._failed
+            _regions,
+            keep,
+            self.context.settings.store_location,
+            on_done=self._regions_loaded,
+            on_error=self._failed,
         )
 
     def _regions_loaded(self, loaded: tuple[object, list[tuple[str, str, int, int]]]) -> None:
@@ -131,7 +135,7 @@ class RouteHistoryPanel(QWidget):
         self.context.workers.submit(
             _history,
             generation,
-            self.context.settings.db_path,
+            self.context.settings.store_location,
             provider,
             region,
             since,
@@ -235,11 +239,11 @@ class RouteHistoryPanel(QWidget):
         super().changeEvent(event)
 
 
-def _regions(keep: object, db_path: Path) -> tuple[object, list[tuple[str, str, int, int]]]:
+def _regions(keep: object, db_path: StoreLocation) -> tuple[object, list[tuple[str, str, int, int]]]:
     return keep, traced_regions(db_path)
 
 
 def _history(
-    generation: int, db_path: Path, provider: str, region: str, since_us: int | None
+    generation: int, db_path: StoreLocation, provider: str, region: str, since_us: int | None
 ) -> tuple[int, RouteHistory]:
     return generation, route_history(db_path, provider, region, since_us=since_us)

@@ -270,7 +270,7 @@ class RoutesScreen(QWidget):
         self._done = None
         self.model.clear()
         self.verdict.clear()
-        db_path = self.context.settings.db_path if self.save.isChecked() else None
+        db_path = self.context.settings.store_location if self.save.isChecked() else None
         self.task = TraceTask(
             targets,
             self.options(),

@@ -139,7 +139,7 @@ class SchedulerPanel(QGroupBox):
             return
         self.plan = plan
         self.rounds = 0
-        self.task = SchedulerTask(plan, self.context.settings.db_path, grace_s=5.0)
+        self.task = SchedulerTask(plan, self.context.settings.store_location, grace_s=5.0)
         signals = self.task.signals
         signals.round_done.connect(self._round_done)
         signals.stopped.connect(self._stopped)

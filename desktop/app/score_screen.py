@@ -169,7 +169,7 @@ class ScoreScreen(QWidget):
         settings = self.context.settings
         self.context.workers.submit(
             stored_link_summaries,
-            settings.db_path,
+            settings.store_location,
             settings.peak_windows,
             self.catalogs,
             on_done=self._summaries_loaded,
@@ -177,7 +177,11 @@ class ScoreScreen(QWidget):
         )
 
     def _setting_changed(self, key: str) -> None:
-        if key in (self.context.settings.DATA_DIR, self.context.settings.PEAK_WINDOWS):
+        if key in (
+            self.context.settings.DATA_DIR,
+            self.context.settings.STORE_URL,
+            self.context.settings.PEAK_WINDOWS,
+        ):
             self.reload_measurements()
 
     def _summaries_loaded(self, summaries: list[LinkSummary]) -> None:

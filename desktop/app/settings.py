@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QLocale, QObject, QSettings, Signal
 
 from probes.paths import data_dir as default_data_dir
+from probes.store_location import StoreLocation, StoreUrl, parse_location
 
 if TYPE_CHECKING:  # probes.peak loads pandas, catalogs.scoring numpy: imported where needed, not at startup
     from catalogs.scoring import RankingMethod
@@ -49,6 +50,7 @@ class AppSettings(QObject):
     changed = Signal(str)
 
     DATA_DIR = "data/dir"
+    STORE_URL = "data/store_url"  # team mode: a PostgreSQL store instead of the data folder's SQLite file
     PEAK_WINDOWS = "peak/windows"
     TIME_ZONE = "display/time_zone"
     LANGUAGE = "display/language"
@@ -96,8 +98,31 @@ class AppSettings(QObject):
 
     @property
     def db_path(self) -> Path:
-        """The result store the GUI reads and writes (the CLI's default with the default data folder)."""
+        """The SQLite store in the data folder (the CLI's default with the default data folder)."""
         return self.data_dir / DB_FILE_NAME
+
+    @property
+    def store_url(self) -> str:
+        """A PostgreSQL store's URL (team mode), or "" for the SQLite store in the data folder."""
+        raw = self._q.value(self.STORE_URL)
+        return raw if isinstance(raw, str) else ""
+
+    @store_url.setter
+    def store_url(self, url: str) -> None:
+        self._set(self.STORE_URL, url)
+
+    @property
+    def store_location(self) -> StoreLocation:
+        """The result store the GUI reads and writes: the PostgreSQL store when one is set, else `db_path`."""
+        url = self.store_url
+        if url:
+            try:
+                location = parse_location(url)
+            except ValueError:
+                return self.db_path  # refused when set (the settings dialog); a hand-edited file falls back
+            if isinstance(location, StoreUrl):
+                return location
+        return self.db_path
 
     @property
     def targets_path(self) -> Path:

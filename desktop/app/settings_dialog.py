@@ -29,6 +29,7 @@ from desktop.app.errors import error_text
 from desktop.app.i18n import LANGUAGE_NAMES
 from desktop.app.settings import AppSettings, parse_peak_windows
 from probes.peak import PeakWindowError
+from probes.store_location import StoreUrl, parse_location
 
 
 class SettingsDialog(QDialog):
@@ -41,6 +42,11 @@ class SettingsDialog(QDialog):
         folder = QHBoxLayout()
         folder.addWidget(self.data_dir, 1)
         folder.addWidget(self.browse)
+        self.store_url = QLineEdit(settings.store_url)
+        self.store_url.setPlaceholderText("postgresql://agent@db.example/linkvet")
+        self.store_help = QLabel()
+        self.store_help.setWordWrap(True)
+        self.store_help.setObjectName("screenHint")
         self.peak = QPlainTextEdit("\n".join(settings.peak_window_texts))
         self.peak.setFixedHeight(80)
         self.time_zone = QComboBox()
@@ -58,8 +64,10 @@ class SettingsDialog(QDialog):
         self.peak_help.setWordWrap(True)
         self.peak_help.setObjectName("screenHint")
         self.form = QFormLayout()
-        self.form_labels = [QLabel() for _ in range(4)]
+        self.form_labels = [QLabel() for _ in range(5)]
         self.form.addRow(self.form_labels[0], folder)
+        self.form.addRow(self.form_labels[4], self.store_url)
+        self.form.addRow("", self.store_help)
         self.form.addRow(self.form_labels[1], self.peak)
         self.form.addRow("", self.peak_help)
         self.form.addRow(self.form_labels[2], self.time_zone)
@@ -87,11 +95,18 @@ class SettingsDialog(QDialog):
         self.peak_help.setText(
             self.tr("One window per line: HH:MM-HH:MM Zone/Name [days], e.g. 20:00-23:00 Asia/Shanghai")
         )
+        self.store_help.setText(
+            self.tr(
+                "Team mode: a PostgreSQL store the offices share, instead of the data folder's SQLite file. "
+                "Leave empty for the file. The password comes from ~/.pgpass (PGPASSFILE), never the URL."
+            )
+        )
         texts = [
             self.tr("Data folder"),
             self.tr("Peak windows"),
             self.tr("Charts' time zone"),
             self.tr("Language"),
+            self.tr("Shared store (URL)"),
         ]
         for label, text in zip(self.form_labels, texts, strict=True):
             label.setText(text)
@@ -121,7 +136,25 @@ class SettingsDialog(QDialog):
         if not folder:
             self.error.setText(self.tr("Choose a data folder."))
             return
+        url = self.store_url.text().strip()
+        if url:
+            try:
+                location = parse_location(url)
+            except ValueError as exc:  # names the URL (without a password) and what is wrong with it
+                self.error.setText(str(exc))
+                return
+            if not isinstance(location, StoreUrl):
+                self.error.setText(
+                    self.tr("The shared store is a postgresql:// URL; leave it empty for the file.")
+                )
+                return
+            if location.password:  # the settings file would keep it: libpq's password file is the place
+                self.error.setText(
+                    self.tr("Put the password in ~/.pgpass (or the file PGPASSFILE names), not in the URL.")
+                )
+                return
         self.settings.data_dir = Path(folder).expanduser()
+        self.settings.store_url = url
         self.settings.peak_windows = windows
         self.settings.time_zone = zone
         self.settings.language = str(self.language.currentData())

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from desktop.app.job_process import CANCELLED, DONE, FLUSH_S, watch_parent, write_frame
+from probes.store_location import parse_location
 from probes.target import Target
 
 HOPS, TRACE = b"H", b"X"
@@ -161,7 +162,7 @@ def _store(
     from desktop.app.errors import error_text
     from desktop.usecases.routes import store_traces, stored_route_check
 
-    db_path = Path(job["db_path"])
+    db_path = parse_location(job["db_path"])
     try:
         for target, traces in zip(targets, runs, strict=True):
             store_traces(db_path, target, traces, job.get("vantage"))

@@ -14,6 +14,7 @@ from typing import Any
 from PySide6.QtCore import QObject, QRunnable, Signal
 
 from desktop.app.workers import JobProcess
+from probes.store_location import StoreLocation, location_text
 from probes.target import Target
 
 
@@ -34,7 +35,7 @@ class TraceTask(QRunnable):
         traces: int,
         *,
         claimed: str | None,
-        db_path: Path | None,
+        db_path: StoreLocation | None,
         vantage: str | None = None,
         networks: Path | None = None,
         prefix: Sequence[str] = (),
@@ -47,7 +48,7 @@ class TraceTask(QRunnable):
             "options": dict(options),
             "traces": traces,
             "claimed": claimed,
-            "db_path": None if db_path is None else str(db_path),
+            "db_path": None if db_path is None else location_text(db_path),
             "vantage": vantage,
             "networks": None if networks is None else str(networks),
         }

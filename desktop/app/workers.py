@@ -28,6 +28,7 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 from desktop.app.errors import error_text
 from probes.results import ProbeResult
 from probes.stats import Summary
+from probes.store_location import StoreLocation, location_text
 from probes.target import Method, ProbeOptions, Target
 
 PlainSample = tuple[str, int, int, float | None, str | None]  # target key, seq, sent_at_us, rtt_ms, error
@@ -207,7 +208,7 @@ class ProbeTask(QRunnable):
         self,
         targets: Sequence[Target],
         options: ProbeOptions | Mapping[Method, ProbeOptions],
-        db_path: Path | None,
+        db_path: StoreLocation | None,
         *,
         concurrency: int = 256,
         gap_ms: float = 1.0,
@@ -219,7 +220,7 @@ class ProbeTask(QRunnable):
             "kind": "probe",
             "targets": list(targets),
             "options": options if isinstance(options, ProbeOptions) else dict(options),
-            "db_path": None if db_path is None else str(db_path),
+            "db_path": None if db_path is None else location_text(db_path),
             "concurrency": concurrency,
             "gap_ms": gap_ms,
             "source": source,
@@ -327,11 +328,16 @@ class SchedulerTask(QRunnable):
     """`linkvet schedule` inside the app: `probes.scheduler.Scheduler.run_until` in a child process until
     `stop()`; the round in flight gets `grace_s` to finish, else it is dropped (never half-stored)."""
 
-    def __init__(self, plan: Any, db_path: Path, *, grace_s: float = 10.0) -> None:
+    def __init__(self, plan: Any, db_path: StoreLocation, *, grace_s: float = 10.0) -> None:
         super().__init__()
         self.setAutoDelete(False)
         self.plan = plan
-        self.job = {"kind": "schedule", "plan_path": plan.path, "db_path": str(db_path), "grace_s": grace_s}
+        self.job = {
+            "kind": "schedule",
+            "plan_path": plan.path,
+            "db_path": location_text(db_path),
+            "grace_s": grace_s,
+        }
         self.grace_s = grace_s
         self.signals = SchedulerSignals()
         self._lock = threading.Lock()

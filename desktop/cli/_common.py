@@ -7,21 +7,33 @@ import argparse
 import sys
 from collections.abc import Callable
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from desktop.i18n import _
 from probes import limits
 from probes.limits import Limit, parse_time
+from probes.store_location import StoreLocation, exists, location_or_default, parse_location
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
-        type=Path,
-        metavar="PATH",
-        help=_("SQLite result store (default: linkvet.sqlite3 in the user data directory)"),
+        type=store_location,
+        metavar="PATH|URL",
+        help=_(
+            "the result store: a SQLite file, or a PostgreSQL database (postgresql://user@host/db; the "
+            "password from ~/.pgpass or PGPASSFILE, not the URL). Default: $LINKVET_DB, else linkvet.sqlite3 "
+            "in the user data directory"
+        ),
     )
+
+
+def store_location(text: str) -> StoreLocation:
+    """An argparse `type=` for `--db`: a path, or a postgresql:// URL (`probes.store_location`)."""
+    try:
+        return parse_location(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def add_vantage_option(parser: argparse.ArgumentParser) -> None:
@@ -35,14 +47,12 @@ def add_vantage_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def reader_store(path: Path | None) -> Path:
-    """The store a command that only reads measurements (score, export) reads: `--db`, else the default one.
-    When there is none there yet, it says so on stderr: nothing measured is a note for a reader, not an
-    error."""
-    from probes.paths import default_db_path
-
-    where = path if path is not None else default_db_path()
-    if not where.exists():
+def reader_store(location: StoreLocation | None) -> StoreLocation:
+    """The store a command that only reads measurements (score, export, vantages) reads: `--db`, else the
+    default one (`LINKVET_DB`, else the file in the data directory). When there is no file there yet, it says
+    so on stderr: nothing measured is a note for a reader, not an error (a server is asked when opened)."""
+    where = location_or_default(location)
+    if not exists(where):
         note = _(
             "note: no result store at {path} yet: nothing measured, so line quality is 'not measured' "
             "everywhere (run `linkvet probe` or `linkvet schedule` to measure)"

@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan ru
     from probes.metrics import ListenAddress
     from probes.plan import Plan
     from probes.scheduler import RoundHook, RoundReport, Scheduler
+    from probes.store_location import StoreLocation
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,6 +41,12 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--once", action="store_true", help=_("run one round now and exit"))
     p.add_argument(
         "--check", action="store_true", help=_("validate the plan, show the next rounds, and exit")
+    )
+    p.add_argument(
+        "--status",
+        action="store_true",
+        help="show this plan's agent: the store (reachable or not), who holds the plan's lock, the last stored "
+        "round, and the rounds waiting in the spool; exit 3 when the store cannot be reached",
     )
     p.add_argument(
         "--grace",
@@ -78,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
     plan = load_plan(args.plan)
     if args.check:
         return _check(plan)
+    if args.status:
+        return _status(plan, args.db)
     _check_metrics_address(args)
     secrets = _alert_secrets(plan)
     log_file = setup_logging(args.log_file or log_path(), args.quiet)
@@ -270,7 +279,7 @@ def _alert_secrets(plan: Plan) -> dict[str, Secrets]:
     return resolve_secrets(plan.alerting)
 
 
-def _start_alerts(plan: Plan, db: Path, secrets: dict[str, Secrets]) -> AlertWorker | None:
+def _start_alerts(plan: Plan, db: StoreLocation, secrets: dict[str, Secrets]) -> AlertWorker | None:
     """The alert worker (its own thread and store connection), when the plan has rules."""
     if not plan.alerting:
         return None
@@ -293,6 +302,74 @@ def _start_alerts(plan: Plan, db: Path, secrets: dict[str, Secrets]) -> AlertWor
         ", ".join(sorted(plan.alerting.notifiers)),
     )
     return worker
+
+
+def _status(plan: Plan, db: StoreLocation | None) -> int:
+    """What an operator asks of an agent: is its store there, who holds the plan's lock, when did the last
+    round arrive, and how many rounds wait in its spool (read without the store: the spool is local)."""
+    from probes.errors import StoreError
+    from probes.paths import default_spool_path
+    from probes.scheduler import lock_name
+    from probes.store import Store
+    from probes.store.locks import LockHolder
+    from probes.store.sqlite.spool import Spool
+    from probes.store_location import exists, identity, location_or_default
+    from probes.timestamps import iso_utc
+
+    location = location_or_default(db)
+    print(
+        _("plan {plan} (vantage {vantage}), store {store}").format(
+            plan=plan.name, vantage=plan.vantage or "-", store=location
+        )
+    )
+    spool = Spool(default_spool_path())
+    try:
+        backlog = spool.backlog(identity(location))
+    finally:
+        spool.close()
+    if backlog.rounds:
+        print(
+            ngettext(
+                "spool: {count} round waiting ({samples} samples), spooled {oldest} ({spool})",
+                "spool: {count} rounds waiting ({samples} samples), the oldest spooled {oldest} ({spool})",
+                backlog.rounds,
+            ).format(
+                count=backlog.rounds,
+                samples=backlog.samples,
+                oldest=iso_utc(backlog.oldest_us or 0),
+                spool=spool.path,
+            )
+        )
+    else:
+        print(_("spool: nothing waiting ({spool})").format(spool=spool.path))
+    if not exists(location):
+        print(_("store: none yet at {store} (the first stored round creates it)").format(store=location))
+        return EXIT_OK
+    try:
+        store = Store(location, readonly=True)
+    except StoreError as exc:
+        print(_("store: not reachable: {reason}").format(reason=exc))
+        raise
+    with store:
+        print(_("store: reachable, schema {version}").format(version=store.schema_version))
+        row = store.backend.lock_row(lock_name(plan))
+        if row is None:
+            print(_("lock: free (no scheduler of this plan and vantage point runs against this store)"))
+        elif row[6] == 0:
+            print(_("lock: left by {holder}, who is gone").format(holder=LockHolder(*row).describe()))
+        else:
+            print(_("lock: held by {holder}").format(holder=LockHolder(*row).describe()))
+        vantage = plan.vantage or None
+        mine = [r for r in store.rounds(plan=plan.name, limit=500) if (r.vantage or None) == vantage]
+        if mine:
+            print(
+                _("last stored round: {round}, finished {finished}").format(
+                    round=mine[0].id, finished=iso_utc(mine[0].finished_us)
+                )
+            )
+        else:
+            print(_("last stored round: none of this plan and vantage point yet"))
+    return EXIT_OK
 
 
 def _check(plan: Plan) -> int:

@@ -4,6 +4,7 @@ Export screen run) builds one and writes it.
 
     desktop/export/workbook.py      build_workbook: which sheets, in which order, and the Method sheet's notes
     desktop/export/measurements.py  Link quality and Hour-of-day, from `probes.analysis`' public functions
+    desktop/export/vantages.py      Vantage points: a region from each office side by side (two or more)
     desktop/export/procurement.py   Ranking, Score breakdown, GPU offerings (with a needs profile)
     desktop/export/sizing.py        Sizing (with a needs profile)
     desktop/export/acceptance.py    the Ranking's columns on unknowns, per-fact sources, Acceptance checks

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from desktop.export.model import WORKBOOK_FORMAT_VERSION, Column, Sheet
 from desktop.i18n import _
 from probes import __version__, histogram
+from probes.store_location import StoreLocation
 from probes.timestamps import iso_utc
 
 
@@ -76,7 +76,7 @@ def definitions() -> tuple[tuple[str, str], ...]:
 def method_sheet(
     *,
     exported_at: datetime,
-    store_path: Path | None,
+    store_path: StoreLocation | None,
     period: tuple[int | None, int | None],
     tz: str,
     peak_windows: Sequence[str],

@@ -29,9 +29,11 @@ from desktop.export.procurement import (
     score_breakdown_sheet,
 )
 from desktop.export.sizing import sizing_sheet
+from desktop.export.vantages import vantage_sheet
 from desktop.i18n import N_, _
 from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import Store
+from probes.store_location import StoreLocation
 
 SHEET_NOTES = {  # by the sheet's `name`; shown through `_`
     "Ranking": N_("one row per offering in each region: gates, score, rank, price and a one-line reason"),
@@ -54,7 +56,7 @@ SHEET_NOTES = {  # by the sheet's `name`; shown through `_`
 @dataclass(frozen=True)
 class ExportRequest:
     measure: MeasureOptions = field(default_factory=MeasureOptions)
-    store_path: Path | None = None
+    store_path: StoreLocation | None = None
     store_missing: bool = False  # no result store at store_path yet: nothing measured (sheets written empty)
     needs: NeedsProfile | None = None  # with catalogs: the procurement sheets
     needs_path: Path | None = None
@@ -68,7 +70,8 @@ def build_workbook(
     store: Store | None, request: ExportRequest, exported_at: datetime | None = None
 ) -> Workbook:
     """The workbook's sheets, in order: Ranking, Score breakdown (with a needs profile), Link quality,
-    Hour-of-day (with a store), GPU offerings, Sizing (with a needs profile), Method."""
+    Hour-of-day (with a store), Vantage points (when a region was measured from two offices), GPU offerings,
+    Sizing (with a needs profile), Method."""
     exported_at = exported_at or datetime.now(UTC)
     options = request.measure
     if store is not None:
@@ -94,6 +97,9 @@ def build_workbook(
         sheets += [ranking_sheet(procurement), score_breakdown_sheet(procurement)]
     if measurements is not None:
         sheets += [link_quality_sheet(measurements), hour_of_day_sheet(measurements)]
+        offices = vantage_sheet(measurements)
+        if offices is not None:
+            sheets.append(offices)
     if procurement is not None:
         sheets += [offerings_sheet(procurement.catalogs), sizing_sheet(procurement)]
         checks = acceptance_sheet(procurement.catalogs)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from desktop.i18n import _, language
 from desktop.usecases.errors import WriteError
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
+from probes.store_location import StoreLocation, exists
 
 if TYPE_CHECKING:  # the workbook's modules (pandas, the analysis, XlsxWriter) load when an export runs
     from catalogs.checklist import Checklist
@@ -34,7 +35,7 @@ class ExportJob:
 
     out: Path  # the .xlsx file, or the folder for csv files
     file_format: FileFormat
-    db_path: Path  # the result store; when none exists there yet the measurement sheets are written empty
+    db_path: StoreLocation  # the result store; when no file exists there yet the measurement sheets are empty
     tz: str = "Asia/Shanghai"  # the hour-of-day sheet's time zone
     windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS
     since_us: int | None = None
@@ -99,7 +100,7 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
     from probes.store import Store
 
     exported_at = exported_at or datetime.now(UTC)
-    store_missing = not job.db_path.exists()
+    store_missing = not exists(job.db_path)
     if store_missing:
         workbook = build_workbook(None, _request(job, job.db_path, True), exported_at=exported_at)
     else:
@@ -122,7 +123,7 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
     return ExportResult(written, folder, regions, ranked, names, store_missing)
 
 
-def _request(job: ExportJob, store_path: Path, store_missing: bool) -> ExportRequest:
+def _request(job: ExportJob, store_path: StoreLocation, store_missing: bool) -> ExportRequest:
     from desktop.export import ExportRequest, MeasureOptions
 
     measure = MeasureOptions(

@@ -15,6 +15,7 @@ from catalogs.link_quality import LinkSummary, PeriodStats, RouteCheck
 from catalogs.loader import CatalogSet
 from desktop.i18n import _
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
+from probes.store_location import StoreLocation, exists
 
 if TYPE_CHECKING:  # the analysis and the store (numpy, pandas) load when measurements are read
     from probes.analysis import MeasuredLink, Scope, Side
@@ -115,7 +116,7 @@ def measured_link_summaries(
 
 
 def stored_link_summaries(
-    db_path: Path,
+    db_path: StoreLocation,
     windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS,
     catalogs: CatalogSet | None = None,
     scope: Scope | None = None,
@@ -123,7 +124,7 @@ def stored_link_summaries(
     """`measured_link_summaries` of the store at `db_path`, opened read-only, route checks against the claims
     of `catalogs` (default: the bundled ones with the user's); none when there is no store there yet (nothing measured is
     not an error for a reader)."""
-    if not db_path.exists():
+    if not exists(db_path):
         return []
     from catalogs.user import load_with_user
     from probes.store import Store

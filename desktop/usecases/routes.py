@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from probes.store_location import StoreLocation, exists
 
 if TYPE_CHECKING:  # the store and the tracer (numpy, pandas, sockets) load when a use-case runs
     from probes.routes import NetworkTable
@@ -28,7 +29,7 @@ ROUTE_RTT_METHODS = ("icmp", "tcp")  # the region's RTT beside its route: echoes
 
 
 def store_traces(
-    db_path: Path | None, target: Target, traces: Sequence[TraceResult], vantage: str | None
+    db_path: StoreLocation | None, target: Target, traces: Sequence[TraceResult], vantage: str | None
 ) -> None:
     """Save each trace as a round of its own (`source` "trace"), as `linkvet trace` does."""
     from probes.methods.trace import to_probe_result
@@ -47,7 +48,7 @@ def store_traces(
 
 
 def stored_route_check(
-    db_path: Path | None, provider: str, region: str, claimed: str | None, table: NetworkTable
+    db_path: StoreLocation | None, provider: str, region: str, claimed: str | None, table: NetworkTable
 ) -> dict[str, Any] | None:
     """The region's claim check over every trace stored for it (the LinkSummary `route` dict)."""
     from probes.routes import route_summary_from_traces
@@ -164,10 +165,10 @@ def route_changes(points: Sequence[TracePoint]) -> list[RouteChange]:
     return changes
 
 
-def traced_regions(db_path: Path) -> list[tuple[str, str, int, int]]:
+def traced_regions(db_path: StoreLocation) -> list[tuple[str, str, int, int]]:
     """(provider, region, stored traces, last trace's start in UTC µs) of every region with traces, by
     provider and region; none when there is no store yet."""
-    if not db_path.exists():
+    if not exists(db_path):
         return []
     from probes.store import Store
 
@@ -180,7 +181,7 @@ def traced_regions(db_path: Path) -> list[tuple[str, str, int, int]]:
 
 
 def route_history(
-    db_path: Path,
+    db_path: StoreLocation,
     provider: str,
     region: str,
     *,

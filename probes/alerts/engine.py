@@ -23,7 +23,6 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from probes.alerts import delivery, history, messages
@@ -32,6 +31,7 @@ from probes.alerts.rules import Alerting, AlertRule, Notifier, Secrets
 from probes.errors import DeliveryError
 from probes.store import Store
 from probes.store.alerts import FIRING, OK, AlertLedger, AlertState, OutboxEntry
+from probes.store_location import StoreLocation
 from probes.target import Target
 
 if TYPE_CHECKING:
@@ -283,7 +283,9 @@ class AlertEngine:
 class AlertWorker:
     """An `AlertEngine` in a thread of its own: `submit` is the scheduler's round hook (it only queues)."""
 
-    def __init__(self, alerting: Alerting, db_path: Path, *, tick_s: float = 30.0, **engine: Any) -> None:
+    def __init__(
+        self, alerting: Alerting, db_path: StoreLocation, *, tick_s: float = 30.0, **engine: Any
+    ) -> None:
         self.alerting = alerting
         self.db_path = db_path
         self.tick_s = tick_s

@@ -14,6 +14,8 @@ start mid-hour, the ragged ends of a period), with the definitions of `probes.st
                                            scoring's catalogs.link_quality.LinkSummary
     vantage_scopes(store, scope)           the scope split by vantage point, as link_summaries splits it
     route_verdicts(store, scope)           each region's route check from its stored traces, for the summaries
+    compare_vantages(links)                one region from each vantage point side by side: the worst peak,
+                                           whether the route class differs by office
 """
 
 from probes.analysis.breaches import Thresholds, breach_intervals, breach_shares
@@ -23,6 +25,7 @@ from probes.analysis.profile import day_hour_matrix, hour_of_day, pivot_matrix
 from probes.analysis.routes import route_verdicts
 from probes.analysis.scope import Scope
 from probes.analysis.summary import MeasuredLink, link_summaries, vantage_scopes
+from probes.analysis.vantages import VantageComparison, VantageView, compare_vantages
 from probes.errors import ScopeError, TimeZoneError
 
 __all__ = [
@@ -33,10 +36,13 @@ __all__ = [
     "Side",
     "Thresholds",
     "TimeZoneError",
+    "VantageComparison",
+    "VantageView",
     "bootstrap_quantile_difference",
     "breach_intervals",
     "breach_shares",
     "compare_peak",
+    "compare_vantages",
     "comparisons_frame",
     "day_hour_matrix",
     "hour_of_day",

@@ -1,10 +1,12 @@
 """The result store: raw samples are facts, rollups are derived from them in the same transaction.
 
-One SQLite file in WAL mode by default (the GUI reads while the scheduler writes). Every round is written in
+One SQLite file in WAL mode by default (the GUI reads while the scheduler writes), or a PostgreSQL database
+that several offices' agents share (`--db postgresql://…`; where a store is: `probes.store_location`). Every round is written in
 one transaction, so a kill at any moment loses at most the round in flight; a round the store refuses waits
 in the spool. Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` / `start_s` seconds at
 the start of the period. The schema version is the file's
-`PRAGMA user_version`; older files are migrated on open, newer ones refused (`SchemaVersionError`).
+`PRAGMA user_version` (PostgreSQL: the row of `store_version`); older stores are migrated on open, newer
+ones refused (`SchemaVersionError`).
 
 Where things are
     store.py      `Store`: open a store, save rounds, read records, frames and rollups (the only class most
@@ -28,9 +30,15 @@ Where things are
                   and after opening, migrating, the translation of sqlite3's errors), `backend.py`
                   (connection, pragmas, transactions, every statement), `alerts.py` (the alert tables'
                   statements), `spool.py` (the spool file, SQLite whatever the store is)
+    postgres/     the PostgreSQL backend: `schema.py` (SQLite's migrations in PostgreSQL's words, one table of
+                  differences), `connecting.py` (connecting, migrating under an advisory lock, checking the
+                  schema, the translation of psycopg's errors), `backend.py` (connections, transactions, the
+                  write path's statements; writers take turns under an advisory lock), `reading.py` (the
+                  read path's queries), `alerts.py` (the alert tables' statements)
+    statements.py the SQL text both backends read alike (the selects of results and traces, rollup tables)
 
-A second database (PostgreSQL) is a second `Backend` beside `sqlite/` with the same schema version; the
-write and read paths, the rollup maths, the spool and the locks' policy stay as they are.
+Both backends have the same schema and version; the write and read paths, the rollup maths, the spool and
+the locks' policy are the same code whichever answers.
 """
 
 from probes.store.measured import MeasuredRound, measured_results, measured_round, run_metadata

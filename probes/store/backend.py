@@ -1,5 +1,5 @@
-"""The backend interface: the one layer that speaks SQL. `probes.store.sqlite.SqliteBackend` implements it;
-another database (PostgreSQL) is a second implementation of the same methods, with the same schema version.
+"""The backend interface: the one layer that speaks SQL. `probes.store.sqlite.SqliteBackend` and
+`probes.store.postgres.PostgresBackend` implement it, with the same schema and version.
 
 A backend moves rows: it inserts the tuples `probes.store.records` builds (in its `*_COLUMNS` order) and
 answers queries with tuples (records' field order) or with `Rows` (column names + rows, for frames). It
@@ -19,10 +19,10 @@ the length it reads or writes.
 Locks (`probes.store.locks` holds the policy; the backend keeps the rows): a named lock is one row of
 `LOCK_COLUMNS` (name, token, pid, host, what, since_us, heartbeat_us). Taking one is a read and a write in one
 `transaction`, so two processes cannot both take it. On SQLite the row and its heartbeat are the lock (a
-crashed holder's row goes stale: its heartbeat stops, or its pid is gone on the same host). On PostgreSQL
-keep the same rows, and take a session advisory lock beside the row in `put_lock`
-(`pg_try_advisory_lock(hashtextextended(name, 0))`, released in `delete_lock` or when the session ends): a
-dead agent's lock then ends with its connection, and `lock_row` reports a row whose advisory lock nobody
+crashed holder's row goes stale: its heartbeat stops, or its pid is gone on the same host). PostgreSQL keeps
+the same rows and takes a session advisory lock beside the row in `put_lock` (keyed by the schema and the
+name; released in `delete_lock` or when the session ends, taken again when a broken connection is made
+again): a dead agent's lock ends with its connection, and `lock_row` reports a row whose advisory lock nobody
 holds as stale (heartbeat 0).
 """
 
@@ -32,6 +32,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
+
+from probes.store_location import StoreUrl
 
 Row = tuple[Any, ...]
 
@@ -46,8 +48,12 @@ class Rows(NamedTuple):
 
 
 class Backend(Protocol):
-    path: Path
     readonly: bool
+
+    @property
+    def path(self) -> Path | StoreUrl:
+        """What names the store in messages (a file, or a URL shown without its password)."""
+        ...
 
     @property
     def schema_version(self) -> int: ...

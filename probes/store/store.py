@@ -1,18 +1,17 @@
 """`Store`: the result store as the rest of linkvet sees it — open one, save rounds, read records and frames.
 
-It opens a backend (SQLite today: `probes.store.sqlite`) and hands each call to the write path
+It opens a backend — `probes.store.sqlite` for a path, `probes.store.postgres` for a `postgresql://` URL —
+and hands each call to the write path
 (`probes.store.writing`) or the read path (`probes.store.reading`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from probes.paths import default_db_path
 from probes.results import ProbeResult
 from probes.store import reading, writing
 from probes.store.backend import Backend
@@ -22,24 +21,33 @@ from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHis
 from probes.store.rollup import Rollups
 from probes.store.sqlite import SqliteBackend
 from probes.store.writing import Written
+from probes.store_location import StoreLocation, StoreUrl, identity, location_or_default
 
 
 class Store:
     """An open result store, used by one thread at a time (it may be handed to another thread, as the
     scheduler hands it to its writer)."""
 
-    def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
-        self.path = Path(path) if path is not None else default_db_path()
+    def __init__(self, path: StoreLocation | str | None = None, *, readonly: bool = False) -> None:
+        self.path: StoreLocation = location_or_default(path)
         self.readonly = readonly
-        self.backend: Backend = SqliteBackend(
-            self.path, readonly=readonly, rebuild=writing.rebuild_rollups_in_transaction
-        )
+        self.backend: Backend
+        if isinstance(self.path, StoreUrl):
+            from probes.store.postgres import PostgresBackend  # psycopg only where a server is the store
+
+            self.backend = PostgresBackend(
+                self.path, readonly=readonly, rebuild=writing.rebuild_rollups_in_transaction
+            )
+        else:
+            self.backend = SqliteBackend(
+                self.path, readonly=readonly, rebuild=writing.rebuild_rollups_in_transaction
+            )
         self._recent = RecentRows()  # what this store's writer wrote last (see probes.store.recent)
 
     @property
     def identity(self) -> str:
-        """What names this store in the spool (its absolute path)."""
-        return str(self.path.resolve())
+        """What names this store in the spool: its absolute path, or its URL without the password."""
+        return identity(self.path)
 
     def close(self) -> None:
         self.backend.close()

@@ -2152,6 +2152,10 @@ after: {after}</source>
         <translation>每行一个时段：HH:MM-HH:MM 时区名 [星期]，例如 20:00-23:00 Asia/Shanghai</translation>
     </message>
     <message>
+        <source>Team mode: a PostgreSQL store the offices share, instead of the data folder&apos;s SQLite file. Leave empty for the file. The password comes from ~/.pgpass (PGPASSFILE), never the URL.</source>
+        <translation>团队模式：各办公室共用的 PostgreSQL 结果库，代替数据文件夹中的 SQLite 文件。留空则用文件。密码取自 ~/.pgpass（PGPASSFILE），不写在 URL 里。</translation>
+    </message>
+    <message>
         <source>Peak windows</source>
         <translation>高峰时段</translation>
     </message>
@@ -2164,12 +2168,24 @@ after: {after}</source>
         <translation>语言</translation>
     </message>
     <message>
+        <source>Shared store (URL)</source>
+        <translation>共享结果库（URL）</translation>
+    </message>
+    <message>
         <source>Unknown time zone {zone!r}: pick an IANA name such as Asia/Shanghai.</source>
         <translation>未知时区 {zone!r}：请选择 IANA 时区名，例如 Asia/Shanghai。</translation>
     </message>
     <message>
         <source>Choose a data folder.</source>
         <translation>请选择数据文件夹。</translation>
+    </message>
+    <message>
+        <source>The shared store is a postgresql:// URL; leave it empty for the file.</source>
+        <translation>共享结果库须是 postgresql:// URL；留空则用文件。</translation>
+    </message>
+    <message>
+        <source>Put the password in ~/.pgpass (or the file PGPASSFILE names), not in the URL.</source>
+        <translation>请把密码写在 ~/.pgpass（或 PGPASSFILE 指定的文件）中，不要写在 URL 里。</translation>
     </message>
 </context>
 <context>

@@ -26,15 +26,22 @@ from probes.store.records import (
     TRACE_COLUMNS,
     TRACE_REPLY_COLUMNS,
 )
-from probes.store.rollup import HOUR_S, PART_COLUMNS, QUARTER_S
+from probes.store.rollup import PART_COLUMNS
 from probes.store.sqlite import opening
 from probes.store.sqlite.alerts import AlertStatements
 from probes.store.sqlite.opening import translate, translated
 from probes.store.sqlite.schema import SCHEMA_VERSION
+from probes.store.statements import (
+    COUNTED_TABLES,
+    ROLLUP_TABLES,
+    SELECT_RESULTS,
+    SELECT_TRACES,
+    TARGET_FIELDS,
+    kept,
+    rollup_select,
+    rollup_table,
+)
 
-COUNTED_TABLES = ("targets", "rounds", "results", "samples", "hourly", "quarter_hourly")
-# Each rollup length's table and the name of its start column there.
-_ROLLUP_TABLES = {HOUR_S: ("hourly", "hour_s"), QUARTER_S: ("quarter_hourly", "start_s")}
 _IN_CHUNK = 10_000  # values per IN list (SQLite allows 32,766 variables)
 
 
@@ -50,35 +57,6 @@ _INSERT_SAMPLE = _insert("samples", SAMPLE_COLUMNS)
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
 _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
-_TARGET_FIELDS = "id, key, name, method, host, port, url, provider, region, line_type"
-_SELECT_RESULTS = (
-    "SELECT r.id AS result_id, r.round_id, r.target_id, t.name, t.method, t.host, t.port, t.url,"
-    " t.provider, t.region, t.line_type, r.started_us, r.finished_us, r.sent, r.received, r.loss,"
-    " r.rtt_min_ms, r.rtt_median_ms, r.rtt_mean_ms, r.rtt_p95_ms, r.rtt_max_ms, r.jitter_ms,"
-    " r.throughput_mbps, r.bytes, r.seconds, r.ttfb_ms, r.error, r.message, r.metrics_json,"
-    " ro.vantage, ro.plan, ro.peak"
-    " FROM results r JOIN targets t ON t.id = r.target_id JOIN rounds ro ON ro.id = r.round_id"
-)
-_SELECT_TRACES = (
-    "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
-    " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"
-    " tr.route_doubts_json, ro.vantage FROM traces tr JOIN targets t ON t.id = tr.target_id"
-    " JOIN results r ON r.id = tr.result_id JOIN rounds ro ON ro.id = r.round_id"
-)
-
-
-def _rollup_table(period_s: int) -> tuple[str, str]:
-    try:
-        return _ROLLUP_TABLES[period_s]
-    except KeyError:
-        raise ValueError(f"the store keeps no rollups of {period_s} s") from None
-
-
-def _rollup_select(period_s: int) -> tuple[str, str]:
-    """(SELECT … FROM table, the start column) for a rollup length; the start comes back as `start_s`."""
-    table, start = _rollup_table(period_s)
-    columns = ", ".join(("target_id", f"{start} AS start_s", *PART_COLUMNS, "hist_index", "hist_count"))
-    return f"SELECT {columns} FROM {table}", start
 
 
 class SqliteBackend(AlertStatements):
@@ -239,10 +217,10 @@ class SqliteBackend(AlertStatements):
             # The name follows the newest measurement; port and labels are updated, never erased.
             new = (
                 row[1],
-                _kept(row[4], port),
-                _kept(row[6], provider),
-                _kept(row[7], region),
-                _kept(row[8], line_type),
+                kept(row[4], port),
+                kept(row[6], provider),
+                kept(row[7], region),
+                kept(row[8], line_type),
             )
             if new != (name, port, provider, region, line_type):
                 self._db.execute(_UPDATE_TARGET, (*new, target_id))
@@ -271,7 +249,7 @@ class SqliteBackend(AlertStatements):
     def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:
         if not keys:
             return []
-        select, start = _rollup_select(period_s)
+        select, start = rollup_select(period_s)
         wanted = set(keys)
         targets = sorted({target for target, _ in keys})
         low, high = min(s for _, s in keys), max(s for _, s in keys)
@@ -287,7 +265,7 @@ class SqliteBackend(AlertStatements):
 
     @translated("save the rollups")
     def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
-        table, start = _rollup_table(period_s)
+        table, start = rollup_table(period_s)
         columns = ("target_id", start, *PART_COLUMNS, "hist_index", "hist_count")
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
         self._db.executemany(
@@ -296,7 +274,7 @@ class SqliteBackend(AlertStatements):
 
     @translated("clear the rollups")
     def clear_rollups(self) -> None:
-        for table, _start in _ROLLUP_TABLES.values():
+        for table, _start in ROLLUP_TABLES.values():
             self._db.execute(f"DELETE FROM {table}")
 
     def samples_in_run_order(self) -> Iterator[Row]:
@@ -329,13 +307,13 @@ class SqliteBackend(AlertStatements):
     @translated("read the targets")
     def targets(self, labels: dict[str, str | None]) -> list[Row]:
         where, params = _label_filter(labels)
-        sql = f"SELECT {_TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
+        sql = f"SELECT {TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
         return self._db.execute(sql, params).fetchall()
 
     @translated("read the targets")
     def find_targets(self, text: str) -> list[Row]:
         return self._db.execute(
-            f"SELECT {_TARGET_FIELDS} FROM targets WHERE name = ?1 OR host = ?1 OR url = ?1 OR key = ?1"
+            f"SELECT {TARGET_FIELDS} FROM targets WHERE name = ?1 OR host = ?1 OR url = ?1 OR key = ?1"
             " ORDER BY method",
             (text,),
         ).fetchall()
@@ -371,7 +349,7 @@ class SqliteBackend(AlertStatements):
         if method is not None:
             where.append("t.method = ?")
             params.append(method)
-        columns = ", ".join(f"t.{c.strip()}" for c in _TARGET_FIELDS.split(","))
+        columns = ", ".join(f"t.{c.strip()}" for c in TARGET_FIELDS.split(","))
         return self._db.execute(
             f"SELECT {columns}, min(r.started_us), max(r.started_us), count(DISTINCT r.round_id)"
             f" FROM results r JOIN targets t ON t.id = r.target_id{_where(where)}"
@@ -393,7 +371,7 @@ class SqliteBackend(AlertStatements):
     @translated("read the results")
     def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
-        return self._rows(f"{_SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
+        return self._rows(f"{SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
 
     @translated("read the samples")
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
@@ -408,13 +386,13 @@ class SqliteBackend(AlertStatements):
     def rollups(
         self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
     ) -> Rows:
-        select, start = _rollup_select(period_s)
+        select, start = rollup_select(period_s)
         where, params = _range_filter("target_id", start, target_ids, since_s, until_s)
         return self._rows(f"{select}{_where(where)} ORDER BY {start}, target_id", params)
 
     @translated("read the rollups")
     def rollup_span(self, period_s: int) -> tuple[int, int] | None:
-        table, start = _rollup_table(period_s)
+        table, start = rollup_table(period_s)
         # Two look-ups along the primary key (start first).
         low = self._db.execute(f"SELECT {start} FROM {table} ORDER BY {start} LIMIT 1").fetchone()
         high = self._db.execute(f"SELECT {start} FROM {table} ORDER BY {start} DESC LIMIT 1").fetchone()
@@ -444,7 +422,7 @@ class SqliteBackend(AlertStatements):
             "tr.target_id", "tr.started_us", target_ids, since_us, until_us
         )
         rows = self._db.execute(
-            f"{_SELECT_TRACES}{_where(label_clauses + range_clauses)} ORDER BY tr.started_us, tr.result_id",
+            f"{SELECT_TRACES}{_where(label_clauses + range_clauses)} ORDER BY tr.started_us, tr.result_id",
             [*params, *range_params],
         ).fetchall()
         for row in rows:
@@ -463,10 +441,6 @@ class SqliteBackend(AlertStatements):
     def _rows(self, sql: str, params: Sequence[Any]) -> Rows:
         cursor = self._db.execute(sql, params)
         return Rows([d[0] for d in cursor.description], cursor.fetchall())
-
-
-def _kept(new: Any, old: Any) -> Any:
-    return old if new is None else new
 
 
 def _where(clauses: Sequence[str]) -> str:

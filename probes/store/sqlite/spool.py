@@ -15,6 +15,7 @@ import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from probes.errors import StoreError
@@ -34,6 +35,15 @@ _SCHEMA = (
     )""",
     "CREATE INDEX IF NOT EXISTS spooled_store ON spooled (store, spooled_us)",
 )
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """The rounds a spool keeps for one store: how many, their samples, when the oldest was spooled (UTC µs)."""
+
+    rounds: int
+    samples: int
+    oldest_us: int | None
 
 
 class Spool:
@@ -75,6 +85,17 @@ class Spool:
             if db is None:
                 return 0
             return int(db.execute("SELECT count(*) FROM spooled WHERE store = ?", (store,)).fetchone()[0])
+
+    def backlog(self, store: str) -> Backlog:
+        """What waits for `store`: rounds, their samples, when the oldest was spooled."""
+        with self._use() as db:
+            if db is None:
+                return Backlog(0, 0, None)
+            rounds, samples, oldest = db.execute(
+                "SELECT count(*), coalesce(sum(samples), 0), min(spooled_us) FROM spooled WHERE store = ?",
+                (store,),
+            ).fetchone()
+            return Backlog(int(rounds), int(samples), None if oldest is None else int(oldest))
 
     def remove(self, uid: str) -> None:
         with self._use() as db:

@@ -1,0 +1,142 @@
+"""The same region seen from each office: the measured links of one region side by side, per vantage point,
+with which office sees the worst peak and whether the route class differs by office.
+
+A pure function over `link_summaries`' links (one per region and vantage point): no store, no SQL. Only
+regions measured from at least two vantage points are compared. "Worst peak" is the highest peak-hour p95
+RTT (ties: the higher peak loss, then the name); a vantage point without peak samples takes no part. The
+route class of a vantage point is the class its own traces were classified as (`route["measured_class"]`);
+it "differs by office" when two vantage points with route checks measured different classes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from probes.analysis.summary import MeasuredLink
+
+
+@dataclass(frozen=True, slots=True)
+class VantageView:
+    """One region as one vantage point sees it (None: not measured from there)."""
+
+    vantage: str | None
+    peak_rtt_median_ms: float | None
+    peak_rtt_p95_ms: float | None
+    peak_loss: float | None
+    peak_samples: int
+    offpeak_rtt_median_ms: float | None
+    offpeak_rtt_p95_ms: float | None
+    offpeak_loss: float | None
+    route_class: str | None  # what this vantage point's traces were classified as
+    route_agrees: bool | None  # with the claimed line type
+
+
+@dataclass(frozen=True, slots=True)
+class VantageComparison:
+    """One region from every vantage point that measured it, by vantage name (None, unnamed, last)."""
+
+    provider: str
+    region: str
+    views: tuple[VantageView, ...]
+    judged: int  # vantage points with peak figures (the worst and best are among them)
+    worst_peak: str | None  # the vantage point whose peak p95 is highest (when judged > 0)
+    best_peak: str | None  # … and lowest (when judged > 1)
+    peak_p95_spread_ms: float | None  # worst minus best peak p95
+    route_classes: tuple[str, ...]  # the distinct classes measured, sorted
+    route_differs: bool  # two vantage points' traces measured different classes
+
+    @property
+    def vantages(self) -> tuple[str | None, ...]:
+        return tuple(view.vantage for view in self.views)
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain JSON (`linkvet vantages --json`)."""
+        return {
+            "provider": self.provider,
+            "region": self.region,
+            "judged": self.judged,
+            "worst_peak": self.worst_peak,
+            "best_peak": self.best_peak,
+            "peak_p95_spread_ms": self.peak_p95_spread_ms,
+            "route_classes": list(self.route_classes),
+            "route_differs": self.route_differs,
+            "vantages": [
+                {
+                    "vantage": v.vantage,
+                    "peak": {
+                        "rtt_median_ms": v.peak_rtt_median_ms,
+                        "rtt_p95_ms": v.peak_rtt_p95_ms,
+                        "loss": v.peak_loss,
+                        "samples": v.peak_samples,
+                    },
+                    "offpeak": {
+                        "rtt_median_ms": v.offpeak_rtt_median_ms,
+                        "rtt_p95_ms": v.offpeak_rtt_p95_ms,
+                        "loss": v.offpeak_loss,
+                    },
+                    "route_class": v.route_class,
+                    "route_agrees": v.route_agrees,
+                }
+                for v in self.views
+            ],
+        }
+
+
+def _view(link: MeasuredLink) -> VantageView:
+    route = link.route or {}
+    measured = route.get("measured_class")
+    agrees = route.get("agrees")
+    return VantageView(
+        vantage=link.vantage,
+        peak_rtt_median_ms=link.peak.rtt_median_ms,
+        peak_rtt_p95_ms=link.peak.rtt_p95_ms,
+        peak_loss=link.peak.loss,
+        peak_samples=link.peak.sent,
+        offpeak_rtt_median_ms=link.offpeak.rtt_median_ms,
+        offpeak_rtt_p95_ms=link.offpeak.rtt_p95_ms,
+        offpeak_loss=link.offpeak.loss,
+        route_class=None if measured is None else str(measured),
+        route_agrees=None if agrees is None else bool(agrees),
+    )
+
+
+def _name_order(vantage: str | None) -> tuple[int, str]:
+    return (1, "") if vantage is None else (0, vantage)
+
+
+def compare_vantages(links: Sequence[MeasuredLink]) -> list[VantageComparison]:
+    """Per region measured from two or more vantage points, its links side by side (see the module
+    docstring); by provider and region."""
+    by_region: dict[tuple[str, str], list[MeasuredLink]] = {}
+    for link in links:
+        by_region.setdefault((link.provider, link.region), []).append(link)
+    out = []
+    for (provider, region), mine in sorted(by_region.items()):
+        if len({link.vantage for link in mine}) < 2:
+            continue
+        views = tuple(sorted((_view(link) for link in mine), key=lambda v: _name_order(v.vantage)))
+        judged = [v for v in views if v.peak_rtt_p95_ms is not None]
+        ranked = sorted(
+            judged,
+            key=lambda v: (-(v.peak_rtt_p95_ms or 0.0), -(v.peak_loss or 0.0), _name_order(v.vantage)),
+        )
+        worst, best = (ranked[0], ranked[-1]) if ranked else (None, None)
+        spread = None
+        if worst is not None and best is not None and len(ranked) > 1:
+            spread = (worst.peak_rtt_p95_ms or 0.0) - (best.peak_rtt_p95_ms or 0.0)
+        classes = tuple(sorted({v.route_class for v in views if v.route_class is not None}))
+        out.append(
+            VantageComparison(
+                provider=provider,
+                region=region,
+                views=views,
+                judged=len(ranked),
+                worst_peak=None if worst is None else worst.vantage,
+                best_peak=None if best is None or len(ranked) < 2 else best.vantage,
+                peak_p95_spread_ms=spread,
+                route_classes=classes,
+                route_differs=len(classes) > 1,
+            )
+        )
+    return out

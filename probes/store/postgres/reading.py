@@ -1,0 +1,201 @@
+"""The PostgreSQL backend's queries of the read path (`probes.store.backend.Backend`'s reading half), mixed
+into `PostgresBackend`: every one in autocommit (its own snapshot, as SQLite's reads outside a transaction),
+lists of ids sent as one array (`= ANY(%s)`), no IN lists to split."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import psycopg
+
+from probes.store.backend import Row, Rows
+from probes.store.postgres.connecting import translate, translated
+from probes.store.statements import (
+    COUNTED_TABLES,
+    SELECT_RESULTS,
+    SELECT_TRACES,
+    TARGET_FIELDS,
+    rollup_select,
+    rollup_table,
+)
+from probes.store_location import StoreUrl
+
+
+class PostgresReads:
+    """What `PostgresBackend` answers for the read path."""
+
+    url: StoreUrl
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        raise NotImplementedError  # PostgresBackend's
+
+    @translated("read the targets")
+    def targets(self, labels: dict[str, str | None]) -> list[Row]:
+        where, params = _label_filter(labels)
+        sql = f"SELECT {TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
+        return self._connection().execute(sql, params).fetchall()
+
+    @translated("read the targets")
+    def find_targets(self, text: str) -> list[Row]:
+        return (
+            self._connection()
+            .execute(
+                f"SELECT {TARGET_FIELDS} FROM targets WHERE name = %(t)s OR host = %(t)s OR url = %(t)s"
+                " OR key = %(t)s ORDER BY method",
+                {"t": text},
+            )
+            .fetchall()
+        )
+
+    @translated("read the rounds")
+    def rounds(self, since_us: int | None, plan: str | None, limit: int | None) -> list[Row]:
+        sql = "SELECT id, started_us, finished_us, source, plan, vantage, peak FROM rounds WHERE 1 = 1"
+        params: list[Any] = []
+        if since_us is not None:
+            sql += " AND finished_us >= %s"
+            params.append(since_us)
+        if plan is not None:
+            sql += " AND plan = %s"
+            params.append(plan)
+        sql += " ORDER BY finished_us DESC, id DESC"
+        if limit is not None:
+            sql += f" LIMIT {int(limit)}"
+        return self._connection().execute(sql, params).fetchall()
+
+    @translated("read the results")
+    def last_started_us(self, target_key: str) -> int | None:
+        row = (
+            self._connection()
+            .execute(
+                "SELECT started_us FROM results WHERE target_id = (SELECT id FROM targets WHERE key = %s)"
+                " ORDER BY started_us DESC LIMIT 1",
+                (target_key,),
+            )
+            .fetchone()
+        )
+        return None if row is None or row[0] is None else int(row[0])
+
+    @translated("read the results")
+    def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
+        where, params = _range_filter("r.target_id", "r.started_us", None, since_us, until_us)
+        if method is not None:
+            where.append("t.method = %s")
+            params.append(method)
+        columns = ", ".join(f"t.{c.strip()}" for c in TARGET_FIELDS.split(","))
+        return (
+            self._connection()
+            .execute(
+                f"SELECT {columns}, min(r.started_us), max(r.started_us), count(DISTINCT r.round_id)"
+                f" FROM results r JOIN targets t ON t.id = r.target_id{_where(where)}"
+                " GROUP BY t.id ORDER BY t.name, t.method",
+                params,
+            )
+            .fetchall()
+        )
+
+    @translated("read the samples")
+    def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
+        where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
+        return {
+            int(target_id): (int(sent), int(replies))
+            for target_id, sent, replies in self._connection().execute(
+                f"SELECT target_id, count(*), count(rtt_ms) FROM samples{_where(where)} GROUP BY target_id",
+                params,
+            )
+        }
+
+    @translated("read the results")
+    def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
+        where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
+        return self._rows(f"{SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
+
+    @translated("read the samples")
+    def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
+        where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
+        return self._rows(
+            f"SELECT target_id, ts_us, seq, rtt_ms, error, result_id, phase FROM samples{_where(where)} ORDER BY ts_us, seq",
+            params,
+        )
+
+    @translated("read the rollups")
+    def rollups(
+        self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
+    ) -> Rows:
+        select, start = rollup_select(period_s)
+        where, params = _range_filter("target_id", start, target_ids, since_s, until_s)
+        return self._rows(f"{select}{_where(where)} ORDER BY {start}, target_id", params)
+
+    @translated("read the rollups")
+    def rollup_span(self, period_s: int) -> tuple[int, int] | None:
+        table, start = rollup_table(period_s)
+        row = self._connection().execute(f"SELECT min({start}), max({start}) FROM {table}").fetchone()
+        return None if row is None or row[0] is None else (int(row[0]), int(row[1]))
+
+    def traces(
+        self,
+        labels: dict[str, str | None],
+        target_ids: Sequence[int] | None,
+        since_us: int | None,
+        until_us: int | None,
+    ) -> Iterator[tuple[Row, list[Row]]]:
+        try:
+            label_clauses, params = _label_filter(labels)
+            range_clauses, range_params = _range_filter(
+                "tr.target_id", "tr.started_us", target_ids, since_us, until_us
+            )
+            db = self._connection()
+            rows = db.execute(
+                f"{SELECT_TRACES}{_where(label_clauses + range_clauses)} ORDER BY tr.started_us, tr.result_id",
+                [*params, *range_params],
+            ).fetchall()
+            for row in rows:
+                replies = db.execute(
+                    "SELECT ttl, address FROM trace_replies WHERE result_id = %s ORDER BY ttl, probe",
+                    (row[0],),
+                ).fetchall()
+                yield row, replies
+        except psycopg.Error as exc:
+            raise translate(self.url, "read the traces", exc) from exc
+
+    @translated("count the rows")
+    def counts(self) -> dict[str, int]:
+        db = self._connection()
+        counts = {}
+        for table in COUNTED_TABLES:
+            row = db.execute(f"SELECT count(*) FROM {table}").fetchone()
+            counts[table] = 0 if row is None else int(row[0])
+        return counts
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> Rows:
+        cursor = self._connection().execute(sql, params)
+        return Rows([d.name for d in cursor.description or ()], cursor.fetchall())
+
+
+def _where(clauses: Sequence[str]) -> str:
+    return (" WHERE " + " AND ".join(clauses)) if clauses else ""
+
+
+def _label_filter(labels: dict[str, str | None]) -> tuple[list[str], list[Any]]:
+    clauses = [f"{column} = %s" for column, value in labels.items() if value is not None]
+    params = [value for value in labels.values() if value is not None]
+    return clauses, params
+
+
+def _range_filter(
+    id_column: str, time_column: str, ids: Sequence[int] | None, since: int | None, until: int | None
+) -> tuple[list[str], list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if ids is not None:
+        if not ids:
+            return ["false"], []
+        clauses.append(f"{id_column} = ANY(%s)")
+        params.append(list(ids))
+    if since is not None:
+        clauses.append(f"{time_column} >= %s")
+        params.append(since)
+    if until is not None:
+        clauses.append(f"{time_column} < %s")
+        params.append(until)
+    return clauses, params

@@ -1,0 +1,66 @@
+"""The offices side by side: `linkvet export`'s Vantage points sheet and `linkvet vantages`, from a real store
+three offices measured (tests/analysis/test_vantages.py's `write_offices`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import openpyxl
+import pandas as pd
+
+from probes.store import Store
+from tests.analysis.test_vantages import write_offices
+
+Run = Callable[..., CompletedProcess[str]]
+
+
+def _store(tmp_path: Path) -> Path:
+    db = tmp_path / "offices.sqlite3"
+    with Store(db) as store:
+        write_offices(store)
+    return db
+
+
+def test_the_vantage_points_sheet_puts_the_offices_side_by_side(run_linkvet: Run, tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    out = tmp_path / "o.xlsx"
+    done = run_linkvet("export", "--db", str(db), "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert openpyxl.load_workbook(out).sheetnames == [
+        "Link quality",
+        "Hour-of-day",
+        "Vantage points",
+        "Method",
+    ]
+    sheet = pd.read_excel(out, sheet_name="Vantage points")
+    rows = {r["Vantage point"]: r for r in sheet.to_dict("records")}
+    assert sorted(rows) == ["beijing", "shanghai", "shenzhen"]  # LA only: SJC is measured from one office
+    assert set(sheet["Region"]) == {"los-angeles"}
+    assert [v for v, r in rows.items() if r["Worst peak"] is True or r["Worst peak"] == "yes"] == ["beijing"]
+    assert rows["shenzhen"]["Peak p95 above the best office (ms)"] == 0
+    assert rows["beijing"]["Peak p95 above the best office (ms)"] > 40
+    assert (rows["beijing"]["Route: traced class"], rows["shanghai"]["Route: traced class"]) == (
+        "163",
+        "cn2-gia",
+    )
+    assert all(r["Route class differs by office"] in (True, "yes") for r in rows.values())
+
+
+def test_linkvet_vantages_says_which_office_sees_the_worst_peak(run_linkvet: Run, tmp_path: Path) -> None:
+    db = _store(tmp_path)
+    done = run_linkvet("vantages", "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert "raksmart / los-angeles" in done.stdout and "lambda / us-west-1" not in done.stdout
+    assert "worst peak: beijing, its p95" in done.stdout and "above shenzhen's" in done.stdout
+    assert "the route class differs by office: beijing 163, shanghai cn2-gia, shenzhen cn2-gia" in done.stdout
+    (line,) = run_linkvet("vantages", "--db", str(db), "--json").stdout.splitlines()
+    data = json.loads(line)
+    assert data["worst_peak"] == "beijing" and data["route_differs"] is True
+    assert [v["vantage"] for v in data["vantages"]] == ["beijing", "shanghai", "shenzhen"]
+    nothing = run_linkvet("vantages", "--db", str(db), "--since", "2027-01-01")
+    assert (
+        nothing.returncode == 0 and "no region was measured from two or more vantage points" in nothing.stdout
+    )
