@@ -5,7 +5,23 @@ from these."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
+from enum import StrEnum
+
+
+class TimestampSource(StrEnum):
+    """Who timed the two ends of an RTT (results record it as the `timestamps` metric)."""
+
+    KERNEL = "kernel"  # the kernel stamped both the send and the reply (or measured the handshake itself)
+    KERNEL_RX = "kernel-rx"  # the kernel stamped the reply; the send was timed in user space
+    USER = "user"  # both ends timed in user space
+
+
+def least_exact(sources: Iterable[TimestampSource]) -> TimestampSource | None:
+    """The least exact of `sources` (what a result reports for its samples), None if there are none."""
+    order = list(TimestampSource)
+    return max(sources, key=order.index, default=None)
 
 
 def now_us() -> int:
