@@ -30,7 +30,13 @@ class Sample:
 
     @property
     def lost(self) -> bool:
-        return self.rtt_ms is None
+        return self.rtt_ms is None and not self.local_failure
+
+    @property
+    def local_failure(self) -> bool:
+        """This machine could not send the attempt (no route, bad scope id): it counts as neither sent nor
+        lost (`probes.stats`), because it says nothing about the line."""
+        return self.error is ErrorKind.SEND_FAILED
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -64,7 +70,8 @@ class ProbeResult(SummaryFields):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
-        object.__setattr__(self, "summary", summarize([s.rtt_ms for s in self.samples]))
+        rtts = [s.rtt_ms for s in self.samples if not s.local_failure]
+        object.__setattr__(self, "summary", summarize(rtts))
 
     @property
     def method(self) -> Method:
