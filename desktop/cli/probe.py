@@ -24,6 +24,7 @@ from probes.target import DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
     from probes.results import ProbeResult
+    from probes.store import Store
     from probes.target import Method, ProbeOptions, Target
 
 
@@ -118,7 +119,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     from probes.errors import TargetError
-    from probes.store import Store
     from probes.target import Method, ProbeOptions, parse_target
 
     texts: list[tuple[str, str | None]] = [(text, None) for text in args.targets]
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
         )
         for m in {t.method for t in targets}
     }
-    store = None if args.no_store else Store(args.db)
+    store = None if args.no_store else _open_store(args.db)
     try:
         results = _measure(targets, options, args)
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
@@ -161,6 +161,12 @@ def run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     return EXIT_OK if all(r.ok for r in results) else EXIT_SOME_FAILED
+
+
+def _open_store(path: Path | None) -> Store:
+    from probes.store import Store  # pandas and NumPy load only when there is something to store
+
+    return Store(path)
 
 
 def _measure(
