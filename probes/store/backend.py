@@ -62,7 +62,8 @@ class Backend(Protocol):
     def clear_rollups(self) -> None: ...
 
     def samples_in_run_order(self) -> Iterable[Row]:
-        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt."""
+        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt; not those this machine
+        could not send (`Sample.local_failure`), which the rollups leave out."""
         ...
 
     # -- reading ------------------------------------------------------------------------------------------

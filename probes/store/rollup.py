@@ -99,9 +99,10 @@ class RunSamples:
         return not self._ts
 
     def add(self, target_id: int, result: ProbeResult) -> None:
-        """A result's samples as one more run."""
+        """A result's samples as one more run (not the attempts this machine could not send: they say nothing
+        about the line, `Sample.local_failure`)."""
         self._runs += 1
-        samples = result.samples
+        samples = [s for s in result.samples if not s.local_failure]
         self._target.extend([target_id] * len(samples))
         self._run.extend([self._runs] * len(samples))
         self._ts.extend([s.sent_at_us for s in samples])

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from probes._version import __version__
-from probes.errors import SchemaVersionError, StoreError
+from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.store.backend import Row, Rows
 from probes.store.records import (
     RESULT_COLUMNS,
@@ -188,8 +188,11 @@ class SqliteBackend:
         self._db.execute("DELETE FROM hourly")
 
     def samples_in_run_order(self) -> Iterable[Row]:
+        """Every sample that went out on the line (not those this machine could not send), run by run."""
         return self._db.execute(
-            "SELECT result_id, target_id, ts_us, rtt_ms FROM samples ORDER BY result_id, seq"
+            "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS NOT ?"
+            " ORDER BY result_id, seq",
+            (str(ErrorKind.SEND_FAILED),),
         )
 
     # -- reading -----------------------------------------------------------------------------------------
