@@ -71,6 +71,17 @@ def open_icmp_socket(family: int, privileged: bool | None = None) -> tuple[socke
     raise IcmpNotPermitted(icmp_permission_help()) from last
 
 
+def _grow_receive_buffer(sock: socket.socket) -> None:
+    """4 MiB for replies and stamps the thread has not read yet: SO_RCVBUFFORCE where allowed (root), else
+    SO_RCVBUF, which the kernel caps at net.core.rmem_max (often 208 KiB: ~270 replies)."""
+    for option in (getattr(socket, "SO_RCVBUFFORCE", None), socket.SO_RCVBUF):
+        if option is None:
+            continue
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, option, _RCVBUF_BYTES)
+            return
+
+
 def _family_name(family: int) -> str:
     return "IPv6" if family == socket.AF_INET6 else "IPv4"
 
@@ -89,8 +100,7 @@ class FamilySocket:
         try:
             self.sock.setblocking(False)
             enable_receive_timestamps(self.sock)
-            with contextlib.suppress(OSError):
-                self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, _RCVBUF_BYTES)
+            _grow_receive_buffer(self.sock)
             if self.raw:
                 pass_icmp_types(self.sock, family, RAW_ICMP6_TYPES if self.v6 else RAW_ICMP4_TYPES)
             else:

@@ -40,11 +40,13 @@ from probes.sockets import (
     kernel_receive_wall_ns,
     set_hop_limit,
     wall_to_monotonic,
+    zone_problem,
 )
 from probes.timestamps import TimestampSource
 
 HANDOFF_NS = 20_000_000  # finished echoes of trains reach the event loop at most 50 times a second
 URGENT_HANDOFF_NS = 1_000_000  # single echoes (traceroute waits for them) at most 1,000 times a second
+READ_EVERY_NS = 5_000_000  # while sending paced echoes, read the sockets this often (the kernel stamps)
 _PRECISE_SLEEP_NS = 2_000_000  # waits up to this long sleep precisely; longer ones poll the sockets
 _EXPIRY_GRACE_NS = 1_000_000  # read once more this long after a timeout before calling the echo lost
 _CLOCK_STEP_SLACK_NS = 1_000_000  # kernel RTTs may exceed the user-space one by this much (NTP slewing)
@@ -237,16 +239,25 @@ class Worker:
     def _run(self) -> None:
         fine_timer_slack()
         lock, monotonic_ns, sleep = self.lock, time.monotonic_ns, time.sleep
+        read_due = 0  # when to read the sockets next (a paced stream reads them every READ_EVERY_NS)
+        deadline: int | None = None  # the next echo's deadline
+        woken = True  # by poll(2): a socket may be readable
         while True:
             with lock:
                 if self._stopping:
                     return
                 wake_at = self._send_due()
-                for fs in self._sockets:
-                    self._drain(fs)
-                deadline = self._expire()
-                if deadline is not None and (wake_at is None or deadline < wake_at):
-                    wake_at = deadline
+                now = monotonic_ns()
+                if woken or now >= read_due or (deadline is not None and now >= deadline):
+                    for fs in self._sockets:
+                        self._drain(fs)
+                    deadline = self._expire()
+                    read_due = now + READ_EVERY_NS
+                if deadline is not None:
+                    # Something is in flight: read again at the next deadline or read time, whichever first.
+                    soon = min(deadline, read_due)
+                    if wake_at is None or soon < wake_at:
+                        wake_at = soon
                 if self._ready:
                     handoff_at = self._hand_off()
                     if handoff_at is not None and (wake_at is None or handoff_at < wake_at):
@@ -258,6 +269,7 @@ class Worker:
             if delay is not None and delay <= _PRECISE_SLEEP_NS:
                 if delay > 0:
                     sleep(delay / 1e9)
+                woken = False
                 continue
             timeout_ms = -1 if delay is None else delay // 1_000_000 - 1
             for fd, _events in self._poller.poll(timeout_ms):
@@ -265,6 +277,7 @@ class Worker:
                     with contextlib.suppress(OSError):
                         os.read(self._wake_r, 4096)
             self._polling = False
+            woken = True
 
     def _watch_sockets(self) -> None:
         for fs in self._sockets:
@@ -336,6 +349,10 @@ class Worker:
         index: int,
     ) -> Echo | EchoOutcome:
         """Send one echo: the echo now in flight, or the outcome of a send this machine refused."""
+        if "%" in address:
+            problem = zone_problem(address)
+            if problem is not None:
+                return EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=problem)
         seq = self._sequence(fs, address)
         echo = Echo(fs, (address, seq), owner, index, timeout_ns)
         packet = fs.wire.request(seq, payload_bytes)

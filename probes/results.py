@@ -70,7 +70,7 @@ class ProbeResult(SummaryFields):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
-        rtts = [s.rtt_ms for s in self.samples if not s.local_failure]
+        rtts = [s.rtt_ms for s in self.samples if s.error is not ErrorKind.SEND_FAILED]  # not local failures
         object.__setattr__(self, "summary", summarize(rtts))
 
     @property

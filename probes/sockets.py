@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from probes.i18n import _
+
 SO_TIMESTAMPNS = 35
 SCM_TIMESTAMPNS = SO_TIMESTAMPNS
 SO_TIMESTAMPING = 37
@@ -57,6 +59,25 @@ ICMP6_UNREACHABLE, ICMP6_TIME_EXCEEDED, ICMP6_PORT_UNREACHABLE = 1, 3, 4
 # What a send on a socket with IP_RECVERR (or an unprivileged ICMP socket) returns when an earlier packet's
 # ICMP error is still pending: that error is on the error queue, and the send can be repeated.
 PENDING_ERROR_ERRNOS = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.ECONNREFUSED, errno.EPROTO})
+
+
+def zone_problem(address: str) -> str | None:
+    """Why the zone of a scoped IPv6 address (`fe80::1%eth0`, `fe80::1%3`) names no interface of this
+    machine; None when it does, or the address has no zone. (The kernel may send to a zone that names no
+    interface without a word; the packet then goes nowhere.)"""
+    if "%" not in address:
+        return None
+    zone = address.rsplit("%", 1)[1]
+    try:
+        if zone.isdigit():
+            socket.if_indextoname(int(zone))
+        else:
+            socket.if_nametoindex(zone)
+    except (OSError, OverflowError, ValueError):
+        return _("no network interface {zone} on this machine, which the address {address} names").format(
+            zone=zone, address=address
+        )
+    return None
 
 
 def enable_receive_timestamps(sock: socket.socket) -> None:
@@ -237,7 +258,7 @@ def clock_pair() -> tuple[int, int]:
     two are more than 20 µs apart (preempted in between): a single pair of readings once produced a
     negative loopback RTT."""
     best: tuple[int, int, int] | None = None
-    for _ in range(4):
+    for _attempt in range(4):
         before = time.perf_counter_ns()
         wall = time.time_ns()
         after = time.perf_counter_ns()

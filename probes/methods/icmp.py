@@ -38,8 +38,13 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
             )
         return ProbeResult(target, started, now_us(), error=ErrorKind.PERMISSION, message=str(exc))
 
+    emitted: dict[int, Sample] = {}
+    on_sample = ctx.on_sample
+
     def emit(seq: int, outcome: EchoOutcome) -> None:
-        ctx.emit(target, _sample(seq, outcome))
+        sample = emitted[seq] = Sample(seq, outcome.sent_at_us, outcome.rtt_ms, outcome.error)
+        if on_sample is not None:
+            on_sample(target, sample)
 
     outcomes = await ctx.icmp.train(
         resolved.address,
@@ -49,9 +54,9 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         timeout_s=options.timeout_s,
         payload_bytes=options.payload_bytes,
         pacer=ctx.pacer,
-        on_outcome=emit if ctx.on_sample is not None else None,
+        on_outcome=emit if on_sample is not None else None,
     )
-    samples = tuple(_sample(i, o) for i, o in enumerate(outcomes))
+    samples = tuple(emitted.get(i) or _sample(i, o) for i, o in enumerate(outcomes))
     metrics: dict[str, MetricValue] = {"address": resolved.address, "privileged": privileged}
     details = [o.detail for o in outcomes if o.error is ErrorKind.SEND_FAILED]
     failed = local_failure_result(target, started, samples, details, metrics)

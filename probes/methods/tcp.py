@@ -31,7 +31,7 @@ from probes.methods._attempts import attempt_notes, local_failure_result, send_p
 from probes.methods._context import RunContext
 from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
-from probes.sockets import kernel_handshake_rtt_ms
+from probes.sockets import kernel_handshake_rtt_ms, zone_problem
 from probes.target import ProbeOptions, Target
 from probes.timestamps import TimestampSource, least_exact, now_us
 
@@ -50,6 +50,10 @@ class Handshake:
         self.sock.setblocking(False)
         self.sent_at_us = now_us()
         self.started_ns = time.perf_counter_ns()
+        self.detail = zone_problem(address)
+        if self.detail is not None:
+            self.code = -1
+            return
         try:
             self.code = self.sock.connect_ex((address, port))
         except OSError as exc:  # an address the system cannot use at all (a scope id that names no interface)

@@ -245,3 +245,26 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
         assert reader.counts()["samples"] == 1
+
+
+def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(store: Store) -> None:
+    """A sample with `send_failed` is stored (with its error) but is neither sent nor lost: the result's
+    summary, the hourly rollup and a rollup rebuilt from the raw samples all leave it out."""
+    target = Target(Method.ICMP, host="198.18.0.11")
+    samples = (
+        Sample(0, T0, 150.0),
+        Sample(1, T0 + 1_000_000, None, ErrorKind.SEND_FAILED),
+        Sample(2, T0 + 2_000_000, None, ErrorKind.TIMEOUT),
+        Sample(3, T0 + 3_000_000, 151.0),
+    )
+    result = ProbeResult(target, T0, T0 + 4_000_000, samples=samples)
+    assert (result.sent, result.received, result.loss) == (3, 2, pytest.approx(1 / 3))
+    store.save_round([result], started_us=T0, finished_us=T0 + 4_000_000, source="test")
+    assert store.samples_frame().error.tolist()[1:3] == ["send_failed", "timeout"]
+    row = store.results_frame().iloc[0]
+    assert (row.sent, row.received) == (3, 2)
+    hourly = store.hourly_frame()
+    assert (int(hourly.sent.iloc[0]), int(hourly.received.iloc[0])) == (3, 2)
+    store.rebuild_hourly()
+    rebuilt = store.hourly_frame()
+    assert (int(rebuilt.sent.iloc[0]), int(rebuilt.received.iloc[0])) == (3, 2)
