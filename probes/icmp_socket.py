@@ -12,6 +12,7 @@ import contextlib
 import os
 import secrets
 import socket
+from typing import Any
 
 import icmplib
 
@@ -114,13 +115,13 @@ class FamilySocket:
         # sockets have theirs rewritten by the kernel to the socket's port, and see only their own.
         self.wire = EchoWire(self.v6, self.raw, secrets.randbits(16), token)
         self.next_seq = secrets.randbits(16)
-        self.pending: dict[tuple[str, int], object] = {}  # (destination, sequence) → echo in flight
+        self.pending: dict[tuple[str, int], Any] = {}  # (destination, sequence) → its `Echo` in flight
         self.next_key = 0
-        self.keyed: dict[int, object] = {}
+        self.keyed: dict[int, Any] = {}  # stamp key → its `Echo`
         self.restart_keys = False
         self.awaiting = 0  # stamps not read yet (on a raw socket, all its error queue holds)
 
-    def take_key(self, echo: object) -> int | None:
+    def take_key(self, echo: Any) -> int | None:
         """The transmit-stamp key of the datagram about to be sent (None when there will be no stamp)."""
         if self.tx_refused is not None:
             return None

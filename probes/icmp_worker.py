@@ -35,16 +35,19 @@ from probes.icmp_wire import ECHO_HEADER, error_kind
 from probes.pacing import Pacer, fine_timer_slack
 from probes.sockets import (
     PENDING_ERROR_ERRNOS,
+    QueuedError,
+    TxStamp,
     clock_pair,
     drain_error_queue,
     kernel_receive_wall_ns,
+    read_tx_stamps,
     set_hop_limit,
     wall_to_monotonic,
     zone_problem,
 )
 from probes.timestamps import TimestampSource
 
-HANDOFF_NS = 20_000_000  # finished echoes of trains reach the event loop at most 50 times a second
+HANDOFF_NS = 50_000_000  # finished echoes of trains reach the event loop at most 20 times a second
 URGENT_HANDOFF_NS = 1_000_000  # single echoes (traceroute waits for them) at most 1,000 times a second
 READ_EVERY_NS = 5_000_000  # while sending paced echoes, read the sockets this often (the kernel stamps)
 _PRECISE_SLEEP_NS = 2_000_000  # waits up to this long sleep precisely; longer ones poll the sockets
@@ -217,7 +220,6 @@ class Worker:
             left, self._ready = self._ready, []
             for fs in self._sockets:
                 for echo in fs.pending.values():
-                    assert isinstance(echo, Echo)
                     left.append((echo.owner, echo.index, self._timed_out(echo)))
                 fs.pending.clear()
                 fs.close()
@@ -313,10 +315,10 @@ class Worker:
             )
             if pacer is not None:
                 pacer.sent(time.monotonic_ns())
-            if isinstance(sent, EchoOutcome):
+            if type(sent) is EchoOutcome:
                 self._ready.append((train.owner, index, sent))
             if train.next_index < train.count:
-                started = sent.sent_mono_ns if isinstance(sent, Echo) else now
+                started = sent.sent_mono_ns if type(sent) is Echo else now
                 train.due_ns = started + train.interval_ns
                 heapq.heappush(trains, (train.due_ns, next(self._order), train))
         return None
@@ -430,14 +432,15 @@ class Worker:
             if answer is not None:
                 echo = pending.pop((answer[0], answer[1]), None)
                 if echo is not None:
-                    assert isinstance(echo, Echo)
                     self._answer(echo, kernel_receive_wall_ns(ancdata), answer[2], answer[3])
 
     def _read_error_queue(self, fs: FamilySocket) -> None:
+        errors: list[QueuedError]
+        stamps: list[tuple[int, int]] | list[TxStamp]
         if fs.raw:  # a raw socket's error queue holds only our transmit stamps: read as many as are due
             if not fs.awaiting:
                 return
-            errors, stamps = drain_error_queue(fs.sock, fs.family, fs.awaiting)
+            errors, stamps = [], read_tx_stamps(fs.sock, fs.awaiting)
         else:
             errors, stamps = drain_error_queue(fs.sock, fs.family)
         if stamps:
@@ -446,7 +449,7 @@ class Worker:
             keyed = fs.keyed
             for key, wall_ns in stamps:
                 echo = keyed.get(key)
-                if isinstance(echo, Echo) and echo.tx_wall_ns is None:
+                if echo is not None and echo.tx_wall_ns is None:
                     if echo.sent_wall_ns <= wall_ns <= now_wall:
                         echo.tx_wall_ns = wall_ns
                         continue
@@ -459,7 +462,6 @@ class Worker:
             seq = ECHO_HEADER.unpack_from(queued.packet)[4]
             echo = fs.pending.pop((queued.destination[0], seq), None)
             if echo is not None:
-                assert isinstance(echo, Echo)
                 error = error_kind(fs.v6, queued.icmp_type) or ErrorKind.UNREACHABLE
                 self._answer(echo, queued.rx_wall_ns, error, queued.offender)
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import errno
 import socket
 import struct
+import sys
 import time
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -47,6 +48,8 @@ SO_EE_ORIGIN_ICMP6 = 3
 SO_EE_ORIGIN_TIMESTAMPING = 4
 SOCK_EXTENDED_ERR = struct.Struct("@IBBBBII")  # errno, origin, type, code, pad, info, data
 _TIMESPEC = struct.Struct("@qq")
+_unpack_timespec = _TIMESPEC.unpack_from
+_SOL_SOCKET = socket.SOL_SOCKET
 SOL_RAW, ICMP_FILTER = 255, 1  # raw IPv4 ICMP: a 32-bit mask of the types to drop
 ICMP6_FILTER = 1  # raw ICMPv6 (level IPPROTO_ICMPV6): 256 bits, one per type, set = drop
 _RECVERR = frozenset({(socket.IPPROTO_IP, IP_RECVERR), (socket.IPPROTO_IPV6, IPV6_RECVERR)})
@@ -172,16 +175,12 @@ def read_error_queue(sock: socket.socket, family: int) -> list[QueuedError]:
     return drain_error_queue(sock, family)[0]
 
 
-def drain_error_queue(
-    sock: socket.socket, family: int, max_stamps: int | None = None
-) -> tuple[list[QueuedError], list[TxStamp]]:
-    """The socket's error queue, emptied: ICMP errors about our packets, and transmit timestamps. With
-    `max_stamps`, reading stops once that many stamps are in (a socket whose queue holds nothing else
-    is then read without the final empty read)."""
+def drain_error_queue(sock: socket.socket, family: int) -> tuple[list[QueuedError], list[TxStamp]]:
+    """The socket's error queue, emptied: ICMP errors about our packets, and transmit timestamps."""
     errors: list[QueuedError] = []
     stamps: list[TxStamp] = []
     clock: tuple[int, int] | None = None
-    while max_stamps is None or len(stamps) < max_stamps:
+    while True:
         try:
             packet, ancdata, _flags, destination = sock.recvmsg(2048, 1024, socket.MSG_ERRQUEUE)
         except OSError:  # BlockingIOError: the queue is empty
@@ -213,6 +212,29 @@ def drain_error_queue(
     return errors, stamps
 
 
+def read_tx_stamps(sock: socket.socket, limit: int) -> list[tuple[int, int]]:
+    """Up to `limit` transmit stamps `(key, wall ns)` from an error queue that holds nothing else (a raw
+    socket's, which gets no ICMP errors there): the engine's fast path, one read per stamp and no final
+    empty read when all are in. Entries that are not stamps are skipped."""
+    stamps: list[tuple[int, int]] = []
+    recvmsg, unpack_timespec, errqueue = sock.recvmsg, _TIMESPEC.unpack_from, socket.MSG_ERRQUEUE
+    for _read in range(limit):
+        try:
+            _data, ancdata, _flags, _address = recvmsg(0, 512, errqueue)
+        except OSError:
+            break
+        wall_ns = key = None
+        for level, kind, cdata in ancdata:
+            if kind == SCM_TIMESTAMPING and level == socket.SOL_SOCKET:
+                seconds, nanoseconds = unpack_timespec(cdata)
+                wall_ns = seconds * 1_000_000_000 + nanoseconds
+            elif (level, kind) in _RECVERR and len(cdata) >= 16 and cdata[4] == SO_EE_ORIGIN_TIMESTAMPING:
+                key = int.from_bytes(cdata[12:16], sys.byteorder)
+        if wall_ns and key is not None:
+            stamps.append((key, wall_ns))
+    return stamps
+
+
 def offender_address(family: int, raw: bytes) -> str | None:
     """The address in the `sockaddr` that follows a `sock_extended_err` (who sent the ICMP error)."""
     try:
@@ -228,9 +250,9 @@ def offender_address(family: int, raw: bytes) -> str | None:
 def kernel_receive_wall_ns(ancdata: list[tuple[int, int, bytes]]) -> int | None:
     """The kernel's receive stamp of a packet (wall-clock ns, SO_TIMESTAMPNS), None if it gave none."""
     for level, kind, cdata in ancdata:
-        if level == socket.SOL_SOCKET and kind == SCM_TIMESTAMPNS and len(cdata) >= _TIMESPEC.size:
-            seconds, nanoseconds = _TIMESPEC.unpack_from(cdata)
-            return int(seconds) * 1_000_000_000 + int(nanoseconds)
+        if kind == SCM_TIMESTAMPNS and level == _SOL_SOCKET and len(cdata) >= 16:
+            seconds, nanoseconds = _unpack_timespec(cdata)
+            return seconds * 1_000_000_000 + nanoseconds  # type: ignore[no-any-return]
     return None
 
 
