@@ -8,9 +8,11 @@ Where things are
     stats.py        the definitions of loss, percentiles and jitter used everywhere
     errors.py       every exception the engine raises (the tree) and `ErrorKind`, why an attempt failed
     methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace)
-    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`)
+    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
+                    sending thread `icmp_worker.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
-    sockets.py      Linux socket plumbing (kernel timestamps, error queues, TCP_INFO);  resolve.py  DNS
+    sockets.py      Linux socket plumbing (kernel receive and transmit timestamps, error queues, TCP_INFO)
+    resolve.py      DNS (and IPv4-mapped IPv6 addresses to IPv4)
     plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
     store/          the result store (SQLite): records, write and read paths, rollups, the SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep

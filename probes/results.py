@@ -52,8 +52,9 @@ class ProbeResult(SummaryFields):
     """Everything one target's measurement produced.
 
     `target` is what was actually measured (after an ICMP→TCP fallback, the TCP target). `error` is set when
-    the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool);
-    per-attempt failures live on the samples. `metrics` carries the method's own figures (HTTP phase timings,
+    the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool,
+    no attempt this machine could send); per-attempt failures live on the samples. The summary leaves out
+    the attempts this machine could not send (`Sample.local_failure`). `metrics` carries the method's own figures (HTTP phase timings,
     throughput) with units in their names. `trace` holds a `trace` probe's hops and route verdict (its
     samples are the probes that reached the destination, so its statistics are end-to-end).
     """
