@@ -164,8 +164,10 @@ class IcmpEngine:
     def _socket(self, family: int) -> FamilySocket:
         if self._worker is None:
             self._loop = asyncio.get_running_loop()
-            self._worker = Worker(self._loop, self._deliver)
+            self._worker = Worker(self._loop, self._deliver, self._fail)
         worker = self._worker
+        if worker.failure is not None:
+            raise RuntimeError(f"the ICMP engine's thread failed: {worker.failure!r}") from worker.failure
         with worker.lock:
             fs = worker.families.get(family)
         if fs is None:
@@ -187,6 +189,15 @@ class IcmpEngine:
                 self._loop.call_exception_handler(
                     {"message": "error in an ICMP outcome hook", "exception": exc}
                 )
+
+    def _fail(self, owners: list[object], exc: BaseException) -> None:
+        """The thread failed (in the event loop): every echo still waiting gets its exception."""
+        error = RuntimeError(f"the ICMP engine's thread failed: {exc!r}")
+        error.__cause__ = exc
+        for owner in owners:
+            future = owner.future if isinstance(owner, _TrainWaiter) else owner
+            if isinstance(future, asyncio.Future) and not future.done():
+                future.set_exception(error)
 
 
 def _cancel(train: Train) -> None:

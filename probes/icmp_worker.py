@@ -154,10 +154,17 @@ class Train:
 class Worker:
     """The sending and reading thread of one engine, and the state it shares with the event loop."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, deliver: Callable[[list[Finished]], None]) -> None:
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        deliver: Callable[[list[Finished]], None],
+        fail: Callable[[list[object], BaseException], None],
+    ) -> None:
         self.lock = threading.Lock()
         self.loop = loop
         self._deliver = deliver
+        self._fail = fail
+        self.failure: BaseException | None = None  # what stopped the thread, if it failed
         self.families: dict[int, FamilySocket] = {}
         self._sockets: tuple[FamilySocket, ...] = ()
         # Echoes in send order per timeout: their deadlines come in the same order.
@@ -239,6 +246,25 @@ class Worker:
     # -- the thread ---------------------------------------------------------------------------------------
 
     def _run(self) -> None:
+        """The thread. A fault in it fails every echo still waiting (their callers see the exception), so
+        that nothing waits for a thread that is gone."""
+        try:
+            self._serve()
+        except Exception as exc:
+            with self.lock:
+                self.failure = exc
+                self._stopping = True
+                owners = [owner for owner, _index, _outcome in self._ready]
+                owners += [echo.owner for fs in self._sockets for echo in fs.pending.values()]
+                owners += [train.owner for _due, _order, train in self._trains]
+                self._ready.clear()
+                self._trains.clear()
+                for fs in self._sockets:
+                    fs.pending.clear()
+            with contextlib.suppress(RuntimeError):  # the event loop is closed: nobody waits
+                self.loop.call_soon_threadsafe(self._fail, owners, exc)
+
+    def _serve(self) -> None:
         fine_timer_slack()
         lock, monotonic_ns, sleep = self.lock, time.monotonic_ns, time.sleep
         read_due = 0  # when to read the sockets next (a paced stream reads them every READ_EVERY_NS)

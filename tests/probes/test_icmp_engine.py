@@ -134,3 +134,20 @@ def test_a_zone_naming_no_interface_is_this_machine_s_error() -> None:
     (result,) = run([parse_target("fe80::1%999999")], ProbeOptions(count=2, interval_s=0.01))
     assert result.error is ErrorKind.SEND_FAILED and result.sent == 0
     assert "no network interface 999999" in (result.message or "")
+
+
+def test_a_fault_in_the_engine_thread_fails_the_waiting_targets_instead_of_hanging(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from probes import icmp_worker
+
+    def broken(ancdata: object) -> int:
+        raise ZeroDivisionError("a bug in the thread")
+
+    monkeypatch.setattr(icmp_worker, "kernel_receive_wall_ns", broken)  # called for every reply read
+    results = run(
+        [parse_target("127.0.0.1"), parse_target("127.0.0.2")], ProbeOptions(count=3, interval_s=0.01)
+    )
+    assert [r.error for r in results] == [ErrorKind.INTERNAL, ErrorKind.INTERNAL]
+    assert all("the ICMP engine's thread failed" in (r.message or "") for r in results)
+    assert all("a bug in the thread" in (r.message or "") for r in results)
