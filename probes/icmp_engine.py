@@ -6,15 +6,18 @@ schedule, kernel timestamps at both ends, results handed to the event loop in ba
                                       timeout_s=2.0, pacer=pacer)          # methods/icmp.py
         outcome = await engine.send("198.51.100.7", socket.AF_INET, 2.0, ttl=5)   # traceroute: one echo now
 
-Design (see `probes.icmp_worker` for the thread's loop). The event loop once woke up per paced packet (a
-sleep, a timer, a future and a callback per echo: ~80 µs of CPU each, ten times fping's). Now a dedicated
-thread owns the schedule of every echo train: it sleeps to the next send with `clock_nanosleep` (1 ns timer
-slack), sends, and on each wake-up reads whatever the socket holds with non-blocking reads until EAGAIN (the
-error queue for transmit stamps and ICMP errors, then the replies); the event loop hears of finished echoes
-at most every 5 ms, one `call_soon_threadsafe` per batch. Pacing is the run's `Pacer`, shared with the
-event loop's methods: packets to different targets leave at least `gap` apart (measured from the end of the
-previous send, so a late wake-up pushes the next packet back instead of crowding it), each train's attempts
-at least `interval` apart.
+Design (see `probes.icmp_worker` for the thread's loop). The event loop used to wake up once per paced
+packet (a sleep, a timer, a future and a callback per echo, and a raw socket reading its own requests on
+loopback: ~80 µs of CPU per echo, four to ten times fping's). Now a dedicated thread owns the schedule of
+every echo train: it sleeps to the next send with `clock_nanosleep` (1 ns timer slack), sends, and reads
+what the sockets hold with non-blocking reads until EAGAIN (the error queue for transmit stamps and ICMP
+errors, then the replies) every 5 ms while it paces, at once when idle; the kernel has stamped every
+packet, so reading later changes no RTT. Raw sockets pass only replies and errors to us (ICMP_FILTER). The
+event loop hears of finished echoes in batches, one `call_soon_threadsafe` per batch: a train's at most
+every 50 ms, a single echo's (traceroute waits for it) within a millisecond. Pacing is the run's `Pacer`,
+shared with the event loop's methods: packets to different targets leave at least `gap` apart (measured
+from the end of the previous send, so a late wake-up pushes the next packet back instead of crowding it),
+each train's attempts at least `interval` apart. A fault in the thread fails every waiting echo.
 
 Timing. RTT = the kernel's receive stamp of the reply (SO_TIMESTAMPNS) − the kernel's transmit stamp of the
 request (SO_TIMESTAMPING, software, matched by its OPT_ID key): both taken inside the kernel, so neither a

@@ -3,7 +3,7 @@ errors in batches, times echoes out, and hands what finished to the event loop i
 
 One loop, `Worker._run`, repeats: send the echoes whose turn has come (first, so that waking at a turn
 sends at once), read everything the sockets hold (the error queue first: a transmit stamp always precedes
-its reply), time out the echoes past their deadline (after reading, so that a reply that came in time but
+its reply; while pacing every `READ_EVERY_NS`, else at once: the kernel stamped each packet), time out the echoes past their deadline (after reading, so that a reply that came in time but
 was not read yet is not called lost), hand finished echoes over (trains' at most every `HANDOFF_NS`, single
 echoes' every `URGENT_HANDOFF_NS`), then sleep until the next thing to do. Sleeps up to 2 ms are
 `clock_nanosleep` with a 1 ns timer slack (a paced stream at a 1 ms gap wakes once per packet and reads the
