@@ -1,14 +1,15 @@
 """The ICMP engine's thread: sends every paced echo at its turn, reads replies, transmit stamps and ICMP
 errors in batches, times echoes out, and hands what finished to the event loop in batches.
 
-One loop, `Worker._run`, repeats: send the echoes whose turn has come (first, so that waking at a turn
-sends at once), read everything the sockets hold (the error queue first: a transmit stamp always precedes
-its reply; while pacing every `READ_EVERY_NS`, else at once: the kernel stamped each packet), time out the echoes past their deadline (after reading, so that a reply that came in time but
-was not read yet is not called lost), hand finished echoes over (trains' at most every `HANDOFF_NS`, single
-echoes' every `URGENT_HANDOFF_NS`), then sleep until the next thing to do. Sleeps up to 2 ms are
-`clock_nanosleep` with a 1 ns timer slack (a paced stream at a 1 ms gap wakes once per packet and reads the
-replies of the packets before it then); longer ones wait in poll(2) on the sockets and a wake-up pipe, so a
-reply or a new echo ends them. Everything the thread and the event loop share is under `lock`.
+One loop, `Worker._serve`, repeats: send the echoes whose turn has come (first, so that waking at a turn
+sends at once); read everything the sockets hold (the error queue first: a transmit stamp always precedes
+its reply), every `READ_EVERY_NS` while pacing and at once otherwise (the kernel stamped each packet, so
+reading later changes no RTT); time out the echoes past their deadline (after reading, so that a reply
+that came in time but was not read yet is not called lost); hand finished echoes over (trains' at most
+every `HANDOFF_NS`, single echoes' every `URGENT_HANDOFF_NS`); then sleep until the next thing to do.
+Sleeps up to 2 ms are `clock_nanosleep` with a 1 ns timer slack (a paced stream at a 1 ms gap wakes once
+per packet); longer ones wait in poll(2) on the sockets and a wake-up pipe, so a reply or a new echo ends
+them. Everything the thread and the event loop share is under `lock`.
 
 The event loop side (`probes.icmp_engine.IcmpEngine`) creates the futures and owns them; the thread only
 ever sees their owners as opaque objects and hands back `(owner, index, EchoOutcome)` triples.
