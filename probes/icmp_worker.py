@@ -334,20 +334,27 @@ class Worker:
                     self._slot = (pacer, slot)
                     return at
                 self._slot = None
-            heapq.heappop(trains)
             index = train.next_index
             train.next_index += 1
             sent = self._send(
                 train.fs, train.address, train.payload_bytes, None, train.timeout_ns, train.owner, index
             )
-            if pacer is not None:
-                pacer.sent(time.monotonic_ns())
             if type(sent) is EchoOutcome:
                 self._ready.append((train.owner, index, sent))
             if train.next_index < train.count:
                 started = sent.sent_mono_ns if type(sent) is Echo else now
                 train.due_ns = started + train.interval_ns
-                heapq.heappush(trains, (train.due_ns, next(self._order), train))
+                heapq.heapreplace(trains, (train.due_ns, next(self._order), train))
+            else:
+                heapq.heappop(trains)
+            if pacer is not None:
+                # Tell the pacer the packet left; if the next train is due already, take its slot now.
+                after = time.monotonic_ns()
+                following = trains[0][2] if trains and trains[0][0] <= after else None
+                slot = pacer.sent(after, reserve=following is not None and following.pacer is pacer)
+                if slot is not None:
+                    self._slot = (pacer, slot)
+                    return slot
         return None
 
     def _hand_off(self) -> int | None:

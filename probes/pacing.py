@@ -52,14 +52,21 @@ class Pacer:
                 self._next_free_ns = now + gap
             return 0, None
 
-    def sent(self, at_ns: int | None = None) -> None:
-        """The caller's packet left at `at_ns` (monotonic ns; default now): the next turn waits `gap` after."""
+    def sent(self, at_ns: int | None = None, *, reserve: bool = False) -> int | None:
+        """The caller's packet left at `at_ns` (monotonic ns; default now): the next turn waits `gap` after.
+        With `reserve`, also reserve the caller's next slot and return it (pass it to `turn_ns`)."""
         at = time.monotonic_ns() if at_ns is None else at_ns
+        gap = self.gap_ns
         with self._lock:
             if at > self._last_sent_ns:
                 self._last_sent_ns = at
-                if self._next_free_ns < at + self.gap_ns:
-                    self._next_free_ns = at + self.gap_ns
+                if self._next_free_ns < at + gap:
+                    self._next_free_ns = at + gap
+            if not reserve:
+                return None
+            slot = max(at, self._next_free_ns)
+            self._next_free_ns = slot + gap
+            return slot
 
     async def turn(self) -> None:
         """Wait for this caller's turn (in the event loop); send right after, then call `sent`."""
