@@ -445,7 +445,7 @@ def _spread(values: list[float]) -> str:
     if not values:
         return "-"
     low, high = min(values), max(values)
-    return f"{low:.3f}" if len(values) == 1 or high - low < 0.0005 else f"{low:.3f}–{high:.3f}"
+    return f"{low:.3f}" if f"{low:.3f}" == f"{high:.3f}" else f"{low:.3f}–{high:.3f}"
 
 
 def render_spread(groups: dict[str, list[list[Row]]]) -> str:
