@@ -209,7 +209,6 @@ def drain_error_queue(sock: socket.socket, family: int) -> tuple[list[QueuedErro
         offender = offender_address(family, extended[SOCK_EXTENDED_ERR.size :])
         dest = (str(destination[0]), int(destination[1])) if destination else None
         errors.append(QueuedError(dest, ee_type, ee_code, offender, rx_mono_ns, packet, wall_ns))
-    return errors, stamps
 
 
 def read_tx_stamps(sock: socket.socket, limit: int) -> list[tuple[int, int]]:
