@@ -6,9 +6,16 @@ Where things are:
     providers/*.toml, gpus.toml, checklist.toml, needs/*.toml   the data files (edit these)
     schema.py, facts.py      what a catalog file may say; every fact with source and as_of
     loader.py                read and validate catalogs (errors with file, line, field, expected)
+    _toml.py, _textinput.py  the one reader of every file catalogs reads (regular files only, bounded,
+                             nesting and numbers checked; `_textinput.py` is shared with `probes`)
+    overlay.py               a user's overlay: facts by key with provenance, standing and history, merged
+                             over a catalog and validated with the loader's rules
+    user.py                  the user's catalog folder; bundled + user catalogs (`load_with_user`)
+    questionnaire/           the vendor questionnaire's questions, and answers → catalog values
     gpus.py                  the GPU reference table
     targets.py               a region's probe targets, as plain dicts
-    skypilot.py              SkyPilot CSV → provider catalog
+    skypilot.py              SkyPilot CSV → provider catalog (`skypilot_rows.py`: rows read as they are,
+                             real catalogs' quirks corrected against the GPU reference)
     needs.py, sizing.py      training-needs profiles and the sizing formulas (with sources)
     prices.py                price per GPU-hour from any listed price, monthly cost, budget currency
     checklist.py             the checklist: gates and weighted criteria, their weights and parameters

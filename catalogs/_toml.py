@@ -2,7 +2,9 @@
 and the SkyPilot CSV's text): the one place where file, TOML and validation problems become our errors,
 with file, line, field and what was expected. Every `catalogs` module that reads a file reads it here.
 
-    read_text(path)            the file's text; unreadable → `CatalogFileError`, not UTF-8 → `TomlSyntaxError`
+    read_text(path)            a regular file's text (`catalogs._textinput`: FIFOs, devices and folders refused
+                               at once, size bounded); unreadable → `CatalogFileError`, not UTF-8 →
+                               `TomlSyntaxError`
     parse(text, path)          TOML → plain data; invalid → `TomlSyntaxError` with the line
     validation_errors(…)       pydantic's `ValidationError` → one of ours per problem, each with its line
     LineFinder, LazyLines      where a key path is written (`catalogs._toml_lines`, the index behind them)
@@ -27,8 +29,10 @@ from typing import Any
 import rtoml
 from pydantic import BaseModel, ValidationError
 
+from catalogs._textinput import MAX_INPUT_BYTES, InputRefused, check_structure, decode, read_bytes
 from catalogs._toml_lines import LineFinder
 from catalogs.errors import CatalogFileError, SchemaError, TomlSyntaxError
+from catalogs.i18n import _
 
 __all__ = ["LazyLines", "LineFinder", "Lines", "parse", "read_text", "validation_errors"]
 
@@ -41,27 +45,18 @@ def read_text(
     read_error: type[CatalogFileError] = CatalogFileError,
     *,
     kind: str = "TOML",
-    encoding: str = "utf-8",
+    limit: int = MAX_INPUT_BYTES,
 ) -> str:
-    """The file's text. A file that cannot be read raises `read_error`; one that is not UTF-8 (so not TOML,
-    nor the CSV the SkyPilot importer reads: `kind`) raises `syntax_error`."""
+    """The text of the regular file at `path` (a leading byte-order mark dropped), at most `limit` bytes.
+    A file that cannot be read — missing, a folder, a FIFO or a device (refused at once, never read), too
+    large — raises `read_error`; one that is not UTF-8 (so not TOML, nor the CSV the SkyPilot importer
+    reads: `kind`) raises `syntax_error`."""
     try:
-        return path.read_text(encoding=encoding)
-    except UnicodeDecodeError as exc:
-        raise syntax_error(
-            f"not UTF-8 text ({exc.reason} at byte {exc.start})", path=path, expected=f"a UTF-8 {kind} file"
-        ) from exc
-    except OSError as exc:
-        raise read_error(f"cannot read the file: {exc.strerror or exc}", path=path) from exc
-
-
-def _loads(text: str) -> dict[str, Any]:
-    """Parse TOML text; an invalid document raises `tomllib.TOMLDecodeError` (with line and column)."""
-    try:
-        return dict(rtoml.loads(text))
-    except rtoml.TomlParsingError as exc:
-        tomllib.loads(text)  # raises TOMLDecodeError with the position
-        raise tomllib.TOMLDecodeError(str(exc)) from exc  # the two parsers disagree: report rtoml's message
+        return decode(read_bytes(path, limit))
+    except InputRefused as refused:
+        if refused.kind == "not_text":
+            raise syntax_error(refused.message, path=path, expected=f"a UTF-8 {kind} file") from None
+        raise read_error(refused.message, path=path) from None
 
 
 def _error_position(exc: ValueError) -> tuple[str, int | None]:
@@ -78,14 +73,29 @@ def _error_position(exc: ValueError) -> tuple[str, int | None]:
 def parse(
     text: str, path: Path | None = None, syntax_error: type[CatalogFileError] = TomlSyntaxError
 ) -> dict[str, Any]:
-    """TOML text as plain data; invalid TOML raises `syntax_error` naming the line."""
+    """TOML text as plain data; invalid TOML raises `syntax_error` naming the line. rtoml parses; where it
+    refuses, `check_structure` (nesting, over-long numbers, NaN) and then tomllib word why, so that tomllib
+    never meets text it could not survive."""
     try:
-        return _loads(text)
+        return dict(rtoml.loads(text))
+    except rtoml.TomlParsingError as exc:
+        refusal = exc
+    try:
+        check_structure(text, "toml")
+    except InputRefused as refused:
+        message = refused.message
+        if refused.column is not None:
+            message = _("{problem} (at column {column})").format(problem=message, column=refused.column)
+        raise syntax_error(message, path=path, line=refused.line, expected="TOML syntax") from None
+    try:
+        tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message, line = _error_position(exc)
         raise syntax_error(
             f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
         ) from exc
+    # the two parsers disagree (rtoml reads integers as 64 bits, tomllib any size): report rtoml's words
+    raise syntax_error(f"not valid TOML: {refusal}", path=path, expected="TOML syntax") from refusal
 
 
 class LazyLines:

@@ -13,6 +13,7 @@ The tree (every error here derives from `CatalogError`)::
     │   ├── NeedsProfileError     a training-needs profile is invalid
     │   ├── ChecklistError        the checklist file is invalid or disagrees with the scoring code
     │   └── SkyPilotImportError   a SkyPilot CSV cannot be turned into a catalog
+    │       └── SkyPilotRowError  one of its rows cannot be understood (skipped; with `strict`, fatal)
     ├── LinkSummaryError          a link-quality summary dict does not have the agreed shape
     ├── SizingError               the sizing inputs make no sense (e.g. tensor parallel 0)
     └── UnknownCriterionError     no checklist item (or ranked entry's judgement) has this id; also a KeyError
@@ -97,6 +98,11 @@ class ChecklistError(CatalogFileError):
 
 class SkyPilotImportError(CatalogFileError):
     """A SkyPilot CSV cannot be turned into a catalog."""
+
+
+class SkyPilotRowError(SkyPilotImportError):
+    """A row of a SkyPilot CSV cannot be understood: skipped with this reason, or (with `strict`) the import
+    is refused naming its line."""
 
 
 class LinkSummaryError(CatalogError):

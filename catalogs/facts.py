@@ -7,6 +7,13 @@ provenance by writing it as an inline table::
     gpus_per_node = { value = 8, source = "vendor datasheet", as_of = "2026-05" }
 
 The loader unpacks such a fact into its plain value and keeps its provenance in the table's `facts`.
+
+A fact has a *standing* (`STANDINGS`): `claimed` (the catalog's or the vendor's word, the default),
+`verified` (an acceptance report measured it: `linkvet accept import`), `contradicted` (an acceptance report
+measured otherwise); a fact nobody stated is unknown. An inline fact may say its standing, and `file` names
+the catalog file it was written in (set when a user catalog is merged over a bundled one):
+
+    bmc_ipmi = { value = true, source = "verified on gpu-01 at …", as_of = "2026-12-02", standing = "verified" }
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from functools import lru_cache
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
@@ -34,7 +41,10 @@ LINE_TYPES: tuple[str, ...] = (
 )
 
 _PARTIAL_DATE = re.compile(r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$")
-_FACT_KEYS = frozenset({"value", "source", "as_of", "note"})
+_FACT_KEYS = frozenset({"value", "source", "as_of", "note", "standing", "file"})
+
+Standing = Literal["claimed", "verified", "contradicted"]  # a fact's standing; "unknown" is no fact at all
+STANDINGS: tuple[Standing, ...] = get_args(Standing)
 
 
 def implausible(message: str, expected: str) -> PydanticCustomError:
@@ -69,7 +79,18 @@ def _as_of_text(text: str) -> str:
     return text
 
 
+def _standing(value: Any) -> Standing:
+    if value not in STANDINGS:
+        raise implausible(f"standing {value!r} is not one of {', '.join(STANDINGS)}", " or ".join(STANDINGS))
+    return value  # type: ignore[no-any-return]
+
+
 AsOf = Annotated[str, BeforeValidator(_as_of)]
+
+# The largest GPU memory and the most GPUs in one node linkvet believes, in catalogs, the GPU reference and
+# sizing's inputs alike (`linkvet size --gpu-memory`, `--gpus-per-node`).
+MAX_GPU_MEMORY_GB = 1024
+MAX_GPUS_PER_NODE = 72
 Text = Annotated[str, Field(min_length=1)]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 
@@ -82,6 +103,8 @@ class Provenance(NamedTuple):
     as_of: str | None
     note: str | None = None
     derived: bool = False
+    standing: Standing = "claimed"
+    file: str | None = None  # the catalog file the fact was written in, when not its table's file
 
     def describe(self) -> str:
         if not self.source:
@@ -89,6 +112,8 @@ class Provenance(NamedTuple):
         text = ("derived: " if self.derived else "") + self.source
         if self.as_of:
             text += f" (as of {self.as_of})"
+        if self.standing == "contradicted" and not self.source.startswith("contradicted"):
+            text = "contradicted: " + text
         return text
 
 
@@ -126,6 +151,8 @@ class Sourced(BaseModel):
                     source=str(value["source"]),
                     as_of=_as_of(value["as_of"]) if value.get("as_of") is not None else None,
                     note=str(value["note"]) if value.get("note") is not None else None,
+                    standing=_standing(value.get("standing", "claimed")),
+                    file=str(value["file"]) if value.get("file") is not None else None,
                 )
                 unpacked[key] = value["value"]
             else:

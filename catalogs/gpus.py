@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from catalogs import _toml
 from catalogs.errors import UnknownGpuError
-from catalogs.facts import AsOf, Provenance, Text
+from catalogs.facts import MAX_GPU_MEMORY_GB, AsOf, Provenance, Text
 
 GPU_REFERENCE_PATH = Path(__file__).with_name("gpus.toml")
 IntraNodeKind = Literal["nvswitch", "nvlink", "pcie", "xgmi"]
@@ -32,7 +32,7 @@ class GpuSpec(BaseModel):
     aliases: tuple[str, ...] = ()
     families: tuple[str, ...] = ()
     form_factor: str | None = None
-    memory_gb: float = Field(gt=0, le=1024)
+    memory_gb: float = Field(gt=0, le=MAX_GPU_MEMORY_GB)
     memory_type: str | None = None
     memory_bandwidth_gbytes_s: float | None = Field(default=None, gt=0, le=100_000)
     interconnect: str | None = None

@@ -14,8 +14,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalogs.errors import LinkSummaryError
+from catalogs.i18n import _
 
-_PERIOD_KEYS = ("rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours")
+_PERIOD_KEYS = (
+    "rtt_median_ms",
+    "rtt_p95_ms",
+    "loss",
+    "jitter_ms",
+    "throughput_mbps",
+    "samples",
+    "hours",
+    "loaded_rtt_increase_ms",
+    "rpm",
+    "load_tests",
+)
+_MEASURED_KEYS = _PERIOD_KEYS[:5]  # the figures of the line itself: some of them make a period measured
 _ROUTE_KEYS = ("claimed_line_type", "measured_class", "agrees", "traces", "agreeing_traces", "evidence")
 _TOP_KEYS = (
     "provider",
@@ -30,17 +43,38 @@ _TOP_KEYS = (
 )
 
 
+# The times a summary may cover: those the measuring side reads (`probes.limits.EARLIEST` / `LATEST`;
+# `catalogs` may not import `probes`, tests/catalogs/test_link_quality.py holds the two equal).
+EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
+LATEST = dt.datetime(2200, 1, 1, tzinfo=dt.UTC)
+
+
 def _number(value: Any, where: str, *, integer: bool = False) -> Any:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise LinkSummaryError(f"{where}: expected a number or null, got {value!r}")
-    if not math.isfinite(value) or value < 0:
+    try:
+        finite = math.isfinite(value)
+    except OverflowError:  # an integer too large for a float
+        finite = False
+    if not finite or value < 0:
         raise LinkSummaryError(f"{where}: expected a finite number ≥ 0, got {value!r}")
     if integer:
         if value != int(value):
             raise LinkSummaryError(f"{where}: expected a whole number, got {value!r}")
         return int(value)
+    return float(value)
+
+
+def _signed(value: Any, where: str) -> float | None:
+    """A finite number that may be negative (a difference), or None."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise LinkSummaryError(
+            _("{where}: expected a finite number or null, got {value!r}").format(where=where, value=value)
+        )
     return float(value)
 
 
@@ -63,7 +97,17 @@ def _time(value: Any, where: str) -> dt.datetime | None:
         raise LinkSummaryError(f"{where}: expected an ISO-8601 UTC time, got {value!r}") from exc
     if parsed.tzinfo is None:
         raise LinkSummaryError(f"{where}: the time {value!r} has no time zone (expected UTC, e.g. …Z)")
-    return parsed.astimezone(dt.UTC)
+    try:
+        utc = parsed.astimezone(dt.UTC)
+    except OverflowError:  # 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
+        utc = None
+    if utc is None or not EARLIEST <= utc < LATEST:
+        raise LinkSummaryError(
+            _("{where}: {value!r} is outside the times linkvet reads ({earliest} to {latest})").format(
+                where=where, value=value, earliest=EARLIEST.date(), latest=LATEST.date()
+            )
+        )
+    return utc
 
 
 def _iso(value: dt.datetime | None) -> str | None:
@@ -92,6 +136,11 @@ class PeriodStats:
     throughput_mbps: float | None = None
     samples: int | None = None
     hours: float | None = None
+    # Latency under load (responsiveness tests): the median RTT added while the line is loaded (may be
+    # slightly negative: no queue, and noise), the median round trips per minute under load, how many tests.
+    loaded_rtt_increase_ms: float | None = None
+    rpm: float | None = None
+    load_tests: int | None = None
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> PeriodStats | None:
@@ -109,6 +158,11 @@ class PeriodStats:
             throughput_mbps=_number(mapping.get("throughput_mbps"), f"{where}.throughput_mbps"),
             samples=_number(mapping.get("samples"), f"{where}.samples", integer=True),
             hours=_number(mapping.get("hours"), f"{where}.hours"),
+            loaded_rtt_increase_ms=_signed(
+                mapping.get("loaded_rtt_increase_ms"), f"{where}.loaded_rtt_increase_ms"
+            ),
+            rpm=_number(mapping.get("rpm"), f"{where}.rpm"),
+            load_tests=_number(mapping.get("load_tests"), f"{where}.load_tests", integer=True),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -116,7 +170,7 @@ class PeriodStats:
 
     @property
     def measured(self) -> bool:
-        return any(getattr(self, key) is not None for key in _PERIOD_KEYS[:5])
+        return any(getattr(self, key) is not None for key in _MEASURED_KEYS)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -28,10 +29,13 @@ BUNDLED_PROVIDERS_DIR = Path(__file__).with_name("providers")
 
 @dataclass(frozen=True)
 class ProviderCatalog:
-    """One provider's validated catalog, with the file it came from."""
+    """One provider's validated catalog, with the file it came from; with a user overlay merged over it
+    (`catalogs.overlay`), the overlay's file too and the acceptance checks imported into it."""
 
     path: Path | None
     data: CatalogFile
+    overlay: Path | None = None
+    checks: tuple[dict[str, Any], ...] = ()
 
     @property
     def provider(self) -> Provider:
@@ -74,13 +78,14 @@ class CatalogSet:
                 yield catalog, offering
 
 
-def _check_references(
+def check_references(
     data: CatalogFile,
     path: Path | None,
     lines: Callable[[tuple[str | int, ...]], int | None],
-    gpus: GpuReference,
+    gpus: GpuReference | None = None,
 ) -> list[CatalogFileError]:
     """Duplicate ids, regions an offering names but the provider does not define, unknown GPU models."""
+    gpus = gpus or default_gpu_reference()
     errors: list[CatalogFileError] = []
     first_region: dict[str, int] = {}
     for i, region in enumerate(data.regions):
@@ -198,7 +203,7 @@ def parse_catalog_text(
         data = CatalogFile.model_validate(raw)
     except ValidationError as exc:
         return None, _toml.validation_errors(exc, path, raw, lines, CatalogFile)
-    errors = _check_references(data, path, lines, gpus)
+    errors = check_references(data, path, lines, gpus)
     if errors:
         return None, errors
     return ProviderCatalog(path, data), []

@@ -7,7 +7,7 @@ One file per provider::
     [service]    support, SLA, DDoS protection, BMC/IPMI, billing, delivery time, scale-out (all optional)
     [[regions]]  id, city, country, line_types (as the vendor claims them), endpoints (probe targets)
     [[offerings]] GPU, GPUs per node, intra-node interconnect, inter-node fabric, storage, power, cooling,
-                  prices, regions where offered
+                  prices, minimum term, regions where offered
 
 Every fact is optional unless it identifies something: a fact the source does not state is left out and
 read as unknown (`None`), never as false. Implausible numbers (a unit slip such as VRAM 80000 "GB") are
@@ -20,7 +20,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from catalogs.facts import AsOf, Provenance, Slug, Sourced, SourcedTable, Text, implausible
+from catalogs.facts import (
+    MAX_GPU_MEMORY_GB,
+    MAX_GPUS_PER_NODE,
+    AsOf,
+    Provenance,
+    Slug,
+    Sourced,
+    SourcedTable,
+    Text,
+    implausible,
+)
 
 FORMAT_VERSION = 1
 
@@ -211,6 +221,7 @@ class Offering(SourcedTable):
     cooling: Literal["air", "liquid", "hybrid"] | None = None
     currency: Currency | None = None
     prices: tuple[Price, ...] = ()
+    min_term_days: float | None = Field(default=None, ge=0, le=3650)  # the shortest rental, in days
     regions: tuple[Slug, ...] = ()  # region ids of this provider; empty = the source does not say where
     notes: str | None = None
 
@@ -219,7 +230,7 @@ class Offering(SourcedTable):
     def _plausible_gpu_count(cls, value: int | None) -> int | None:
         if value is not None and value < 1:
             raise implausible(f"a node has at least one GPU, not {value}", "a whole number from 1 to 72")
-        if value is not None and value > 72:
+        if value is not None and value > MAX_GPUS_PER_NODE:
             raise implausible(
                 f"{value} GPUs in one node is more than any node holds (NVL72 racks have 72); "
                 "is it the cluster total? Put the node count in max_nodes",
@@ -231,7 +242,7 @@ class Offering(SourcedTable):
     @classmethod
     def _plausible_gpu_memory(cls, value: float | None) -> float | None:
         _positive(value, "GPU memory")
-        if value is not None and value > 1024:
+        if value is not None and value > MAX_GPU_MEMORY_GB:
             raise implausible(
                 f"{value:g} GB per GPU is implausible (the largest GPUs have under 300 GB); is it in MB or "
                 f"MiB (≈ {value / 1024:.0f} GiB)?",

@@ -41,6 +41,8 @@ from functools import lru_cache
 
 from catalogs.checklist import ScaleRow
 from catalogs.errors import SizingError
+from catalogs.facts import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_NODE
+from catalogs.i18n import _
 from catalogs.needs import NeedsProfile
 
 GB = 1e9
@@ -371,8 +373,18 @@ def size(
     bf16_tflops: float | None = None,
 ) -> SizingResult:
     """Size `needs` on GPUs of `gpu_memory_gb` in nodes of `gpus_per_node` (see module docstring)."""
-    if gpu_memory_gb <= 0 or gpus_per_node < 1:
-        raise SizingError("GPU memory and GPUs per node must be positive")
+    if not (math.isfinite(gpu_memory_gb) and 0 < gpu_memory_gb <= MAX_GPU_MEMORY_GB):
+        raise SizingError(
+            _("GPU memory {value} is not a number of GB above 0, at most {high}").format(
+                value=gpu_memory_gb, high=MAX_GPU_MEMORY_GB
+            )
+        )
+    if isinstance(gpus_per_node, bool) or not 1 <= gpus_per_node <= MAX_GPUS_PER_NODE:
+        raise SizingError(
+            _("{value} GPUs per node is not a whole number from 1 to {high}").format(
+                value=gpus_per_node, high=MAX_GPUS_PER_NODE
+            )
+        )
     t = needs.training
     states = state_bytes_per_param(t.precision, t.optimizer)
     trained = trainable_params(needs)

@@ -4,13 +4,17 @@ provider catalog.
 Rows are grouped into one offering per (instance type, GPU, GPU count); each region's on-demand price is the
 lowest of its zones (spot likewise). What the CSV does not say stays unknown. Two things are derived, and
 marked so: the exact GPU variant when the instance name states the form factor (e.g. `gpu_8x_h100_sxm5` →
-"H100 SXM"), and from it the intra-node interconnect via the GPU reference. Rows that cannot be used (no GPU,
-fractional GPU counts, unreadable numbers) are counted and reported, never dropped silently.
+"H100 SXM"), and from it the intra-node interconnect via the GPU reference.
+
+Real catalogs are read as they are (`catalogs.skypilot_rows`): total memory in the per-GPU `SizeInMiB`, the
+per-GPU memory in `TotalGpuMemoryInMiB`, region cells with an empty city are corrected with a note in the
+imported fact; duplicate rows are read once; a price of 0 means not offered there. A row that cannot be
+understood (no GPU count, unreadable numbers, more cells than the header, a cell over 131,072 characters)
+is skipped with its line and reason — with `strict`, it fails the whole import. Nothing is dropped silently.
 """
 
 from __future__ import annotations
 
-import ast
 import csv
 import datetime as dt
 import math
@@ -23,21 +27,44 @@ from typing import Any
 import tomli_w
 
 from catalogs import _toml
-from catalogs.errors import SkyPilotImportError
+from catalogs.errors import SkyPilotImportError, SkyPilotRowError
 from catalogs.gpus import GpuReference, GpuSpec, default_gpu_reference
 from catalogs.schema import FORMAT_VERSION
+from catalogs.skypilot_rows import (
+    MAX_CELL,
+    MAX_FILE_BYTES,
+    Memory,
+    gpu_info_mib,
+    memory_of,
+    read_rows,
+    region_label,
+    too_long,
+)
 
 REQUIRED_COLUMNS = ("AcceleratorName", "AcceleratorCount", "Region", "Price")
 
 
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A row left out, with the line it starts on and why."""
+
+    line: int
+    reason: str
+
+
 @dataclass
 class ImportResult:
-    """The catalog as plain data (ready for TOML), and what was skipped or worth a look."""
+    """The catalog as plain data (ready for TOML), and what was corrected, skipped or worth a look."""
 
     catalog: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     rows_read: int = 0
     rows_used: int = 0
+    rows_corrected: int = 0
+    skipped: list[Skipped] = field(default_factory=list)  # rows that could not be understood
+    duplicates: int = 0  # rows repeating an earlier row exactly
+    not_offered: int = 0  # rows with Price 0: not offered there
+    no_gpu: int = 0  # rows without AcceleratorName (e.g. GCP's host-VM rows)
 
 
 def slugify(text: str) -> str:
@@ -45,48 +72,23 @@ def slugify(text: str) -> str:
     return slug or "unnamed"
 
 
-def _number(value: str, *, path: Path, line: int, column: str) -> float | None:
+def _number(value: str | None, column: str) -> float | None:
     text = (value or "").strip()
     if not text:
         return None
     try:
         number = float(text)
-    except ValueError as exc:
-        raise SkyPilotImportError(
-            f"{text!r} is not a number",
-            path=path,
-            line=line,
-            field=column,
-            expected="a number or an empty cell",
-        ) from exc
+    except ValueError:
+        raise SkyPilotRowError(f"{column} {text!r} is not a number") from None
     if not math.isfinite(number) or number < 0:
-        raise SkyPilotImportError(
-            f"{text!r} is not a usable value", path=path, line=line, field=column, expected="0 or more"
-        )
+        raise SkyPilotRowError(f"{column} {text!r} is not a usable value (0 or more expected)")
     return number
 
 
 def gpu_memory_from_info(info: str) -> float | None:
     """Per-GPU memory in GiB from SkyPilot's `GpuInfo` text (a Python dict literal), if it says."""
-    try:
-        parsed = ast.literal_eval(info)
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if not isinstance(parsed, dict):
-        return None
-    lowered = {str(k).lower(): v for k, v in parsed.items()}
-    gpus = lowered.get("gpus")
-    if not isinstance(gpus, list) or not gpus or not isinstance(gpus[0], dict):
-        return None
-    first = {str(k).lower(): v for k, v in gpus[0].items()}
-    memory = first.get("memoryinfo")
-    if not isinstance(memory, dict):
-        return None
-    size = {str(k).lower(): v for k, v in memory.items()}.get("sizeinmib")
-    try:
-        return round(float(size) / 1024, 2) if size is not None else None
-    except (TypeError, ValueError):
-        return None
+    size, _total = gpu_info_mib(info)
+    return round(size / 1024, 2) if size is not None else None
 
 
 def form_factor_hint(*names: str) -> str | None:
@@ -114,6 +116,18 @@ def _pick_variant(gpus: GpuReference, name: str, memory_gb: float | None, hint: 
     return None
 
 
+def _read(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
+    # The one reader of catalogs' files: a regular file only (a FIFO is refused, never read), at most
+    # MAX_FILE_BYTES (SkyPilot's own catalogs run to tens of MiB), a leading byte-order mark dropped.
+    text = _toml.read_text(path, SkyPilotImportError, SkyPilotImportError, kind="CSV", limit=MAX_FILE_BYTES)
+    try:
+        return read_rows(text)
+    except csv.Error as exc:  # e.g. a NUL byte: nothing after it can be read
+        raise SkyPilotImportError(
+            f"not a readable CSV: {exc}", path=path, expected="a SkyPilot-format CSV"
+        ) from exc
+
+
 def import_skypilot_csv(
     path: Path,
     *,
@@ -122,26 +136,18 @@ def import_skypilot_csv(
     source: str | None = None,
     as_of: str | None = None,
     gpus: GpuReference | None = None,
+    strict: bool = False,
 ) -> ImportResult:
-    """Read a SkyPilot-format CSV and build a provider catalog (as plain data)."""
+    """Read a SkyPilot-format CSV and build a provider catalog (as plain data). A row that cannot be
+    understood is skipped with its reason (with `strict`, it fails the import: `SkyPilotImportError` naming
+    its line); a figure the GPU reference can correct is corrected with a note in the imported fact."""
     gpus = gpus or default_gpu_reference()
     provider_id = slugify(
         provider_id or path.stem.removesuffix("_gpu").removesuffix("vms") or path.parent.name
     )
     as_of = as_of or dt.date.today().isoformat()
     source = source or f"SkyPilot-format catalog {path.name}"
-    text = _toml.read_text(path, SkyPilotImportError, SkyPilotImportError, kind="CSV", encoding="utf-8-sig")
-    reader = csv.DictReader(text.splitlines())
-    try:
-        columns = reader.fieldnames or []
-        rows = list(reader)
-    except csv.Error as exc:  # e.g. a field over the csv module's size limit (on the line after those read)
-        raise SkyPilotImportError(
-            f"not a readable CSV: {exc}",
-            path=path,
-            line=reader.line_num + 1,
-            expected="a SkyPilot-format CSV",
-        ) from exc
+    columns, rows = _read(path)
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise SkyPilotImportError(
@@ -151,47 +157,96 @@ def import_skypilot_csv(
             expected="a SkyPilot vms.csv header with " + ", ".join(REQUIRED_COLUMNS),
         )
     result = ImportResult(catalog={})
-    skipped_no_gpu = 0
-    zero_prices = 0
-    groups: dict[tuple[str, str, int], dict[str, Any]] = {}
-    region_names: dict[str, str] = {}
-    for line, row in enumerate(rows, start=2):
+    builder = _Builder(gpus, result)
+    seen: dict[tuple[str, ...], int] = {}
+    for line, cells in rows:
+        if not any(c.strip() for c in cells):
+            continue  # a blank line
         result.rows_read += 1
-        if None in row:
-            raise SkyPilotImportError(
-                "more cells than header columns", path=path, line=line, expected=f"{len(columns)} cells"
-            )
+        try:
+            builder.add(line, columns, cells, seen)
+        except SkyPilotRowError as exc:
+            if strict:
+                raise SkyPilotImportError(
+                    f"row cannot be understood: {exc}",
+                    path=path,
+                    line=line,
+                    expected="a SkyPilot vms.csv row",
+                ) from None
+            result.skipped.append(Skipped(line, str(exc)))
+    if result.not_offered:
+        result.warnings.append(
+            f"{path.name}: {result.not_offered} row(s) with Price 0 left out: not offered there"
+        )
+    if result.no_gpu:
+        result.warnings.append(
+            f"{path.name}: skipped {result.no_gpu} row(s) without AcceleratorName (e.g. GCP host-VM rows)"
+        )
+    if result.duplicates:
+        result.warnings.append(f"{path.name}: {result.duplicates} duplicate row(s) read once")
+    if not builder.groups:
+        raise SkyPilotImportError("no GPU rows found", path=path, expected="rows with an AcceleratorName")
+    result.catalog = builder.catalog(provider_id, provider_name, source, as_of)
+    return result
+
+
+class _Builder:
+    """Rows grouped into offerings (instance type, GPU, GPU count) and regions, with their notes."""
+
+    def __init__(self, gpus: GpuReference, result: ImportResult) -> None:
+        self.gpus, self.result = gpus, result
+        self.groups: dict[tuple[str, str, int], dict[str, Any]] = {}
+        self.region_names: dict[str, str] = {}
+        self.region_country: dict[str, str] = {}
+        self.region_notes: dict[str, str] = {}
+
+    def add(self, line: int, columns: list[str], cells: list[str], seen: dict[tuple[str, ...], int]) -> None:
+        if len(cells) > len(columns):
+            raise SkyPilotRowError(f"{len(cells)} cells where the header has {len(columns)} columns")
+        length = too_long(cells)
+        if length is not None:
+            raise SkyPilotRowError(f"a cell of {length:,} characters (more than {MAX_CELL:,})")
+        key = tuple(cells)
+        if key in seen:
+            self.result.duplicates += 1
+            return
+        seen[key] = line
+        row = dict(zip(columns, cells, strict=False))
         accelerator = (row.get("AcceleratorName") or "").strip()
         if not accelerator:
-            skipped_no_gpu += 1
-            continue
-        count = _number(row["AcceleratorCount"], path=path, line=line, column="AcceleratorCount")
+            self.result.no_gpu += 1
+            return
+        count = _number(row.get("AcceleratorCount"), "AcceleratorCount")
         if count is None or count < 1 or count != int(count):
-            result.warnings.append(
-                f"{path.name}:{line}: skipped: AcceleratorCount {row['AcceleratorCount']!r} is not a whole "
-                "number of GPUs"
+            raise SkyPilotRowError(
+                f"AcceleratorCount {row.get('AcceleratorCount')!r} is not a whole number of GPUs"
             )
-            continue
         region_raw = (row.get("Region") or "").strip()
         if not region_raw:
-            raise SkyPilotImportError(
-                "empty Region", path=path, line=line, field="Region", expected="a region"
+            raise SkyPilotRowError("empty Region")
+        label, country, region_note = region_label(region_raw)
+        region_id = slugify(label)
+        if self.region_names.setdefault(region_id, label) != label:
+            raise SkyPilotRowError(
+                f"regions {self.region_names[region_id]!r} and {label!r} map to the same id {region_id!r}"
             )
-        region_id = slugify(region_raw)
-        if region_names.setdefault(region_id, region_raw) != region_raw:
-            raise SkyPilotImportError(
-                f"regions {region_names[region_id]!r} and {region_raw!r} map to the same id {region_id!r}",
-                path=path,
-                line=line,
-                field="Region",
-                expected="region names that stay distinct when lower-cased",
-            )
-        price = _number(row["Price"], path=path, line=line, column="Price")
-        spot = _number(row.get("SpotPrice") or "", path=path, line=line, column="SpotPrice")
+        price = _number(row.get("Price"), "Price")
+        spot = _number(row.get("SpotPrice"), "SpotPrice")
+        vcpus = _number(row.get("vCPUs"), "vCPUs")
+        ram = _number(row.get("MemoryGiB"), "MemoryGiB")
+        if price == 0:
+            self.result.not_offered += 1
+            return
+        size_mib, total_mib = gpu_info_mib(row.get("GpuInfo") or "")
+        memory = memory_of(accelerator, int(count), size_mib, total_mib, self.gpus)
+        corrected = memory.corrected or region_note is not None
+        if country:
+            self.region_country.setdefault(region_id, country)
+        if region_note:
+            self.region_notes.setdefault(region_id, region_note)
         instance = (row.get("InstanceType") or "").strip()
-        key = (instance, accelerator, int(count))
-        group = groups.setdefault(
-            key,
+        group = self.groups.setdefault(
+            (instance, accelerator, int(count)),
             {
                 "prices": defaultdict(list),
                 "spot": defaultdict(list),
@@ -203,50 +258,72 @@ def import_skypilot_csv(
         )
         if region_id not in group["regions"]:
             group["regions"].append(region_id)
-        if price is not None and price > 0:
+        if price is not None:
             group["prices"][region_id].append(price)
-        elif price is not None:
-            zero_prices += 1  # a price of 0 is not a price (the schema rejects it): read as not stated
         if spot is not None and spot > 0:
             group["spot"][region_id].append(spot)
-        if group["memory"] is None:
-            group["memory"] = gpu_memory_from_info(row.get("GpuInfo") or "")
-        if group["vcpus"] is None and row.get("vCPUs"):
-            group["vcpus"] = _number(row["vCPUs"], path=path, line=line, column="vCPUs")
-        if group["ram"] is None and row.get("MemoryGiB"):
-            group["ram"] = _number(row["MemoryGiB"], path=path, line=line, column="MemoryGiB")
-        result.rows_used += 1
-    if zero_prices:
-        result.warnings.append(f"{path.name}: {zero_prices} row(s) with Price 0 read as no price stated")
-    if skipped_no_gpu:
-        result.warnings.append(
-            f"{path.name}: skipped {skipped_no_gpu} row(s) without AcceleratorName (e.g. GCP host-VM rows)"
-        )
-    if not groups:
-        raise SkyPilotImportError("no GPU rows found", path=path, expected="rows with an AcceleratorName")
+        if group["memory"] is None and memory.gb is not None:
+            group["memory"] = memory
+        if group["vcpus"] is None and vcpus is not None:
+            group["vcpus"] = vcpus
+        if group["ram"] is None and ram is not None:
+            group["ram"] = ram
+        self.result.rows_used += 1
+        self.result.rows_corrected += int(corrected)
 
-    offerings: list[dict[str, Any]] = []
-    used_ids: set[str] = set()
-    for (instance, accelerator, count), group in sorted(groups.items()):
-        offering_id = slugify(instance or f"{accelerator}-x{count}")
-        while offering_id in used_ids:
-            offering_id += "-b"
-        used_ids.add(offering_id)
-        offering: dict[str, Any] = {"id": offering_id}
+    def catalog(self, provider_id: str, provider_name: str | None, source: str, as_of: str) -> dict[str, Any]:
+        offerings = [self._offering(key, group, source, as_of) for key, group in sorted(self.groups.items())]
+        seen: set[str] = set()
+        for offering in offerings:
+            while offering["id"] in seen:
+                offering["id"] += "-b"
+            seen.add(offering["id"])
+        regions = []
+        for region_id in sorted(self.region_names):
+            region: dict[str, Any] = {"id": region_id}
+            if self.region_names[region_id] != region_id:
+                region["name"] = self.region_names[region_id]
+            if region_id in self.region_country:
+                region["country"] = self.region_country[region_id]
+            if region_id in self.region_notes:
+                region["notes"] = self.region_notes[region_id]
+            region["source"] = source
+            region["as_of"] = as_of
+            regions.append(region)
+        return {
+            "format_version": FORMAT_VERSION,
+            "provider": {
+                "id": provider_id,
+                "name": provider_name or provider_id,
+                "source": source,
+                "as_of": as_of,
+            },
+            "regions": regions,
+            "offerings": offerings,
+        }
+
+    def _offering(
+        self, key: tuple[str, str, int], group: dict[str, Any], source: str, as_of: str
+    ) -> dict[str, Any]:
+        instance, accelerator, count = key
+        gpus = self.gpus
+        memory: Memory | None = group["memory"]
+        memory_gb = memory.gb if memory is not None else None
+        offering: dict[str, Any] = {"id": slugify(instance or f"{accelerator}-x{count}")}
         offering["name"] = instance or f"{count} × {accelerator} (GPU price only)"
         hint = form_factor_hint(instance, accelerator)
-        variant = _pick_variant(gpus, accelerator, group["memory"], hint)
+        variant = _pick_variant(gpus, accelerator, memory_gb, hint)
         notes: list[str] = []
         if variant is not None:
             offering["gpu"] = variant.id
             named = gpus.get(accelerator)
             if named is not None and named.by_family:
                 notes.append(f"GPU variant {variant.id!r} derived from the name {instance or accelerator!r}")
-        elif gpus.get(accelerator, group["memory"]) is not None:
+        elif gpus.get(accelerator, memory_gb) is not None:
             offering["gpu"] = accelerator
         else:
             family = re.sub(r"[-_](mega|sxm|pcie)$", "", accelerator, flags=re.IGNORECASE)
-            if family != accelerator and gpus.get(family, group["memory"]) is not None:
+            if family != accelerator and gpus.get(family, memory_gb) is not None:
                 offering["gpu"] = family
                 notes.append(f"SkyPilot calls the GPU {accelerator!r}; recorded as the {family!r} family")
             else:
@@ -254,8 +331,16 @@ def import_skypilot_csv(
                     f"SkyPilot GPU name {accelerator!r} is not in the GPU reference; GPU left unknown"
                 )
         offering["gpus_per_node"] = count
-        if group["memory"] is not None:
-            offering["gpu_memory_gb"] = group["memory"]
+        if memory is not None and memory.gb is not None:
+            if memory.note:
+                offering["gpu_memory_gb"] = {
+                    "value": memory.gb,
+                    "source": source,
+                    "as_of": as_of,
+                    "note": memory.note,
+                }
+            else:
+                offering["gpu_memory_gb"] = memory.gb
         if count > 1:
             intra = _derived_intra_node(variant, hint, instance or accelerator, as_of)
             if intra is not None:
@@ -288,29 +373,7 @@ def import_skypilot_csv(
             offering["notes"] = "; ".join(notes)
         offering["source"] = source
         offering["as_of"] = as_of
-        offerings.append(offering)
-
-    regions = []
-    for region_id in sorted(region_names):
-        region: dict[str, Any] = {"id": region_id}
-        if region_names[region_id] != region_id:
-            region["name"] = region_names[region_id]
-        region["source"] = source
-        region["as_of"] = as_of
-        regions.append(region)
-
-    result.catalog = {
-        "format_version": FORMAT_VERSION,
-        "provider": {
-            "id": provider_id,
-            "name": provider_name or provider_id,
-            "source": source,
-            "as_of": as_of,
-        },
-        "regions": regions,
-        "offerings": offerings,
-    }
-    return result
+        return offering
 
 
 def _derived_intra_node(

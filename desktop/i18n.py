@@ -11,7 +11,9 @@ language means English.
 
 from __future__ import annotations
 
+import contextlib
 import gettext
+from collections.abc import Iterator
 from pathlib import Path
 
 import catalogs.i18n
@@ -22,16 +24,30 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 LANGUAGES = ("en", "zh_CN")
 
 _translation: gettext.NullTranslations = gettext.translation(DOMAIN, LOCALE_DIR, fallback=True)
+_language: str | None = None
 
 
 def set_language(language: str | None) -> None:
     """Use `language` ("en", "zh_CN"; anything without a catalog reads as English) in every domain;
     None: follow the environment again."""
-    global _translation
+    global _translation, _language
+    _language = language
     languages = [language] if language else None
     _translation = gettext.translation(DOMAIN, LOCALE_DIR, languages=languages, fallback=True)
     probes.i18n.set_language(language)
     catalogs.i18n.set_language(language)
+
+
+@contextlib.contextmanager
+def language(chosen: str | None) -> Iterator[None]:
+    """Every domain in `chosen` for the block (e.g. a questionnaire written in Chinese from an English
+    session), then the language before it again."""
+    before = _language
+    set_language(chosen)
+    try:
+        yield
+    finally:
+        set_language(before)
 
 
 def _(message: str) -> str:

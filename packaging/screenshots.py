@@ -5,7 +5,9 @@
 
 Runs from a checkout, in a private temporary data folder and settings file: the Charts screen reads a
 synthetic week of history written through the real store (`tests/gui/synthetic.py`, labelled as such in the
-targets' names); the Probe screen shows a real probe of loopback addresses run for the picture.
+targets' names); the Probe screen shows a real probe of loopback addresses run for the picture; the Routes
+screen a real trace (as root through the route lab's routers, `tests/lab/route_lab.py`; else of loopback)
+above a synthetic region's route history (`tests/gui/synthetic_routes.py`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def main() -> int:
     data.mkdir()
     print(f"writing {args.days} days of synthetic history…", flush=True)
     write_history(data / "linkvet.sqlite3", days=args.days)
+    write_routes(data / "linkvet.sqlite3")
     loopback = [
         TargetEntry(Target(Method.ICMP, host=f"127.0.0.{i}", name=f"loopback 127.0.0.{i}", line_type="local"))
         for i in range(1, 6)
@@ -109,6 +112,8 @@ def main() -> int:
     for index, name in enumerate(["charts-timeline", "charts-hour-of-day", "charts-day-hour", "charts-cdf"]):
         charts.tabs.setCurrentIndex(index)
         shoot(name)
+    shoot_routes(window, wait_for, shoot)
+
     catalog = window.go_to("catalog")
     wait_for(lambda: catalog.model.rowCount() > 0)
     catalog.gpu.setCurrentText("H100")
@@ -139,6 +144,48 @@ def main() -> int:
     shoot("export")
     window.close()
     return 0
+
+
+def write_routes(db: Path) -> None:
+    """Ten synthetic days of traces of one region whose line fell from CN2 GIA to 163 on a Tuesday at 21:00
+    (Shanghai time), with its echoes (`tests/gui/synthetic_routes.py`)."""
+    from datetime import datetime, timedelta
+
+    from tests.gui.synthetic import SHANGHAI
+    from tests.gui.synthetic_routes import write_route_history
+
+    now = datetime.now(tz=SHANGHAI)
+    back = (now.weekday() - 1) % 7 or 7  # the last Tuesday before today
+    change = (now - timedelta(days=back)).replace(hour=21, minute=0, second=0, microsecond=0)
+    start = change - timedelta(hours=3 * 24)  # traces every 3 hours: one falls on the change
+    write_route_history(db, start=start, change_at=change, days=(now - start).total_seconds() / 86400)
+
+
+def shoot_routes(window, wait_for, shoot) -> None:  # type: ignore[no-untyped-def]
+    """The Routes screen: a real trace (through the route lab's CN2/163-addressed routers as root, else of
+    loopback) above the synthetic region's history."""
+    routes = window.go_to("routes")
+    routes.history.period.setCurrentIndex(1)  # last 30 days
+    from tests.lab.route_lab import RouteLab, lab_unavailable_reason
+
+    if lab_unavailable_reason() is None:
+        with RouteLab({"gt": ["202.97.1.1", "59.43.3.1"]}, icmp_ratelimit_ms=0) as lab:
+            assert lab.office is not None
+            routes.child_prefix = ("ip", "netns", "exec", lab.office.name)
+            routes.target.setEditText(lab.region("gt"))
+            routes.claim.setCurrentIndex(routes.claim.findData("cn2-gia"))
+            routes.probes.setValue(5)
+            routes.save.setChecked(False)
+            routes.start_trace()
+            wait_for(lambda: not routes.running)
+    else:
+        routes.target.setEditText("127.0.0.1")
+        routes.protocol.setCurrentText("udp")
+        routes.save.setChecked(False)
+        routes.start_trace()
+        wait_for(lambda: not routes.running)
+    wait_for(lambda: routes.history.history is not None and not routes.history.loading)
+    shoot("routes")
 
 
 if __name__ == "__main__":

@@ -3,21 +3,31 @@
 Imports neither Qt nor `catalogs`; the CLI and the desktop app compose it.
 
 Where things are
-    target.py       what to measure: `Target` (with its plain form), `ProbeOptions`, `parse_target`
+    target.py       what to measure: `Target` (with its plain form), `ProbeOptions`, `parse_target`,
+                    `parse_target_list`; addresses.py  addresses, host names and URLs, read strictly
+    limits.py       the one validation of every count, duration, time and size (flags and plans alike)
     results.py      what a measurement returns: `Sample`, `ProbeResult`
     stats.py        the definitions of loss, percentiles and jitter used everywhere
     errors.py       every exception the engine raises (the tree) and `ErrorKind`, why an attempt failed
-    methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace)
+    methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace, responsiveness);
+                    what http and download share in `_httpcommon.py`, their connections' kernel timestamps
+                    (TTFB) in `_kernel_times.py` (SO_TIMESTAMPING) and `_timed_transport.py` (the httpx transport)
+    loaded_latency.py  a responsiveness test's figures from its probes: RTT under load, RPM, the grade
     runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
                     sending thread `icmp_worker.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
     sockets.py      Linux socket plumbing (kernel receive and transmit timestamps, error queues, TCP_INFO)
     resolve.py      DNS (and IPv4-mapped IPv6 addresses to IPv4)
     plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
-    store/          the result store (SQLite): records, write and read paths, rollups, the SQL backend
+    metrics.py      Prometheus metrics of the rounds (`--metrics-listen`);  alerts/  `[[alerts]]` rules,
+                    judged after each round, told to webhooks and mailboxes
+    store/          the result store (SQLite): records, write and read paths, rollups, alert states, the
+                    SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep
     analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
-    timestamps.py   UTC µs timestamps; tomlfile.py reading TOML files; paths.py default file locations
+    inputfile.py    the one reader of input files (regular files only, bounded; `_textinput.py`, shared
+                    with `catalogs`, checks TOML/JSON nesting and numbers before parsing)
+    timestamps.py   UTC µs timestamps; paths.py default file locations
 """
 
 from probes._version import __version__

@@ -14,6 +14,8 @@ environment:
     ├── StoreError                the result store cannot be opened or written
     │   └── SchemaVersionError    the store was written by a newer linkvet
     ├── IcmpNotPermitted          no ICMP socket can be opened here (says why and how to enable it)
+    ├── DeliveryError             an alert notification was not accepted (caught by the alert worker:
+    │                             logged, retried with backoff; its text never holds a secret)
     ├── RouteError                route classification (`probes.routes`)
     │   └── NetworkTableError     a network table file is unreadable or invalid (names file, entry, field)
     │       └── NetworkTableVersionError   the file was written for a newer linkvet
@@ -83,6 +85,10 @@ class SchemaVersionError(StoreError):
 
 class IcmpNotPermitted(ProbesError):
     """Neither a raw nor an unprivileged ICMP socket can be opened."""
+
+
+class DeliveryError(ProbesError):
+    """A notification the webhook or mail server did not accept; `str()` says why, without secrets."""
 
 
 class RouteError(ProbesError):

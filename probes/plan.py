@@ -17,6 +17,12 @@
     count = 1
     max_bytes = 20_000_000
     max_seconds = 10
+    [defaults.responsiveness]           # latency under load: idle probes, then a capped download
+    count = 1                           # tests per round
+    idle_seconds = 5                    # probes before the load
+    probe_interval = 0.1                # one latency probe every 0.1 s, idle and under load
+    connections = 4                     # the default for responsiveness
+    upload_url = "https://speed.example.net/upload"   # optional: also load the uplink (HTTP POST)
 
     [[targets]]
     name = "lambda-us-west"
@@ -29,60 +35,49 @@
     every = "1h"                        # optional: measure this target at most this often
 
 Errors name the file, the line, the field and what was expected. `probes.plan_writer` writes this format
-(the desktop app's probe list saved as a plan).
+(the desktop app's probe list saved as a plan). `[[alerts]]` rules and `[notifiers.NAME]` tables are read by
+`probes.alerts.rules` (see there) into `Plan.alerting`.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     BeforeValidator,
     ConfigDict,
     Field,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
 
-from probes import tomlfile
+from probes import inputfile, limits
 from probes.errors import PeakWindowError, PlanError, TargetError
+from probes.i18n import _
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.target import URL_METHODS, Method, ProbeOptions, Target
+from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target
+
+if TYPE_CHECKING:
+    from probes.alerts.rules import Alerting
 
 PLAN_VERSION = 1
 EXAMPLE_PLAN = Path(__file__).with_name("plans") / "example.toml"  # loopback targets: runs anywhere
-_DURATION = re.compile(
-    r"^\s*(?:(\d+(?:\.\d+)?)\s*h)?\s*(?:(\d+(?:\.\d+)?)\s*m)?\s*(?:(\d+(?:\.\d+)?)\s*s)?\s*$"
-)
 
 
-def parse_duration(value: object) -> float:
-    """Seconds from a number (seconds) or text such as "90s", "5m", "1h30m"."""
-    if isinstance(value, bool):
-        raise ValueError("expected a duration such as 30s, 5m or 1h")
-    if isinstance(value, int | float):
-        seconds = float(value)
-    elif isinstance(value, str):
-        match = _DURATION.match(value)
-        if not value.strip() or not match or not any(match.groups()):
-            raise ValueError(f"{value!r} is not a duration (expected e.g. 30s, 5m, 1h or 1h30m)")
-        hours, minutes, secs = (float(g) if g else 0.0 for g in match.groups())
-        seconds = hours * 3600 + minutes * 60 + secs
-    else:
-        raise ValueError("expected a duration such as 30s, 5m or 1h")
-    if seconds <= 0:
-        raise ValueError("a duration must be positive")
-    return seconds
+def _within(limit: limits.Limit) -> AfterValidator:
+    """A pydantic validator holding a field to the same limit as its flag (`probes.limits`)."""
+    return AfterValidator(limit.check)
 
 
-# Rounds closer than a second apart would only measure the scheduler itself.
-Cadence = Annotated[float, BeforeValidator(parse_duration), Field(ge=1.0)]
+Cadence = Annotated[float, BeforeValidator(lambda value: limits.parse_duration(value, limits.CADENCE))]
 
 
 class _Strict(BaseModel):
@@ -90,19 +85,22 @@ class _Strict(BaseModel):
 
 
 class OptionsModel(_Strict):
-    count: int | None = Field(default=None, ge=1, le=100_000)
-    interval: float | None = Field(default=None, ge=0, le=3600)
-    timeout: float | None = Field(default=None, gt=0, le=600)
-    payload: int | None = Field(default=None, ge=0, le=65000)
-    max_redirects: int | None = Field(default=None, ge=0, le=50)
+    count: Annotated[int, _within(limits.COUNT)] | None = None
+    interval: Annotated[float, _within(limits.INTERVAL)] | None = None
+    timeout: Annotated[float, _within(limits.TIMEOUT)] | None = None
+    payload: Annotated[int, _within(limits.PAYLOAD)] | None = None
+    max_redirects: Annotated[int, _within(limits.MAX_REDIRECTS)] | None = None
     verify_tls: bool | None = None
-    max_bytes: int | None = Field(default=None, gt=0)
-    max_seconds: float | None = Field(default=None, gt=0, le=3600)
-    connections: int | None = Field(default=None, ge=1, le=64)
-    iperf3_seconds: float | None = Field(default=None, ge=1, le=3600)
-    iperf3_omit: float | None = Field(default=None, ge=0, le=60)
-    max_hops: int | None = Field(default=None, ge=1, le=255)
+    max_bytes: Annotated[int, _within(limits.DOWNLOAD_BYTES)] | None = None
+    max_seconds: Annotated[float, _within(limits.DOWNLOAD_SECONDS)] | None = None
+    connections: Annotated[int, _within(limits.CONNECTIONS)] | None = None
+    iperf3_seconds: Annotated[float, _within(limits.IPERF3_SECONDS)] | None = None
+    iperf3_omit: Annotated[float, _within(limits.IPERF3_OMIT)] | None = None
+    max_hops: Annotated[int, _within(limits.MAX_HOPS)] | None = None
     protocol: Literal["icmp", "udp", "tcp"] | None = None
+    idle_seconds: Annotated[float, _within(limits.LOAD_IDLE)] | None = None
+    probe_interval: Annotated[float, _within(limits.LOAD_PROBE_INTERVAL)] | None = None
+    upload_url: str | None = Field(default=None, min_length=1)
 
     def apply(self, base: ProbeOptions) -> ProbeOptions:
         changes = {
@@ -119,6 +117,9 @@ class OptionsModel(_Strict):
             "iperf3_omit_s": self.iperf3_omit,
             "trace_max_hops": self.max_hops,
             "trace_protocol": self.protocol,
+            "load_idle_s": self.idle_seconds,
+            "load_probe_interval_s": self.probe_interval,
+            "load_upload_url": self.upload_url,
         }
         fields = {k: v for k, v in changes.items() if v is not None}
         values = {name: getattr(base, name) for name in base.__dataclass_fields__}
@@ -127,20 +128,34 @@ class OptionsModel(_Strict):
 
 
 class DefaultsModel(OptionsModel):
-    gap_ms: float | None = Field(default=None, ge=0, le=10_000)
-    concurrency: int | None = Field(default=None, ge=1, le=10_000)
+    gap_ms: Annotated[float, _within(limits.GAP_MS)] | None = None
+    concurrency: Annotated[int, _within(limits.CONCURRENCY)] | None = None
     icmp: OptionsModel | None = None
     tcp: OptionsModel | None = None
     http: OptionsModel | None = None
     download: OptionsModel | None = None
     iperf3: OptionsModel | None = None
     trace: OptionsModel | None = None
+    responsiveness: OptionsModel | None = None
 
 
 class ScheduleModel(_Strict):
     every: Cadence = 300.0
     peak_every: Cadence | None = None
     peak_windows: list[str] | None = None
+
+    @field_validator("peak_every")
+    @classmethod
+    def _peak_is_denser(cls, value: float | None, info: ValidationInfo) -> float | None:
+        every = info.data.get("every")
+        if value is not None and every is not None and value > every:
+            raise ValueError(
+                _(
+                    "peak_every ({peak}) is longer than every ({every}): the peak windows are measured "
+                    "more often than the rest of the day, not less"
+                ).format(peak=limits.format_duration(value), every=limits.format_duration(every))
+            )
+        return value
 
     @field_validator("peak_windows")
     @classmethod
@@ -158,7 +173,7 @@ class TargetModel(_Strict):
     host: str | None = None
     url: str | None = None
     methods: list[Method] = Field(default_factory=lambda: [Method.ICMP], min_length=1)
-    port: int | None = Field(default=None, ge=1, le=65535)
+    port: Annotated[int, _within(limits.PORT)] | None = None
     provider: str | None = None
     region: str | None = None
     line_type: str | None = None
@@ -200,17 +215,18 @@ class Plan:
     options: dict[Method, ProbeOptions] = field(default_factory=dict)
     gap_ms: float = 1.0
     concurrency: int = 256
+    alerting: Alerting | None = None  # the plan's [[alerts]] and [notifiers.*], when it has any
 
 
 def load_plan(path: str | Path) -> Plan:
     """Read and validate a plan file; raises PlanError naming file, line, field and what was expected."""
     path = Path(path)
-    text = tomlfile.read_text(path, _error(str(path)), noun="plan file")
+    text = inputfile.read_text(path, _error(str(path)))
     return parse_plan(text, str(path))
 
 
 def parse_plan(text: str, path: str = "<plan>") -> Plan:
-    raw = tomlfile.parse(text, _error(path))
+    raw = inputfile.parse_toml(text, _error(path))
     version = raw.get("version")
     if isinstance(version, int) and not isinstance(version, bool) and version > PLAN_VERSION:
         raise PlanError(
@@ -220,6 +236,8 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             line=locate(text, ("version",)),
             field="version",
         )
+    # The alert tables have their own reader (probes.alerts.rules), which needs the plan's targets.
+    alerting_raw: dict[str, Any] = {key: raw.pop(key) for key in ("alerts", "notifiers") if key in raw}
     try:
         model = PlanModel.model_validate(raw)
     except ValidationError as exc:
@@ -233,10 +251,16 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             line=locate(text, ("version",)),
             field="version",
         )
-    return _build(model, text, path)
+    plan = _build(model, text, path)
+    if not alerting_raw:
+        return plan
+    from probes.alerts.rules import parse_alerting
+
+    alerting = parse_alerting(alerting_raw, text, path, plan.targets, plan.peak_windows)
+    return replace(plan, alerting=alerting)
 
 
-def _error(path: str) -> tomlfile.ErrorFactory:
+def _error(path: str) -> inputfile.ErrorFactory:
     return lambda message, line: PlanError(path, message, line=line)
 
 
@@ -245,9 +269,13 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
     options = {}
     for method in Method:
         override = getattr(model.defaults, method.value)
-        options[method] = override.apply(base) if override is not None else base
+        start = base
+        if method in DEFAULT_CONNECTIONS and model.defaults.connections is None:
+            start = replace(base, download_connections=DEFAULT_CONNECTIONS[method])
+        options[method] = override.apply(start) if override is not None else start
     targets: list[PlannedTarget] = []
     seen: dict[str, int] = {}
+    named: dict[str, tuple[int, Target]] = {}  # a name → the first entry and target it names
     for index, spec in enumerate(model.targets):
         for method in spec.methods:
             loc: tuple[str | int, ...] = ("targets", index, "url" if method in URL_METHODS else "host")
@@ -272,6 +300,7 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
                     field=f"targets[{index}]",
                 )
             seen[target.key] = index
+            _one_host_per_name(named, index, target, text, path)
             targets.append(PlannedTarget(target, spec.every))
     windows = (
         tuple(PeakWindow.parse(w) for w in model.schedule.peak_windows)
@@ -290,6 +319,35 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
         gap_ms=model.defaults.gap_ms if model.defaults.gap_ms is not None else 1.0,
         concurrency=model.defaults.concurrency or 256,
     )
+
+
+def _one_host_per_name(
+    named: dict[str, tuple[int, Target]], index: int, target: Target, text: str, path: str
+) -> None:
+    """Refuse a name that another entry gives to another host (or another URL): `linkvet history NAME`
+    would mix their measurements. Entries may share a name for the same endpoint measured two ways."""
+    first = named.setdefault(target.name, (index, target))
+    other_index, other = first
+    if other_index == index:
+        return
+    urls = target.url is not None and other.url is not None
+    if other.host != target.host or (urls and other.url != target.url):
+        first_line = locate(text, ("targets", other_index))
+        raise PlanError(
+            path,
+            _(
+                "the name {name!r} is already target #{first} (line {first_line}), which measures "
+                "{other}, not {this}: one name must mean one host, or `linkvet history` would mix them"
+            ).format(
+                name=target.name,
+                first=other_index + 1,
+                first_line=first_line,
+                other=other.url or other.host,
+                this=target.url or target.host,
+            ),
+            line=locate(text, ("targets", index)),
+            field=f"targets[{index}].name",
+        )
 
 
 def _name(spec: TargetModel, method: Method) -> str:
@@ -311,8 +369,6 @@ def _host_of(url: str | None) -> str | None:
 def _explain(error: Any) -> str:
     kind = error["type"]
     message = str(error["msg"])
-    if kind == "greater_than_equal" and error["loc"] and error["loc"][-1] in ("every", "peak_every"):
-        return f"a cadence must be at least 1 second (got {error.get('input')!r})"
     if kind == "extra_forbidden":
         return "unknown field (check its spelling; see the plan format in the README)"
     if kind == "missing":

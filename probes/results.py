@@ -21,12 +21,15 @@ MetricValue = float | int | str | None
 
 @dataclass(frozen=True, slots=True)
 class Sample:
-    """One attempt: when it was sent (UTC, µs since the epoch), its RTT in ms, or why there was none."""
+    """One attempt: when it was sent (UTC, µs since the epoch), its RTT in ms, or why there was none.
+    `phase` says what the line was doing when a `responsiveness` probe was sent (`idle`, `download`, …;
+    `probes.methods.responsiveness.PHASES`); None for every other method."""
 
     seq: int
     sent_at_us: int
     rtt_ms: float | None
     error: ErrorKind | None = None
+    phase: str | None = None
 
     @property
     def lost(self) -> bool:
@@ -39,12 +42,15 @@ class Sample:
         return self.error is ErrorKind.SEND_FAILED
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "seq": self.seq,
             "sent_at": iso_utc(self.sent_at_us),
             "rtt_ms": self.rtt_ms,
             "error": None if self.error is None else str(self.error),
         }
+        if self.phase is not None:
+            out["phase"] = self.phase
+        return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,8 @@ progress hook, and cancellation that returns nothing half-done.
 
     results = run(targets, ProbeOptions(count=10), progress=print)
 
-Latency methods (icmp, tcp, http) run concurrently; bulk methods (download, iperf3) run afterwards, one at a
-time, so they neither compete for the uplink nor inflate the RTTs measured beside them.
+Latency methods (icmp, tcp, http) run concurrently; bulk methods (download, iperf3, responsiveness) run
+afterwards, one at a time, so they neither compete for the uplink nor inflate the RTTs measured beside them.
 """
 
 from __future__ import annotations
@@ -159,6 +159,11 @@ def _budget_s(method: Method, options: ProbeOptions) -> float:
         per_attempt += 2 * (options.iperf3_seconds + options.iperf3_omit_s + options.timeout_s + 5)
     elif method is Method.HTTP:
         per_attempt += 4 * options.timeout_s * (options.http_max_redirects + 1)
+    elif method is Method.RESPONSIVENESS:
+        # Idle phase (twice, when ICMP goes unanswered and TCP takes over), then each direction's load
+        # with its connect and response waits, then the last probes' timeout.
+        load = options.download_max_seconds + 4 * options.timeout_s
+        per_attempt += 2 * options.load_idle_s + 2 * load + options.timeout_s
     elif method is Method.TRACE:
         # Rounds `interval_s` apart, and round 0 may wait out a timeout per few silent hops.
         return options.count * per_attempt + options.trace_max_hops * options.timeout_s + _DEADLINE_SLACK_S

@@ -15,7 +15,7 @@ import contextlib
 import logging
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -31,6 +31,8 @@ from probes.timestamps import now_us
 log = logging.getLogger("linkvet.schedule")
 
 MAX_UNSAVED_ROUNDS = 1000
+
+RoundHook = Callable[["RoundReport"], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +96,16 @@ class Scheduler:
         privileged: bool | None = None,
         progress: ProgressHook | None = None,
         clock: Callable[[], float] = time.time,
+        hooks: Sequence[RoundHook] = (),
     ) -> None:
         self.plan = plan
         self.store = store
         self.privileged = privileged
         self.progress = progress
         self.clock = clock
+        # Called on the event loop after each measured round (metrics, alerts): quick, and never raising
+        # into the round (a failing hook is logged).
+        self.hooks = tuple(hooks)
         # Rounds measured but not yet stored (the store was locked or full): stored first, next time.
         self._unsaved: list[tuple[list[ProbeResult], dict[str, Any]]] = []
 
@@ -147,7 +153,13 @@ class Scheduler:
             )
         )
         round_id, store_error = self._store_unsaved()
-        return RoundReport(round_id, started, now_us(), peak, tuple(results), store_error)
+        report = RoundReport(round_id, started, now_us(), peak, tuple(results), store_error)
+        for hook in self.hooks:
+            try:
+                hook(report)
+            except Exception:
+                log.exception("a round hook failed (the round itself is done)")
+        return report
 
     def _last_measured_us(self, key: str) -> int | None:
         """When a target was last measured: in the store, or in a round still waiting to be stored."""

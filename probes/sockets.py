@@ -297,6 +297,7 @@ _TCP_INFO_LEN = 104
 _TCPI_RETRANSMITS = 2  # u8: retransmissions of the current (SYN) segment
 _TCPI_RTT = 68  # u32, µs
 _TCPI_TOTAL_RETRANS = 100  # u32
+_TCPI_BYTES_ACKED = 120  # u64: payload bytes the peer acknowledged
 _TCPI_BYTES_RECEIVED = 128  # u64: in-order payload bytes received
 _TCPI_DATA_SEGS_IN = 152  # u32: segments with data that reached this socket, in order or not
 _TCP_INFO_DATA_LEN = 160
@@ -330,3 +331,16 @@ def kernel_receive_counters(sock: socket.socket) -> tuple[int, int] | None:
     (segments,) = struct.unpack_from("I", info, _TCPI_DATA_SEGS_IN)
     (received,) = struct.unpack_from("Q", info, _TCPI_BYTES_RECEIVED)
     return int(segments), int(received)
+
+
+def kernel_bytes_acked(sock: socket.socket) -> int | None:
+    """Payload bytes the peer has acknowledged on this connection so far (what an upload delivered, as
+    opposed to what was handed to the socket), or None where the kernel does not say."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_DATA_LEN)
+    except OSError:
+        return None
+    if len(info) < _TCPI_BYTES_ACKED + 8:
+        return None
+    (acked,) = struct.unpack_from("Q", info, _TCPI_BYTES_ACKED)
+    return int(acked)

@@ -1,18 +1,22 @@
 """What to measure: a `Target` (one host or URL, one method, with the labels that join it to a vendor; its
 plain form `as_dict`/`from_dict`, and `parse_target` from command-line text) and `ProbeOptions` (how hard
-to measure it)."""
+to measure it). Addresses and URLs are read and normalised by `probes.addresses`; `parse_target_list` reads
+a target-list file."""
 
 from __future__ import annotations
 
-import ipaddress
 import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from probes import inputfile, limits
+from probes.addresses import bracket, check_text, normalise_host, normalise_url, split_host_port, url_host
 from probes.errors import TargetError
+from probes.i18n import _
 
 
 class Method(StrEnum):
@@ -22,17 +26,28 @@ class Method(StrEnum):
     DOWNLOAD = "download"  # throughput of an HTTP(S) test file
     IPERF3 = "iperf3"  # iperf3 client against an iperf3 server, both directions
     TRACE = "trace"  # traceroute: per-hop RTT and loss, the backbone the path takes (CN2 GIA, 163, ...)
+    RESPONSIVENESS = "responsiveness"  # latency under load: idle RTT, then RTT during a capped download
 
 
-URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD})
+URL_METHODS = frozenset({Method.HTTP, Method.DOWNLOAD, Method.RESPONSIVENESS})
 DEFAULT_IPERF3_PORT = 5201
 
 # Attempts per target when no count is given (`linkvet probe` without --count, the Probe screen's "auto"):
 # a ping's worth for packet methods, fewer for heavy ones. These are the methods a one-off probe offers;
 # a trace (`linkvet trace`, a plan's trace targets) counts probes per hop instead.
 DEFAULT_COUNTS: Mapping[Method, int] = MappingProxyType(
-    {Method.ICMP: 10, Method.TCP: 10, Method.HTTP: 3, Method.DOWNLOAD: 1, Method.IPERF3: 1}
+    {
+        Method.ICMP: 10,
+        Method.TCP: 10,
+        Method.HTTP: 3,
+        Method.DOWNLOAD: 1,
+        Method.IPERF3: 1,
+        Method.RESPONSIVENESS: 1,
+    }
 )
+# Parallel connections of a load when none are given: one for a download test, several for responsiveness
+# (one TCP flow rarely fills a long, fast line's queue; networkQuality and Flent's RRUL use several).
+DEFAULT_CONNECTIONS: Mapping[Method, int] = MappingProxyType({Method.RESPONSIVENESS: 4})
 TRACE_PROBES_PER_HOP = 3  # a trace's default "count" (as traceroute's -q 3)
 
 
@@ -55,6 +70,10 @@ class Target:
     line_type: str | None = None
 
     def __post_init__(self) -> None:
+        for label in ("name", "provider", "region", "line_type"):
+            value = getattr(self, label)
+            if value is not None and not isinstance(value, str):
+                raise TargetError(f"{label} must be text, got {value!r}")
         try:
             object.__setattr__(self, "method", Method(self.method))
         except ValueError:
@@ -63,13 +82,16 @@ class Target:
         if self.method in URL_METHODS:
             if not self.url:
                 raise TargetError(f"method {self.method} needs a URL (http:// or https://)")
-            object.__setattr__(self, "url", _check_url(self.url))
-            host = urllib.parse.urlsplit(self.url).hostname
-            object.__setattr__(self, "host", host)
+            if not isinstance(self.url, str):
+                raise TargetError(f"{self.url!r} is not a URL")
+            object.__setattr__(self, "url", normalise_url(self.url))
+            object.__setattr__(self, "host", url_host(self.url))
         else:
             if not self.host:
                 raise TargetError(f"method {self.method} needs a host name or address")
-            object.__setattr__(self, "host", _check_host(self.host))
+            if not isinstance(self.host, str):
+                raise TargetError(f"{self.host!r} is not a host name or address")
+            object.__setattr__(self, "host", normalise_host(self.host))
         if self.port is not None:
             if isinstance(self.port, bool) or not isinstance(self.port, int) or not 1 <= self.port <= 65535:
                 raise TargetError(f"port {self.port!r} is not a TCP port (expected an integer 1-65535)")
@@ -82,7 +104,7 @@ class Target:
         if self.method in URL_METHODS:
             return str(self.url)
         if self.method is Method.TCP or (self.method is Method.IPERF3 and self.port):
-            return f"{_bracket(str(self.host))}:{self.port}"
+            return f"{bracket(str(self.host))}:{self.port}"
         return str(self.host)
 
     @property
@@ -93,7 +115,7 @@ class Target:
         if self.method in (Method.ICMP, Method.TRACE):
             return f"{self.method}:{self.host}"
         port = self.port or DEFAULT_IPERF3_PORT
-        return f"{self.method}:{_bracket(str(self.host))}:{port}"
+        return f"{self.method}:{bracket(str(self.host))}:{port}"
 
     def as_dict(self) -> dict[str, Any]:
         """The target's plain form (JSON-ready): `name, method, host, port, url, provider, region, line_type`,
@@ -136,31 +158,78 @@ class Target:
 def parse_target(
     text: str, method: Method | None = None, port: int | None = None, **labels: str | None
 ) -> Target:
-    """A target from command-line text: a host, an address, `host:port`, `[v6]:port`, or a URL.
+    """A target from command-line text: a host, an address, `host:port`, `[v6]:port`, or a URL, read
+    strictly (`probes.addresses`: an unclosed `[`, text after `]`, a control character or a number that is
+    not an address is a TargetError, never a guess).
 
     Without a method, URLs are probed with `http`, `host:port` with `tcp` and hosts with `icmp`.
     """
     text = text.strip()
     if not text:
         raise TargetError("empty target")
+    check_text(text)
     if "://" in text:
         chosen = method or Method.HTTP
         if Method(chosen) in URL_METHODS:
             return Target(method=chosen, url=text, port=port, **labels)  # type: ignore[arg-type]
-        _check_url(
-            text if text.split("://", 1)[0] in ("http", "https") else "http://" + text.split("://", 1)[1]
+        url = normalise_url(
+            text
+            if text.split("://", 1)[0].lower() in ("http", "https")
+            else "http://" + text.split("://", 1)[1]
         )
-        parts = urllib.parse.urlsplit(text)
-        if not parts.hostname:
-            raise TargetError(f"{text!r}: no host in URL")
-        return Target(method=chosen, host=parts.hostname, port=port or parts.port, **labels)  # type: ignore[arg-type]
-    host, embedded_port = _split_host_port(text)
+        parts = urllib.parse.urlsplit(url)
+        return Target(method=chosen, host=url_host(url), port=port or parts.port, **labels)  # type: ignore[arg-type]
+    host, embedded_port = split_host_port(text)
     chosen = method or (Method.TCP if embedded_port is not None else Method.ICMP)
     if Method(chosen) in URL_METHODS:
         raise TargetError(f"{text!r}: method {chosen} needs a URL such as http://{text}/")
     if embedded_port is not None and port is not None and embedded_port != port:
         raise TargetError(f"{text!r}: port {embedded_port} in the target disagrees with --port {port}")
     return Target(method=chosen, host=host, port=port if port is not None else embedded_port, **labels)  # type: ignore[arg-type]
+
+
+def parse_target_list(
+    text: str, where: str, method: Method | None = None, port: int | None = None, **labels: str | None
+) -> list[Target]:
+    """The targets of a target-list file's text, one per line (`#` starts a comment), each read by
+    `parse_target`. A line that is not a target, or that names a target an earlier line names already
+    (after normalising: `127.000.000.001` is refused, `Example.com` is `example.com`), is a TargetError
+    naming `where` (the file), the line and the earlier line."""
+    targets: list[Target] = []
+    first_line: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        try:
+            target = parse_target(entry, method, port, **labels)
+        except TargetError as exc:
+            raise TargetError(
+                _("{file}:{line}: {problem}").format(file=where, line=number, problem=exc)
+            ) from None
+        if target.key in first_line:
+            raise TargetError(
+                _("{file}:{line}: {target} is already on line {first}").format(
+                    file=where, line=number, target=target.name, first=first_line[target.key]
+                )
+            )
+        first_line[target.key] = number
+        targets.append(target)
+    return targets
+
+
+def load_target_list(
+    path: Path, method: Method | None = None, port: int | None = None, **labels: str | None
+) -> list[Target]:
+    """`parse_target_list` of a file, read as every input is (`probes.inputfile`)."""
+    text = inputfile.read_text(path, lambda message, line: TargetError(_where(path, line, message)))
+    return parse_target_list(text, str(path), method, port, **labels)
+
+
+def _where(path: Path, line: int | None, message: str) -> str:
+    if line is None:
+        return _("{file}: {problem}").format(file=path, problem=message)
+    return _("{file}:{line}: {problem}").format(file=path, line=line, problem=message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,78 +249,39 @@ class ProbeOptions:
     iperf3_omit_s: float = 2.0  # iperf3's -O: seconds of TCP slow start left out of its figures
     trace_max_hops: int = 30  # trace: the highest TTL probed
     trace_protocol: str = "icmp"  # trace: icmp, udp or tcp (udp and tcp need no privileges)
+    load_idle_s: float = 5.0  # responsiveness: seconds of latency probes before the load starts
+    load_probe_interval_s: float = 0.1  # responsiveness: one latency probe every this many seconds
+    load_upload_url: str | None = (
+        None  # responsiveness: an HTTP(S) URL that accepts POST bodies (upload load)
+    )
 
     def __post_init__(self) -> None:
+        # the same limits as the flags and the plan's fields (`probes.limits`)
         checks = [
-            (self.count >= 1, f"count must be at least 1 (got {self.count})"),
-            (self.interval_s >= 0, f"interval must not be negative (got {self.interval_s})"),
-            (self.timeout_s > 0, f"timeout must be positive (got {self.timeout_s})"),
-            (0 <= self.payload_bytes <= 65000, f"payload must be 0-65000 bytes (got {self.payload_bytes})"),
-            (self.http_max_redirects >= 0, "max redirects must not be negative"),
-            (self.download_max_bytes > 0, "download byte cap must be positive"),
-            (self.download_max_seconds > 0, "download time cap must be positive"),
-            (1 <= self.download_connections <= 64, "download connections must be 1-64"),
-            (self.iperf3_seconds >= 1, "iperf3 duration must be at least 1 second"),
-            (0 <= self.iperf3_omit_s <= 60, "iperf3 warm-up to omit must be 0-60 seconds"),
-            (1 <= self.trace_max_hops <= 255, f"max hops must be 1-255 (got {self.trace_max_hops})"),
+            ("count", self.count, limits.COUNT),
+            ("interval", self.interval_s, limits.INTERVAL),
+            ("timeout", self.timeout_s, limits.TIMEOUT),
+            ("payload", self.payload_bytes, limits.PAYLOAD),
+            ("max redirects", self.http_max_redirects, limits.MAX_REDIRECTS),
+            ("download byte cap", self.download_max_bytes, limits.DOWNLOAD_BYTES),
+            ("download time cap", self.download_max_seconds, limits.DOWNLOAD_SECONDS),
+            ("download connections", self.download_connections, limits.CONNECTIONS),
+            ("iperf3 duration", self.iperf3_seconds, limits.IPERF3_SECONDS),
+            ("iperf3 warm-up to omit", self.iperf3_omit_s, limits.IPERF3_OMIT),
+            ("max hops", self.trace_max_hops, limits.MAX_HOPS),
+            ("the idle phase", self.load_idle_s, limits.LOAD_IDLE),
             (
-                self.trace_protocol in ("icmp", "udp", "tcp"),
-                f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})",
+                "latency probes under load, seconds apart",
+                self.load_probe_interval_s,
+                limits.LOAD_PROBE_INTERVAL,
             ),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise TargetError(message)
-
-
-def _check_url(url: str) -> str:
-    try:
-        parts = urllib.parse.urlsplit(url)
-        port = parts.port
-    except ValueError as exc:  # "Invalid IPv6 URL", a port out of range or not a number
-        raise TargetError(f"{url!r}: not a valid URL ({exc})") from None
-    if parts.scheme not in ("http", "https"):
-        raise TargetError(f"{url!r}: expected an http:// or https:// URL")
-    if not parts.hostname:
-        raise TargetError(f"{url!r}: the URL has no host")
-    if port == 0:
-        raise TargetError(f"{url!r}: the URL's port is not a number 1-65535")
-    _check_host(parts.hostname)
-    return url
-
-
-def _check_host(host: str) -> str:
-    host = host.strip()
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not host or any(c.isspace() for c in host) or "/" in host:
-        raise TargetError(f"{host!r} is not a host name or address")
-    try:
-        return str(ipaddress.ip_address(host))
-    except ValueError:
-        pass
-    if len(host) > 253 or not all(0 < len(label) <= 63 for label in host.rstrip(".").split(".")):
-        raise TargetError(f"{host!r} is not a valid host name")
-    return host.lower()
-
-
-def _split_host_port(text: str) -> tuple[str, int | None]:
-    if text.startswith("["):
-        host, _, rest = text[1:].partition("]")
-        if rest.startswith(":"):
-            return host, _parse_port(rest[1:], text)
-        return host, None
-    if text.count(":") == 1:
-        host, _, port_text = text.partition(":")
-        return host, _parse_port(port_text, text)
-    return text, None
-
-
-def _parse_port(port_text: str, whole: str) -> int:
-    if not port_text.isdigit():
-        raise TargetError(f"{whole!r}: port {port_text!r} is not a number 1-65535")
-    return int(port_text)
-
-
-def _bracket(host: str) -> str:
-    return f"[{host}]" if ":" in host else host
+        for name, value, limit in checks:
+            try:
+                limit.check(value)
+            except ValueError as exc:
+                raise TargetError(f"{name}: {exc}") from None
+        if self.trace_protocol not in ("icmp", "udp", "tcp"):
+            raise TargetError(f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})")
+        if self.load_upload_url is not None:
+            normalise_url(self.load_upload_url)

@@ -15,6 +15,15 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 pytest_plugins = ["tests.peers"]
 
 
+@pytest.fixture(autouse=True)
+def _no_user_catalogs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts with an empty user catalog folder of its own (what a test writes there, or a
+    `linkvet` it runs, stays in that test): the own catalogs (`catalogs.user`) of whoever runs the tests
+    stay out of them."""
+    folder = tmp_path_factory.mktemp("user-catalogs", numbered=True) / "catalogs"
+    monkeypatch.setenv("LINKVET_CATALOG_DIR", str(folder))
+
+
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """Environment for a `linkvet` subprocess: this checkout's code, a private data directory."""
     env = dict(os.environ)

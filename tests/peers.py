@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 import trustme
 
+from tests.httpbody import read_body
+
 FILE_BYTES = 8 * 1024 * 1024
 
 
@@ -44,6 +46,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif path == "/slow":
             time.sleep(1.5)
             self._send(200, b"late")
+        elif path.startswith("/wait/"):  # answers after waiting N ms (the request read, nothing sent yet)
+            time.sleep(int(path.rsplit("/", 1)[1]) / 1000)
+            self._send(200, b"waited")
         elif path == "/file":
             self.send_response(200)
             self.send_header("Content-Length", str(FILE_BYTES))
@@ -70,6 +75,18 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
         else:
             self._send(404, b"unknown test path")
+
+    def do_POST(self) -> None:
+        """`/upload` takes a body (chunked or with a length), discards it and says how many bytes it read;
+        any other path refuses the method (405), as a download-only server does."""
+        if self.path.split("?")[0] != "/upload":
+            self._send(405, b"POST not allowed here")
+            return
+        try:
+            received = read_body(self)
+        except (ConnectionError, ValueError):
+            return
+        self._send(200, str(received).encode())
 
     def _send(self, status: int, body: bytes) -> None:
         self.send_response(status)

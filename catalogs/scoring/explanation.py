@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from catalogs.i18n import _
 from catalogs.scoring.candidates import CandidateFacts
-from catalogs.scoring.judgement import Judgement
+from catalogs.scoring.judgement import Judgement, Source
 from catalogs.scoring.scaling import scaling_reason
+from catalogs.scoring.standing import CRITERION_FACTS, candidate_facts
 from catalogs.scoring.table import ScoreTable
 
 if TYPE_CHECKING:
@@ -27,9 +29,13 @@ def judgements(facts: CandidateFacts, table: ScoreTable, row: int) -> tuple[Judg
     unknown = table.unknown_score
     own_scores = table.unscaled[row].tolist()
     counted = table.counted[row].tolist()
+    worst = table.counted_min[row].tolist()
+    best = table.counted_max[row].tolist()
     weights = table.weights.tolist()
     for j, (criterion, judge, params) in enumerate(table.criterion_functions):
-        _, reason, source = judge(facts, params, True)
+        _score, reason, source = judge(facts, params, True)
+        if (row, j) in table.contradicted:
+            reason, source = _contradicted(facts, criterion, reason, source)
         own = None if own_scores[j] != own_scores[j] else own_scores[j]  # NaN: unknown
         count = counted[j]
         if j in table.scaled_columns and abs(count - (unknown if own is None else own)) > 1e-12:
@@ -47,9 +53,24 @@ def judgements(facts: CandidateFacts, table: ScoreTable, row: int) -> tuple[Judg
                 counted=count,
                 weight=weights[j],
                 source=source,
+                counted_min=worst[j],
+                counted_max=best[j],
             )
         )
     return tuple(judged)
+
+
+def _contradicted(facts: CandidateFacts, criterion: str, reason: str, source: Source) -> tuple[str, Source]:
+    """The reason and source of a criterion resting on a fact an acceptance check contradicted."""
+    keys = CRITERION_FACTS.get(criterion, ())
+    candidate = facts.candidate
+    for fact in candidate_facts(candidate.offering, candidate.catalog.service, candidate.region):
+        if fact.key in keys and fact.provenance.standing == "contradicted":
+            text = _("{reason}; contradicted by an acceptance check, so counted 0: {source}").format(
+                reason=reason, source=fact.provenance.source or ""
+            )
+            return text, fact.provenance
+    return reason, source
 
 
 def explain(entry: RankedOffering) -> str:
@@ -62,7 +83,10 @@ def explain(entry: RankedOffering) -> str:
     if entry.gpu:
         head += f" — {entry.gpus_per_node or '?'} × {entry.gpu}"
     score = f"score {entry.total:.3f}" + (f", TOPSIS {entry.topsis:.3f}" if entry.topsis is not None else "")
-    lines = [f"{head}: {score}."]
+    bounds = _(
+        "between {low:.3f} and {high:.3f} whatever the unknowns are, {coverage:.0%} of the weight known"
+    ).format(low=entry.score_min, high=entry.score_max, coverage=entry.coverage)
+    lines = [f"{head}: {score} ({bounds})."]
     failed = entry.failed_gates
     if failed:
         lines.append("Fails: " + "; ".join(f"{g.criterion} ({g.reason})" for g in failed) + ".")
@@ -115,4 +139,72 @@ def explain(entry: RankedOffering) -> str:
             lines.append(
                 f"Level with #{entry.next_rank} on every criterion; ordered by provider, offering, region."
             )
+        lines.append(place_text(entry))
+    if entry.ask_next:
+        asked = ", ".join(f"{s.criterion} (±{s.swing:.2f})" for s in entry.ask_next)
+        lines.append(_("Ask next: {criteria}.").format(criteria=asked))
+    for fact in entry.settled_facts:
+        lines.append(
+            _("{standing} fact: {fact} = {value} ({source}).").format(
+                standing=fact.provenance.standing.capitalize(),
+                fact=fact.key,
+                value=_value(fact.value),
+                source=fact.provenance.describe(),
+            )
+        )
+    checks = entry.acceptance_checks
+    if checks:
+        counts = Counter(str(c.get("verdict")) for c in checks)
+        lines.append(
+            _(
+                "Acceptance checks: {confirmed} confirmed, {contradicted} contradicted, {unverified} unverified "
+                "({hosts})."
+            ).format(
+                confirmed=counts["confirmed"],
+                contradicted=counts["contradicted"],
+                unverified=counts["unverified"],
+                hosts=", ".join(sorted({f"{c.get('host')} at {c.get('created_at')}" for c in checks})),
+            )
+        )
+        for check in checks:
+            if check.get("verdict") == "contradicted":
+                lines.append(
+                    _("Contradicted: {fact} (claimed {claimed}, measured {measured}): {evidence}.").format(
+                        fact=check.get("fact"),
+                        claimed=check.get("claimed", "?"),
+                        measured=check.get("measured", "?"),
+                        evidence=check.get("evidence", ""),
+                    )
+                )
     return " ".join(lines)
+
+
+def _value(value: object) -> str:
+    if isinstance(value, tuple | list):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def place_text(entry: RankedOffering) -> str:
+    """Whether the entry's place against the next is decided, and by which unknowns if not."""
+    if entry.decided:
+        return _("Place decided: its worst case is above #{rank}'s best case.").format(rank=entry.next_rank)
+    if not entry.deciding:
+        return _("Place not decided: #{rank} is level with it.").format(rank=entry.next_rank)
+    parts = []
+    for swing in entry.deciding:
+        if swing.whose == "this":
+            parts.append(
+                _("its own {criterion} (−{swing:.2f})").format(criterion=swing.criterion, swing=swing.swing)
+            )
+        else:
+            parts.append(
+                _("#{rank}'s {criterion} (+{swing:.2f})").format(
+                    rank=entry.next_rank, criterion=swing.criterion, swing=swing.swing
+                )
+            )
+    return _("Place not decided: the unknowns that decide it are {unknowns}.").format(
+        unknowns=", ".join(parts)
+    )

@@ -22,7 +22,9 @@ GateResult = tuple[Status, str, Source]  # a gate's: status, reason, source
 class Judgement(NamedTuple):
     """One checklist item for one candidate. Gates have `status`; weighted criteria have `score` (None =
     unknown) and `counted` (the value used in the total: the score, or the checklist's unknown score, scaled
-    for the plan's node shape). (A NamedTuple rather than a frozen dataclass: one per item per candidate.)"""
+    for the plan's node shape), and what it would count at worst and at best (`counted_min`, `counted_max`:
+    the score itself when known; for an unknown 0 and 1, scaled alike). (A NamedTuple rather than a frozen
+    dataclass: one per item per candidate.)"""
 
     criterion: str
     kind: Literal["gate", "weighted"]
@@ -32,6 +34,8 @@ class Judgement(NamedTuple):
     counted: float | None = None
     weight: float = 0.0
     source: Source = None
+    counted_min: float | None = None
+    counted_max: float | None = None
 
     @property
     def source_text(self) -> str | None:
@@ -47,8 +51,15 @@ class Judgement(NamedTuple):
             data["status"] = self.status
         else:
             data.update(
-                score=self.score, counted=self.counted, weight=self.weight, unknown=self.score is None
+                score=self.score,
+                counted=self.counted,
+                counted_min=self.counted_min,
+                counted_max=self.counted_max,
+                weight=self.weight,
+                unknown=self.score is None,
             )
+            if isinstance(self.source, Provenance) and self.source.standing != "claimed":
+                data["standing"] = self.source.standing
         data["source"] = self.source_text
         return data
 

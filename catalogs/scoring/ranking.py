@@ -1,9 +1,12 @@
 """`rank_offerings`: pair every offering with each region it is offered in, judge every candidate (the
-`ScoreTable`), order them (passing every gate first, by total or TOPSIS closeness, ties by provider, offering
-and region ids), say what puts each ahead of the next, and check the first place's sensitivity."""
+`ScoreTable`), order them (passing every gate first, then by the order's rating — the worst case by default,
+`catalogs.scoring.bounds` — or its TOPSIS closeness; ties by coverage, total, then provider, offering and
+region ids), say what puts each ahead of the next and whether that is decided, and check the first place's
+sensitivity to the weights and to the unknowns."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -15,6 +18,7 @@ from catalogs.gpus import GpuReference, default_gpu_reference
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
+from catalogs.scoring.bounds import RankOrder, decided_places, overtakers, rating_matrix
 from catalogs.scoring.candidates import CandidateFacts, FactsBuilder, candidates
 from catalogs.scoring.criteria import check_checklist
 from catalogs.scoring.methods import RankingMethod, topsis
@@ -32,9 +36,12 @@ def rank_offerings(
     weights: Mapping[str, float] | None = None,
     method: RankingMethod = "weighted-sum",
     gpus: GpuReference | None = None,
+    order: RankOrder = "score-min",
 ) -> Ranking:
     """Rank every offering (in each of its regions) for `needs`, using measured line quality where a
-    `LinkSummary` exists for the region. `weights` override the checklist's default weights by id."""
+    `LinkSummary` exists for the region. `weights` override the checklist's default weights by id; `order`
+    says whether the weighted sum ranks with unknowns at their worst (`score-min`, the default) or at the
+    unknown score (`total`); TOPSIS always rates closeness with unknowns at the unknown score."""
     checklist = checklist or default_checklist()
     check_checklist(checklist)
     weight_of = _weights(checklist, weights)
@@ -45,27 +52,54 @@ def rank_offerings(
     facts_of = [build(candidate) for candidate in pool]
     table = score_table(facts_of, checklist, weight_of)
 
+    if method == "topsis":
+        order = "total"  # TOPSIS rates closeness with unknowns at the unknown score (README: why)
+    matrix = rating_matrix(table, order)
+    rating = (table.totals_min if order == "score-min" else table.totals).tolist()
     totals = table.totals.tolist()
+    coverage = table.coverage.tolist()
     eligible = table.eligible.tolist()
     eligible_rows = np.flatnonzero(table.eligible)
     closeness: dict[int, float] = {}
     if method == "topsis":
-        rated = topsis(table.counted[eligible_rows], table.weights)
+        rated = topsis(matrix[eligible_rows], table.weights)
         closeness = dict(zip(eligible_rows.tolist(), rated.tolist(), strict=True))
 
-    def order_key(i: int) -> tuple[int, float, tuple[str, str, str]]:
-        return (0 if eligible[i] else 1, -closeness.get(i, totals[i]), keys[i])
+    def order_key(i: int) -> tuple[int, float, float, float, tuple[str, str, str]]:
+        if order == "total":
+            return (0 if eligible[i] else 1, -closeness.get(i, totals[i]), 0.0, 0.0, keys[i])
+        # ties in the worst case: the total decides (a claim known to be poor is not preferred to an unknown),
+        # then the coverage
+        worst = round(closeness.get(i, rating[i]), 12)
+        return (0 if eligible[i] else 1, -worst, -round(totals[i], 12), -coverage[i], keys[i])
 
-    order = sorted(range(len(pool)), key=order_key)
-    margins = _margins(table, order, eligible)
+    ordered = sorted(range(len(pool)), key=order_key)
+    margins = _margins(table, matrix, ordered, eligible)
+    placed = decided_places(table, ordered, eligible)
     entries = tuple(
-        _entry(rank, facts_of[i], table, i, eligible[i], totals[i], closeness.get(i), margins[rank - 1])
-        for rank, i in enumerate(order, start=1)
+        _entry(
+            rank,
+            facts_of[i],
+            table,
+            i,
+            eligible[i],
+            closeness.get(i),
+            margins[rank - 1],
+            placed[rank - 1],
+            ordered[rank] if rank < len(ordered) else None,
+            order,
+        )
+        for rank, i in enumerate(ordered, start=1)
     )
-    labels = [pool[i].label for i in eligible_rows.tolist()]
-    checked = sensitivity(table.counted[eligible_rows], table.weights, table.ids, labels, method)
+    eligible_list = eligible_rows.tolist()
+    labels = [pool[i].label for i in eligible_list]
+    checked = sensitivity(matrix[eligible_rows], table.weights, table.ids, labels, method)
+    if eligible_list:
+        first = next(i for i in ordered if eligible[i])
+        checked = dataclasses.replace(checked, overtakers=overtakers(table, first, eligible_list, labels))
     named_weights = dict(zip(table.ids, table.weights.tolist(), strict=True))
-    return Ranking(entries, method, named_weights, checked, _notes(needs, facts_of, build.summaries))
+    notes = _notes(needs, facts_of, build.summaries)
+    return Ranking(entries, method, named_weights, checked, notes, order)
 
 
 def _weights(checklist: Checklist, weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -90,9 +124,11 @@ def _entry(
     table: ScoreTable,
     row: int,
     eligible: bool,
-    total: float,
     closeness: float | None,
     margins: tuple[tuple[str, float], ...] | None,
+    decided: bool | None,
+    next_row: int | None,
+    order: RankOrder,
 ) -> RankedOffering:
     candidate = facts.candidate
     return RankedOffering(
@@ -105,30 +141,37 @@ def _entry(
         gpu=facts.gpu.describe() if facts.gpu else None,
         gpus_per_node=facts.gpus_per_node,
         eligible=eligible,
-        total=total,
+        total=float(table.totals[row]),
         topsis=closeness,
+        score_min=float(table.totals_min[row]),
+        score_max=float(table.totals_max[row]),
+        coverage=float(table.coverage[row]),
         planned_gpus=facts.planned_gpus,
         nodes=facts.nodes,
         price_gpu_hour=facts.price_gpu_hour,
         currency=facts.price_currency,
         next_rank=rank + 1 if margins is not None else None,
         margins=margins or (),
+        decided=decided,
         _facts=facts,
         _table=table,
         _row=row,
+        _next_row=next_row if decided is not None else None,
+        _order=order,
     )
 
 
 def _margins(
-    table: ScoreTable, order: Sequence[int], eligible: Sequence[bool]
+    table: ScoreTable, matrix: np.ndarray, order: Sequence[int], eligible: Sequence[bool]
 ) -> list[tuple[tuple[str, float], ...] | None]:
     """For each ranked position: the (up to) three criteria on which it leads the next position most, by
-    weighted score difference; None for the last position of its group (passing / failing)."""
+    weighted difference of what the order ranks by (`matrix`); None for the last position of its group
+    (passing / failing)."""
     result: list[tuple[tuple[str, float], ...] | None] = [None] * len(order)
     if len(order) < 2:
         return result
     weights = table.weights
-    ordered = table.counted[list(order)] * (weights / weights.sum())
+    ordered = matrix[list(order)] * (weights / weights.sum())
     differences = ordered[:-1] - ordered[1:]
     top = np.argsort(-differences, axis=1, kind="stable")[:, :3]
     for position in range(len(order) - 1):

@@ -8,20 +8,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalogs.errors import UnknownCriterionError
+from catalogs.scoring.bounds import RankOrder, Swing, ask_next, deciding_unknowns
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.criteria.compute import intra_node_kind
 from catalogs.scoring.explanation import explain, judgements
 from catalogs.scoring.judgement import Judgement
 from catalogs.scoring.methods import RankingMethod
 from catalogs.scoring.sensitivity import Sensitivity
+from catalogs.scoring.standing import StandingFact, settled_facts
 from catalogs.scoring.table import ScoreTable
 
 
 @dataclass(frozen=True)
 class RankedOffering:
     """One candidate's place in the ranking. `total` is the weighted sum of its judgements' counted scores
-    (whatever the method); `topsis` its TOPSIS closeness among the candidates that pass every gate (None
-    unless ranked by TOPSIS, and for a candidate that fails a gate)."""
+    (whatever the method); `score_min` and `score_max` the same sums with every unknown at its worst and at
+    its best, `coverage` the share of the weight that is known; `topsis` its TOPSIS closeness among the
+    candidates that pass every gate (None unless ranked by TOPSIS, and for a candidate that fails a gate).
+    `decided` says whether its place against the next entry holds whatever the unknowns are (None for the
+    last of its group), `deciding` the unknowns that decide it otherwise, `ask_next` its own unknowns whose
+    answers could move it most."""
 
     rank: int
     provider: str
@@ -38,13 +44,32 @@ class RankedOffering:
     nodes: int | None
     price_gpu_hour: float | None  # as listed, in `currency`
     currency: str | None
+    score_min: float = 0.0
+    score_max: float = 1.0
+    coverage: float = 0.0
     # against the next entry (same eligibility): its rank and the criteria that put this one ahead
     next_rank: int | None = None
     margins: tuple[tuple[str, float], ...] = ()
+    decided: bool | None = None
     _facts: CandidateFacts | None = field(default=None, repr=False, compare=False)
     _table: ScoreTable | None = field(default=None, repr=False, compare=False)
     _row: int = field(default=0, repr=False, compare=False)
     _judged: list[tuple[Judgement, ...]] = field(default_factory=list, repr=False, compare=False)
+    _next_row: int | None = field(default=None, repr=False, compare=False)
+    _order: RankOrder = field(default="score-min", repr=False, compare=False)
+
+    @property
+    def deciding(self) -> tuple[Swing, ...]:
+        """The unknowns that decide this place against the next one (empty when decided, or for the last of
+        its group); built on demand from the ranking's table."""
+        if self.decided is not False or self._table is None or self._next_row is None:
+            return ()
+        return deciding_unknowns(self._table, self._row, self._next_row, self._order)
+
+    @property
+    def ask_next(self) -> tuple[Swing, ...]:
+        """This entry's unknowns whose answers could move it most (weight × swing), largest first."""
+        return ask_next(self._table, self._row) if self._table is not None else ()
 
     @property
     def judgements(self) -> tuple[Judgement, ...]:
@@ -89,6 +114,28 @@ class RankedOffering:
         """The price per GPU-hour as ranked, in the needs profile's budget currency (None: not compared)."""
         return self._facts.compare_gpu_hour if self._facts is not None else None
 
+    @property
+    def settled_facts(self) -> list[StandingFact]:
+        """The facts an acceptance report settled for this candidate: verified (the measured value, used by
+        scoring) and contradicted (counted 0), each with its provenance."""
+        if self._facts is None:
+            return []
+        candidate = self._facts.candidate
+        return settled_facts(candidate.offering, candidate.catalog.service, candidate.region)
+
+    @property
+    def acceptance_checks(self) -> tuple[dict[str, Any], ...]:
+        """The acceptance checks imported for this offering (in this region, or in none named)."""
+        if self._facts is None:
+            return ()
+        candidate = self._facts.candidate
+        region = candidate.region.id if candidate.region else None
+        return tuple(
+            c
+            for c in candidate.catalog.checks
+            if c.get("offering") == candidate.offering.id and c.get("region") in (None, region)
+        )
+
     def judgement(self, criterion: str) -> Judgement:
         """The judgement of one checklist item; `UnknownCriterionError` when the checklist has no such id."""
         found = next((j for j in self.judgements if j.criterion == criterion), None)
@@ -108,6 +155,9 @@ class RankedOffering:
             "gpus_per_node": self.gpus_per_node,
             "eligible": self.eligible,
             "total": self.total,
+            "score_min": self.score_min,
+            "score_max": self.score_max,
+            "coverage": self.coverage,
             "topsis": self.topsis,
             "planned_gpus": self.planned_gpus,
             "nodes": self.nodes,
@@ -115,6 +165,11 @@ class RankedOffering:
             "currency": self.currency,
             "price_is_lower_bound": self.price_is_lower_bound,
             "price_compared": self.price_compared,
+            "decided": self.decided,
+            "deciding_unknowns": [s.as_dict() for s in self.deciding],
+            "ask_next": [s.as_dict() for s in self.ask_next],
+            "verified_facts": [f.as_dict() for f in self.settled_facts],
+            "acceptance_checks": list(self.acceptance_checks),
             "unknowns": list(self.unknowns),
             "failed_gates": [j.criterion for j in self.failed_gates],
             "judgements": [j.as_dict() for j in self.judgements],
@@ -129,10 +184,12 @@ class Ranking:
     weights: Mapping[str, float]
     sensitivity: Sensitivity
     notes: tuple[str, ...] = field(default=())
+    order: RankOrder = "score-min"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
+            "order": self.order,
             "weights": dict(self.weights),
             "sensitivity": self.sensitivity.as_dict(),
             "notes": list(self.notes),

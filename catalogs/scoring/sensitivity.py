@@ -1,4 +1,5 @@
-"""The sensitivity check: does the first place change when any one weight moves ±20 %?"""
+"""The sensitivity check: does the first place change when any one weight moves ±20 %, and does it survive the
+unknowns (no other candidate's best case reaches its worst case; `catalogs.scoring.bounds`)?"""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from catalogs.i18n import _
 from catalogs.scoring.methods import RankingMethod, rate, weighted_sums
 
 FACTORS = (0.8, 1.2)
@@ -26,18 +28,41 @@ class Sensitivity:
 
     top: str | None
     changes: tuple[WeightChange, ...]
+    overtakers: tuple[str, ...] = ()  # candidates whose best case reaches the first place's worst case
 
     @property
     def stable(self) -> bool:
         return not self.changes
 
+    @property
+    def survives_unknowns(self) -> bool | None:
+        """Whether the first place holds whatever the unknowns turn out to be (None: no first place)."""
+        return None if self.top is None else not self.overtakers
+
     def describe(self) -> str:
         if self.top is None:
             return "no offering passes every gate"
         if self.stable:
-            return f"stable: {self.top} stays first when any single weight moves ±20%"
-        moved = ", ".join(f"{c.criterion} ×{c.factor:g} → {c.new_top}" for c in self.changes)
-        return f"sensitive: the first place changes when {moved}"
+            text = f"stable: {self.top} stays first when any single weight moves ±20%"
+        else:
+            moved = ", ".join(f"{c.criterion} ×{c.factor:g} → {c.new_top}" for c in self.changes)
+            text = f"sensitive: the first place changes when {moved}"
+        return text + "; " + self.describe_unknowns()
+
+    def describe_unknowns(self) -> str:
+        """Whether the first place survives the unknowns, in words."""
+        if not self.overtakers:
+            return _("it also survives the unknowns: no other candidate's best case reaches its worst case")
+        shown = ", ".join(self.overtakers[:3])
+        more = len(self.overtakers) - 3
+        if more > 0:
+            return _(
+                "the unknowns could still change it: {candidates} and {more} more could overtake it if "
+                "their unknowns turn out well"
+            ).format(candidates=shown, more=more)
+        return _(
+            "the unknowns could still change it: {candidates} could overtake it if their unknowns turn out well"
+        ).format(candidates=shown)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -46,6 +71,8 @@ class Sensitivity:
             "changes": [
                 {"criterion": c.criterion, "factor": c.factor, "new_top": c.new_top} for c in self.changes
             ],
+            "survives_unknowns": self.survives_unknowns,
+            "overtakers": list(self.overtakers),
             "summary": self.describe(),
         }
 

@@ -3,7 +3,10 @@
 
     desktop/app/main.py          QApplication, translator, the main window (opened by `desktop.launch`)
     desktop/app/main_window.py   the window: a screen list on the left, the screens, the status bar
-    desktop/app/*_screen.py      one module per screen (Targets, Probe, Charts, Catalog, Score, Export)
+    desktop/app/*_screen.py      one module per screen (Targets, Probe, Charts, Routes, Catalog, Score, Export)
+    desktop/app/route_history_panel.py  the Routes screen's history: stored traces on a timeline, changes
+    desktop/app/route_verdict.py the Routes screen's verdict panel (the core's sentences, the window's words)
+    desktop/app/trace_task.py    the Routes screen's trace in the child process (`trace_job.py`, no Qt)
     desktop/app/scheduler_panel.py, sizing_panel.py, weights_panel.py, scorecard.py, needs_form.py
                                  the screens' parts, one widget per module; the dialogs (*_dialog.py)
     desktop/app/widgets/         reusable widgets (plots, the sparkline and line-type delegates, a scroll area)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from desktop.app.context import AppContext
 from desktop.app.models.offerings import OfferingsFilter, OfferingsModel
 from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
+from desktop.export.safety import neutralise
 from desktop.usecases.offerings import CatalogView, load_view
 from desktop.usecases.probe_list import entries_from_region
 
@@ -236,9 +237,26 @@ class CatalogScreen(QWidget):
         not_stated = self.tr("not stated")
         unknown = f"<i>{e(not_stated)}</i>"
 
+        own_sources = row.get("fact_sources") or {}
+
+        def own(key: str, fallback: Any = None) -> Any:
+            """A fact's own source (a vendor's answer, a verified measurement; with its standing and file)."""
+            found = own_sources.get(key)
+            if not found:
+                return fallback
+            parts = [str(found.get("source") or "")]
+            if found.get("as_of"):
+                parts.append(str(found["as_of"]))
+            if found.get("standing") and found["standing"] != "claimed":
+                parts.append(str(found["standing"]))
+            if found.get("file"):
+                parts.append(Path(str(found["file"])).name)
+            return " · ".join(p for p in parts if p)
+
         def fact(label: str, value: Any, source: Any = None) -> str:
-            shown = unknown if value in (None, "", [], ()) else e(str(value))
-            note = f" <span style='color:#78909c'>({e(str(source))})</span>" if source else ""
+            # text from catalogs and vendors is untrusted: shown as text, never as markup or a formula
+            shown = unknown if value in (None, "", [], ()) else e(neutralise(str(value)))
+            note = f" <span style='color:#78909c'>({e(neutralise(str(source)))})</span>" if source else ""
             return f"<tr><td><b>{e(label)}</b></td><td>{shown}{note}</td></tr>"
 
         intra = row.get("intra_node") or {}
@@ -249,9 +267,11 @@ class CatalogScreen(QWidget):
         if row.get("notes"):
             parts.append(f"<p>{e(row['notes'])}</p>")
         parts.append("<table cellspacing='4'>")
-        parts.append(fact(self.tr("GPU"), row.get("gpu")))
-        parts.append(fact(self.tr("GPUs per node"), row.get("gpus_per_node")))
-        parts.append(fact(self.tr("Memory per GPU (GB)"), OfferingsModel.memory(row)))
+        parts.append(fact(self.tr("GPU"), row.get("gpu"), own("offering.gpu")))
+        parts.append(fact(self.tr("GPUs per node"), row.get("gpus_per_node"), own("offering.gpus_per_node")))
+        parts.append(
+            fact(self.tr("Memory per GPU (GB)"), OfferingsModel.memory(row), own("offering.gpu_memory_gb"))
+        )
         parts.append(
             fact(
                 self.tr("In the node"),
@@ -264,7 +284,10 @@ class CatalogScreen(QWidget):
                     if x
                 )
                 or None,
-                intra.get("source"),
+                own(
+                    "offering.intra_node.kind",
+                    own("offering.intra_node.bandwidth_gbytes_s", intra.get("source")),
+                ),
             )
         )
         rate = inter.get("bandwidth_gbit_s")
@@ -281,11 +304,14 @@ class CatalogScreen(QWidget):
                     if x
                 )
                 or None,
-                inter.get("source"),
+                own(
+                    "offering.inter_node.fabric",
+                    own("offering.inter_node.bandwidth_gbit_s", inter.get("source")),
+                ),
             )
         )
-        parts.append(fact(self.tr("RDMA"), inter.get("rdma")))
-        parts.append(fact(self.tr("Max nodes"), row.get("max_nodes")))
+        parts.append(fact(self.tr("RDMA"), inter.get("rdma"), own("offering.inter_node.rdma")))
+        parts.append(fact(self.tr("Max nodes"), row.get("max_nodes"), own("offering.max_nodes")))
         # Each value keeps its place; "?" where the source does not say (a dropped value would shift the rest).
         machine = (row.get("cpu"), row.get("vcpus"), row.get("ram_gib"))
         parts.append(
@@ -298,16 +324,27 @@ class CatalogScreen(QWidget):
                 ),
             )
         )
-        parts.append(fact(self.tr("Local NVMe (TB)"), storage.get("local_nvme_tb"), storage.get("source")))
-        parts.append(fact(self.tr("Shared file system"), storage.get("shared_fs")))
-        parts.append(fact(self.tr("BMC/IPMI"), row.get("bmc_ipmi")))
-        parts.append(fact(self.tr("Power redundancy"), row.get("power_redundancy")))
-        parts.append(fact(self.tr("Cooling"), row.get("cooling")))
+        parts.append(
+            fact(
+                self.tr("Local NVMe (TB)"),
+                storage.get("local_nvme_tb"),
+                own("offering.storage.local_nvme_tb", storage.get("source")),
+            )
+        )
+        parts.append(
+            fact(self.tr("Shared file system"), storage.get("shared_fs"), own("offering.storage.shared_fs"))
+        )
+        parts.append(fact(self.tr("BMC/IPMI"), row.get("bmc_ipmi"), own("offering.bmc_ipmi")))
+        parts.append(
+            fact(self.tr("Power redundancy"), row.get("power_redundancy"), own("offering.power_redundancy"))
+        )
+        parts.append(fact(self.tr("Cooling"), row.get("cooling"), own("offering.cooling")))
         price = row.get("min_gpu_hour")
         parts.append(
             fact(
                 self.tr("Lowest price per GPU-hour"),
                 None if price is None else f"{price:,.2f} {row.get('currency') or ''}",
+                own("offering.price.gpu_hour", own("offering.price.node_month")),
             )
         )
         parts.append(fact(self.tr("Source"), row.get("source"), row.get("as_of")))

@@ -23,6 +23,7 @@ CHECKLIST_TITLES = (
     QT_TRANSLATE_NOOP("Checklist", "Power redundancy"),
     QT_TRANSLATE_NOOP("Checklist", "Cooling"),
     QT_TRANSLATE_NOOP("Checklist", "Line quality from the team's office (measured, peak hours)"),
+    QT_TRANSLATE_NOOP("Checklist", "Latency under load (responsiveness, bufferbloat)"),
     QT_TRANSLATE_NOOP("Checklist", "Claimed line type matches the measured route"),
     QT_TRANSLATE_NOOP("Checklist", "DDoS protection"),
     QT_TRANSLATE_NOOP("Checklist", "Room to grow"),

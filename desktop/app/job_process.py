@@ -22,6 +22,7 @@ closing stdin counts as cancel, so the child never outlives the app. Child → p
     T  rounds stored                        the scheduler stopped
     C  None                                 the run was cancelled
     E  message                              the job failed
+A trace job (the Routes screen) has frames of its own: `desktop.app.trace_job`.
 """
 
 from __future__ import annotations
@@ -102,7 +103,10 @@ def plain_result(result: ProbeResult) -> tuple[Any, ...]:
         result.target.as_dict(),
         result.started_at_us,
         result.finished_at_us,
-        [(s.seq, s.sent_at_us, s.rtt_ms, None if s.error is None else str(s.error)) for s in result.samples],
+        [
+            (s.seq, s.sent_at_us, s.rtt_ms, None if s.error is None else str(s.error), s.phase)
+            for s in result.samples
+        ],
         None if result.error is None else str(result.error),
         result.message,
         dict(result.metrics),
@@ -115,7 +119,10 @@ def result_of(plain: Sequence[Any]) -> ProbeResult:
         Target.from_dict(target),
         started,
         finished,
-        tuple(Sample(seq, at, rtt, None if err is None else ErrorKind(err)) for seq, at, rtt, err in samples),
+        tuple(
+            Sample(seq, at, rtt, None if err is None else ErrorKind(err), phase)
+            for seq, at, rtt, err, phase in samples
+        ),
         error=None if error is None else ErrorKind(error),
         message=message,
         metrics=metrics,
@@ -214,7 +221,7 @@ class _Outbox:
             self.flush()
 
 
-def _watch_parent(stdin: IO[bytes], on_message: Callable[[dict[str, Any]], None]) -> None:
+def watch_parent(stdin: IO[bytes], on_message: Callable[[dict[str, Any]], None]) -> None:
     """Reads the parent's later frames (cancel/stop); end of input counts as cancel."""
     while True:
         frame = read_raw_frame(stdin)
@@ -253,7 +260,7 @@ def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[
         if message.get("cancel") or message.get("stop"):
             loop.call_soon_threadsafe(task.cancel)
 
-    threading.Thread(target=_watch_parent, args=(stdin, on_message), daemon=True).start()
+    threading.Thread(target=watch_parent, args=(stdin, on_message), daemon=True).start()
     try:
         results = loop.run_until_complete(task)
     except asyncio.CancelledError:
@@ -295,7 +302,7 @@ def _schedule(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: 
     def on_message(message: dict[str, Any]) -> None:
         loop.call_soon_threadsafe(stop.set)  # stop or cancel: the parent kills us if it cannot wait
 
-    threading.Thread(target=_watch_parent, args=(stdin, on_message), daemon=True).start()
+    threading.Thread(target=watch_parent, args=(stdin, on_message), daemon=True).start()
 
     def on_round(report: Any) -> None:
         write_frame(out, ROUND, plain_report(report), lock)
@@ -329,6 +336,10 @@ def main() -> int:
             return _probe(job, out, lock, stdin)
         if job["kind"] == "schedule":
             return _schedule(job, out, lock, stdin)
+        if job["kind"] == "trace":
+            from desktop.app import trace_job
+
+            return trace_job.run(job, out, lock, stdin)
         raise ValueError(f"unknown job kind {job['kind']!r}")
     except Exception as exc:
         traceback.print_exc()

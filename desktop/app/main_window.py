@@ -66,6 +66,12 @@ def _charts(context: AppContext) -> QWidget:
     return ChartsScreen(context)
 
 
+def _routes(context: AppContext) -> QWidget:
+    from desktop.app.routes_screen import RoutesScreen
+
+    return RoutesScreen(context)
+
+
 def _catalog(context: AppContext) -> QWidget:
     from desktop.app.catalog_screen import CatalogScreen
 
@@ -111,6 +117,7 @@ class MainWindow(QMainWindow):
             ScreenSpec("targets", lambda: self.tr("Targets"), _targets),
             ScreenSpec("probe", lambda: self.tr("Probe"), _probe),
             ScreenSpec("charts", lambda: self.tr("Charts"), _charts),
+            ScreenSpec("routes", lambda: self.tr("Routes"), _routes),
             ScreenSpec("catalog", lambda: self.tr("Catalog"), _catalog),
             ScreenSpec("score", lambda: self.tr("Needs & score"), _score),
             ScreenSpec("export", lambda: self.tr("Export"), _export),

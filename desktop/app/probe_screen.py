@@ -38,7 +38,16 @@ from desktop.app.widgets.sparkline import SparklineDelegate
 from desktop.app.workers import ProbeOutcome, ProbeTask
 from probes.errors import ErrorKind, TargetError
 from probes.results import ProbeResult
-from probes.target import DEFAULT_COUNTS, TRACE_PROBES_PER_HOP, Method, ProbeOptions, Target, parse_target
+from probes.target import (
+    DEFAULT_CONNECTIONS,
+    DEFAULT_COUNTS,
+    TRACE_PROBES_PER_HOP,
+    URL_METHODS,
+    Method,
+    ProbeOptions,
+    Target,
+    parse_target,
+)
 from probes.timestamps import now_us
 
 REDRAW_MS = 200  # alternately the table and the chart: each refreshed at 2.5 Hz, never both in one pass
@@ -63,7 +72,7 @@ def retarget(target: Target, method: Method) -> Target:
     """The same endpoint measured with another method (host targets cannot become URL methods)."""
     if target.method is method:
         return target
-    if target.url and method in (Method.HTTP, Method.DOWNLOAD):
+    if target.url and method in URL_METHODS:
         return replace(target, method=method, name="")
     if target.url:
         return parse_target(
@@ -83,6 +92,21 @@ def retarget(target: Target, method: Method) -> Target:
         region=target.region,
         line_type=target.line_type,
     )
+
+
+def _expected_attempts(method: Method, options: ProbeOptions) -> int:
+    """The attempts a target will report: a responsiveness test's latency probes, else `count`."""
+    if method is Method.RESPONSIVENESS:
+        seconds = options.load_idle_s + options.download_max_seconds
+        return options.count * round(seconds / options.load_probe_interval_s)
+    return options.count
+
+
+def _expected_s(method: Method, options: ProbeOptions) -> float:
+    """How long a run of `method` should take, for the live chart's time axis."""
+    if method is Method.RESPONSIVENESS:  # idle phase, then the capped download
+        return options.count * (options.load_idle_s + options.download_max_seconds) + options.timeout_s
+    return options.count * options.interval_s + options.timeout_s
 
 
 class ProbeScreen(QWidget):
@@ -219,6 +243,7 @@ class ProbeScreen(QWidget):
                 count=self.count.value() or DEFAULT_COUNTS.get(m, TRACE_PROBES_PER_HOP),
                 interval_s=self.interval.value(),
                 timeout_s=self.timeout.value(),
+                download_connections=DEFAULT_CONNECTIONS.get(m, 1),
             )
             for m in methods
         }
@@ -253,7 +278,7 @@ class ProbeScreen(QWidget):
         options = self.options_for({t.method for t in targets})
         self.model.start(
             [*targets, *(r.target for r in refused)],
-            [options[t.method].count for t in targets] + [0] * len(refused),
+            [_expected_attempts(t.method, options[t.method]) for t in targets] + [0] * len(refused),
         )
         for result in refused:
             self.model.finish_target(result)
@@ -272,7 +297,7 @@ class ProbeScreen(QWidget):
         self.stop_button.setEnabled(True)
         self.timer.start()
         # A fixed time axis over the run's expected span: the axes are not redrawn on every refresh.
-        expected_s = max(o.count * o.interval_s + o.timeout_s for o in options.values())
+        expected_s = max(_expected_s(m, o) for m, o in options.items())
         self.chart.show_span(time.time(), expected_s)
         signals = self.task.signals
         self.context.workers.start(self.task, signals, signals.finished, signals.cancelled, signals.failed)
@@ -388,7 +413,9 @@ class ProbeScreen(QWidget):
     def retranslate(self) -> None:
         self.title.setText(self.tr("Probe"))
         self.method.setItemText(0, self.tr("as each target says"))
-        self.count.setSpecialValueText(self.tr("auto (10 icmp/tcp, 3 http, 1 download/iperf3)"))
+        self.count.setSpecialValueText(
+            self.tr("auto (10 icmp/tcp, 3 http, 1 download/iperf3/responsiveness)")
+        )
         self.interval.setSuffix(self.tr(" s"))
         self.timeout.setSuffix(self.tr(" s"))
         self.store_results.setText(self.tr("Save the results in the store (for Charts and Export)"))

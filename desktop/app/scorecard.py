@@ -46,7 +46,7 @@ class Scorecard(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)  # one line a candidate; a long cell is elided, its tooltip is whole
-        for column, width in {0: 36, 1: 60, 2: 215, 3: 80, 4: 190, 5: 120, 6: 110, 7: 130, 8: 80}.items():
+        for column, width in {0: 36, 1: 150, 2: 215, 3: 80, 4: 190, 5: 120, 6: 110, 7: 130, 8: 80}.items():
             self.table.setColumnWidth(column, width)
         self.breakdown = BreakdownModel(self, title=criterion_title)
         self.breakdown_table = QTableView()

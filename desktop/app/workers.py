@@ -115,9 +115,10 @@ class ProbeOutcome:
 
 
 class JobProcess:
-    """A `desktop.app.job_process` child: send it a job, read its frames, cancel or stop it."""
+    """A `desktop.app.job_process` child: send it a job, read its frames, cancel or stop it. `prefix` is
+    put before the child's command line (e.g. `ip netns exec NAME` to measure from a network namespace)."""
 
-    def __init__(self, job: dict[str, Any]) -> None:
+    def __init__(self, job: dict[str, Any], prefix: Sequence[str] = ()) -> None:
         import subprocess
         import sys
         import tempfile
@@ -129,7 +130,7 @@ class JobProcess:
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in finish())
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "desktop.app.job_process"],
+            [*prefix, sys.executable, "-m", "desktop.app.job_process"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self.stderr,

@@ -4,11 +4,13 @@
 
     desktop/cli/__init__.py   the entry point: the sub-command registry, `main`, the headless main job
     desktop/cli/errors.py     the exit codes and the one table from exception to exit code and message
-    desktop/cli/<command>.py  one module per sub-command (probe, schedule, history, trace, catalog, size,
-                              score, export, gui), each exposing `add_parser(subparsers)`, which registers
+    desktop/cli/<command>.py  one module per sub-command (probe, schedule, history, trace, catalog,
+                              questionnaire, size, score, export, accept, gui), each exposing `add_parser(subparsers)`, which registers
                               it and sets `run=` (parsed arguments → exit code)
-    desktop/cli/_common.py    options every sub-command shares; `_format.py` tables and the progress line;
-                              `_links.py` the measurement options of score and export
+    desktop/cli/_common.py    options every sub-command shares, flags held to `probes.limits`; `_format.py`
+                              tables and the progress line; `_safe_text.py` untrusted text escaped for the
+                              terminal and the log; `_logfile.py` the schedule's log; `_links.py` the
+                              measurement options of score and export
 
 Exit codes (the README's table is `desktop.cli.errors.EXIT_RULES`): 0 done, every target measured; 1 some
 target could not be measured at all (its error is in the output); 2 usage error or invalid input (the
@@ -32,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "history",
     "trace",
     "catalog",
+    "questionnaire",
     "size",
     "score",
     "export",

@@ -1,16 +1,17 @@
-"""Options every sub-command shares (the store, the vantage point, checked numbers) and the note a reader
-prints when nothing is measured yet."""
+"""Options every sub-command shares (the store, the vantage point), argparse types holding numbers and times
+to `probes.limits` (the limits plans use too), and the note a reader prints when nothing is measured yet."""
 
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
-N = TypeVar("N", int, float)
+from probes import limits
+from probes.limits import Limit, parse_time
 
 
 def add_db_option(parser: argparse.ArgumentParser) -> None:
@@ -47,24 +48,25 @@ def reader_store(path: Path | None) -> Path:
     return where
 
 
-def _number_type(
-    convert: Callable[[str], N], accept: Callable[[N], bool], expected: str
-) -> Callable[[str], N]:
-    """An argparse `type=` that converts text and checks it, with a message saying what was expected."""
+def flag(limit: Limit) -> Callable[[str], Any]:
+    """An argparse `type=` holding a flag to `limit`, the same limit its field in a plan has
+    (`probes.limits`): NaN, infinities and numbers out of range are usage errors saying what was expected."""
 
-    def parse(text: str) -> N:
+    def parse(text: str) -> Any:
         try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not {expected}") from None
-        if not accept(value) or not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{text!r} is not {expected}")
-        return value
+            return limit.parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
 
 
-positive_float = _number_type(float, lambda v: v > 0, "a positive number")
-non_negative_float = _number_type(float, lambda v: v >= 0, "zero or a positive number")
-positive_int = _number_type(int, lambda v: v >= 1, "a whole number of at least 1")
-port_number = _number_type(int, lambda v: 1 <= v <= 65535, "a port number (1-65535)")
+def time_flag(text: str) -> datetime:
+    """An argparse `type=` for `--since`/`--until`: ISO text or an age (`probes.limits.parse_time`)."""
+    try:
+        return parse_time(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+port_number = flag(limits.PORT)

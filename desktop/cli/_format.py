@@ -1,4 +1,5 @@
-"""Plain-text tables and a progress line for the terminal."""
+"""Plain-text tables and a progress line for the terminal; untrusted text is escaped by
+`desktop.cli._safe_text.printable`."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from desktop.cli._safe_text import printable
 from probes.target import Method
 
 if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
@@ -26,6 +28,10 @@ def percent(fraction: float | None) -> str:
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO) -> None:
+    """Columns padded to their widest cell; every cell goes through `printable` (no control character of a
+    name or a host's message reaches the terminal, no newline splits a row)."""
+    headers = [printable(h) for h in headers]
+    rows = [[printable(c) for c in row] for row in rows]
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
     last = len(headers) - 1
 
@@ -102,12 +108,26 @@ def figures(result: ProbeResult) -> str:
             f"{number(m.get('throughput_mbps'), 1)} Mbit/s (steady {number(m.get('steady_mbps'), 1)})  "
             f"{number(mib, 1)} MiB in {number(m.get('seconds'))} s  ttfb {number(m.get('ttfb_ms'))} ms"
         )
+    if result.method is Method.RESPONSIVENESS:
+        up = m.get("upload_mbps")
+        return (
+            f"idle {number(m.get('idle_rtt_median_ms'))} ms  loaded {number(m.get('loaded_rtt_median_ms'))} ms "
+            f"(p90 {number(m.get('loaded_rtt_p90_ms'))})  {_signed(m.get('loaded_rtt_increase_ms'))} ms  "
+            f"grade {m.get('grade') or '-'}  {number(m.get('rpm'), 0)} RPM  "
+            f"down {number(m.get('download_mbps'), 1)}"
+            + (f" / up {number(up, 1)}" if up is not None else "")
+            + f" Mbit/s ({m.get('latency_probe')})"
+        )
     if result.method is Method.IPERF3:
         return (
             f"down {number(m.get('download_mbps'), 1)} Mbit/s  up {number(m.get('upload_mbps'), 1)} Mbit/s  "
             f"retransmits {number(m.get('retransmits'))}"
         )
     return ""
+
+
+def _signed(value: Any) -> str:
+    return f"{value:+.2f}" if isinstance(value, int | float) and not isinstance(value, bool) else "-"
 
 
 def note(result: ProbeResult) -> str:

@@ -6,6 +6,9 @@ claims. `--replay DIR` reads recorded outputs instead; `--record DIR` writes the
 Exit codes: 0 the report was made and no claim is contradicted (confirmed and unverified only);
 4 at least one claim is contradicted (a finding, not a crash); 2 usage error or malformed input (the message
 names the file and line); 3 the environment refused (e.g. a replay directory that does not exist).
+
+`linkvet accept import report.json` (on the office machine) stores a report's checks as verified or
+contradicted facts in the provider's overlay (`desktop.usecases.accept_import`); it exits 0 when stored.
 """
 
 from __future__ import annotations
@@ -14,11 +17,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
-from desktop.cli._common import positive_float
+from desktop.cli._common import flag
 from desktop.cli._format import table
+from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
+from probes import limits
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -66,7 +71,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--nccl-timeout",
-        type=positive_float,
+        type=flag(limits.COMMAND_SECONDS),
         default=600.0,
         metavar="S",
         help="time cap for that run (default 600)",
@@ -99,6 +104,42 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--out", type=Path, metavar="FILE", help="write the JSON report to FILE")
     p.set_defaults(run=run)
+    verbs = p.add_subparsers(dest="accept_verb", metavar="import")
+    importer = verbs.add_parser(
+        "import",
+        help="on the office machine: store a report's checks as verified facts in your own catalog",
+        description="Store an acceptance report's checks with the provider's catalog: measured values become "
+        "verified facts (scoring prefers them), claims they contradict are marked contradicted (counted 0).",
+    )
+    importer.add_argument("report", type=Path, metavar="REPORT.json", help="a report of linkvet accept --out")
+    add_catalog_option(importer)
+    importer.set_defaults(run=run_import)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    from desktop.cli.catalog import load_or_warn
+    from desktop.i18n import _
+    from desktop.usecases.accept_import import import_report
+
+    if not args.report.is_file():
+        raise UsageError(_("no such file: {file}").format(file=args.report))
+    result = import_report(args.report, load_or_warn(args.catalogs, args.user_catalogs))
+    where = f"{result.provider}/{result.offering}" + (f" in {result.region}" if result.region else "")
+    print(
+        _("{file}: checks of {where} on {host} at {time}: {added} stored").format(
+            file=args.report, where=where, host=result.host, time=result.created_at, added=result.checks_added
+        )
+    )
+    for change in result.changes:
+        if change.what in ("added", "changed"):
+            print(_("  {key} = {value}").format(key=change.key, value=_short(change.after)))
+    for refused in result.refused:
+        print(_("not written (the catalog's rules refuse it): {why}").format(why=refused), file=sys.stderr)
+    if result.checks_added or any(c.what in ("added", "changed") for c in result.changes):
+        print(_("written to {overlay}").format(overlay=result.overlay))
+    else:
+        print(_("nothing new: {overlay} already holds this report").format(overlay=result.overlay))
+    return EXIT_OK
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,7 +182,7 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
         use_nvml=not args.no_nvml,
         networks=args.networks,
     )
-    catalogs = load_or_warn(args.catalogs) if args.provider else None
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs) if args.provider else None
     needs = load_needs(args.needs) if args.needs else None
     return accept(
         options,
@@ -158,6 +199,7 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def print_summary(report: dict[str, Any], out: TextIO) -> None:
+    out = cast(TextIO, PrintableStream(out))  # what the server printed is untrusted
     host = report["host"]
     out.write(f"linkvet accept — {host['hostname']} ({report['machine']}), {report['created_at']}\n")
     facts = report["facts"]

@@ -1,4 +1,5 @@
-"""`linkvet catalog`: validate, list and import provider catalogs, and show a region's probe targets."""
+"""`linkvet catalog`: validate, list, show and import provider catalogs, and show a region's probe targets.
+`list` and `show` say which file each fact came from (a bundled catalog, or your own overlay)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from catalogs.loader import BUNDLED_PROVIDERS_DIR, CatalogSet, load_catalogs, parse_catalog_text
-from catalogs.skypilot import catalog_to_toml, import_skypilot_csv
+from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
+from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
+from desktop.i18n import _
 from desktop.usecases.offerings import gpu_filter, load_catalog_set, offering_rows
 
 
@@ -20,15 +22,24 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         metavar="PATH",
-        help="catalog file or directory (repeatable; default: the bundled catalogs)",
+        help="catalog file or directory (repeatable; default: the bundled catalogs); your own catalogs "
+        "(the user catalog folder) are merged over them",
+    )
+    parser.add_argument(
+        "--no-user-catalogs",
+        dest="user_catalogs",
+        action="store_false",
+        help="leave out your own catalogs (vendor answers, verified facts) and read only --catalogs or the "
+        "bundled ones",
     )
 
 
-def load_or_warn(paths: list[Path] | None) -> CatalogSet:
-    """Load catalogs; report broken files on stderr and go on with the others."""
-    loaded = load_catalog_set(paths)
+def load_or_warn(paths: list[Path] | None, include_user: bool = True) -> CatalogSet:
+    """Load catalogs (with the user's merged over them); report broken files on stderr and go on with the
+    others."""
+    loaded = load_catalog_set(paths, include_user=include_user)
     for error in loaded.errors:
-        print(f"linkvet: skipped: {error}", file=sys.stderr)
+        print(printable(f"linkvet: skipped: {error}"), file=sys.stderr)
     if not loaded.providers:
         raise UsageError("no catalog could be loaded" + (" (see above)" if loaded.errors else ""))
     return loaded
@@ -51,6 +62,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_catalog_option(listing)
     listing.set_defaults(run=run_list)
 
+    show = verbs.add_parser(
+        "show", help="every fact of a provider (or one offering) with its source, standing and file"
+    )
+    show.add_argument("provider", metavar="PROVIDER", help="provider id")
+    show.add_argument("offering", nargs="?", metavar="OFFERING", help="only this offering")
+    show.add_argument("--json", action="store_true", help="print JSON instead of text")
+    add_catalog_option(show)
+    show.set_defaults(run=run_show)
+
     targets = verbs.add_parser("targets", help="print the probe targets of catalog regions (JSON)")
     targets.add_argument("--provider", metavar="ID", help="only this provider")
     targets.add_argument("--region", metavar="ID", help="only this region")
@@ -60,7 +80,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     importer = verbs.add_parser("import-skypilot", help="turn a SkyPilot-format CSV into a provider catalog")
     importer.add_argument("file", type=Path, metavar="FILE", help="SkyPilot vms.csv (or an extract of it)")
     importer.add_argument(
-        "--out", type=Path, default=Path("."), metavar="DIR", help="where to write (default: .)"
+        "--out",
+        type=Path,
+        default=Path("."),
+        metavar="DIR|FILE.toml",
+        help="a folder (written as PROVIDER.toml in it) or a .toml file (default: .)",
     )
     importer.add_argument("--provider", metavar="ID", help="provider id (default: from the file name)")
     importer.add_argument("--name", metavar="NAME", help="provider display name")
@@ -69,22 +93,41 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     importer.add_argument("--as-of", metavar="DATE", help="when the source said it (default: today)")
     importer.add_argument("--force", action="store_true", help="overwrite an existing catalog file")
+    importer.add_argument(
+        "--strict", action="store_true", help="fail the whole import on a row that cannot be understood"
+    )
     importer.set_defaults(run=run_import)
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    paths = args.paths or [BUNDLED_PROVIDERS_DIR]
-    missing = [p for p in paths if not p.exists()]
+    """Bundled and user catalogs by default; given files and folders otherwise, an overlay among them merged
+    over the bundled catalog it belongs to."""
+    from catalogs.loader import catalog_files
+    from catalogs.user import load_with_user, with_files
+
+    missing = [p for p in args.paths if not p.exists()]
     if missing:
         raise UsageError(f"no such file or directory: {missing[0]}")
-    loaded = load_catalogs(paths)
+    if args.paths:
+        files = catalog_files(args.paths)
+        loaded = with_files(load_catalogs(), files)
+        wanted = {str(f) for f in files}
+        shown = [c for c in loaded.providers if str(c.path) in wanted or str(c.overlay) in wanted]
+        loaded = type(loaded)(
+            tuple(shown), tuple(e for e in loaded.errors if str(e.path) in wanted), tuple(files)
+        )
+    else:
+        loaded = load_with_user()
     for catalog in loaded.providers:
+        overlay = f" + {catalog.overlay}" if catalog.overlay is not None else ""
         print(
-            f"ok   {catalog.path}: {catalog.provider.id} — {len(catalog.regions)} regions, "
-            f"{len(catalog.offerings)} offerings"
+            printable(
+                f"ok   {catalog.path}{overlay}: {catalog.provider.id} — {len(catalog.regions)} regions, "
+                f"{len(catalog.offerings)} offerings"
+            )
         )
     for error in loaded.errors:
-        print(f"FAIL {error}")
+        print(printable(f"FAIL {error}"))
     broken = len({e.path for e in loaded.errors})
     print(
         f"{len(loaded.providers)} catalog(s) valid, {broken} with problems ({len(loaded.errors)} problem(s))"
@@ -93,7 +136,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    loaded = load_or_warn(args.catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs)
     if args.provider and loaded.provider(args.provider) is None:
         raise UsageError(
             f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
@@ -104,7 +147,7 @@ def run_list(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(
         f"{'provider':<12} {'offering':<34} {'GPU':<18} {'n':>2} {'in node':<14} {'fabric':<11} "
-        f"{'regions':>7} {'$/GPU-h':>8}"
+        f"{'regions':>7} {'$/GPU-h':>8}  files"
     )
     for row in rows:
         intra = row.get("intra_node", {})
@@ -114,16 +157,71 @@ def run_list(args: argparse.Namespace) -> int:
         fabric = row.get("inter_node", {}).get("fabric", "?")
         price = f"{row['min_gpu_hour']:.2f}" if row["min_gpu_hour"] is not None else "?"
         print(
-            f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
-            f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
-            f"{len(row.get('regions', [])):>7} {price:>8}"
+            printable(
+                f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
+                f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
+                f"{len(row.get('regions', [])):>7} {price:>8}  {_files(row)}"
+            )
         )
     print(f"{len(rows)} offering(s); '?' = not stated by the source (unknown)")
+    overlays = sorted({row["overlay"] for row in rows if row.get("overlay")})
+    if overlays:
+        print(
+            _(
+                "facts from your own catalogs ({files}): `linkvet catalog show PROVIDER OFFERING` says which"
+            ).format(files=", ".join(overlays))
+        )
+    return EXIT_OK
+
+
+def _files(row: dict[str, object]) -> str:
+    """The catalog file of an offering and, when some of its facts come from the user's overlay, that too."""
+    files = {str(source["file"]) for source in row["fact_sources"].values() if source.get("file")}  # type: ignore[attr-defined]
+    base = str(row.get("file") or "")
+    names = [Path(base).name] if base else []
+    names += [f"+ {f}" for f in sorted(files) if f != base]
+    return " ".join(names)
+
+
+def run_show(args: argparse.Namespace) -> int:
+    from desktop.usecases.catalog_facts import fact_lines
+
+    loaded = load_or_warn(args.catalogs, args.user_catalogs)
+    catalog = loaded.provider(args.provider)
+    if catalog is None:
+        known = ", ".join(p.provider.id for p in loaded.providers)
+        raise UsageError(f"no provider {args.provider!r} (known: {known})")
+    if args.offering is not None and not any(o.id == args.offering for o in catalog.offerings):
+        known = ", ".join(o.id for o in catalog.offerings) or "none"
+        raise UsageError(f"provider {args.provider!r} has no offering {args.offering!r} (offerings: {known})")
+    lines = fact_lines(catalog, args.offering)
+    if args.json:
+        print(json.dumps([line.as_dict() for line in lines], indent=1, ensure_ascii=False))
+        return EXIT_OK
+    print(_("{provider}: catalog {file}").format(provider=catalog.provider.name, file=catalog.path or "?"))
+    if catalog.overlay is not None:
+        print(_("your own facts: {file}").format(file=catalog.overlay))
+    for line in lines:
+        value = ", ".join(str(v) for v in line.value) if isinstance(line.value, tuple) else line.value
+        standing = "" if line.provenance.standing == "claimed" else f" [{line.provenance.standing}]"
+        print(f"{line.key} = {printable(value)}{standing}")
+        print(f"    {printable(line.provenance.describe())} — {line.file or '?'}")
+        for earlier in line.history:
+            print(
+                "    "
+                + _("earlier: {value} ({standing}, {source}, as of {as_of}; replaced {replaced})").format(
+                    value=printable(earlier.value),
+                    standing=earlier.standing,
+                    source=printable(earlier.source),
+                    as_of=earlier.as_of,
+                    replaced=earlier.replaced_on,
+                )
+            )
     return EXIT_OK
 
 
 def run_targets(args: argparse.Namespace) -> int:
-    loaded = load_or_warn(args.catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs)
     catalogs = loaded.providers
     if args.provider:
         catalogs = tuple(c for c in catalogs if c.provider.id == args.provider)
@@ -158,34 +256,50 @@ def run_targets(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    if not args.file.is_file():
+    from desktop.usecases.skypilot_import import import_to_file
+
+    if not args.file.exists():  # a folder, a FIFO or a device: the reader says which
         raise UsageError(f"no such file: {args.file}")
-    result = import_skypilot_csv(
+    written = import_to_file(
         args.file,
+        args.out,
         provider_id=args.provider,
         provider_name=args.name,
         source=args.source,
         as_of=args.as_of,
+        strict=args.strict,
+        force=args.force,
     )
-    provider_id = result.catalog["provider"]["id"]
-    header = (
-        f"{result.catalog['provider']['name']}: imported from {args.file.name} "
-        "by `linkvet catalog import-skypilot`.\n"
-        "Facts the CSV does not state are left out (unknown). Add what you know, each with source and as_of."
-    )
-    text = catalog_to_toml(result.catalog, header)
-    catalog, problems = parse_catalog_text(text)
-    if catalog is None:
-        raise UsageError("the imported catalog does not validate: " + "; ".join(str(p) for p in problems))
-    args.out.mkdir(parents=True, exist_ok=True)
-    target = args.out / f"{provider_id}.toml"
-    if target.exists() and not args.force:
-        raise UsageError(f"{target} exists; use --force to overwrite it")
-    target.write_text(text, encoding="utf-8")
+    result, catalog = written.result, written.catalog
     for warning in result.warnings:
-        print(f"note: {warning}", file=sys.stderr)
+        print(f"note: {printable(warning)}", file=sys.stderr)
+    for skipped in result.skipped[:20]:
+        print(
+            _("skipped: {file}:{line}: {reason}").format(
+                file=printable(args.file.name), line=skipped.line, reason=printable(skipped.reason)
+            ),
+            file=sys.stderr,
+        )
+    if len(result.skipped) > 20:
+        print(_("skipped: … and {more} more").format(more=len(result.skipped) - 20), file=sys.stderr)
     print(
-        f"wrote {target}: {len(catalog.offerings)} offerings in {len(catalog.regions)} regions "
-        f"from {result.rows_used} of {result.rows_read} rows"
+        _("wrote {file}: {offerings} offerings in {regions} regions").format(
+            file=written.target, offerings=len(catalog.offerings), regions=len(catalog.regions)
+        )
+    )
+    print(
+        _(
+            "{read} rows read: {imported} imported ({corrected} corrected against the GPU reference, with a note), "
+            "{skipped} skipped as not understood, {duplicates} duplicates, {not_offered} with price 0 (not "
+            "offered), {no_gpu} without a GPU"
+        ).format(
+            read=result.rows_read,
+            imported=result.rows_used,
+            corrected=result.rows_corrected,
+            skipped=len(result.skipped),
+            duplicates=result.duplicates,
+            not_offered=result.not_offered,
+            no_gpu=result.no_gpu,
+        )
     )
     return EXIT_OK

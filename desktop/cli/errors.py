@@ -120,7 +120,9 @@ def run_mapped(command: Callable[[], int], stderr: TextIO | None = None) -> int:
             raise
         line = describe(exc, rule)
         if line is not None:
-            print(f"linkvet: {line}", file=stderr or sys.stderr)
+            from desktop.cli._safe_text import printable
+
+            print(f"linkvet: {printable(line)}", file=stderr or sys.stderr)
         if isinstance(exc, BrokenPipeError):
             # Keep Python from complaining about the closed pipe when it flushes stdout at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -6,11 +6,10 @@ import argparse
 from pathlib import Path
 
 from catalogs.scoring import RANKING_METHODS
-from desktop.cli._common import add_db_option, reader_store
+from desktop.cli._common import add_db_option, reader_store, time_flag
 from desktop.cli._links import epoch_us, peak_windows
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
-from desktop.cli.history import parse_when
 from desktop.cli.score import weight_option
 
 
@@ -34,11 +33,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--format", choices=["xlsx", "csv"], help="file format (default: from --out, else xlsx)")
     p.add_argument(
         "--since",
-        type=parse_when,
+        type=time_flag,
         help="measurements from this time: ISO date/time (UTC unless it says) or an age such as 7d "
         "(default: all stored)",
     )
-    p.add_argument("--until", type=parse_when, help="measurements before this time (same forms as --since)")
+    p.add_argument("--until", type=time_flag, help="measurements before this time (same forms as --since)")
     p.add_argument(
         "--tz", default="Asia/Shanghai", help="time zone of the hour-of-day sheet (default Asia/Shanghai)"
     )
@@ -63,7 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     from catalogs.checklist import load_checklist
     from catalogs.needs import load_needs
-    from desktop.usecases.export import ExportJob, file_format_for, run_export
+    from desktop.usecases.export import ExportJob, cyclic_gc_paused, file_format_for, run_export
     from probes.analysis.clock import check_zone
 
     file_format = file_format_for(args.out, args.format)
@@ -80,12 +79,13 @@ def run(args: argparse.Namespace) -> int:
     if args.needs is None:
         if args.weight or args.checklist:
             raise UsageError("--checklist and --weight need --needs FILE (the profile to rank for)")
-    elif not args.needs.is_file():
+    elif not args.needs.exists():  # a folder, a FIFO or a device: load_needs says which
         raise UsageError(f"{args.needs}: no such needs profile")
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None
     # The catalogs always: the line types their regions claim are what the route checks check.
-    catalogs = load_or_warn(args.catalogs)
+    with cyclic_gc_paused():  # as the export itself: loading builds the catalogs' objects in bulk
+        catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     job = ExportJob(
         out=args.out,
         file_format=file_format,

@@ -5,17 +5,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any, SupportsFloat
 
-from desktop.cli._common import add_db_option, positive_int
+from desktop.cli._common import add_db_option, flag, time_flag
 from desktop.cli._format import number, percent, table
+from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, UsageError
-
-_RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+from probes import limits
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,17 +32,17 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--since",
-        type=parse_when,
+        type=time_flag,
         help="from this time: ISO date/time (UTC unless it says) or an age "
         "such as 30m, 24h, 7d (default: 24h for a target, everything for the list)",
     )
-    p.add_argument("--until", type=parse_when, help="up to this time (same forms as --since)")
+    p.add_argument("--until", type=time_flag, help="up to this time (same forms as --since)")
     p.add_argument(
         "--method", choices=["icmp", "tcp", "http", "download", "iperf3", "trace"], help="only this method"
     )
     p.add_argument(
         "--limit",
-        type=positive_int,
+        type=flag(limits.ROWS),
         help="only the newest N rows (the list: the N most recently measured targets)",
     )
     p.add_argument(
@@ -54,20 +52,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     add_db_option(p)
     p.set_defaults(run=run)
-
-
-def parse_when(text: str) -> datetime:
-    """An aware UTC datetime from ISO text or an age ('24h' = 24 hours ago)."""
-    match = _RELATIVE.match(text)
-    if match:
-        return datetime.now(UTC) - timedelta(seconds=float(match.group(1)) * _UNITS[match.group(2)])
-    try:
-        moment = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is neither an ISO date/time (2026-11-30 or 2026-11-30T20:00+08:00) nor an age (24h, 7d)"
-        ) from None
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(_row_dict(row), allow_nan=False) + "\n")
         return EXIT_OK
     if frame.empty:
-        print(f"no measurements of {args.target} since {since:%Y-%m-%d %H:%M} UTC")
+        print(f"no measurements of {printable(args.target)} since {since:%Y-%m-%d %H:%M} UTC")
         return EXIT_OK
     headers = [
         "TIME (UTC)",

@@ -10,17 +10,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import (
-    add_db_option,
-    add_vantage_option,
-    non_negative_float,
-    port_number,
-    positive_float,
-    positive_int,
-)
+from desktop.cli._common import add_db_option, add_vantage_option, flag, port_number
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
-from probes.target import DEFAULT_COUNTS
+from probes import limits
+from probes.target import DEFAULT_CONNECTIONS, DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
     from probes.results import ProbeResult
@@ -47,13 +41,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-c",
         "--count",
-        type=positive_int,
-        help="attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3)",
+        type=flag(limits.COUNT),
+        help="attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3/"
+        "responsiveness; responsiveness: tests)",
     )
     p.add_argument(
         "-i",
         "--interval",
-        type=non_negative_float,
+        type=flag(limits.INTERVAL),
         default=1.0,
         metavar="S",
         help="seconds between attempts to the same target (default 1)",
@@ -61,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-t",
         "--timeout",
-        type=positive_float,
+        type=flag(limits.TIMEOUT),
         default=2.0,
         metavar="S",
         help="seconds to wait for each reply (default 2)",
@@ -75,31 +70,69 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--gap-ms",
-        type=non_negative_float,
+        type=flag(limits.GAP_MS),
         default=1.0,
         help="minimum milliseconds between packets to different targets (default 1, as fping -i 1)",
     )
     p.add_argument(
-        "--concurrency", type=positive_int, default=256, help="targets measured at once (default 256)"
+        "--concurrency",
+        type=flag(limits.CONCURRENCY),
+        default=256,
+        help="targets measured at once (default 256)",
     )
-    p.add_argument("--payload", type=int, default=56, metavar="BYTES", help="ICMP payload size (default 56)")
+    p.add_argument(
+        "--payload",
+        type=flag(limits.PAYLOAD),
+        default=56,
+        metavar="BYTES",
+        help="ICMP payload size (default 56)",
+    )
     p.add_argument(
         "--max-bytes",
-        type=positive_int,
+        type=flag(limits.DOWNLOAD_BYTES),
         default=100 * 1024 * 1024,
         help="download: stop after this many bytes (default 100 MiB)",
     )
     p.add_argument(
         "--max-seconds",
-        type=positive_float,
+        type=flag(limits.DOWNLOAD_SECONDS),
         default=10.0,
         help="download: stop after this many seconds (default 10)",
     )
-    p.add_argument("--connections", type=positive_int, default=1, help="download: parallel connections")
-    p.add_argument("--iperf3-seconds", type=positive_float, default=5.0, help="iperf3: seconds per direction")
+    p.add_argument(
+        "--connections",
+        type=flag(limits.CONNECTIONS),
+        help="download/responsiveness: parallel connections (default 1 for download, 4 for responsiveness)",
+    )
+    p.add_argument(
+        "--idle-seconds",
+        type=flag(limits.LOAD_IDLE),
+        default=5.0,
+        metavar="S",
+        help="responsiveness: seconds of latency probes before the load (default 5)",
+    )
+    p.add_argument(
+        "--probe-interval",
+        type=flag(limits.LOAD_PROBE_INTERVAL),
+        default=0.1,
+        metavar="S",
+        help="responsiveness: seconds between latency probes, idle and under load (default 0.1)",
+    )
+    p.add_argument(
+        "--upload-url",
+        metavar="URL",
+        help="responsiveness: also load the uplink by POSTing to this URL (it must accept POST bodies, "
+        "e.g. https://speed.cloudflare.com/__up)",
+    )
+    p.add_argument(
+        "--iperf3-seconds",
+        type=flag(limits.IPERF3_SECONDS),
+        default=5.0,
+        help="iperf3: seconds per direction",
+    )
     p.add_argument(
         "--iperf3-omit",
-        type=non_negative_float,
+        type=flag(limits.IPERF3_OMIT),
         default=2.0,
         metavar="S",
         help="iperf3: seconds of TCP slow start to leave out first (iperf3 -O, default 2)",
@@ -118,23 +151,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.errors import TargetError
-    from probes.target import Method, ProbeOptions, parse_target
+    from probes.target import Method, ProbeOptions, load_target_list, parse_target
 
-    texts: list[tuple[str, str | None]] = [(text, None) for text in args.targets]
-    if args.file is not None:
-        texts.extend(_read_target_file(args.file))
-    if not texts:
+    if not args.targets and args.file is None:
         raise UsageError("no targets: give hosts or URLs, or --file FILE")
     method = Method(args.method) if args.method else None
     labels = {"provider": args.provider, "region": args.region, "line_type": args.line_type}
-    targets = []
-    for text, origin in texts:
-        try:
-            targets.append(parse_target(text, method, args.port, **labels))
-        except TargetError as exc:  # say which line of the list, and which text, it was
-            where = f"{origin}: " if origin else ""
-            raise TargetError(f"{where}{exc}" if text in str(exc) else f"{where}{text}: {exc}") from exc
+    targets = [parse_target(text, method, args.port, **labels) for text in args.targets]
+    if args.file is not None:  # every line read strictly; a line repeating another names both
+        targets += load_target_list(args.file, method, args.port, **labels)
+    _refuse_repeats(targets)
     options = {
         m: ProbeOptions(
             count=args.count or DEFAULT_COUNTS[m],
@@ -144,9 +170,12 @@ def run(args: argparse.Namespace) -> int:
             verify_tls=not args.insecure,
             download_max_bytes=args.max_bytes,
             download_max_seconds=args.max_seconds,
-            download_connections=args.connections,
+            download_connections=args.connections or DEFAULT_CONNECTIONS.get(m, 1),
             iperf3_seconds=args.iperf3_seconds,
             iperf3_omit_s=args.iperf3_omit,
+            load_idle_s=args.idle_seconds,
+            load_probe_interval_s=args.probe_interval,
+            load_upload_url=args.upload_url,
         )
         for m in {t.method for t in targets}
     }
@@ -191,17 +220,15 @@ def _print(results: Sequence[ProbeResult], as_json: bool) -> None:
     table(headers, rows, sys.stdout)
 
 
-def _read_target_file(path: Path) -> list[tuple[str, str | None]]:
-    """(target text, "FILE:LINE") for each target in a list file; '#' starts a comment."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{path}: cannot read the target list: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    entries: list[tuple[str, str | None]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        target = line.split("#", 1)[0].strip()
-        if target:
-            entries.append((target, f"{path}:{number}"))
-    return entries
+def _refuse_repeats(targets: Sequence[Target]) -> None:
+    """One measurement per target: the same target twice (given and in --file, or spelled two ways that
+    normalise alike) would share its samples."""
+    from desktop.i18n import _
+
+    seen: set[str] = set()
+    for target in targets:
+        if target.key in seen:
+            raise UsageError(
+                _("{target} is given twice (each target is measured once)").format(target=target.name)
+            )
+        seen.add(target.key)

@@ -5,20 +5,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import logging.handlers
 import signal
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import add_db_option, non_negative_float
+from desktop.cli._common import add_db_option, flag
 from desktop.cli._format import ProgressLine, result_rows, table
-from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused
+from desktop.cli._logfile import LogFile, setup_logging
+from desktop.cli._safe_text import printable
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError
+from probes import limits
+from probes.limits import format_duration
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
+    from probes.alerts.engine import AlertWorker
+    from probes.alerts.rules import Secrets
+    from probes.metrics import ListenAddress
     from probes.plan import Plan
-    from probes.scheduler import Scheduler
+    from probes.scheduler import RoundHook, RoundReport, Scheduler
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -32,10 +38,22 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument("--check", action="store_true", help="validate the plan, show the next rounds, and exit")
     p.add_argument(
         "--grace",
-        type=non_negative_float,
+        type=flag(limits.GRACE),
         default=10.0,
         metavar="S",
         help="on stop, seconds to let the round in flight finish before dropping it (default 10)",
+    )
+    p.add_argument(
+        "--metrics-listen",
+        type=_listen_address,
+        metavar="HOST:PORT",
+        help="serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9108; loopback only "
+        "unless --metrics-public)",
+    )
+    p.add_argument(
+        "--metrics-public",
+        action="store_true",
+        help="allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)",
     )
     p.add_argument("--log-file", type=Path, help="log file (default: linkvet.log in the user data directory)")
     p.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
@@ -44,40 +62,61 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
+    from probes.paths import log_path
     from probes.plan import load_plan
     from probes.store import Store
 
     plan = load_plan(args.plan)
     if args.check:
         return _check(plan)
-    _setup_logging(args.log_file, args.quiet)
+    _check_metrics_address(args)
+    secrets = _alert_secrets(plan)
+    log_file = setup_logging(args.log_file or log_path(), args.quiet)
     store = Store(args.db)
     try:
         from probes.scheduler import Scheduler
 
         if args.once:
             progress = ProgressLine()
-            scheduler = Scheduler(plan, store, progress=progress)
+            alerts = _start_alerts(plan, store.path, secrets)
+            scheduler = Scheduler(plan, store, progress=progress, hooks=[alerts.submit] if alerts else [])
             try:
                 report = asyncio.run(scheduler.run_once())
             finally:
                 progress.finish()
+                if alerts is not None:
+                    alerts.close()
             logging.getLogger("linkvet.schedule").info(report.describe())
             if not report.results:
                 print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+                log_file.check()
                 return EXIT_OK
             headers, rows = result_rows(list(report.results))
             table(headers, rows, sys.stdout)
             if report.store_error is not None:
                 raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
             print(f"stored round {report.round_id} in {store.path}")
+            log_file.check()
             return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
-        return asyncio.run(_daemon(Scheduler(plan, store), args.grace))
+        metrics = _start_metrics(args, plan)
+        alerts = _start_alerts(plan, store.path, secrets)
+        try:
+            hooks: list[RoundHook] = []
+            if metrics is not None:
+                hooks.append(metrics.observe)
+            if alerts is not None:
+                hooks.append(alerts.submit)
+            return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace, log_file))
+        finally:
+            if alerts is not None:
+                alerts.close()
+            if metrics is not None:
+                metrics.stop()
     finally:
         store.close()
 
 
-async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
+async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> int:
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -98,14 +137,106 @@ async def _daemon(scheduler: Scheduler, grace_s: float) -> int:
         "linkvet schedule: plan %s (%d targets), every %s, %s inside %s; store %s",
         plan.path,
         len(plan.targets),
-        _duration(plan.every_s),
-        _duration(plan.peak_every_s),
+        format_duration(plan.every_s),
+        format_duration(plan.peak_every_s),
         ", ".join(str(w) for w in plan.peak_windows),
         scheduler.store.path,
     )
+    log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
     stored = await scheduler.run_until(stop, grace_s=grace_s)
     log.info("stopped after %d stored rounds", stored)
+    log_file.check()
     return EXIT_OK
+
+
+def _listen_address(text: str) -> ListenAddress:
+    from probes.metrics import parse_listen
+
+    try:
+        return parse_listen(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+class _Metrics:
+    """The scheduler's metrics and the server publishing them."""
+
+    def __init__(self, plan: Plan, address: ListenAddress) -> None:
+        from probes.metrics import MetricsServer, RoundMetrics
+
+        self.metrics = RoundMetrics(plan.vantage, plan.name, (p.target for p in plan.targets))
+        self.server = MetricsServer(self.metrics.registry, address)
+
+    def observe(self, report: RoundReport) -> None:
+        self.metrics.observe(report)
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+def _check_metrics_address(args: argparse.Namespace) -> None:
+    from desktop.i18n import _
+
+    address: ListenAddress | None = args.metrics_listen
+    if address is not None and not address.loopback and not args.metrics_public:
+        raise UsageError(
+            _(
+                "--metrics-listen {address}: other hosts could read the metrics there; listen on a loopback "
+                "address (127.0.0.1:9108) or add --metrics-public"
+            ).format(address=address)
+        )
+
+
+def _start_metrics(args: argparse.Namespace, plan: Plan) -> _Metrics | None:
+    from desktop.i18n import _
+
+    address: ListenAddress | None = args.metrics_listen
+    if address is None:
+        return None
+    metrics = _Metrics(plan, address)
+    try:
+        bound = metrics.server.start()
+    except OSError as exc:
+        raise EnvironmentRefused(
+            _("--metrics-listen {address}: cannot listen there: {reason}").format(
+                address=address, reason=exc.strerror or exc
+            )
+        ) from exc
+    logging.getLogger("linkvet.schedule").info("serving Prometheus metrics at http://%s/metrics", bound)
+    return metrics
+
+
+def _alert_secrets(plan: Plan) -> dict[str, Secrets]:
+    if not plan.alerting:
+        return {}
+    from probes.alerts.rules import resolve_secrets
+
+    return resolve_secrets(plan.alerting)
+
+
+def _start_alerts(plan: Plan, db: Path, secrets: dict[str, Secrets]) -> AlertWorker | None:
+    """The alert worker (its own thread and store connection), when the plan has rules."""
+    if not plan.alerting:
+        return None
+    from probes.alerts.engine import AlertWorker
+
+    cadences = [plan.every_s, *(p.every_s for p in plan.targets if p.every_s is not None)]
+    worker = AlertWorker(
+        plan.alerting,
+        db,
+        plan=plan.name,
+        vantage=plan.vantage,
+        targets=[p.target for p in plan.targets],
+        secrets=secrets,
+        longest_cadence_s=max(cadences),
+    )
+    worker.start()
+    logging.getLogger("linkvet.schedule").info(
+        "alerts: %d rule(s), notifiers %s",
+        len(plan.alerting.rules),
+        ", ".join(sorted(plan.alerting.notifiers)),
+    )
+    return worker
 
 
 def _check(plan: Plan) -> int:
@@ -113,55 +244,72 @@ def _check(plan: Plan) -> int:
 
     from probes.scheduler import cadence_at, next_slot
 
-    print(f"plan {plan.name} ({plan.path}): {len(plan.targets)} targets, vantage {plan.vantage or '-'}")
     print(
-        f"every {_duration(plan.every_s)}, every {_duration(plan.peak_every_s)} inside "
+        printable(
+            f"plan {plan.name} ({plan.path}): {len(plan.targets)} targets, vantage {plan.vantage or '-'}"
+        )
+    )
+    print(
+        f"every {format_duration(plan.every_s)}, every {format_duration(plan.peak_every_s)} inside "
         + ", ".join(str(w) for w in plan.peak_windows)
     )
     for planned in plan.targets:
         t = planned.target
-        every = f"  (at most every {_duration(planned.every_s)})" if planned.every_s else ""
+        every = f"  (at most every {format_duration(planned.every_s)})" if planned.every_s else ""
         labels = " ".join(
             f"{k}={v}"
             for k, v in (("provider", t.provider), ("region", t.region), ("line_type", t.line_type))
             if v
         )
-        print(f"  {t.method:<8} {t.name:<40} {labels}{every}")
+        print(f"  {t.method:<8} {printable(t.name):<40} {printable(labels)}{every}")
     moment = time.time()
     print("next rounds (UTC):")
     for _ in range(5):
         moment = next_slot(plan, moment)
         print(
-            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {_duration(cadence_at(plan, moment))})"
+            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {format_duration(cadence_at(plan, moment))})"
         )
+    if plan.alerting:
+        _check_alerts(plan)
     return EXIT_OK
 
 
-def _duration(seconds: float) -> str:
-    if seconds % 3600 == 0:
-        return f"{seconds / 3600:g}h"
-    if seconds % 60 == 0:
-        return f"{seconds / 60:g}m"
-    return f"{seconds:g}s"
+def _check_alerts(plan: Plan) -> None:
+    """List the rules and notifiers; a notifier's unset environment variable is an error (exit 2)."""
+    import os
 
+    from desktop.i18n import _, ngettext
+    from probes.alerts.rules import describe_rule, resolve_secrets
 
-def _setup_logging(log_file: Path | None, quiet: bool) -> None:
-    from probes.paths import log_path
-
-    root = logging.getLogger("linkvet")
-    root.setLevel(logging.WARNING if quiet else logging.INFO)
-    formatter = logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%Y-%m-%dT%H:%M:%S%z")
-    formatter.converter = __import__("time").gmtime
-    console = logging.StreamHandler(sys.stderr)
-    console.setFormatter(formatter)
-    root.addHandler(console)
-    path = log_file or log_path()
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            path, maxBytes=5_000_000, backupCount=3, encoding="utf-8"
+    alerting = plan.alerting
+    assert alerting is not None
+    names = {p.target.key: p.target.name for p in plan.targets}
+    print(ngettext("{n} alert rule:", "{n} alert rules:", len(alerting.rules)).format(n=len(alerting.rules)))
+    for rule in alerting.rules:
+        targets = sorted({names[k] or k for k in rule.target_keys})
+        print(
+            "  "
+            + _("{rule}: {condition}; targets {targets}; notify {notifiers}").format(
+                rule=rule.name,
+                condition=describe_rule(rule),
+                targets=", ".join(targets),
+                notifiers=", ".join(rule.notify),
+            )
         )
-    except OSError as exc:
-        raise EnvironmentRefused(f"{path}: cannot write the log file: {exc.strerror or exc}") from exc
-    handler.setFormatter(formatter)
-    root.addHandler(handler)
+    print(_("notifiers:"))
+    for notifier in alerting.notifiers.values():
+        variables = ", ".join(
+            (_("{variable} (set)") if os.environ.get(v) else _("{variable} (NOT SET)")).format(variable=v)
+            for v in notifier.env_names
+        )
+        print(
+            "  "
+            + _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
+                name=notifier.name,
+                type=notifier.type,
+                count=notifier.max_messages,
+                period=format_duration(notifier.per_s),
+                variables=variables or "-",
+            )
+        )
+    resolve_secrets(alerting)

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
-from catalogs.scoring import RANKING_METHODS, Ranking
+from catalogs.scoring import RANK_ORDERS, RANKING_METHODS, Ranking
 from desktop.cli._links import add_measurement_options, stored_link_summaries
+from desktop.cli._safe_text import PrintableStream
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.usecases.links import read_link_file
@@ -54,6 +56,13 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="override a weight (repeatable)",
     )
     parser.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum")
+    parser.add_argument(
+        "--order",
+        choices=RANK_ORDERS,
+        default="score-min",
+        help="score-min (default): rank by the score with every unknown at its worst, so nothing leads on "
+        "unknowns counted generously; total: by the score with unknowns at the checklist's unknown score",
+    )
     parser.add_argument("--top", type=int, default=10, metavar="N", help="explain the first N (default 10)")
     parser.add_argument("--json", action="store_true", help="print the whole ranking as JSON")
     add_catalog_option(parser)
@@ -62,26 +71,31 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def _print_ranking(ranking: Ranking, top: int) -> None:
+    out = PrintableStream(sys.stdout)  # offering labels and notes come from catalog files
     passing = [e for e in ranking.entries if e.eligible]
     failing = [e for e in ranking.entries if not e.eligible]
     print(
         f"{len(ranking.entries)} candidate(s) (offering × region): {len(passing)} pass every gate, "
-        f"{len(failing)} fail one. Method: {ranking.method}."
+        f"{len(failing)} fail one. Method: {ranking.method}. Order: {ranking.order}.",
+        file=out,
     )
     for note in ranking.notes:
-        print(f"Note: {note}.")
-    print()
+        print(f"Note: {note}.", file=out)
+    print(file=out)
     for entry in ranking.entries[:top]:
-        print(entry.explanation)
-        print()
+        print(entry.explanation, file=out)
+        print(file=out)
     if len(ranking.entries) > top:
-        print(f"… {len(ranking.entries) - top} more (--top N to see more, --json for all).")
+        print(f"… {len(ranking.entries) - top} more (--top N to see more, --json for all).", file=out)
     pcie = next(
         (e for e in ranking.entries if e.intra_node_kind == "pcie" and (e.gpus_per_node or 0) > 1), None
     )
     if pcie is not None and pcie.rank > top:
-        print(f"First PCIe-only offering: #{pcie.rank} {pcie.label} — {pcie.gpus_per_node} × {pcie.gpu}.")
-    print(f"Sensitivity: {ranking.sensitivity.describe()}.")
+        print(
+            f"First PCIe-only offering: #{pcie.rank} {pcie.label} — {pcie.gpus_per_node} × {pcie.gpu}.",
+            file=out,
+        )
+    print(f"Sensitivity: {ranking.sensitivity.describe()}.", file=out)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -89,9 +103,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--top must be 0 or more")
     needs = load_needs(args.needs)
     checklist = load_checklist(args.checklist) if args.checklist else None
-    catalogs = load_or_warn(args.catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     summaries = read_link_file(args.links) if args.links else stored_link_summaries(args, catalogs)
-    request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist)
+    request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist, args.order)
     ranking = rank(catalogs, request)
     if args.json:
         data: dict[str, Any] = ranking.as_dict()

@@ -9,18 +9,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from desktop.cli._common import (
-    add_db_option,
-    add_vantage_option,
-    non_negative_float,
-    port_number,
-    positive_float,
-    positive_int,
-)
+from desktop.cli._common import add_db_option, add_vantage_option, flag, port_number
 from desktop.cli._format import number, percent, table
+from desktop.cli._safe_text import PrintableStream, printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED
+from probes import limits
 from probes.routes.claims import CLAIMED_LINE_TYPES
 from probes.target import TRACE_PROBES_PER_HOP
 
@@ -33,13 +28,6 @@ DIRECTION = (
     "This is the path from this machine (the office) to the region: the outbound direction. The return path "
     "(region to office), which the route-check tools classify, may take another line and is not seen here."
 )
-
-
-def _max_hops(text: str) -> int:
-    value = positive_int(text)
-    if value > 255:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at most 255")
-    return value
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -55,13 +43,18 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-q",
         "--probes",
-        type=positive_int,
+        type=flag(limits.PROBES_PER_HOP),
         default=TRACE_PROBES_PER_HOP,
         metavar="N",
         help=f"probes per hop (default {TRACE_PROBES_PER_HOP})",
     )
     p.add_argument(
-        "-m", "--max-hops", type=_max_hops, default=30, metavar="N", help="highest TTL probed (default 30)"
+        "-m",
+        "--max-hops",
+        type=flag(limits.MAX_HOPS),
+        default=30,
+        metavar="N",
+        help="highest TTL probed (default 30)",
     )
     p.add_argument(
         "-P",
@@ -77,7 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-t",
         "--timeout",
-        type=positive_float,
+        type=flag(limits.TIMEOUT),
         default=2.0,
         metavar="S",
         help="seconds to wait for each probe (default 2; TCP waits at most 1)",
@@ -85,7 +78,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-i",
         "--interval",
-        type=non_negative_float,
+        type=flag(limits.INTERVAL),
         default=0.5,
         metavar="S",
         help="seconds between the rounds of probes (default 0.5)",
@@ -93,7 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "-n",
         "--traces",
-        type=positive_int,
+        type=flag(limits.TRACES),
         default=1,
         metavar="N",
         help="trace N times, one after another, and merge the verdicts (default 1)",
@@ -147,18 +140,16 @@ def run(args: argparse.Namespace) -> int:
     stored_route = None
     if not args.no_store:
         stored_route = _store(args, target, traces, table)
-    claim = None
-    if args.line_type:
-        from probes.routes import route_summary
+    from desktop.usecases.routes import claim_check
 
-        claim = route_summary(args.line_type, [t.verdict for t in traces if t.verdict is not None and t.hops])
+    claim = claim_check(args.line_type, traces)
     if args.json:
         _print_json(traces, claim, stored_route, sys.stdout)
     else:
         _print_text(traces, claim, stored_route, sys.stdout)
     failed = [t for t in traces if not t.ok]
     for trace in failed:
-        print(f"linkvet: trace {trace.target}: {trace.message}", file=sys.stderr)
+        print(printable(f"linkvet: trace {trace.target}: {trace.message}"), file=sys.stderr)
     return EXIT_SOME_FAILED if failed else EXIT_OK
 
 
@@ -172,24 +163,12 @@ def _store(
     args: argparse.Namespace, target: Target, traces: Sequence[TraceResult], table: NetworkTable
 ) -> dict[str, Any] | None:
     """Save each trace as a round; the region's route check over everything stored, when labelled."""
-    from probes.methods.trace import to_probe_result
-    from probes.routes import route_summary_from_traces
-    from probes.store import Store, run_metadata
+    from desktop.usecases.routes import store_traces, stored_route_check
 
-    with Store(args.db) as store:
-        for trace in traces:
-            store.save_round(
-                [to_probe_result(target, trace)],
-                started_us=trace.started_at_us,
-                finished_us=trace.finished_at_us,
-                source="trace",
-                vantage=args.vantage,
-                meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
-            )
-        if not (args.provider and args.region):
-            return None
-        stored = store.traces(provider=args.provider, region=args.region)
-    return route_summary_from_traces(args.line_type, stored, table)
+    store_traces(args.db, target, traces, args.vantage)
+    if not (args.provider and args.region):
+        return None
+    return stored_route_check(args.db, args.provider, args.region, args.line_type, table)
 
 
 # -- output -------------------------------------------------------------------------------------------------
@@ -233,6 +212,7 @@ def _print_text(
 ) -> None:
     from probes.routes import CLASS_NAMES, merge_verdicts
 
+    out = cast(TextIO, PrintableStream(out))  # hop names and notes come from the network
     first = traces[0]
     shown = first.target if first.address in (None, first.target) else f"{first.target} ({first.address})"
     out.write(f"trace to {shown}\n{_wrap(DIRECTION)}\n")

@@ -3,7 +3,7 @@ vantage point) and Hour-of-day (per region and local hour, with a native chart p
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ from probes.analysis import (
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store
 
-RouteChecks = Mapping[tuple[str, str], Mapping[str, Any]]  # (provider, region) → its route check dict
+RouteChecks = Callable[[Scope], Mapping[tuple[str, str], Mapping[str, Any]]]  # a scope's route checks
 
 
 @dataclass(frozen=True)
@@ -75,13 +75,17 @@ def measure(
     claims: Mapping[tuple[str, str], str] | None = None,
 ) -> Measurements:
     """Everything the measurement sheets show, from one store, per vantage point (`vantage_scopes`): the
-    regions' `link_summaries` with intervals and breach shares, and the `hour_of_day` profile. `routes`
-    defaults to the route checks of the traces stored for each region (`probes.analysis.route_verdicts`,
-    which loads the network table), against the targets' line-type labels, else `claims` (what the catalogs
-    claim per provider and region)."""
+    `link_summaries` of each region that vantage point measured, with intervals and breach shares, and the
+    `hour_of_day` profile of those regions. `routes` gives a vantage point's scope its route checks; by
+    default those of the traces stored from there for each region (`probes.analysis.route_verdicts`, which
+    loads the network table where there are traces), against the targets' line-type labels, else `claims`
+    (what the catalogs claim per provider and region)."""
     base = Scope(by="region", since_us=options.since_us, until_us=options.until_us, vantage=options.vantage)
     if routes is None:
-        routes = route_verdicts(store, base, claims=claims)
+
+        def routes(scope: Scope) -> Mapping[tuple[str, str], Mapping[str, Any]]:
+            return route_verdicts(store, scope, claims=claims)
+
     claimed: dict[tuple[str, str], set[str]] = {}
     for t in store.targets():
         if t.provider and t.region and t.line_type:
@@ -102,9 +106,18 @@ def measure(
         )
         for link in links:
             regions.append(RegionQuality(link, sorted(claimed.get((link.provider, link.region), ()))))
-        profiles.append(hour_of_day(store, scope, options.tz).assign(vantage=vantage))
+        profiles.append(_measured(hour_of_day(store, scope, options.tz)).assign(vantage=vantage))
     profile = pd.concat(profiles, ignore_index=True) if profiles else pd.DataFrame()
     return Measurements(regions, profile, options, [v for v, _ in scopes])
+
+
+def _measured(profile: pd.DataFrame) -> pd.DataFrame:
+    """The hour-of-day rows of the regions with samples or transfers (from the profile's vantage point)."""
+    if profile.empty:
+        return profile
+    amount = profile["sent"].fillna(0) + profile["transfers"].fillna(0)
+    measured = amount.groupby([profile["provider"], profile["region"]]).transform("sum") > 0
+    return profile[measured.to_numpy()].reset_index(drop=True)
 
 
 # -- Link quality --------------------------------------------------------------------------------------------
@@ -119,6 +132,17 @@ def _side_columns(prefix: str, title: str) -> list[Column]:
         Column(f"{prefix}_loss", f"{title} loss", "percent", decimals=2, colour_scale="low-good"),
         Column(f"{prefix}_jitter_ms", f"{title} jitter", "ms"),
         Column(f"{prefix}_throughput_mbps", f"{title} throughput", "mbps", note="median over transfers"),
+        Column(
+            f"{prefix}_loaded_rtt_increase_ms",
+            f"{title} delay added under load",
+            "ms",
+            colour_scale="low-good",
+            note="median over responsiveness tests: loaded minus idle RTT",
+        ),
+        Column(
+            f"{prefix}_rpm", f"{title} RPM under load", "float", decimals=0, note="round trips per minute"
+        ),
+        Column(f"{prefix}_load_tests", f"{title} load tests", "int"),
     ]
 
 
@@ -216,6 +240,15 @@ def hour_of_day_columns(tz: str) -> tuple[Column, ...]:
         Column("jitter_ms", "Jitter", "ms"),
         Column("throughput_mbps", "Throughput", "mbps", note="median over transfers started in this hour"),
         Column("transfers", "Transfers", "int"),
+        Column(
+            "loaded_rtt_increase_ms",
+            "Delay added under load",
+            "ms",
+            colour_scale="low-good",
+            note="median over responsiveness tests started in this hour",
+        ),
+        Column("rpm", "RPM under load", "float", decimals=0),
+        Column("load_tests", "Load tests", "int"),
         Column("hours", "Days measured", "int", note="how many times this clock hour was measured"),
     )
 

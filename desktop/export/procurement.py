@@ -17,6 +17,7 @@ from catalogs.prices import HOURS_PER_MONTH, cost_per_month, lowest_gpu_hour
 from catalogs.schema import Offering, Price
 from catalogs.scoring import Judgement, RankedOffering, Ranking
 from catalogs.sizing import scale_table_note, size
+from desktop.export.acceptance import fact_sources_text, honest_columns
 from desktop.export.model import FORMATS, Column, Sheet
 
 
@@ -79,6 +80,28 @@ RANKING_COLUMNS = (
     Column(
         "score", "Score", "score", decimals=3, colour_scale="high-good", note="normalised weighted sum, 0-1"
     ),
+    Column(
+        "score_min",
+        "Score at worst",
+        "score",
+        decimals=3,
+        colour_scale="high-good",
+        note="the score with every unknown at its worst (0); the weighted sum ranks by it",
+    ),
+    Column(
+        "score_max", "Score at best", "score", decimals=3, note="the score with every unknown at its best (1)"
+    ),
+    Column(
+        "coverage", "Known", "percent", decimals=0, note="the share of the checklist's weight that is known"
+    ),
+    Column(
+        "place",
+        "Place",
+        width=30,
+        wrap=True,
+        note="decided: its worst case is above the next one's best case; else the unknowns that decide it",
+    ),
+    Column("ask_next", "Ask next", width=30, wrap=True, note="the unknowns whose answers could move it most"),
     Column("topsis", "TOPSIS", "score", decimals=3, note="only with --method topsis"),
     # "pass", "fail: budget, vram_fits" or "pass (unchecked: …)": as wide as the longest, wrapped past 40.
     Column("gates", "Gates", wrap=True, max_width=40),
@@ -128,6 +151,7 @@ def ranking_sheet(p: Procurement) -> Sheet:
             {
                 "rank": e.rank,
                 "score": e.total,
+                **honest_columns(e),
                 "topsis": e.topsis,
                 "gates": gates_text(e),
                 "provider": e.provider,
@@ -251,6 +275,14 @@ OFFERING_COLUMNS = (
     Column("regions", "Regions", width=30),
     Column("source", "Source", width=40),
     Column("as_of", "As of", width=10),
+    Column(
+        "fact_sources",
+        "Facts with their own source",
+        width=60,
+        wrap=True,
+        note="each fact that carries its own provenance (a vendor's answer, a verified measurement): its "
+        "value, standing, source, date and file",
+    ),
 )
 
 
@@ -287,6 +319,7 @@ def offering_row(catalog: ProviderCatalog, o: Offering) -> dict[str, Any]:
         "regions": ", ".join(o.regions) or None,
         "source": provenance.source,
         "as_of": provenance.as_of,
+        "fact_sources": fact_sources_text(catalog, o),
     }
 
 

@@ -12,6 +12,7 @@ from catalogs.checklist import Checklist, default_checklist
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
 from catalogs.scoring import RankingMethod, rank_offerings
+from desktop.export.acceptance import acceptance_sheet
 from desktop.export.measurements import (
     Measurements,
     MeasureOptions,
@@ -37,6 +38,7 @@ SHEET_NOTES = {
     "Link quality": "per region (and vantage point): peak and off-peak figures, changes with intervals, verdict",
     "Hour-of-day": "per region and local hour: RTT, loss, jitter, throughput, with a chart per region",
     "GPU offerings": "the catalog rows used, with source and as-of date",
+    "Acceptance checks": "every check a rented server answered for (linkvet accept import): claimed, measured, verdict",
     "Sizing": "the needs profile and what sizing derived on each GPU configuration offered",
     "Method": "how the figures were made",
 }
@@ -87,6 +89,9 @@ def build_workbook(
         sheets += [link_quality_sheet(measurements), hour_of_day_sheet(measurements)]
     if procurement is not None:
         sheets += [offerings_sheet(procurement.catalogs), sizing_sheet(procurement)]
+        checks = acceptance_sheet(procurement.catalogs)
+        if checks is not None:
+            sheets.append(checks)
     sheets.append(_method(request, measurements, procurement, exported_at, [s.name for s in sheets]))
     return Workbook(sheets)
 
@@ -109,6 +114,13 @@ def _method(
         total = sum(ranking.weights.values()) or 1.0
         extra.append(("Needs profile", f"{procurement.needs.name}", str(procurement.needs_path or "")))
         extra.append(("Scoring method", ranking.method, "gates first, then the weighted criteria"))
+        extra.append(
+            (
+                "Ranking order",
+                ranking.order,
+                "score-min: by the score with every unknown at its worst (ties by the score); total: by the score",
+            )
+        )
         titles = {c.id: c.title for c in procurement.checklist.criterion}
         for criterion, weight in ranking.weights.items():
             extra.append(

@@ -8,10 +8,21 @@
     desktop/usecases/ranking.py     rank offerings for a needs profile with the measured lines
     desktop/usecases/sizing.py      size a training job on a GPU of the reference
     desktop/usecases/export.py      build and write the comparison workbook (xlsx or csv)
-    desktop/usecases/offerings.py   load the catalogs, one row per offering, a catalog region → targets
+    desktop/usecases/offerings.py   load the catalogs (bundled + the user's), one row per offering with each
+                                    fact's source and file, a catalog region → targets
+    desktop/usecases/catalog_facts.py  every fact of a provider with standing, source, file and history
+    desktop/usecases/user_catalogs.py  the user's overlays written (atomically), and the offering form's
+                                    use-cases: fields, values, check, save, create, delete, copy
+    desktop/usecases/questionnaire.py  `linkvet questionnaire export|import` (the workbook itself:
+                                    questionnaire_workbook.py)
+    desktop/usecases/accept_import.py  `linkvet accept import`: a report's checks → verified facts
+    desktop/usecases/skypilot_import.py  `linkvet catalog import-skypilot`: CSV → a catalog file
+    desktop/usecases/files.py       writing a text file atomically (a full disk leaves no half file)
     desktop/usecases/accept.py      `linkvet accept`: read the server (probes.accept), check it against the
                                     catalog's claims (catalogs.acceptance) and the return route
     desktop/usecases/probe_list.py  the app's probe list (file), imported from and saved as plan files
+    desktop/usecases/routes.py      traces stored and checked against the claimed line type (`linkvet
+                                    trace`, the Routes screen); a region's route history and its changes
     desktop/usecases/errors.py      the errors raised here (the faces word every error in one place each)
 
 What they build on: `probes` (targets, runner, store, analysis, plan files: `probes.plan` reads them,

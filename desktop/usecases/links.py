@@ -5,11 +5,10 @@ LinkSummary objects (`linkvet score --links FILE`). No Qt."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from catalogs.errors import LinkSummaryError
 from catalogs.link_quality import LinkSummary, PeriodStats, RouteCheck
@@ -58,6 +57,9 @@ def _period(side: Side) -> PeriodStats:
         throughput_mbps=_float(side.throughput_mbps),
         samples=int(side.sent),
         hours=float(side.hours),
+        loaded_rtt_increase_ms=_float(side.loaded_rtt_increase_ms),
+        rpm=_float(side.rpm),
+        load_tests=int(side.load_tests),
     )
 
 
@@ -97,14 +99,17 @@ def measured_link_summaries(
     windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS,
     catalogs: CatalogSet | None = None,
 ) -> list[LinkSummary]:
-    """Every region's measured line (per vantage point) in the store, with its route check from the stored
-    traces (against the targets' line-type label, else what `catalogs` claim for the region), ready for
-    `catalogs.scoring.rank_offerings`."""
+    """Every region's measured line (per vantage point that measured it) in the store, with its route check
+    from the traces stored from that vantage point (against the targets' line-type label, else what
+    `catalogs` claim for the region), ready for `catalogs.scoring.rank_offerings`."""
     from probes.analysis import Scope, link_summaries, route_verdicts
 
     scope = scope or Scope()
     claims = catalog_claims(catalogs) if catalogs is not None else None
-    routes = route_verdicts(store, scope, claims=claims)
+
+    def routes(narrowed: Scope) -> dict[tuple[str, str], dict[str, Any]]:
+        return route_verdicts(store, narrowed, claims=claims)
+
     return to_link_summaries(link_summaries(store, scope, windows, routes=routes))
 
 
@@ -115,27 +120,28 @@ def stored_link_summaries(
     scope: Scope | None = None,
 ) -> list[LinkSummary]:
     """`measured_link_summaries` of the store at `db_path`, opened read-only, route checks against the claims
-    of `catalogs` (default: the bundled ones); none when there is no store there yet (nothing measured is
+    of `catalogs` (default: the bundled ones with the user's); none when there is no store there yet (nothing measured is
     not an error for a reader)."""
     if not db_path.exists():
         return []
-    from catalogs.loader import load_catalogs
+    from catalogs.user import load_with_user
     from probes.store import Store
 
-    catalogs = catalogs if catalogs is not None else load_catalogs()
+    catalogs = catalogs if catalogs is not None else load_with_user()
     with Store(db_path, readonly=True) as store:
         return measured_link_summaries(store, scope, windows, catalogs)
 
 
 def read_link_file(path: Path) -> list[LinkSummary]:
-    """A JSON list of LinkSummary objects (`linkvet score --links FILE`); a file that cannot be read, is not
-    JSON or holds a wrong entry raises `LinkSummaryError` naming the file and the entry."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise LinkSummaryError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise LinkSummaryError(f"{path}: not valid JSON: {exc}") from exc
+    """A JSON list of LinkSummary objects (`linkvet score --links FILE`), read as every input is
+    (`probes.inputfile`: a FIFO or a device is refused, nesting and numbers bounded); a file that cannot be
+    read, is not JSON or holds a wrong entry raises `LinkSummaryError` naming the file, the line or the entry."""
+    from probes import inputfile
+
+    def error(message: str, line: int | None) -> LinkSummaryError:
+        return LinkSummaryError(f"{path}: {message}" if line is None else f"{path}:{line}: {message}")
+
+    data = inputfile.parse_json(inputfile.read_text(path, error), error)
     if not isinstance(data, list):
         raise LinkSummaryError(f"{path}: expected a JSON list of link summaries, got {type(data).__name__}")
     return [LinkSummary.from_dict(item, where=f"{path}: [{index}]") for index, item in enumerate(data)]

@@ -1,6 +1,8 @@
-"""The catalogs as both faces show them: loaded with `catalogs.loader.load_catalogs` (a broken file is
-reported, the others still load), one flat row per offering (`linkvet catalog list --json`, the Catalog
-screen's table, which adds each offering's GPU reference figures), and a region's probe endpoints turned
+"""The catalogs as both faces show them: the bundled catalogs (or the given files) with the user's own
+merged over them (`catalogs.user.load_with_user`: overlays of vendor answers and verified facts, a user's own
+providers; a broken file is reported, the others still load), one flat row per offering (`linkvet catalog
+list --json`, the Catalog screen's table, which adds each offering's GPU reference figures), each with the
+facts that carry their own provenance and the file each came from, and a region's probe endpoints turned
 into targets (`catalogs.targets.region_targets`, the step `linkvet catalog targets` prints)."""
 
 from __future__ import annotations
@@ -10,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from catalogs.gpus import default_gpu_reference
-from catalogs.loader import CatalogSet, load_catalogs
+from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.prices import lowest_gpu_hour
+from catalogs.schema import Offering
+from catalogs.scoring.standing import StandingFact, candidate_facts
+from catalogs.user import load_with_user
 from desktop.usecases.errors import InputError
 from probes.target import Target
 
@@ -25,9 +30,21 @@ class CatalogView:
     errors: list[str]
 
 
-def load_catalog_set(paths: list[Path] | None = None) -> CatalogSet:
-    """The catalogs at `paths` (files or folders; default the bundled ones); broken files are in `.errors`."""
-    return load_catalogs(paths)
+def load_catalog_set(paths: list[Path] | None = None, *, include_user: bool = True) -> CatalogSet:
+    """The catalogs at `paths` (files or folders; default the bundled ones) with the user's catalogs merged
+    over them (unless `include_user` is false); broken files are in `.errors`."""
+    return load_with_user(paths, include_user=include_user)
+
+
+def fact_origins(catalog: ProviderCatalog, offering: Offering) -> list[StandingFact]:
+    """Every fact of the offering (and its provider's service) with its own provenance, each naming the
+    file it was written in (an overlay's facts their overlay; the rest the catalog file)."""
+    found = []
+    for fact in candidate_facts(offering, catalog.service, None):
+        if fact.provenance.file is None and catalog.path is not None:
+            fact = StandingFact(fact.key, fact.value, fact.provenance._replace(file=str(catalog.path)))
+        found.append(fact)
+    return found
 
 
 def gpu_filter(query: str | None) -> set[str] | None:
@@ -58,6 +75,9 @@ def offering_rows(
         data = offering.model_dump(mode="json", exclude_none=True)
         data["provider"] = catalog.provider.id
         data["min_gpu_hour"] = lowest_gpu_hour(offering)
+        data["file"] = None if catalog.path is None else str(catalog.path)
+        data["overlay"] = None if catalog.overlay is None else str(catalog.overlay)
+        data["fact_sources"] = {f.key: f.as_dict() for f in fact_origins(catalog, offering)}
         rows.append(data)
     return rows
 
@@ -83,8 +103,9 @@ def rows_with_reference(loaded: CatalogSet) -> list[dict[str, Any]]:
 
 
 def load_view(paths: list[Path] | None = None) -> CatalogView:
-    """Load the catalogs (the bundled ones by default); a broken file is reported, the others still load."""
-    loaded = load_catalogs(paths)
+    """Load the catalogs (the bundled ones by default, with the user's merged over them); a broken file is
+    reported, the others still load."""
+    loaded = load_with_user(paths)
     return CatalogView(loaded, rows_with_reference(loaded), [str(e) for e in loaded.errors])
 
 

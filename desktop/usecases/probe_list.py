@@ -49,7 +49,12 @@ class TargetEntry:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TargetEntry:
         target = Target.from_dict(data)
-        return cls(target, str(data.get("origin") or ORIGIN_CUSTOM), bool(data.get("enabled", True)))
+        origin, enabled = data.get("origin") or ORIGIN_CUSTOM, data.get("enabled", True)
+        if not isinstance(origin, str) or not isinstance(enabled, bool):
+            raise TargetError(
+                f"origin must be text and enabled true or false, got {origin!r} and {enabled!r}"
+            )
+        return cls(target, origin, enabled)
 
 
 class ProbeListFile:
@@ -60,20 +65,21 @@ class ProbeListFile:
 
     def load(self) -> list[TargetEntry]:
         """The saved entries; [] when there is no file yet. Raises `ProbeListError` for a bad file."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        from probes import inputfile
+
+        def error(message: str, line: int | None) -> ProbeListError:
+            where = self.path if line is None else f"{self.path}:{line}"
+            return ProbeListError(f"{where}: {message}")
+
+        if not self.path.exists() and not self.path.is_symlink():
             return []
-        except OSError as exc:
-            raise ProbeListError(f"{self.path}: cannot read the probe list: {exc.strerror or exc}") from exc
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            raise ProbeListError(f"{self.path}: not valid JSON ({exc})") from exc
+        data = inputfile.parse_json(inputfile.read_text(self.path, error), error)
         if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
             raise ProbeListError(f"{self.path}: expected an object with a 'targets' list")
         version = data.get("version")
-        if not isinstance(version, int) or version > PROBE_LIST_VERSION:
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise ProbeListError(f"{self.path}: probe-list version {version!r} is not a version number")
+        if version > PROBE_LIST_VERSION:
             raise ProbeListError(
                 f"{self.path}: probe-list version {version!r} is newer than this linkvet understands "
                 f"(up to {PROBE_LIST_VERSION})"

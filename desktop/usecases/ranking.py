@@ -10,19 +10,21 @@ from catalogs.checklist import Checklist
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
-from catalogs.scoring import Ranking, RankingMethod, rank_offerings
+from catalogs.scoring import Ranking, RankingMethod, RankOrder, rank_offerings
 
 
 @dataclass(frozen=True)
 class ScoreRequest:
     """What to rank for: the needs, the weights that override the checklist's (by criterion id), the
-    ranking method, the measured lines (`desktop.usecases.links`) and the checklist (default: bundled)."""
+    ranking method, the measured lines (`desktop.usecases.links`), the checklist (default: bundled) and
+    the order (by the worst case, or by the total)."""
 
     needs: NeedsProfile
     weights: Mapping[str, float] = field(default_factory=dict)
     method: RankingMethod = "weighted-sum"
     summaries: Sequence[LinkSummary] = ()
     checklist: Checklist | None = None
+    order: RankOrder = "score-min"  # unknowns at their worst (`catalogs.scoring.bounds`); "total": counted
 
 
 def rank(catalogs: CatalogSet, request: ScoreRequest) -> Ranking:
@@ -34,4 +36,5 @@ def rank(catalogs: CatalogSet, request: ScoreRequest) -> Ranking:
         checklist=request.checklist,
         weights=dict(request.weights),
         method=request.method,
+        order=request.order,
     )

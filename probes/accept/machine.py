@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from probes import _textinput
 from probes.accept.errors import ReadError
 from probes.errors import Unavailable
 
@@ -74,23 +75,18 @@ def decode(data: bytes, where: str) -> str:
 
 
 def read_file(path: Path, *, limit: int = MAX_OUTPUT_BYTES, shown: str | None = None) -> str:
-    """A user-supplied or recorded file, at most `limit` bytes. Missing or unreadable: `Unavailable`;
-    larger than the limit or not text: `ReadError`."""
+    """A user-supplied or recorded file, at most `limit` bytes, read as every input is
+    (`probes._textinput`: a FIFO or a device is refused, never read). Missing or unreadable: `Unavailable`;
+    not a regular file, larger than the limit or not text: `ReadError`."""
     where = shown or str(path)
     try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except FileNotFoundError:
-        raise Unavailable(f"{where} does not exist") from None
-    except IsADirectoryError:
-        raise ReadError(where, "is a directory, not a file") from None
-    except PermissionError:
-        raise Unavailable(f"{where}: permission denied") from None
-    except OSError as exc:
-        raise Unavailable(f"{where}: {exc.strerror or exc}") from None
-    if len(data) > limit:
-        raise ReadError(where, f"larger than {_size_text(limit)}: not an output this reader knows")
-    return decode(data, where)
+        return _textinput.decode(_textinput.read_bytes(path, limit))
+    except _textinput.InputRefused as refused:
+        if refused.kind == "missing":
+            raise Unavailable(f"{where} does not exist") from None
+        if refused.kind == "unreadable":
+            raise Unavailable(f"{where}: {refused.message}") from None
+        raise ReadError(where, refused.message, line=refused.line) from None
 
 
 class Machine:

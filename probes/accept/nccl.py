@@ -9,7 +9,6 @@ included, so it understates the link; it is kept in the report but never judged.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any, Literal
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.inputfile import parse_json
 
 GIB = 1 << 30
 RUN_FILE = "nccl/all_reduce_perf.log"
@@ -190,12 +190,9 @@ def _json_float(value: Any, where: str, field: str) -> float:
 
 def parse_nccl_json(text: str, where: str) -> NcclRun:
     """nccl-tests' `-J FILE` output (JSON file version 2: `config.devices`, `results[].out_of_place.bus_bw`)."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReadError(
-            where, f"not valid JSON ({exc.msg})", line=exc.lineno, expected="nccl-tests -J output"
-        ) from None
+    data = parse_json(
+        text, lambda message, line: ReadError(where, message, line=line, expected="nccl-tests -J output")
+    )
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise ReadError(where, "no `results` list", expected="nccl-tests -J output")
     config = data.get("config") if isinstance(data.get("config"), dict) else {}

@@ -3,14 +3,15 @@ of a measured all_reduce peak against it."""
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
+from probes.accept.errors import ReadError
 from probes.accept.nccl import NcclRun
+from probes.inputfile import parse_toml, read_text
 
 REFERENCE_PATH = Path(__file__).with_name("nccl_reference.toml")
 Judgement = Literal["at-reference", "below-reference", "no-reference", "not-judged"]
@@ -42,7 +43,10 @@ class ReferenceTable:
 
 @cache
 def reference_table(path: Path = REFERENCE_PATH) -> ReferenceTable:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    def error(message: str, line: int | None) -> ReadError:
+        return ReadError(str(path), message, line=line)
+
+    data = parse_toml(read_text(path, error), error)
     refs = tuple(
         Reference(
             id=r["id"],

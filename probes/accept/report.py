@@ -20,12 +20,12 @@ version, is a ReportFormatError.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from probes.accept.errors import ReadError, ReportFormatError
 from probes.accept.machine import read_file
+from probes.inputfile import parse_json
 
 FORMAT = "linkvet-acceptance-report"
 FORMAT_VERSION = 1
@@ -34,12 +34,12 @@ VERDICTS = ("confirmed", "contradicted", "unverified")
 
 def load_report(path: Path) -> dict[str, Any]:
     text = read_file(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ReadError(
-            str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet acceptance report"
-        ) from None
+    data = parse_json(
+        text,
+        lambda message, line: ReadError(
+            str(path), message, line=line, expected="a linkvet acceptance report"
+        ),
+    )
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ReportFormatError(
             f"{path}: not a linkvet acceptance report (format {data.get('format') if isinstance(data, dict) else None!r})"

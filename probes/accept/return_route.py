@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -20,6 +20,7 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.inputfile import parse_json, parse_toml, read_text
 from probes.routes import CLASS_NAMES, NetworkTable, PathHop, classify_path
 from probes.traceroute.result import verdict_dict
 
@@ -39,9 +40,13 @@ class Endpoint:
         return f"{self.city}-{self.carrier}"
 
 
+def _error_in(where: str, expected: str | None = None) -> Callable[[str, int | None], ReadError]:
+    return lambda message, line: ReadError(where, message, line=line, expected=expected)
+
+
 @cache
 def carrier_endpoints(path: Path = CARRIERS_PATH) -> tuple[tuple[Endpoint, ...], str]:
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    data = parse_toml(read_text(path, _error_in(str(path))), _error_in(str(path)))
     return tuple(Endpoint(e["city"], e["carrier"], e["label"], e["address"]) for e in data["endpoint"]), data[
         "source"
     ]
@@ -94,13 +99,7 @@ def read_recorded_traces(machine: Machine, table: NetworkTable) -> tuple[list[di
     for path in machine.recorded("traces"):
         if path.suffix != ".json":
             continue
-        text = read_file(path)
-        try:
-            document = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ReadError(
-                str(path), f"not valid JSON ({exc.msg})", line=exc.lineno, expected="a linkvet trace"
-            ) from None
+        document = parse_json(read_file(path), _error_in(str(path), expected="a linkvet trace"))
         traces = document.get("traces") if isinstance(document, dict) and "traces" in document else [document]
         if not isinstance(traces, list):
             raise ReadError(str(path), "`traces` is not a list")
@@ -186,14 +185,9 @@ def office_round_trip(
             text = machine.run(["office"], record_as="office.json")
         except Unavailable as exc:
             return None, [Reading("office", "office.json", "file", "not read", reason=str(exc))]
-        try:
-            return json.loads(text), [
-                Reading("office", "office.json", "file", "read", path=machine.shown("office.json"))
-            ]
-        except json.JSONDecodeError as exc:
-            raise ReadError(
-                machine.shown("office.json"), f"not valid JSON ({exc.msg})", line=exc.lineno
-            ) from None
+        where = machine.shown("office.json")
+        office = parse_json(text, _error_in(where))
+        return office, [Reading("office", "office.json", "file", "read", path=where)]
     from probes.runner import run
     from probes.target import Method, ProbeOptions, Target
 

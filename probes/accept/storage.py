@@ -4,7 +4,6 @@ print notes before its JSON; they are skipped)."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.inputfile import parse_json
 
 BLOCK_ROOT = "/sys/block"
 FIO_FILE = "fio.json"
@@ -91,12 +91,12 @@ def parse_fio_json(text: str, where: str) -> FioResult:
         raise ReadError(where, "no JSON object in the file", expected="fio --output-format=json output")
     lines = text.splitlines(keepends=True)
     body = "".join(lines[start:])
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError as exc:
-        raise ReadError(
-            where, f"not valid JSON ({exc.msg})", line=start + exc.lineno, expected="fio JSON"
-        ) from None
+    data = parse_json(
+        body,
+        lambda message, line: ReadError(
+            where, message, line=None if line is None else start + line, expected="fio JSON"
+        ),
+    )
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list) or not data["jobs"]:
         raise ReadError(where, "no `jobs` list", expected="fio JSON with at least one job")
     read_bw = write_bw = iops = 0.0

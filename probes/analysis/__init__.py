@@ -5,7 +5,8 @@ Pure functions over the store's frames (no Qt, no catalogs). Figures come from t
 they answer exactly and from raw samples where they do not (zones with a half-hour offset, windows that
 start mid-hour, the ragged ends of a period), with the definitions of `probes.stats` throughout.
 
-    hour_of_day(store, scope, tz)          per group × local hour: RTT median/p95, loss, jitter, throughput
+    hour_of_day(store, scope, tz)          per group × local hour: RTT median/p95, loss, jitter, throughput,
+                                           the delay added under load (responsiveness tests, `loads.py`)
     day_hour_matrix(store, scope, tz)      per group × local date × hour (a heatmap's cells)
     compare_peak(store, scope, windows)    peak vs off-peak with differences, intervals and a verdict
     breach_shares(store, scope, windows)   share of hours breaching loss / latency-spike thresholds

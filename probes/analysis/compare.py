@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -22,7 +22,9 @@ from probes.analysis.confidence import (
     wilson_interval,
 )
 from probes.analysis.data import Prepared, prepare
+from probes.analysis.loads import summarise
 from probes.analysis.scope import Scope
+from probes.loaded_latency import grade
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store
 
@@ -42,6 +44,9 @@ class Side:
     throughput_mbps: float | None  # median over transfers
     transfers: int
     hours: int  # distinct UTC hours with attempts on this side
+    loaded_rtt_increase_ms: float | None = None  # median over responsiveness tests (`probes.analysis.loads`)
+    rpm: float | None = None  # their median RPM
+    load_tests: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The `peak` / `offpeak` part of a LinkSummary (`catalogs.link_quality.LinkSummary.as_dict`)."""
@@ -53,6 +58,9 @@ class Side:
             "throughput_mbps": self.throughput_mbps,
             "samples": self.sent,
             "hours": self.hours,
+            "loaded_rtt_increase_ms": self.loaded_rtt_increase_ms,
+            "rpm": self.rpm,
+            "load_tests": self.load_tests,
         }
 
 
@@ -121,11 +129,12 @@ def compare_peak_from(
     if intervals:
         merged_units = merge_cells(prepared.cells, ["group", "peak", "hour_s"], quantiles=())
         units = _UnitsByGroup(merged_units.frame, merged_units.hist, len(groups))
+    loads = summarise(prepared.loads, ["group", "peak"])
     out = []
     for number in range(len(groups)):
         labels = {k: _plain(v) for k, v in groups.iloc[number].items()}
-        peak = _side(sides, medians, counts, number, 1, confidence)
-        offpeak = _side(sides, medians, counts, number, 0, confidence)
+        peak = _with_loads(_side(sides, medians, counts, number, 1, confidence), loads, (number, 1))
+        offpeak = _with_loads(_side(sides, medians, counts, number, 0, confidence), loads, (number, 0))
         rtt_ci: dict[float, Interval | None] = {0.5: None, 0.95: None}
         loss_ci = None
         if intervals and units is not None:
@@ -168,6 +177,9 @@ def comparisons_frame(comparisons: Sequence[PeakComparison]) -> pd.DataFrame:
                 ("jitter_ms", side.jitter_ms),
                 ("throughput_mbps", side.throughput_mbps),
                 ("hours", side.hours),
+                ("loaded_rtt_increase_ms", side.loaded_rtt_increase_ms),
+                ("rpm", side.rpm),
+                ("load_tests", side.load_tests),
             ):
                 row[f"{name}_{key}"] = value
         row["p95_diff_ms"] = c.p95_diff_ms
@@ -198,6 +210,11 @@ def verdict(c: PeakComparison) -> str:
     if c.peak.throughput_mbps is not None and c.offpeak.throughput_mbps is not None:
         parts.append(
             f"throughput {_mbps(c.offpeak.throughput_mbps)} → {_mbps(c.peak.throughput_mbps)} Mbit/s"
+        )
+    if c.peak.loaded_rtt_increase_ms is not None and c.offpeak.loaded_rtt_increase_ms is not None:
+        before, after = c.offpeak.loaded_rtt_increase_ms, c.peak.loaded_rtt_increase_ms
+        parts.append(
+            f"under load {_signed_ms(before)} → {_signed_ms(after)} (grade {grade(before)} → {grade(after)})"
         )
     if not parts:
         return "no samples"
@@ -277,6 +294,19 @@ def _side(
         throughput_mbps=_opt(medians.get(key)),
         transfers=int(counts.get(key, 0)),
         hours=int(row["hours"]),
+    )
+
+
+def _with_loads(side: Side, loads: pd.DataFrame, key: tuple[int, int]) -> Side:
+    """The side with its responsiveness tests' figures (`probes.analysis.loads.summarise` rows)."""
+    if key not in loads.index:
+        return side
+    row = loads.loc[key]
+    return replace(
+        side,
+        loaded_rtt_increase_ms=_opt(row["loaded_rtt_increase_ms"]),
+        rpm=_opt(row["rpm"]),
+        load_tests=int(row["load_tests"]),
     )
 
 

@@ -4,13 +4,14 @@ loss, jitter) and labelled transfers (throughput)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from probes.analysis.cells import Cells, build_cells
 from probes.analysis.clock import US_PER_HOUR, Labeler
+from probes.analysis.loads import load_tests
 from probes.analysis.scope import Scope, Selected, select
 from probes.store import Store
 
@@ -18,14 +19,16 @@ from probes.store import Store
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A scope's data: `cells` (with a `group` column), `transfers` (one row per download/iperf3 result with a
-    throughput: group, target_id, started_us, throughput_mbps, one column per label), the selection."""
+    throughput: group, target_id, started_us, throughput_mbps, one column per label), `loads` (one row per
+    responsiveness test, `probes.analysis.loads.load_tests`), the selection."""
 
     scope: Scope
     selected: Selected
     cells: Cells
     transfers: pd.DataFrame
-    first_us: int | None  # the earliest and latest sample or transfer in the scope
+    first_us: int | None  # the earliest and latest sample, transfer or load test in the scope
     last_us: int | None
+    loads: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @property
     def groups(self) -> pd.DataFrame:
@@ -75,8 +78,9 @@ def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared
             **{labeler.name: labeler(started) for labeler in labelers},
         }
     )
-    first, last = _extent(cells, transfers)
-    return Prepared(scope, selected, cells, transfers, first, last)
+    loads = load_tests(store, scope, selected.ids("load"), group_of, labelers)
+    first, last = _extent(cells, pd.concat([transfers[["started_us"]], loads[["started_us"]]]))
+    return Prepared(scope, selected, cells, transfers, first, last, loads)
 
 
 def _extent(cells: Cells, transfers: pd.DataFrame) -> tuple[int | None, int | None]:

@@ -8,6 +8,7 @@ import pandas as pd
 from probes.analysis.cells import merge_cells
 from probes.analysis.clock import local_day, local_hour
 from probes.analysis.data import Prepared, prepare
+from probes.analysis.loads import SUMMARY_COLUMNS, summarise
 from probes.analysis.scope import Scope
 from probes.store import Store
 
@@ -25,14 +26,18 @@ PROFILE_COLUMNS = (
     "hours",
     "throughput_mbps",
     "transfers",
+    "loaded_rtt_increase_ms",
+    "rpm",
+    "load_tests",
 )
 
 
 def hour_of_day(store: Store, scope: Scope | None = None, tz: str = "Asia/Shanghai") -> pd.DataFrame:
     """Per group and local hour of the day (0-23 in `tz`): attempts sent and received, loss, RTT median /
     p95 / mean / min / max, jitter, `hours` (UTC hours measured, i.e. how many days saw this hour),
-    median throughput of the transfers started in that hour and their number. All 24 hours are listed for
-    every group; statistics without data are NaN."""
+    median throughput of the transfers started in that hour and their number, the median added delay under
+    load and RPM of the responsiveness tests started in that hour and their number. All 24 hours are listed
+    for every group; statistics without data are NaN."""
     prepared = prepare(store, scope or Scope(), [local_hour(tz)])
     return hour_of_day_from(prepared)
 
@@ -45,7 +50,10 @@ def hour_of_day_from(prepared: Prepared) -> pd.DataFrame:
     transfers = prepared.transfers.groupby(["group", "hour"])["throughput_mbps"]
     table["throughput_mbps"] = transfers.median()
     table["transfers"] = transfers.size()
-    for column in ("sent", "received", "hours", "transfers"):
+    loads = summarise(prepared.loads, ["group", "hour"])
+    for column in SUMMARY_COLUMNS:
+        table[column] = loads[column]
+    for column in ("sent", "received", "hours", "transfers", "load_tests"):
         table[column] = table[column].fillna(0).astype("int64")
     return _with_labels(table.reset_index(), groups, list(PROFILE_COLUMNS))
 

@@ -1,7 +1,7 @@
-"""Route verdicts per region for the link-quality summary: the stored traces of each region's targets,
-classified again with the network table (so a corrected table corrects old verdicts too) and compared with
-the line type the region's targets claim, or else the line type the provider's catalog claims for the region
-(`probes.routes.route_summary_from_traces`)."""
+"""Route verdicts per region for the link-quality summary: the stored traces of each region's targets (traced
+from the scope's vantage point when it names one), classified again with the network table (so a corrected
+table corrects old verdicts too) and compared with the line type the region's targets claim, or else the
+line type the provider's catalog claims for the region (`probes.routes.route_summary_from_traces`)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def route_verdicts(
     claims: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[tuple[str, str], dict[str, Any]]:
     """(provider, region) → the region's LinkSummary `route` dict, for every region in the scope with
-    stored traces. The claim is the line type its traced targets carry (the most common one when they
+    stored traces; a scope narrowed to a vantage point (`vantage`, `no_vantage`) takes only the traces of
+    rounds from there. The claim is the line type its traced targets carry (the most common one when they
     differ); when they carry none, `claims[(provider, region)]` (what the catalog claims for the region).
     `table` defaults to the bundled network table merged with the user's (as `linkvet trace`)."""
     scope = scope or Scope()
@@ -34,7 +35,7 @@ def route_verdicts(
     )
     by_region: dict[tuple[str, str], list[StoredTrace]] = {}
     for trace in traces:
-        if trace.provider and trace.region:
+        if trace.provider and trace.region and scope.from_vantage(trace.vantage):
             by_region.setdefault((trace.provider, trace.region), []).append(trace)
     if not by_region:
         return {}

@@ -4,7 +4,7 @@ A `Scope` selects targets by their labels (or one target by name), and says how 
 per region (the catalog's `provider` + `region`), or per claimed line type. Targets without the labels a
 grouping needs are left out of that grouping (a sample cannot be attributed to a region it is not labelled
 with). RTT statistics come from the latency methods (ICMP echo, TCP connect); throughput from download and
-iperf3 results of the same group.
+iperf3 results of the same group; latency under load from responsiveness tests (`probes.analysis.loads`).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ GROUP_COLUMNS: dict[str, tuple[str, ...]] = {
 }
 RTT_METHODS = ("icmp", "tcp")
 THROUGHPUT_METHODS = ("download", "iperf3")
+LOAD_METHODS = ("responsiveness",)  # latency under load: figures per test, never mixed into RTT
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +43,7 @@ class Scope:
     no_vantage: bool = False  # only rounds that recorded no vantage point (beside others that did)
     rtt_methods: tuple[str, ...] = RTT_METHODS
     throughput_methods: tuple[str, ...] = THROUGHPUT_METHODS
+    load_methods: tuple[str, ...] = LOAD_METHODS
 
     @property
     def filters_vantage(self) -> bool:
@@ -65,7 +67,7 @@ class Scope:
 @dataclass(frozen=True, slots=True)
 class Selected:
     """The targets a scope selects, each with its group: `targets` has one row per stored target
-    (target_id, name, method, provider, region, line_type, group, kind ∈ {"rtt", "throughput"});
+    (target_id, name, method, provider, region, line_type, group, kind ∈ {"rtt", "throughput", "load"});
     `groups` one row per group (index = group number) with the grouping's label columns and `label`."""
 
     targets: pd.DataFrame
@@ -109,6 +111,8 @@ def group_targets(stored: list[StoredTarget], scope: Scope) -> Selected:
             kind = "rtt"
         elif t.method in scope.throughput_methods:
             kind = "throughput"
+        elif t.method in scope.load_methods:
+            kind = "load"
         else:
             continue
         rows.append(

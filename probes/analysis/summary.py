@@ -4,13 +4,13 @@ the peak and off-peak sides of its comparison, its period and its route check.
 `catalogs` must not import `probes`, so scoring's `catalogs.link_quality.LinkSummary` is built from a
 `MeasuredLink` field by field in the desktop's shared layer (`desktop.usecases.links`). `as_dict()` is the
 same summary in the published JSON shape (`LinkSummary.as_dict`, the `linkvet score --links FILE` format).
-Route checks come from the route analysis, which the caller passes in (`routes`); without one `route` is
-None.
+Route checks come from the route analysis, which the caller passes in (`routes`, per vantage point); without
+one `route` is None. Only pairs of a region and a vantage point with data become links.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,6 +24,8 @@ from probes.store import Store
 from probes.timestamps import iso_utc
 
 RouteVerdicts = Mapping[tuple[str, str], Mapping[str, Any]]
+# The route checks of a scope (narrowed to one vantage point), e.g. `lambda s: route_verdicts(store, s)`.
+RouteChecks = Callable[[Scope], RouteVerdicts]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +87,20 @@ def link_summaries(
     scope: Scope | None = None,
     windows: Sequence[PeakWindow] = DEFAULT_PEAK_WINDOWS,
     *,
-    routes: RouteVerdicts | None = None,
+    routes: RouteChecks | RouteVerdicts | None = None,
     intervals: bool = False,
     confidence: float = 0.95,
     replicates: int = 1000,
     thresholds: Thresholds | None = None,
 ) -> list[MeasuredLink]:
     """One `MeasuredLink` per region (provider + region labels) in the scope, and per vantage point when
-    the period holds rounds from several (`vantage_scopes`).
+    the period holds rounds from several (`vantage_scopes`): for each pair with data, i.e. samples or
+    transfers in the period from that vantage point, or a route check from its traces.
 
-    `routes` maps (provider, region) to that region's route check dict (claimed_line_type, measured_class,
-    agrees, traces, agreeing_traces, evidence; `route_verdicts`); regions it does not cover get None. With
+    `routes` gives each region's route check dict (claimed_line_type, measured_class, agrees, traces,
+    agreeing_traces, evidence; `route_verdicts`) by (provider, region): a function of the scope, called
+    for each vantage point's scope so that each link's check comes from its own vantage point's traces, or
+    one mapping used for every vantage point; regions it does not cover get None. With
     `intervals`, each comparison carries its confidence intervals (`compare_peak`'s bootstrap and Newcombe
     intervals at `confidence`); the figures are the same either way. With `thresholds`, each link carries
     the shares of its hours breaching them, from the same reading of the store.
@@ -108,13 +113,16 @@ def link_summaries(
         comparisons = compare_peak_from(
             prepared, windows, confidence=confidence, replicates=replicates, intervals=intervals
         )
+        checks = routes(narrowed) if callable(routes) else routes
         shares: dict[tuple[str, str], dict[str, Any]] = {}
         if thresholds is not None:
             rows = breach_shares_from(prepared, thresholds).to_dict("records")
             shares = {(str(r["provider"]), str(r["region"])): r for r in rows}
         for comparison in comparisons:
             key = (comparison.labels["provider"], comparison.labels["region"])
-            route = None if routes is None else routes.get(key)
+            route = None if checks is None else checks.get(key)
+            if route is None and not _has_data(comparison):
+                continue  # a region this vantage point never measured (in the period)
             share = shares.get(key, {})
             links.append(
                 MeasuredLink(
@@ -128,6 +136,11 @@ def link_summaries(
                 )
             )
     return links
+
+
+def _has_data(comparison: PeakComparison) -> bool:
+    sides = (comparison.peak, comparison.offpeak)
+    return any(side.sent or side.transfers for side in sides)
 
 
 def _share(value: Any) -> float | None:

@@ -21,6 +21,7 @@ _MODULES = {
     Method.DOWNLOAD: "download",
     Method.IPERF3: "iperf3",
     Method.TRACE: "trace",
+    Method.RESPONSIVENESS: "responsiveness",
 }
 
 
@@ -37,7 +38,8 @@ class _Measures(dict[Method, Measure]):
 MEASURES: dict[Method, Measure] = _Measures()
 
 # Methods that move bulk data: they run one at a time, after the latency probes of the same round, so that
-# they neither compete with each other for the office's uplink nor inflate the RTTs measured beside them.
-BULK_METHODS = frozenset({Method.DOWNLOAD, Method.IPERF3})
+# they neither compete with each other for the office's uplink nor inflate the RTTs measured beside them
+# (responsiveness loads the line on purpose, and must not measure the other targets' traffic either).
+BULK_METHODS = frozenset({Method.DOWNLOAD, Method.IPERF3, Method.RESPONSIVENESS})
 
 __all__ = ["BULK_METHODS", "MEASURES", "Measure", "RunContext"]

@@ -19,6 +19,8 @@ import certifi
 import httpx
 
 from probes.errors import ErrorKind, ResolveFailed
+from probes.methods._kernel_times import TtfbClock
+from probes.methods._timed_transport import timed_transport
 from probes.resolve import Resolved, resolve
 from probes.sockets import kernel_handshake_rtt_ms
 from probes.target import ProbeOptions
@@ -85,8 +87,9 @@ async def prepare_tls(verify: bool) -> None:
         _TLS_CONTEXTS.setdefault(verify, context)
 
 
-def client(options: ProbeOptions) -> httpx.AsyncClient:
-    """A fresh client (a fresh connection per attempt, so every attempt pays and measures connect and TLS).
+def client(options: ProbeOptions, clock: TtfbClock) -> httpx.AsyncClient:
+    """A fresh client (a fresh connection per attempt, so every attempt pays and measures connect and TLS),
+    whose connection reports its request's and response's kernel timestamps to `clock`.
 
     Environment proxies are ignored: linkvet measures the office's own line to the target.
     """
@@ -95,7 +98,7 @@ def client(options: ProbeOptions) -> httpx.AsyncClient:
     if context is None:
         context = _TLS_CONTEXTS.setdefault(verify, _make_tls_context(verify))
     return httpx.AsyncClient(
-        verify=context,
+        transport=timed_transport(context, clock),
         timeout=httpx.Timeout(options.timeout_s),
         follow_redirects=False,
         trust_env=False,
@@ -147,17 +150,27 @@ def _causes(exc: BaseException) -> list[BaseException]:
     return chain
 
 
+def ttfb_source(sources: list[str | None]) -> str | None:
+    """How the attempts' TTFBs were timed: `kernel`, `user-space`, or `mixed` (None: no TTFB at all)."""
+    present = {s for s in sources if s is not None}
+    if not present:
+        return None
+    return present.pop() if len(present) == 1 else "mixed"
+
+
 def status_error(status: int, reason: str, url: str) -> str:
     return f"{url}: HTTP {status} {reason}".rstrip()
 
 
 @dataclass
 class PhaseTimer:
-    """Marks of httpcore's trace events (monotonic ns), and the handshake RTT the kernel measured."""
+    """Marks of httpcore's trace events (monotonic ns), the handshake RTT the kernel measured, and the
+    kernel's stamps of the request and the response (`clock`, given to the client that sends it)."""
 
     marks: dict[str, int] = field(default_factory=dict)
     handshake_rtt_ms: float | None = None
     socket: Any = None  # the connection's socket (asyncio's TransportSocket), for TCP_INFO
+    clock: TtfbClock = field(default_factory=TtfbClock)
 
     async def trace(self, name: str, info: Mapping[str, Any]) -> None:
         self.marks.setdefault(name, time.perf_counter_ns())
@@ -176,5 +189,17 @@ class PhaseTimer:
 
     @property
     def ttfb_ms(self) -> float | None:
-        """Request sent → response headers received."""
+        """Request sent → response's first byte: from the kernel's timestamps (the request's segment leaving,
+        the response's first segment arriving; see `_timed_transport` for HTTPS), else from httpcore's trace
+        events (request written → response headers parsed), which the event loop's delays lengthen."""
+        kernel = self.clock.ttfb_ms
+        if kernel is not None:
+            return kernel
         return self.span_ms("http11.send_request_body.complete", "http11.receive_response_headers.complete")
+
+    @property
+    def ttfb_source(self) -> str | None:
+        """`kernel` or `user-space`: how `ttfb_ms` was timed (None when there is none)."""
+        if self.clock.ttfb_ms is not None:
+            return "kernel"
+        return None if self.ttfb_ms is None else "user-space"

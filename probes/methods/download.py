@@ -12,7 +12,8 @@ Figures (all connections together):
                      kernel does not say, the slope of the bytes read
     steady_from_s, steady_to_s
                      the steady window, in seconds from the first body byte (one attempt only)
-    ttfb_ms          request sent → response headers (the first connection's), as in the http method
+    ttfb_ms          request sent → response's first byte (the connections' earliest), timed as in the http
+                     method (the kernel's stamps; `ttfb_source` says where they were not to be had)
 Each attempt is one sample whose `rtt_ms` is its time to first byte; a failed transfer is a lost sample.
 With several attempts, rates and TTFB are medians over attempts, bytes and seconds are totals.
 """
@@ -28,7 +29,15 @@ import numpy as np
 
 from probes.errors import ErrorKind
 from probes.methods._context import RunContext
-from probes.methods._httpcommon import PhaseTimer, classify, client, pin, prepare_tls, status_error
+from probes.methods._httpcommon import (
+    PhaseTimer,
+    classify,
+    client,
+    pin,
+    prepare_tls,
+    status_error,
+    ttfb_source,
+)
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.sockets import kernel_receive_counters
 from probes.target import ProbeOptions, Target
@@ -50,6 +59,7 @@ class Transfer:
     status: int | None
     error_message: str | None
     kernel: tuple[tuple[tuple[int, int, int], ...], ...] = ()
+    ttfb_source: str | None = None  # how `ttfb_ms` was timed: kernel or user-space
 
     @property
     def bytes(self) -> int:
@@ -73,10 +83,10 @@ async def _one_connection(
     budget: _Budget,
     arrivals: list[tuple[int, int]],
     kernel: list[tuple[int, int, int]],
-) -> tuple[float | None, int]:
+) -> tuple[float | None, str | None, int]:
     pinned = await pin(url)
     phases = PhaseTimer()
-    async with client(options) as http:
+    async with client(options, phases.clock) as http:
         request = http.build_request(
             "GET",
             pinned.pinned_url,
@@ -84,7 +94,8 @@ async def _one_connection(
             extensions={**pinned.extensions, "trace": phases.trace},
         )
         response = await http.send(request, stream=True)
-        ttfb_ms = phases.ttfb_ms  # request sent → response headers, as the http method times it
+        ttfb_ms = phases.ttfb_ms  # request sent → response's first byte, as the http method times it
+        source = phases.ttfb_source
         try:
             if response.status_code >= 400:
                 raise _StatusError(response.status_code, response.reason_phrase)
@@ -101,7 +112,7 @@ async def _one_connection(
                     break
         finally:
             await response.aclose()
-    return ttfb_ms, response.status_code
+    return ttfb_ms, source, response.status_code
 
 
 class _StatusError(Exception):
@@ -122,11 +133,11 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
         for i in range(options.download_connections)
     ]
     outcomes = await asyncio.gather(*tasks, return_exceptions=True)
-    ttfbs = [o[0] for o in outcomes if isinstance(o, tuple) and o[0] is not None]
-    statuses = [o[1] for o in outcomes if isinstance(o, tuple)]
+    ttfbs = [(o[0], o[1]) for o in outcomes if isinstance(o, tuple) and o[0] is not None]
+    statuses = [o[2] for o in outcomes if isinstance(o, tuple)]
     failures = [o for o in outcomes if isinstance(o, BaseException)]
     arrivals.sort()
-    ttfb = min(ttfbs) if ttfbs else None
+    ttfb, source = min(ttfbs) if ttfbs else (None, None)
     if failures:
         failure = failures[0]
         if isinstance(failure, _StatusError):
@@ -145,6 +156,7 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
             ttfb,
             statuses[0] if statuses else None,
             message,
+            ttfb_source=source,
         )
     if not arrivals:
         return Transfer(
@@ -153,6 +165,7 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
             ttfb,
             statuses[0] if statuses else None,
             f"{url}: the response had an empty body",
+            ttfb_source=source,
         )
     return Transfer(
         Sample(seq, sent_at_us, ttfb),
@@ -161,6 +174,7 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
         statuses[0] if statuses else None,
         None,
         tuple(tuple(series) for series in kernel),
+        ttfb_source=source,
     )
 
 
@@ -290,6 +304,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         if any(f["seconds"] for f in figures)
         else None,
         "ttfb_ms": _median([t.ttfb_ms for t in transfers]),
+        "ttfb_source": ttfb_source([t.ttfb_source for t in transfers]),
         "status": transfers[-1].status,
         "connections": options.download_connections,
     }

@@ -4,7 +4,11 @@
     connect_ms  TCP handshake: the SYN → SYN-ACK RTT the kernel measured (TCP_INFO, as the tcp method),
                 else the user-space span, which event-loop delays lengthen by a millisecond or more
     tls_ms      TLS handshake (https only)
-    ttfb_ms     request sent → response headers received (the server's wait plus one round trip)
+    ttfb_ms     request sent → response's first byte (the server's wait plus one round trip), from the
+                kernel's timestamps: the request's segment leaving (SO_TIMESTAMPING, transmit) and the first
+                response segment arriving (receive); for HTTPS the first segment of the first TLS record
+                that holds response bytes (see `_timed_transport`). Where the kernel gives no stamps, from
+                httpcore's trace events (request written → headers parsed), and `ttfb_source` says which
     total_ms    the whole attempt, DNS to the last body byte, redirects included
 
 Redirects are followed up to `http_max_redirects`; the phases are those of the final hop. TLS certificates are
@@ -22,7 +26,15 @@ from dataclasses import dataclass
 from probes.errors import ErrorKind
 from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext
-from probes.methods._httpcommon import PhaseTimer, classify, client, pin, prepare_tls, status_error
+from probes.methods._httpcommon import (
+    PhaseTimer,
+    classify,
+    client,
+    pin,
+    prepare_tls,
+    status_error,
+    ttfb_source,
+)
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import ProbeOptions, Target
 from probes.timestamps import now_us
@@ -34,6 +46,7 @@ _BODY_CAP_BYTES = 1024 * 1024  # an http probe reads at most this much body; `do
 class Attempt:
     sample: Sample
     timings: dict[str, float | None]
+    ttfb_source: str | None
     status: int | None
     redirects: int
     final_url: str
@@ -42,7 +55,8 @@ class Attempt:
 
 async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt:
     """One request (following redirects) with its phase timings."""
-    http = client(options)  # built before the clock starts: constructing a client is not the line's time
+    phases = PhaseTimer()
+    http = client(options, phases.clock)  # built before the clock starts: a client is not the line's time
     sent_at_us = now_us()
     started = time.perf_counter_ns()
     timings: dict[str, float | None] = {}
@@ -51,7 +65,6 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
     try:
         while True:
             pinned = await pin(current)
-            phases = PhaseTimer()
             async with http:
                 request = http.build_request(
                     "GET",
@@ -82,6 +95,7 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                     return Attempt(
                         Sample(seq, sent_at_us, total, ErrorKind.TOO_MANY_REDIRECTS),
                         timings | {"total_ms": total},
+                        phases.ttfb_source,
                         response.status_code,
                         redirects,
                         current,
@@ -89,7 +103,8 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                     )
                 redirects += 1
                 current = urllib.parse.urljoin(current, location)
-                http = client(options)
+                phases = PhaseTimer()
+                http = client(options, phases.clock)
                 continue
             total = (time.perf_counter_ns() - started) / 1e6
             timings["total_ms"] = total
@@ -98,17 +113,24 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                 return Attempt(
                     Sample(seq, sent_at_us, total, ErrorKind.HTTP_STATUS),
                     timings,
+                    phases.ttfb_source,
                     response.status_code,
                     redirects,
                     current,
                     message,
                 )
             return Attempt(
-                Sample(seq, sent_at_us, total), timings, response.status_code, redirects, current, None
+                Sample(seq, sent_at_us, total),
+                timings,
+                phases.ttfb_source,
+                response.status_code,
+                redirects,
+                current,
+                None,
             )
     except Exception as exc:
         kind, message = classify(exc, current)
-        return Attempt(Sample(seq, sent_at_us, None, kind), timings, None, redirects, current, message)
+        return Attempt(Sample(seq, sent_at_us, None, kind), timings, None, None, redirects, current, message)
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
@@ -130,7 +152,12 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         name: _median([a.timings.get(name) for a in attempts])
         for name in ("dns_ms", "connect_ms", "tls_ms", "ttfb_ms", "total_ms")
     }
-    metrics.update(status=last.status, redirects=last.redirects, final_url=last.final_url)
+    metrics.update(
+        status=last.status,
+        redirects=last.redirects,
+        final_url=last.final_url,
+        ttfb_source=ttfb_source([a.ttfb_source for a in attempts]),
+    )
     errors = [a for a in attempts if a.sample.error is not None]
     error: ErrorKind | None = None
     message = None

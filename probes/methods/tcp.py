@@ -24,6 +24,7 @@ import errno
 import os
 import socket
 import time
+from collections.abc import Awaitable
 
 from probes.errors import ErrorKind, ResolveFailed
 from probes.i18n import ngettext
@@ -105,6 +106,11 @@ class Handshake:
             self.late_ms = rtt_ms
             return Sample(self.seq, self.sent_at_us, None, ErrorKind.LATE)
         return Sample(self.seq, self.sent_at_us, rtt_ms, error)
+
+
+def connect_once(address: str, family: int, port: int, timeout_s: float, seq: int = 0) -> Awaitable[Sample]:
+    """One handshake: its SYN leaves now (the caller has had its pacer turn); await its sample."""
+    return Handshake(address, family, port, seq).outcome(timeout_s)
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:

@@ -93,6 +93,12 @@ _PREMIUM_RANK: Final[dict[str, int]] = {
 }
 
 
+def premium_rank(line_class: str) -> int:
+    """How premium a class is (CN2 GIA highest, unknown lowest): the order ties are broken in, and the one a
+    route history says a line "fell" or "rose" in."""
+    return _PREMIUM_RANK.get(line_class, -1)
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One classification rule: the class it gives when all `needs` groups (and none of `excludes`) appear."""

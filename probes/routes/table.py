@@ -17,7 +17,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal, get_args
 
-from probes import tomlfile
+from probes import inputfile
 from probes.errors import NetworkTableError, NetworkTableVersionError
 
 Backbone = Literal["cn2", "163", "ctgnet", "cu-9929", "cu-10099", "cu-4837", "cmi", "cmin2", "other"]
@@ -173,11 +173,11 @@ def default_user_table_path() -> Path:
 
 def read_table_file(path: Path, *, origin: str | None = None) -> TableFile:
     """Parse and validate one table file. Raises `NetworkTableError` naming the file, entry and field."""
-    return parse_table_text(tomlfile.read_text(path, _error(path)), path=path, origin=origin)
+    return parse_table_text(inputfile.read_text(path, _error(path)), path=path, origin=origin)
 
 
 def parse_table_text(text: str, *, path: Path | str, origin: str | None = None) -> TableFile:
-    data = tomlfile.parse(text, _error(path), syntax="not valid TOML")
+    data = inputfile.parse_toml(text, _error(path), syntax="not valid TOML")
     origin = origin if origin is not None else str(path)
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
@@ -274,7 +274,7 @@ def bundled_table() -> NetworkTable:
     return load_network_table(use_user_file=False)
 
 
-def _error(path: Path | str) -> tomlfile.ErrorFactory:
+def _error(path: Path | str) -> inputfile.ErrorFactory:
     return lambda message, line: NetworkTableError(
         path, message if line is None else f"{message} (line {line})"
     )

@@ -11,10 +11,11 @@ Where things are
                   in each table's column order
     writing.py    the write path: a round in one transaction, rollups merged, rollups rebuilt; `run_metadata`
     rollup.py     the rollup maths: samples → per target and hour deltas, deltas merged (NumPy, no SQL)
+    alerts.py     the alert tables: each alert's state and the notifications waiting (`AlertLedger`)
     reading.py    the read path: backend rows → records and typed pandas frames
     backend.py    `Backend`: the interface of the one layer that speaks SQL
     sqlite/       the SQLite backend: `schema.py` (tables, migrations, version), `backend.py` (connection,
-                  pragmas, transactions, every statement)
+                  pragmas, transactions, every statement), `alerts.py` (the alert tables' statements)
 
 A second database (PostgreSQL) is a second `Backend` beside `sqlite/` with the same schema version; the
 write and read paths and the rollup maths stay as they are.

@@ -52,7 +52,7 @@ RESULT_COLUMNS = (
     "message",
     "metrics_json",
 )
-SAMPLE_COLUMNS = ("result_id", "target_id", "ts_us", "seq", "rtt_ms", "error")
+SAMPLE_COLUMNS = ("result_id", "target_id", "ts_us", "seq", "rtt_ms", "error", "phase")
 TRACE_COLUMNS = (
     "result_id",
     "target_id",
@@ -117,8 +117,9 @@ class StoredTarget:
 
 @dataclass(frozen=True, slots=True)
 class StoredTrace:
-    """One stored traceroute: its target's labels, the addresses that answered per TTL, and the route
-    verdict it got when it was traced (`route_class` None when the trace failed)."""
+    """One stored traceroute: its target's labels, the addresses that answered per TTL, the route verdict
+    it got when it was traced (`route_class` None when the trace failed) and the vantage point its round
+    was traced from (None: not recorded)."""
 
     result_id: int
     target_id: int
@@ -136,6 +137,7 @@ class StoredTrace:
     route_evidence: str | None
     route_doubts: tuple[str, ...]
     hops: tuple[tuple[int, tuple[str, ...]], ...]
+    vantage: str | None = None
 
     @property
     def path(self) -> tuple[PathHop, ...]:
@@ -241,6 +243,7 @@ def sample_rows(result_id: int, target_id: int, result: ProbeResult) -> list[tup
             s.seq,
             s.rtt_ms,
             None if s.error is None else str(s.error),
+            s.phase,
         )
         for s in result.samples
     ]
@@ -291,8 +294,9 @@ def trace_reply_rows(result_id: int, trace: TraceResult) -> list[tuple[Any, ...]
 
 
 def stored_trace(row: tuple[Any, ...], replies: list[tuple[Any, ...]]) -> StoredTrace:
-    """A trace from its row (the `StoredTrace` fields up to `route_doubts`, the doubts as JSON) and its
-    replies' (ttl, address) in TTL and probe order; each TTL keeps its distinct answering addresses."""
+    """A trace from its row (the `StoredTrace` fields up to `route_doubts`, the doubts as JSON, then the
+    round's vantage point) and its replies' (ttl, address) in TTL and probe order; each TTL keeps its
+    distinct answering addresses."""
     hops: dict[int, list[str]] = {}
     for ttl, address in replies:
         addresses = hops.setdefault(int(ttl), [])
@@ -315,6 +319,7 @@ def stored_trace(row: tuple[Any, ...], replies: list[tuple[Any, ...]]) -> Stored
         route_evidence=row[13],
         route_doubts=tuple(json.loads(row[14])) if row[14] else (),
         hops=tuple((ttl, tuple(addresses)) for ttl, addresses in sorted(hops.items())),
+        vantage=row[15] if len(row) > 15 else None,
     )
 
 

@@ -139,7 +139,8 @@ class Store:
         since_us: int | None = None,
         until_us: int | None = None,
     ) -> pd.DataFrame:
-        """Per-attempt samples (target_id, ts_us, seq, rtt_ms (NaN when lost), error, result_id), oldest first."""
+        """Per-attempt samples (target_id, ts_us, seq, rtt_ms (NaN when lost), error, result_id, phase (None
+        except for responsiveness probes)), oldest first."""
         return reading.samples_frame(self.backend, target_ids, since_us, until_us)
 
     def hourly_frame(

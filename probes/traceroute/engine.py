@@ -8,6 +8,9 @@ before its answer arrived are dropped from the result, as traceroute does. A pro
 
     result = trace("198.19.1.2", TraceOptions(protocol="icmp", probes_per_hop=3))
 
+`on_reply(ttl, probe, answer)` (optional) hears every probe's answer as it comes, for a live view (the
+desktop's Routes screen); the result alone says which of them counted (probes past the destination do not).
+
 The trace runs from this machine: it shows the path *to* the target (for an office, to the region). The
 return path, which decides much of what a line feels like, may differ and cannot be seen from here.
 """
@@ -18,8 +21,10 @@ import asyncio
 import functools
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from probes import limits
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
 from probes.icmp_engine import IcmpEngine
 from probes.pacing import Pacer
@@ -38,6 +43,7 @@ from probes.traceroute.probers import (
 )
 from probes.traceroute.result import PROTOCOLS, HopReply, TraceHop, TraceProtocol, TraceResult
 
+ReplyHook = Callable[[int, int, HopAnswer], None]  # (ttl, probe, answer), as each answer arrives
 MAX_TTL = 255
 # Without a run's pacer, probes leave at most one per millisecond (the runner's default, fping's -i 1):
 # in round 0 the destination's answer then often arrives before probes past it are sent.
@@ -63,19 +69,25 @@ class TraceOptions:
     payload_bytes: int = 32
 
     def __post_init__(self) -> None:
+        for name, value, limit in (  # the limits the flags and plans use (`probes.limits`)
+            ("timeout", self.timeout_s, limits.TIMEOUT),
+            ("interval", self.round_interval_s, limits.INTERVAL),
+            ("probes per hop", self.probes_per_hop, limits.PROBES_PER_HOP),
+        ):
+            try:
+                limit.check(value)
+            except ValueError as exc:
+                raise TargetError(f"{name}: {exc}") from None
         checks = [
             (
                 self.protocol in PROTOCOLS,
                 f"protocol must be one of {', '.join(PROTOCOLS)} (got {self.protocol!r})",
             ),
-            (1 <= self.probes_per_hop <= 100, f"probes per hop must be 1-100 (got {self.probes_per_hop})"),
             (1 <= self.max_hops <= MAX_TTL, f"max hops must be 1-{MAX_TTL} (got {self.max_hops})"),
             (
                 1 <= self.first_hop <= self.max_hops,
                 f"first hop must be 1-{self.max_hops} (got {self.first_hop})",
             ),
-            (self.timeout_s > 0, f"timeout must be positive (got {self.timeout_s})"),
-            (self.round_interval_s >= 0, f"interval must not be negative (got {self.round_interval_s})"),
             (1 <= self.parallel <= 64, f"parallel probes must be 1-64 (got {self.parallel})"),
             (
                 self.port is None or 1 <= self.port <= 65535,
@@ -110,11 +122,13 @@ async def trace_host(
     icmp: IcmpEngine | None = None,
     pacer: Pacer | None = None,
     name: str | None = None,
+    on_reply: ReplyHook | None = None,
 ) -> TraceResult:
     """Trace the path to `host` (a name or address). Never raises for what the network or the OS does:
     a name that does not resolve or a refused ICMP socket come back as a result with `error` set.
 
     `icmp`: the run's shared engine (a private one is opened when None). `pacer`: the run's packet pacer.
+    `on_reply`: called with every probe's answer as it arrives.
     """
     started = now_us()
     target = name or host
@@ -125,9 +139,11 @@ async def trace_host(
     if icmp is None and options.protocol == "icmp":
         async with IcmpEngine() as engine:
             return await _trace_address(
-                target, resolved.address, resolved.family, options, table, engine, pacer
+                target, resolved.address, resolved.family, options, table, engine, pacer, on_reply
             )
-    return await _trace_address(target, resolved.address, resolved.family, options, table, icmp, pacer)
+    return await _trace_address(
+        target, resolved.address, resolved.family, options, table, icmp, pacer, on_reply
+    )
 
 
 def trace(host: str, options: TraceOptions | None = None, table: NetworkTable | None = None) -> TraceResult:
@@ -145,14 +161,21 @@ async def trace_repeatedly(
     *,
     gap_s: float = 0.0,
     icmp: IcmpEngine | None = None,
+    on_reply: Callable[[int, int, int, HopAnswer], None] | None = None,
+    on_trace: Callable[[int, TraceResult], None] | None = None,
 ) -> list[TraceResult]:
-    """`count` traces of the same host one after another (for a verdict over several traces)."""
+    """`count` traces of the same host one after another (for a verdict over several traces).
+    `on_reply(trace_index, ttl, probe, answer)` hears each answer as it arrives, `on_trace(index, result)`
+    each trace as it ends."""
     results: list[TraceResult] = []
     async with IcmpEngine() if icmp is None else _borrowed(icmp) as engine:
         for index in range(count):
             if index and gap_s:
                 await asyncio.sleep(gap_s)
-            result = await trace_host(host, options, table, icmp=engine)
+            hook = None if on_reply is None else functools.partial(on_reply, index)
+            result = await trace_host(host, options, table, icmp=engine, on_reply=hook)
+            if on_trace is not None:
+                on_trace(index, result)
             results.append(result)
             if result.error in (ErrorKind.DNS, ErrorKind.PERMISSION):
                 break  # the next trace would fail the same way
@@ -180,6 +203,7 @@ async def _trace_address(
     table: NetworkTable,
     icmp: IcmpEngine | None,
     pacer: Pacer | None,
+    on_reply: ReplyHook | None = None,
 ) -> TraceResult:
     started = now_us()
     try:
@@ -191,7 +215,7 @@ async def _trace_address(
         message = f"cannot open a {options.protocol.upper()} socket: {exc.strerror or exc}"
         return _failed(target, address, options, started, ErrorKind.SEND_FAILED, message)
     try:
-        answers = await _probe_rounds(prober, options, pacer)
+        answers = await _probe_rounds(prober, options, pacer, on_reply)
     finally:
         prober.close()
     hops = _hops(answers, table)
@@ -236,15 +260,17 @@ class _Progress:
 
 
 async def _probe_rounds(
-    prober: Prober, options: TraceOptions, pacer: Pacer | None
+    prober: Prober, options: TraceOptions, pacer: Pacer | None, on_reply: ReplyHook | None = None
 ) -> list[tuple[int, int, HopAnswer]]:
     """Send every round; (ttl, probe, answer) for every probe sent."""
     progress = _Progress()
     sent: list[tuple[int, int, asyncio.Future[HopAnswer]]] = []
 
-    def note(ttl: int, future: asyncio.Future[HopAnswer]) -> None:
+    def note(ttl: int, probe: int, future: asyncio.Future[HopAnswer]) -> None:
         if future.cancelled() or future.exception() is not None:
             return
+        if on_reply is not None:
+            on_reply(ttl, probe, future.result())
         kind = future.result().kind
         if kind == "reached":
             progress.reached_ttl = min(ttl, progress.reached_ttl or ttl)
@@ -271,7 +297,7 @@ async def _probe_rounds(
                 elif sent:
                     await asyncio.sleep(DEFAULT_GAP_S)
                 future = prober.send(ttl)
-                future.add_done_callback(functools.partial(note, ttl))
+                future.add_done_callback(functools.partial(note, ttl, probe))
                 sent.append((ttl, probe, future))
                 in_flight.add(future)
                 ttl += 1

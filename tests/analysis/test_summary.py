@@ -17,7 +17,18 @@ from probes.store import Store
 from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series
 from tests.analysis.week import LA, OFFPEAK_MS, PEAK_MS
 
-SIDE_KEYS = {"rtt_median_ms", "rtt_p95_ms", "loss", "jitter_ms", "throughput_mbps", "samples", "hours"}
+SIDE_KEYS = {
+    "rtt_median_ms",
+    "rtt_p95_ms",
+    "loss",
+    "jitter_ms",
+    "throughput_mbps",
+    "samples",
+    "hours",
+    "loaded_rtt_increase_ms",
+    "rpm",
+    "load_tests",
+}
 
 
 def summary_dicts(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:

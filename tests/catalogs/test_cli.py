@@ -23,7 +23,7 @@ def no_traceback(result: CompletedProcess[str]) -> None:
 def test_validate_bundled_catalogs(run_linkvet: Run) -> None:
     result = run_linkvet("catalog", "validate")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "8 catalog(s) valid, 0 with problems" in result.stdout
+    assert "10 catalog(s) valid, 0 with problems" in result.stdout
 
 
 def test_validate_reports_every_problem_and_exits_2(run_linkvet: Run, tmp_path: Path) -> None:
@@ -103,6 +103,54 @@ def test_import_skypilot(run_linkvet: Run, tmp_path: Path) -> None:
     no_traceback(failed)
 
 
+SKYPILOT = REPO / "tests" / "catalogs" / "fixtures" / "skypilot"
+
+
+def test_import_a_real_catalog_with_its_quirks_and_say_what_was_done(
+    run_linkvet: Run, tmp_path: Path
+) -> None:
+    rows = (SKYPILOT / "vast_vms_extract.csv").read_text(encoding="utf-8").splitlines()
+    csv = tmp_path / "vast.csv"
+    csv.write_text(
+        "\n".join([*rows, rows[3], rows[1].replace("2.65", "0"), rows[2] + ",x"]) + "\n", encoding="utf-8"
+    )
+    result = run_linkvet(
+        "catalog", "import-skypilot", str(csv), "--out", str(tmp_path / "out"), "--as-of", "2026-12"
+    )
+    assert result.returncode == 0, result.stderr
+    no_traceback(result)
+    assert (
+        "17 rows read: 14 imported (8 corrected against the GPU reference, with a note), 1 skipped as not "
+        "understood, 1 duplicates, 1 with price 0 (not offered), 0 without a GPU"
+    ) in result.stdout
+    assert "skipped: vast.csv:18: 10 cells where the header has 9" in result.stderr
+    written = tmp_path / "out" / "vast.toml"
+    assert "is the 8 GPUs' total, not per GPU" in written.read_text(encoding="utf-8")
+    assert run_linkvet("catalog", "validate", str(written)).returncode == 0
+    strict = run_linkvet("catalog", "import-skypilot", str(csv), "--out", str(tmp_path / "s"), "--strict")
+    assert strict.returncode == 2 and "vast.csv:18: row cannot be understood" in strict.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_import_out_a_file_under_a_file_or_a_full_disk(run_linkvet: Run, tmp_path: Path) -> None:
+    csv = SKYPILOT / "lambda_vms_extract.csv"
+    plain = tmp_path / "plain.txt"
+    plain.write_text("keep me", encoding="utf-8")
+    into = run_linkvet("catalog", "import-skypilot", str(csv), "--out", str(plain))
+    assert into.returncode == 2 and "exists; use --force" in into.stderr
+    under = run_linkvet("catalog", "import-skypilot", str(csv), "--out", str(plain / "sub"))
+    assert under.returncode == 2 and f"{plain} is a file, not a folder" in under.stderr
+    assert plain.read_text(encoding="utf-8") == "keep me"
+    named = run_linkvet("catalog", "import-skypilot", str(csv), "--out", str(tmp_path / "mine.toml"))
+    assert named.returncode == 0 and (tmp_path / "mine.toml").is_file()
+    for result in (into, under, named):
+        no_traceback(result)
+    if Path("/dev/full").exists():
+        full = run_linkvet("catalog", "import-skypilot", str(csv), "--out", "/dev/full", "--force")
+        assert full.returncode == 3 and "/dev/full: cannot write: No space left on device" in full.stderr
+        no_traceback(full)
+
+
 def test_size(run_linkvet: Run) -> None:
     text = run_linkvet("size", "--params", "70e9", "--mode", "full", "--strategy", "zero3")
     assert text.returncode == 0, text.stderr
@@ -152,8 +200,10 @@ def test_score_explains_the_ranking(run_linkvet: Run) -> None:
     result = run_linkvet("score", "--needs", EXAMPLE, "--top", "3")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("\n#") >= 3 - 1
-    assert "#1 lambda/1-click-cluster-h100-sxm" in result.stdout
-    assert "InfiniBand" in result.stdout and "NVLink 900 GB/s" in result.stdout
+    # by the worst case: the node whose NVSwitch, 8 × 400G InfiniBand and price a public source states
+    assert "#1 coreweave/hgx-h100" in result.stdout
+    assert "InfiniBand" in result.stdout and "NVSWITCH 900 GB/s" in result.stdout
+    assert "whatever the unknowns are" in result.stdout and "Ask next:" in result.stdout
     pcie = next(line for line in result.stdout.splitlines() if line.startswith("First PCIe-only offering: #"))
     assert "— 1 ×" not in pcie and " × " in pcie  # a multi-GPU PCIe node, not a one-GPU node
     assert "Sensitivity:" in result.stdout
@@ -198,7 +248,7 @@ def test_score_rejects_bad_input_plainly(run_linkvet: Run, tmp_path: Path) -> No
         (("score", "--needs", EXAMPLE, "--links", str(bad_json)), "not valid JSON"),
         (("score", "--needs", EXAMPLE, "--links", str(wrong_shape)), "[0].peak.loss"),
         (("score", "--needs", str(bad_needs)), "needs.toml:3: model.params"),
-        (("score", "--needs", str(tmp_path / "missing.toml")), "cannot read"),
+        (("score", "--needs", str(tmp_path / "missing.toml")), "no such file"),
         (("score", "--needs", EXAMPLE, "--weight", "speed=3"), "no weighted criterion 'speed'"),
         (("score", "--needs", EXAMPLE, "--weight", "price"), "ID=NUMBER"),
     ]:

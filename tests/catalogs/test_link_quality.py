@@ -26,6 +26,9 @@ CONTRACT_EXAMPLE: dict[str, Any] = {
         "throughput_mbps": 84.0,
         "samples": 12345,
         "hours": 90,
+        "loaded_rtt_increase_ms": 48.5,
+        "rpm": 302.0,
+        "load_tests": 12,
     },
     "offpeak": {
         "rtt_median_ms": 140.0,
@@ -35,6 +38,9 @@ CONTRACT_EXAMPLE: dict[str, Any] = {
         "throughput_mbps": None,
         "samples": 20000,
         "hours": 300,
+        "loaded_rtt_increase_ms": -0.2,
+        "rpm": None,
+        "load_tests": 30,
     },
     "route": {
         "claimed_line_type": "cn2-gia",
@@ -53,6 +59,8 @@ def test_round_trip_of_the_contract_example() -> None:
     assert summary.peak is not None and summary.peak.samples == 12345 and summary.peak.hours == 90.0
     assert summary.offpeak is not None and summary.offpeak.throughput_mbps is None
     assert summary.route is not None and summary.route.agrees is False
+    assert summary.peak.loaded_rtt_increase_ms == 48.5 and summary.peak.load_tests == 12
+    assert summary.offpeak.loaded_rtt_increase_ms == -0.2  # a difference: no queue and a little noise
     assert summary.as_dict() == {
         **CONTRACT_EXAMPLE,
         "peak": {**CONTRACT_EXAMPLE["peak"], "hours": 90.0},
@@ -108,3 +116,16 @@ def test_bad_summaries_name_the_key(path: tuple[str, ...], value: Any, words: st
         LinkSummary.from_dict(data, where="[3]")
     assert words in str(caught.value)
     assert str(caught.value).startswith("[3]")
+
+
+def test_latency_under_load_must_be_a_number() -> None:
+    data = copy.deepcopy(CONTRACT_EXAMPLE)
+    data["peak"]["loaded_rtt_increase_ms"] = "48 ms"
+    with pytest.raises(
+        LinkSummaryError, match=r"summary\.peak\.loaded_rtt_increase_ms: expected a finite number"
+    ):
+        LinkSummary.from_dict(data)
+    data["peak"]["loaded_rtt_increase_ms"] = 48.0
+    data["peak"]["load_tests"] = 1.5
+    with pytest.raises(LinkSummaryError, match=r"summary\.peak\.load_tests: expected a whole number"):
+        LinkSummary.from_dict(data)

@@ -54,7 +54,7 @@ def test_every_reader_names_the_file_and_line_of_a_problem(kind: str, tmp_path: 
     path.write_text(valid, encoding="utf-8")
     read(path)  # the valid file loads
 
-    with pytest.raises(unusable, match="cannot read the file: No such file or directory") as missing:
+    with pytest.raises(unusable, match="no such file") as missing:
         read(tmp_path / "missing.toml")
     assert missing.value.path == tmp_path / "missing.toml"
 
@@ -92,7 +92,7 @@ def test_a_field_that_fails_validation_is_named_with_its_line(tmp_path: Path) ->
 
 
 def test_the_skypilot_importer_reads_its_csv_the_same_way(tmp_path: Path) -> None:
-    with pytest.raises(SkyPilotImportError, match="cannot read the file: No such file or directory"):
+    with pytest.raises(SkyPilotImportError, match="no such file"):
         import_skypilot_csv(tmp_path / "missing.csv")
     path = tmp_path / "vms.csv"
     path.write_bytes(b"InstanceType,AcceleratorName\n\xff\n")

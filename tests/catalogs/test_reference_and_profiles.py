@@ -81,6 +81,7 @@ def test_checklist_lists_every_item_of_the_documents() -> None:
         "power_redundancy",
         "cooling",
         "line_quality",
+        "line_responsiveness",
         "line_claim",
         "ddos_protection",
         "elasticity",

@@ -10,7 +10,15 @@ checklist order, each with `weight` wᵢ and `counted` cᵢ):
   divided by its Euclidean norm, times wᵢ / Σ wᵢ; closeness d⁻ / (d⁺ + d⁻) to the column-wise best and worst,
   1 at the ideal best), and entries are ordered by it; an entry that fails a gate has no closeness;
 - a judgement's `score`, when known, is what it counts (`counted` = `score`);
-- a margin over the next entry is (wᵢ / Σ wᵢ)·(cᵢ − cᵢ of the next entry).
+- a margin over the next entry is (wᵢ / Σ wᵢ)·(rᵢ − rᵢ of the next entry), r being what the order ranks by:
+  `counted_min` under the default order (`score-min`), `counted` under `total` (and with TOPSIS);
+- `score_min` = Σ wᵢ·`counted_min`ᵢ / Σ wᵢ and `score_max` = Σ wᵢ·`counted_max`ᵢ / Σ wᵢ, with `counted_min`ᵢ ≤
+  `counted`ᵢ ≤ `counted_max`ᵢ; a criterion known outright counts the same at both ends, an unknown one 0 and
+  the most its node shape allows; `coverage` = Σ wᵢ·kᵢ / Σ wᵢ, kᵢ the known share (1 known, 0 unknown, for
+  thin line evidence 1 − (`counted_max`ᵢ − `counted_min`ᵢ));
+- under `score-min` the entries that pass every gate are ordered by `score_min` (ties by total), a place is
+  decided exactly when its `score_min` is above the next entry's `score_max`, and "ask next" lists the
+  unknown criteria by (wᵢ / Σ wᵢ)·(`counted_max`ᵢ − `counted_min`ᵢ), largest first.
 The reference sums below are written out in plain Python, independently of the ranking's numpy.
 """
 
@@ -108,6 +116,59 @@ def check_totals(ranking: Ranking) -> None:
         assert entry.eligible == (not entry.failed_gates), entry.label
 
 
+PARTIAL = {"line_quality", "line_claim"}
+
+
+def known_share(j: Judgement) -> float:
+    if j.score is None:
+        return 0.0
+    if j.criterion in PARTIAL:
+        return 1.0 - ((j.counted_max or 0.0) - (j.counted_min or 0.0))
+    return 1.0
+
+
+def check_bounds(ranking: Ranking) -> None:
+    for entry in ranking.entries:
+        parts = weighted(entry)
+        total_weight = sum(j.weight for j in parts)
+        low = sum(j.weight * (j.counted_min or 0.0) for j in parts) / total_weight
+        high = sum(j.weight * (j.counted_max or 0.0) for j in parts) / total_weight
+        assert entry.score_min == pytest.approx(low, rel=1e-12, abs=1e-12), entry.label
+        assert entry.score_max == pytest.approx(high, rel=1e-12, abs=1e-12), entry.label
+        assert entry.score_min <= entry.total + 1e-12 <= entry.score_max + 2e-12, entry.label
+        coverage = sum(j.weight * known_share(j) for j in parts) / total_weight
+        assert entry.coverage == pytest.approx(coverage, rel=1e-9, abs=1e-12), entry.label
+        for j in parts:
+            assert j.counted_min is not None and j.counted_max is not None
+            assert j.counted_min - 1e-12 <= (j.counted or 0.0) <= j.counted_max + 1e-12, (
+                entry.label,
+                j.criterion,
+            )
+            if j.score is None:
+                assert j.counted_min == 0.0, (entry.label, j.criterion)
+            elif j.criterion not in PARTIAL:
+                assert j.counted_min == j.counted == j.counted_max, (entry.label, j.criterion)
+        swings = [(s.criterion, s.swing) for s in entry.ask_next]
+        expected = sorted(
+            (
+                (j.criterion, j.weight / total_weight * ((j.counted_max or 0.0) - (j.counted_min or 0.0)))
+                for j in parts
+                if j.score is None and (j.counted_max or 0.0) > (j.counted_min or 0.0) + 1e-12
+            ),
+            key=lambda pair: (-pair[1], pair[0]),
+        )[: len(swings)]
+        assert [c for c, _ in swings] == [c for c, _ in expected], entry.label
+        for (_, got), (_, want) in zip(swings, expected, strict=True):
+            assert got == pytest.approx(want, abs=1e-12)
+    if ranking.order == "score-min":
+        eligible = [e for e in ranking.entries if e.eligible]
+        keys = [(round(e.score_min, 12), round(e.total, 12)) for e in eligible]
+        assert keys == sorted(keys, reverse=True)
+    for entry, following in pairwise(ranking.entries):
+        if entry.next_rank is not None:
+            assert entry.decided == (entry.score_min > following.score_max + 1e-12), entry.label
+
+
 def check_margins(ranking: Ranking) -> None:
     entries = ranking.entries
     for entry, following in pairwise(entries):
@@ -118,8 +179,12 @@ def check_margins(ranking: Ranking) -> None:
         total_weight = sum(ranking.weights.values())
         mine = {j.criterion: j for j in weighted(entry)}
         theirs = {j.criterion: j for j in weighted(following)}
+
+        def ranked_by(j: Judgement) -> float:
+            return (j.counted_min if ranking.order == "score-min" else j.counted) or 0.0
+
         for criterion, lead in entry.margins:
-            difference = (mine[criterion].counted or 0.0) - (theirs[criterion].counted or 0.0)
+            difference = ranked_by(mine[criterion]) - ranked_by(theirs[criterion])
             assert lead == pytest.approx(mine[criterion].weight / total_weight * difference, abs=1e-12)
             assert lead > 0
 
@@ -180,12 +245,21 @@ def test_every_total_is_the_weighted_combination_of_its_own_judgements(case: str
     assert any(j.criterion == "price" and j.score is not None for j, _ in counted)
     assert any("counted" in j.reason for j, _ in counted) or case == "7b-lora"
     check_totals(ranking)
+    check_bounds(ranking)
     check_margins(ranking)
     if method == "topsis":
         check_topsis(ranking)
+        assert ranking.order == "total"
     else:
         assert all(e.topsis is None for e in ranking.entries)
-        eligible_totals = [e.total for e in ranking.entries if e.eligible]
+        assert ranking.order == "score-min"
+        counted_order = rank_offerings(
+            needs, catalogs, measured_links(catalogs), weights=settings.get("weights"), order="total"
+        )
+        check_totals(counted_order)
+        check_bounds(counted_order)
+        check_margins(counted_order)
+        eligible_totals = [e.total for e in counted_order.entries if e.eligible]
         assert eligible_totals == sorted(eligible_totals, reverse=True)
     first = next((e for e in ranking.entries if e.eligible), None)
     assert ranking.sensitivity.top == (first.label if first else None)

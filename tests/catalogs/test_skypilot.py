@@ -1,10 +1,14 @@
-"""The SkyPilot CSV importer: grouping, per-region prices, derived GPU variants, and bad CSVs."""
+"""The SkyPilot CSV importer: grouping, per-region prices, derived GPU variants, real catalogs' quirks
+corrected with notes (fixtures/skypilot, recorded real rows), rows it cannot understand skipped with their
+reason (or the whole import refused with `strict`), and bad CSVs."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from catalogs.errors import SkyPilotImportError
 from catalogs.loader import parse_catalog_text
@@ -49,9 +53,10 @@ def test_aws_rows_group_into_offerings_with_per_region_prices(tmp_path: Path) ->
     ]
     assert "no price in the source for: us-east-2" in offerings["p5e.48xlarge"]["notes"]
     assert offerings["p5e.48xlarge"]["gpu"] == "H200"  # family: a bare H200 is not assumed SXM
-    assert any(
-        "AcceleratorCount '0.5'" in w for w in result.warnings
-    )  # fractional GPUs reported, not dropped
+    # fractional GPUs reported, not dropped
+    assert [(s.line, s.reason) for s in result.skipped] == [
+        (6, "AcceleratorCount '0.5' is not a whole number of GPUs")
+    ]
     assert result.rows_read == 5 and result.rows_used == 4
 
 
@@ -84,28 +89,68 @@ def test_output_round_trips_through_the_loader(tmp_path: Path) -> None:
         assert loaded.offerings[0].source == f"SkyPilot-format catalog {name}"
 
 
-def test_a_price_of_zero_is_read_as_not_stated_and_the_catalog_still_loads(tmp_path: Path) -> None:
-    text = LAMBDA.replace("3.29,us-west-1", "0,us-west-1")
+def test_a_price_of_zero_means_not_offered_there_and_the_catalog_still_loads(tmp_path: Path) -> None:
+    text = (
+        LAMBDA.replace("3.29,us-west-1", "0,us-west-1")
+        + LAMBDA.splitlines()[2].replace("us-west-1", "us-east-1")
+        + "\n"
+    )
     result = import_skypilot_csv(write(tmp_path, "lambda_gpu.csv", text), as_of="2026-11-30")
-    assert any("1 row(s) with Price 0 read as no price stated" in w for w in result.warnings)
+    assert result.not_offered == 1
+    assert any("1 row(s) with Price 0 left out: not offered there" in w for w in result.warnings)
     loaded, errors = parse_catalog_text(catalog_to_toml(result.catalog, "header"))
     assert loaded is not None, [str(e) for e in errors]
     pcie = next(o for o in loaded.offerings if o.id == "gpu_1x_h100_pcie")
-    assert pcie.prices == ()
+    assert pcie.regions == ("us-east-1",)  # not listed where it is not offered
+    assert [p.region for p in pcie.prices] == ["us-east-1"]
+
+
+BAD_ROWS = [
+    (AWS.replace("55.04,30.1", "fifty,30.1", 1), "Price 'fifty' is not a number", 2),
+    (AWS.replace("55.04,30.1", "-1,30.1", 1), "not a usable value", 2),
+    (AWS.replace("us-east-1,use1-az1", ",use1-az1", 1), "empty Region", 2),
+    (
+        AWS + "p5.48xlarge,H100,8.0,192.0,2048.0,{},1,2,US-East-1,x,y,extra\n",
+        "12 cells where the header has 11",
+        7,
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "words", "line"), BAD_ROWS)
+def test_a_row_that_cannot_be_understood_is_skipped_with_its_reason(
+    tmp_path: Path, text: str, words: str, line: int
+) -> None:
+    result = import_skypilot_csv(write(tmp_path, "bad.csv", text))
+    skipped = {s.line: s.reason for s in result.skipped}
+    assert words in skipped[line]
+    loaded, errors = parse_catalog_text(catalog_to_toml(result.catalog))
+    assert loaded is not None, errors  # the rest still makes a catalog
+
+
+@pytest.mark.parametrize(("text", "words", "line"), BAD_ROWS)
+def test_strict_fails_the_whole_import_at_the_first_such_row(
+    tmp_path: Path, text: str, words: str, line: int
+) -> None:
+    fractional = AWS.splitlines()[5] + "\n"  # the fractional-GPU row, itself one strict refuses
+    text = text.replace(fractional, "")
+    line = line - 1 if line > 6 else line
+    with pytest.raises(SkyPilotImportError) as caught:
+        import_skypilot_csv(write(tmp_path, "bad.csv", text), strict=True)
+    assert words in str(caught.value) and "row cannot be understood" in str(caught.value)
+    assert caught.value.line == line
 
 
 @pytest.mark.parametrize(
     ("text", "words", "line"),
     [
         ("InstanceType,Region\nx,y\n", "missing column(s) AcceleratorName, AcceleratorCount, Price", 1),
-        (AWS.replace("55.04,30.1", "fifty,30.1", 1), "'fifty' is not a number", 2),
-        (AWS.replace("55.04,30.1", "-1,30.1", 1), "not a usable value", 2),
         (AWS.splitlines()[0] + "\n", "no GPU rows", None),
-        (AWS.replace("us-east-1,use1-az1", ",use1-az1", 1), "empty Region", 2),
-        (AWS + "p5.48xlarge,H100,8.0,192.0,2048.0,{},1,2,US-East-1,x,y,extra\n", "more cells", 7),
     ],
 )
-def test_bad_csvs(tmp_path: Path, text: str, words: str, line: int | None) -> None:
+def test_files_that_are_not_catalogs_fail_whole(
+    tmp_path: Path, text: str, words: str, line: int | None
+) -> None:
     with pytest.raises(SkyPilotImportError) as caught:
         import_skypilot_csv(write(tmp_path, "bad.csv", text))
     assert words in str(caught.value)
@@ -121,10 +166,100 @@ def test_helpers() -> None:
     assert form_factor_hint("p5.48xlarge", "H100") is None
 
 
-def test_a_csv_the_csv_module_cannot_read_is_reported_not_raised(tmp_path: Path) -> None:
-    # a field over the csv module's size limit (131,072 characters) used to escape as a bare csv.Error
-    text = AWS + '"' + "x" * 200_000 + '",H100\n'
-    with pytest.raises(SkyPilotImportError) as caught:
-        import_skypilot_csv(write(tmp_path, "huge.csv", text))
-    assert "not a readable CSV: field larger than field limit" in str(caught.value)
-    assert caught.value.line == len(AWS.splitlines()) + 1
+def test_a_cell_over_131072_characters_skips_its_row_and_reads_the_next(tmp_path: Path) -> None:
+    # it used to escape as a bare csv.Error, then to fail the whole file
+    text = (
+        AWS + '"' + "x" * 200_000 + '",H100\n' + AWS.splitlines()[1].replace("us-east-1", "eu-west-1") + "\n"
+    )
+    result = import_skypilot_csv(write(tmp_path, "huge.csv", text))
+    assert [(s.line, s.reason) for s in result.skipped][-1] == (
+        len(AWS.splitlines()) + 1,
+        "a cell of 200,000 characters (more than 131,072)",
+    )
+    p5 = next(o for o in result.catalog["offerings"] if o["id"] == "p5.48xlarge")
+    assert "eu-west-1" in p5["regions"]  # the row after it is read
+
+
+def test_a_line_separator_inside_a_cell_does_not_split_the_row(tmp_path: Path) -> None:
+    # U+2028 is a line break for str.splitlines, not for CSV: it used to make a bogus offering of half a row
+    text = AWS.replace("'Name': 'H100'", "'Name': 'H100\u2028'", 1)
+    assert "\u2028" in text
+    result = import_skypilot_csv(write(tmp_path, "aws_gpu.csv", text))
+    assert result.rows_read == 5 and result.rows_used == 4
+    assert not any("cells" in s.reason for s in result.skipped)
+    assert sorted(o["id"] for o in result.catalog["offerings"]) == ["p5.48xlarge", "p5e.48xlarge"]
+    p5 = next(o for o in result.catalog["offerings"] if o["id"] == "p5.48xlarge")
+    assert p5["regions"] == ["ap-northeast-1", "us-east-1"] and p5["gpu_memory_gb"] == 80.0
+
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "skypilot"
+
+
+def test_vast_total_memory_in_the_per_gpu_field_is_corrected_with_a_note() -> None:
+    result = import_skypilot_csv(FIXTURES / "vast_vms_extract.csv", provider_id="vast", as_of="2026-12-01")
+    offerings = {o["id"]: o for o in result.catalog["offerings"]}
+    eight = offerings["8x-h200-32-65536"]
+    memory = eight["gpu_memory_gb"]
+    assert memory["value"] == pytest.approx(140.4, abs=0.01)
+    assert memory["note"].startswith("SizeInMiB 1150168 is the 8 GPUs' total, not per GPU: 143771 MiB")
+    assert offerings["2x-h200-32-65536"]["gpu_memory_gb"]["value"] == pytest.approx(140.4, abs=0.01)
+    assert offerings["1x-h200-32-65536"]["gpu_memory_gb"] == pytest.approx(
+        140.4, abs=0.01
+    )  # nothing to correct
+    # the note stays with the fact in the catalog the loader reads
+    loaded, errors = parse_catalog_text(catalog_to_toml(result.catalog))
+    assert loaded is not None, [str(e) for e in errors]
+    fact = next(o for o in loaded.offerings if o.id == "8x-h200-32-65536").fact("gpu_memory_gb")
+    assert fact.note is not None and "8 GPUs' total" in fact.note
+    # an empty city: ", US, NA" is read as "US, NA", country US, with a note
+    regions = {r["id"]: r for r in result.catalog["regions"]}
+    assert regions["us-na"]["name"] == "US, NA" and regions["us-na"]["country"] == "US"
+    assert "names no city" in regions["us-na"]["notes"]
+    assert "us-na" in offerings["4x-h200-32-65536"]["regions"]
+    # counts: every row imported, some corrected; the unknown GPU kept, its GPU left unknown
+    assert (result.rows_read, result.rows_used, len(result.skipped)) == (14, 14, 0)
+    # memory: the 2×, 4× and 8× H200 rows, 2× and 8× H100 SXM, 4× B200; region: the ", US, NA" rows (three of
+    # them among those); 2 × A100 at 81,920 MiB reads as 80 GB per GPU, which the reference has: not touched
+    assert result.rows_corrected == 8
+    assert "gpu" not in offerings["2x-rtx_5090-32-65536"]
+    assert "not in the GPU reference" in offerings["2x-rtx_5090-32-65536"]["notes"]
+
+
+def test_total_memory_in_size_and_the_per_gpu_memory_in_total_read_right() -> None:
+    prime = import_skypilot_csv(
+        FIXTURES / "primeintellect_vms_extract.csv", provider_id="prime", as_of="2026-12-01"
+    )
+    offerings = {o["id"]: o for o in prime.catalog["offerings"]}
+    a100 = offerings["lambdalabs__8xa100_80gb__240__1800"]["gpu_memory_gb"]
+    assert a100["value"] == 80.0 and "SizeInMiB 655360 is the 8 GPUs' total" in a100["note"]
+    spot_only = offerings["datacrunch__8xh200_141gb__176__1450__spot"]
+    assert "prices" not in spot_only and "no price in the source for: fi" in spot_only["notes"]
+    lambda_ = import_skypilot_csv(
+        FIXTURES / "lambda_vms_extract.csv", provider_id="lambda", as_of="2026-12-01"
+    )
+    (eight,) = lambda_.catalog["offerings"]
+    assert eight["gpu_memory_gb"]["value"] == 40.0
+    assert "equals the per-GPU SizeInMiB: read as per GPU" in eight["gpu_memory_gb"]["note"]
+
+
+def test_duplicate_rows_are_read_once_and_counted(tmp_path: Path) -> None:
+    rows = (FIXTURES / "vast_vms_extract.csv").read_text(encoding="utf-8").splitlines()
+    text = "\n".join([*rows, rows[1], rows[7]]) + "\n"
+    result = import_skypilot_csv(write(tmp_path, "vast.csv", text), as_of="2026-12-01")
+    assert result.duplicates == 2 and result.rows_read == 16 and result.rows_used == 14
+    assert any("2 duplicate row(s) read once" in w for w in result.warnings)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=400))
+def test_any_text_imports_or_is_refused_with_the_importers_own_error(tmp_path: Path, junk: str) -> None:
+    header = AWS.splitlines()[0]
+    for text in (junk, header + "\n" + junk, AWS + junk):
+        path = write(tmp_path, "junk.csv", text)
+        try:
+            result = import_skypilot_csv(path, as_of="2026-12-01")
+        except SkyPilotImportError as exc:
+            assert exc.path == path
+            continue
+        loaded, errors = parse_catalog_text(catalog_to_toml(result.catalog))
+        assert loaded is not None, [str(e) for e in errors]

@@ -50,13 +50,13 @@ def test_target_file_and_mixed_outcomes(run_linkvet, tmp_path: Path) -> None:  #
 def test_usage_errors_are_one_line_and_exit_2(run_linkvet) -> None:  # type: ignore[no-untyped-def]
     for args, expected in [
         (("probe",), "no targets"),
-        (("probe", "127.0.0.1", "--count", "0"), "is not a whole number of at least 1"),
-        (("probe", "host:99999"), "not a TCP port"),
+        (("probe", "127.0.0.1", "--count", "0"), "'0' is not a whole number from 1 to 100000"),
+        (("probe", "host:99999"), "port '99999' is not a number 1-65535"),
         (("probe", "ftp://x.example/", "--method", "http"), "http:// or https://"),
-        (("probe", "--file", "/nonexistent/list.txt"), "cannot read the target list"),
+        (("probe", "--file", "/nonexistent/list.txt"), "/nonexistent/list.txt: no such file"),
         (("probe", "http://[::1"), "'http://[::1': not a valid URL (Invalid IPv6 URL)"),
-        (("probe", "http://127.0.0.1:0/"), "port is not a number 1-65535"),
-        (("probe", "http://a b/"), "'a b' is not a host name or address"),
+        (("probe", "http://127.0.0.1:0/"), "port '0' is not a number 1-65535"),
+        (("probe", "http://a b/"), "character 9 (SPACE) cannot be part of a host, address or URL"),
     ]:
         out = run_linkvet(*args)
         assert out.returncode == 2, (args, out.stderr)

@@ -1,4 +1,5 @@
-"""The synthetic week exported once per session (xlsx and csv)."""
+"""The synthetic week exported once per session (xlsx and csv), and with the test catalogs and needs profile
+(`procurement_export`, the procurement sheets too)."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from catalogs.loader import load_catalogs
+from catalogs.needs import load_needs
 from desktop.export import ExportRequest, Workbook, build_workbook, write_csv, write_xlsx
 from probes.store import Store
 from tests.analysis.week import write_week
+from tests.export.catalog_fixtures import write_catalogs, write_needs
 
 EXPORTED_AT = datetime(2026, 11, 30, 9, 15, tzinfo=UTC)
 
@@ -37,3 +41,24 @@ def exported(
     write_xlsx(workbook, out / "comparison.xlsx")
     write_csv(workbook, out / "csv")
     return workbook, out / "comparison.xlsx", out / "csv"
+
+
+@pytest.fixture(scope="session")
+def procurement_export(
+    export_store_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Workbook, Path, Path, Path]:
+    out = tmp_path_factory.mktemp("procurement")
+    catalogs = load_catalogs(write_catalogs(out / "catalogs"))
+    needs_path = write_needs(out)
+    request = ExportRequest(
+        store_path=export_store_path,
+        needs=load_needs(needs_path),
+        needs_path=needs_path,
+        catalogs=catalogs,
+        weights={"price": 20},
+    )
+    with Store(export_store_path, readonly=True) as store:
+        workbook = build_workbook(store, request, exported_at=EXPORTED_AT)
+    write_xlsx(workbook, out / "comparison.xlsx")
+    write_csv(workbook, out / "csv")
+    return workbook, out / "comparison.xlsx", out / "csv", out

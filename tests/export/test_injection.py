@@ -37,9 +37,12 @@ def hostile_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path
                 method=Method.ICMP, host=f"127.0.0.{i + 1}", provider=text, region=text, line_type=text
             )
             series.append(Series(target, StepModel(200.0, 150.0, 5, 0)))
-        # A host name can start with "-" too.
+        # A target's name can start with "-" too (a host name cannot: `probes.addresses` refuses one).
         series.append(
-            Series(Target(method=Method.ICMP, host="-2+3", provider="p", region="r"), StepModel(90, 95))
+            Series(
+                Target(method=Method.ICMP, host="127.0.1.1", name="-2+3", provider="p", region="-2+3"),
+                StepModel(90, 95),
+            )
         )
         write_series(store, series, utc_us(2026, 11, 2), 24)
         workbook = build_workbook(store, ExportRequest(), exported_at=EXPORTED_AT)

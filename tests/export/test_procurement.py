@@ -9,39 +9,19 @@ import openpyxl
 import pandas as pd
 import pytest
 
+from catalogs.checklist import default_checklist
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import load_catalogs
 from catalogs.needs import load_needs
 from catalogs.scoring import rank_offerings
 from catalogs.sizing import size
-from desktop.export import ExportRequest, Workbook, build_workbook, write_csv, write_xlsx
+from desktop.export import ExportRequest, Workbook, build_workbook, write_xlsx
 from probes.analysis import link_summaries
 from probes.store import Store
 from tests.export.catalog_fixtures import write_catalogs, write_needs
 from tests.export.conftest import EXPORTED_AT
 
 SHEETS = ["Ranking", "Score breakdown", "Link quality", "Hour-of-day", "GPU offerings", "Sizing", "Method"]
-
-
-@pytest.fixture(scope="module")
-def procurement_export(
-    export_store_path: Path, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[Workbook, Path, Path, Path]:
-    out = tmp_path_factory.mktemp("procurement")
-    catalogs = load_catalogs(write_catalogs(out / "catalogs"))
-    needs_path = write_needs(out)
-    request = ExportRequest(
-        store_path=export_store_path,
-        needs=load_needs(needs_path),
-        needs_path=needs_path,
-        catalogs=catalogs,
-        weights={"price": 20},
-    )
-    with Store(export_store_path, readonly=True) as store:
-        workbook = build_workbook(store, request, exported_at=EXPORTED_AT)
-    write_xlsx(workbook, out / "comparison.xlsx")
-    write_csv(workbook, out / "csv")
-    return workbook, out / "comparison.xlsx", out / "csv", out
 
 
 def test_sheet_order_and_layout(procurement_export: tuple[Workbook, Path, Path, Path]) -> None:
@@ -106,7 +86,7 @@ def test_method_records_weights_needs_and_catalogs(
 ) -> None:
     _workbook, xlsx, _folder, out = procurement_export
     weights = _weights(xlsx)
-    assert weights["price"] == 20.0 and len(weights) == 20
+    assert weights["price"] == 20.0 and len(weights) == len(default_checklist().weighted)
     method = pd.read_excel(xlsx, sheet_name="Method").set_index("Item")
     assert method.loc["Needs profile", "Note"] == str(out / "needs.toml")
     assert method.loc["Scoring method", "Value"] == "weighted-sum"

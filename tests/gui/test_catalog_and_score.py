@@ -121,7 +121,8 @@ def test_scorecard_columns_carry_their_headers(score) -> None:
     header = {c: model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())}
     assert header[RankingModel.SCORE] == "Score" and header[RankingModel.GATES] == "Gates"
     top = model.entry(0)
-    assert model.index(0, RankingModel.SCORE).data() == f"{top.total:.3f}"
+    shown = model.index(0, RankingModel.SCORE).data()
+    assert shown == f"{top.total:.3f} ({top.score_min:.2f}–{top.score_max:.2f}, {top.coverage:.0%})"
     assert model.index(0, RankingModel.PROVIDER).data() == top.provider
     assert header[RankingModel.PROVIDER] == "Provider"
 

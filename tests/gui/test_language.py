@@ -205,7 +205,7 @@ def test_no_label_loses_a_character_to_a_mnemonic(window, qtbot) -> None:
     from PySide6.QtGui import QKeySequence
     from PySide6.QtWidgets import QAbstractButton, QGroupBox, QTabBar
 
-    for key in ("targets", "probe", "charts", "catalog", "score", "export"):
+    for key in ("targets", "probe", "charts", "routes", "catalog", "score", "export"):
         window.go_to(key)
     for code, title in (("en", "Needs & score"), ("zh_CN", "需求与评分")):
         window.set_language(code)

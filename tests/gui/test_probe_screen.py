@@ -162,3 +162,27 @@ def test_progress_does_not_paint_the_live_table_synchronously(window, qtbot) -> 
         else:
             assert not painted and probe.progress.value() == 60
     qtbot.waitUntil(lambda: bool(painted))  # the table and the bar paint with the next update
+
+
+def test_responsiveness_is_a_method_and_its_probes_fill_the_row(window, qtbot, http_server) -> None:  # type: ignore[no-untyped-def]
+    target = Target(Method.DOWNLOAD, url=f"http://{http_server}/trickle", name="trickle")
+    window.context.targets.set_entries([TargetEntry(target)])
+    probe = window.go_to("probe")
+    index = probe.method.findData(Method.RESPONSIVENESS)
+    assert index > 0 and probe.method.itemText(index) == "responsiveness"
+    probe.method.setCurrentIndex(index)
+    probe.count.setValue(0)  # auto: one test
+    probe.timeout.setValue(1.0)
+    qtbot.mouseClick(probe.run_button, Qt.MouseButton.LeftButton)
+    model: LiveProbeModel = probe.model
+    # the latency probes arrive while the test runs, idle phase first
+    qtbot.waitUntil(lambda: probe.running and len(model.rows()[0].rtts) >= 20, timeout=20_000)
+    qtbot.waitUntil(lambda: not probe.running, timeout=60_000)
+    (row,) = model.rows()
+    assert row.result is not None and row.result.error is None, row.result
+    assert row.result.metrics["grade"] is not None and row.result.metrics["connections"] == 4
+    # 5 s idle and a 10 s download at one probe every 100 ms
+    assert row.expected == 150 and 120 <= len(row.rtts) <= 160  # (connection set-up takes a little more)
+    with Store(window.context.settings.db_path, readonly=True) as store:
+        phases = set(store.samples_frame()["phase"])
+    assert phases == {"idle", "download-ramp", "download"}

@@ -102,6 +102,7 @@ def test_http_connect_and_ttfb_match_truth(lab: Lab) -> None:
     run = run_linkvet_probe(lab, region.http_url, "--method", "http", "--count", str(HTTP_COUNT))
     result = run.result
     assert result["method"] == "http" and result["status"] == 200 and result["error"] is None
+    assert result["ttfb_source"] == "kernel"  # both instants from the socket's kernel timestamps
     exchanges = truth.http_exchanges(
         lab.packets(run.since_ns), region.address, HTTP_PORT, since_ns=run.since_ns, until_ns=run.until_ns
     )

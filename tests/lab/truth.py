@@ -113,6 +113,54 @@ def icmp_echoes(
     return out
 
 
+def echo_queueing(
+    log: np.ndarray,
+    host: str,
+    *,
+    delay_up_ms: float,
+    delay_down_ms: float,
+    since_ns: int = 0,
+    until_ns: int | None = None,
+) -> list[float | None]:
+    """For every echo `icmp_echoes` lists (same window, same order): the time its request and its reply
+    waited in the emulator's rate limiters, in ms (the log's `t_due − t_in` of each, minus the profile's
+    fixed one-way delay: queueing plus the packet's own serialisation); None when either was dropped.
+    Valid for profiles without jitter, whose delay is exactly `delay_*_ms`."""
+    host_int = ip_to_int(host)
+    win = _window(log, since_ns, until_ns)
+    req = win[
+        (win["direction"] == UP)
+        & (win["proto"] == ICMP)
+        & (win["kind"] == ICMP_ECHO_REQUEST)
+        & (win["dst"] == host_int)
+    ]
+    later = log[log["t_in_ns"] >= since_ns]
+    rep = later[
+        (later["direction"] == DOWN)
+        & (later["proto"] == ICMP)
+        & (later["kind"] == ICMP_ECHO_REPLY)
+        & (later["src"] == host_int)
+        & (later["fate"] == FORWARDED)
+    ]
+    replies: dict[tuple[int, int], list[np.void]] = {}
+    for r in rep:
+        replies.setdefault((int(r["sport"]), int(r["dport"])), []).append(r)
+    out: list[float | None] = []
+    for r in np.sort(req, order="t_in_ns"):
+        if int(r["fate"]) != FORWARDED:
+            out.append(None)
+            continue
+        key = (int(r["sport"]), int(r["dport"]))
+        answer = next((a for a in replies.get(key, []) if int(a["t_in_ns"]) >= int(r["t_out_ns"])), None)
+        if answer is None:
+            out.append(None)
+            continue
+        up = (int(r["t_due_ns"]) - int(r["t_in_ns"])) / 1e6 - delay_up_ms
+        down = (int(answer["t_due_ns"]) - int(answer["t_in_ns"])) / 1e6 - delay_down_ms
+        out.append(up + down)
+    return out
+
+
 def tcp_handshakes(
     log: np.ndarray,
     host: str,

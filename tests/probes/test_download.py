@@ -25,6 +25,7 @@ def test_whole_file_when_under_the_caps(http_server: str) -> None:
     # throughput is the body after the first chunk over first → last chunk: below bytes/seconds, close to it
     assert m["throughput_mbps"] == pytest.approx(FILE_BYTES * 8 / m["seconds"] / 1e6, rel=0.05)
     assert m["ttfb_ms"] is not None and m["ttfb_ms"] > 0
+    assert m["ttfb_source"] == "kernel"  # timed as the http method times it
     assert result.samples[0].rtt_ms == m["ttfb_ms"]
 
 

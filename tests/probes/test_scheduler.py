@@ -248,3 +248,20 @@ def test_probe_prints_what_it_measured_when_the_store_refuses(run_linkvet, tmp_p
     assert out.returncode == 3
     assert json.loads(out.stdout)["received"] == 2
     assert "measured but not stored" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_round_hooks_see_every_round_and_a_failing_one_is_only_logged(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    plan = parse_plan(PLAN, "p.toml")
+    seen = []
+
+    def broken(report: object) -> None:
+        raise RuntimeError("a hook's own fault")
+
+    with Store(tmp_path / "s.sqlite3") as store:
+        scheduler = Scheduler(plan, store, clock=lambda: utc(12, 30), hooks=[broken, seen.append])
+        report = asyncio.run(scheduler.run_once())
+        assert report.round_id is not None and len(store.rounds()) == 1
+    assert seen == [report]
+    assert "a round hook failed" in caplog.text

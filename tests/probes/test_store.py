@@ -18,7 +18,7 @@ from probes import histogram
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
-from probes.store import SCHEMA_VERSION, Store
+from probes.store import MIGRATIONS, SCHEMA_VERSION, Store
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
 
@@ -239,9 +239,16 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
             source="t",
         )
     with closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA user_version = 1")  # as an older linkvet left it (its later tables stay: harmless)
-        for table in ("trace_replies", "traces"):
+        db.execute("PRAGMA user_version = 1")  # as an older linkvet left it: without the later tables
+        later = [
+            statement.split("(")[0].split()[-1]
+            for migration in MIGRATIONS[1:]
+            for statement in migration
+            if statement.lstrip().startswith("CREATE TABLE")
+        ]
+        for table in reversed(later):
             db.execute(f"DROP TABLE IF EXISTS {table}")
+        db.execute("ALTER TABLE samples DROP COLUMN phase")  # added by migration 3
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
         assert reader.counts()["samples"] == 1

@@ -14,6 +14,10 @@ from probes.target import Method, ProbeOptions, Target, parse_target
         ("127.0.0.1:22", Method.TCP, "127.0.0.1", 22, "tcp:127.0.0.1:22"),
         ("[::1]:443", Method.TCP, "::1", 443, "tcp:[::1]:443"),
         ("::1", Method.ICMP, "::1", None, "icmp:::1"),
+        ("0:0:0:0:0:0:0:1", Method.ICMP, "::1", None, "icmp:::1"),  # normalised before comparing
+        ("Example.COM.", Method.ICMP, "example.com", None, "icmp:example.com"),
+        ("Bücher.example", Method.ICMP, "xn--bcher-kva.example", None, "icmp:xn--bcher-kva.example"),
+        ("[fe80::1%lo]:22", Method.TCP, "fe80::1%lo", 22, "tcp:[fe80::1%lo]:22"),
     ],
 )
 def test_parse_host_forms(text: str, method: Method, host: str, port: int | None, key: str) -> None:
@@ -32,12 +36,26 @@ def test_url_defaults_to_http_and_keeps_labels() -> None:
 @pytest.mark.parametrize(
     ("text", "method", "port", "message"),
     [
-        ("host:0", None, None, "not a TCP port"),
+        ("host:0", None, None, "not a number 1-65535"),
         ("host:http", None, None, "not a number"),
         ("127.0.0.1", Method.TCP, None, "needs a TCP port"),
         ("ftp://x.example/file", Method.HTTP, None, "http:// or https://"),
         ("http://", Method.HTTP, None, "no host"),
-        ("a b", None, None, "not a host name"),
+        ("a b", None, None, "cannot be part of a host"),
+        # issue 12: each of these used to probe something else, silently
+        ("[::1", None, None, "not closed"),
+        ("[::1]junk", None, None, "only :PORT may follow"),
+        ("http://[::1]junk/", None, None, "only :PORT may follow"),
+        ("127.0.0.1\x00junk", None, None, "character 10 \\(U\\+0000\\)"),
+        ("\ufeff127.0.0.1", None, None, "ZERO WIDTH NO-BREAK SPACE"),
+        ("http://exa\nmple.com/", None, None, "LINE FEED|U\\+000A"),
+        ("127.000.000.001", None, None, "leading zeros is ambiguous.*write 127.0.0.1"),
+        ("2130706433", None, None, "neither an IP address nor a host name"),
+        ("127.1", None, None, "neither an IP address nor a host name"),
+        ("host:²", None, None, "not a number 1-65535"),
+        ("host:" + "9" * 5000, None, None, "not a number 1-65535"),
+        ("-gpu.lan", None, None, "not a valid host name"),
+        ("gpu..lan", None, None, "not a valid host name"),
         ("x" * 64 + ".example", None, None, "not a valid host name"),
         ("example.com", Method.DOWNLOAD, None, "needs a URL"),
         ("127.0.0.1:22", None, 23, "disagrees"),
@@ -48,6 +66,19 @@ def test_bad_targets_say_what_is_wrong(
 ) -> None:
     with pytest.raises(TargetError, match=message):
         parse_target(text, method, port)
+
+
+@pytest.mark.parametrize(
+    ("text", "host"),
+    [
+        ("gpu_box.lan", "gpu_box.lan"),
+        ("GPU-1.Example.COM.", "gpu-1.example.com"),
+        ("bücher.example", "xn--bcher-kva.example"),
+    ],
+)
+def test_host_names_resolvers_take_are_accepted_and_written_one_way(text: str, host: str) -> None:
+    # Underscores are outside IDNA's STD3 rules but in real DNS names (Windows hosts, `gpu_box.lan`).
+    assert parse_target(text).host == host
 
 
 def test_unknown_method_lists_the_known_ones() -> None:

@@ -199,9 +199,9 @@ def test_a_bad_network_table_is_a_usage_error_naming_file_and_line(
 
 def test_bad_arguments_are_usage_errors(run_linkvet: RunLinkvet) -> None:
     done = run_linkvet("trace", "127.0.0.1", "--max-hops", "300")
-    assert done.returncode == 2 and "must be at most 255" in done.stderr
+    assert done.returncode == 2 and "is not a whole number from 1 to 255" in done.stderr
     done = run_linkvet("trace", "not a host", "--no-store")
-    assert done.returncode == 2 and "is not a host name or address" in done.stderr
+    assert done.returncode == 2 and "cannot be part of a host, address or URL" in done.stderr
     done = run_linkvet("trace", "127.0.0.1", "--line-type", "cn3-gia", "--no-store")
     assert done.returncode == 2 and "invalid choice: 'cn3-gia'" in done.stderr
 
@@ -234,3 +234,36 @@ def test_without_raw_sockets_icmp_says_not_permitted_and_udp_still_works(tmp_pat
     udp = run("-q", "1", "-P", "udp")
     assert udp.returncode == 0, udp.stderr
     assert "UDP port 33434 (unprivileged socket)" in udp.stdout
+
+
+def test_every_answer_is_heard_as_it_comes_and_the_result_keeps_those_that_count() -> None:
+    import asyncio
+
+    from probes.traceroute import trace_repeatedly
+    from probes.traceroute.probers import HopAnswer
+
+    heard: list[tuple[int, int, int, str]] = []
+    ended: list[int] = []
+
+    def on_reply(index: int, ttl: int, probe: int, answer: HopAnswer) -> None:
+        heard.append((index, ttl, probe, answer.kind))
+        assert not ended or ended[-1] < index  # a trace's answers come before its end
+
+    results = asyncio.run(
+        trace_repeatedly(
+            "127.0.0.1",
+            TraceOptions(protocol="udp", probes_per_hop=3, round_interval_s=0.01, timeout_s=1.0),
+            TABLE,
+            2,
+            on_reply=on_reply,
+            on_trace=lambda index, _result: ended.append(index),
+        )
+    )
+    assert ended == [0, 1]
+    for index, result in enumerate(results):
+        kept = {(hop.ttl, r.probe, r.kind) for hop in result.hops for r in hop.replies}
+        mine = {(ttl, probe, kind) for i, ttl, probe, kind in heard if i == index}
+        # everything the result kept was heard; what was heard past the destination was dropped from it
+        assert kept <= mine
+        assert {ttl for ttl, _p, _k in mine - kept} <= set(range(2, 31))
+        assert {(p, k) for t, p, k in kept if t == 1} == {(0, "reached"), (1, "reached"), (2, "reached")}

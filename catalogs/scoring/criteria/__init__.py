@@ -4,7 +4,7 @@ that names each one's judging function by its checklist id.
     compute.py      the GPU link inside a node, the fabric between nodes (bandwidth, kind, RDMA, lossless)
     storage.py      local NVMe, shared file system, storage network
     operations.py   management network, BMC/IPMI, power redundancy, cooling
-    line.py         measured line quality, the route check of the claimed line type
+    line.py         measured line quality, latency under load, the route check of the claimed line type
     service.py      DDoS protection, elasticity, delivery time, support
     price.py        the cluster's hourly price, price per TFLOP (relative: scored against the best)
 
@@ -39,6 +39,7 @@ CRITERIA: dict[str, CriterionFunction] = {
     "power_redundancy": operations.power_redundancy,
     "cooling": operations.cooling,
     "line_quality": line.line_quality,
+    "line_responsiveness": line.line_responsiveness,
     "line_claim": line.line_claim,
     "ddos_protection": service.ddos_protection,
     "elasticity": service.elasticity,
@@ -49,6 +50,14 @@ CRITERIA: dict[str, CriterionFunction] = {
 }
 # Lower raw value is better; scored against the best candidate (`catalogs.scoring.scaling.relative_scores`).
 RELATIVE = frozenset({"price", "price_per_tflop"})
+
+EvidenceFunction = Callable[[CandidateFacts, Mapping[str, float]], tuple[float, float] | None]
+# Partly known on thin evidence: (measured, confidence); the untrusted share is unknown (worst 0, best 1).
+PARTIAL: dict[str, EvidenceFunction] = {
+    "line_quality": line.line_quality_evidence,
+    "line_responsiveness": line.line_responsiveness_evidence,
+    "line_claim": line.line_claim_evidence,
+}
 
 
 def check_checklist(checklist: Checklist) -> None:

@@ -1,10 +1,17 @@
 """The line to the team: measured line quality (from the region's `LinkSummary`, peak hours first, thin
-evidence pulled toward the unknown score) and whether the traced route bears out the claimed line type."""
+evidence pulled toward the unknown score), its latency under load (responsiveness tests: the delay a busy
+line adds), and whether the traced route bears out the claimed line type.
+
+Each is partly known when the evidence is thin: a score is `confidence × measured + (1 − confidence) ×
+unknown score`. `line_quality_evidence`, `line_responsiveness_evidence` and `line_claim_evidence` give (measured,
+confidence), from which
+the score table also takes their worst and best cases (the untrusted share at 0 and at 1)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from catalogs.i18n import _
 from catalogs.link_quality import PeriodStats
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
@@ -60,24 +67,50 @@ def evidence_confidence(stats: PeriodStats, full_hours: float, full_samples: flo
     return min(shares) if shares else 0.5
 
 
-def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+def _measured_period(facts: CandidateFacts) -> tuple[PeriodStats, str, float] | None:
+    """The period line quality is judged on (peak hours, else off-peak at half trust), its label and the
+    trust factor; None when nothing was measured."""
     link = facts.link
     if link is None:
-        return None, (f"not measured ({facts.link_note})" if explain else ""), None
+        return None
     period, label, penalty = link.peak, "peak", 1.0
     if period is None or not period.measured:
         period, label, penalty = link.offpeak, "off-peak only (no peak-hour data)", 0.5
     if period is None or not period.measured:
-        return None, "not measured (summary has no figures)", None
+        return None
+    return period, label, penalty
+
+
+def line_quality_evidence(facts: CandidateFacts, params: Mapping[str, float]) -> tuple[float, float] | None:
+    """(measured score, confidence) of the region's line quality; None when not measured."""
+    found = _measured_period(facts)
+    if found is None:
+        return None
+    period, _label, penalty = found
     raw = line_period_score(period, params)
     if raw is None:
-        return None, "not measured", None
-    checklist = facts.checklist
-    evidence = checklist.evidence
+        return None
+    evidence = facts.checklist.evidence
     confidence = (
         evidence_confidence(period, evidence.full_confidence_hours, evidence.full_confidence_samples)
         * penalty
     )
+    return raw, confidence
+
+
+def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    link = facts.link
+    if link is None:
+        return None, (f"not measured ({facts.link_note})" if explain else ""), None
+    found = _measured_period(facts)
+    if found is None:
+        return None, "not measured (summary has no figures)", None
+    period, label, _penalty = found
+    evidence_parts = line_quality_evidence(facts, params)
+    if evidence_parts is None:
+        return None, "not measured", None
+    raw, confidence = evidence_parts
+    checklist = facts.checklist
     # Thin evidence is pulled toward what an unmeasured region counts, so that a few minutes of bad figures
     # never rank a region above one nobody measured (and a few minutes of good ones never far above).
     unknown = checklist.unknown_score
@@ -105,6 +138,20 @@ def line_claim_score(agrees: bool, confidence: float, unknown: float) -> float:
     return unknown + (1 - unknown) * confidence if agrees else unknown * (1 - confidence)
 
 
+def line_claim_evidence(facts: CandidateFacts, params: Mapping[str, float]) -> tuple[float, float] | None:
+    """(1 if the route agrees with the claim, 0 if it contradicts it; confidence from the trace count), or
+    None when the route was not traced; (1, 1) when nothing is claimed."""
+    region = facts.candidate.region
+    route = facts.link.route if facts.link else None
+    if region is None or route is None or route.agrees is None:
+        return None
+    if not region.line_types and route.claimed_line_type is None:
+        return 1.0, 1.0
+    traces = route.traces or 0
+    confidence = min(1.0, traces / params["full_confidence_traces"]) if traces else 0.5
+    return (1.0 if route.agrees else 0.0), confidence
+
+
 def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     region = facts.candidate.region
     if region is None:
@@ -117,8 +164,8 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
         return None, text, None
     if claimed is None and route.claimed_line_type is None:
         return 1.0, "no line type claimed", "measured route"
-    traces = route.traces or 0
-    confidence = min(1.0, traces / params["full_confidence_traces"]) if traces else 0.5
+    parts = line_claim_evidence(facts, params)
+    confidence = parts[1] if parts is not None else 0.5
     unknown = facts.checklist.unknown_score
     score = line_claim_score(route.agrees, confidence, unknown)
     if not explain:
@@ -135,3 +182,83 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
         f"claim ({unknown:g})",
         "measured route",
     )
+
+
+# DSLReports' bufferbloat grades (https://www.dslreports.com/faq/17930): the added delay below which each is
+# given; 400 ms or more is an F. The same table as probes.loaded_latency.GRADES (catalogs may not import
+# probes), said in the reasons so the score reads like the grade a user knows.
+_GRADES = (("A+", 5.0), ("A", 30.0), ("B", 60.0), ("C", 200.0), ("D", 400.0))
+
+
+def bufferbloat_grade(increase_ms: float) -> str:
+    return next((name for name, below in _GRADES if increase_ms < below), "F")
+
+
+def _loaded_period(facts: CandidateFacts) -> tuple[PeriodStats, bool] | None:
+    """The period whose responsiveness tests count (peak hours first) and whether it is the peak."""
+    link = facts.link
+    if link is None:
+        return None
+    for period, peak in ((link.peak, True), (link.offpeak, False)):
+        if period is not None and period.loaded_rtt_increase_ms is not None:
+            return period, peak
+    return None
+
+
+def line_responsiveness_evidence(
+    facts: CandidateFacts, params: Mapping[str, float]
+) -> tuple[float, float] | None:
+    """(measured score, confidence) of the delay the line adds under load; None when not measured."""
+    found = _loaded_period(facts)
+    if found is None:
+        return None
+    period, peak = found
+    assert period.loaded_rtt_increase_ms is not None
+    raw = _linear(period.loaded_rtt_increase_ms, params["good_increase_ms"], params["bad_increase_ms"])
+    tests = period.load_tests or 0
+    return raw, min(1.0, tests / params["full_confidence_tests"]) * (1.0 if peak else 0.5)
+
+
+def line_responsiveness(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
+    """The delay the line adds under load, from the region's responsiveness tests (peak hours first): 1 at
+    `good_increase_ms` or less, 0 at `bad_increase_ms` or more, linear between; pulled toward the unknown
+    score when fewer than `full_confidence_tests` tests back it (an off-peak-only figure counts half)."""
+    link = facts.link
+    if link is None:
+        return None, (_("not measured ({note})").format(note=facts.link_note) if explain else ""), None
+    found = _loaded_period(facts)
+    evidence = line_responsiveness_evidence(facts, params)
+    if found is None or evidence is None:
+        return None, (_("not measured (no responsiveness tests)") if explain else ""), None
+    period, peak = found
+    raw, confidence = evidence
+    increase = period.loaded_rtt_increase_ms
+    assert increase is not None
+    tests = period.load_tests or 0
+    unknown = facts.checklist.unknown_score
+    score = confidence * raw + (1 - confidence) * unknown
+    if not explain:
+        return score, "", None
+    values = {
+        "increase": increase,
+        "grade": bufferbloat_grade(increase),
+        "tests": tests,
+        "rpm": "-" if period.rpm is None else f"{period.rpm:.0f}",
+    }
+    if peak:
+        text = _(
+            "peak: the line adds {increase:.0f} ms under load (bufferbloat grade {grade}, {rpm} RPM) over "
+            "{tests} test(s)"
+        ).format(**values)
+    else:
+        text = _(
+            "off-peak only (no peak-hour tests): the line adds {increase:.0f} ms under load (bufferbloat "
+            "grade {grade}, {rpm} RPM) over {tests} test(s)"
+        ).format(**values)
+    if confidence < 1:
+        text += "; " + _(
+            "thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown score "
+            "{unknown:g}"
+        ).format(confidence=confidence, raw=raw, unknown=unknown)
+    source = _("responsiveness tests from {vantage}").format(vantage=link.vantage or _("an unnamed vantage"))
+    return score, text, source

@@ -1,5 +1,5 @@
-"""The scorecard's models: the ranked candidates (`catalogs.scoring.Ranking.entries`) and, for the selected
-one, its per-criterion breakdown (gates with pass/fail/unknown, weighted criteria with score × weight, each
+"""The scorecard's models: the ranked candidates (`catalogs.scoring.Ranking.entries`, each score with the
+range its unknowns leave and the share known) and, for the selected one, its per-criterion breakdown (gates with pass/fail/unknown, weighted criteria with score × weight, each
 with its reason and the source of the fact it rests on)."""
 
 from __future__ import annotations
@@ -48,6 +48,13 @@ class RankingModel(HeaderedTableModel):
         return 0 if parent.isValid() else len(self._entries)
 
     @staticmethod
+    def score_text(entry: RankedOffering) -> str:
+        """The score, the range its unknowns leave (worst–best) and the share of the weight known: numbers
+        only, the same in every language."""
+        text = f"{entry.total:.3f} ({entry.score_min:.2f}–{entry.score_max:.2f}, {entry.coverage:.0%})"
+        return text + (f" (TOPSIS {entry.topsis:.3f})" if entry.topsis is not None else "")
+
+    @staticmethod
     def unchecked_gates(entry: RankedOffering) -> list[str]:
         """The gates that could not be checked (a fact unknown): passed, but not shown to hold."""
         return [j.criterion for j in entry.judgements if j.kind == "gate" and j.status == "unknown"]
@@ -88,7 +95,7 @@ class RankingModel(HeaderedTableModel):
                     "?" if e.price_gpu_hour is None else f"{e.price_gpu_hour:,.2f} {e.currency or ''}".strip()
                 )
             if column == self.SCORE:
-                return f"{e.total:.3f}" + (f" (TOPSIS {e.topsis:.3f})" if e.topsis is not None else "")
+                return self.score_text(e)
             if column == self.GATES:
                 return self._gates(e)
             if column == self.UNKNOWNS:

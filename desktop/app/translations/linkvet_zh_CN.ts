@@ -519,6 +519,10 @@
         <translation>团队办公室到机房的线路质量（实测，高峰时段）</translation>
     </message>
     <message>
+        <source>Latency under load (responsiveness, bufferbloat)</source>
+        <translation>负载下的时延（响应性、缓冲膨胀）</translation>
+    </message>
+    <message>
         <source>Claimed line type matches the measured route</source>
         <translation>宣称的线路类型与实测路由相符</translation>
     </message>
@@ -686,6 +690,10 @@
     <message>
         <source>Charts</source>
         <translation>图表</translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation>路由</translation>
     </message>
     <message>
         <source>Catalog</source>
@@ -950,8 +958,8 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>按各目标自身设置</translation>
     </message>
     <message>
-        <source>auto (10 icmp/tcp, 3 http, 1 download/iperf3)</source>
-        <translation>自动（icmp/tcp 10 次，http 3 次，download/iperf3 1 次）</translation>
+        <source>auto (10 icmp/tcp, 3 http, 1 download/iperf3/responsiveness)</source>
+        <translation>自动（icmp/tcp 10 次，http 3 次，download/iperf3/responsiveness 1 次）</translation>
     </message>
     <message>
         <source> s</source>
@@ -1060,6 +1068,345 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Seconds since the run started</source>
         <translation>运行开始后的秒数</translation>
+    </message>
+</context>
+<context>
+    <name>RouteHistoryPanel</name>
+    <message>
+        <source>{provider}/{region} ({count} traces)</source>
+        <translation>{provider}/{region}（{count} 次追踪）</translation>
+    </message>
+    <message>
+        <source>No traces stored for a region yet: trace a target labelled with a provider and region (Targets screen) with “Save the traces” on.</source>
+        <translation>还没有保存任何区域的路由追踪：请追踪一个标注了服务商和区域的目标（在“目标”页面标注），并勾选“保存追踪结果”。</translation>
+    </message>
+    <message>
+        <source>Route history not loaded</source>
+        <translation>未能加载路由历史</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trace(s) stored</source>
+        <translation>
+            <numerusform>已保存 %n 次追踪</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n change(s)</source>
+        <translation>
+            <numerusform>%n 次变化</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>RTT from {methods}</source>
+        <translation>RTT 来自 {methods}</translation>
+    </message>
+    <message>
+        <source>claim check: {evidence}</source>
+        <translation>线路声明核对：{evidence}</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Mon Tue Wed Thu Fri Sat Sun</source>
+        <translation>周一 周二 周三 周四 周五 周六 周日</translation>
+    </message>
+    <message>
+        <source>the line fell from {before} to {after}</source>
+        <translation>线路从 {before} 降级为 {after}</translation>
+    </message>
+    <message>
+        <source>the line rose from {before} to {after}</source>
+        <translation>线路从 {before} 升级为 {after}</translation>
+    </message>
+    <message>
+        <source>the line changed from {before} to {after}</source>
+        <translation>线路从 {before} 变为 {after}</translation>
+    </message>
+    <message>
+        <source>the hops changed; still {before}</source>
+        <translation>路由跳点变了；仍是 {before}</translation>
+    </message>
+    <message>
+        <source> (other hops)</source>
+        <translation>（跳点也变了）</translation>
+    </message>
+    <message>
+        <source>before: {before}
+after: {after}</source>
+        <translation>之前：{before}
+之后：{after}</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>历史</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>Period</source>
+        <translation>时间范围</translation>
+    </message>
+    <message>
+        <source>last 7 days</source>
+        <translation>最近 7 天</translation>
+    </message>
+    <message>
+        <source>last 30 days</source>
+        <translation>最近 30 天</translation>
+    </message>
+    <message>
+        <source>last 90 days</source>
+        <translation>最近 90 天</translation>
+    </message>
+    <message>
+        <source>everything</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Refresh</source>
+        <translation>刷新</translation>
+    </message>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>变化</translation>
+    </message>
+    <message>
+        <source>RTT (ms)</source>
+        <translation>RTT（毫秒）</translation>
+    </message>
+    <message>
+        <source>route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>{before} → {after}</source>
+        <translation>{before} → {after}</translation>
+    </message>
+    <message>
+        <source>hops changed</source>
+        <translation>跳点变化</translation>
+    </message>
+</context>
+<context>
+    <name>RouteVerdictView</name>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>Verdict</source>
+        <translation>判定</translation>
+    </message>
+    <message>
+        <source>source</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Rule</source>
+        <translation>规则</translation>
+    </message>
+    <message>
+        <source>hop {ttl}</source>
+        <translation>第 {ttl} 跳</translation>
+    </message>
+    <message>
+        <source>Evidence</source>
+        <translation>依据</translation>
+    </message>
+    <message>
+        <source>Doubts</source>
+        <translation>存疑之处</translation>
+    </message>
+    <message>
+        <source>Over all traces</source>
+        <translation>综合全部追踪</translation>
+    </message>
+    <message>
+        <source>Claim check</source>
+        <translation>线路声明核对</translation>
+    </message>
+    <message>
+        <source>Claim check over the region&apos;s stored traces</source>
+        <translation>按该区域全部已保存追踪核对线路声明</translation>
+    </message>
+    <message>
+        <source>agrees</source>
+        <translation>相符</translation>
+    </message>
+    <message>
+        <source>MISMATCH</source>
+        <translation>不符</translation>
+    </message>
+    <message>
+        <source>not checkable</source>
+        <translation>无法核对</translation>
+    </message>
+</context>
+<context>
+    <name>RoutesScreen</name>
+    <message>
+        <source>Cannot trace</source>
+        <translation>无法追踪</translation>
+    </message>
+    <message numerus="yes">
+        <source>Tracing %n target(s)…</source>
+        <translation>
+            <numerusform>正在追踪 %n 个目标…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n trace(s) done</source>
+        <translation>
+            <numerusform>已完成 %n 次追踪</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Traces not stored</source>
+        <translation>追踪结果未保存</translation>
+    </message>
+    <message>
+        <source>stored</source>
+        <translation>已保存</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <translation>；</translation>
+    </message>
+    <message>
+        <source>Trace stopped; nothing of it was stored.</source>
+        <translation>追踪已停止；本次结果均未保存。</translation>
+    </message>
+    <message>
+        <source>Trace failed</source>
+        <translation>追踪失败</translation>
+    </message>
+    <message>
+        <source>Routes</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>Protocol</source>
+        <translation>协议</translation>
+    </message>
+    <message>
+        <source>Probes per hop</source>
+        <translation>每跳探测数</translation>
+    </message>
+    <message>
+        <source>Traces</source>
+        <translation>追踪次数</translation>
+    </message>
+    <message>
+        <source>Max hops</source>
+        <translation>最大跳数</translation>
+    </message>
+    <message>
+        <source>Port</source>
+        <translation>端口</translation>
+    </message>
+    <message>
+        <source>Timeout</source>
+        <translation>超时</translation>
+    </message>
+    <message>
+        <source>Interval</source>
+        <translation>间隔</translation>
+    </message>
+    <message>
+        <source>Claimed line type</source>
+        <translation>声明的线路类型</translation>
+    </message>
+    <message>
+        <source>host name or address, or pick from the probe list</source>
+        <translation>主机名或地址，或从探测列表中选择</translation>
+    </message>
+    <message>
+        <source>default</source>
+        <translation>默认</translation>
+    </message>
+    <message>
+        <source> s</source>
+        <translation> 秒</translation>
+    </message>
+    <message>
+        <source>as the target is labelled</source>
+        <translation>按目标的标注</translation>
+    </message>
+    <message>
+        <source>Save the traces in the store (for the history)</source>
+        <translation>保存追踪结果（用于历史）</translation>
+    </message>
+    <message>
+        <source>Trace</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Hop</source>
+        <translation>跳</translation>
+    </message>
+    <message>
+        <source>Address</source>
+        <translation>地址</translation>
+    </message>
+    <message>
+        <source>Network</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>丢包率</translation>
+    </message>
+    <message>
+        <source>Sent</source>
+        <translation>已发送</translation>
+    </message>
+    <message>
+        <source>Last ms</source>
+        <translation>最近 ms</translation>
+    </message>
+    <message>
+        <source>Avg ms</source>
+        <translation>平均 ms</translation>
+    </message>
+    <message>
+        <source>Best ms</source>
+        <translation>最好 ms</translation>
+    </message>
+    <message>
+        <source>Worst ms</source>
+        <translation>最差 ms</translation>
+    </message>
+    <message>
+        <source>Trend</source>
+        <translation>趋势</translation>
+    </message>
+    <message>
+        <source>(destination)</source>
+        <translation>（目的地）</translation>
+    </message>
+    <message>
+        <source>also answered: {addresses}</source>
+        <translation>也有应答：{addresses}</translation>
     </message>
 </context>
 <context>

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from probes import inputfile
 from probes._version import __version__
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.store.backend import Row, Rows
@@ -25,6 +26,7 @@ from probes.store.records import (
     TRACE_REPLY_COLUMNS,
 )
 from probes.store.rollup import ROLLUP_COLUMNS
+from probes.store.sqlite.alerts import AlertStatements
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 
 COUNTED_TABLES = ("targets", "rounds", "results", "samples", "hourly")
@@ -59,16 +61,20 @@ _SELECT_RESULTS = (
 _SELECT_TRACES = (
     "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
     " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"
-    " tr.route_doubts_json FROM traces tr JOIN targets t ON t.id = tr.target_id"
+    " tr.route_doubts_json, ro.vantage FROM traces tr JOIN targets t ON t.id = tr.target_id"
+    " JOIN results r ON r.id = tr.result_id JOIN rounds ro ON ro.id = r.round_id"
 )
 
 
-class SqliteBackend:
-    """An open SQLite result store (see `probes.store.backend.Backend` for what each method does)."""
+class SqliteBackend(AlertStatements):
+    """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the alert
+    tables' statements are in `probes.store.sqlite.alerts`)."""
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
         self.readonly = readonly
+        # a FIFO or a device would block SQLite's first read forever: refuse it before connecting
+        inputfile.check_regular(path, lambda message, line: StoreError(f"{path}: {message}"))
         try:
             if readonly:
                 if not path.exists():
@@ -260,7 +266,7 @@ class SqliteBackend:
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
         return self._rows(
-            "SELECT target_id, ts_us, seq, rtt_ms, error, result_id FROM samples"
+            "SELECT target_id, ts_us, seq, rtt_ms, error, result_id, phase FROM samples"
             f"{_where(where)} ORDER BY ts_us, seq",
             params,
         )

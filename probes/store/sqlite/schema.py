@@ -4,10 +4,14 @@ Tables
     targets   one row per measured thing (method + address), with its latest labels
     rounds    one row per measuring round (when, what plan, from which vantage point, tool version)
     results   one row per target per round: the summary statistics and the method's figures
-    samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind
+    samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind, and for a
+              `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL)
     hourly    per target and UTC hour: counts, sums and a mergeable RTT histogram (see probes.histogram),
               derived from samples in the same transaction that writes them, rebuildable from them
     traces, trace_replies   a `trace` result's probes and the route verdict it got
+    alert_states   per plan, vantage point, alert rule and target: firing or ok, since when, the value judged
+                   (`probes.alerts`; kept across restarts so an alert is told once, and its end once)
+    alert_outbox   notifications not yet delivered (retried with backoff, survive a restart)
 
 Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` seconds at the start of the hour.
 The version is `PRAGMA user_version`.
@@ -124,6 +128,35 @@ MIGRATIONS: list[Sequence[str]] = [
             prefix TEXT,
             PRIMARY KEY (result_id, ttl, probe)
         ) WITHOUT ROWID""",
+    ),
+    (  # 3: alert states and the notifications waiting to be delivered (probes.alerts)
+        """CREATE TABLE alert_states (
+            plan TEXT NOT NULL,
+            vantage TEXT NOT NULL,
+            rule TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            status TEXT NOT NULL,
+            since_us INTEGER NOT NULL,
+            value REAL,
+            baseline TEXT,
+            updated_us INTEGER NOT NULL,
+            PRIMARY KEY (plan, vantage, rule, target_key)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE alert_outbox (
+            id INTEGER PRIMARY KEY,
+            plan TEXT NOT NULL,
+            vantage TEXT NOT NULL,
+            notifier TEXT NOT NULL,
+            created_us INTEGER NOT NULL,
+            event_json TEXT NOT NULL,
+            attempts INTEGER NOT NULL,
+            next_attempt_us INTEGER NOT NULL,
+            last_error TEXT
+        )""",
+        "CREATE INDEX alert_outbox_due ON alert_outbox (plan, vantage, next_attempt_us)",
+    ),
+    (  # 4: what the line was doing when each sample was sent (`responsiveness`: idle, download, …)
+        "ALTER TABLE samples ADD COLUMN phase TEXT",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,8 +1,9 @@
 """The TOML files probes reads (plans, network tables) fail the same ways, in the same words, each naming
-its file."""
+its file; a FIFO or a folder is refused before a byte is read (a FIFO would block forever)."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,16 +14,17 @@ from probes.plan import load_plan
 from probes.routes.table import read_table_file
 
 CASES: list[tuple[Callable[[Path], object], str, str]] = [
-    (lambda p: None, "no such plan file", "no such file"),
+    (lambda p: None, "no such file", "no such file"),
+    (lambda p: p.mkdir(), "is a folder, not a file", "is a folder, not a file"),
     (
-        lambda p: p.mkdir(),
-        "cannot read the plan file: Is a directory",
-        "cannot read the file: Is a directory",
+        lambda p: os.mkfifo(p),
+        "is a named pipe (FIFO), not a regular file: linkvet reads only regular files",
+        "is a named pipe (FIFO), not a regular file: linkvet reads only regular files",
     ),
     (
         lambda p: p.write_bytes(b"version = 1\n\xff\xfe"),
-        "not UTF-8 text (invalid start byte at byte 12)",
-        "not UTF-8 text (invalid start byte at byte 12)",
+        ":2: not UTF-8 text (invalid start byte at byte 12)",
+        ": not UTF-8 text (invalid start byte at byte 12) (line 2)",
     ),
     (
         lambda p: p.write_text("version = 1\nname = \n"),

@@ -1,0 +1,40 @@
+"""Writing a text file a person will read back (a catalog, an overlay): atomically, so that a crash, a full
+disk or a second writer never leaves half a file — the text goes to a temporary file beside it, which is
+synced and renamed over the old one. A target that exists and is not a regular file (a device such as
+`/dev/full`, a pipe) is written in place: renaming over it would replace the device. Whatever the system
+refuses (no space left, no permission, a folder that is a file) is a `WriteError` naming the file and why."""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from desktop.i18n import _
+from desktop.usecases.errors import WriteError
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write `text` (UTF-8) to `path`, creating its folder; the path written."""
+    try:
+        if path.exists() and not stat.S_ISREG(path.stat().st_mode):
+            with path.open("w", encoding="utf-8") as out:
+                out.write(text)
+            return path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    except OSError as exc:
+        raise WriteError(
+            _("{file}: cannot write: {reason}").format(file=path, reason=exc.strerror or exc)
+        ) from exc
+    return path

@@ -1,0 +1,453 @@
+"""`linkvet questionnaire`: a workbook of questions to send to a vendor, and its answers read back into the
+user's own catalog (the provider's overlay, never the bundled files).
+
+Export: the provider sheet (service, support, DDoS, delivery, each region's line types and test
+addresses) and one block of rows per offering (hardware, storage, operations, price, capacity), each
+question with why it matters, its unit, the allowed answers (as drop-down lists and number ranges) and what
+linkvet knows now with its source, so the vendor corrects rather than retypes. With a needs profile the
+questions are ordered by how much their answer could move the ranking (`catalogs.scoring.bounds`: weight ×
+swing) and each block says what the job needs.
+
+Import: every answer validated as the loader validates a catalog (the answers merged over the catalog;
+same rules, same messages), a bad one reported with sheet, row, key, what was given and what was expected;
+nothing written unless every answer is valid (or `skip_invalid`). Each fact keeps its provenance (the
+vendor's answer: who, the workbook, the evidence; the answer date; standing `claimed`) and a changed answer
+its earlier value; importing the same workbook twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from catalogs.errors import CatalogFileError
+from catalogs.loader import CatalogSet, ProviderCatalog
+from catalogs.needs import NeedsProfile
+from catalogs.overlay import Change, OverlayFact
+from catalogs.questionnaire import (
+    Question,
+    all_questions,
+    answer_value,
+    known_now,
+    offering_questions,
+    offerings_of,
+    order_by_swing,
+    provider_questions,
+    question_for,
+    region_questions,
+    shown,
+)
+from desktop.i18n import _, language
+from desktop.usecases.errors import InputError
+from desktop.usecases.questionnaire_workbook import (
+    FORMAT,
+    FORMAT_VERSION,
+    Answer,
+    QuestionnaireModel,
+    Row,
+    SheetModel,
+    Validation,
+    read_answers,
+    too_long,
+    write_questionnaire,
+)
+from desktop.usecases.user_catalogs import apply_facts
+
+META_BY, META_ON = "meta.answered_by", "meta.answered_on"
+_DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerProblem:
+    """An answer the catalog's rules refuse: where it is, its key, what was given, why and what was
+    expected."""
+
+    sheet: str
+    row: int
+    key: str
+    given: Any
+    message: str
+    expected: str | None
+
+    def describe(self) -> str:
+        return _("{sheet}, row {row}, {key}: {message}; given {given!r}, expected {expected}").format(
+            sheet=self.sheet,
+            row=self.row,
+            key=self.key,
+            message=self.message,
+            given=self.given,
+            expected=self.expected or "?",
+        )
+
+
+class AnswersInvalid(InputError):
+    """Some answers are not valid; nothing was written. `problems` lists each one."""
+
+    def __init__(self, file: Path, problems: list[AnswerProblem]) -> None:
+        self.problems = problems
+        head = _("{file}: {count} answer(s) not valid, nothing written:").format(
+            file=file, count=len(problems)
+        )
+        super().__init__("\n".join([head, *("  " + p.describe() for p in problems)]))
+
+
+# -- export ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuestionnaireRequest:
+    catalogs: CatalogSet
+    provider: str
+    out: Path
+    offerings: tuple[str, ...] = ()  # default: every offering of the provider; a new id asks about a new one
+    needs: NeedsProfile | None = None
+    language: str = "en"
+
+
+@dataclass(frozen=True)
+class QuestionnaireWritten:
+    path: Path
+    questions: int
+    offerings: tuple[str, ...]
+    ordered_by_needs: bool
+
+
+def export_questionnaire(request: QuestionnaireRequest) -> QuestionnaireWritten:
+    """Write the questionnaire workbook for one provider (`InputError` for an unknown provider)."""
+    catalog = request.catalogs.provider(request.provider)
+    if catalog is None:
+        known = ", ".join(sorted(p.provider.id for p in request.catalogs.providers))
+        raise InputError(
+            _("no provider {provider} in the catalogs (known: {known})").format(
+                provider=request.provider, known=known
+            )
+        )
+    with language(request.language):
+        model = build_model(request, catalog)
+        count = write_questionnaire(model, request.out)
+    offerings = tuple(ident for ident, _offering in offerings_of(catalog, request.offerings))
+    return QuestionnaireWritten(request.out, count, offerings, request.needs is not None)
+
+
+def build_model(request: QuestionnaireRequest, catalog: ProviderCatalog) -> QuestionnaireModel:
+    swings, needs_lines = _needs_order(request, catalog)
+    provider_sheet = SheetModel(
+        _("Provider"), _("{provider}: service and regions").format(provider=catalog.provider.name)
+    )
+    provider_sheet.rows.append(
+        Row(None, (_("Please answer in the yellow cells; leave unknown ones empty."),))
+    )
+    provider_sheet.rows.append(_meta_row(META_BY, _("Answered by (name, role)"), None))
+    provider_sheet.rows.append(_meta_row(META_ON, _("Date of these answers"), Validation("date")))
+    for question in order_by_swing(provider_questions(), swings.get("", {})):
+        provider_sheet.rows.append(_row(catalog, question, None))
+    for region in catalog.regions:
+        title = _("Region {region} ({city})").format(region=region.id, city=region.city or region.name or "?")
+        provider_sheet.rows.append(Row(None, (title,), heading=True))
+        for question in region_questions():
+            provider_sheet.rows.append(_row(catalog, question, region.id))
+    offerings_sheet = SheetModel(
+        _("Offerings"), _("{provider}: servers").format(provider=catalog.provider.name)
+    )
+    regions = [r.id for r in catalog.regions]
+    for ident, offering in offerings_of(catalog, request.offerings):
+        name = offering.name if offering is not None and offering.name else ident
+        offerings_sheet.rows.append(
+            Row(None, (_("Offering {offering}: {name}").format(offering=ident, name=name),), heading=True)
+        )
+        for line in needs_lines.get(ident, []):
+            offerings_sheet.rows.append(Row(None, (line,)))
+        for question in order_by_swing(offering_questions(regions), swings.get(ident, swings.get("", {}))):
+            offerings_sheet.rows.append(_row(catalog, question, ident))
+    from probes import __version__
+
+    about: list[tuple[str, Any]] = [
+        ("format", FORMAT),
+        ("format_version", FORMAT_VERSION),
+        ("provider", catalog.provider.id),
+        ("provider_name", catalog.provider.name),
+        ("language", request.language),
+        ("exported_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")),
+        ("tool", f"linkvet {__version__}"),
+        ("needs", request.needs.name if request.needs is not None else ""),
+        (
+            "note",
+            _(
+                "Answers go in the Answer column of the other sheets; the key column is hidden and must not change."
+            ),
+        ),
+    ]
+    return QuestionnaireModel(
+        catalog.provider.id, catalog.provider.name, request.language, [provider_sheet, offerings_sheet], about
+    )
+
+
+def _meta_row(key: str, text: str, validation: Validation | None) -> Row:
+    return Row(
+        key,
+        (text, _("Who answered, and when: kept as each fact's source and date."), "", "", "", ""),
+        validation,
+    )
+
+
+def _row(catalog: ProviderCatalog, question: Question, ident: str | None) -> Row:
+    value, provenance = known_now(catalog, question, ident)
+    source = provenance.describe() if provenance is not None and value is not None else ""
+    known = shown(value) if value is not None else _("unknown")
+    cells = (question.text, question.why, question.unit, question.allowed_text(), known, source)
+    return Row(question.key(ident), cells, _validation(question))
+
+
+def _validation(question: Question) -> Validation | None:
+    if question.kind in ("choice", "yes-no") and question.allowed:
+        return Validation("list", question.allowed)
+    if question.kind == "number":
+        return Validation("decimal", minimum=question.minimum, maximum=question.maximum)
+    if question.kind == "integer":
+        return Validation("integer", minimum=question.minimum, maximum=question.maximum)
+    return None
+
+
+def _needs_order(
+    request: QuestionnaireRequest, catalog: ProviderCatalog
+) -> tuple[dict[str, dict[str, float]], dict[str, list[str]]]:
+    """Per offering id ("" for the provider sheet and new offerings): each criterion's swing (weight ×
+    swing, the largest over the offering's regions), and the lines saying what the job needs."""
+    if request.needs is None:
+        return {}, {}
+    from catalogs.checklist import default_checklist
+    from catalogs.scoring import rank_offerings
+
+    ranking = rank_offerings(request.needs, request.catalogs)
+    checklist = default_checklist()
+    total = sum(ranking.weights.values()) or 1.0
+    generic = {c: w / total for c, w in ranking.weights.items()}  # an unknown criterion's swing, at most
+    swings: dict[str, dict[str, float]] = {"": generic}
+    lines: dict[str, list[str]] = {}
+    for entry in ranking.entries:
+        if entry.provider != catalog.provider.id:
+            continue
+        mine = swings.setdefault(entry.offering, {})
+        for judgement in entry.judgements:
+            if judgement.kind == "weighted" and judgement.score is None:
+                swing = (
+                    judgement.weight
+                    / total
+                    * ((judgement.counted_max or 0.0) - (judgement.counted_min or 0.0))
+                )
+                mine[judgement.criterion] = max(mine.get(judgement.criterion, 0.0), swing)
+        lines.setdefault(entry.offering, _needs_lines(entry, request.needs, checklist))
+    for ident, _offering in offerings_of(catalog, request.offerings):
+        lines.setdefault(ident, _needs_lines(None, request.needs, checklist))
+    return swings, lines
+
+
+def _needs_lines(entry: Any, needs: NeedsProfile, checklist: Any) -> list[str]:
+    """What the training job needs, in words, for the vendor (from the sizing on this offering's GPU when
+    known, else from the documents' scale table)."""
+    text = [
+        _(
+            "Questions are in the order their answers could change our ranking most (training job: {needs})."
+        ).format(needs=needs.name)
+    ]
+    facts = getattr(entry, "_facts", None) if entry is not None else None
+    sizing = facts.sizing if facts is not None else None
+    if sizing is not None and sizing.planned_gpus is not None:
+        text.append(
+            _("On {gpu}, we need {gpus} GPUs ({nodes} servers of {per_node}).").format(
+                gpu=entry.gpu, gpus=sizing.planned_gpus, nodes=sizing.nodes, per_node=sizing.gpus_per_node
+            )
+        )
+        if sizing.internode_gbit_s:
+            text.append(
+                _("We need at least {bandwidth:,.0f} Gbit/s per server between servers.").format(
+                    bandwidth=sizing.internode_gbit_s
+                )
+            )
+    row = checklist.scale_row(needs.model.params)
+    if row is not None:
+        text.append(
+            _(
+                "For a model of this size the documents ask {low:,.0f}–{high:,.0f} Gbit/s per server between servers, and {intra} inside a server."
+            ).format(low=row.min_gbit_s, high=row.preferred_gbit_s, intra=row.intra_node)
+        )
+    return text
+
+
+# -- import ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QuestionnaireImported:
+    overlay: Path
+    changes: list[Change]
+    skipped: list[AnswerProblem] = field(default_factory=list)
+    answers: int = 0
+
+
+def import_questionnaire(
+    path: Path,
+    catalogs: CatalogSet,
+    provider: str,
+    *,
+    source: str | None = None,
+    as_of: str | None = None,
+    skip_invalid: bool = False,
+    folder: Path | None = None,
+    today: str | None = None,
+) -> QuestionnaireImported:
+    """Read the answers of a questionnaire workbook into the provider's overlay. `AnswersInvalid` (nothing
+    written) when an answer is not valid, unless `skip_invalid`, which writes the valid ones and returns
+    the rest in `skipped`."""
+    workbook = read_answers(path)
+    named = str(workbook.about.get("provider") or "")
+    if named != provider:
+        raise InputError(
+            _("{file}: this questionnaire is for provider {named}, not {provider}").format(
+                file=path, named=named, provider=provider
+            )
+        )
+    catalog = catalogs.provider(provider)
+    questions = all_questions(catalog)
+    meta = {a.key: a for a in workbook.answers if a.key.startswith("meta.")}
+    who = source or _text(meta.get(META_BY)) or "not named"
+    problems: list[AnswerProblem] = []
+    answered_on = as_of or _date(meta.get(META_ON)) or today or dt.date.today().isoformat()
+    if not _DATE.match(answered_on):
+        dated = meta.get(META_ON)
+        problems.append(
+            AnswerProblem(
+                dated.sheet if dated and not as_of else "--as-of",
+                dated.row if dated and not as_of else 0,
+                META_ON,
+                answered_on,
+                _("not a date"),
+                "YYYY-MM-DD",
+            )
+        )
+        answered_on = today or dt.date.today().isoformat()  # so the other answers are still checked
+    document = path.name
+    facts: list[tuple[Answer, OverlayFact]] = []
+    for answer in workbook.answers:
+        if answer.key.startswith("meta.") or (answer.value is None and not answer.formula):
+            continue
+        problem, fact = _fact(answer, questions, catalog, who, document, answered_on)
+        if problem is not None:
+            problems.append(problem)
+        elif fact is not None:
+            facts.append((answer, fact))
+    overlay_file, changes, errors = apply_facts(
+        catalogs, provider, [f for _a, f in facts], folder, write=False
+    )
+    problems += _located(errors, facts)
+    if problems and not skip_invalid:
+        raise AnswersInvalid(path, problems)
+    if problems:
+        bad = {p.key for p in problems}
+        kept = [f for _a, f in facts if f.key not in bad]
+        for _attempt in range(len(kept) + 1):  # a problem can hide another: drop and check again
+            overlay_file, changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
+            if not errors:
+                break
+            more = _located(errors, facts)
+            problems += [p for p in more if p.key not in bad]
+            bad |= {p.key for p in more} | {e.field or "" for e in errors}
+            kept = [f for f in kept if f.key not in bad]
+        facts = [(a, f) for a, f in facts if f.key not in bad]
+    overlay_file, changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder)
+    if errors:  # cannot happen after the checks above, unless the catalogs changed meanwhile
+        raise AnswersInvalid(path, _located(errors, facts))
+    return QuestionnaireImported(overlay_file, changes, problems if skip_invalid else [], len(facts))
+
+
+def _fact(
+    answer: Answer,
+    questions: Sequence[Question],
+    catalog: ProviderCatalog | None,
+    who: str,
+    document: str,
+    answered_on: str,
+) -> tuple[AnswerProblem | None, OverlayFact | None]:
+    def problem(message: str, expected: str | None) -> tuple[AnswerProblem, None]:
+        return AnswerProblem(answer.sheet, answer.row, answer.key, answer.value, message, expected), None
+
+    if answer.formula:
+        return problem(_("a formula is not an answer"), _("the value itself, typed in (not a formula)"))
+    if too_long(answer):
+        return problem(_("the answer is too long"), _("at most 4000 characters"))
+    question = question_for(answer.key, questions)
+    if question is None:
+        return problem(
+            _("no question has this key (was the hidden key column changed?)"),
+            _("a key this questionnaire asks"),
+        )
+    name = catalog.provider.name if catalog is not None else answer.key
+    source = f"{name}'s answer to the linkvet questionnaire ({who}; {document})"
+    try:
+        fact = OverlayFact(
+            key=answer.key,
+            value=answer_value(question, answer.value),
+            source=source,
+            as_of=answered_on,
+            evidence=answer.evidence,
+        )
+    except ValueError as exc:
+        return problem(str(exc).splitlines()[-1].strip(), None)
+    return None, fact
+
+
+def _located(
+    errors: Sequence[CatalogFileError], facts: Sequence[tuple[Answer, OverlayFact]]
+) -> list[AnswerProblem]:
+    """The catalog's problems with the answers they come from (a problem of a fact not answered — a field
+    another answer needs — is put on that answer's row)."""
+    by_key: Mapping[str, Answer] = {f.key: a for a, f in facts}
+    located = []
+    for error in errors:
+        key = error.field or ""
+        answer = by_key.get(key) or _nearest(key, by_key)
+        if answer is None:
+            located.append(AnswerProblem("?", 0, key, None, error.message, error.expected))
+        else:
+            given = answer.value if answer.key == key else None
+            located.append(AnswerProblem(answer.sheet, answer.row, key, given, error.message, error.expected))
+    return located
+
+
+def _nearest(key: str, answers: Mapping[str, Answer]) -> Answer | None:
+    """The answer whose key shares the longest start with `key` (the same table of the same offering)."""
+    best, length = None, 0
+    for other, answer in answers.items():
+        shared = len(_common(key, other))
+        if shared > length and "." in _common(key, other):
+            best, length = answer, shared
+    return best
+
+
+def _common(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _text(answer: Answer | None) -> str | None:
+    if answer is None or answer.value is None:
+        return None
+    return str(answer.value).strip() or None
+
+
+def _date(answer: Answer | None) -> str | None:
+    if answer is None or answer.value is None:
+        return None
+    value = answer.value
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    text = str(value).strip()
+    return (text[:10] if re.match(r"^\d{4}-\d{2}-\d{2}[T ]", text) else text) or None

@@ -1,0 +1,336 @@
+"""The user's own catalogs, written: each provider's overlay in the user's catalog folder (`catalogs.user`;
+never the bundled files), changed fact by fact with provenance and history (`catalogs.overlay.put_facts`),
+validated by merging it over the catalog as the loader validates any catalog before anything is written,
+and written atomically (a crash or a full disk leaves the previous file whole).
+
+The editing use-cases the Catalog screen's forms call (Qt-free; every answer validated with the loader's
+rules, field by field):
+
+    offering_fields(catalog)                          every field the form shows (the questionnaire's questions)
+    offering_values(catalog, offering_id)             the offering's current values and each one's provenance
+    check_offering(catalogs, provider, offering, values, source, as_of)   field problems, nothing written
+    save_offering(catalogs, provider, offering, values, source, as_of)    validated, then written
+    create_offering(…)                                a new offering (an id not yet used)
+    delete_offering(catalogs, provider, offering)     only one the user created (bundled: copy it instead)
+    copy_offering(catalogs, provider, offering, new_id, source, as_of)    a bundled one into the overlay
+    is_user_offering(catalogs, provider, offering)    whether Delete applies
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from catalogs.errors import CatalogFileError
+from catalogs.facts import Provenance
+from catalogs.loader import CatalogSet, ProviderCatalog
+from catalogs.overlay import (
+    Change,
+    OverlayFact,
+    OverlayFile,
+    merge_overlay,
+    offering_key,
+    put_facts,
+    render_overlay,
+    without_facts,
+)
+from catalogs.questionnaire import Question, answer_value, known_now, offering_questions
+from catalogs.user import load_with_user, overlay_path, raw_catalog, read_overlay, user_catalog_dir
+from desktop.i18n import _
+from desktop.usecases.errors import InputError
+from desktop.usecases.files import write_text
+
+OVERLAY_HEADER = (
+    "linkvet: your own facts about this provider, merged over its catalog by key (never edit the bundled files).\n"
+    "Written by linkvet questionnaire import, linkvet accept import and the window; each fact keeps its source,\n"
+    "as_of, standing and its earlier values. Edit by hand if you like: linkvet catalog validate checks it."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldProblem:
+    """A value the loader's rules refuse: the field (an offering path such as `inter_node.bandwidth_gbit_s`,
+    or a whole key), what was given, the message and what was expected."""
+
+    field: str
+    given: Any
+    message: str
+    expected: str | None
+
+
+class OfferingInvalid(InputError):
+    """An offering's values do not validate; `problems` says which field and why."""
+
+    def __init__(self, problems: list[FieldProblem]) -> None:
+        self.problems = problems
+        lines = [
+            f"{p.field}: {p.message}" + (f" (expected {p.expected})" if p.expected else "") for p in problems
+        ]
+        super().__init__("; ".join(lines))
+
+
+def user_folder() -> Path:
+    """The user's catalog folder (`$LINKVET_CATALOG_DIR`, else `catalogs` in the user config directory)."""
+    return user_catalog_dir()
+
+
+def current_overlay(provider_id: str, folder: Path | None = None) -> OverlayFile:
+    """The provider's overlay in the user's folder (an empty one when there is none yet); a broken file
+    raises `CatalogFileError` naming it: it is never silently replaced."""
+    path = overlay_path(provider_id, folder)
+    if not path.exists():
+        return OverlayFile(provider=provider_id)
+    overlay, _text, errors = read_overlay(path)
+    if overlay is None:
+        raise errors[0]
+    return overlay
+
+
+def base_of(catalogs: CatalogSet, provider_id: str) -> tuple[ProviderCatalog | None, dict[str, Any] | None]:
+    """The provider's catalog an overlay is merged over (None for a provider only the user's overlay
+    defines) and its raw data."""
+    catalog = catalogs.provider(provider_id)
+    if catalog is None or (catalog.overlay is not None and catalog.path == catalog.overlay):
+        return None, None
+    return catalog, raw_catalog(catalog)
+
+
+def validate_overlay(
+    catalogs: CatalogSet, overlay: OverlayFile, path: Path | None = None
+) -> tuple[ProviderCatalog | None, list[CatalogFileError]]:
+    """`overlay` merged over its provider's catalog and validated (nothing written); the problems' `field`
+    is the fact key."""
+    base, raw = base_of(catalogs, overlay.provider)
+    return merge_overlay(base, raw, overlay, path or overlay_path(overlay.provider))
+
+
+def write_overlay(overlay: OverlayFile, folder: Path | None = None) -> Path:
+    """Write the provider's overlay into the user's folder, atomically (`desktop.usecases.files`);
+    `WriteError` naming the file and the system's reason when it cannot be written."""
+    return write_text(overlay_path(overlay.provider, folder), render_overlay(overlay, OVERLAY_HEADER))
+
+
+def apply_facts(
+    catalogs: CatalogSet,
+    provider_id: str,
+    facts: Iterable[OverlayFact],
+    folder: Path | None = None,
+    *,
+    write: bool = True,
+) -> tuple[Path, list[Change], list[CatalogFileError]]:
+    """Put `facts` into the provider's overlay, validate it over the catalog, and write it when valid and
+    something changed. Returns the overlay's path, what changed and the problems (nothing is written when
+    there are any)."""
+    overlay = current_overlay(provider_id, folder)
+    changed, changes = put_facts(overlay, facts)
+    path = overlay_path(provider_id, folder)
+    _merged, errors = validate_overlay(catalogs, changed, path)
+    if errors:
+        return path, changes, errors
+    if write and any(c.what in ("added", "changed") for c in changes):
+        write_overlay(changed, folder)
+    return path, changes, []
+
+
+def reload(paths: list[Path] | None = None, folder: Path | None = None) -> CatalogSet:
+    """The catalogs again, with the user's folder as it is now (after a change is written)."""
+    return load_with_user(paths, folder)
+
+
+# -- the offering form -----------------------------------------------------------------------------------
+
+
+def offering_fields(catalog: ProviderCatalog | None) -> list[Question]:
+    """Every offering field the form shows (the questionnaire's offering questions, in their order), each
+    with its kind, unit, allowed values and range."""
+    return offering_questions([r.id for r in catalog.regions] if catalog is not None else [])
+
+
+def offering_values(catalog: ProviderCatalog, offering_id: str) -> dict[str, tuple[Any, Provenance | None]]:
+    """The offering's current value of every form field and where it comes from (None, None: unknown)."""
+    return {q.path: known_now(catalog, q, offering_id) for q in offering_fields(catalog)}
+
+
+def is_user_offering(catalogs: CatalogSet, provider_id: str, offering_id: str) -> bool:
+    """Whether the offering exists only in the user's overlay (it can be deleted; a bundled one cannot)."""
+    base, _raw = base_of(catalogs, provider_id)
+    catalog = catalogs.provider(provider_id)
+    in_catalog = catalog is not None and any(o.id == offering_id for o in catalog.offerings)
+    in_base = base is not None and _in_file(base, offering_id)
+    return in_catalog and not in_base
+
+
+def _in_file(catalog: ProviderCatalog, offering_id: str) -> bool:
+    raw = raw_catalog(catalog)
+    return any(o.get("id") == offering_id for o in raw.get("offerings", []))
+
+
+def _facts_for(
+    offering_id: str, values: Mapping[str, Any], source: str, as_of: str, fields: list[Question]
+) -> tuple[list[OverlayFact], list[FieldProblem]]:
+    by_path = {q.path: q for q in fields}
+    facts, problems = [], []
+    for path, given in values.items():
+        question = by_path.get(path)
+        if question is None:
+            problems.append(FieldProblem(path, given, _("no such field"), ", ".join(sorted(by_path))))
+            continue
+        if given is None or given == "":
+            continue
+        try:
+            facts.append(
+                OverlayFact(
+                    key=offering_key(offering_id, path),
+                    value=answer_value(question, given),
+                    source=source,
+                    as_of=as_of,
+                )
+            )
+        except ValidationError as exc:  # an empty source, a date that is not one
+            problems.append(FieldProblem(path, given, exc.errors()[0]["msg"], None))
+    return facts, problems
+
+
+def check_offering(
+    catalogs: CatalogSet,
+    provider_id: str,
+    offering_id: str,
+    values: Mapping[str, Any],
+    source: str,
+    as_of: str | None = None,
+    folder: Path | None = None,
+) -> list[FieldProblem]:
+    """The problems the loader's rules find in these values (field by field, as typed); nothing written.
+    `values` maps form paths (`gpu`, `inter_node.fabric`, `price.gpu_hour`) to what was typed."""
+    as_of = as_of or dt.date.today().isoformat()
+    catalog = catalogs.provider(provider_id)
+    facts, problems = _facts_for(offering_id, values, source, as_of, offering_fields(catalog))
+    if problems:
+        return problems
+    _path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, write=False)
+    prefix = offering_key(offering_id, "")
+    given = {f.key: values.get(f.key.removeprefix(prefix)) for f in facts}
+    return [
+        FieldProblem((e.field or "").removeprefix(prefix), given.get(e.field or ""), e.message, e.expected)
+        for e in errors
+    ]
+
+
+def save_offering(
+    catalogs: CatalogSet,
+    provider_id: str,
+    offering_id: str,
+    values: Mapping[str, Any],
+    source: str,
+    as_of: str | None = None,
+    folder: Path | None = None,
+) -> Path:
+    """Validate the values (`OfferingInvalid` with every field problem) and write them into the provider's
+    overlay; the overlay's path. A value left empty keeps what the catalog says."""
+    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+    if problems:
+        raise OfferingInvalid(problems)
+    facts, _problems = _facts_for(
+        offering_id,
+        values,
+        source,
+        as_of or dt.date.today().isoformat(),
+        offering_fields(catalogs.provider(provider_id)),
+    )
+    path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder)
+    if errors:  # the catalog changed under us
+        raise OfferingInvalid([FieldProblem(e.field or "", None, e.message, e.expected) for e in errors])
+    return path
+
+
+def create_offering(
+    catalogs: CatalogSet,
+    provider_id: str,
+    offering_id: str,
+    values: Mapping[str, Any],
+    source: str,
+    as_of: str | None = None,
+    folder: Path | None = None,
+) -> Path:
+    """A new offering in the provider's overlay; `InputError` when the id is taken or not a catalog id."""
+    catalog = catalogs.provider(provider_id)
+    if catalog is not None and any(o.id == offering_id for o in catalog.offerings):
+        raise InputError(
+            _("provider {provider} already has an offering {offering}").format(
+                provider=provider_id, offering=offering_id
+            )
+        )
+    if not values:
+        raise InputError(_("a new offering needs at least one fact (for example its GPU)"))
+    return save_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+
+
+def delete_offering(
+    catalogs: CatalogSet, provider_id: str, offering_id: str, folder: Path | None = None
+) -> Path:
+    """Remove an offering the user created (every fact of it in the overlay); a bundled offering cannot be
+    deleted (`InputError`: copy it to your catalogs instead)."""
+    if not is_user_offering(catalogs, provider_id, offering_id):
+        raise InputError(
+            _(
+                "{provider}/{offering} is not in your catalogs (a bundled offering is not deleted; copy it to your catalogs)"
+            ).format(provider=provider_id, offering=offering_id)
+        )
+    overlay = without_facts(current_overlay(provider_id, folder), offering_key(offering_id, ""))
+    return write_overlay(overlay, folder)
+
+
+def copy_offering(
+    catalogs: CatalogSet,
+    provider_id: str,
+    offering_id: str,
+    new_id: str,
+    source: str | None = None,
+    as_of: str | None = None,
+    folder: Path | None = None,
+) -> Path:
+    """Copy an offering (a bundled one, typically) into the provider's overlay under `new_id`, each fact
+    keeping its own source (or `source`, when given); the copy can then be edited and deleted."""
+    catalog = catalogs.provider(provider_id)
+    if catalog is None or not any(o.id == offering_id for o in catalog.offerings):
+        raise InputError(
+            _("no offering {provider}/{offering} to copy").format(provider=provider_id, offering=offering_id)
+        )
+    today = as_of or dt.date.today().isoformat()
+    facts = []
+    for field_path, (value, provenance) in offering_values(catalog, offering_id).items():
+        if value is None:
+            continue
+        origin = provenance.describe() if provenance is not None else "?"
+        facts.append(
+            OverlayFact(
+                key=offering_key(new_id, field_path),
+                value=_plain(value),
+                source=source or f"copied from {provider_id}/{offering_id}: {origin}",
+                as_of=(provenance.as_of if provenance is not None and provenance.as_of else today),
+            )
+        )
+    if any(o.id == new_id for o in catalog.offerings):
+        raise InputError(
+            _("provider {provider} already has an offering {offering}").format(
+                provider=provider_id, offering=new_id
+            )
+        )
+    path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder)
+    if errors:
+        raise OfferingInvalid([FieldProblem(e.field or "", None, e.message, e.expected) for e in errors])
+    return path
+
+
+def _plain(value: Any) -> Any:
+    """A catalog value as overlay data (tuples as lists, endpoints as tables)."""
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_none=True)
+    return value

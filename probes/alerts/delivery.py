@@ -1,0 +1,105 @@
+"""Sending one message to one notifier: an HTTP POST (httpx, with the notifier's timeout) for the webhook
+kinds, SMTP (the standard library's smtplib and email: STARTTLS by default, certificates verified, a login
+only over TLS) for email. Blocking by design: it runs in the alert worker's thread, never on the event loop.
+
+Every failure becomes `DeliveryError`, its text free of the notifier's secrets (URLs carry tokens)."""
+
+from __future__ import annotations
+
+import smtplib
+import ssl
+import time
+from collections.abc import Sequence
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid
+from typing import Any
+
+import httpx
+
+from probes.alerts import formats, messages
+from probes.alerts.rules import Notifier, Secrets
+from probes.errors import DeliveryError
+
+USER_AGENT = "linkvet-alerts"
+
+
+def redact(text: str, secrets: Secrets) -> str:
+    for value in sorted(secrets.values(), key=len, reverse=True):
+        text = text.replace(value, "***")
+    return text
+
+
+def send(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> None:
+    """Deliver `events` as one message; DeliveryError (redacted) when it was not accepted."""
+    try:
+        if notifier.type == "email":
+            _mail(notifier, secrets, events)
+        else:
+            _post(notifier, secrets, events)
+    except DeliveryError as exc:
+        raise DeliveryError(redact(str(exc), secrets)) from None
+    except (httpx.HTTPError, smtplib.SMTPException, OSError, ValueError) as exc:
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise DeliveryError(redact(reason, secrets)) from None
+
+
+def request_for(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> formats.Request:
+    url = secrets.url or notifier.url
+    if url is None:
+        raise DeliveryError(f"notifier {notifier.name} has no URL")
+    now = time.time()
+    if notifier.type == "slack":
+        return formats.slack(url, events)
+    if notifier.type == "wecom":
+        return formats.wecom(url, events)
+    if notifier.type == "dingtalk":
+        return formats.dingtalk(url, events, secrets.secret, int(now * 1000))
+    if notifier.type == "feishu":
+        return formats.feishu(url, events, secrets.secret, int(now))
+    request = formats.webhook(url, events, secrets.secret)
+    if secrets.token:
+        request.headers["Authorization"] = f"Bearer {secrets.token}"
+    return request
+
+
+def _post(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> None:
+    request = request_for(notifier, secrets, events)
+    headers = {"Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT, **request.headers}
+    with httpx.Client(timeout=notifier.timeout_s, follow_redirects=False) as client:
+        response = client.post(request.url, content=request.body, headers=headers)
+    if not 200 <= response.status_code < 300:
+        raise DeliveryError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+    refused = formats.refusal(notifier.type, response.content)
+    if refused is not None:
+        raise DeliveryError(f"the {notifier.type} bot refused the message: {refused}")
+
+
+def email_message(notifier: Notifier, events: Sequence[dict[str, Any]]) -> EmailMessage:
+    message = EmailMessage()
+    message["Subject"] = messages.title(events)
+    message["From"] = notifier.sender or ""
+    message["To"] = ", ".join(notifier.to)
+    message["Date"] = formatdate(usegmt=True)
+    message["Message-ID"] = make_msgid(domain="linkvet.invalid")
+    message.set_content("\n".join(e["text"] for e in events) + "\n")
+    return message
+
+
+def _mail(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> None:
+    assert notifier.smtp_host is not None and notifier.smtp_port is not None
+    context = ssl.create_default_context(cafile=notifier.ca_file)
+    smtp: smtplib.SMTP
+    if notifier.tls == "tls":
+        smtp = smtplib.SMTP_SSL(
+            notifier.smtp_host, notifier.smtp_port, timeout=notifier.timeout_s, context=context
+        )
+    else:
+        smtp = smtplib.SMTP(notifier.smtp_host, notifier.smtp_port, timeout=notifier.timeout_s)
+    with smtp:
+        smtp.ehlo()
+        if notifier.tls == "starttls":
+            smtp.starttls(context=context)
+            smtp.ehlo()
+        if secrets.username and secrets.password:
+            smtp.login(secrets.username, secrets.password)
+        smtp.send_message(email_message(notifier, events))

@@ -1,0 +1,357 @@
+"""The alert engine: judges each round against the plan's rules, records each change of an alert's state in
+the store together with the notifications it queues, and delivers what is due.
+
+- An alert (a rule on a target) is `ok` or `firing`. Only a change is told: firing once when it starts,
+  resolved once when it ends; a restart reads the states back, so it neither repeats nor forgets one.
+- A notification waits in the store's outbox until its notifier accepts it. A failure is logged and
+  retried after 10 s, 20 s, 40 s, … (at most 15 min apart), up to the notifier's `attempts`; then it is
+  dropped with an error in the log.
+- Rate limit: at most `max_messages` messages per notifier in any `per` period. Notifications held by it
+  (or due together) go out as one message listing them all (up to 50 at a time).
+
+`AlertEngine` is synchronous and owns no thread; `AlertWorker` runs one in a thread of its own with a store
+connection of its own, fed by the scheduler's round hook through a queue, so neither judging, the store nor
+a slow webhook ever holds up probing, and nothing it raises reaches the scheduler.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import queue
+import threading
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from probes.alerts import delivery, history, messages
+from probes.alerts.judge import Judgement, Point, counts, judge, judge_no_data, point_for
+from probes.alerts.rules import Alerting, AlertRule, Notifier, Secrets
+from probes.errors import DeliveryError
+from probes.store import Store
+from probes.store.alerts import FIRING, OK, AlertLedger, AlertState, OutboxEntry
+from probes.target import Target
+
+if TYPE_CHECKING:
+    from probes.scheduler import RoundReport
+
+log = logging.getLogger("linkvet.alerts")
+
+BATCH = 50
+Sender = Callable[[Notifier, Secrets, Sequence[dict[str, Any]]], None]
+
+
+class AlertEngine:
+    def __init__(
+        self,
+        alerting: Alerting,
+        store: Store,
+        *,
+        plan: str,
+        vantage: str | None,
+        targets: Sequence[Target],
+        secrets: Mapping[str, Secrets],
+        longest_cadence_s: float = 3600.0,
+        clock: Callable[[], float] = time.time,
+        send: Sender = delivery.send,
+        retry_base_s: float = 10.0,
+        retry_max_s: float = 900.0,
+    ) -> None:
+        self.rules = alerting.rules
+        self.notifiers = alerting.notifiers
+        self.secrets = secrets
+        self.plan = plan
+        self.vantage = vantage
+        self.targets = {t.key: t for t in targets}
+        self.clock = clock
+        self.send = send
+        self.retry_base_s = retry_base_s
+        self.retry_max_s = retry_max_s
+        self.ledger = AlertLedger(store, plan, vantage)
+        self.states = self.ledger.states()
+        self.started_us = self._now_us()
+        since = self.started_us - int(history.lookback_s(self.rules, longest_cadence_s) * 1e6)
+        seeded, self.last_data = history.seed(
+            store, self.rules, list(self.targets), plan=plan, vantage=vantage, since_us=since
+        )
+        self.points: dict[tuple[str, str], deque[Point]] = {}
+        for rule in self.rules:
+            for key in rule.target_keys:
+                self.points[(rule.name, key)] = deque(seeded.get((rule.name, key), ()), maxlen=rule.rounds)
+        self._sent_at: dict[str, deque[float]] = defaultdict(deque)
+        self._holding: set[str] = set()
+
+    def _now_us(self) -> int:
+        return int(self.clock() * 1_000_000)
+
+    # -- judging ----------------------------------------------------------------------------------------
+
+    def observe(self, report: RoundReport) -> int:
+        """Judge a round's results; the number of notifications queued."""
+        changes: list[AlertState] = []
+        events: list[tuple[AlertRule, dict[str, Any]]] = []
+        now = self._now_us()
+        for result in report.results:
+            key = result.target.key
+            if result.error is None:
+                self.last_data[key] = max(self.last_data.get(key, 0), result.started_at_us)
+            for rule in self.rules:
+                if key not in rule.target_keys or rule.kind == "no_data":
+                    continue
+                point = point_for(rule, result)
+                if point is None or not counts(rule, point.at_us):
+                    continue
+                window = self.points[(rule.name, key)]
+                window.append(point)
+                self._judged(rule, key, window, now, changes, events)
+        self._no_data(now, changes, events)
+        return self._record(changes, events, now)
+
+    def tick(self) -> int:
+        """Judge the no-data rules now (the worker calls this between rounds)."""
+        changes: list[AlertState] = []
+        events: list[tuple[AlertRule, dict[str, Any]]] = []
+        now = self._now_us()
+        self._no_data(now, changes, events)
+        return self._record(changes, events, now)
+
+    def _no_data(
+        self, now: int, changes: list[AlertState], events: list[tuple[AlertRule, dict[str, Any]]]
+    ) -> None:
+        for rule in self.rules:
+            if rule.kind != "no_data":
+                continue
+            for key in sorted(rule.target_keys):
+                judgement = judge_no_data(rule, self.last_data.get(key, self.started_us), now)
+                self._transition(rule, key, judgement, now, changes, events)
+
+    def _judged(
+        self,
+        rule: AlertRule,
+        key: str,
+        window: deque[Point],
+        now: int,
+        changes: list[AlertState],
+        events: list[tuple[AlertRule, dict[str, Any]]],
+    ) -> None:
+        state = self.states.get((rule.name, key))
+        baseline = state.baseline if state is not None else None
+        if rule.kind == "route" and rule.expect is None and baseline is None:
+            # The class first seen is the one expected from now on (kept in the store).
+            baseline = window[0].route_class
+            changes.append(AlertState(rule.name, key, OK, now, None, baseline, now))
+        self._transition(rule, key, judge(rule, list(window), baseline), now, changes, events, baseline)
+
+    def _transition(
+        self,
+        rule: AlertRule,
+        key: str,
+        judgement: Judgement,
+        now: int,
+        changes: list[AlertState],
+        events: list[tuple[AlertRule, dict[str, Any]]],
+        baseline: str | None = None,
+    ) -> None:
+        if judgement.breaching is None:
+            return
+        state = self.states.get((rule.name, key))
+        status = state.status if state is not None else OK
+        wanted = FIRING if judgement.breaching else OK
+        if wanted == status:
+            return
+        since = state.since_us if state is not None else self.started_us
+        baseline = baseline if baseline is not None else (state.baseline if state is not None else None)
+        changes.append(AlertState(rule.name, key, wanted, now, judgement.value, baseline, now))
+        target = self.targets[key]
+        status_word = messages.FIRING if wanted == FIRING else messages.RESOLVED
+        event = messages.event(
+            rule,
+            target,
+            status_word,
+            judgement,
+            plan=self.plan,
+            vantage=self.vantage,
+            since_us=now if wanted == FIRING else since,
+            at_us=now,
+            expected=rule.expect or baseline,
+        )
+        events.append((rule, event))
+
+    def _record(
+        self, changes: list[AlertState], events: list[tuple[AlertRule, dict[str, Any]]], now: int
+    ) -> int:
+        notes = [(name, event) for rule, event in events for name in rule.notify]
+        # Stored first: only a recorded change counts (a store that refused it sees it judged again).
+        self.ledger.record(changes, notes, now)
+        for state in changes:
+            self.states[(state.rule, state.target_key)] = state
+        for _rule, event in events:
+            log.warning("alert: %s", event["text"])
+        return len(notes)
+
+    # -- delivering -------------------------------------------------------------------------------------
+
+    def deliver_due(self) -> float | None:
+        """Send what is due (one message per notifier and call); when something is due next (Unix s)."""
+        now = self.clock()
+        pending: dict[str, list[OutboxEntry]] = defaultdict(list)
+        for entry in self.ledger.outbox():
+            pending[entry.notifier].append(entry)
+        wake: list[float] = []
+        for name, entries in pending.items():
+            notifier = self.notifiers.get(name)
+            if notifier is None:
+                log.error(
+                    "dropped %d notification(s) for notifier %s: the plan no longer has it",
+                    len(entries),
+                    name,
+                )
+                self.ledger.done([e.id for e in entries])
+                continue
+            due = [e for e in entries if e.next_attempt_us <= now * 1e6]
+            later = [e.next_attempt_us / 1e6 for e in entries if e.next_attempt_us > now * 1e6]
+            if not due:
+                wake.append(min(later))
+                continue
+            free_at = self._free_at(notifier, now)
+            if free_at > now:
+                if name not in self._holding:
+                    log.warning(
+                        "notifier %s: rate limit reached (%d messages per %g s); %d notification(s) held, "
+                        "to be sent together",
+                        name,
+                        notifier.max_messages,
+                        notifier.per_s,
+                        len(due),
+                    )
+                    self._holding.add(name)
+                wake.append(free_at)
+                continue
+            self._holding.discard(name)
+            batch = due[:BATCH]
+            retry_at = self._deliver(notifier, batch, now)
+            if retry_at is not None:
+                later.append(retry_at)
+            wake.append(now if len(due) > len(batch) else min(later, default=float("inf")))
+        finite = [w for w in wake if w != float("inf")]
+        return min(finite) if finite else None
+
+    def _free_at(self, notifier: Notifier, now: float) -> float:
+        sent = self._sent_at[notifier.name]
+        while sent and sent[0] <= now - notifier.per_s:
+            sent.popleft()
+        return sent[0] + notifier.per_s if len(sent) >= notifier.max_messages else now
+
+    def _deliver(self, notifier: Notifier, batch: list[OutboxEntry], now: float) -> float | None:
+        """Send one message; when to try again if it failed (None: delivered, or given up)."""
+        ids = [e.id for e in batch]
+        try:
+            self.send(notifier, self.secrets.get(notifier.name, Secrets()), [e.event for e in batch])
+        except DeliveryError as exc:
+            attempts = max(e.attempts for e in batch) + 1
+            if attempts >= notifier.attempts:
+                log.error(
+                    "notifier %s (%s): gave up on %d notification(s) after %d attempts: %s",
+                    notifier.name,
+                    notifier.type,
+                    len(batch),
+                    attempts,
+                    exc,
+                )
+                self.ledger.done(ids)
+                return None
+            delay = float(min(self.retry_base_s * 2 ** (attempts - 1), self.retry_max_s))
+            log.warning(
+                "notifier %s (%s): delivery failed (attempt %d of %d), retrying in %g s: %s",
+                notifier.name,
+                notifier.type,
+                attempts,
+                notifier.attempts,
+                delay,
+                exc,
+            )
+            self.ledger.retry(ids, attempts, int((now + delay) * 1e6), str(exc))
+            return now + delay
+        self._sent_at[notifier.name].append(now)
+        self.ledger.done(ids)
+        log.info("notifier %s (%s): delivered %d notification(s)", notifier.name, notifier.type, len(batch))
+        return None
+
+
+class AlertWorker:
+    """An `AlertEngine` in a thread of its own: `submit` is the scheduler's round hook (it only queues)."""
+
+    def __init__(self, alerting: Alerting, db_path: Path, *, tick_s: float = 30.0, **engine: Any) -> None:
+        self.alerting = alerting
+        self.db_path = db_path
+        self.tick_s = tick_s
+        self.engine_options = engine
+        self._queue: queue.Queue[RoundReport | None] = queue.Queue()  # None: close
+        self._thread = threading.Thread(target=self._run, name="linkvet-alerts", daemon=True)
+        self._ready = threading.Event()
+
+    def start(self) -> None:
+        self._thread.start()
+        self._ready.wait(timeout=60)
+
+    def submit(self, report: RoundReport) -> None:
+        self._queue.put_nowait(report)
+
+    def close(self, timeout_s: float = 15.0) -> None:
+        """Judge what was submitted, try what is due once more, and stop (waiting at most `timeout_s`;
+        what is not delivered stays in the store's outbox for the next start)."""
+        self._queue.put_nowait(None)
+        self._thread.join(timeout=timeout_s)
+        if self._thread.is_alive():
+            log.warning(
+                "the alert worker did not finish in %g s; undelivered notifications stay queued", timeout_s
+            )
+
+    def _run(self) -> None:
+        try:
+            store = Store(self.db_path)
+        except Exception:
+            log.exception("alerts are off: the alert worker cannot open the store")
+            self._ready.set()
+            return
+        try:
+            try:
+                engine = AlertEngine(self.alerting, store, **self.engine_options)
+            except Exception:
+                log.exception("alerts are off: the alert engine could not start")
+                return
+            finally:
+                self._ready.set()
+            self._loop(engine)
+        finally:
+            store.close()
+
+    def _loop(self, engine: AlertEngine) -> None:
+        wake = _safely(engine.deliver_due)
+        last_tick = time.monotonic()
+        while True:
+            timeout = self.tick_s if wake is None else min(self.tick_s, max(0.0, wake - engine.clock()))
+            try:
+                item = self._queue.get(timeout=max(0.01, timeout))
+            except queue.Empty:
+                pass
+            else:
+                if item is None:
+                    _safely(engine.deliver_due)
+                    return
+                _safely(functools.partial(engine.observe, item))
+            if time.monotonic() - last_tick >= self.tick_s:
+                _safely(engine.tick)
+                last_tick = time.monotonic()
+            wake = _safely(engine.deliver_due)
+
+
+def _safely(call: Callable[[], Any]) -> Any:
+    """Run one step of the worker; log whatever it raises (alerts never stop the scheduler)."""
+    try:
+        return call()
+    except Exception:
+        log.exception("the alert worker hit an error (it carries on)")
+        return None
