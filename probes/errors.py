@@ -12,7 +12,11 @@ environment:
     ├── TimeZoneError             an unknown time zone name (analysis)
     ├── ScopeError                an analysis scope that cannot be analysed (unknown target, empty period)
     ├── StoreError                the result store cannot be opened or written
-    │   └── SchemaVersionError    the store was written by a newer linkvet
+    │   ├── SchemaVersionError    the store was written by a newer linkvet
+    │   ├── DamagedStoreError     the file is not a result store, or one with missing tables or columns,
+    │   │                         damaged pages or rows that cannot be read (says what to do)
+    │   ├── LockHeldError         a named lock in the store is held by another process (names it)
+    │   └── UnstoredRoundsError   measured rounds are not in the store (kept in the spool, or lost)
     ├── IcmpNotPermitted          no ICMP socket can be opened here (says why and how to enable it)
     ├── DeliveryError             an alert notification was not accepted (caught by the alert worker:
     │                             logged, retried with backoff; its text never holds a secret)
@@ -36,6 +40,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+
+from probes.i18n import _
 
 
 class ProbesError(Exception):
@@ -81,6 +87,37 @@ class StoreError(ProbesError):
 
 class SchemaVersionError(StoreError):
     """The store's schema is newer than this linkvet understands."""
+
+
+class DamagedStoreError(StoreError):
+    """The store cannot be used as it is; `problem` says what is wrong, the message what to do."""
+
+    def __init__(self, path: Path | str, problem: str) -> None:
+        self.path = Path(path)
+        self.problem = problem
+        super().__init__(
+            _(
+                "{path}: the result store is damaged: {problem}. linkvet cannot use it; move it aside (for "
+                "example `mv {path} {path}.damaged`) and a new, empty store is created on the next run"
+            ).format(path=path, problem=problem)
+        )
+
+
+class LockHeldError(StoreError):
+    """Another process holds a lock in the store; `holder` describes it (pid, host, since when)."""
+
+    def __init__(self, message: str, holder: object) -> None:
+        super().__init__(message)
+        self.holder = holder
+
+
+class UnstoredRoundsError(StoreError):
+    """Measured rounds that are not in the store: `spooled` wait in the spool, `lost` could not be kept."""
+
+    def __init__(self, message: str, *, spooled: int, lost: int) -> None:
+        super().__init__(message)
+        self.spooled = spooled
+        self.lost = lost
 
 
 class IcmpNotPermitted(ProbesError):

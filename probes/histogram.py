@@ -1,4 +1,4 @@
-"""Mergeable RTT histograms: the store keeps one per target and UTC hour, so a month of hour-of-day
+"""Mergeable RTT histograms: the store keeps one per target and period (hour, quarter hour), so a month of hour-of-day
 percentiles is a sum of small arrays rather than a scan of millions of samples.
 
 Buckets are logarithmic: bucket k holds RTTs in [BASE_MS·GROWTH^k, BASE_MS·GROWTH^(k+1)), from 10 µs up to
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +26,35 @@ _MIDPOINTS = BASE_MS * GROWTH ** (np.arange(N_BUCKETS) + 0.5)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Hist:
+    """Many sparse histograms at once: entry i adds `count[i]` to bucket `bucket[i]` of histogram `row[i]`
+    (a row may appear with the same bucket more than once; the counts add)."""
+
+    row: IntArray
+    bucket: IntArray
+    count: IntArray
+
+    @staticmethod
+    def empty() -> Hist:
+        nothing = np.zeros(0, dtype=np.int64)
+        return Hist(nothing, nothing, nothing)
+
+    def regroup(self, row_to_group: npt.ArrayLike) -> Hist:
+        """The same entries assigned to groups of rows (`row_to_group[row]`)."""
+        return Hist(np.asarray(row_to_group, dtype=np.int64)[self.row], self.bucket, self.count)
+
+    def take(self, mask: npt.NDArray[np.bool_]) -> Hist:
+        return Hist(self.row[mask], self.bucket[mask], self.count[mask])
+
+    def dense(self, n_rows: int) -> IntArray:
+        """A (n_rows × N_BUCKETS) array."""
+        flat = np.bincount(
+            self.row * N_BUCKETS + self.bucket, weights=self.count, minlength=n_rows * N_BUCKETS
+        )
+        return np.rint(flat).astype(np.int64).reshape(n_rows, N_BUCKETS)
 
 
 def bucket_of(rtt_ms: npt.ArrayLike) -> IntArray:
@@ -56,11 +86,18 @@ def sparse_entries(
     index_blobs: Sequence[bytes], count_blobs: Sequence[bytes]
 ) -> tuple[IntArray, IntArray, IntArray]:
     """Every entry of many sparse histograms as three arrays: (which histogram, bucket, count). Vectorised:
-    the blobs are joined and read at once."""
-    lengths = np.fromiter((len(b) // 2 for b in index_blobs), dtype=np.int64, count=len(index_blobs))
-    which = np.repeat(np.arange(len(index_blobs), dtype=np.int64), lengths)
-    index = np.frombuffer(b"".join(index_blobs), dtype="<u2").astype(np.int64)
-    count = np.frombuffer(b"".join(count_blobs), dtype="<u4").astype(np.int64)
+    the blobs are joined and read at once. TypeError when a blob is not bytes, ValueError when a histogram's
+    two blobs disagree on its length."""
+    lengths = np.fromiter(map(len, index_blobs), dtype=np.int64, count=len(index_blobs))
+    count_lengths = np.fromiter(map(len, count_blobs), dtype=np.int64, count=len(count_blobs))
+    if lengths.size != count_lengths.size or not np.array_equal(count_lengths, 2 * lengths):
+        raise ValueError("a histogram's bucket and count blobs differ in length")
+    joined_index, joined_count = b"".join(index_blobs), b"".join(count_blobs)
+    if len(joined_index) % 2:
+        raise ValueError("a histogram's bucket blob has an odd length")
+    which = np.repeat(np.arange(len(index_blobs), dtype=np.int64), lengths // 2)
+    index = np.frombuffer(joined_index, dtype="<u2").astype(np.int64)
+    count = np.frombuffer(joined_count, dtype="<u4").astype(np.int64)
     return which, index, count
 
 

@@ -20,3 +20,8 @@ def default_db_path() -> Path:
 
 def log_path() -> Path:
     return data_dir() / "linkvet.log"
+
+
+def default_spool_path() -> Path:
+    """The spool of measured rounds a store could not take yet (`probes.store.sqlite.spool`)."""
+    return data_dir() / "linkvet-spool.sqlite3"

@@ -6,6 +6,14 @@ so rounds from different days line up hour by hour. After a restart the schedule
 last stored round is older than one cadence it runs a round at once, otherwise it waits for the next slot.
 A stop request (SIGTERM/SIGINT) lets the round in flight finish within a grace period, else drops it: a
 round is either stored whole or not at all.
+
+Nothing measured is dropped quietly. Each round carries a stable id and the slot it measured; the store keeps
+one round per (vantage, plan, slot). A finished round goes to the spool at once and is forwarded into the
+store by a writer thread (`probes.store.writer`): a kill at any moment loses at most the round being
+measured, a store locked by another process never stops probing, and a store that refuses rounds (full,
+read-only, damaged) gets them when it takes rounds again. A slot missed because a round ran long is logged.
+One scheduler per plan and vantage point may run on a store: it holds a lock in the store
+(`probes.store.locks`) and a second one refuses to start, naming the first.
 """
 
 from __future__ import annotations
@@ -16,21 +24,27 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Any
 
-from probes.errors import StoreError
+from probes.errors import LockHeldError, StoreError
+from probes.i18n import _, ngettext
+from probes.paths import default_spool_path
 from probes.peak import in_any
 from probes.plan import Plan, PlannedTarget
 from probes.results import ProbeResult
 from probes.runner import ProgressHook, Runner
-from probes.store import Store
-from probes.timestamps import now_us
+from probes.store import MeasuredRound, Store, measured_results
+from probes.store.delivery import Delivered, Delivery, Outcome
+from probes.store.locks import HEARTBEAT_S, StoreLock
+from probes.store.sqlite.spool import Spool
+from probes.store.writer import RETRY_S, StoreWriter
+from probes.timestamps import iso_utc, now_us
 
 log = logging.getLogger("linkvet.schedule")
 
-MAX_UNSAVED_ROUNDS = 1000
+_MAX_SKIPPED_LISTED = 20
+_DRAIN_S = 60.0  # at stop, how long the writer may take for what is queued (one busy wait and the spool)
 
 RoundHook = Callable[["RoundReport"], None]
 
@@ -39,12 +53,14 @@ RoundHook = Callable[["RoundReport"], None]
 class RoundReport:
     """What one round did (for logs, the CLI and the GUI)."""
 
-    round_id: int | None  # None when nothing was due, or the store refused it (see store_error)
+    round_id: int | None  # None when nothing was due, or the store did not take it (see store_error)
     started_us: int
     finished_us: int
     peak: bool
     results: tuple[ProbeResult, ...]
-    store_error: str | None = None  # the round is kept in memory and stored with the next one
+    store_error: str | None = None  # why the store did not take the round (it is in the spool unless lost)
+    outcome: str | None = None  # probes.store.delivery.Outcome's value; None when nothing was measured
+    slot_us: int | None = None
 
     @property
     def failed(self) -> int:
@@ -85,8 +101,33 @@ def cadence_at(plan: Plan, moment_s: float) -> float:
     )
 
 
+def current_slot(plan: Plan, moment_s: float) -> float:
+    """The slot a round started at `moment_s` off the timetable belongs to (the last one not after it)."""
+    cadence = cadence_at(plan, moment_s)
+    return math.floor(moment_s / cadence) * cadence
+
+
+def skipped_slots(plan: Plan, planned_s: float, next_s: float) -> list[float]:
+    """The slots after `planned_s` and before `next_s` that no round will measure (a round ran past them)."""
+    skipped: list[float] = []
+    slot = next_slot(plan, planned_s)
+    while slot < next_s and len(skipped) <= 100_000:
+        skipped.append(slot)
+        slot = next_slot(plan, slot)
+    return skipped
+
+
+def lock_name(plan: Plan) -> str:
+    """The store lock a plan's scheduler holds: one per plan and vantage point."""
+    return f"schedule {plan.name} @ {plan.vantage or '-'}"
+
+
 class Scheduler:
-    """Runs a plan's rounds against a store. `run_once` for one round; `run_until` for the daemon."""
+    """Runs a plan's rounds against a store. `run_once` for one round; `run_until` for the daemon.
+
+    The store is used only by the scheduler's writer thread once a round has been measured (hand it over,
+    and close the scheduler before closing the store). `spool`: where rounds the store refuses wait (default
+    `linkvet-spool.sqlite3` in the data directory, created only when needed)."""
 
     def __init__(
         self,
@@ -96,6 +137,7 @@ class Scheduler:
         privileged: bool | None = None,
         progress: ProgressHook | None = None,
         clock: Callable[[], float] = time.time,
+        spool: Spool | None = None,
         hooks: Sequence[RoundHook] = (),
     ) -> None:
         self.plan = plan
@@ -103,18 +145,26 @@ class Scheduler:
         self.privileged = privileged
         self.progress = progress
         self.clock = clock
-        # Called on the event loop after each measured round (metrics, alerts): quick, and never raising
-        # into the round (a failing hook is logged).
+        # Called on the event loop after each measured round has been handed to the store (metrics,
+        # alerts): quick, and never raising into the round (a failing hook is logged).
         self.hooks = tuple(hooks)
-        # Rounds measured but not yet stored (the store was locked or full): stored first, next time.
-        self._unsaved: list[tuple[list[ProbeResult], dict[str, Any]]] = []
+        self.spool = spool if spool is not None else Spool(default_spool_path())
+        # The store is tried again at the next round after a refusal, but at most every RETRY_S.
+        self.writer = StoreWriter(Delivery(store, self.spool), retry_s=min(RETRY_S, plan.peak_every_s))
+        self.lock = StoreLock(store.backend, lock_name(plan), f"linkvet schedule --plan {plan.path}")
+        self.lock_lost = False
+        self._last_measured: dict[str, int] | None = None  # target key → last start (UTC µs), this plan's
+
+    # -- one round ----------------------------------------------------------------------------------------
 
     def due_targets(self, now_s: float) -> list[PlannedTarget]:
         """The plan's targets due now (a target with its own `every` waits until that much time has passed)."""
+        last_measured = self._last_measured if self._last_measured is not None else self._read_last_measured()
+        self._last_measured = last_measured
         due = []
         for planned in self.plan.targets:
             if planned.every_s is not None:
-                last = self._last_measured_us(planned.target.key)
+                last = last_measured.get(planned.target.key)
                 # Half a cadence of tolerance, so a target due every hour is not skipped for a few seconds.
                 if (
                     last is not None
@@ -124,14 +174,29 @@ class Scheduler:
             due.append(planned)
         return due
 
-    async def run_once(self) -> RoundReport:
-        """Measure every due target now and store the round; the report of what was done."""
+    def _read_last_measured(self) -> dict[str, int]:
+        """When each target with its own `every` was last measured, from the store (once; then this process
+        keeps count, whether or not the store took its rounds)."""
+        found = {}
+        for planned in self.plan.targets:
+            if planned.every_s is not None:
+                last = self.store.last_measured_us(planned.target.key)
+                if last is not None:
+                    found[planned.target.key] = last
+        return found
+
+    async def measure(self, slot_s: float | None = None) -> tuple[MeasuredRound | None, RoundReport]:
+        """Measure every due target now: the round as the store will get it (None when nothing was due) and
+        its report (not yet stored)."""
         now_s = self.clock()
         peak = in_any(self.plan.peak_windows, datetime.fromtimestamp(now_s, tz=UTC))
+        if self._last_measured is None:
+            self._last_measured = await self.writer.call(self._read_last_measured)
         due = self.due_targets(now_s)
         started = now_us()
+        slot_us = None if slot_s is None else round(slot_s * 1_000_000)
         if not due:
-            return RoundReport(None, started, now_us(), peak, ())
+            return None, RoundReport(None, started, now_us(), peak, (), slot_us=slot_us)
         runner = Runner(
             dict(self.plan.options),
             concurrency=self.plan.concurrency,
@@ -140,20 +205,23 @@ class Scheduler:
             progress=self.progress,
         )
         results = await runner.run([p.target for p in due])
-        self._unsaved.append(
-            (
-                results,
-                {
-                    "source": "schedule",
-                    "plan": self.plan.name,
-                    "vantage": self.plan.vantage,
-                    "peak": peak,
-                    "meta": {"plan_path": self.plan.path},
-                },
-            )
+        for result in results:
+            self._last_measured[result.target.key] = result.started_at_us
+        measured = measured_results(
+            results,
+            source="schedule",
+            plan=self.plan.name,
+            vantage=self.plan.vantage,
+            peak=peak,
+            meta={"plan_path": self.plan.path},
+            slot_us=slot_us,
         )
-        round_id, store_error = self._store_unsaved()
-        report = RoundReport(round_id, started, now_us(), peak, tuple(results), store_error)
+        return measured, RoundReport(None, started, now_us(), peak, tuple(results), slot_us=slot_us)
+
+    async def store_round(self, measured: MeasuredRound, report: RoundReport) -> RoundReport:
+        """Hand a measured round to the writer thread; the report with what became of it."""
+        delivered = await self.writer.deliver(measured)
+        report = _reported(report, delivered)
         for hook in self.hooks:
             try:
                 hook(report)
@@ -161,28 +229,24 @@ class Scheduler:
                 log.exception("a round hook failed (the round itself is done)")
         return report
 
-    def _last_measured_us(self, key: str) -> int | None:
-        """When a target was last measured: in the store, or in a round still waiting to be stored."""
-        times = [r.started_at_us for results, _ in self._unsaved for r in results if r.target.key == key]
-        stored = self.store.last_measured_us(key)
-        return max([*times, stored]) if stored is not None else max(times, default=None)
+    async def run_once(self, slot_s: float | None = None) -> RoundReport:
+        """Measure every due target now and store the round (or spool it); the report of what was done."""
+        measured, report = await self.measure(slot_s)
+        if measured is None:
+            return report
+        return await self.store_round(measured, report)
 
-    def _store_unsaved(self) -> tuple[int | None, str | None]:
-        """Store the rounds waiting, oldest first: (the last stored round's id, None) or (None, why not)."""
-        round_id = None
-        while self._unsaved:
-            results, details = self._unsaved[0]
-            try:
-                round_id = self.store.save_results(results, **details)
-            except StoreError as exc:
-                if len(self._unsaved) > MAX_UNSAVED_ROUNDS:
-                    self._unsaved.pop(0)
-                    log.error(
-                        "dropped the oldest unstored round: %d rounds could not be stored", MAX_UNSAVED_ROUNDS
-                    )
-                return None, f"{exc}; {len(self._unsaved)} round(s) kept in memory, to be stored next round"
-            self._unsaved.pop(0)
-        return round_id, None
+    @property
+    def unstored(self) -> int:
+        """Measured rounds not in the store: waiting in the spool for this store, or lost."""
+        return self.writer.delivery.waiting() + self.writer.lost
+
+    def close(self) -> None:
+        """Stop the writer thread (after what it has queued) and close the spool."""
+        self.writer.close()
+        self.spool.close()
+
+    # -- the daemon ---------------------------------------------------------------------------------------
 
     def first_start(self) -> float:
         """When the daemon's first round should start: now if the plan's last round is overdue, else the next
@@ -193,6 +257,33 @@ class Scheduler:
             return now_s
         return next_slot(self.plan, now_s)
 
+    async def take_lock(self) -> None:
+        """Hold the plan's lock in the store, or raise LockHeldError naming the scheduler that holds it."""
+        try:
+            await self.writer.call(self.lock.take)
+        except LockHeldError as exc:
+            holder = exc.holder
+            raise LockHeldError(
+                _(
+                    "{store}: plan {plan} (vantage {vantage}) is already being measured into this store by "
+                    "{holder}. Stop that scheduler first, or give this plan another name or vantage point; a "
+                    "lock left by a scheduler that died is taken over after {stale:.0f} s without a heartbeat"
+                ).format(
+                    store=self.store.path,
+                    plan=self.plan.name,
+                    vantage=self.plan.vantage or "-",
+                    holder=holder.describe() if hasattr(holder, "describe") else holder,
+                    stale=self.lock.stale_after_s,
+                ),
+                holder,
+            ) from exc
+
+    async def release_lock(self) -> None:
+        try:
+            await self.writer.call(self.lock.release)
+        except StoreError as exc:
+            log.warning(_("could not release the plan's lock in the store: {reason}").format(reason=exc))
+
     async def run_until(
         self,
         stop: asyncio.Event,
@@ -200,47 +291,146 @@ class Scheduler:
         grace_s: float = 10.0,
         on_round: Callable[[RoundReport], None] | None = None,
     ) -> int:
-        """Run rounds until `stop` is set; the number of rounds stored."""
-        stored = 0
-        start_at = self.first_start()
-        while not stop.is_set():
-            wait = start_at - self.clock()
-            if wait > 0:
-                log.info(
-                    "next round at %s", datetime.fromtimestamp(start_at, tz=UTC).isoformat(timespec="seconds")
-                )
-                try:
-                    await asyncio.wait_for(stop.wait(), wait)
-                    break
-                except TimeoutError:
-                    pass
-            round_task = asyncio.ensure_future(self.run_once())
-            stop_task = asyncio.ensure_future(stop.wait())
-            await asyncio.wait({round_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
-            if not round_task.done():
-                log.info("stop requested: giving the round in flight %.0f s to finish", grace_s)
-                done, _ = await asyncio.wait({round_task}, timeout=grace_s)
-                if not done:
-                    round_task.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await round_task
-                    log.warning("dropped the round in flight (nothing of it was stored)")
-                    break
-            stop_task.cancel()
-            report = round_task.result()
-            if report.store_error is not None:
-                log.error("could not store the round: %s", report.store_error)
-            elif report.round_id is not None:
-                stored += 1
-                log.info(report.describe())
-                for result in report.results:
-                    if not result.ok:
-                        log.warning(
-                            "%s (%s): %s: %s", result.target.name, result.method, result.error, result.message
-                        )
-            else:
-                log.info("nothing due this round")
+        """Take the plan's lock, run rounds until `stop` is set, store (or spool) every finished round; the
+        number of rounds stored. `unstored` says afterwards what is not in the store."""
+        await self.take_lock()
+        stored_before = self.writer.stored
+        saving: set[asyncio.Task[RoundReport]] = set()
+
+        def finished(task: asyncio.Task[RoundReport]) -> None:
+            saving.discard(task)
+            if task.cancelled():
+                return
+            report = task.result()
+            _log_round(report)
             if on_round is not None:
                 on_round(report)
-            start_at = next_slot(self.plan, self.clock())
-        return stored
+
+        heartbeat = asyncio.ensure_future(self._heartbeat(stop))
+        try:
+            start_at = self.first_start()
+            slot_s = current_slot(self.plan, start_at)  # a catch-up round belongs to the slot it falls in
+            while not stop.is_set():
+                wait = start_at - self.clock()
+                if wait > 0:
+                    log.info(
+                        "next round at %s",
+                        datetime.fromtimestamp(start_at, tz=UTC).isoformat(timespec="seconds"),
+                    )
+                    try:
+                        await asyncio.wait_for(stop.wait(), wait)
+                        break
+                    except TimeoutError:
+                        pass
+                round_task = asyncio.ensure_future(self.measure(slot_s))
+                stop_task = asyncio.ensure_future(stop.wait())
+                await asyncio.wait({round_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
+                if not round_task.done():
+                    log.info("stop requested: giving the round in flight %.0f s to finish", grace_s)
+                    done, _pending = await asyncio.wait({round_task}, timeout=grace_s)
+                    if not done:
+                        round_task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await round_task
+                        log.warning("dropped the round in flight (nothing of it was stored)")
+                        break
+                stop_task.cancel()
+                measured, report = round_task.result()
+                if measured is None:
+                    log.info("nothing due this round")
+                    if on_round is not None:
+                        on_round(report)
+                else:
+                    task = asyncio.ensure_future(self.store_round(measured, report))
+                    saving.add(task)
+                    task.add_done_callback(finished)
+                next_s = next_slot(self.plan, self.clock())
+                _log_skipped(skipped_slots(self.plan, slot_s, next_s), report)
+                start_at = slot_s = next_s
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+            if saving:
+                _saved, hung = await asyncio.wait(set(saving), timeout=_DRAIN_S)
+                for task in hung:  # the writer hangs (the file system does not answer): said below
+                    task.cancel()
+                    self.writer.lost += 1
+            await self.writer.forward_if_due()
+            await self.release_lock()
+        return self.writer.stored - stored_before
+
+    async def _heartbeat(self, stop: asyncio.Event) -> None:
+        """Renew the plan's lock every HEARTBEAT_S; stop the daemon if another scheduler took it over."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            try:
+                held = await self.writer.call(self.lock.refresh)
+            except StoreError as exc:
+                log.warning(_("could not renew the plan's lock in the store: {reason}").format(reason=exc))
+                continue
+            if not held:
+                self.lock_lost = True
+                log.error(
+                    _(
+                        "another scheduler took over the lock of plan {plan} (vantage {vantage}) in the "
+                        "store: stopping this one"
+                    ).format(plan=self.plan.name, vantage=self.plan.vantage or "-")
+                )
+                stop.set()
+                return
+
+
+def _reported(report: RoundReport, delivered: Delivered) -> RoundReport:
+    error = None
+    if delivered.outcome in (Outcome.SPOOLED, Outcome.LOST):
+        error = delivered.reason or delivered.outcome.value
+    return replace(report, round_id=delivered.round_id, store_error=error, outcome=delivered.outcome.value)
+
+
+def _log_round(report: RoundReport) -> None:
+    outcome = report.outcome
+    if outcome == Outcome.SPOOLED:
+        log.error(
+            _(
+                "could not store the round (kept in the spool, stored when the store takes rounds again): {reason}"
+            ).format(reason=report.store_error)
+        )
+    elif outcome == Outcome.LOST:
+        log.error(
+            _("could not store the round, nor keep it in the spool: it is lost ({reason})").format(
+                reason=report.store_error
+            )
+        )
+    elif outcome == Outcome.SLOT_TAKEN:
+        log.warning(
+            _(
+                "the store already holds round {round} for this plan's slot {slot}: this round is not stored"
+            ).format(round=report.round_id, slot=iso_utc(report.slot_us or 0))
+        )
+    else:
+        log.info(report.describe())
+    for result in report.results:
+        if not result.ok:
+            log.warning("%s (%s): %s: %s", result.target.name, result.method, result.error, result.message)
+
+
+def _log_skipped(skipped: list[float], report: RoundReport) -> None:
+    if not skipped:
+        return
+    shown = ", ".join(
+        datetime.fromtimestamp(s, tz=UTC).isoformat(timespec="seconds") for s in skipped[:_MAX_SKIPPED_LISTED]
+    )
+    more = len(skipped) - _MAX_SKIPPED_LISTED
+    log.warning(
+        ngettext(
+            "skipped {count} slot ({slots}): the round before took {seconds:.1f} s",
+            "skipped {count} slots ({slots}{more}): the round before took {seconds:.1f} s",
+            len(skipped),
+        ).format(
+            count=len(skipped),
+            slots=shown,
+            more=f", … {more} more" if more > 0 else "",
+            seconds=(report.finished_us - report.started_us) / 1e6,
+        )
+    )

@@ -34,6 +34,13 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
+@pytest.fixture(autouse=True)
+def private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Nothing a test runs in this process writes to the user's data directory (the default store, log and
+    spool live there)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+
+
 @pytest.fixture
 def run_linkvet(tmp_path: Path) -> Callable[..., subprocess.CompletedProcess[str]]:
     """Run `linkvet ARGS...` from this checkout in a subprocess; returns the completed process."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from desktop.cli._common import add_db_option, add_vantage_option, flag, port_number
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
+from desktop.i18n import _
 from probes import limits
 from probes.target import DEFAULT_CONNECTIONS, DEFAULT_COUNTS
 
@@ -179,13 +180,13 @@ def run(args: argparse.Namespace) -> int:
         )
         for m in {t.method for t in targets}
     }
+    # A store that cannot be used is said before measuring.
     store = None if args.no_store else _open_store(args.db)
     try:
         results = _measure(targets, options, args)
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
         if store is not None:
-            with context("the results above were measured but not stored"):
-                store.save_results(results, source="probe", vantage=args.vantage)
+            _store(store, results, args.vantage)
     finally:
         if store is not None:
             store.close()
@@ -196,6 +197,33 @@ def _open_store(path: Path | None) -> Store:
     from probes.store import Store  # pandas and NumPy load only when there is something to store
 
     return Store(path)
+
+
+def _store(store: Store, results: Sequence[ProbeResult], vantage: str | None) -> None:
+    """Store the run as a round, or keep it in the spool when the store refuses it (and say so: exit 3)."""
+    from probes.paths import default_spool_path
+    from probes.store import measured_results
+    from probes.store.delivery import Delivery, Outcome, unstored_error
+    from probes.store.sqlite.spool import Spool
+
+    measured = measured_results(results, source="probe", vantage=vantage)
+    if measured is None:
+        return
+    spool = Spool(default_spool_path())
+    try:
+        delivery = Delivery(store, spool)
+        delivered = delivery.deliver(measured)
+        if delivered.outcome in (Outcome.SPOOLED, Outcome.LOST):
+            with context(_("the results above were measured but not stored")):
+                raise unstored_error(
+                    store,
+                    spool,
+                    spooled=delivery.waiting(),
+                    lost=int(delivered.outcome is Outcome.LOST),
+                    reason=delivered.reason,
+                )
+    finally:
+        spool.close()
 
 
 def _measure(

@@ -15,7 +15,8 @@ from desktop.cli._common import add_db_option, flag
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli._logfile import LogFile, setup_logging
 from desktop.cli._safe_text import printable
-from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError
+from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError, context
+from desktop.i18n import _
 from probes import limits
 from probes.limits import format_duration
 
@@ -72,32 +73,20 @@ def run(args: argparse.Namespace) -> int:
     _check_metrics_address(args)
     secrets = _alert_secrets(plan)
     log_file = setup_logging(args.log_file or log_path(), args.quiet)
-    store = Store(args.db)
+    store = Store(args.db)  # a store that cannot be used is said here, before anything is measured
     try:
         from probes.scheduler import Scheduler
 
         if args.once:
-            progress = ProgressLine()
             alerts = _start_alerts(plan, store.path, secrets)
-            scheduler = Scheduler(plan, store, progress=progress, hooks=[alerts.submit] if alerts else [])
             try:
-                report = asyncio.run(scheduler.run_once())
+                scheduler = Scheduler(
+                    plan, store, progress=ProgressLine(), hooks=[alerts.submit] if alerts else []
+                )
+                return _once(scheduler, log_file)
             finally:
-                progress.finish()
                 if alerts is not None:
                     alerts.close()
-            logging.getLogger("linkvet.schedule").info(report.describe())
-            if not report.results:
-                print("nothing was due: every target of the plan was measured recently enough (its `every`)")
-                log_file.check()
-                return EXIT_OK
-            headers, rows = result_rows(list(report.results))
-            table(headers, rows, sys.stdout)
-            if report.store_error is not None:
-                raise EnvironmentRefused(f"the round above was measured but not stored: {report.store_error}")
-            print(f"stored round {report.round_id} in {store.path}")
-            log_file.check()
-            return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
         metrics = _start_metrics(args, plan)
         alerts = _start_alerts(plan, store.path, secrets)
         try:
@@ -116,7 +105,48 @@ def run(args: argparse.Namespace) -> int:
         store.close()
 
 
+def _once(scheduler: Scheduler, log_file: LogFile) -> int:
+    from probes.store.delivery import unstored_error
+
+    async def one_round() -> RoundReport:
+        await scheduler.take_lock()  # not beside a running scheduler of the same plan
+        try:
+            return await scheduler.run_once()
+        finally:
+            await scheduler.release_lock()
+
+    try:
+        try:
+            report = asyncio.run(one_round())
+        finally:
+            if isinstance(scheduler.progress, ProgressLine):
+                scheduler.progress.finish()
+        logging.getLogger("linkvet.schedule").info(report.describe())
+        if not report.results:
+            print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+            log_file.check()
+            return EXIT_OK
+        headers, rows = result_rows(list(report.results))
+        table(headers, rows, sys.stdout)
+        if report.store_error is not None:
+            with context(_("the round above was measured but not stored")):
+                raise unstored_error(
+                    scheduler.store,
+                    scheduler.spool,
+                    spooled=scheduler.writer.delivery.waiting(),
+                    lost=scheduler.writer.lost,
+                    reason=report.store_error,
+                )
+        print(f"stored round {report.round_id} in {scheduler.store.path}")
+        log_file.check()
+        return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
+    finally:
+        scheduler.close()
+
+
 async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> int:
+    from probes.store.delivery import unstored_error
+
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -142,10 +172,30 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
         ", ".join(str(w) for w in plan.peak_windows),
         scheduler.store.path,
     )
-    log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
-    stored = await scheduler.run_until(stop, grace_s=grace_s)
+    try:
+        log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
+        stored = await scheduler.run_until(stop, grace_s=grace_s)
+    finally:
+        scheduler.close()
     log.info("stopped after %d stored rounds", stored)
     log_file.check()
+    unstored = scheduler.unstored
+    if unstored:
+        error = unstored_error(
+            scheduler.store,
+            scheduler.spool,
+            spooled=unstored - scheduler.writer.lost,
+            lost=scheduler.writer.lost,
+            reason=None,
+        )
+        log.error(str(error))
+        raise error
+    if scheduler.lock_lost:
+        raise EnvironmentRefused(
+            _("stopped: another scheduler took over this plan's lock in the store {store}").format(
+                store=scheduler.store.path
+            )
+        )
     return EXIT_OK
 
 
@@ -264,7 +314,7 @@ def _check(plan: Plan) -> int:
         print(f"  {t.method:<8} {printable(t.name):<40} {printable(labels)}{every}")
     moment = time.time()
     print("next rounds (UTC):")
-    for _ in range(5):
+    for _slot in range(5):
         moment = next_slot(plan, moment)
         print(
             f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {format_duration(cadence_at(plan, moment))})"

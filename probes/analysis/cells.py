@@ -1,12 +1,15 @@
-"""The additive parts of a set of samples, per target, UTC hour and label ("cells"), from the store's hourly
-rollups where they answer exactly, from raw samples where they do not; and the statistics of merged cells.
+"""The additive parts of a set of samples, per target, period and label ("cells"), and the statistics of
+merged cells.
 
 A cell holds what merges by addition: attempts sent and received, the RTT sum, min and max, the jitter sum
-and pair count, and a sparse RTT histogram (`probes.histogram` buckets). Every figure the analysis reports
-is derived from merged cells with the definitions of `probes.stats`: loss = lost / sent, jitter = mean
-absolute difference of consecutive received RTTs of a run (a pair belongs to the hour of its later sample),
+and pair count, and a sparse RTT histogram (`probes.histogram` buckets). Cells come from the store's rollups
+(`cells_from_rollups`) or from raw samples (`cells_from_samples`, with `probes.store.rollup.sample_parts`: the
+same formula the store's rollups are made with). Each cell names the UTC hour it lies in (`hour_s`: hours
+measured, breach intervals and bootstrap clusters are UTC hours). Every figure the analysis reports is derived
+from merged cells with the definitions of `probes.stats`: loss = lost / sent, jitter = mean absolute
+difference of consecutive received RTTs of a run (a pair belongs to the cell of its later sample),
 percentiles ranked as `probes.stats.percentile` and read from the histogram (within ±1%, see
-`probes.histogram`).
+`probes.histogram`). Which cells come from which rollups is `probes.analysis.sources`' business.
 """
 
 from __future__ import annotations
@@ -19,47 +22,18 @@ import numpy.typing as npt
 import pandas as pd
 
 from probes import histogram
-from probes.analysis.clock import US_PER_HOUR, Labeler, label_hours
-from probes.store import Store
-from probes.store.rollup import PART_COLUMNS
+from probes.analysis.clock import US_PER_HOUR, Labeler
+from probes.errors import ErrorKind
+from probes.histogram import Hist
+from probes.store.rollup import HOUR_S, PART_COLUMNS, Rollups, sample_parts
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
+_LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)  # a stored sample's error when this machine could not send it
+
 _SUMMED = ("sent", "received", "rtt_sum_ms", "jitter_sum_ms", "jitter_pairs")
 _DENSE_LIMIT = 4_000_000  # rows × buckets up to which histograms are merged densely
-_MAX_RUN_LOOKBACK_US = 7 * 24 * US_PER_HOUR
-_RAW_CHUNK_S = 24 * 3600
-
-
-@dataclass(frozen=True, slots=True)
-class Hist:
-    """Sparse histograms: entry i adds `count[i]` to bucket `bucket[i]` of row `row[i]`."""
-
-    row: IntArray
-    bucket: IntArray
-    count: IntArray
-
-    @staticmethod
-    def empty() -> Hist:
-        nothing = np.zeros(0, dtype=np.int64)
-        return Hist(nothing, nothing, nothing)
-
-    def regroup(self, row_to_group: IntArray) -> Hist:
-        """The same entries assigned to groups of rows (`row_to_group[row]`)."""
-        return Hist(np.asarray(row_to_group, dtype=np.int64)[self.row], self.bucket, self.count)
-
-    def take(self, mask: npt.NDArray[np.bool_]) -> Hist:
-        return Hist(self.row[mask], self.bucket[mask], self.count[mask])
-
-    def dense(self, n_rows: int) -> IntArray:
-        """A (n_rows × histogram.N_BUCKETS) array."""
-        flat = np.bincount(
-            self.row * histogram.N_BUCKETS + self.bucket,
-            weights=self.count,
-            minlength=n_rows * histogram.N_BUCKETS,
-        )
-        return np.rint(flat).astype(np.int64).reshape(n_rows, histogram.N_BUCKETS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,91 +52,68 @@ class Cells:
 # -- building cells ----------------------------------------------------------------------------------------
 
 
-def cells_from_rollups(hourly: pd.DataFrame, labels: dict[str, IntArray]) -> Cells:
-    """Cells of hourly rollup rows (as `Store.hourly_frame` returns them); `labels[name][i]` labels row i."""
+def cells_from_rollups(rollups: Rollups, labels: dict[str, IntArray]) -> Cells:
+    """Cells of rollups (as `Store.rollups` reads them, any length); `labels[name][i]` labels rollup i."""
+    p = rollups.parts
     frame = pd.DataFrame(
         {
-            "target_id": hourly["target_id"].to_numpy(dtype=np.int64),
-            "hour_s": hourly["hour_s"].to_numpy(dtype=np.int64),
+            "target_id": rollups.target_id,
+            "hour_s": rollups.start_s // HOUR_S * HOUR_S,
             **{name: np.asarray(values, dtype=np.int64) for name, values in labels.items()},
-            "sent": hourly["sent"].to_numpy(dtype=np.int64),
-            "received": hourly["received"].to_numpy(dtype=np.int64),
-            "rtt_sum_ms": hourly["rtt_sum_ms"].to_numpy(dtype=np.float64),
-            "rtt_min_ms": hourly["rtt_min_ms"].to_numpy(dtype=np.float64, na_value=np.nan),
-            "rtt_max_ms": hourly["rtt_max_ms"].to_numpy(dtype=np.float64, na_value=np.nan),
-            "jitter_sum_ms": hourly["jitter_sum_ms"].to_numpy(dtype=np.float64),
-            "jitter_pairs": hourly["jitter_pairs"].to_numpy(dtype=np.int64),
-            "raw": np.zeros(len(hourly), dtype=np.bool_),
+            **p.columns(),
+            "raw": np.zeros(len(rollups), dtype=np.bool_),
         }
     )
-    if hourly.empty:
-        return Cells(frame, Hist.empty())
-    row, bucket, count = histogram.sparse_entries(list(hourly["hist_index"]), list(hourly["hist_count"]))
-    return Cells(frame, Hist(row, bucket, count))
+    return Cells(frame, p.hist)
 
 
 def cells_from_samples(
     samples: pd.DataFrame,
     labelers: Sequence[Labeler],
-    keep_hours: IntArray | None = None,
+    keep_starts: IntArray | None = None,
+    period_s: int = HOUR_S,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> Cells:
-    """Cells of raw samples (as `Store.samples_frame` returns them: whole runs, so that each received RTT
-    meets its predecessor). Only samples in `keep_hours` (UTC hour starts, seconds) and in
-    [since_us, until_us) become cells; the others serve as predecessors for jitter."""
+    """Cells (per target, UTC hour and label) of raw samples (as `Store.samples_frame` returns them: whole
+    runs, so that each received RTT meets its predecessor). Only samples in the periods of `period_s` that
+    start at `keep_starts` (UTC seconds) and in [since_us, until_us) become cells; the others serve as
+    predecessors for jitter. Attempts this machine could not send (`Sample.local_failure`) are in no cell,
+    as in no rollup: they were never on the line (and, unanswered, are no jitter predecessor either)."""
     s = samples.sort_values(["result_id", "seq"], kind="stable")
     ts = s["ts_us"].to_numpy(dtype=np.int64)
-    rtt = s["rtt_ms"].to_numpy(dtype=np.float64)
-    run = s["result_id"].to_numpy(dtype=np.int64)
-    received = ~np.isnan(rtt)
-    got = np.flatnonzero(received)
-    same_run = run[got[1:]] == run[got[:-1]]
-    later = got[1:][same_run]
-    jitter_sum = np.zeros(ts.size, dtype=np.float64)
-    jitter_pairs = np.zeros(ts.size, dtype=np.int64)
-    jitter_sum[later] = np.abs(rtt[got[1:]] - rtt[got[:-1]])[same_run]
-    jitter_pairs[later] = 1
-    hour_s = ts // US_PER_HOUR * 3600
-    keep = np.ones(ts.size, dtype=np.bool_)
-    if keep_hours is not None:
-        keep &= np.isin(hour_s, keep_hours)
+    keep = (s["error"] != _LOCAL_FAILURE).to_numpy(dtype=np.bool_, copy=True)
+    if keep_starts is not None:
+        keep &= np.isin(ts // 1_000_000 // period_s * period_s, keep_starts)
     if since_us is not None:
         keep &= ts >= since_us
     if until_us is not None:
         keep &= ts < until_us
-    ts, rtt, received = ts[keep], rtt[keep], received[keep]
-    parts = pd.DataFrame(
-        {
-            "target_id": s["target_id"].to_numpy(dtype=np.int64)[keep],
-            "hour_s": hour_s[keep],
-            **{labeler.name: labeler(ts) for labeler in labelers},
-        }
-    )
-    keys = list(parts.columns)
-    if parts.empty:
-        empty = parts.assign(**{c: pd.Series(dtype="float64") for c in PART_COLUMNS}, raw=True)
+    kept_ts = ts[keep]
+    keys = {
+        "target_id": s["target_id"].to_numpy(dtype=np.int64)[keep],
+        "hour_s": kept_ts // US_PER_HOUR * HOUR_S,
+        **{labeler.name: labeler(kept_ts) for labeler in labelers},
+    }
+    if not kept_ts.size:
+        empty = pd.DataFrame({k: pd.Series(dtype="int64") for k in keys})
+        empty = empty.assign(**{c: pd.Series(dtype="float64") for c in PART_COLUMNS}, raw=True)
         return Cells(empty, Hist.empty())
-    cell = parts.groupby(keys, sort=True).ngroup().to_numpy(dtype=np.int64)
-    n = int(cell.max()) + 1
-    first = np.unique(cell, return_index=True)[1]
-    frame = parts.iloc[first].reset_index(drop=True)
-    rtt_or_nan = np.where(received, rtt, np.nan)
-    extremes = pd.DataFrame({"cell": cell, "rtt": rtt_or_nan}).groupby("cell")["rtt"]
-    frame["sent"] = np.bincount(cell, minlength=n).astype(np.int64)
-    frame["received"] = np.bincount(cell, weights=received, minlength=n).astype(np.int64)
-    frame["rtt_sum_ms"] = np.bincount(cell, weights=np.where(received, rtt, 0.0), minlength=n)
-    frame["rtt_min_ms"] = extremes.min().reindex(range(n)).to_numpy(dtype=np.float64)
-    frame["rtt_max_ms"] = extremes.max().reindex(range(n)).to_numpy(dtype=np.float64)
-    frame["jitter_sum_ms"] = np.bincount(cell, weights=jitter_sum[keep], minlength=n)
-    frame["jitter_pairs"] = np.bincount(cell, weights=jitter_pairs[keep], minlength=n).astype(np.int64)
-    frame["raw"] = True
-    hist = Hist(
-        cell[received],
-        histogram.bucket_of(rtt[received]),
-        np.ones(int(received.sum()), dtype=np.int64),
+    number, first = _group_numbers(list(keys.values()))
+    group = np.zeros(ts.size, dtype=np.int64)
+    group[keep] = number
+    parts = sample_parts(
+        s["result_id"].to_numpy(dtype=np.int64),
+        s["rtt_ms"].to_numpy(dtype=np.float64),
+        group,
+        first.size,
+        counted=keep,
     )
-    return Cells(frame, hist)
+    frame = pd.DataFrame({name: values[first] for name, values in keys.items()})
+    for name, values in parts.columns().items():
+        frame[name] = values
+    frame["raw"] = True
+    return Cells(frame, parts.hist)
 
 
 def concat(parts: Sequence[Cells]) -> Cells:
@@ -180,83 +131,6 @@ def concat(parts: Sequence[Cells]) -> Cells:
         return parts[0] if parts else Cells(pd.DataFrame(), Hist.empty())
     frame = pd.concat(frames, ignore_index=True)
     return Cells(frame, Hist(np.concatenate(rows), np.concatenate(buckets), np.concatenate(counts)))
-
-
-def build_cells(
-    store: Store,
-    target_ids: Sequence[int],
-    labelers: Sequence[Labeler],
-    *,
-    since_us: int | None = None,
-    until_us: int | None = None,
-    result_ids: npt.ArrayLike | None = None,
-) -> Cells:
-    """Cells of the targets' samples in [since_us, until_us), labelled by `labelers`.
-
-    UTC hours that every labeler labels uniformly and that lie wholly inside the period come from the
-    rollups; the others (a +05:30 zone, a window starting at :30, the period's ragged ends) from raw samples.
-    With `result_ids`, only those runs count (e.g. one vantage point's), so every hour comes from raw samples.
-    """
-    hourly = store.hourly_frame(target_ids, since_us, until_us)
-    names = [labeler.name for labeler in labelers]
-    if hourly.empty:
-        return cells_from_rollups(hourly, {name: np.zeros(0, dtype=np.int64) for name in names})
-    hours = np.unique(hourly["hour_s"].to_numpy(dtype=np.int64))
-    labels, uniform = label_hours(hours, labelers)
-    inside = np.ones(hours.size, dtype=np.bool_)
-    if since_us is not None:
-        inside &= hours * 1_000_000 >= since_us
-    if until_us is not None:
-        inside &= (hours + 3600) * 1_000_000 <= until_us
-    exact = uniform & inside if result_ids is None else np.zeros(hours.size, dtype=np.bool_)
-    position = np.searchsorted(hours, hourly["hour_s"].to_numpy(dtype=np.int64))
-    from_rollups = exact[position]
-    rollup_rows = hourly.loc[from_rollups].reset_index(drop=True)
-    parts = [cells_from_rollups(rollup_rows, {name: labels[name][position[from_rollups]] for name in names})]
-    fallback = hours[~exact]
-    allowed = None if result_ids is None else np.asarray(result_ids, dtype=np.int64)
-    for start_s, end_s in _chunks(_runs(fallback), _RAW_CHUNK_S):
-        start_us = start_s * 1_000_000 if since_us is None else max(start_s * 1_000_000, since_us)
-        end_us = end_s * 1_000_000 if until_us is None else min(end_s * 1_000_000, until_us)
-        samples = load_whole_runs(store, target_ids, start_us, end_us)
-        if allowed is not None:
-            samples = samples.loc[samples["result_id"].isin(allowed)]
-        parts.append(cells_from_samples(samples, labelers, fallback, start_us, end_us))
-    return concat(parts)
-
-
-def load_whole_runs(store: Store, target_ids: Sequence[int], start_us: int, end_us: int) -> pd.DataFrame:
-    """Samples of the targets in [start_us, end_us), plus the earlier samples of the runs they belong to
-    (a run that started before `start_us` gives its first sample in range its jitter predecessor)."""
-    lookback = US_PER_HOUR
-    while True:
-        samples = store.samples_frame(target_ids, start_us - lookback, end_us)
-        in_range = samples["ts_us"].to_numpy() >= start_us
-        first_seq = samples.groupby("result_id")["seq"].min()
-        wanted = np.unique(samples.loc[in_range, "result_id"].to_numpy())
-        # Runs number their attempts from 0: a wanted run whose first loaded attempt is later may have
-        # begun before the loaded stretch.
-        unsure = first_seq.loc[wanted][lambda seq: seq > 0].index.to_numpy()
-        if unsure.size == 0 or lookback >= _MAX_RUN_LOOKBACK_US:
-            return samples
-        started = store.results_frame(target_ids, start_us - lookback, end_us)["result_id"].to_numpy()
-        if np.isin(unsure, started).all():
-            return samples  # they started inside the loaded stretch: nothing earlier to load
-        lookback *= 4
-
-
-def _chunks(runs: list[tuple[int, int]], size_s: int) -> list[tuple[int, int]]:
-    """The stretches cut into pieces of at most `size_s` (whole hours), so raw samples are read a day at a
-    time and memory stays bounded."""
-    return [(start, min(start + size_s, end)) for begin, end in runs for start in range(begin, end, size_s)]
-
-
-def _runs(hours_s: IntArray) -> list[tuple[int, int]]:
-    """Contiguous stretches of sorted UTC hour starts, as [start_s, end_s) pairs."""
-    if hours_s.size == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(hours_s) != 3600) + 1
-    return [(int(chunk[0]), int(chunk[-1]) + 3600) for chunk in np.split(hours_s, breaks)]
 
 
 # -- merging cells and reading statistics -----------------------------------------------------------------

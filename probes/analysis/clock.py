@@ -1,11 +1,13 @@
 """Labels derived from a sample's time: the local hour and day in a time zone, inside a peak window or not.
 
-The store's rollups are per UTC hour. A rollup can be labelled only if every moment of its hour gets the
-same label: true for the local hour of a zone whose UTC offset is a whole number of hours (Asia/Shanghai,
-Europe/Berlin in summer and winter alike), false for Asia/Kolkata (+05:30) or Asia/Kathmandu (+05:45), and
-false for the hour in which a window such as "20:30-23:00" starts. Offsets and window edges fall on whole
-minutes, so a label is constant within each UTC minute; checking the 60 minute starts of an hour decides
-exactly whether the hour is uniform. Hours that are not are answered from the raw samples.
+The store's rollups are per UTC hour and per UTC quarter hour. A rollup can be labelled only if every moment
+of its period gets the same label: for an hour, true for the local hour of a zone whose UTC offset is a whole
+number of hours (Asia/Shanghai, Europe/Berlin in summer and winter alike), false for Asia/Kolkata (+05:30) or
+Asia/Kathmandu (+05:45) and for the hour in which a window such as "20:30-23:00" starts; for a quarter hour,
+true for every zone in use (all offsets are multiples of 15 minutes) and every window on a quarter hour.
+Offsets and window edges fall on whole minutes, so a label is constant within each UTC minute; checking the
+minute starts of a period decides exactly whether it is uniform. Periods that are not (a window edge at
+20:10) are answered from the raw samples.
 """
 
 from __future__ import annotations
@@ -63,15 +65,18 @@ def in_peak(windows: Sequence[PeakWindow]) -> Labeler:
     return Labeler("peak", lambda ts: mask_any(chosen, ts).astype(np.int64))
 
 
-def label_hours(hours_s: IntArray, labelers: Sequence[Labeler]) -> tuple[dict[str, IntArray], BoolArray]:
-    """Each labeler's label for each UTC hour (at its start), and whether every labeler's label is the
-    same throughout the hour."""
-    hours = np.asarray(hours_s, dtype=np.int64)
-    grid = (hours[:, None] * 1_000_000 + np.arange(60, dtype=np.int64)[None, :] * US_PER_MINUTE).ravel()
-    uniform = np.ones(hours.shape, dtype=np.bool_)
+def label_periods(
+    starts_s: IntArray, period_s: int, labelers: Sequence[Labeler]
+) -> tuple[dict[str, IntArray], BoolArray]:
+    """Each labeler's label for each UTC period of `period_s` seconds (whole minutes) starting at `starts_s`
+    (at its start), and whether every labeler's label is the same throughout the period."""
+    starts = np.asarray(starts_s, dtype=np.int64)
+    minutes = period_s // 60
+    grid = (starts[:, None] * 1_000_000 + np.arange(minutes, dtype=np.int64)[None, :] * US_PER_MINUTE).ravel()
+    uniform = np.ones(starts.shape, dtype=np.bool_)
     labels: dict[str, IntArray] = {}
     for labeler in labelers:
-        values = labeler(grid).reshape(hours.size, 60)
+        values = labeler(grid).reshape(starts.size, minutes)
         labels[labeler.name] = values[:, 0].copy()
         uniform &= (values == values[:, :1]).all(axis=1)
     return labels, uniform

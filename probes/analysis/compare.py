@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from probes import histogram
-from probes.analysis.cells import Hist, merge_cells
+from probes.analysis.cells import merge_cells
 from probes.analysis.clock import in_peak
 from probes.analysis.confidence import (
     Interval,
@@ -24,6 +24,7 @@ from probes.analysis.confidence import (
 from probes.analysis.data import Prepared, prepare
 from probes.analysis.loads import summarise
 from probes.analysis.scope import Scope
+from probes.histogram import Hist
 from probes.loaded_latency import grade
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store

@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from probes.analysis.cells import Cells, build_cells
+from probes.analysis.cells import Cells
 from probes.analysis.clock import US_PER_HOUR, Labeler
 from probes.analysis.loads import load_tests
 from probes.analysis.scope import Scope, Selected, select
+from probes.analysis.sources import build_cells
 from probes.store import Store
 
 

@@ -1,38 +1,56 @@
 """The result store: raw samples are facts, rollups are derived from them in the same transaction.
 
 One SQLite file in WAL mode by default (the GUI reads while the scheduler writes). Every round is written in
-one transaction, so a kill at any moment loses at most the round in flight. Times are UTC: `*_us` columns are
-microseconds since the epoch, `hour_s` seconds at the start of the hour. The schema version is the file's
+one transaction, so a kill at any moment loses at most the round in flight; a round the store refuses waits
+in the spool. Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` / `start_s` seconds at
+the start of the period. The schema version is the file's
 `PRAGMA user_version`; older files are migrated on open, newer ones refused (`SchemaVersionError`).
 
 Where things are
-    store.py      `Store`: open a store, save rounds, read records and frames (the only class callers need)
+    store.py      `Store`: open a store, save rounds, read records, frames and rollups (the only class most
+                  callers need)
     records.py    row types read back (`StoredTarget`, `StoredTrace`, `RoundInfo`) and the rows written,
                   in each table's column order
-    writing.py    the write path: a round in one transaction, rollups merged, rollups rebuilt; `run_metadata`
-    rollup.py     the rollup maths: samples → per target and hour deltas, deltas merged (NumPy, no SQL)
+    measured.py   `MeasuredRound`: a finished round as the rows it becomes, with its stable id and slot,
+                  and its JSON form (what the spool keeps); `run_metadata`
+    writing.py    the write path: a round in one transaction (unless its uid or slot is stored already),
+                  rollups merged, rollups rebuilt
+    recent.py     what a writer wrote last, reused while nobody else writes the store
+    rollup.py     the rollup maths: samples → additive parts per target and period (hour, quarter hour),
+                  parts merged, the stored form (NumPy, no SQL); `sample_parts`, the one formula
+    reading.py    the read path: backend rows → records, typed pandas frames and decoded rollups
     alerts.py     the alert tables: each alert's state and the notifications waiting (`AlertLedger`)
-    reading.py    the read path: backend rows → records and typed pandas frames
-    backend.py    `Backend`: the interface of the one layer that speaks SQL
-    sqlite/       the SQLite backend: `schema.py` (tables, migrations, version), `backend.py` (connection,
-                  pragmas, transactions, every statement), `alerts.py` (the alert tables' statements)
+    delivery.py   rounds into the store, through the spool when it refuses them; forwarding the spool
+    writer.py     a running scheduler's writer threads (spool first, then the store, off the event loop)
+    locks.py      named locks the store holds (one scheduler per plan and vantage point)
+    backend.py    `Backend`: the interface of the one layer that speaks SQL (and how PostgreSQL keeps locks)
+    sqlite/       the SQLite backend: `schema.py` (tables, migrations, version), `opening.py` (checks before
+                  and after opening, migrating, the translation of sqlite3's errors), `backend.py`
+                  (connection, pragmas, transactions, every statement), `alerts.py` (the alert tables'
+                  statements), `spool.py` (the spool file, SQLite whatever the store is)
 
 A second database (PostgreSQL) is a second `Backend` beside `sqlite/` with the same schema version; the
-write and read paths and the rollup maths stay as they are.
+write and read paths, the rollup maths, the spool and the locks' policy stay as they are.
 """
 
+from probes.store.measured import MeasuredRound, measured_results, measured_round, run_metadata
 from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHistory
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from probes.store.store import Store
-from probes.store.writing import run_metadata
+from probes.store.writing import WriteStatus, Written
 
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "MeasuredRound",
     "RoundInfo",
     "Store",
     "StoredTarget",
     "StoredTrace",
     "TargetHistory",
+    "WriteStatus",
+    "Written",
+    "measured_results",
+    "measured_round",
     "run_metadata",
 ]

@@ -3,8 +3,27 @@ another database (PostgreSQL) is a second implementation of the same methods, wi
 
 A backend moves rows: it inserts the tuples `probes.store.records` builds (in its `*_COLUMNS` order) and
 answers queries with tuples (records' field order) or with `Rows` (column names + rows, for frames). It
-translates its driver's errors into `StoreError` (opening, and every `transaction`), so nothing above it
-knows which database it talks to.
+translates its driver's errors into `StoreError` in every method (opening, `transaction`, every query), so
+nothing above it knows which database it talks to, and a damaged store never surfaces as a driver's
+traceback: `DamagedStoreError` for what is wrong with the data (missing tables or columns, damaged pages),
+`StoreError` for what the machine refused (no space, read-only, locked).
+
+Opening checks the store before anything is measured: the file is the database it should be, the schema
+version is known (older: migrated, newer: `SchemaVersionError`), every table and column the schema needs is
+there. A migration may ask for the rollups to be rebuilt from the raw samples (`rebuild`, given by the
+store: the rollup maths is not the backend's); it runs in the migration's transaction.
+
+Rollups come in lengths (`probes.store.rollup.PERIODS_S`: 3600 and 900 seconds); every rollup method names
+the length it reads or writes.
+
+Locks (`probes.store.locks` holds the policy; the backend keeps the rows): a named lock is one row of
+`LOCK_COLUMNS` (name, token, pid, host, what, since_us, heartbeat_us). Taking one is a read and a write in one
+`transaction`, so two processes cannot both take it. On SQLite the row and its heartbeat are the lock (a
+crashed holder's row goes stale: its heartbeat stops, or its pid is gone on the same host). On PostgreSQL
+keep the same rows, and take a session advisory lock beside the row in `put_lock`
+(`pg_try_advisory_lock(hashtextextended(name, 0))`, released in `delete_lock` or when the session ends): a
+dead agent's lock then ends with its connection, and `lock_row` reports a row whose advisory lock nobody
+holds as stale (heartbeat 0).
 """
 
 from __future__ import annotations
@@ -15,6 +34,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 Row = tuple[Any, ...]
+
+LOCK_COLUMNS = ("name", "token", "pid", "host", "what", "since_us", "heartbeat_us")
 
 
 class Rows(NamedTuple):
@@ -36,34 +57,69 @@ class Backend(Protocol):
     # -- writing: call inside `transaction` ---------------------------------------------------------------
 
     def transaction(self, action: str) -> AbstractContextManager[None]:
-        """One transaction; a driver error inside it becomes StoreError("PATH: could not ACTION: …")."""
+        """One write transaction, exclusive among writers (SQLite: BEGIN IMMEDIATE, waiting for a busy store
+        at most its busy timeout); a driver error inside it becomes StoreError("PATH: could not ACTION: …")."""
+        ...
+
+    def generation(self) -> object | None:
+        """A token equal between two calls only if no other connection committed in between (called inside
+        a write transaction); None when the backend cannot tell (then the writer re-reads everything)."""
+        ...
+
+    def round_of(self, uid: str) -> int | None:
+        """The id of the stored round with this uid, or None."""
+        ...
+
+    def round_in_slot(self, vantage: str | None, plan: str, slot_us: int) -> int | None:
+        """The id of the stored round of this plan and vantage point (None and "" are the same vantage)
+        that measured this slot, or None. The store keeps at most one (a unique index)."""
         ...
 
     def insert_round(self, row: Row) -> int: ...
 
-    def upsert_target(self, row: Row) -> int:
-        """The target's id; its labels are updated where the row has them, never erased."""
+    def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
+        """Each row's target id (rows in `TARGET_COLUMNS` order, identified by `key`), inserting the new ones;
+        a stored target's name and labels are updated where the row has them, never erased."""
         ...
 
-    def insert_result(self, row: Row) -> int: ...
+    def insert_results(self, rows: Sequence[Row]) -> list[int]:
+        """Insert results (`RESULT_COLUMNS` rows); their ids, in order."""
+        ...
 
-    def insert_samples(self, rows: Sequence[Row]) -> None: ...
+    def insert_samples(self, rows: Iterable[Row]) -> None:
+        """Insert samples (`SAMPLE_COLUMNS` rows) in one statement."""
+        ...
 
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None: ...
 
-    def rollups_at(self, keys: Sequence[tuple[int, int]]) -> list[Row]:
-        """The stored rollups (`ROLLUP_COLUMNS` rows) among these (target_id, hour_s) keys."""
+    def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:
+        """The stored rollups of this length (`ROLLUP_COLUMNS` rows) among these (target_id, start_s) keys, in
+        one query."""
         ...
 
-    def put_rollups(self, rows: Sequence[Row]) -> None:
-        """Insert or replace rollups (`ROLLUP_COLUMNS` rows)."""
+    def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
+        """Insert or replace rollups of this length (`ROLLUP_COLUMNS` rows) in one statement."""
         ...
 
-    def clear_rollups(self) -> None: ...
+    def clear_rollups(self) -> None:
+        """Delete the rollups of every length."""
+        ...
 
     def samples_in_run_order(self) -> Iterable[Row]:
-        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt; not those this machine
-        could not send (`Sample.local_failure`), which the rollups leave out."""
+        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt, streamed; not those this
+        machine could not send (`Sample.local_failure`), which the rollups leave out."""
+        ...
+
+    def lock_row(self, name: str) -> Row | None:
+        """The lock's row (`LOCK_COLUMNS`), or None when nobody holds it."""
+        ...
+
+    def put_lock(self, row: Row) -> None:
+        """Insert or replace the lock's row (`LOCK_COLUMNS`)."""
+        ...
+
+    def delete_lock(self, name: str, token: str) -> None:
+        """Delete the lock's row if this token holds it."""
         ...
 
     # -- reading ------------------------------------------------------------------------------------------
@@ -99,8 +155,14 @@ class Backend(Protocol):
         """Samples (target_id, ts_us, seq, rtt_ms, error, result_id, phase) by time and attempt."""
         ...
 
-    def rollups(self, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None) -> Rows:
-        """Rollups (`ROLLUP_COLUMNS`) with `since_s <= hour_s < until_s`, by target and hour."""
+    def rollups(
+        self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
+    ) -> Rows:
+        """Rollups of this length (`ROLLUP_COLUMNS`) with `since_s <= start_s < until_s`, by start and target."""
+        ...
+
+    def rollup_span(self, period_s: int) -> tuple[int, int] | None:
+        """The first and last start_s of the rollups of this length (all targets), or None; cheap."""
         ...
 
     def traces(

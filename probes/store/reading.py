@@ -1,5 +1,6 @@
 """The read path: the backend's rows as records (`probes.store.records`) and as pandas frames with fixed
-column types. No SQL: the queries are the backend's.
+column types. No SQL: the queries are the backend's. A row whose values do not have their column's type (a
+damaged store) is reported as `DamagedStoreError`, never as a pandas traceback.
 """
 
 from __future__ import annotations
@@ -8,6 +9,8 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from probes.errors import DamagedStoreError
+from probes.i18n import _
 from probes.store.backend import Backend, Rows
 from probes.store.records import (
     RESULT_TEXT_COLUMNS,
@@ -17,7 +20,7 @@ from probes.store.records import (
     TargetHistory,
     stored_trace,
 )
-from probes.store.rollup import HOUR_S, ROLLUP_COLUMNS
+from probes.store.rollup import HOUR_S, PART_COLUMNS, ROLLUP_COLUMNS, Rollups
 
 _SAMPLE_TYPES = {
     "target_id": "int64",
@@ -26,6 +29,32 @@ _SAMPLE_TYPES = {
     "rtt_ms": "float64",
     "result_id": "int64",
 }
+_ROLLUP_TYPES = {
+    "target_id": "int64",
+    "start_s": "int64",
+    **{c: "float64" if c.endswith("_ms") else "int64" for c in PART_COLUMNS},
+}
+_RESULT_NUMBERS = (
+    "result_id",
+    "round_id",
+    "target_id",
+    "started_us",
+    "finished_us",
+    "sent",
+    "received",
+    "loss",
+    "rtt_min_ms",
+    "rtt_median_ms",
+    "rtt_mean_ms",
+    "rtt_p95_ms",
+    "rtt_max_ms",
+    "jitter_ms",
+    "throughput_mbps",
+    "bytes",
+    "seconds",
+    "ttfb_ms",
+    "peak",
+)
 
 
 def targets(
@@ -72,6 +101,12 @@ def results_frame(
     until_us: int | None = None,
 ) -> pd.DataFrame:
     frame = _frame(backend.results(_ids(target_ids), since_us, until_us))
+    for column in _RESULT_NUMBERS:
+        if frame[column].dtype == object:  # text where a number belongs, or all NULL
+            try:
+                frame[column] = pd.to_numeric(frame[column], errors="raise")
+            except (TypeError, ValueError) as exc:
+                raise _damaged(backend, "results", exc) from exc
     for column in RESULT_TEXT_COLUMNS:  # an all-NULL text column comes back as float NaN: keep it None
         frame[column] = frame[column].astype(object).where(frame[column].notna(), None)
     frame["started_at"] = pd.to_datetime(frame["started_us"], unit="us", utc=True)
@@ -85,7 +120,50 @@ def samples_frame(
     until_us: int | None = None,
 ) -> pd.DataFrame:
     rows = backend.samples(_ids(target_ids), since_us, until_us)
-    return pd.DataFrame.from_records(rows.rows, columns=rows.columns).astype(_SAMPLE_TYPES)
+    frame = pd.DataFrame.from_records(rows.rows, columns=rows.columns)
+    try:
+        return frame.astype(_SAMPLE_TYPES)
+    except (TypeError, ValueError) as exc:
+        raise _damaged(backend, "samples", exc) from exc
+
+
+def rollup_frame(
+    backend: Backend,
+    period_s: int,
+    target_ids: Iterable[int] | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> pd.DataFrame:
+    """Rollups of this length whose periods overlap [since_us, until_us), columns `ROLLUP_COLUMNS`."""
+    since_s = None if since_us is None else since_us // 1_000_000 // period_s * period_s
+    until_s = None if until_us is None else -(-until_us // 1_000_000)
+    rows = backend.rollups(period_s, _ids(target_ids), since_s, until_s)
+    frame = pd.DataFrame.from_records(rows.rows, columns=list(ROLLUP_COLUMNS))
+    try:
+        frame = frame.astype(_ROLLUP_TYPES)
+        blobs = (*frame["hist_index"], *frame["hist_count"])
+        if not all(isinstance(b, bytes) for b in blobs):
+            raise TypeError("a histogram is not a blob")
+    except (TypeError, ValueError) as exc:
+        raise _damaged(backend, "rollups", exc) from exc
+    return frame
+
+
+def rollups(
+    backend: Backend,
+    period_s: int,
+    target_ids: Iterable[int] | None = None,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> Rollups:
+    """Rollups of this length whose periods overlap [since_us, until_us), decoded at once (`Rollups`)."""
+    since_s = None if since_us is None else since_us // 1_000_000 // period_s * period_s
+    until_s = None if until_us is None else -(-until_us // 1_000_000)
+    found = backend.rollups(period_s, _ids(target_ids), since_s, until_s)
+    try:
+        return Rollups.of_rows(period_s, found.rows)
+    except (TypeError, ValueError) as exc:
+        raise _damaged(backend, "rollups", exc) from exc
 
 
 def hourly_frame(
@@ -94,11 +172,9 @@ def hourly_frame(
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> pd.DataFrame:
-    """Rollups of the hours that overlap [since_us, until_us)."""
-    since_s = None if since_us is None else since_us // 1_000_000 // HOUR_S * HOUR_S
-    until_s = None if until_us is None else until_us // 1_000_000
-    rows = backend.rollups(_ids(target_ids), since_s, until_s)
-    return pd.DataFrame.from_records(rows.rows, columns=list(ROLLUP_COLUMNS))
+    """Rollups of the hours that overlap [since_us, until_us) (the start column named `hour_s`)."""
+    frame = rollup_frame(backend, HOUR_S, target_ids, since_us, until_us)
+    return frame.rename(columns={"start_s": "hour_s"})
 
 
 def traces(
@@ -118,6 +194,13 @@ def traces(
 
 def _ids(target_ids: Iterable[int] | None) -> list[int] | None:
     return None if target_ids is None else [int(i) for i in target_ids]
+
+
+def _damaged(backend: Backend, table: str, exc: BaseException) -> DamagedStoreError:
+    return DamagedStoreError(
+        backend.path,
+        _("the {table} hold a row that cannot be read ({problem})").format(table=table, problem=exc),
+    )
 
 
 def _frame(rows: Rows) -> pd.DataFrame:

@@ -7,6 +7,7 @@ No SQL here: a backend (`probes.store.sqlite`) inserts these tuples and turns it
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,6 +30,8 @@ ROUND_COLUMNS = (
     "peak",
     "tool_version",
     "meta_json",
+    "uid",
+    "slot_us",
 )
 RESULT_COLUMNS = (
     "round_id",
@@ -194,6 +197,8 @@ def round_row(
     peak: bool | None,
     tool_version: str,
     meta: Mapping[str, Any],
+    uid: str,
+    slot_us: int | None,
 ) -> tuple[Any, ...]:
     return (
         started_us,
@@ -204,57 +209,72 @@ def round_row(
         None if peak is None else int(peak),
         tool_version,
         json.dumps(meta, sort_keys=True),
+        uid,
+        slot_us,
     )
 
 
-def result_row(round_id: int, target_id: int, result: ProbeResult) -> tuple[Any, ...]:
-    """A result's summary row; the figures the method names in its metrics get their own columns too."""
-    metrics = dict(result.metrics)
+def result_row(result: ProbeResult) -> tuple[Any, ...]:
+    """A result's summary row without its round and target ids (`RESULT_COLUMNS[2:]`); the figures the
+    method names in its metrics get their own columns too."""
+    summary = result.summary
+    metrics = result.metrics
+    figures = (
+        (
+            _number(metrics.get("throughput_mbps")),
+            _number(metrics.get("bytes")),
+            _number(metrics.get("seconds")),
+            _number(metrics.get("ttfb_ms")),
+        )
+        if metrics
+        else (None, None, None, None)
+    )
     return (
-        round_id,
-        target_id,
         result.started_at_us,
         result.finished_at_us,
-        result.sent,
-        result.received,
-        result.loss,
-        result.rtt_min_ms,
-        result.rtt_median_ms,
-        result.rtt_mean_ms,
-        result.rtt_p95_ms,
-        result.rtt_max_ms,
-        result.jitter_ms,
-        _number(metrics.get("throughput_mbps")),
-        _number(metrics.get("bytes")),
-        _number(metrics.get("seconds")),
-        _number(metrics.get("ttfb_ms")),
+        summary.sent,
+        summary.received,
+        summary.loss,
+        summary.rtt_min_ms,
+        summary.rtt_median_ms,
+        summary.rtt_mean_ms,
+        summary.rtt_p95_ms,
+        summary.rtt_max_ms,
+        summary.jitter_ms,
+        *figures,
         None if result.error is None else str(result.error),
         result.message,
-        json.dumps(metrics, sort_keys=True) if metrics else None,
+        json.dumps(dict(metrics), sort_keys=True) if metrics else None,
     )
 
 
-def sample_rows(result_id: int, target_id: int, result: ProbeResult) -> list[tuple[Any, ...]]:
-    return [
-        (
-            result_id,
-            target_id,
-            s.sent_at_us,
-            s.seq,
-            s.rtt_ms,
-            None if s.error is None else str(s.error),
-            s.phase,
-        )
-        for s in result.samples
-    ]
+def sample_columns(
+    result: ProbeResult,
+) -> tuple[
+    tuple[int, ...], tuple[int, ...], tuple[float | None, ...], tuple[str | None, ...], tuple[str | None, ...]
+]:
+    """A result's samples as columns (`SAMPLE_COLUMNS[2:]`: ts_us, seq, rtt_ms, error, phase), in attempt
+    order."""
+    samples = result.samples
+    errors = tuple(map(_ERROR, samples))
+    return (
+        tuple(map(_TS, samples)),
+        tuple(map(_SEQ, samples)),
+        tuple(map(_RTT, samples)),
+        tuple(None if e is None else str(e) for e in errors) if any(errors) else errors,
+        tuple(map(_PHASE, samples)),
+    )
 
 
-def trace_row(result_id: int, target_id: int, trace: TraceResult) -> tuple[Any, ...]:
-    """A trace and the route verdict it got."""
+_TS, _SEQ, _RTT, _ERROR, _PHASE = (
+    operator.attrgetter(name) for name in ("sent_at_us", "seq", "rtt_ms", "error", "phase")
+)
+
+
+def trace_row(trace: TraceResult) -> tuple[Any, ...]:
+    """A trace and the route verdict it got, without its result and target ids (`TRACE_COLUMNS[2:]`)."""
     verdict = trace.verdict
     return (
-        result_id,
-        target_id,
         trace.started_at_us,
         trace.address,
         trace.protocol,
@@ -270,15 +290,15 @@ def trace_row(result_id: int, target_id: int, trace: TraceResult) -> tuple[Any, 
     )
 
 
-def trace_reply_rows(result_id: int, trace: TraceResult) -> list[tuple[Any, ...]]:
-    """A trace's probes, each with the network its answering address was labelled with."""
+def trace_reply_rows(trace: TraceResult) -> list[tuple[Any, ...]]:
+    """A trace's probes, each with the network its answering address was labelled with, without their result
+    id (`TRACE_REPLY_COLUMNS[1:]`)."""
     rows = []
     for hop in trace.hops:
         for reply in hop.replies:
             match = None if reply.address is None else hop.network_of(reply.address)
             rows.append(
                 (
-                    result_id,
                     hop.ttl,
                     reply.probe,
                     reply.sent_at_us,

@@ -16,17 +16,30 @@ from probes.paths import default_db_path
 from probes.results import ProbeResult
 from probes.store import reading, writing
 from probes.store.backend import Backend
+from probes.store.measured import MeasuredRound, measured_results, measured_round
+from probes.store.recent import RecentRows
 from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHistory
+from probes.store.rollup import Rollups
 from probes.store.sqlite import SqliteBackend
+from probes.store.writing import Written
 
 
 class Store:
-    """An open result store. One per thread (SQLite connections are not shared across threads)."""
+    """An open result store, used by one thread at a time (it may be handed to another thread, as the
+    scheduler hands it to its writer)."""
 
     def __init__(self, path: Path | str | None = None, *, readonly: bool = False) -> None:
         self.path = Path(path) if path is not None else default_db_path()
         self.readonly = readonly
-        self.backend: Backend = SqliteBackend(self.path, readonly=readonly)
+        self.backend: Backend = SqliteBackend(
+            self.path, readonly=readonly, rebuild=writing.rebuild_rollups_in_transaction
+        )
+        self._recent = RecentRows()  # what this store's writer wrote last (see probes.store.recent)
+
+    @property
+    def identity(self) -> str:
+        """What names this store in the spool (its absolute path)."""
+        return str(self.path.resolve())
 
     def close(self) -> None:
         self.backend.close()
@@ -56,8 +69,7 @@ class Store:
         meta: dict[str, Any] | None = None,
     ) -> int:
         """Write one finished round (its results, samples and rollups) in one transaction; its id."""
-        return writing.save_round(
-            self.backend,
+        measured = measured_round(
             results,
             started_us=started_us,
             finished_us=finished_us,
@@ -67,6 +79,12 @@ class Store:
             peak=peak,
             meta=meta,
         )
+        return self.write_round(measured).round_id
+
+    def write_round(self, measured: MeasuredRound) -> Written:
+        """Store a measured round in one transaction, unless the store has it (its uid) or another round of
+        its plan and vantage point measured its slot; what happened (`Written`)."""
+        return writing.write_round(self.backend, measured, self._recent)
 
     def save_results(
         self,
@@ -80,12 +98,11 @@ class Store:
     ) -> int | None:
         """Store one run's results as a round (its span from the results, whether ICMP ran privileged in its
         metadata); the round's id, or None when there was nothing to store."""
-        return writing.save_results(
-            self.backend, results, source=source, plan=plan, vantage=vantage, peak=peak, meta=meta
-        )
+        measured = measured_results(results, source=source, plan=plan, vantage=vantage, peak=peak, meta=meta)
+        return None if measured is None else self.write_round(measured).round_id
 
-    def rebuild_hourly(self) -> int:
-        """Recompute every hourly rollup from the raw samples; the number of rollup rows written."""
+    def rebuild_rollups(self) -> int:
+        """Recompute every rollup (hourly and quarter-hourly) from the raw samples; the rollup rows written."""
         return writing.rebuild_rollups(self.backend)
 
     # -- reading -----------------------------------------------------------------------------------------
@@ -142,6 +159,31 @@ class Store:
         """Per-attempt samples (target_id, ts_us, seq, rtt_ms (NaN when lost), error, result_id, phase (None
         except for responsiveness probes)), oldest first."""
         return reading.samples_frame(self.backend, target_ids, since_us, until_us)
+
+    def rollup_frame(
+        self,
+        period_s: int,
+        target_ids: Iterable[int] | None = None,
+        since_us: int | None = None,
+        until_us: int | None = None,
+    ) -> pd.DataFrame:
+        """Rollups of one length (`probes.store.rollup.PERIODS_S`) whose periods overlap [since_us, until_us):
+        target_id, start_s, the `PART_COLUMNS`, hist_index, hist_count."""
+        return reading.rollup_frame(self.backend, period_s, target_ids, since_us, until_us)
+
+    def rollups(
+        self,
+        period_s: int,
+        target_ids: Iterable[int] | None = None,
+        since_us: int | None = None,
+        until_us: int | None = None,
+    ) -> Rollups:
+        """Rollups of one length whose periods overlap [since_us, until_us), decoded (what analysis reads)."""
+        return reading.rollups(self.backend, period_s, target_ids, since_us, until_us)
+
+    def rollup_span(self, period_s: int) -> tuple[int, int] | None:
+        """The first and last start (UTC seconds) of the store's rollups of this length, or None."""
+        return self.backend.rollup_span(period_s)
 
     def hourly_frame(
         self,

@@ -1,130 +1,205 @@
-"""The write path: a finished round (its results, samples, traces and the rollups they change) in one
+"""The write path: a measured round (its results, samples, traces and the rollups they change) in one
 transaction, so a kill at any moment loses at most the round in flight; and the rollups rebuilt from the raw
-samples. No SQL: rows come from `probes.store.records`, rollup sums from `probes.store.rollup`.
+samples. No SQL: rows come from `probes.store.measured`, rollup sums from `probes.store.rollup`.
+
+A round costs a handful of statements whatever its size: one look-up of its id and slot, one of all its
+targets, one insert of all its results and one of all its samples, and per rollup length one read of every
+rollup it touches and one write of the sums.
 """
 
 from __future__ import annotations
 
-import platform
-import socket
-from collections.abc import Iterable, Sequence
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from probes._version import __version__
-from probes.results import ProbeResult
-from probes.store import records
+import numpy as np
+
+from probes.errors import DamagedStoreError, ErrorKind
+from probes.i18n import _
 from probes.store.backend import Backend
-from probes.store.rollup import RollupDelta, RunSamples, rollup_deltas
+from probes.store.measured import MeasuredRound
+from probes.store.recent import RecentRows
+from probes.store.rollup import PERIODS_S, FloatArray, IntArray, Rollups
+
+_LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)  # a sample's stored error when this machine could not send it
+
+_REBUILD_CHUNK = 500_000  # samples per step when rollups are rebuilt (memory stays bounded)
 
 
-def run_metadata(privileged: bool | None = None) -> dict[str, Any]:
-    """What to record with a round so its figures can be interpreted later."""
-    return {
-        "tool_version": __version__,
-        "python": platform.python_version(),
-        "os": platform.platform(),
-        "hostname": socket.gethostname(),
-        "privileged_icmp": privileged,
-    }
+class WriteStatus(StrEnum):
+    STORED = "stored"
+    ALREADY_STORED = "already stored"  # a round with this uid is in the store (forwarded twice)
+    SLOT_TAKEN = "slot taken"  # another round of this plan and vantage point measured this slot
 
 
-def save_round(
-    backend: Backend,
-    results: Sequence[ProbeResult],
-    *,
-    started_us: int,
-    finished_us: int,
-    source: str,
-    plan: str | None = None,
-    vantage: str | None = None,
-    peak: bool | None = None,
-    meta: dict[str, Any] | None = None,
-) -> int:
-    """Write one finished round (its results, samples and rollups) in one transaction; its id."""
-    meta = dict(meta or run_metadata())
-    row = records.round_row(started_us, finished_us, source, plan, vantage, peak, __version__, meta)
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What writing a round did: the id of the round now in the store for it, and how it got there."""
+
+    round_id: int
+    status: WriteStatus
+
+
+def write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows | None = None) -> Written:
+    """Store a measured round in one transaction, unless the store has it (its uid) or its slot already.
+    `recent` (what this writer wrote last) spares look-ups while nobody else writes the store."""
+    recent = recent if recent is not None else RecentRows()
+    try:
+        return _write_round(backend, measured, recent)
+    except BaseException:
+        recent.forget()  # the transaction was rolled back
+        raise
+
+
+def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) -> Written:
     with backend.transaction("save the round"):
-        round_id = backend.insert_round(row)
-        runs = RunSamples()
-        samples: list[tuple[Any, ...]] = []
-        for result in results:
-            target_id = _save_result(backend, round_id, result, samples)
-            runs.add(target_id, result)
-        backend.insert_samples(samples)  # the round's samples in one statement, in result and attempt order
-        add_to_rollups(backend, runs)
-    return round_id
-
-
-def save_results(
-    backend: Backend,
-    results: Sequence[ProbeResult],
-    *,
-    source: str,
-    plan: str | None = None,
-    vantage: str | None = None,
-    peak: bool | None = None,
-    meta: dict[str, Any] | None = None,
-) -> int | None:
-    """Store one run's results as a round (its span from the results, whether ICMP ran privileged in its
-    metadata); the round's id, or None when there was nothing to store."""
-    if not results:
-        return None
-    privileged = next(
-        (bool(r.metrics["privileged"]) for r in results if r.metrics.get("privileged") is not None), None
-    )
-    return save_round(
-        backend,
-        results,
-        started_us=min(r.started_at_us for r in results),
-        finished_us=max(r.finished_at_us for r in results),
-        source=source,
-        plan=plan,
-        vantage=vantage,
-        peak=peak,
-        meta=run_metadata(privileged) | (meta or {}),
-    )
-
-
-def _save_result(backend: Backend, round_id: int, result: ProbeResult, samples: list[tuple[Any, ...]]) -> int:
-    """Write one result and its trace, add its sample rows to `samples`; the target's id."""
-    target_id = backend.upsert_target(records.target_row(result.target))
-    result_id = backend.insert_result(records.result_row(round_id, target_id, result))
-    if result.trace is not None:
-        backend.insert_trace(
-            records.trace_row(result_id, target_id, result.trace),
-            records.trace_reply_rows(result_id, result.trace),
+        recent.begin(backend.generation())
+        existing = backend.round_of(measured.uid)
+        if existing is not None:
+            return Written(existing, WriteStatus.ALREADY_STORED)
+        if measured.slot_us is not None and measured.plan is not None:
+            holder = backend.round_in_slot(measured.vantage, measured.plan, measured.slot_us)
+            if holder is not None:
+                return Written(holder, WriteStatus.SLOT_TAKEN)
+        round_id = backend.insert_round(measured.round)
+        results = measured.results
+        target_ids = _target_ids(backend, [r.target for r in results], recent)
+        result_ids = backend.insert_results(
+            [(round_id, target_id, *r.result) for r, target_id in zip(results, target_ids, strict=True)]
         )
-    samples.extend(records.sample_rows(result_id, target_id, result))
-    return target_id
+        # The round's samples in one statement, in result and attempt order.
+        backend.insert_samples(
+            itertools.chain.from_iterable(
+                zip(
+                    itertools.repeat(result_id),
+                    itertools.repeat(target_id),
+                    r.ts_us,
+                    r.seq,
+                    r.rtt_ms,
+                    r.error,
+                    r.phase,
+                )
+                for r, target_id, result_id in zip(results, target_ids, result_ids, strict=True)
+            )
+        )
+        for r, target_id, result_id in zip(results, target_ids, result_ids, strict=True):
+            if r.trace is not None:
+                backend.insert_trace(
+                    (result_id, target_id, *r.trace), [(result_id, *reply) for reply in r.trace_replies]
+                )
+        lengths = np.fromiter((len(r.ts_us) for r in results), dtype=np.int64, count=len(results))
+        total = int(lengths.sum())
+        target: IntArray = np.repeat(np.asarray(target_ids, dtype=np.int64), lengths)
+        run: IntArray = np.repeat(np.asarray(result_ids, dtype=np.int64), lengths)
+        ts = np.fromiter(itertools.chain.from_iterable(r.ts_us for r in results), dtype=np.int64, count=total)
+        rtt = np.array(list(itertools.chain.from_iterable(r.rtt_ms for r in results)), dtype=np.float64)
+        if any(_LOCAL_FAILURE in r.error for r in results):
+            # Kept as samples, but the rollups count what went out on the line (`Sample.local_failure`).
+            errors = itertools.chain.from_iterable(r.error for r in results)
+            on_line = np.fromiter((e != _LOCAL_FAILURE for e in errors), dtype=np.bool_, count=total)
+            target, run, ts, rtt = target[on_line], run[on_line], ts[on_line], rtt[on_line]
+        add_to_rollups(backend, recent, target, run, ts, rtt)
+    return Written(round_id, WriteStatus.STORED)
 
 
-def add_to_rollups(backend: Backend, runs: RunSamples) -> int:
-    """Merge samples into the stored rollups: read the rollups they touch, add, write the sums back; the
-    number of rollups written."""
-    deltas = rollup_deltas(runs)
-    if not deltas:
+def _target_ids(backend: Backend, rows: list[tuple[Any, ...]], recent: RecentRows) -> list[int]:
+    ids, pending = recent.target_ids(rows)
+    if pending:
+        written = [rows[i] for i in pending]
+        new_ids = backend.upsert_targets(written)
+        recent.remember_targets(written, new_ids)
+        for position, target_id in zip(pending, new_ids, strict=True):
+            ids[position] = target_id
+    return [int(i) for i in ids if i is not None]
+
+
+def add_to_rollups(
+    backend: Backend,
+    recent: RecentRows,
+    target_id: IntArray,
+    run: IntArray,
+    ts_us: IntArray,
+    rtt_ms: FloatArray,
+) -> int:
+    """Merge samples (in run and attempt order, `rtt_ms` NaN when lost) into the stored rollups of every
+    length: read the rollups they touch, add, write the sums back; the number of rollups written."""
+    written = 0
+    shortest = Rollups.of_samples(PERIODS_S[-1], target_id, run, ts_us, rtt_ms)
+    if not len(shortest):
         return 0
-    stored = {
-        (row[0], row[1]): RollupDelta.of_row(row)
-        for row in backend.rollups_at([(target_id, hour_s) for target_id, hour_s, _ in deltas])
-    }
-    rows = []
-    for target_id, hour_s, delta in deltas:
-        before = stored.get((target_id, hour_s))
-        rows.append((delta if before is None else delta.plus(before)).row(target_id, hour_s))
-    backend.put_rollups(rows)
-    return len(rows)
+    for period_s in PERIODS_S:
+        new = shortest if period_s == shortest.period_s else shortest.coarsened(period_s)
+        known, unknown = recent.rollups(period_s, new.keys())
+        stored_rows = backend.rollups_at(period_s, unknown) if unknown else []
+        try:
+            stored = Rollups.of_rows(period_s, stored_rows)
+        except (TypeError, ValueError) as exc:
+            raise DamagedStoreError(
+                backend.path, _("a stored rollup cannot be read: {problem}").format(problem=exc)
+            ) from exc
+        merged = new.plus(known).plus(stored)
+        backend.put_rollups(period_s, merged.rows())
+        recent.remember_rollups(merged)
+        written += len(merged)
+    return written
 
 
 def rebuild_rollups(backend: Backend) -> int:
-    """Recompute every hourly rollup from the raw samples; the number of rollup rows written."""
-    with backend.transaction("rebuild the hourly rollups"):
-        backend.clear_rollups()
-        return add_to_rollups(backend, _runs_of(backend.samples_in_run_order()))
+    """Recompute every rollup from the raw samples, in one transaction; the number of rollup rows written."""
+    with backend.transaction("rebuild the rollups"):
+        return rebuild_rollups_in_transaction(backend)
 
 
-def _runs_of(rows: Iterable[tuple[Any, ...]]) -> RunSamples:
-    runs = RunSamples()
-    for result_id, target_id, ts_us, rtt_ms in rows:
-        runs.append(target_id, result_id, ts_us, rtt_ms)
-    return runs
+def rebuild_rollups_in_transaction(backend: Backend) -> int:
+    """`rebuild_rollups` inside a transaction the caller holds (a migration's). The samples are read in run
+    order and merged a million at a time, whole runs only, so memory stays bounded on large stores."""
+    backend.clear_rollups()
+    recent = RecentRows()
+    written = 0
+    chunks = _whole_run_chunks(backend.samples_in_run_order(), _REBUILD_CHUNK)
+    while True:
+        try:
+            target, run, ts, rtt = next(chunks)
+        except StopIteration:
+            return written
+        except (TypeError, ValueError) as exc:
+            raise DamagedStoreError(
+                backend.path, _("a stored sample cannot be read: {problem}").format(problem=exc)
+            ) from exc
+        written += add_to_rollups(backend, recent, target, run, ts, rtt)
+
+
+def _whole_run_chunks(
+    rows: Iterable[Sequence[Any]], size: int
+) -> Iterator[tuple[IntArray, IntArray, IntArray, FloatArray]]:
+    """(target, run, ts_us, rtt_ms) arrays of about `size` samples each from (result_id, target_id, ts_us,
+    rtt_ms) rows in run order; a run is never split between two chunks (its jitter pairs stay together)."""
+    iterator = iter(rows)
+    carry: list[Sequence[Any]] = []
+    while True:
+        chunk = carry + list(itertools.islice(iterator, size))
+        if not chunk:
+            return
+        exhausted = len(chunk) - len(carry) < size
+        carry = []
+        if not exhausted:
+            last_run = chunk[-1][0]
+            cut = len(chunk)
+            while cut > 0 and chunk[cut - 1][0] == last_run:
+                cut -= 1
+            if cut == 0:  # one run fills the chunk: read on until it ends
+                carry = chunk
+                continue
+            chunk, carry = chunk[:cut], chunk[cut:]  # the last (maybe unfinished) run goes to the next chunk
+        run, target, ts, rtt = zip(*chunk, strict=True)
+        yield (
+            np.asarray(target, dtype=np.int64),
+            np.asarray(run, dtype=np.int64),
+            np.asarray(ts, dtype=np.int64),
+            np.array(rtt, dtype=np.float64),
+        )
+        if exhausted:
+            return

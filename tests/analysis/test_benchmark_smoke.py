@@ -10,7 +10,7 @@ from tests.benchmarks import analysis_vs_sql, store_insert_vs_executemany
 def test_analysis_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert analysis_vs_sql.main(["--samples", "20000", "--days", "2", "--regions", "4"]) == 0
     out = capsys.readouterr().out
-    assert "hour_of_day (from rollups)" in out and "ratio SQLite / hour_of_day" in out
+    assert "hour_of_day, Asia/Kolkata (quarter-hour rollups)" in out and "ratio SQLite / hour_of_day" in out
 
 
 def test_store_insert_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:

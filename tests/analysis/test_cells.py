@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from probes import histogram
-from probes.analysis.cells import Hist, cells_from_rollups, cells_from_samples, hist_quantiles
+from probes.analysis.cells import Hist, cells_from_rollups, cells_from_samples, hist_quantiles, merge_cells
 from probes.store import Store
+from probes.store.rollup import HOUR_S, QUARTER_S
 
 
 @pytest.mark.parametrize("q", [0.0, 0.25, 0.5, 0.95, 0.99, 1.0])
@@ -28,18 +29,16 @@ def test_hist_quantiles_match_the_core(q: float, rows: int) -> None:
             assert got == pytest.approx(want, rel=1e-12)
 
 
-def test_cells_from_raw_samples_equal_the_stores_rollups(week_store: Store) -> None:
-    rollups = cells_from_rollups(week_store.hourly_frame(), {})
-    raw = cells_from_samples(week_store.samples_frame(), [])
+@pytest.mark.parametrize("period_s", [HOUR_S, QUARTER_S])
+def test_cells_from_raw_samples_equal_the_stores_rollups(week_store: Store, period_s: int) -> None:
     keys = ["target_id", "hour_s"]
-    a = rollups.frame.sort_values(keys).reset_index()
-    b = raw.frame.sort_values(keys).reset_index()
+    rollups = merge_cells(cells_from_rollups(week_store.rollups(period_s), {}), keys)
+    raw = merge_cells(cells_from_samples(week_store.samples_frame(), []), keys)
+    a, b = rollups.frame, raw.frame
     assert len(a) == len(b) > 0
     for column in ("target_id", "hour_s", "sent", "received", "jitter_pairs"):
         assert (a[column].to_numpy() == b[column].to_numpy()).all(), column
     for column in ("rtt_sum_ms", "rtt_min_ms", "rtt_max_ms", "jitter_sum_ms"):
         assert np.allclose(a[column].to_numpy(), b[column].to_numpy(), equal_nan=True), column
     # Histograms, cell by cell.
-    dense_a = rollups.hist.dense(len(rollups.frame))[a["index"].to_numpy()]
-    dense_b = raw.hist.dense(len(raw.frame))[b["index"].to_numpy()]
-    assert (dense_a == dense_b).all()
+    assert (rollups.hist.dense(len(a)) == raw.hist.dense(len(b))).all()

@@ -76,7 +76,7 @@ def test_noisy_small_peak_agrees_with_raw_samples(week_store: Store) -> None:
 def test_window_starting_mid_hour_counts_exactly(week_store: Store) -> None:
     windows = [PeakWindow.parse("20:30-23:00 Asia/Shanghai")]
     prepared = prepare(week_store, Scope(), [in_peak(windows)])
-    assert 0 < prepared.cells.raw_cells < len(prepared.cells.frame)  # only the 20:00 hours go raw
+    assert len(prepared.cells.frame) and prepared.cells.raw_cells == 0  # the 20:00 hours from quarter hours
     comparisons = {c.labels["label"]: c for c in compare_peak(week_store, windows=windows)}
     reference = labelled_samples(week_store)
     for label, c in comparisons.items():

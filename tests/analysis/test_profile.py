@@ -60,11 +60,11 @@ def test_known_peak_shows_in_the_shanghai_evening_hours(week_store: Store) -> No
     assert (profile["transfers"] == 7).all()  # one download an hour, seven days
 
 
-def test_half_hour_zone_falls_back_to_raw_samples_and_agrees(week_store: Store) -> None:
-    tz = "Asia/Kolkata"  # UTC+05:30: no UTC hour is one local hour
+def test_half_hour_zone_is_answered_from_quarter_hours_and_agrees(week_store: Store) -> None:
+    tz = "Asia/Kolkata"  # UTC+05:30: no UTC hour is one local hour, every quarter hour is
     prepared = prepare(week_store, Scope(), [local_hour(tz)])
     assert len(prepared.cells.frame) > 0
-    assert prepared.cells.raw_cells == len(prepared.cells.frame)
+    assert prepared.cells.raw_cells == 0
     profile = hour_of_day(week_store, Scope(by="region"), tz=tz)
     reference = labelled_samples(week_store, tz)
     for _, row in profile.iterrows():

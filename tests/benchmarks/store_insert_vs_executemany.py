@@ -1,12 +1,17 @@
-"""Benchmark: store insert rate, samples through `Store.save_round` (results, samples and hourly rollups, one
+"""Benchmark: store insert rate, samples through `Store.save_round` (results, samples and rollups, one
 transaction per round) beside a bare `executemany` of the same rows into a same-shaped table with the same
 pragmas (the anchor).
 
     python -m tests.benchmarks.store_insert_vs_executemany [--samples 1000000] [--targets 100] [--attempts 10]
+        [--repeat 3] [--rollups both|hourly|quarter]
 
 Rounds are shaped like a schedule's: every target measured 4 times an hour, one run of `--attempts` attempts
-each (a plan's `count`); the per-round and per-run costs weigh more with short runs.
-The result objects are built before the clock starts: the figures are the store's cost alone.
+each (a plan's `count`); the per-round and per-run costs weigh more with short runs. The two sides are timed
+round by round, interleaved (which goes first alternates), so a machine busy with other work slows both
+alike; `--repeat` runs it again and prints each run's ratio and the spread. The result objects are built
+before the clock starts, the anchor's rows too: the figures are the store's cost alone (building its rows
+from the results included). `--rollups hourly|quarter` measures the store keeping one rollup length only (the
+design alternatives: the store keeps both), with the rollup tables' sizes.
 """
 
 from __future__ import annotations
@@ -14,13 +19,70 @@ from __future__ import annotations
 import argparse
 import math
 import sqlite3
+import statistics
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import probes.store.writing
 from probes.store import Store
-from tests.benchmarks.filling import Plan, Timer, report, rounds
+from probes.store.rollup import HOUR_S, QUARTER_S
+from tests.benchmarks.filling import Plan, report, rounds
+
+VARIANTS = {"both": (HOUR_S, QUARTER_S), "hourly": (HOUR_S,), "quarter": (QUARTER_S,)}
+
+
+def run_once(plan: Plan, prepared: list, folder: Path) -> tuple[float, float, dict[str, float]]:
+    """(save_round seconds, anchor seconds, rollup table sizes in MiB) of one interleaved run."""
+    rows_per_round = [
+        [
+            (
+                n * plan.targets + i,
+                i,
+                s.sent_at_us,
+                s.seq,
+                s.rtt_ms,
+                None if s.error is None else str(s.error),
+            )
+            for i, result in enumerate(results)
+            for s in result.samples
+        ]
+        for n, (_begin, results) in enumerate(prepared)
+    ]
+    db = sqlite3.connect(folder / "anchor.sqlite3", isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute(
+        "CREATE TABLE samples (result_id INTEGER NOT NULL, target_id INTEGER NOT NULL, ts_us INTEGER NOT NULL,"
+        " seq INTEGER NOT NULL, rtt_ms REAL, error TEXT)"
+    )
+    db.execute("CREATE INDEX samples_target_time ON samples (target_id, ts_us)")
+    ours = anchor = 0.0
+    with Store(folder / "store.sqlite3") as store:
+        for n, ((begin, results), rows) in enumerate(zip(prepared, rows_per_round, strict=True)):
+            for side in (0, 1) if n % 2 else (1, 0):
+                start = time.perf_counter()
+                if side == 0:
+                    store.save_round(results, started_us=begin, finished_us=begin + 1, source="bench")
+                    ours += time.perf_counter() - start
+                else:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?)", rows)
+                    db.execute("COMMIT")
+                    anchor += time.perf_counter() - start
+        stored = store.counts()["samples"]
+        sizes = dict(
+            store.backend.connection.execute(  # type: ignore[attr-defined]
+                "SELECT name, sum(pgsize) / 1048576.0 FROM dbstat WHERE name IN ('hourly', 'quarter_hourly')"
+                " GROUP BY name"
+            ).fetchall()
+        )
+    db.close()
+    if stored != plan.samples:
+        raise SystemExit(f"stored {stored} samples, expected {plan.samples}")
+    return ours, anchor, sizes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -28,57 +90,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--samples", type=int, default=1_000_000)
     parser.add_argument("--targets", type=int, default=100)
     parser.add_argument("--attempts", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--rollups", choices=sorted(VARIANTS), default="both")
     args = parser.parse_args(argv)
+    probes.store.writing.PERIODS_S = VARIANTS[args.rollups]  # a design alternative, for this measurement
     days = max(1, math.ceil(args.samples / (args.targets * args.attempts * 24 * 4)))
     plan = Plan(args.targets, days, args.attempts)
     prepared = list(rounds(plan))
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        with Store(folder / "store.sqlite3") as store:
-            with Timer() as ours:
-                for begin, results in prepared:
-                    store.save_round(results, started_us=begin, finished_us=begin + 1, source="bench")
-            stored = store.counts()["samples"]
-        if stored != plan.samples:
-            print(f"stored {stored} samples, expected {plan.samples}", file=sys.stderr)
-            return 1
-        rows_per_round = [
-            [
-                (
-                    n * plan.targets + i,
-                    i,
-                    s.sent_at_us,
-                    s.seq,
-                    s.rtt_ms,
-                    None if s.error is None else str(s.error),
-                )
-                for i, result in enumerate(results)
-                for s in result.samples
-            ]
-            for n, (_begin, results) in enumerate(prepared)
-        ]
-        db = sqlite3.connect(folder / "anchor.sqlite3", isolation_level=None)
-        db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute(
-            "CREATE TABLE samples (result_id INTEGER NOT NULL, target_id INTEGER NOT NULL, ts_us INTEGER NOT NULL,"
-            " seq INTEGER NOT NULL, rtt_ms REAL, error TEXT)"
-        )
-        db.execute("CREATE INDEX samples_target_time ON samples (target_id, ts_us)")
-        with Timer() as anchor:
-            for rows in rows_per_round:
-                db.execute("BEGIN IMMEDIATE")
-                db.executemany("INSERT INTO samples VALUES (?, ?, ?, ?, ?, ?)", rows)
-                db.execute("COMMIT")
-        db.close()
+    runs = []
+    for _ in range(args.repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append(run_once(plan, prepared, Path(tmp)))
     n = plan.samples
+    ratios = [ours / anchor for ours, anchor, _ in runs]
+    ours, anchor, sizes = runs[ratios.index(statistics.median(ratios))] if len(runs) % 2 else runs[0]
+    lines = [
+        (
+            "rollups kept",
+            f"{args.rollups} ({', '.join(f'{k} {v:.1f} MiB' for k, v in sorted(sizes.items()))})",
+        ),
+        ("Store.save_round", f"{ours:8.2f} s  {n / ours:12,.0f} samples/s"),
+        ("bare executemany (anchor)", f"{anchor:8.2f} s  {n / anchor:12,.0f} samples/s"),
+        ("ratio (save_round time / anchor time)", f"{ours / anchor:8.2f}"),
+    ]
+    if len(runs) > 1:
+        lines.append(("ratios of the runs", ", ".join(f"{r:.2f}" for r in ratios)))
+        lines.append(("spread", f"{min(ratios):.2f}–{max(ratios):.2f}"))
     report(
         f"store insert: {n:,} samples in {plan.rounds} rounds of {plan.targets} targets × {plan.attempts} attempts",
-        [
-            ("Store.save_round", f"{ours.seconds:8.2f} s  {n / ours.seconds:12,.0f} samples/s"),
-            ("bare executemany (anchor)", f"{anchor.seconds:8.2f} s  {n / anchor.seconds:12,.0f} samples/s"),
-            ("ratio (save_round time / anchor time)", f"{ours.seconds / anchor.seconds:8.2f}"),
-        ],
+        lines,
     )
     return 0
 

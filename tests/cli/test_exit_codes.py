@@ -177,7 +177,7 @@ def _readers_and_writers(db: Path, tmp_path: Path) -> list[tuple[str, ...]]:
 def test_a_file_that_is_no_store_is_exit_3_in_every_command(tmp_path: Path) -> None:
     db = tmp_path / "garbage.sqlite3"
     db.write_bytes(b"this is not a SQLite database, " * 40)
-    _assert_same_exit(tmp_path, _readers_and_writers(db, tmp_path), 3, "cannot open the result store")
+    _assert_same_exit(tmp_path, _readers_and_writers(db, tmp_path), 3, "the result store is damaged")
 
 
 def test_a_store_from_a_newer_linkvet_is_exit_3_in_every_command(tmp_path: Path) -> None:

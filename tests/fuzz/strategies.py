@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 # parse's time, so that only a hang (or a blow-up) trips it, even on a loaded machine.
 FUZZ = settings(
     max_examples=200,
-    deadline=timedelta(seconds=5),
+    deadline=timedelta(seconds=30),
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )

@@ -18,6 +18,7 @@ import pytest
 from probes.plan import parse_plan
 from probes.scheduler import Scheduler, cadence_at, next_slot
 from probes.store import Store
+from probes.store.sqlite.spool import Spool
 from tests.conftest import cli_env
 
 PLAN = """\
@@ -217,24 +218,28 @@ def test_sigkill_and_restart_lose_no_finished_round(tmp_path: Path) -> None:
         assert set(kept) <= {r.id for r in store.rounds()}
 
 
-def test_a_locked_store_keeps_the_round_until_it_can_be_stored(tmp_path: Path) -> None:
+def test_a_locked_store_spools_the_round_until_it_can_be_stored(tmp_path: Path) -> None:
     plan = parse_plan(PLAN, "p.toml")
     db = tmp_path / "s.sqlite3"
+    spool = Spool(tmp_path / "spool.sqlite3")
     with Store(db) as store:
         store.backend.connection.execute("PRAGMA busy_timeout = 100")  # give up on the lock quickly
         now = [time.time()]
-        scheduler = Scheduler(plan, store, clock=lambda: now[0])
+        scheduler = Scheduler(plan, store, clock=lambda: now[0], spool=spool)
+        scheduler.writer.retry_s = 0  # try the store again at the next round
         with closing(sqlite3.connect(db)) as holder:
             holder.execute("BEGIN IMMEDIATE")  # another writer holds the store
             first = asyncio.run(scheduler.run_once())
             holder.execute("ROLLBACK")
         assert first.round_id is None and "database is locked" in (first.store_error or "")
-        assert "kept in memory" in (first.store_error or "")
+        assert first.outcome == "spooled" and scheduler.unstored == 1
         now[0] += 300
         second = asyncio.run(scheduler.run_once())
         assert second.store_error is None and second.round_id is not None
-        assert len(store.rounds()) == 2  # the first round was stored too, before the second
+        assert len(store.rounds()) == 2  # the first round was forwarded from the spool, before the second
         assert store.counts()["results"] == 2 + 1  # both targets, then "lo" alone ("hourly" waits its hour)
+        assert scheduler.unstored == 0
+        scheduler.close()
 
 
 def test_probe_prints_what_it_measured_when_the_store_refuses(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -15,13 +16,16 @@ import numpy as np
 import pytest
 
 from probes import histogram
+from probes.analysis.cells import cells_from_samples
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
-from probes.store import MIGRATIONS, SCHEMA_VERSION, Store
+from probes.store import SCHEMA_VERSION, Store
+from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
 
+FIXTURES = Path(__file__).parent / "fixtures"
 HOUR_US = 3_600_000_000
 T0 = 1_796_000_400 * 1_000_000  # a whole UTC hour
 
@@ -48,7 +52,14 @@ def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
     round_id = store.save_round(
         [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
     )
-    assert store.counts() == {"targets": 1, "rounds": 1, "results": 1, "samples": 4, "hourly": 1}
+    assert store.counts() == {
+        "targets": 1,
+        "rounds": 1,
+        "results": 1,
+        "samples": 4,
+        "hourly": 1,
+        "quarter_hourly": 1,
+    }
     frame = store.results_frame()
     row = frame.iloc[0]
     assert (row.round_id, row.provider, row.region, row.line_type, row.vantage) == (
@@ -103,7 +114,7 @@ def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
     total_pairs = sum(summarize([s.rtt_ms for s in r.samples]).received - 1 for r in results)
     assert hourly.jitter_pairs.sum() == total_pairs
     before = hourly.drop(columns=["hist_index", "hist_count"])
-    assert store.rebuild_hourly() == len(hourly)
+    assert store.rebuild_rollups() == len(hourly) + len(store.rollup_frame(900))
     after = store.hourly_frame().drop(columns=["hist_index", "hist_count"])
     assert np.allclose(before.to_numpy(dtype=float), after.to_numpy(dtype=float), equal_nan=True)
 
@@ -231,32 +242,16 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
 
 def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
-    with Store(path) as s:
-        s.save_round(
-            [synthetic_result(Target(Method.ICMP, host="198.18.0.30"), T0, [1.0])],
-            started_us=T0,
-            finished_us=T0,
-            source="t",
-        )
-    with closing(sqlite3.connect(path)) as db:
-        db.execute("PRAGMA user_version = 1")  # as an older linkvet left it: without the later tables
-        later = [
-            statement.split("(")[0].split()[-1]
-            for migration in MIGRATIONS[1:]
-            for statement in migration
-            if statement.lstrip().startswith("CREATE TABLE")
-        ]
-        for table in reversed(later):
-            db.execute(f"DROP TABLE IF EXISTS {table}")
-        db.execute("ALTER TABLE samples DROP COLUMN phase")  # added by migration 3
+    shutil.copyfile(FIXTURES / "store-v2.sqlite3", path)  # written by the schema-2 store
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
-        assert reader.counts()["samples"] == 1
+        assert reader.counts()["samples"] > 0
 
 
 def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(store: Store) -> None:
     """A sample with `send_failed` is stored (with its error) but is neither sent nor lost: the result's
-    summary, the hourly rollup and a rollup rebuilt from the raw samples all leave it out."""
+    summary, the rollups of every length (written with the round, and rebuilt from the raw samples), the
+    raw-sample cells of the analysis and the target's history all leave it out."""
     target = Target(Method.ICMP, host="198.18.0.11")
     samples = (
         Sample(0, T0, 150.0),
@@ -270,8 +265,13 @@ def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(s
     assert store.samples_frame().error.tolist()[1:3] == ["send_failed", "timeout"]
     row = store.results_frame().iloc[0]
     assert (row.sent, row.received) == (3, 2)
-    hourly = store.hourly_frame()
-    assert (int(hourly.sent.iloc[0]), int(hourly.received.iloc[0])) == (3, 2)
-    store.rebuild_hourly()
-    rebuilt = store.hourly_frame()
-    assert (int(rebuilt.sent.iloc[0]), int(rebuilt.received.iloc[0])) == (3, 2)
+    written = {
+        period: store.rollup_frame(period)[["sent", "received"]].values.tolist() for period in PERIODS_S
+    }
+    assert written == {period: [[3, 2]] for period in PERIODS_S}
+    store.rebuild_rollups()
+    assert {p: store.rollup_frame(p)[["sent", "received"]].values.tolist() for p in PERIODS_S} == written
+    raw = cells_from_samples(store.samples_frame(), []).frame
+    assert raw[["sent", "received"]].values.tolist() == [[3, 2]]
+    (history,) = store.target_histories()
+    assert (history.samples, history.replies) == (3, 2)

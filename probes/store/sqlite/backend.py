@@ -1,22 +1,23 @@
 """The SQLite backend: one file in WAL mode (the GUI reads while the scheduler writes), every statement the
-store runs, and the translation of sqlite3's errors into `StoreError`.
+store runs, and the translation of sqlite3's errors into the store's (`opening.translate`).
 
-Opening a file migrates it (`schema.MIGRATIONS`) or refuses it when a newer linkvet wrote it; a read-only
-opener of an older file has a writable connection upgrade it first. One connection per thread.
+Opening checks the file (`opening.check_file`), migrates it (`schema.MIGRATIONS`) or refuses it when a newer
+linkvet wrote it, and checks its schema (`opening.check_schema`); a read-only opener of an older file has a
+writable connection upgrade it first. A connection may be handed to another thread (the scheduler's writer),
+but is used by one thread at a time.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from probes import inputfile
-from probes._version import __version__
-from probes.errors import ErrorKind, SchemaVersionError, StoreError
-from probes.store.backend import Row, Rows
+from probes.errors import ErrorKind, StoreError
+from probes.i18n import _
+from probes.store.backend import LOCK_COLUMNS, Row, Rows
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
@@ -25,11 +26,16 @@ from probes.store.records import (
     TRACE_COLUMNS,
     TRACE_REPLY_COLUMNS,
 )
-from probes.store.rollup import ROLLUP_COLUMNS
+from probes.store.rollup import HOUR_S, PART_COLUMNS, QUARTER_S
+from probes.store.sqlite import opening
 from probes.store.sqlite.alerts import AlertStatements
-from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
+from probes.store.sqlite.opening import translate, translated
+from probes.store.sqlite.schema import SCHEMA_VERSION
 
-COUNTED_TABLES = ("targets", "rounds", "results", "samples", "hourly")
+COUNTED_TABLES = ("targets", "rounds", "results", "samples", "hourly", "quarter_hourly")
+# Each rollup length's table and the name of its start column there.
+_ROLLUP_TABLES = {HOUR_S: ("hourly", "hour_s"), QUARTER_S: ("quarter_hourly", "start_s")}
+_IN_CHUNK = 10_000  # values per IN list (SQLite allows 32,766 variables)
 
 
 def _insert(table: str, columns: Sequence[str], verb: str = "INSERT") -> str:
@@ -37,18 +43,13 @@ def _insert(table: str, columns: Sequence[str], verb: str = "INSERT") -> str:
 
 
 _INSERT_ROUND = _insert("rounds", ROUND_COLUMNS)
-_UPSERT_TARGET = (
-    _insert("targets", TARGET_COLUMNS) + " ON CONFLICT (key) DO UPDATE SET name = excluded.name,"
-    " provider = coalesce(excluded.provider, provider), region = coalesce(excluded.region, region),"
-    " line_type = coalesce(excluded.line_type, line_type), port = coalesce(excluded.port, port)"
-    " RETURNING id"
-)
-_INSERT_RESULT = _insert("results", RESULT_COLUMNS)
+_INSERT_TARGET = _insert("targets", TARGET_COLUMNS) + " RETURNING id"
+_UPDATE_TARGET = "UPDATE targets SET name = ?, port = ?, provider = ?, region = ?, line_type = ? WHERE id = ?"
+_INSERT_RESULT = _insert("results", ("id", *RESULT_COLUMNS))
 _INSERT_SAMPLE = _insert("samples", SAMPLE_COLUMNS)
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
 _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
-_SELECT_ROLLUP = f"SELECT {', '.join(ROLLUP_COLUMNS)} FROM hourly WHERE target_id = ? AND hour_s = ?"
-_PUT_ROLLUP = _insert("hourly", ROLLUP_COLUMNS, "INSERT OR REPLACE")
+_PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
 _TARGET_FIELDS = "id, key, name, method, host, port, url, provider, region, line_type"
 _SELECT_RESULTS = (
     "SELECT r.id AS result_id, r.round_id, r.target_id, t.name, t.method, t.host, t.port, t.url,"
@@ -66,25 +67,53 @@ _SELECT_TRACES = (
 )
 
 
+def _rollup_table(period_s: int) -> tuple[str, str]:
+    try:
+        return _ROLLUP_TABLES[period_s]
+    except KeyError:
+        raise ValueError(f"the store keeps no rollups of {period_s} s") from None
+
+
+def _rollup_select(period_s: int) -> tuple[str, str]:
+    """(SELECT … FROM table, the start column) for a rollup length; the start comes back as `start_s`."""
+    table, start = _rollup_table(period_s)
+    columns = ", ".join(("target_id", f"{start} AS start_s", *PART_COLUMNS, "hist_index", "hist_count"))
+    return f"SELECT {columns} FROM {table}", start
+
+
 class SqliteBackend(AlertStatements):
     """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the alert
-    tables' statements are in `probes.store.sqlite.alerts`)."""
+    tables' statements are in `probes.store.sqlite.alerts`).
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    `rebuild`, called with the backend inside a migration that asks for it, recomputes every rollup (the
+    store passes its write path's rebuild; without it a migration leaves the rollups as they are)."""
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        readonly: bool = False,
+        rebuild: Callable[[SqliteBackend], object] | None = None,
+    ) -> None:
         self.path = path
         self.readonly = readonly
-        # a FIFO or a device would block SQLite's first read forever: refuse it before connecting
-        inputfile.check_regular(path, lambda message, line: StoreError(f"{path}: {message}"))
+        self._rebuild = rebuild
+        # before connecting: a FIFO or a device would block SQLite's first read forever (opening.check_file)
+        opening.check_file(path)
         try:
             if readonly:
                 if not path.exists():
                     raise StoreError(f"{path}: no result store here yet (run a probe first)")
-                self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+                mode = "mode=ro&immutable=1" if opening.read_only_medium(path) else "mode=ro"
+                self._db = sqlite3.connect(
+                    f"file:{path}?{mode}", uri=True, isolation_level=None, check_same_thread=False
+                )
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                self._db = sqlite3.connect(path, isolation_level=None)
+                opening.check_writable(path)
+                self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: cannot open the result store: {exc}") from exc
+            raise translate(path, "open the result store", exc) from exc
         except OSError as exc:
             raise StoreError(f"{path}: cannot create the result store: {exc.strerror or exc}") from exc
         try:
@@ -105,10 +134,13 @@ class SqliteBackend(AlertStatements):
                 self._db.execute("PRAGMA journal_mode = WAL")
                 # FULL: a committed round survives power loss too; one fsync per round costs nothing.
                 self._db.execute("PRAGMA synchronous = FULL")
-            self._db.execute("PRAGMA foreign_keys = ON")
+            # The write path writes a round's rows together, parents first, in one transaction; checking
+            # each sample's reference (one index look-up per sample) would cost a tenth of the write.
+            self._db.execute("PRAGMA foreign_keys = OFF")
             self._migrate()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: cannot open the result store: {exc}") from exc
+            opening.check_schema(self._db, self.path)
+        except sqlite3.Error as exc:
+            raise translate(self.path, "open the result store", exc) from exc
 
     def close(self) -> None:
         self._db.close()
@@ -117,33 +149,27 @@ class SqliteBackend(AlertStatements):
 
     @property
     def schema_version(self) -> int:
-        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
+        return opening.version_of(self._db)
 
     def _migrate(self) -> None:
-        version = self.schema_version
-        if version > SCHEMA_VERSION:
-            raise SchemaVersionError(
-                f"{self.path} was written by a newer linkvet (store schema {version}; this linkvet "
-                f"{__version__} knows up to {SCHEMA_VERSION}). Upgrade linkvet, or use another --db."
-            )
-        if version == SCHEMA_VERSION:
-            return
+        opening.refuse_newer(self._db, self.path)
         if self.readonly:
+            version = self.schema_version
+            if version == SCHEMA_VERSION:
+                return
             # A reader (history, export, the GUI) of a store an older linkvet wrote: upgrade it first, once.
             try:
-                SqliteBackend(self.path).close()
+                SqliteBackend(self.path, rebuild=self._rebuild).close()
             except StoreError as exc:
                 raise StoreError(
-                    f"{self.path}: store schema {version} needs upgrading to {SCHEMA_VERSION} and this user "
-                    f"cannot write it ({exc}); run any linkvet command on it as its owner"
+                    _(
+                        "{path}: store schema {old} needs upgrading to {new} and this user cannot write it "
+                        "({reason}); run any linkvet command on it as its owner"
+                    ).format(path=self.path, old=version, new=SCHEMA_VERSION, reason=exc)
                 ) from exc
             return
-        with self._immediate():
-            version = self.schema_version  # another process may have migrated meanwhile
-            for number in range(version + 1, SCHEMA_VERSION + 1):
-                for statement in MIGRATIONS[number - 1]:
-                    self._db.execute(statement)
-                self._db.execute(f"PRAGMA user_version = {number}")
+        rebuild = self._rebuild
+        opening.migrate(self._db, self.path, None if rebuild is None else lambda: rebuild(self))
 
     # -- writing -----------------------------------------------------------------------------------------
 
@@ -153,7 +179,8 @@ class SqliteBackend(AlertStatements):
         try:
             yield
         except BaseException:
-            self._db.execute("ROLLBACK")
+            if self._db.in_transaction:
+                self._db.execute("ROLLBACK")
             raise
         else:
             self._db.execute("COMMIT")
@@ -164,50 +191,150 @@ class SqliteBackend(AlertStatements):
             with self._immediate():
                 yield
         except sqlite3.Error as exc:
-            raise StoreError(f"{self.path}: could not {action}: {exc}") from exc
+            raise translate(self.path, action, exc) from exc
 
+    def generation(self) -> object | None:
+        # Changes only when another connection commits (read inside a write transaction: nobody else can).
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    @translated("look up the round")
+    def round_of(self, uid: str) -> int | None:
+        row = self._db.execute("SELECT id FROM rounds WHERE uid = ?", (uid,)).fetchone()
+        return None if row is None else int(row[0])
+
+    @translated("look up the round")
+    def round_in_slot(self, vantage: str | None, plan: str, slot_us: int) -> int | None:
+        row = self._db.execute(
+            "SELECT id FROM rounds WHERE coalesce(vantage, '') = coalesce(?, '') AND plan = ? AND slot_us = ?"
+            " AND slot_us IS NOT NULL",
+            (vantage, plan, slot_us),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    @translated("save the round")
     def insert_round(self, row: Row) -> int:
         return int(self._db.execute(_INSERT_ROUND, row).lastrowid or 0)
 
-    def upsert_target(self, row: Row) -> int:
-        return int(self._db.execute(_UPSERT_TARGET, row).fetchone()[0])
+    @translated("save the targets")
+    def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
+        wanted = {row[0]: row for row in rows}  # by key; a later row of the same key wins
+        stored: dict[str, Row] = {}
+        keys = list(wanted)
+        for start in range(0, len(keys), _IN_CHUNK):
+            chunk = keys[start : start + _IN_CHUNK]
+            for found in self._db.execute(
+                f"SELECT key, id, name, port, provider, region, line_type FROM targets"
+                f" WHERE key IN ({', '.join('?' * len(chunk))})",
+                chunk,
+            ):
+                stored[found[0]] = found
+        ids: dict[str, int] = {}
+        for key, row in wanted.items():
+            old = stored.get(key)
+            if old is None:
+                ids[key] = int(self._db.execute(_INSERT_TARGET, row).fetchone()[0])
+                continue
+            _key, target_id, name, port, provider, region, line_type = old
+            ids[key] = int(target_id)
+            # The name follows the newest measurement; port and labels are updated, never erased.
+            new = (
+                row[1],
+                _kept(row[4], port),
+                _kept(row[6], provider),
+                _kept(row[7], region),
+                _kept(row[8], line_type),
+            )
+            if new != (name, port, provider, region, line_type):
+                self._db.execute(_UPDATE_TARGET, (*new, target_id))
+        return [ids[row[0]] for row in rows]
 
-    def insert_result(self, row: Row) -> int:
-        return int(self._db.execute(_INSERT_RESULT, row).lastrowid or 0)
+    @translated("save the results")
+    def insert_results(self, rows: Sequence[Row]) -> list[int]:
+        # Inside the write transaction nobody else inserts: the ids are the ones after the largest.
+        first = int(self._db.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
+        ids = list(range(first, first + len(rows)))
+        self._db.executemany(
+            _INSERT_RESULT, [(result_id, *row) for result_id, row in zip(ids, rows, strict=True)]
+        )
+        return ids
 
-    def insert_samples(self, rows: Sequence[Row]) -> None:
-        if rows:
-            self._db.executemany(_INSERT_SAMPLE, rows)
+    @translated("save the samples")
+    def insert_samples(self, rows: Iterable[Row]) -> None:
+        self._db.executemany(_INSERT_SAMPLE, rows)
 
+    @translated("save the trace")
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:
         self._db.execute(_INSERT_TRACE, row)
         self._db.executemany(_INSERT_TRACE_REPLY, replies)
 
-    def rollups_at(self, keys: Sequence[tuple[int, int]]) -> list[Row]:
-        rows = (self._db.execute(_SELECT_ROLLUP, key).fetchone() for key in keys)
-        return [row for row in rows if row is not None]
+    @translated("read the rollups")
+    def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:
+        if not keys:
+            return []
+        select, start = _rollup_select(period_s)
+        wanted = set(keys)
+        targets = sorted({target for target, _ in keys})
+        low, high = min(s for _, s in keys), max(s for _, s in keys)
+        found: list[Row] = []
+        for first in range(0, len(targets), _IN_CHUNK):
+            chunk = targets[first : first + _IN_CHUNK]
+            rows = self._db.execute(
+                f"{select} WHERE {start} BETWEEN ? AND ? AND target_id IN ({', '.join('?' * len(chunk))})",
+                (low, high, *chunk),
+            )
+            found.extend(row for row in rows if (row[0], row[1]) in wanted)
+        return found
 
-    def put_rollups(self, rows: Sequence[Row]) -> None:
-        self._db.executemany(_PUT_ROLLUP, rows)
-
-    def clear_rollups(self) -> None:
-        self._db.execute("DELETE FROM hourly")
-
-    def samples_in_run_order(self) -> Iterable[Row]:
-        """Every sample that went out on the line (not those this machine could not send), run by run."""
-        return self._db.execute(
-            "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS NOT ?"
-            " ORDER BY result_id, seq",
-            (str(ErrorKind.SEND_FAILED),),
+    @translated("save the rollups")
+    def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
+        table, start = _rollup_table(period_s)
+        columns = ("target_id", start, *PART_COLUMNS, "hist_index", "hist_count")
+        updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
+        self._db.executemany(
+            f"{_insert(table, columns)} ON CONFLICT ({start}, target_id) DO UPDATE SET {updates}", rows
         )
+
+    @translated("clear the rollups")
+    def clear_rollups(self) -> None:
+        for table, _start in _ROLLUP_TABLES.values():
+            self._db.execute(f"DELETE FROM {table}")
+
+    def samples_in_run_order(self) -> Iterator[Row]:
+        try:
+            cursor = self._db.execute(  # what went out on the line: not what this machine could not send
+                "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS NOT ?"
+                " ORDER BY result_id, seq",
+                (str(ErrorKind.SEND_FAILED),),
+            )
+            while rows := cursor.fetchmany(100_000):
+                yield from rows
+        except sqlite3.Error as exc:
+            raise translate(self.path, "read the samples", exc) from exc
+
+    @translated("read the lock")
+    def lock_row(self, name: str) -> Row | None:
+        row = self._db.execute(
+            f"SELECT {', '.join(LOCK_COLUMNS)} FROM locks WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else tuple(row)
+
+    @translated("take the lock")
+    def put_lock(self, row: Row) -> None:
+        self._db.execute(_PUT_LOCK, row)
+
+    @translated("release the lock")
+    def delete_lock(self, name: str, token: str) -> None:
+        self._db.execute("DELETE FROM locks WHERE name = ? AND token = ?", (name, token))
 
     # -- reading -----------------------------------------------------------------------------------------
 
+    @translated("read the targets")
     def targets(self, labels: dict[str, str | None]) -> list[Row]:
         where, params = _label_filter(labels)
         sql = f"SELECT {_TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
         return self._db.execute(sql, params).fetchall()
 
+    @translated("read the targets")
     def find_targets(self, text: str) -> list[Row]:
         return self._db.execute(
             f"SELECT {_TARGET_FIELDS} FROM targets WHERE name = ?1 OR host = ?1 OR url = ?1 OR key = ?1"
@@ -215,6 +342,7 @@ class SqliteBackend(AlertStatements):
             (text,),
         ).fetchall()
 
+    @translated("read the rounds")
     def rounds(self, since_us: int | None, plan: str | None, limit: int | None) -> list[Row]:
         sql = "SELECT id, started_us, finished_us, source, plan, vantage, peak FROM rounds WHERE 1 = 1"
         params: list[Any] = []
@@ -229,13 +357,17 @@ class SqliteBackend(AlertStatements):
             sql += f" LIMIT {int(limit)}"
         return self._db.execute(sql, params).fetchall()
 
+    @translated("read the results")
     def last_started_us(self, target_key: str) -> int | None:
         row = self._db.execute(
-            "SELECT max(r.started_us) FROM results r JOIN targets t ON t.id = r.target_id WHERE t.key = ?",
+            # Newest first along the time index: a target measured lately is found at once.
+            "SELECT started_us FROM results WHERE target_id = (SELECT id FROM targets WHERE key = ?)"
+            " ORDER BY started_us DESC LIMIT 1",
             (target_key,),
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
+    @translated("read the results")
     def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
         where, params = _range_filter("r.target_id", "r.started_us", None, since_us, until_us)
         if method is not None:
@@ -249,8 +381,11 @@ class SqliteBackend(AlertStatements):
             params,
         ).fetchall()
 
+    @translated("read the samples")
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
         where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
+        where.append("error IS NOT ?")  # sent: not the attempts this machine could not send
+        params.append(str(ErrorKind.SEND_FAILED))
         return {
             int(target_id): (int(sent), int(replies))
             for target_id, sent, replies in self._db.execute(
@@ -259,10 +394,12 @@ class SqliteBackend(AlertStatements):
             )
         }
 
+    @translated("read the results")
     def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
         return self._rows(f"{_SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
 
+    @translated("read the samples")
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
         return self._rows(
@@ -271,14 +408,35 @@ class SqliteBackend(AlertStatements):
             params,
         )
 
-    def rollups(self, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None) -> Rows:
-        where, params = _range_filter("target_id", "hour_s", target_ids, since_s, until_s)
-        return self._rows(
-            f"SELECT {', '.join(ROLLUP_COLUMNS)} FROM hourly{_where(where)} ORDER BY target_id, hour_s",
-            params,
-        )
+    @translated("read the rollups")
+    def rollups(
+        self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
+    ) -> Rows:
+        select, start = _rollup_select(period_s)
+        where, params = _range_filter("target_id", start, target_ids, since_s, until_s)
+        return self._rows(f"{select}{_where(where)} ORDER BY {start}, target_id", params)
+
+    @translated("read the rollups")
+    def rollup_span(self, period_s: int) -> tuple[int, int] | None:
+        table, start = _rollup_table(period_s)
+        # Two look-ups along the primary key (start first).
+        low = self._db.execute(f"SELECT {start} FROM {table} ORDER BY {start} LIMIT 1").fetchone()
+        high = self._db.execute(f"SELECT {start} FROM {table} ORDER BY {start} DESC LIMIT 1").fetchone()
+        return None if low is None or high is None else (int(low[0]), int(high[0]))
 
     def traces(
+        self,
+        labels: dict[str, str | None],
+        target_ids: Sequence[int] | None,
+        since_us: int | None,
+        until_us: int | None,
+    ) -> Iterator[tuple[Row, list[Row]]]:
+        try:
+            yield from self._traces(labels, target_ids, since_us, until_us)
+        except sqlite3.Error as exc:
+            raise translate(self.path, "read the traces", exc) from exc
+
+    def _traces(
         self,
         labels: dict[str, str | None],
         target_ids: Sequence[int] | None,
@@ -299,6 +457,7 @@ class SqliteBackend(AlertStatements):
             ).fetchall()
             yield row, replies
 
+    @translated("count the rows")
     def counts(self) -> dict[str, int]:
         return {
             table: int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
@@ -308,6 +467,10 @@ class SqliteBackend(AlertStatements):
     def _rows(self, sql: str, params: Sequence[Any]) -> Rows:
         cursor = self._db.execute(sql, params)
         return Rows([d[0] for d in cursor.description], cursor.fetchall())
+
+
+def _kept(new: Any, old: Any) -> Any:
+    return old if new is None else new
 
 
 def _where(clauses: Sequence[str]) -> str:

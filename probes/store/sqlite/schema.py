@@ -2,27 +2,77 @@
 
 Tables
     targets   one row per measured thing (method + address), with its latest labels
-    rounds    one row per measuring round (when, what plan, from which vantage point, tool version)
+    rounds    one row per measuring round (when, what plan, from which vantage point, tool version); `uid` is
+              the round's stable id (a round forwarded twice from the spool is stored once) and `slot_us` the
+              scheduled slot it measured: a (vantage, plan, slot) round is unique
     results   one row per target per round: the summary statistics and the method's figures
     samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind, and for a
               `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL)
-    hourly    per target and UTC hour: counts, sums and a mergeable RTT histogram (see probes.histogram),
-              derived from samples in the same transaction that writes them, rebuildable from them
+    hourly, quarter_hourly   per target and UTC hour / quarter hour: counts, sums and a mergeable RTT
+              histogram (see probes.histogram), derived from samples in the same transaction that writes
+              them, rebuildable from them
     traces, trace_replies   a `trace` result's probes and the route verdict it got
     alert_states   per plan, vantage point, alert rule and target: firing or ok, since when, the value judged
                    (`probes.alerts`; kept across restarts so an alert is told once, and its end once)
     alert_outbox   notifications not yet delivered (retried with backoff, survive a restart)
+    locks     named locks with their holder and heartbeat (`probes.store.locks`: one scheduler per plan and
+              vantage point on a store)
 
-Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` seconds at the start of the hour.
-The version is `PRAGMA user_version`.
+Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s`/`start_s` seconds at the start of the
+period. The version is `PRAGMA user_version`.
+
+A migration is a list of SQL statements and steps: a step is a function of the connection (for what SQL
+alone cannot do cheaply), and `REBUILD_ROLLUPS` asks for every rollup to be recomputed from the raw samples
+once the migrations have run (the backend calls the store's rebuild inside the same transaction).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Callable, Sequence
 
-# Each entry upgrades the schema by one version; append, never edit a released one.
-MIGRATIONS: list[Sequence[str]] = [
+Step = Callable[[sqlite3.Connection], None]
+
+
+def REBUILD_ROLLUPS(db: sqlite3.Connection) -> None:
+    """Marker: recompute every rollup from the raw samples after the migrations (see the module docstring)."""
+
+
+def _remove_double_rounds(db: sqlite3.Connection) -> None:
+    """Scheduled rounds of one plan and vantage point that measured the same slot (two schedulers on one
+    store): keep the first stored (lowest id), delete the others with their results, samples and traces.
+    A round stored before slots were recorded has the whole second it started in as its slot (a scheduler
+    starts a round on its slot, a few milliseconds late)."""
+    doubles = [
+        row[0]
+        for row in db.execute(
+            "SELECT id FROM rounds WHERE slot_us IS NOT NULL AND id NOT IN (SELECT min(id) FROM rounds"
+            " WHERE slot_us IS NOT NULL GROUP BY coalesce(vantage, ''), plan, slot_us) ORDER BY id"
+        )
+    ]
+    for round_id in doubles:
+        results = db.execute(
+            "SELECT id, target_id, started_us, finished_us FROM results WHERE round_id = ?", (round_id,)
+        ).fetchall()
+        for result_id, target_id, started_us, finished_us in results:
+            db.execute("DELETE FROM trace_replies WHERE result_id = ?", (result_id,))
+            db.execute("DELETE FROM traces WHERE result_id = ?", (result_id,))
+            # A result's samples lie in its span (a day's margin): the index on (target_id, ts_us) finds them.
+            span = db.execute(
+                "SELECT min(ts_us), max(ts_us) FROM samples WHERE result_id = ? AND target_id = ?"
+                " AND ts_us BETWEEN ? AND ?",
+                (result_id, target_id, started_us - 86_400_000_000, finished_us + 86_400_000_000),
+            ).fetchone()
+            if span is not None and span[0] is not None:
+                db.execute(
+                    "DELETE FROM samples WHERE target_id = ? AND ts_us BETWEEN ? AND ? AND result_id = ?",
+                    (target_id, span[0], span[1], result_id),
+                )
+            db.execute("DELETE FROM results WHERE id = ?", (result_id,))
+        db.execute("DELETE FROM rounds WHERE id = ?", (round_id,))
+
+
+MIGRATIONS: list[Sequence[str | Step]] = [
     (  # 1: the initial schema
         """CREATE TABLE targets (
             id INTEGER PRIMARY KEY,
@@ -157,6 +207,62 @@ MIGRATIONS: list[Sequence[str]] = [
     ),
     (  # 4: what the line was doing when each sample was sent (`responsiveness`: idle, download, …)
         "ALTER TABLE samples ADD COLUMN phase TEXT",
+    ),
+    (  # 5: a round's stable id and its scheduled slot; a (vantage, plan, slot) round is unique
+        "ALTER TABLE rounds ADD COLUMN uid TEXT",
+        "ALTER TABLE rounds ADD COLUMN slot_us INTEGER",
+        "UPDATE rounds SET slot_us = started_us / 1000000 * 1000000 WHERE source = 'schedule' AND plan IS NOT NULL",
+        _remove_double_rounds,
+        "CREATE UNIQUE INDEX rounds_uid ON rounds (uid)",
+        "CREATE UNIQUE INDEX rounds_slot ON rounds (coalesce(vantage, ''), plan, slot_us)"
+        " WHERE slot_us IS NOT NULL",
+        REBUILD_ROLLUPS,  # the doubles' samples are gone from the rollups too
+    ),
+    (  # 6: named locks (one scheduler per plan and vantage point on a store)
+        """CREATE TABLE locks (
+            name TEXT PRIMARY KEY,
+            token TEXT NOT NULL,
+            pid INTEGER,
+            host TEXT,
+            what TEXT,
+            since_us INTEGER NOT NULL,
+            heartbeat_us INTEGER NOT NULL
+        )""",
+    ),
+    (  # 7: quarter-hour rollups beside the hourly ones; rollups and results indexed by time first, so that
+        # a round's rows share a few pages instead of dirtying one page per target; rollups rebuilt
+        "DROP INDEX results_target_time",
+        "CREATE INDEX results_time ON results (started_us)",
+        "DROP TABLE hourly",
+        """CREATE TABLE hourly (
+            hour_s INTEGER NOT NULL,
+            target_id INTEGER NOT NULL,
+            sent INTEGER NOT NULL,
+            received INTEGER NOT NULL,
+            rtt_sum_ms REAL NOT NULL,
+            rtt_min_ms REAL,
+            rtt_max_ms REAL,
+            jitter_sum_ms REAL NOT NULL,
+            jitter_pairs INTEGER NOT NULL,
+            hist_index BLOB NOT NULL,
+            hist_count BLOB NOT NULL,
+            PRIMARY KEY (hour_s, target_id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE quarter_hourly (
+            start_s INTEGER NOT NULL,
+            target_id INTEGER NOT NULL,
+            sent INTEGER NOT NULL,
+            received INTEGER NOT NULL,
+            rtt_sum_ms REAL NOT NULL,
+            rtt_min_ms REAL,
+            rtt_max_ms REAL,
+            jitter_sum_ms REAL NOT NULL,
+            jitter_pairs INTEGER NOT NULL,
+            hist_index BLOB NOT NULL,
+            hist_count BLOB NOT NULL,
+            PRIMARY KEY (start_s, target_id)
+        ) WITHOUT ROWID""",
+        REBUILD_ROLLUPS,
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
