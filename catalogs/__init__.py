@@ -23,4 +23,5 @@ Where things are:
     link_quality.py          `LinkSummary` (with its `RouteCheck`), the one input scoring takes from measurement
     acceptance/              `linkvet accept`: a server's measured facts against its offering's claims
     errors.py                the exception tree
+    i18n.py, locale/         messages for people through gettext (`_`, `ngettext`, `N_`), zh_CN translations
 """

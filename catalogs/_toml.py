@@ -55,19 +55,76 @@ def read_text(
         return decode(read_bytes(path, limit))
     except InputRefused as refused:
         if refused.kind == "not_text":
-            raise syntax_error(refused.message, path=path, expected=f"a UTF-8 {kind} file") from None
+            raise syntax_error(
+                refused.message, path=path, expected=_("a UTF-8 {kind} file").format(kind=kind)
+            ) from None
         raise read_error(refused.message, path=path) from None
 
 
+# tomllib's reasons (Python 3.11-3.13), in our words; a reason not listed is shown as tomllib words it
+_TOML_REASONS: tuple[tuple[re.Pattern[str], Callable[[], str]], ...] = tuple(
+    (re.compile(pattern + "$"), words)
+    for pattern, words in (
+        (r"Cannot overwrite a value", lambda: _("a value is set twice")),
+        (
+            r"Escaped character is not a Unicode scalar value",
+            lambda: _("an escape that is no Unicode character"),
+        ),
+        (r"Expected '=' after a key in a key/value pair", lambda: _("expected '=' after a key")),
+        (
+            r"Expected '\]' at the end of a table declaration",
+            lambda: _("expected ']' closing the table name"),
+        ),
+        (
+            r"Expected '\]\]' at the end of an array declaration",
+            lambda: _("expected ']]' closing the array name"),
+        ),
+        (
+            r"Expected newline or end of document after a statement",
+            lambda: _("expected the line to end after the value"),
+        ),
+        (r"Invalid date or datetime", lambda: _("an invalid date or time")),
+        (r"Invalid hex value", lambda: _("an invalid hexadecimal escape")),
+        (r"Invalid initial character for a key part", lambda: _("a key starts with a character keys cannot")),
+        (r"Invalid statement", lambda: _("a line that is neither a key = value nor a [table]")),
+        (r"Invalid value", lambda: _("an invalid value")),
+        (r"Unclosed array", lambda: _("a list [ … ] not closed")),
+        (r"Unclosed inline table", lambda: _("an inline table {{ … }} not closed")),
+        (r"Unescaped '\\' in a string", lambda: _("an unescaped '\\' in a string")),
+        (r"Unterminated string", lambda: _("a string not closed by its quote")),
+        (r"Cannot declare (?P<key>.+) twice", lambda: _("the table {key} is declared twice")),
+        (r"Cannot mutate immutable namespace (?P<key>.+)", lambda: _("{key} cannot be extended here")),
+        (r"Cannot redefine namespace (?P<key>.+)", lambda: _("{key} is defined twice")),
+        (
+            r"Duplicate inline table key (?P<key>.+)",
+            lambda: _("the key {key} is set twice in an inline table"),
+        ),
+        (r"Found invalid character (?P<key>.+)", lambda: _("the character {key} is not allowed here")),
+        (r"Illegal character (?P<key>.+)", lambda: _("the character {key} is not allowed here")),
+    )
+)
+
+
+def _toml_reason(text: str) -> str:
+    """tomllib's reason in our words (as it is, when not known)."""
+    for pattern, words in _TOML_REASONS:
+        match = pattern.match(text)
+        if match:
+            return words().format(**match.groupdict())
+    return text
+
+
 def _error_position(exc: ValueError) -> tuple[str, int | None]:
-    """tomllib's message without its "(at line N, column M)" tail, and N."""
+    """tomllib's error as our message, and the line it names."""
     text = str(exc)
     match = re.search(r"\s*\(at line (\d+), column \d+\)\s*$", text)
     if match:
-        return text[: match.start()], int(match.group(1))
+        reason = _toml_reason(text[: match.start()])
+        return _("not valid TOML: {reason}").format(reason=reason), int(match.group(1))
     if text.endswith("(at end of document)"):
-        return text.removesuffix("(at end of document)").strip() + " at the end of the file", None
-    return text, None
+        reason = _toml_reason(text.removesuffix("(at end of document)").strip())
+        return _("not valid TOML: {reason}, at the end of the file").format(reason=reason), None
+    return _("not valid TOML: {reason}").format(reason=_toml_reason(text)), None
 
 
 def parse(
@@ -86,16 +143,16 @@ def parse(
         message = refused.message
         if refused.column is not None:
             message = _("{problem} (at column {column})").format(problem=message, column=refused.column)
-        raise syntax_error(message, path=path, line=refused.line, expected="TOML syntax") from None
+        raise syntax_error(message, path=path, line=refused.line, expected=_("TOML syntax")) from None
     try:
         tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         message, line = _error_position(exc)
-        raise syntax_error(
-            f"not valid TOML: {message}", path=path, line=line, expected="TOML syntax"
-        ) from exc
+        raise syntax_error(message, path=path, line=line, expected=_("TOML syntax")) from exc
     # the two parsers disagree (rtoml reads integers as 64 bits, tomllib any size): report rtoml's words
-    raise syntax_error(f"not valid TOML: {refusal}", path=path, expected="TOML syntax") from refusal
+    raise syntax_error(
+        _("not valid TOML: {reason}").format(reason=refusal), path=path, expected=_("TOML syntax")
+    ) from refusal
 
 
 class LazyLines:
@@ -111,28 +168,102 @@ class LazyLines:
         return self._finder(loc)
 
 
-_EXPECTED_BY_TYPE = {
-    "missing": "this field to be present",
-    "int_type": "a whole number",
-    "int_parsing": "a whole number",
-    "int_from_float": "a whole number",
-    "float_type": "a number",
-    "float_parsing": "a number",
-    "string_type": "text in quotes",
-    "bool_type": "true or false",
-    "bool_parsing": "true or false",
-    "list_type": "a list [ … ]",
-    "tuple_type": "a list [ … ]",
-    "model_type": "a table",
-    "dict_type": "a table",
-    "string_pattern_mismatch": "text matching {pattern}",
-    "string_too_short": "non-empty text",
-    "greater_than": "a number greater than {gt}",
-    "greater_than_equal": "a number of at least {ge}",
-    "less_than_equal": "a number of at most {le}",
-    "less_than": "a number less than {lt}",
-    "literal_error": "one of {expected}",
+# Units a field's name carries (`gpu_memory_gb`), for what a number field expects.
+_UNIT_SUFFIXES = (
+    ("_gbytes_s", "GB/s"),
+    ("_gbit_s", "Gbit/s"),
+    ("_gib", "GiB"),
+    ("_gb", "GB"),
+    ("_tb", "TB"),
+    ("_percent", "%"),
+    ("_mbps", "Mbit/s"),
+    ("_ms", "ms"),
+)
+_QUOTED_LITERAL = re.compile(r"'((?:[^'\\]|\\.)*)'")
+
+
+def _unit(loc: tuple[str | int, ...]) -> str | None:
+    """The unit a number field's name says (`delivery_days` → days), if any."""
+    name = next((part for part in reversed(loc) if isinstance(part, str)), "")
+    if name.endswith("_days"):
+        return _("days")
+    return next((unit for suffix, unit in _UNIT_SUFFIXES if name.endswith(suffix)), None)
+
+
+def _bound(kind: str, ctx: dict[str, Any], unit: str | None) -> str:
+    """What a number field with a bound expects, in words."""
+    if unit is None:
+        templates = {
+            "greater_than": _("a number greater than {bound}"),
+            "greater_than_equal": _("a number of at least {bound}"),
+            "less_than": _("a number less than {bound}"),
+            "less_than_equal": _("a number of at most {bound}"),
+        }
+    else:
+        templates = {
+            "greater_than": _("a number of {unit} greater than {bound}"),
+            "greater_than_equal": _("a number of {unit}, at least {bound}"),
+            "less_than": _("a number of {unit} less than {bound}"),
+            "less_than_equal": _("a number of {unit}, at most {bound}"),
+        }
+    bound = next(ctx[key] for key in ("gt", "ge", "lt", "le") if key in ctx)
+    return templates[kind].format(bound=bound, unit=unit)
+
+
+# pydantic's string patterns that have a name people know
+_PATTERNS = {
+    r"^[a-z0-9][a-z0-9._-]*$": lambda: _(
+        "an id of lower-case letters, digits, '.', '_' and '-', starting with a letter or a digit"
+    ),
+    r"^[A-Z]{3}$": lambda: _("a three-letter currency code such as USD"),
+    r"^[A-Z]{2}$": lambda: _("a two-letter country code such as US"),
+    r"^https?://[^\s/]+": lambda: _("an http:// or https:// address"),
+    r"^[a-z][a-z0-9_]*$": lambda: _("an id of lower-case letters, digits and '_', starting with a letter"),
 }
+
+
+def _expected(kind: str, ctx: dict[str, Any], loc: tuple[str | int, ...]) -> str | None:
+    """What a field expects, in our words, for pydantic's error `kind` and its context."""
+    match kind:
+        case "int_type" | "int_parsing" | "int_from_float":
+            return _("a whole number")
+        case "float_type" | "float_parsing":
+            unit = _unit(loc)
+            return _("a number of {unit}").format(unit=unit) if unit else _("a number")
+        case "finite_number":
+            return _("a finite number, not NaN or infinity")
+        case "string_type":
+            return _("text in quotes")
+        case "bool_type" | "bool_parsing":
+            return _("true or false")
+        case "list_type" | "tuple_type":
+            return _("a list [ … ]")
+        case "model_type" | "dict_type" | "model_attributes_type":
+            return _("a table")
+        case "string_pattern_mismatch":
+            named = _PATTERNS.get(str(ctx.get("pattern")))
+            return named() if named else _("text matching {pattern}").format(pattern=ctx.get("pattern"))
+        case "string_too_short":
+            return _("non-empty text")
+        case "string_too_long":
+            return _("text of at most {n} characters").format(n=ctx.get("max_length"))
+        case "too_long":
+            return _("a list of at most {n} items").format(n=ctx.get("max_length"))
+        case "greater_than" | "greater_than_equal" | "less_than" | "less_than_equal":
+            return _bound(kind, ctx, _unit(loc))
+        case "literal_error":
+            values = _QUOTED_LITERAL.findall(str(ctx.get("expected", "")))
+            return _("one of {values}").format(values=", ".join(repr(v) for v in values))
+    return None
+
+
+def _got(value: Any) -> str:
+    """What the file gave, in words."""
+    if isinstance(value, dict):
+        return _("got a table")
+    if isinstance(value, list | tuple):
+        return _("got a list")
+    return _("got {value!r}").format(value=value)
 
 
 def _model_at(loc: tuple[str | int, ...], root: type[BaseModel]) -> type[BaseModel] | None:
@@ -167,17 +298,19 @@ def _field_name(loc: tuple[str | int, ...]) -> str:
     return text
 
 
-def _owner_label(raw: Any, loc: tuple[str | int, ...]) -> str:
-    """' in offering "p5.48xlarge"' for a loc inside the 4th offering, when the raw data has its id."""
+def _in_owner(message: str, raw: Any, loc: tuple[str | int, ...]) -> str:
+    """`message` saying which offering or region it is about, when `loc` is inside one whose raw data has
+    its id (the 4th offering is "p5.48xlarge")."""
     if len(loc) >= 2 and loc[0] in ("offerings", "regions") and isinstance(loc[1], int):
         try:
             item = raw[loc[0]][loc[1]]
         except (KeyError, IndexError, TypeError):
-            return ""
+            return message
         if isinstance(item, dict) and isinstance(item.get("id"), str):
-            kind = "offering" if loc[0] == "offerings" else "region"
-            return f" (in {kind} {item['id']!r})"
-    return ""
+            if loc[0] == "offerings":
+                return _("{problem} (in offering {id!r})").format(problem=message, id=item["id"])
+            return _("{problem} (in region {id!r})").format(problem=message, id=item["id"])
+    return message
 
 
 def validation_errors(
@@ -198,28 +331,29 @@ def validation_errors(
         expected: str | None
         if kind == "implausible":
             message, expected = str(ctx["message"]), str(ctx["expected"])
+        elif kind == "missing":
+            message, expected = _("this field is required"), None
         elif kind == "extra_forbidden":
             model = _model_at(loc, root)
             known = sorted(model.model_fields) if model else []
             close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-            message = f"unknown field {loc[-1]!r}" + (f" (did you mean {close[0]!r}?)" if close else "")
-            expected = "one of " + ", ".join(k for k in known if k != "facts") if known else None
+            if close:
+                message = _("unknown field {name!r} (did you mean {close!r}?)").format(
+                    name=loc[-1], close=close[0]
+                )
+            else:
+                message = _("unknown field {name!r}").format(name=loc[-1])
+            fields = ", ".join(k for k in known if k != "facts")
+            expected = _("one of {values}").format(values=fields) if known else None
+        elif kind == "value_error":
+            message, expected = str(ctx.get("error", error["msg"])), None
         else:
-            message = error["msg"]
-            template = _EXPECTED_BY_TYPE.get(kind)
-            try:
-                expected = template.format(**ctx) if template else None
-            except (KeyError, IndexError):
-                expected = template
-        if (
-            kind not in ("missing", "extra_forbidden")
-            and "input" in error
-            and not isinstance(error["input"], dict | list)
-        ):
-            message += f", got {error['input']!r}"
+            expected = _expected(kind, ctx, loc)
+            # a kind this table does not word keeps pydantic's words (in English)
+            message = _got(error.get("input")) if expected is not None else error["msg"]
         errors.append(
             error_class(
-                message + _owner_label(raw, loc),
+                _in_owner(message, raw, loc),
                 path=path,
                 line=lines(loc),
                 field=_field_name(loc),

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from catalogs import _toml
 from catalogs.errors import ChecklistError, UnknownCriterionError
+from catalogs.i18n import _
 
 CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
 
@@ -28,12 +29,23 @@ class Criterion(_Strict):
     documents: str
     params: dict[str, float] = Field(default_factory=dict)
 
+    @property
+    def shown_title(self) -> str:
+        """The title in the current language (the bundled checklist's titles are `catalogs` messages; a
+        title of the user's own checklist reads as written)."""
+        return _(self.title)
+
+    @property
+    def shown_what(self) -> str:
+        """What the criterion asks, in the current language (like `shown_title`)."""
+        return _(self.what)
+
     @model_validator(mode="after")
     def _weight_fits_kind(self) -> Criterion:
         if self.kind == "weighted" and self.weight <= 0:
-            raise ValueError(f"weighted criterion {self.id!r} needs a weight > 0")
+            raise ValueError(_("weighted criterion {id!r} needs a weight above 0").format(id=self.id))
         if self.kind == "gate" and self.weight:
-            raise ValueError(f"gate {self.id!r} takes no weight")
+            raise ValueError(_("gate {id!r} takes no weight").format(id=self.id))
         return self
 
 
@@ -74,7 +86,7 @@ class Checklist(_Strict):
         seen: set[str] = set()
         for item in self.criterion:
             if item.id in seen:
-                raise ValueError(f"criterion id {item.id!r} appears twice")
+                raise ValueError(_("criterion id {id!r} appears twice").format(id=item.id))
             seen.add(item.id)
         return self
 
@@ -90,7 +102,7 @@ class Checklist(_Strict):
         for item in self.criterion:
             if item.id == criterion_id:
                 return item
-        raise UnknownCriterionError(f"no checklist item {criterion_id!r}")
+        raise UnknownCriterionError(_("no checklist item {id!r}").format(id=criterion_id))
 
     def scale_row(self, params: float) -> ScaleRow | None:
         """The scale-table row for a model of `params` parameters (the first whose range holds it)."""

@@ -27,6 +27,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from catalogs.i18n import _
+
 
 class CatalogError(Exception):
     """Base class of every error raised by `catalogs`."""
@@ -60,8 +62,11 @@ class CatalogFileError(CatalogError):
                 where += f":{self.line}"
             where += ": "
         what = f"{self.field}: " if self.field else ""
-        tail = f" (expected {self.expected})" if self.expected else ""
-        return f"{where}{what}{self.message}{tail}"
+        if self.expected:
+            text = _("{message} (expected {expected})").format(message=self.message, expected=self.expected)
+        else:
+            text = self.message
+        return f"{where}{what}{text}"
 
 
 class TomlSyntaxError(CatalogFileError):

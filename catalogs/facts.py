@@ -26,6 +26,8 @@ from typing import Annotated, Any, Literal, NamedTuple, get_args
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 from pydantic_core import PydanticCustomError
 
+from catalogs.i18n import _
+
 # The line types a vendor may claim: the same vocabulary as a probe target's `line_type` label.
 LINE_TYPES: tuple[str, ...] = (
     "cn2-gia",
@@ -60,7 +62,10 @@ def _as_of(value: Any) -> str:
         return _as_of_text(value.isoformat())
     if isinstance(value, str):
         return _as_of_text(value.strip())
-    raise implausible(f"as_of must be a date, not {type(value).__name__}", "YYYY, YYYY-MM or YYYY-MM-DD")
+    raise implausible(
+        _("as_of must be a date, not {kind}").format(kind=type(value).__name__),
+        _("YYYY, YYYY-MM or YYYY-MM-DD"),
+    )
 
 
 @lru_cache(maxsize=1024)
@@ -68,20 +73,26 @@ def _as_of_text(text: str) -> str:
     """Check a date written as text (catalogs repeat the same few dates: cached)."""
     match = _PARTIAL_DATE.match(text)
     if not match:
-        raise implausible(f"{text!r} is not a date", "YYYY, YYYY-MM or YYYY-MM-DD")
+        raise implausible(_("{text!r} is not a date").format(text=text), _("YYYY, YYYY-MM or YYYY-MM-DD"))
     year, month, day = (int(g) if g else None for g in match.groups())
     try:
         dt.date(year or 1, month or 1, day or 1)
     except ValueError as exc:
-        raise implausible(f"{text!r} is not a real date ({exc})", "YYYY, YYYY-MM or YYYY-MM-DD") from exc
+        raise implausible(
+            _("{text!r} is not a real date: no such month or day").format(text=text),
+            _("YYYY, YYYY-MM or YYYY-MM-DD"),
+        ) from exc
     if year is not None and year > dt.date.today().year + 1:
-        raise implausible(f"{text!r} is in the future", "the date the source said it")
+        raise implausible(_("{text!r} is in the future").format(text=text), _("the date the source said it"))
     return text
 
 
 def _standing(value: Any) -> Standing:
     if value not in STANDINGS:
-        raise implausible(f"standing {value!r} is not one of {', '.join(STANDINGS)}", " or ".join(STANDINGS))
+        raise implausible(
+            _("standing {value!r} is not one of {values}").format(value=value, values=", ".join(STANDINGS)),
+            _("one of {values}").format(values=", ".join(STANDINGS)),
+        )
     return value  # type: ignore[no-any-return]
 
 
@@ -107,13 +118,17 @@ class Provenance(NamedTuple):
     file: str | None = None  # the catalog file the fact was written in, when not its table's file
 
     def describe(self) -> str:
+        """The source in words: "derived: vendor datasheet (as of 2026-05)"."""
         if not self.source:
-            return "source not stated"
-        text = ("derived: " if self.derived else "") + self.source
+            return _("source not stated")
         if self.as_of:
-            text += f" (as of {self.as_of})"
+            text = _("{source} (as of {as_of})").format(source=self.source, as_of=self.as_of)
+        else:
+            text = self.source
+        if self.derived:
+            text = _("derived: {source}").format(source=text)
         if self.standing == "contradicted" and not self.source.startswith("contradicted"):
-            text = "contradicted: " + text
+            text = _("contradicted: {source}").format(source=text)
         return text
 
 

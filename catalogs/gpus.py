@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from catalogs import _toml
 from catalogs.errors import UnknownGpuError
 from catalogs.facts import MAX_GPU_MEMORY_GB, AsOf, Provenance, Text
+from catalogs.i18n import _
 
 GPU_REFERENCE_PATH = Path(__file__).with_name("gpus.toml")
 IntraNodeKind = Literal["nvswitch", "nvlink", "pcie", "xgmi"]
@@ -146,11 +147,11 @@ class GpuReference:
         match = self.get(name, memory_gb)
         if match is None:
             raise UnknownGpuError(
-                f"unknown GPU model {name!r}",
+                _("unknown GPU model {name!r}").format(name=name),
                 field="gpu",
-                expected="one of "
-                + ", ".join(self.names())
-                + " (or leave `gpu` out if the source does not say)",
+                expected=_("one of {names} (or leave `gpu` out if the source does not say)").format(
+                    names=", ".join(self.names())
+                ),
             )
         return match
 

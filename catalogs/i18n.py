@@ -13,17 +13,28 @@ The language follows gettext's environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG)
 one (the CLI's `--lang`, the window's language switch, through `desktop.i18n.set_language`); a language with
 no catalog falls back to English. `probes.i18n` and `desktop.i18n` are the same for their own domains
 (three small copies because `probes` and `catalogs` may not import each other).
+
+`N_("…")` marks text that is translated later, where it is shown (`_(text)` then); `per_language` is an
+`lru_cache` emptied whenever the language changes, for cached results that hold words (a sizing's
+assumptions). The checklist's titles and descriptions (`checklist.toml`) are messages of this domain too:
+`packaging/update_messages.py` extracts them from the bundled file.
 """
 
 from __future__ import annotations
 
+import functools
 import gettext
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 DOMAIN = "catalogs"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 _translation: gettext.NullTranslations = gettext.translation(DOMAIN, LOCALE_DIR, fallback=True)
+_caches: list[Callable[[], None]] = []  # `cache_clear` of every `per_language` cache
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 
 def set_language(language: str | None) -> None:
@@ -31,6 +42,25 @@ def set_language(language: str | None) -> None:
     global _translation
     languages = [language] if language else None
     _translation = gettext.translation(DOMAIN, LOCALE_DIR, languages=languages, fallback=True)
+    for clear in _caches:
+        clear()
+
+
+def per_language(maxsize: int) -> Callable[[F], F]:
+    """`functools.lru_cache(maxsize)`, emptied when `set_language` changes the language: for functions
+    whose results hold translated words."""
+
+    def decorate(function: F) -> F:
+        cached = functools.lru_cache(maxsize=maxsize)(function)
+        _caches.append(cached.cache_clear)
+        return cached  # type: ignore[return-value]
+
+    return decorate
+
+
+def N_(message: str) -> str:
+    """`message` unchanged, marked for translation where it is shown (`_(message)` there)."""
+    return message
 
 
 def _(message: str) -> str:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalogs.errors import LinkSummaryError
-from catalogs.i18n import _
+from catalogs.i18n import _, ngettext
 
 _PERIOD_KEYS = (
     "rtt_median_ms",
@@ -53,16 +53,22 @@ def _number(value: Any, where: str, *, integer: bool = False) -> Any:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise LinkSummaryError(f"{where}: expected a number or null, got {value!r}")
+        raise LinkSummaryError(
+            _("{where}: expected a number or null, got {value!r}").format(where=where, value=value)
+        )
     try:
         finite = math.isfinite(value)
     except OverflowError:  # an integer too large for a float
         finite = False
     if not finite or value < 0:
-        raise LinkSummaryError(f"{where}: expected a finite number ≥ 0, got {value!r}")
+        raise LinkSummaryError(
+            _("{where}: expected a finite number ≥ 0, got {value!r}").format(where=where, value=value)
+        )
     if integer:
         if value != int(value):
-            raise LinkSummaryError(f"{where}: expected a whole number, got {value!r}")
+            raise LinkSummaryError(
+                _("{where}: expected a whole number, got {value!r}").format(where=where, value=value)
+            )
         return int(value)
     return float(value)
 
@@ -82,7 +88,7 @@ def _text(value: Any, where: str, *, required: bool = False) -> str | None:
     if value is None and not required:
         return None
     if not isinstance(value, str) or (required and not value):
-        raise LinkSummaryError(f"{where}: expected text, got {value!r}")
+        raise LinkSummaryError(_("{where}: expected text, got {value!r}").format(where=where, value=value))
     return value
 
 
@@ -90,13 +96,21 @@ def _time(value: Any, where: str) -> dt.datetime | None:
     if value is None:
         return None
     if not isinstance(value, str):
-        raise LinkSummaryError(f"{where}: expected an ISO-8601 UTC time, got {value!r}")
+        raise LinkSummaryError(
+            _("{where}: expected an ISO-8601 UTC time, got {value!r}").format(where=where, value=value)
+        )
     try:
         parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError as exc:
-        raise LinkSummaryError(f"{where}: expected an ISO-8601 UTC time, got {value!r}") from exc
+        raise LinkSummaryError(
+            _("{where}: expected an ISO-8601 UTC time, got {value!r}").format(where=where, value=value)
+        ) from exc
     if parsed.tzinfo is None:
-        raise LinkSummaryError(f"{where}: the time {value!r} has no time zone (expected UTC, e.g. …Z)")
+        raise LinkSummaryError(
+            _("{where}: the time {value!r} has no time zone (expected UTC, e.g. …Z)").format(
+                where=where, value=value
+            )
+        )
     try:
         utc = parsed.astimezone(dt.UTC)
     except OverflowError:  # 9999-12-31T23:59:59-14:00 is in the year 10000 in UTC
@@ -118,10 +132,20 @@ def _mapping(value: Any, where: str, keys: tuple[str, ...]) -> Mapping[str, Any]
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise LinkSummaryError(f"{where}: expected an object or null, got {type(value).__name__}")
+        raise LinkSummaryError(
+            _("{where}: expected an object or null, got {kind}").format(
+                where=where, kind=type(value).__name__
+            )
+        )
     unknown = sorted(set(value) - set(keys))
     if unknown:
-        raise LinkSummaryError(f"{where}: unknown key(s) {', '.join(unknown)} (expected {', '.join(keys)})")
+        raise LinkSummaryError(
+            ngettext(
+                "{where}: unknown key {unknown} (expected {keys})",
+                "{where}: unknown keys {unknown} (expected {keys})",
+                len(unknown),
+            ).format(where=where, unknown=", ".join(unknown), keys=", ".join(keys))
+        )
     return value
 
 
@@ -149,7 +173,11 @@ class PeriodStats:
             return None
         loss = _number(mapping.get("loss"), f"{where}.loss")
         if loss is not None and loss > 1:
-            raise LinkSummaryError(f"{where}.loss: expected a fraction 0..1, got {loss!r} (percent?)")
+            raise LinkSummaryError(
+                _("{where}.loss: expected a fraction 0..1, got {value!r} (percent?)").format(
+                    where=where, value=loss
+                )
+            )
         return cls(
             rtt_median_ms=_number(mapping.get("rtt_median_ms"), f"{where}.rtt_median_ms"),
             rtt_p95_ms=_number(mapping.get("rtt_p95_ms"), f"{where}.rtt_p95_ms"),
@@ -193,7 +221,11 @@ class RouteCheck:
             return None
         agrees = mapping.get("agrees")
         if agrees is not None and not isinstance(agrees, bool):
-            raise LinkSummaryError(f"{where}.agrees: expected true, false or null, got {agrees!r}")
+            raise LinkSummaryError(
+                _("{where}.agrees: expected true, false or null, got {value!r}").format(
+                    where=where, value=agrees
+                )
+            )
         return cls(
             claimed_line_type=_text(mapping.get("claimed_line_type"), f"{where}.claimed_line_type"),
             measured_class=_text(mapping.get("measured_class"), f"{where}.measured_class"),
@@ -226,10 +258,14 @@ class LinkSummary:
         """Build from the agreed plain-dict shape; a wrong shape raises `LinkSummaryError` naming the key."""
         mapping = _mapping(data, where, _TOP_KEYS)
         if mapping is None:
-            raise LinkSummaryError(f"{where}: expected an object, got null")
+            raise LinkSummaryError(_("{where}: expected an object, got null").format(where=where))
         windows = mapping.get("peak_windows") or []
         if not isinstance(windows, list | tuple) or not all(isinstance(w, str) for w in windows):
-            raise LinkSummaryError(f"{where}.peak_windows: expected a list of text, got {windows!r}")
+            raise LinkSummaryError(
+                _("{where}.peak_windows: expected a list of text, got {value!r}").format(
+                    where=where, value=windows
+                )
+            )
         return cls(
             provider=str(_text(mapping.get("provider"), f"{where}.provider", required=True)),
             region=str(_text(mapping.get("region"), f"{where}.region", required=True)),

@@ -22,6 +22,7 @@ from catalogs.errors import (
     UnknownGpuError,
 )
 from catalogs.gpus import GpuReference, default_gpu_reference
+from catalogs.i18n import _
 from catalogs.schema import FORMAT_VERSION, CatalogFile, Offering, Provider, Region, Service
 
 BUNDLED_PROVIDERS_DIR = Path(__file__).with_name("providers")
@@ -92,11 +93,13 @@ def check_references(
         if region.id in first_region:
             errors.append(
                 DuplicateIdError(
-                    f"region id {region.id!r} is already used by regions[{first_region[region.id]}]",
+                    _("region id {id!r} is already used by regions[{index}]").format(
+                        id=region.id, index=first_region[region.id]
+                    ),
                     path=path,
                     line=lines(("regions", i, "id")),
                     field=f"regions[{i}].id",
-                    expected="a region id not used before in this file",
+                    expected=_("a region id not used before in this file"),
                 )
             )
         else:
@@ -106,39 +109,50 @@ def check_references(
         if offering.id in first_offering:
             errors.append(
                 DuplicateIdError(
-                    f"offering id {offering.id!r} is already used by "
-                    f"offerings[{first_offering[offering.id]}]",
+                    _("offering id {id!r} is already used by offerings[{index}]").format(
+                        id=offering.id, index=first_offering[offering.id]
+                    ),
                     path=path,
                     line=lines(("offerings", i, "id")),
                     field=f"offerings[{i}].id",
-                    expected="an offering id not used before in this file",
+                    expected=_("an offering id not used before in this file"),
                 )
             )
         else:
             first_offering[offering.id] = i
-        defined = ", ".join(sorted(first_region)) or "none defined"
+        defined = ", ".join(sorted(first_region))
         for j, region_id in enumerate(offering.regions):
             if region_id not in first_region:
                 errors.append(
                     DanglingReferenceError(
-                        f"offering {offering.id!r} is offered in region {region_id!r}, which this provider "
-                        "does not define",
+                        _(
+                            "offering {id!r} is offered in region {region!r}, which this provider does not define"
+                        ).format(id=offering.id, region=region_id),
                         path=path,
                         line=lines(("offerings", i, "regions", j)),
                         field=f"offerings[{i}].regions[{j}]",
-                        expected=f"a region id defined under [[regions]] ({defined})",
+                        expected=_("a region id defined under [[regions]] ({defined})").format(
+                            defined=defined
+                        )
+                        if defined
+                        else _("a region id defined under [[regions]] (none is defined)"),
                     )
                 )
         for j, price in enumerate(offering.prices):
             if price.region is not None and price.region not in offering.regions:
                 errors.append(
                     DanglingReferenceError(
-                        f"a price of offering {offering.id!r} is for region {price.region!r}, where the "
-                        "offering is not listed",
+                        _(
+                            "a price of offering {id!r} is for region {region!r}, where the offering is not listed"
+                        ).format(id=offering.id, region=price.region),
                         path=path,
                         line=lines(("offerings", i, "prices", j, "region")),
                         field=f"offerings[{i}].prices[{j}].region",
-                        expected="one of the offering's regions: " + (", ".join(offering.regions) or "none"),
+                        expected=_("one of the offering's regions: {regions}").format(
+                            regions=", ".join(offering.regions)
+                        )
+                        if offering.regions
+                        else _("no region: the offering lists none"),
                     )
                 )
         if offering.gpu is not None:
@@ -147,7 +161,7 @@ def check_references(
             except UnknownGpuError as exc:
                 errors.append(
                     UnknownGpuError(
-                        exc.message + f" (in offering {offering.id!r})",
+                        _("{problem} (in offering {id!r})").format(problem=exc.message, id=offering.id),
                         path=path,
                         line=lines(("offerings", i, "gpu")),
                         field=f"offerings[{i}].gpu",
@@ -171,17 +185,17 @@ def parse_catalog_text(
     if version is None:
         return None, [
             FormatVersionError(
-                "the file does not say its format version",
+                _("the file does not say its format version"),
                 path=path,
                 line=1,
                 field="format_version",
-                expected=f"format_version = {FORMAT_VERSION} as the first line",
+                expected=_("format_version = {version} as the first line").format(version=FORMAT_VERSION),
             )
         ]
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         return None, [
             FormatVersionError(
-                f"format_version {version!r} is not a version number",
+                _("format_version {version!r} is not a version number").format(version=version),
                 path=path,
                 line=lines(("format_version",)),
                 field="format_version",
@@ -191,8 +205,9 @@ def parse_catalog_text(
     if version > FORMAT_VERSION:
         return None, [
             FormatVersionError(
-                f"format_version {version} is newer than this linkvet understands (up to {FORMAT_VERSION}); "
-                "update linkvet",
+                _(
+                    "format_version {version} is newer than this linkvet understands (up to {known}); update linkvet"
+                ).format(version=version, known=FORMAT_VERSION),
                 path=path,
                 line=lines(("format_version",)),
                 field="format_version",
@@ -246,7 +261,7 @@ def load_catalogs(paths: Iterable[Path] | Path | None = None, gpus: GpuReference
     seen: dict[str, Path | None] = {}
     for path in files:
         if not path.exists():
-            errors.append(CatalogFileError("no such file or directory", path=path))
+            errors.append(CatalogFileError(_("no such file or folder"), path=path))
             continue
         catalog, problems = load_catalog_file(path, gpus)
         errors.extend(problems)
@@ -257,12 +272,13 @@ def load_catalogs(paths: Iterable[Path] | Path | None = None, gpus: GpuReference
             text = _toml.read_text(path)
             errors.append(
                 DuplicateIdError(
-                    f"provider id {provider_id!r} is already defined in {seen[provider_id]}; "
-                    "this file was not loaded",
+                    _("provider id {id!r} is already defined in {file}; this file was not loaded").format(
+                        id=provider_id, file=seen[provider_id]
+                    ),
                     path=path,
                     line=_toml.LineFinder(text)(("provider", "id")),
                     field="provider.id",
-                    expected="a provider id used by one file only",
+                    expected=_("a provider id used by one file only"),
                 )
             )
             continue

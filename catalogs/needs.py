@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from catalogs import _toml
 from catalogs.errors import NeedsProfileError
 from catalogs.facts import implausible
+from catalogs.i18n import _, ngettext
 
 NEEDS_FORMAT_VERSION = 1
 Mode = Literal["pretrain", "full", "lora", "qlora"]
@@ -42,20 +43,28 @@ class ModelSpec(_Strict):
         if value is None:
             return None
         if value <= 0:
-            raise implausible(f"a model has more than {value:g} parameters", "a parameter count such as 70e9")
+            raise implausible(
+                _("a model has more than {value:g} parameters").format(value=value),
+                _("a parameter count such as 70e9"),
+            )
         if value < 1e6:
             raise implausible(
-                f"{value:g} parameters is tiny; did you mean {value:g} billion ({value:g}e9)?",
-                "the full count, e.g. 70e9 for 70B",
+                _("{value:g} parameters is tiny; did you mean {value:g} billion ({value:g}e9)?").format(
+                    value=value
+                ),
+                _("the full count, e.g. 70e9 for 70B"),
             )
         if value > 1e14:
-            raise implausible(f"{value:g} parameters is implausible", "a parameter count such as 70e9")
+            raise implausible(
+                _("{value:g} parameters is implausible").format(value=value),
+                _("a parameter count such as 70e9"),
+            )
         return value
 
     @model_validator(mode="after")
     def _moe_consistent(self) -> ModelSpec:
         if self.active_params is not None and self.active_params > self.params:
-            raise implausible("active_params cannot exceed params", "active_params ≤ params")
+            raise implausible(_("active_params cannot exceed params"), "active_params ≤ params")
         return self
 
     @property
@@ -89,14 +98,16 @@ class TrainingSpec(_Strict):
     def _offload_fits_strategy(self) -> TrainingSpec:
         if self.offload_optimizer != "none" and self.strategy == "dp":
             raise implausible(
-                "offload_optimizer needs a ZeRO strategy (ZeRO-Offload runs on ZeRO stages 1-3 or FSDP)",
-                'strategy = "zero1", "zero2", "zero3" or "fsdp", or offload_optimizer = "none"',
+                _("offload_optimizer needs a ZeRO strategy (ZeRO-Offload runs on ZeRO stages 1-3 or FSDP)"),
+                _('strategy = "zero1", "zero2", "zero3" or "fsdp", or offload_optimizer = "none"'),
             )
         if self.offload_params != "none" and self.strategy not in ("zero3", "fsdp"):
             raise implausible(
-                "offload_params needs the parameters sharded (ZeRO-3 or FSDP; ZeRO-Infinity offloads them "
-                "only under stage 3)",
-                'strategy = "zero3" or "fsdp", or offload_params = "none"',
+                _(
+                    "offload_params needs the parameters sharded (ZeRO-3 or FSDP; ZeRO-Infinity offloads them "
+                    "only under stage 3)"
+                ),
+                _('strategy = "zero3" or "fsdp", or offload_params = "none"'),
             )
         return self
 
@@ -132,8 +143,10 @@ class BudgetSpec(_Strict):
     def _no_rate_for_itself(self) -> BudgetSpec:
         if self.currency in self.exchange_rates:
             raise implausible(
-                f"exchange_rates gives a rate for {self.currency}, the budget's own currency",
-                "rates for the other currencies only",
+                _("exchange_rates gives a rate for {currency}, the budget's own currency").format(
+                    currency=self.currency
+                ),
+                _("rates for the other currencies only"),
             )
         return self
 
@@ -171,7 +184,9 @@ def parse_needs_text(text: str, path: Path | None = None) -> NeedsProfile:
     version = raw.get("format_version")
     if isinstance(version, int) and not isinstance(version, bool) and version > NEEDS_FORMAT_VERSION:
         raise NeedsProfileError(
-            f"format_version {version} is newer than this linkvet understands (up to {NEEDS_FORMAT_VERSION})",
+            _(
+                "format_version {version} is newer than this linkvet understands (up to {known}); update linkvet"
+            ).format(version=version, known=NEEDS_FORMAT_VERSION),
             path=path,
             field="format_version",
             expected=f"format_version = {NEEDS_FORMAT_VERSION}",
@@ -192,8 +207,14 @@ def validate_needs(
             exc, path, raw, lines or (lambda loc: None), NeedsProfile, NeedsProfileError
         )
         first = errors[0]
+        message = first.message
+        if len(errors) > 1:
+            more = len(errors) - 1
+            message = ngettext(
+                "{problem} (and {n} more problem)", "{problem} (and {n} more problems)", more
+            ).format(problem=first.message, n=more)
         raise NeedsProfileError(
-            first.message + (f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""),
+            message,
             path=path,
             line=first.line,
             field=first.field,

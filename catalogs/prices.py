@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from catalogs.facts import Provenance
+from catalogs.i18n import _
 from catalogs.needs import BudgetSpec
 from catalogs.schema import Offering, Price
 
@@ -28,10 +29,14 @@ def _derive(price: Price, gpus_per_node: int | None) -> tuple[float | None, str]
     if price.gpu_hour is not None:
         return price.gpu_hour, ""
     if price.node_hour is not None and gpus_per_node:
-        note = f" (derived: {price.node_hour:g}/node-hour ÷ {gpus_per_node} GPUs)"
+        note = _("derived: {price:g}/node-hour ÷ {gpus} GPUs").format(
+            price=price.node_hour, gpus=gpus_per_node
+        )
         return price.node_hour / gpus_per_node, note
     if price.node_month is not None and gpus_per_node:
-        note = f" (derived: {price.node_month:g}/month ÷ {HOURS_PER_MONTH} h ÷ {gpus_per_node} GPUs)"
+        note = _("derived: {price:g}/month ÷ {hours} h ÷ {gpus} GPUs").format(
+            price=price.node_month, hours=HOURS_PER_MONTH, gpus=gpus_per_node
+        )
         return price.node_month / HOURS_PER_MONTH / gpus_per_node, note
     return None, ""
 
@@ -59,7 +64,7 @@ class OfferingPrice(NamedTuple):
 
     gpu_hour: float | None  # as listed, in `currency`; None: not stated, or not derivable (`note` says why)
     currency: str | None
-    note: str  # how it was derived, "" when listed per GPU-hour
+    note: str  # how it was derived (whole clauses joined by "; "), "" when listed per GPU-hour
     source: Provenance | None
     gpus_only: bool  # the price covers the GPUs only: the host (VM, CPU, RAM) is billed on top
 
@@ -76,9 +81,9 @@ def offering_price(offering: Offering, region_id: str | None, gpus_per_node: int
     currency = price.currency or offering.currency
     value, note = _derive(price, gpus_per_node)
     if value is None:
-        return OfferingPrice(None, currency, " (node price, but GPUs per node unknown)", None, False)
+        return OfferingPrice(None, currency, _("node price, but GPUs per node unknown"), None, False)
     if region_id is None:
-        note += "; lowest listed price, region not stated"
+        note = "; ".join(n for n in (note, _("lowest listed price, region not stated")) if n)
     return OfferingPrice(value, currency, note, offering.fact("prices"), price.covers == "gpus-only")
 
 
@@ -86,17 +91,19 @@ def in_budget_currency(
     budget: BudgetSpec, gpu_hour: float | None, currency: str | None
 ) -> tuple[float | None, str]:
     """The price per GPU-hour in the budget's currency and the conversion used ("" when none was needed);
-    or None and why it is not compared."""
+    or None and why it is not compared (a clause: "currency CNY, no exchange rate given")."""
     if gpu_hour is None:
         return None, ""
     if currency is None:
-        return None, f"unknown (currency not stated, so not compared with {budget.currency} prices)"
+        return None, _("currency not stated, so not compared with {currency} prices").format(
+            currency=budget.currency
+        )
     converted = budget.in_budget_currency(gpu_hour, currency)
     if converted is None:
-        return None, f"unknown (currency {currency}, no exchange rate given)"
+        return None, _("currency {currency}, no exchange rate given").format(currency=currency)
     if currency == budget.currency:
         return converted, ""
     rate = budget.exchange_rates[currency]
-    return converted, (
-        f"{gpu_hour:.2f} {currency} at {rate:g} {budget.currency}/{currency}, the needs profile's exchange rate"
-    )
+    return converted, _(
+        "{price:.2f} {currency} at {rate:g} {budget}/{currency}, the needs profile's exchange rate"
+    ).format(price=gpu_hour, currency=currency, rate=rate, budget=budget.currency)

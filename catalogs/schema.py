@@ -31,6 +31,7 @@ from catalogs.facts import (
     Text,
     implausible,
 )
+from catalogs.i18n import _
 
 FORMAT_VERSION = 1
 
@@ -45,9 +46,11 @@ Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$")]
 Url = Annotated[str, Field(pattern=r"^https?://[^\s/]+")]
 
 
-def _positive(value: float | None, what: str) -> None:
+def _positive(value: float | None) -> None:
     if value is not None and value <= 0:
-        raise implausible(f"{what} must be greater than 0, not {value}", f"a positive {what}")
+        raise implausible(
+            _("must be greater than 0, not {value}").format(value=value), _("a number greater than 0")
+        )
 
 
 class Endpoint(Sourced):
@@ -63,11 +66,13 @@ class Endpoint(Sourced):
     @model_validator(mode="after")
     def _has_address(self) -> Endpoint:
         if self.kind in ("ping", "iperf3") and not self.host:
-            raise implausible(f"a {self.kind} endpoint needs `host`", 'host = "name or IP address"')
+            raise implausible(
+                _("a {kind} endpoint needs `host`").format(kind=self.kind), _('host = "name or IP address"')
+            )
         if self.kind == "tcp" and not (self.host and self.port):
-            raise implausible("a tcp endpoint needs `host` and `port`", "host and port, e.g. port = 22")
+            raise implausible(_("a tcp endpoint needs `host` and `port`"), _("host and port, e.g. port = 22"))
         if self.kind in ("http", "http_file", "looking_glass") and not self.url:
-            raise implausible(f"a {self.kind} endpoint needs `url`", 'url = "https://…"')
+            raise implausible(_("a {kind} endpoint needs `url`").format(kind=self.kind), 'url = "https://…"')
         return self
 
 
@@ -91,12 +96,14 @@ class IntraNode(Sourced):
     @field_validator("bandwidth_gbytes_s")
     @classmethod
     def _plausible_bandwidth(cls, value: float | None) -> float | None:
-        _positive(value, "bandwidth")
+        _positive(value)
         if value is not None and value > 10_000:
             raise implausible(
-                f"{value:g} GB/s per GPU is more than any GPU link (NVLink 5 is 1800 GB/s); "
-                "is it in MB/s or Gbit/s?",
-                "GB/s per GPU, e.g. 900 for NVLink 4",
+                _(
+                    "{value:g} GB/s per GPU is more than any GPU link (NVLink 5 is 1800 GB/s); "
+                    "is it in MB/s or Gbit/s?"
+                ).format(value=value),
+                _("GB/s per GPU, e.g. 900 for NVLink 4"),
             )
         return value
 
@@ -115,12 +122,13 @@ class InterNode(Sourced):
     @field_validator("bandwidth_gbit_s")
     @classmethod
     def _plausible_bandwidth(cls, value: float | None) -> float | None:
-        _positive(value, "bandwidth")
+        _positive(value)
         if value is not None and value > 51_200:
             raise implausible(
-                f"{value:g} Gbit/s per node is more than 64 rails of 800G; is it in Mbit/s "
-                f"({value / 1000:g} Gbit/s)?",
-                "Gbit/s per node, e.g. 3200 for 8 × 400G",
+                _(
+                    "{value:g} Gbit/s per node is more than 64 rails of 800G; is it in Mbit/s ({gbit:g} Gbit/s)?"
+                ).format(value=value, gbit=value / 1000),
+                _("Gbit/s per node, e.g. 3200 for 8 × 400G"),
             )
         return value
 
@@ -136,21 +144,26 @@ class Storage(Sourced):
     @classmethod
     def _plausible_nvme(cls, value: float | None) -> float | None:
         if value is not None and value < 0:
-            raise implausible(f"local NVMe cannot be negative ({value})", "TB per node, 0 or more")
+            raise implausible(
+                _("local NVMe cannot be negative ({value})").format(value=value), _("TB per node, 0 or more")
+            )
         if value is not None and value > 1000:
             raise implausible(
-                f"{value:g} TB of local NVMe per node is implausible; is it in GB ({value / 1000:g} TB)?",
-                "TB per node, e.g. 30.72",
+                _("{value:g} TB of local NVMe per node is implausible; is it in GB ({tb:g} TB)?").format(
+                    value=value, tb=value / 1000
+                ),
+                _("TB per node, e.g. 30.72"),
             )
         return value
 
     @field_validator("network_gbit_s")
     @classmethod
     def _plausible_network(cls, value: float | None) -> float | None:
-        _positive(value, "bandwidth")
+        _positive(value)
         if value is not None and value > 51_200:
             raise implausible(
-                f"{value:g} Gbit/s is implausible; is it in Mbit/s?", "Gbit/s per node, e.g. 100"
+                _("{value:g} Gbit/s is implausible; is it in Mbit/s?").format(value=value),
+                _("Gbit/s per node, e.g. 100"),
             )
         return value
 
@@ -173,28 +186,36 @@ class Price(Sourced):
     @classmethod
     def _positive_price(cls, value: float | None) -> float | None:
         if value is not None and value < 0:
-            raise implausible(f"a price cannot be negative ({value})", "a price greater than 0")
+            raise implausible(
+                _("a price cannot be negative ({value})").format(value=value), _("a price greater than 0")
+            )
         if value is not None and value == 0:
             raise implausible(
-                "a price of 0 is not a price: a free offering is not something to rent (leave the price out "
-                "if the source does not state it)",
-                "a price greater than 0",
+                _(
+                    "a price of 0 is not a price: a free offering is not something to rent (leave the price out "
+                    "if the source does not state it)"
+                ),
+                _("a price greater than 0"),
             )
         return value
 
     @model_validator(mode="after")
     def _plausible(self) -> Price:
         if self.gpu_hour is None and self.node_hour is None and self.node_month is None:
-            raise implausible("a price needs gpu_hour, node_hour or node_month", "at least one of them")
+            raise implausible(_("a price needs gpu_hour, node_hour or node_month"), _("at least one of them"))
         if self.gpu_hour is not None and self.gpu_hour > 500:
             raise implausible(
-                f"{self.gpu_hour:g} per GPU-hour is implausible; is it a monthly or per-node price?",
-                "price per GPU per hour, e.g. 2.49 (use node_month for monthly prices)",
+                _("{value:g} per GPU-hour is implausible; is it a monthly or per-node price?").format(
+                    value=self.gpu_hour
+                ),
+                _("price per GPU per hour, e.g. 2.49 (use node_month for monthly prices)"),
             )
         if self.node_hour is not None and self.node_hour > 5000:
             raise implausible(
-                f"{self.node_hour:g} per node-hour is implausible; is it a monthly price?",
-                "price per node per hour (use node_month for monthly prices)",
+                _("{value:g} per node-hour is implausible; is it a monthly price?").format(
+                    value=self.node_hour
+                ),
+                _("price per node per hour (use node_month for monthly prices)"),
             )
         return self
 
@@ -229,35 +250,44 @@ class Offering(SourcedTable):
     @classmethod
     def _plausible_gpu_count(cls, value: int | None) -> int | None:
         if value is not None and value < 1:
-            raise implausible(f"a node has at least one GPU, not {value}", "a whole number from 1 to 72")
+            raise implausible(
+                _("a node has at least one GPU, not {value}").format(value=value),
+                _("a whole number from 1 to {high}").format(high=MAX_GPUS_PER_NODE),
+            )
         if value is not None and value > MAX_GPUS_PER_NODE:
             raise implausible(
-                f"{value} GPUs in one node is more than any node holds (NVL72 racks have 72); "
-                "is it the cluster total? Put the node count in max_nodes",
-                "GPUs in one node, from 1 to 72",
+                _(
+                    "{value} GPUs in one node is more than any node holds (NVL72 racks have 72); "
+                    "is it the cluster total? Put the node count in max_nodes"
+                ).format(value=value),
+                _("GPUs in one node, from 1 to {high}").format(high=MAX_GPUS_PER_NODE),
             )
         return value
 
     @field_validator("gpu_memory_gb")
     @classmethod
     def _plausible_gpu_memory(cls, value: float | None) -> float | None:
-        _positive(value, "GPU memory")
+        _positive(value)
         if value is not None and value > MAX_GPU_MEMORY_GB:
             raise implausible(
-                f"{value:g} GB per GPU is implausible (the largest GPUs have under 300 GB); is it in MB or "
-                f"MiB (≈ {value / 1024:.0f} GiB)?",
-                "GB per GPU, e.g. 80",
+                _(
+                    "{value:g} GB per GPU is implausible (the largest GPUs have under 300 GB); is it in MB or "
+                    "MiB (≈ {gib:.0f} GiB)?"
+                ).format(value=value, gib=value / 1024),
+                _("GB per GPU, e.g. 80"),
             )
         return value
 
     @field_validator("ram_gib")
     @classmethod
     def _plausible_ram(cls, value: float | None) -> float | None:
-        _positive(value, "RAM")
+        _positive(value)
         if value is not None and value > 65_536:
             raise implausible(
-                f"{value:g} GiB of RAM per node is implausible; is it in MiB (≈ {value / 1024:.0f} GiB)?",
-                "GiB per node, e.g. 2048",
+                _("{value:g} GiB of RAM per node is implausible; is it in MiB (≈ {gib:.0f} GiB)?").format(
+                    value=value, gib=value / 1024
+                ),
+                _("GiB per node, e.g. 2048"),
             )
         return value
 
@@ -297,21 +327,28 @@ class Service(SourcedTable):
     def _plausible_sla(cls, value: float | None) -> float | None:
         if value is not None and 0 < value <= 1:
             raise implausible(
-                f"{value:g} looks like a fraction; write the SLA in percent (e.g. {value * 100:g})",
-                "a percentage such as 99.9",
+                _("{value:g} looks like a fraction; write the SLA in percent (e.g. {percent:g})").format(
+                    value=value, percent=value * 100
+                ),
+                _("a percentage such as 99.9"),
             )
         if value is not None and not 0 < value <= 100:
-            raise implausible(f"{value:g} is not a percentage", "a percentage such as 99.9")
+            raise implausible(
+                _("{value:g} is not a percentage").format(value=value), _("a percentage such as 99.9")
+            )
         return value
 
     @field_validator("ddos_protection_gbit_s")
     @classmethod
     def _plausible_ddos(cls, value: float | None) -> float | None:
         if value is not None and value < 0:
-            raise implausible(f"DDoS protection cannot be negative ({value})", "Gbit/s, 0 or more")
+            raise implausible(
+                _("DDoS protection cannot be negative ({value})").format(value=value), _("Gbit/s, 0 or more")
+            )
         if value is not None and value > 100_000:
             raise implausible(
-                f"{value:g} Gbit/s is implausible; is it in Mbit/s?", "Gbit/s, e.g. 1000 for 1 Tbit/s"
+                _("{value:g} Gbit/s is implausible; is it in Mbit/s?").format(value=value),
+                _("Gbit/s, e.g. 1000 for 1 Tbit/s"),
             )
         return value
 

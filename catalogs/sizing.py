@@ -42,7 +42,7 @@ from functools import lru_cache
 from catalogs.checklist import ScaleRow
 from catalogs.errors import SizingError
 from catalogs.facts import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_NODE
-from catalogs.i18n import _
+from catalogs.i18n import _, ngettext
 from catalogs.needs import NeedsProfile
 
 GB = 1e9
@@ -130,10 +130,12 @@ class MemoryBreakdown:
 def _check_parallel(needs: NeedsProfile, n_gpus: int) -> int:
     model_parallel = needs.training.tensor_parallel * needs.training.pipeline_parallel
     if n_gpus < 1:
-        raise SizingError(f"need at least one GPU, not {n_gpus}")
+        raise SizingError(_("need at least one GPU, not {n}").format(n=n_gpus))
     if n_gpus % model_parallel:
         raise SizingError(
-            f"{n_gpus} GPUs cannot be split into tensor × pipeline parallel groups of {model_parallel}"
+            _("{n} GPUs cannot be split into tensor × pipeline parallel groups of {size}").format(
+                n=n_gpus, size=model_parallel
+            )
         )
     return n_gpus // model_parallel
 
@@ -248,7 +250,7 @@ def _min_gpus_cached(needs: NeedsProfile, gpu_memory_gb: float, max_gpus: int) -
 def ring_allreduce_bytes(n_ranks: int, buffer_bytes: float) -> float:
     """Bytes each rank sends in a ring all-reduce of `buffer_bytes`: 2(N−1)/N × buffer (Patarasuk & Yuan)."""
     if n_ranks < 1:
-        raise SizingError(f"an all-reduce needs at least one rank, not {n_ranks}")
+        raise SizingError(_("an all-reduce needs at least one rank, not {n}").format(n=n_ranks))
     return 2 * (n_ranks - 1) / n_ranks * buffer_bytes
 
 
@@ -308,7 +310,7 @@ def step_seconds(needs: NeedsProfile, n_gpus: int, bf16_tflops: float | None) ->
 def implied_internode_gbit_s(needs: NeedsProfile, n_gpus: int, seconds: float, gpus_per_node: int) -> float:
     """Per-node inter-node bandwidth so that the step's sync fits in `comm_fraction` of `seconds`."""
     if seconds <= 0:
-        raise SizingError(f"a step takes some time, not {seconds} s")
+        raise SizingError(_("a step takes some time, not {seconds} s").format(seconds=seconds))
     sync = sync_bytes_per_step(needs, n_gpus, gpus_per_node)
     return sync * 8 / (seconds * needs.training.comm_fraction) / 1e9
 
@@ -393,14 +395,25 @@ def size(
         model_states = (needs.model.params * frozen + trained * states.total) / GB
     else:
         model_states = trained * states.total / GB
+    if t.precision == "fp32":
+        precision = _("{precision} with {optimizer}: {bytes:g} bytes per trained parameter before sharding")
+    else:
+        precision = _(
+            "{precision} mixed precision with {optimizer}: {bytes:g} bytes per trained parameter before sharding"
+        )
     assumptions = [
-        f"{t.precision} {'mixed precision' if t.precision != 'fp32' else ''} with {t.optimizer}: "
-        f"{states.total:g} bytes per trained parameter before sharding".replace("  ", " "),
-        f"{needs.cluster.memory_reserve:.0%} of GPU memory kept free (CUDA context, NCCL, fragmentation)",
+        precision.format(precision=t.precision, optimizer=t.optimizer, bytes=states.total),
+        _("{share:.0%} of GPU memory kept free (CUDA context, NCCL, fragmentation)").format(
+            share=needs.cluster.memory_reserve
+        ),
     ]
     if model_shape(needs).estimated:
         shape = model_shape(needs)
-        assumptions.append(f"model shape estimated: {shape.layers} layers × hidden {shape.hidden_size}")
+        assumptions.append(
+            _("model shape estimated: {layers} layers × hidden {hidden}").format(
+                layers=shape.layers, hidden=shape.hidden_size
+            )
+        )
     fewest = min_gpus(needs, gpu_memory_gb)
     wanted = needs.cluster.gpus_wanted or (
         needs.cluster.nodes_wanted * gpus_per_node if needs.cluster.nodes_wanted else None
@@ -417,24 +430,32 @@ def size(
     bandwidth = None
     if planned and seconds and nodes and nodes > 1:
         bandwidth = implied_internode_gbit_s(needs, planned, seconds, gpus_per_node)
-        assumptions.append(
-            f"gradient sync may take {t.comm_fraction:.0%} of a step"
-            + ("" if t.target_step_seconds else f"; step time from 6·P·tokens at {t.mfu:.0%} MFU")
-        )
+        if t.target_step_seconds:
+            sync_text = _("gradient sync may take {share:.0%} of a step")
+        else:
+            sync_text = _(
+                "gradient sync may take {share:.0%} of a step; step time from 6·P·tokens at {mfu:.0%} MFU"
+            )
+        assumptions.append(sync_text.format(share=t.comm_fraction, mfu=t.mfu))
     offloaded = offloaded_gb_per_gpu(needs, planned) if planned else {}
     on_node = min(planned, gpus_per_node) if planned else 0
     if offloaded:
+        moved = {
+            ("optimizer", "cpu"): _("optimizer states and gradients to host RAM"),
+            ("optimizer", "nvme"): _("optimizer states and gradients to local NVMe"),
+            ("params", "cpu"): _("parameters to host RAM"),
+            ("params", "nvme"): _("parameters to local NVMe"),
+        }
         where = ", ".join(
-            f"{what} to {'host RAM' if device == 'cpu' else 'local NVMe'}"
-            for what, device in (
-                ("optimizer states and gradients", t.offload_optimizer),
-                ("parameters", t.offload_params),
-            )
+            moved[what, device]
+            for what, device in (("optimizer", t.offload_optimizer), ("params", t.offload_params))
             if device != "none"
         )
         assumptions.append(
-            f"offload (ZeRO-Offload/ZeRO-Infinity): {where}; the optimizer step runs on the CPU and steps are "
-            "slower than the compute estimate"
+            _(
+                "offload (ZeRO-Offload/ZeRO-Infinity): {where}; the optimizer step runs on the CPU and steps are "
+                "slower than the compute estimate"
+            ).format(where=where)
         )
     return SizingResult(
         gpu_memory_gb=gpu_memory_gb,
@@ -464,26 +485,39 @@ def scale_table_note(result: SizingResult, row: ScaleRow | None) -> str | None:
     if row is None or result.min_gpus is None:
         return None
     if row.min_params_b <= 0:
-        band = f"models up to {row.max_params_b:g}B"
+        band = _("models up to {high:g}B").format(high=row.max_params_b)
     elif row.max_params_b >= 1e5:
-        band = f"{row.min_params_b:g}B+ models"
+        band = _("{low:g}B+ models").format(low=row.min_params_b)
     else:
-        band = f"{row.min_params_b:g}B–{row.max_params_b:g}B models"
+        band = _("{low:g}B–{high:g}B models").format(low=row.min_params_b, high=row.max_params_b)
+    values = {"n": result.min_gpus, "table": row.gpus, "band": band}
     if row.min_gpus is not None and result.min_gpus < row.min_gpus:
-        quote = (
-            " (document 003: 7B with ZeRO-3 can start on 4 × A800 80 GB, and 8 GPUs are the more common start "
-            "for a usable speed)"
-            if row.min_params_b < 7 <= row.max_params_b
-            else ""
-        )
-        return (
-            f"Memory alone needs only {result.min_gpus} GPU(s); the documents' scale table gives {row.gpus} GPUs "
-            f"for {band}. That is a throughput minimum, not a memory one: GPUs enough to train at a useful "
-            f"speed{quote}. With {result.min_gpus} GPU(s) the job fits but trains proportionally slower."
-        )
+        if row.min_params_b < 7 <= row.max_params_b:
+            text = ngettext(
+                "Memory alone needs only {n} GPU; the documents' scale table gives {table} GPUs for {band}. That "
+                "is a throughput minimum, not a memory one: GPUs enough to train at a useful speed (document "
+                "003: 7B with ZeRO-3 can start on 4 × A800 80 GB, and 8 GPUs are the more common start for a "
+                "usable speed). With {n} GPU the job fits but trains proportionally slower.",
+                "Memory alone needs only {n} GPUs; the documents' scale table gives {table} GPUs for {band}. "
+                "That is a throughput minimum, not a memory one: GPUs enough to train at a useful speed "
+                "(document 003: 7B with ZeRO-3 can start on 4 × A800 80 GB, and 8 GPUs are the more common "
+                "start for a usable speed). With {n} GPUs the job fits but trains proportionally slower.",
+                result.min_gpus,
+            )
+        else:
+            text = ngettext(
+                "Memory alone needs only {n} GPU; the documents' scale table gives {table} GPUs for {band}. That "
+                "is a throughput minimum, not a memory one: GPUs enough to train at a useful speed. With {n} GPU "
+                "the job fits but trains proportionally slower.",
+                "Memory alone needs only {n} GPUs; the documents' scale table gives {table} GPUs for {band}. "
+                "That is a throughput minimum, not a memory one: GPUs enough to train at a useful speed. With "
+                "{n} GPUs the job fits but trains proportionally slower.",
+                result.min_gpus,
+            )
+        return text.format(**values)
     if row.max_gpus is not None and result.min_gpus > row.max_gpus:
-        return (
-            f"Memory alone needs {result.min_gpus} GPUs, more than the {row.gpus} the documents' scale table "
-            f"gives for {band}: the strategy keeps too much on each GPU (ZeRO-3/FSDP or offload shrink it)."
-        )
+        return _(
+            "Memory alone needs {n} GPUs, more than the {table} the documents' scale table gives for {band}: "
+            "the strategy keeps too much on each GPU (ZeRO-3/FSDP or offload shrink it)."
+        ).format(**values)
     return None

@@ -29,6 +29,7 @@ import tomli_w
 from catalogs import _toml
 from catalogs.errors import SkyPilotImportError, SkyPilotRowError
 from catalogs.gpus import GpuReference, GpuSpec, default_gpu_reference
+from catalogs.i18n import _, ngettext
 from catalogs.schema import FORMAT_VERSION
 from catalogs.skypilot_rows import (
     MAX_CELL,
@@ -79,9 +80,15 @@ def _number(value: str | None, column: str) -> float | None:
     try:
         number = float(text)
     except ValueError:
-        raise SkyPilotRowError(f"{column} {text!r} is not a number") from None
+        raise SkyPilotRowError(
+            _("{column} {value!r} is not a number").format(column=column, value=text)
+        ) from None
     if not math.isfinite(number) or number < 0:
-        raise SkyPilotRowError(f"{column} {text!r} is not a usable value (0 or more expected)")
+        raise SkyPilotRowError(
+            _("{column} {value!r} is not a usable value (0 or more expected)").format(
+                column=column, value=text
+            )
+        )
     return number
 
 
@@ -124,7 +131,9 @@ def _read(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
         return read_rows(text)
     except csv.Error as exc:  # e.g. a NUL byte: nothing after it can be read
         raise SkyPilotImportError(
-            f"not a readable CSV: {exc}", path=path, expected="a SkyPilot-format CSV"
+            _("not a readable CSV: {reason}").format(reason=exc),
+            path=path,
+            expected=_("a SkyPilot-format CSV"),
         ) from exc
 
 
@@ -151,10 +160,14 @@ def import_skypilot_csv(
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing:
         raise SkyPilotImportError(
-            "missing column(s) " + ", ".join(missing),
+            ngettext("missing column {columns}", "missing columns {columns}", len(missing)).format(
+                columns=", ".join(missing)
+            ),
             path=path,
             line=1,
-            expected="a SkyPilot vms.csv header with " + ", ".join(REQUIRED_COLUMNS),
+            expected=_("a SkyPilot vms.csv header with {columns}").format(
+                columns=", ".join(REQUIRED_COLUMNS)
+            ),
         )
     result = ImportResult(catalog={})
     builder = _Builder(gpus, result)
@@ -168,24 +181,40 @@ def import_skypilot_csv(
         except SkyPilotRowError as exc:
             if strict:
                 raise SkyPilotImportError(
-                    f"row cannot be understood: {exc}",
+                    _("row cannot be understood: {reason}").format(reason=exc),
                     path=path,
                     line=line,
-                    expected="a SkyPilot vms.csv row",
+                    expected=_("a SkyPilot vms.csv row"),
                 ) from None
             result.skipped.append(Skipped(line, str(exc)))
     if result.not_offered:
         result.warnings.append(
-            f"{path.name}: {result.not_offered} row(s) with Price 0 left out: not offered there"
+            ngettext(
+                "{file}: {n} row with Price 0 left out: not offered there",
+                "{file}: {n} rows with Price 0 left out: not offered there",
+                result.not_offered,
+            ).format(file=path.name, n=result.not_offered)
         )
     if result.no_gpu:
         result.warnings.append(
-            f"{path.name}: skipped {result.no_gpu} row(s) without AcceleratorName (e.g. GCP host-VM rows)"
+            ngettext(
+                "{file}: skipped {n} row without AcceleratorName (e.g. GCP host-VM rows)",
+                "{file}: skipped {n} rows without AcceleratorName (e.g. GCP host-VM rows)",
+                result.no_gpu,
+            ).format(file=path.name, n=result.no_gpu)
         )
     if result.duplicates:
-        result.warnings.append(f"{path.name}: {result.duplicates} duplicate row(s) read once")
+        result.warnings.append(
+            ngettext(
+                "{file}: {n} duplicate row read once",
+                "{file}: {n} duplicate rows read once",
+                result.duplicates,
+            ).format(file=path.name, n=result.duplicates)
+        )
     if not builder.groups:
-        raise SkyPilotImportError("no GPU rows found", path=path, expected="rows with an AcceleratorName")
+        raise SkyPilotImportError(
+            _("no GPU rows found"), path=path, expected=_("rows with an AcceleratorName")
+        )
     result.catalog = builder.catalog(provider_id, provider_name, source, as_of)
     return result
 
@@ -202,10 +231,18 @@ class _Builder:
 
     def add(self, line: int, columns: list[str], cells: list[str], seen: dict[tuple[str, ...], int]) -> None:
         if len(cells) > len(columns):
-            raise SkyPilotRowError(f"{len(cells)} cells where the header has {len(columns)} columns")
+            raise SkyPilotRowError(
+                _("{cells} cells where the header has {columns} columns").format(
+                    cells=len(cells), columns=len(columns)
+                )
+            )
         length = too_long(cells)
         if length is not None:
-            raise SkyPilotRowError(f"a cell of {length:,} characters (more than {MAX_CELL:,})")
+            raise SkyPilotRowError(
+                _("a cell of {length:,} characters (more than {limit:,})").format(
+                    length=length, limit=MAX_CELL
+                )
+            )
         key = tuple(cells)
         if key in seen:
             self.result.duplicates += 1
@@ -219,16 +256,20 @@ class _Builder:
         count = _number(row.get("AcceleratorCount"), "AcceleratorCount")
         if count is None or count < 1 or count != int(count):
             raise SkyPilotRowError(
-                f"AcceleratorCount {row.get('AcceleratorCount')!r} is not a whole number of GPUs"
+                _("AcceleratorCount {value!r} is not a whole number of GPUs").format(
+                    value=row.get("AcceleratorCount")
+                )
             )
         region_raw = (row.get("Region") or "").strip()
         if not region_raw:
-            raise SkyPilotRowError("empty Region")
+            raise SkyPilotRowError(_("empty Region"))
         label, country, region_note = region_label(region_raw)
         region_id = slugify(label)
         if self.region_names.setdefault(region_id, label) != label:
             raise SkyPilotRowError(
-                f"regions {self.region_names[region_id]!r} and {label!r} map to the same id {region_id!r}"
+                _("regions {first!r} and {second!r} map to the same id {id!r}").format(
+                    first=self.region_names[region_id], second=label, id=region_id
+                )
             )
         price = _number(row.get("Price"), "Price")
         spot = _number(row.get("SpotPrice"), "SpotPrice")

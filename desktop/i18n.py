@@ -7,6 +7,12 @@ are Qt translations (`desktop/app/translations/`, `self.tr`).
 Same rules as `probes.i18n`: one message per sentence, named placeholders, JSON keys and enumerated values
 never translated; the language follows LANGUAGE, LC_ALL, LC_MESSAGES, LANG until chosen; no catalog for a
 language means English.
+
+How the environment reads (gettext's own rules, the same in every domain): the first of LANGUAGE, LC_ALL,
+LC_MESSAGES and LANG that is set decides; LANGUAGE may list several (`zh_TW:zh_CN`). `zh_CN.UTF-8`,
+`zh_CN.GB18030`, `zh_CN` and `zh` read as zh_CN; `zh_TW`, `zh_HK`, `C`, `POSIX` and anything else without a
+catalog read as English. `current_language()` says which of `LANGUAGES` is in effect, e.g. for a file
+written in the language of the run (the workbook, the questionnaire).
 """
 
 from __future__ import annotations
@@ -38,6 +44,11 @@ def set_language(language: str | None) -> None:
     catalogs.i18n.set_language(language)
 
 
+def chosen() -> str | None:
+    """The language `set_language` chose; None while the environment decides."""
+    return _language
+
+
 @contextlib.contextmanager
 def language(chosen: str | None) -> Iterator[None]:
     """Every domain in `chosen` for the block (e.g. a questionnaire written in Chinese from an English
@@ -50,9 +61,22 @@ def language(chosen: str | None) -> Iterator[None]:
         set_language(before)
 
 
+def current_language() -> str:
+    """The language messages are in now: "zh_CN" when the desktop catalog for it is in use (chosen, or found
+    from the environment), else "en"."""
+    found = _translation.info().get("language") if isinstance(_translation, gettext.GNUTranslations) else None
+    return found if found in LANGUAGES else "en"
+
+
 def _(message: str) -> str:
     """`message` in the current language."""
     return _translation.gettext(message)
+
+
+def N_(message: str) -> str:
+    """`message` itself, marked for extraction: translate it with `_` where it is shown (a module-level
+    table such as `desktop.cli.errors.EXIT_RULES`)."""
+    return message
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -3,18 +3,26 @@
     python packaging/update_messages.py            # extract, merge into each zh_CN .po, compile the .mo
     python packaging/update_messages.py --check    # change nothing; exit 1 naming what is out of step
 
-Extraction is Babel's (the `_` and `ngettext` calls of each package's modules); new messages arrive in the
+Extraction is Babel's (the `_`, `N_` and `ngettext` calls of each package's modules, and the titles and
+descriptions of the bundled checklist, `catalogs/checklist.toml`); new messages arrive in the
 .po untranslated, changed ones fuzzy — translate them (the glossary beside the translations,
 `desktop/locale/glossary.md`, keeps the words the same everywhere), then run this again to compile.
 `tests/test_messages.py` fails while a message lacks a translation, a translation is fuzzy or drops a
 placeholder, or a compiled catalog is stale.
+
+One catalog is kept by hand and only compiled here: `desktop/locale/<lang>/LC_MESSAGES/argparse.po`, argparse's
+own words ("usage:", "the following arguments are required: %s"), whose msgids are the standard library's
+(`desktop/cli/_argparse_words.py` says how the CLI uses them).
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import re
 import sys
+import tomllib
+from collections.abc import Collection, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,17 +34,36 @@ from babel.messages.pofile import read_po, write_po
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DOMAINS = ("probes", "catalogs", "desktop")
 LANGUAGES = ("zh_CN",)
-KEYWORDS = {"_": None, "ngettext": (1, 2)}
+# Catalogs kept by hand (no extraction: the messages are another program's), by domain: the package they
+# ship in.
+HAND_KEPT = {"argparse": "desktop"}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}  # N_: marked where defined, translated where shown
+_CHECKLIST_TEXT = re.compile(r"^\s*(title|what)\s*=")
 # A fixed date, so that running this twice writes the same bytes.
 _DATE = datetime(2026, 12, 1, tzinfo=UTC)
 
 
 def po_path(domain: str, language: str) -> Path:
-    return REPO_ROOT / domain / "locale" / language / "LC_MESSAGES" / f"{domain}.po"
+    package = HAND_KEPT.get(domain, domain)
+    return REPO_ROOT / package / "locale" / language / "LC_MESSAGES" / f"{domain}.po"
 
 
 def mo_path(domain: str, language: str) -> Path:
     return po_path(domain, language).with_suffix(".mo")
+
+
+def extract_checklist(
+    fileobj: io.BufferedIOBase,
+    keywords: Mapping[str, object],
+    comment_tags: Collection[str],
+    options: Mapping[str, object],
+) -> Iterator[tuple[int, str, str, list[str]]]:
+    """Babel extraction method for `checklist.toml`: each criterion's `title` and `what`, which the faces
+    show through `catalogs.i18n._` (one TOML line each)."""
+    for lineno, line in enumerate(fileobj.read().decode("utf-8").splitlines(), start=1):
+        if _CHECKLIST_TEXT.match(line):
+            (value,) = tomllib.loads(line).values()
+            yield lineno, "_", str(value), []
 
 
 def extract(domain: str) -> Catalog:
@@ -44,7 +71,7 @@ def extract(domain: str) -> Catalog:
     template = Catalog(project="linkvet", domain=domain, creation_date=_DATE, fuzzy=False)
     for filename, lineno, message, comments, context in extract_from_dir(
         REPO_ROOT / domain,
-        method_map=[("**.py", "python")],
+        method_map=[("**.py", "python"), ("checklist.toml", extract_checklist)],
         keywords=KEYWORDS,
         comment_tags=("TRANSLATORS:",),
         strip_comment_tags=True,
@@ -111,6 +138,15 @@ def main(argv: list[str] | None = None) -> int:
             untranslated = sum(1 for m in catalog if m.id and (not m.string or m.fuzzy))
             if untranslated:
                 print(f"{po_path(domain, language).relative_to(REPO_ROOT)}: {untranslated} to translate")
+    for domain in HAND_KEPT:
+        for language in LANGUAGES:
+            catalog = read(po_path(domain, language), language, domain)
+            compiled = mo_bytes(catalog)
+            mo = mo_path(domain, language)
+            if not mo.exists() or mo.read_bytes() != compiled:
+                stale.append(str(mo.relative_to(REPO_ROOT)))
+                if not args.check:
+                    mo.write_bytes(compiled)
     if stale:
         print(("out of step: " if args.check else "written: ") + ", ".join(stale))
     return 1 if (stale and args.check) else 0

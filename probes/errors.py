@@ -184,8 +184,14 @@ class ReadError(AcceptError):
         self.reason = message
         self.expected = expected
         where = path if line is None else f"{path}:{line}"
-        tail = f" (expected {expected})" if expected else ""
-        super().__init__(f"{where}: {message}{tail}")
+        if expected:
+            super().__init__(
+                _("{where}: {problem} (expected {expected})").format(
+                    where=where, problem=message, expected=expected
+                )
+            )
+        else:
+            super().__init__(f"{where}: {message}")
 
 
 class ReportFormatError(AcceptError):

@@ -9,6 +9,11 @@ Write every sentence a person reads as one message with named placeholders, neve
 
 Machine-readable output (JSON keys, enumerated values such as `cn2-gia`) is never translated.
 
+A message defined where no language is chosen yet (a module-level table such as `probes.routes.RULES`) is
+marked with `N_` (gettext_noop: extracted, not translated) and translated with `_` where it is shown:
+
+    Rule("cn2-only", ..., N_("CN2 (AS4809) hops and no 163 (AS4134) hop"), ...)   →   _(rule.text)
+
 The language follows gettext's environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) until `set_language` picks
 one (the CLI's `--lang`, the window's language switch, through `desktop.i18n.set_language`); a language with
 no catalog falls back to English. `catalogs.i18n` and `desktop.i18n` are the same for their own domains
@@ -36,6 +41,11 @@ def set_language(language: str | None) -> None:
 def _(message: str) -> str:
     """`message` in the current language."""
     return _translation.gettext(message)
+
+
+def N_(message: str) -> str:
+    """`message` itself, marked for extraction: translate it with `_` where it is shown."""
+    return message
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from probes.errors import PeakWindowError as PeakWindowError  # re-exported: its callers catch it here
 from probes.errors import ProbesError, TimeZoneError
+from probes.i18n import _
 
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _PATTERN = re.compile(r"^\s*(\d{1,2}):(\d{2})\s*-\s*(\d{1,2}):(\d{2})\s+(\S+)\s*(?:\s(.+))?$")
@@ -29,7 +30,9 @@ def check_zone(tz: str, error: type[ProbesError] = TimeZoneError) -> str:
     try:
         ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):
-        raise error(f"unknown time zone {tz!r} (expected an IANA name such as Asia/Shanghai)") from None
+        raise error(
+            _("unknown time zone {tz!r} (expected an IANA name such as Asia/Shanghai)").format(tz=tz)
+        ) from None
     return tz
 
 
@@ -43,9 +46,9 @@ class PeakWindow:
     def __post_init__(self) -> None:
         check_zone(self.tz, PeakWindowError)
         if self.start == self.end:
-            raise PeakWindowError("a peak window must not start and end at the same time")
+            raise PeakWindowError(_("a peak window must not start and end at the same time"))
         if any(d not in range(7) for d in self.days):
-            raise PeakWindowError(f"days must be 0-6 (Monday-Sunday), got {self.days}")
+            raise PeakWindowError(_("days must be 0-6 (Monday-Sunday), got {days}").format(days=self.days))
 
     @classmethod
     def parse(cls, text: str) -> PeakWindow:
@@ -53,7 +56,9 @@ class PeakWindow:
         match = _PATTERN.match(text)
         if not match:
             raise PeakWindowError(
-                f"{text!r}: expected 'HH:MM-HH:MM Zone/Name', e.g. '20:00-23:00 Asia/Shanghai'"
+                _("{text!r}: expected 'HH:MM-HH:MM Zone/Name', e.g. '20:00-23:00 Asia/Shanghai'").format(
+                    text=text
+                )
             )
         h1, m1, h2, m2, tz, days_text = match.groups()
         return cls(_clock(h1, m1, text), _clock(h2, m2, text), tz, parse_days(days_text or ""))
@@ -122,7 +127,9 @@ def parse_days(text: str) -> tuple[int, ...]:
     days = []
     for part in re.split(r"[,\s]+", text.strip().lower()):
         if part[:3] not in DAY_NAMES:
-            raise PeakWindowError(f"unknown day {part!r} (expected mon, tue, wed, thu, fri, sat or sun)")
+            raise PeakWindowError(
+                _("unknown day {day!r} (expected mon, tue, wed, thu, fri, sat or sun)").format(day=part)
+            )
         days.append(DAY_NAMES.index(part[:3]))
     return tuple(sorted(set(days)))
 
@@ -132,5 +139,9 @@ def _clock(hours: str, minutes: str, whole: str) -> time:
     if h == 24 and m == 0:
         return time(0)
     if not (0 <= h <= 23 and 0 <= m <= 59):
-        raise PeakWindowError(f"{whole!r}: {hours}:{minutes} is not a time of day (00:00-24:00)")
+        raise PeakWindowError(
+            _("{text!r}: {hours}:{minutes} is not a time of day (00:00-24:00)").format(
+                text=whole, hours=hours, minutes=minutes
+            )
+        )
     return time(h, m)

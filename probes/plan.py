@@ -182,7 +182,7 @@ class TargetModel(_Strict):
     @model_validator(mode="after")
     def _has_address(self) -> TargetModel:
         if not self.host and not self.url:
-            raise ValueError("a target needs `host` (for icmp/tcp/iperf3) or `url` (for http/download)")
+            raise ValueError(_("a target needs `host` (for icmp/tcp/iperf3) or `url` (for http/download)"))
         return self
 
 
@@ -231,8 +231,9 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
     if isinstance(version, int) and not isinstance(version, bool) and version > PLAN_VERSION:
         raise PlanError(
             path,
-            f"plan format version {version} is newer than this linkvet understands ({PLAN_VERSION}); "
-            "upgrade linkvet",
+            _(
+                "plan format version {version} is newer than this linkvet understands ({known}); upgrade linkvet"
+            ).format(version=version, known=PLAN_VERSION),
             line=locate(text, ("version",)),
             field="version",
         )
@@ -247,7 +248,9 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
     if model.version != PLAN_VERSION:
         raise PlanError(
             path,
-            f"unsupported plan format version {model.version} (expected {PLAN_VERSION})",
+            _("unsupported plan format version {version} (expected {known})").format(
+                version=model.version, known=PLAN_VERSION
+            ),
             line=locate(text, ("version",)),
             field="version",
         )
@@ -295,7 +298,9 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
             if target.key in seen:
                 raise PlanError(
                     path,
-                    f"the same {method} target ({target.key}) is already target #{seen[target.key] + 1}",
+                    _("the same {method} target ({key}) is already target #{first}").format(
+                        method=method, key=target.key, first=seen[target.key] + 1
+                    ),
                     line=locate(text, ("targets", index)),
                     field=f"targets[{index}]",
                 )
@@ -370,17 +375,19 @@ def _explain(error: Any) -> str:
     kind = error["type"]
     message = str(error["msg"])
     if kind == "extra_forbidden":
-        return "unknown field (check its spelling; see the plan format in the README)"
+        return _("unknown field (check its spelling; see the plan format in the README)")
     if kind == "missing":
-        return "missing (this field is required)"
+        return _("missing (this field is required)")
     if kind == "enum":
         expected = error.get("ctx", {}).get("expected", "")
-        return f"got {error.get('input')!r}, expected one of {expected}"
+        return _("got {value!r}, expected one of {expected}").format(
+            value=error.get("input"), expected=expected
+        )
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
     given = error.get("input")
     if kind not in ("value_error",) and not isinstance(given, dict | list):
-        return f"{message} (got {given!r})"
+        return _("{problem} (got {value!r})").format(problem=message, value=given)
     return message
 
 

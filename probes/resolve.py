@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from probes.errors import ResolveFailed
+from probes.i18n import _
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,12 +38,16 @@ async def resolve(host: str, family: int = socket.AF_UNSPEC) -> Resolved:
     try:
         infos = await loop.getaddrinfo(host, None, family=family, type=socket.SOCK_STREAM)
     except socket.gaierror as exc:
-        raise ResolveFailed(f"cannot resolve {host!r}: {exc.strerror or exc}") from exc
+        raise ResolveFailed(
+            _("cannot resolve {host!r}: {reason}").format(host=host, reason=exc.strerror or exc)
+        ) from exc
     except UnicodeError as exc:
-        raise ResolveFailed(f"cannot resolve {host!r}: not a valid host name ({exc})") from exc
+        raise ResolveFailed(
+            _("cannot resolve {host!r}: not a valid host name ({reason})").format(host=host, reason=exc)
+        ) from exc
     dns_ms = (time.perf_counter_ns() - started) / 1e6
     if not infos:
-        raise ResolveFailed(f"cannot resolve {host!r}: no addresses")
+        raise ResolveFailed(_("cannot resolve {host!r}: no addresses").format(host=host))
     infos.sort(key=lambda info: 0 if info[0] == socket.AF_INET else 1)
     fam, _type, _proto, _canon, sockaddr = infos[0]
     address = str(sockaddr[0])

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from probes.errors import ErrorKind
+from probes.i18n import _
 from probes.icmp_engine import IcmpEngine
 from probes.methods import BULK_METHODS, MEASURES, RunContext
 from probes.methods._context import SampleHook
@@ -135,8 +136,10 @@ class Runner:
                 now_us(),
                 samples=samples,
                 error=ErrorKind.DEADLINE,
-                message=f"gave up after {budget:.0f} s (the target's overall time budget); "
-                f"{len(samples)} of {options.count} attempts had finished and are kept",
+                message=_(
+                    "gave up after {seconds} s (the target's overall time budget); {done} of {count} "
+                    "attempts had finished and are kept"
+                ).format(seconds=f"{budget:.0f}", done=len(samples), count=options.count),
             )
         except Exception as exc:  # a fault in a method must not cost the round the other targets' results
             log.exception("internal error measuring %s with %s", target.name, target.method)
@@ -145,8 +148,10 @@ class Runner:
                 started,
                 now_us(),
                 error=ErrorKind.INTERNAL,
-                message=f"internal error in linkvet's {target.method} probe: {type(exc).__name__}: {exc} "
-                "(please report it; the traceback is in the log)",
+                message=_(
+                    "internal error in linkvet's {method} probe: {error}: {reason} (please report it; the "
+                    "traceback is in the log)"
+                ).format(method=target.method, error=type(exc).__name__, reason=exc),
             )
 
 

@@ -73,30 +73,42 @@ class Target:
         for label in ("name", "provider", "region", "line_type"):
             value = getattr(self, label)
             if value is not None and not isinstance(value, str):
-                raise TargetError(f"{label} must be text, got {value!r}")
+                raise TargetError(_("{field} must be text, got {value!r}").format(field=label, value=value))
         try:
             object.__setattr__(self, "method", Method(self.method))
         except ValueError:
             known = ", ".join(m.value for m in Method)
-            raise TargetError(f"unknown method {self.method!r} (expected one of: {known})") from None
+            raise TargetError(
+                _("unknown method {method!r} (expected one of: {known})").format(
+                    method=self.method, known=known
+                )
+            ) from None
         if self.method in URL_METHODS:
             if not self.url:
-                raise TargetError(f"method {self.method} needs a URL (http:// or https://)")
+                raise TargetError(
+                    _("method {method} needs a URL (http:// or https://)").format(method=self.method)
+                )
             if not isinstance(self.url, str):
-                raise TargetError(f"{self.url!r} is not a URL")
+                raise TargetError(_("{url!r} is not a URL").format(url=self.url))
             object.__setattr__(self, "url", normalise_url(self.url))
             object.__setattr__(self, "host", url_host(self.url))
         else:
             if not self.host:
-                raise TargetError(f"method {self.method} needs a host name or address")
+                raise TargetError(
+                    _("method {method} needs a host name or address").format(method=self.method)
+                )
             if not isinstance(self.host, str):
-                raise TargetError(f"{self.host!r} is not a host name or address")
+                raise TargetError(_("{host!r} is not a host name or address").format(host=self.host))
             object.__setattr__(self, "host", normalise_host(self.host))
         if self.port is not None:
             if isinstance(self.port, bool) or not isinstance(self.port, int) or not 1 <= self.port <= 65535:
-                raise TargetError(f"port {self.port!r} is not a TCP port (expected an integer 1-65535)")
+                raise TargetError(
+                    _("port {port!r} is not a TCP port (expected an integer 1-65535)").format(port=self.port)
+                )
         elif self.method is Method.TCP:
-            raise TargetError(f"method tcp needs a TCP port to connect to {self.host} (e.g. port 22)")
+            raise TargetError(
+                _("method tcp needs a TCP port to connect to {host} (e.g. port 22)").format(host=self.host)
+            )
         if not self.name:
             object.__setattr__(self, "name", self.default_name())
 
@@ -137,7 +149,11 @@ class Target:
         """A target from its plain form (missing keys: None; empty labels: None). Raises TargetError for an
         entry that is no mapping or names a target that cannot be probed."""
         if not isinstance(data, Mapping):
-            raise TargetError(f"expected a table of target fields (name, method, host, ...), got {data!r}")
+            raise TargetError(
+                _("expected a table of target fields (name, method, host, ...), got {value!r}").format(
+                    value=data
+                )
+            )
         url = data.get("url") or None
         return cls(
             method=data.get("method"),  # type: ignore[arg-type]  # checked by __post_init__ (TargetError)
@@ -166,7 +182,7 @@ def parse_target(
     """
     text = text.strip()
     if not text:
-        raise TargetError("empty target")
+        raise TargetError(_("empty target"))
     check_text(text)
     if "://" in text:
         chosen = method or Method.HTTP
@@ -182,9 +198,15 @@ def parse_target(
     host, embedded_port = split_host_port(text)
     chosen = method or (Method.TCP if embedded_port is not None else Method.ICMP)
     if Method(chosen) in URL_METHODS:
-        raise TargetError(f"{text!r}: method {chosen} needs a URL such as http://{text}/")
+        raise TargetError(
+            _("{text!r}: method {method} needs a URL such as http://{text}/").format(text=text, method=chosen)
+        )
     if embedded_port is not None and port is not None and embedded_port != port:
-        raise TargetError(f"{text!r}: port {embedded_port} in the target disagrees with --port {port}")
+        raise TargetError(
+            _("{text!r}: port {embedded} in the target disagrees with --port {port}").format(
+                text=text, embedded=embedded_port, port=port
+            )
+        )
     return Target(method=chosen, host=host, port=port if port is not None else embedded_port, **labels)  # type: ignore[arg-type]
 
 
@@ -258,30 +280,32 @@ class ProbeOptions:
     def __post_init__(self) -> None:
         # the same limits as the flags and the plan's fields (`probes.limits`)
         checks = [
-            ("count", self.count, limits.COUNT),
-            ("interval", self.interval_s, limits.INTERVAL),
-            ("timeout", self.timeout_s, limits.TIMEOUT),
-            ("payload", self.payload_bytes, limits.PAYLOAD),
-            ("max redirects", self.http_max_redirects, limits.MAX_REDIRECTS),
-            ("download byte cap", self.download_max_bytes, limits.DOWNLOAD_BYTES),
-            ("download time cap", self.download_max_seconds, limits.DOWNLOAD_SECONDS),
-            ("download connections", self.download_connections, limits.CONNECTIONS),
-            ("iperf3 duration", self.iperf3_seconds, limits.IPERF3_SECONDS),
-            ("iperf3 warm-up to omit", self.iperf3_omit_s, limits.IPERF3_OMIT),
-            ("max hops", self.trace_max_hops, limits.MAX_HOPS),
-            ("the idle phase", self.load_idle_s, limits.LOAD_IDLE),
+            (_("count: {problem}"), self.count, limits.COUNT),
+            (_("interval: {problem}"), self.interval_s, limits.INTERVAL),
+            (_("timeout: {problem}"), self.timeout_s, limits.TIMEOUT),
+            (_("payload: {problem}"), self.payload_bytes, limits.PAYLOAD),
+            (_("max redirects: {problem}"), self.http_max_redirects, limits.MAX_REDIRECTS),
+            (_("download byte cap: {problem}"), self.download_max_bytes, limits.DOWNLOAD_BYTES),
+            (_("download time cap: {problem}"), self.download_max_seconds, limits.DOWNLOAD_SECONDS),
+            (_("download connections: {problem}"), self.download_connections, limits.CONNECTIONS),
+            (_("iperf3 duration: {problem}"), self.iperf3_seconds, limits.IPERF3_SECONDS),
+            (_("iperf3 warm-up to omit: {problem}"), self.iperf3_omit_s, limits.IPERF3_OMIT),
+            (_("max hops: {problem}"), self.trace_max_hops, limits.MAX_HOPS),
+            (_("the idle phase: {problem}"), self.load_idle_s, limits.LOAD_IDLE),
             (
-                "latency probes under load, seconds apart",
+                _("latency probes under load, seconds apart: {problem}"),
                 self.load_probe_interval_s,
                 limits.LOAD_PROBE_INTERVAL,
             ),
         ]
-        for name, value, limit in checks:
+        for message, value, limit in checks:
             try:
                 limit.check(value)
             except ValueError as exc:
-                raise TargetError(f"{name}: {exc}") from None
+                raise TargetError(message.format(problem=exc)) from None
         if self.trace_protocol not in ("icmp", "udp", "tcp"):
-            raise TargetError(f"trace protocol must be icmp, udp or tcp (got {self.trace_protocol!r})")
+            raise TargetError(
+                _("trace protocol must be icmp, udp or tcp (got {value!r})").format(value=self.trace_protocol)
+            )
         if self.load_upload_url is not None:
             normalise_url(self.load_upload_url)

@@ -25,8 +25,10 @@ def _no_user_catalogs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
 
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
-    """Environment for a `linkvet` subprocess: this checkout's code, a private data directory."""
-    env = dict(os.environ)
+    """Environment for a `linkvet` subprocess: this checkout's code, a private data directory, and English
+    whatever the language of whoever runs the tests (a test that wants another sets LANG or LANGUAGE)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    env["LANG"] = "C.UTF-8"
     env["PYTHONPATH"] = str(REPO_ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["XDG_DATA_HOME"] = str(tmp_path / "xdg-data")
     env["XDG_STATE_HOME"] = str(tmp_path / "xdg-state")

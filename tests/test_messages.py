@@ -85,3 +85,42 @@ def test_set_language_switches_every_domain_and_falls_back_to_english(domain: st
         assert [module._(msgid) for msgid, _ in translated] == [msgid for msgid, _ in translated]
     finally:
         set_language("en")
+
+
+@pytest.mark.parametrize("domain", sorted(messages.HAND_KEPT))
+@pytest.mark.parametrize("language", messages.LANGUAGES)
+def test_hand_kept_catalogs_keep_their_placeholders_and_are_compiled(domain: str, language: str) -> None:
+    """argparse's own words (kept by hand, msgids from the standard library): each translation keeps the
+    %-placeholders of its msgid, and the .mo is the .po's compilation."""
+    import re
+
+    percent = re.compile(r"%(?:\([a-z_]+\))?[a-z]")
+    catalog = messages.read(messages.po_path(domain, language), language, domain)
+    entries = [m for m in catalog if m.id]
+    assert entries
+    for entry in entries:
+        ids = entry.id if isinstance(entry.id, tuple) else (entry.id,)
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        assert all(strings) and not entry.fuzzy, entry.id
+        wanted = sorted(percent.findall(ids[0]))
+        for text in strings:
+            assert sorted(percent.findall(text)) == wanted, (entry.id, text)
+    mo = messages.mo_path(domain, language)
+    assert mo.read_bytes() == messages.mo_bytes(catalog), (
+        f"{mo} is stale: run `python packaging/update_messages.py`"
+    )
+
+
+def test_argparse_speaks_the_language_linkvet_speaks() -> None:
+    import argparse
+
+    from desktop.cli._argparse_words import install
+    from desktop.i18n import language
+
+    install()
+    parser = argparse.ArgumentParser(prog="linkvet")
+    parser.add_argument("--count", type=int, required=True)
+    with language("zh_CN"):
+        assert parser.format_usage().startswith("用法：")
+    with language("en"):
+        assert parser.format_usage().startswith("usage: ")

@@ -14,6 +14,7 @@ from typing import Any
 
 from catalogs.acceptance.check import Check, _check, reference_id_for
 from catalogs.gpus import GpuReference
+from catalogs.i18n import _
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering
 from catalogs.sizing import size
@@ -32,7 +33,7 @@ def nccl_reference_check(report: Mapping[str, Any]) -> Check:
         why = (
             every[0]["judgement"]["explanation"]
             if every
-            else "no all_reduce_perf log read (--nccl-log FILE or --nccl-tests DIR)"
+            else _("no all_reduce_perf log read (--nccl-log FILE or --nccl-tests DIR)")
         )
         return _check(fact, None, None, "unverified", why, scope="measurement")
     best = max(runs, key=lambda r: r["peak_busbw_gbytes_s"])
@@ -42,13 +43,19 @@ def nccl_reference_check(report: Mapping[str, Any]) -> Check:
     verdict = {"at-reference": "confirmed", "below-reference": "contradicted"}.get(
         judgement["judgement"], "unverified"
     )
-    source = f"; reference source: {reference['source']}" if reference else ""
+    values = {"log": best["source"], "judgement": judgement["explanation"]}
+    if reference:
+        evidence = _("{log}: {judgement}; reference source: {reference}").format(
+            **values, reference=reference["source"]
+        )
+    else:
+        evidence = _("{log}: {judgement}").format(**values)
     return _check(
         fact,
         claimed,
         best["peak_busbw_gbytes_s"],
         verdict,  # type: ignore[arg-type]
-        f"{best['source']}: {judgement['explanation']}{source}",
+        evidence,
         scope="measurement",
     )
 
@@ -70,7 +77,7 @@ def needs_check(
             None,
             None,
             "unverified",
-            "GPU model or count not known: the needs profile cannot be sized",
+            _("GPU model or count not known: the needs profile cannot be sized"),
             scope="measurement",
         )
     sizing = size(needs, memory, per_node, spec.bf16_dense_tflops if spec else None)
@@ -81,7 +88,9 @@ def needs_check(
             None,
             None,
             "unverified",
-            f"{needs.name}: {sizing.planned_gpus or '?'} GPUs in {sizing.nodes or '?'} node(s); no inter-node bandwidth to check",
+            _("{needs}: {gpus} GPUs in {nodes} nodes; no inter-node bandwidth to check").format(
+                needs=needs.name, gpus=sizing.planned_gpus or "?", nodes=sizing.nodes or "?"
+            ),
             scope="measurement",
         )
     multi = [r for r in _runs(report) if (r.get("nodes") or 1) > 1]
@@ -89,7 +98,9 @@ def needs_check(
     line_rate = (
         max((rdma.get(k) or {}).get("total_gbit_s") or 0.0 for k in ("infiniband", "roce")) if rdma else 0.0
     )
-    head = f"{needs.name} needs ≥ {need:.0f} Gbit/s per node between nodes ({sizing.planned_gpus} GPUs, {sizing.nodes} nodes)"
+    head = _("{needs} needs ≥ {need:.0f} Gbit/s per node between nodes ({gpus} GPUs, {nodes} nodes)").format(
+        needs=needs.name, need=need, gpus=sizing.planned_gpus, nodes=sizing.nodes
+    )
     if multi:
         best = max(multi, key=lambda r: r["peak_busbw_gbytes_s"])
         measured = best["peak_busbw_gbytes_s"] * 8
@@ -99,7 +110,9 @@ def needs_check(
             round(need, 1),
             round(measured, 1),
             "confirmed" if ok else "contradicted",
-            f"{head}; measured across {best['nodes']} nodes: peak busbw {best['peak_busbw_gbytes_s']:g} GB/s = {measured:.0f} Gbit/s",
+            _(
+                "{need}; measured across {nodes} nodes: peak busbw {busbw:g} GB/s = {measured:.0f} Gbit/s"
+            ).format(need=head, nodes=best["nodes"], busbw=best["peak_busbw_gbytes_s"], measured=measured),
             scope="measurement",
         )
     if line_rate and line_rate < need:
@@ -108,15 +121,19 @@ def needs_check(
             round(need, 1),
             line_rate,
             "contradicted",
-            f"{head}; the fabric's line rate is {line_rate:g} Gbit/s (sysfs), below the need even before measuring",
+            _(
+                "{need}; the fabric's line rate is {rate:g} Gbit/s (sysfs), below the need even before measuring"
+            ).format(need=head, rate=line_rate),
             scope="measurement",
         )
-    tail = f"; the fabric's line rate is {line_rate:g} Gbit/s (sysfs)" if line_rate else ""
-    return _check(
-        fact,
-        round(need, 1),
-        None,
-        "unverified",
-        f"{head}; no NCCL run across nodes was read (a run inside one node does not test the link between nodes){tail}",
-        scope="measurement",
-    )
+    if line_rate:
+        evidence = _(
+            "{need}; no NCCL run across nodes was read (a run inside one node does not test the link between "
+            "nodes); the fabric's line rate is {rate:g} Gbit/s (sysfs)"
+        ).format(need=head, rate=line_rate)
+    else:
+        evidence = _(
+            "{need}; no NCCL run across nodes was read (a run inside one node does not test the link between "
+            "nodes)"
+        ).format(need=head)
+    return _check(fact, round(need, 1), None, "unverified", evidence, scope="measurement")

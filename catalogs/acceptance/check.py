@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuReference, default_gpu_reference
+from catalogs.i18n import _
 
 Verdict = Literal["confirmed", "contradicted", "unverified"]
 MEMORY_TOLERANCE = 0.95
@@ -107,7 +108,12 @@ def _not_read(facts: Mapping[str, Any], reader: str) -> str:
         for r in facts.get("read", [])
         if r.get("reader") == reader and r.get("status") != "read"
     ]
-    return "; ".join(str(r) for r in reasons if r) or "not read"
+    return "; ".join(str(r) for r in reasons if r) or _("not read")
+
+
+def _unstated(seen: str) -> str:
+    """What was seen, for a fact the catalog does not state."""
+    return _("the catalog does not say; {seen}").format(seen=seen)
 
 
 _FARTHEST_FIRST = {"SYS": 0, "SOC": 0, "NODE": 1, "PHB": 2, "PXB": 3, "PIX": 4}
@@ -117,7 +123,9 @@ def _pairs_text(pairs: Sequence[str], limit: int = 8) -> str:
     """GPU pairs joined only through PCIe, the farthest paths (across the CPU interconnect) first."""
     pairs = sorted(pairs, key=lambda p: _FARTHEST_FIRST.get(p.rsplit(" ", 1)[-1], 5))
     shown = ", ".join(pairs[:limit])
-    return shown + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
+    if len(pairs) > limit:
+        return _("{pairs} and {n} more").format(pairs=shown, n=len(pairs) - limit)
+    return shown
 
 
 def summarize(checks: Sequence[Check] | Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -12,7 +12,9 @@ from catalogs.acceptance.check import (
     Check,
     _check,
     _not_read,
+    _unstated,
 )
+from catalogs.i18n import _, ngettext
 from catalogs.loader import ProviderCatalog
 from catalogs.schema import Offering
 
@@ -24,10 +26,14 @@ def _ports(facts: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
 
 def _ports_text(ports: Sequence[Mapping[str, Any]], label: str) -> str:
     if not ports:
-        return f"no active {label} port"
+        return _("no active {fabric} port").format(fabric=label)
     rates = sorted({float(p["rate_gbit_s"]) for p in ports if p.get("rate_gbit_s") is not None})
     total = sum(p.get("rate_gbit_s") or 0 for p in ports)
-    return f"{len(ports)} active {label} port(s) at {'/'.join(f'{r:g}' for r in rates)} Gb/s ({total:g} Gbit/s together)"
+    return ngettext(
+        "{n} active {fabric} port at {rates} Gb/s ({total:g} Gbit/s together)",
+        "{n} active {fabric} ports at {rates} Gb/s ({total:g} Gbit/s together)",
+        len(ports),
+    ).format(n=len(ports), fabric=label, rates="/".join(f"{r:g}" for r in rates), total=total)
 
 
 def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
@@ -36,7 +42,7 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
     fabric = inter.fabric if inter else None
     checks: list[Check] = []
     if facts.get("rdma") is None:
-        why = f"RDMA ports not read: {_not_read(report, 'infiniband')}"
+        why = _("RDMA ports not read: {reason}").format(reason=_not_read(report, "infiniband"))
         for fact, claimed in (
             ("inter_node.fabric", fabric),
             ("inter_node.bandwidth_gbit_s", inter.bandwidth_gbit_s if inter else None),
@@ -68,8 +74,9 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
                 fabric,
                 "infiniband" if ib else "roce" if roce else None,
                 "unverified",
-                ("the catalog does not say; " if fabric is None else f"{fabric} is not read from sysfs; ")
-                + seen,
+                _unstated(seen)
+                if fabric is None
+                else _("{fabric} is not read from sysfs; {seen}").format(fabric=fabric, seen=seen),
                 value=None if fabric else ("infiniband" if ib else "roce" if roce else None),
             )
         )
@@ -84,7 +91,7 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
                 claimed_bw,
                 total or None,
                 "unverified",
-                ("the catalog does not say; " if claimed_bw is None else "") + seen,
+                _unstated(seen) if claimed_bw is None else seen,
                 value=total or None,
             )
         )
@@ -97,21 +104,23 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
             per_rail = claimed_bw / rails
             fast = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) >= per_rail]
             ok = len(fast) >= rails
-            rule = f"{rails} rails × {per_rail:g} Gbit/s"
+            rule = _("{rails} rails × {per_rail:g} Gbit/s").format(rails=rails, per_rail=per_rail)
         elif claimed_bw <= MAX_PORT_GBIT_S:
             slow = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) < claimed_bw]
             ok = not slow
-            rule = f"{claimed_bw:g} Gbit/s read as the per-port speed (no rail count claimed)"
+            rule = _("{claimed:g} Gbit/s read as the per-port speed (no rail count claimed)").format(
+                claimed=claimed_bw
+            )
         else:
             ok = total >= BANDWIDTH_TOLERANCE * claimed_bw
-            rule = f"{claimed_bw:g} Gbit/s read as the node's total"
+            rule = _("{claimed:g} Gbit/s read as the node's total").format(claimed=claimed_bw)
         checks.append(
             _check(
                 "inter_node.bandwidth_gbit_s",
                 claimed_bw,
                 total,
                 "confirmed" if ok else "contradicted",
-                f"{rule}; sysfs: {_ports_text(kind_ports, label)}",
+                _("{rule}; sysfs: {ports}").format(rule=rule, ports=_ports_text(kind_ports, label)),
                 value=total,
                 provenance=bw_prov,
             )
@@ -137,7 +146,7 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
                 None,
                 any_rdma,
                 "unverified",
-                f"the catalog does not say; {seen}",
+                _unstated(seen),
                 value=any_rdma or None,
             )
         )
@@ -168,12 +177,16 @@ def storage_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]
                 claimed,
                 None,
                 "unverified",
-                f"NVMe not read: {_not_read(report, 'nvme')}",
+                _("NVMe not read: {reason}").format(reason=_not_read(report, "nvme")),
                 provenance=prov,
             )
         ]
     total = round(nvme["total_tb"], 2)
-    text = f"{nvme['count']} NVMe namespace(s), {total:g} TB together (/sys/block)"
+    text = ngettext(
+        "{n} NVMe namespace, {total:g} TB together (/sys/block)",
+        "{n} NVMe namespaces, {total:g} TB together (/sys/block)",
+        nvme["count"],
+    ).format(n=nvme["count"], total=total)
     if claimed is None:
         return [
             _check(
@@ -181,7 +194,7 @@ def storage_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]
                 None,
                 total,
                 "unverified",
-                f"the catalog does not say; {text}",
+                _unstated(text),
                 value=total,
             )
         ]
@@ -192,7 +205,7 @@ def storage_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]
             claimed,
             total,
             "confirmed" if ok else "contradicted",
-            text + ("" if ok else f", under the {claimed:g} TB claimed"),
+            text if ok else _("{seen}, under the {claimed:g} TB claimed").format(seen=text, claimed=claimed),
             value=total,
             provenance=prov,
         )
@@ -221,14 +234,19 @@ def management_checks(
         for x in (
             ", ".join(mgmt.get("ipmi_device_nodes") or []),
             "SMBIOS type 38" if mgmt.get("smbios_ipmi_entry") else "",
-            f"ipmitool mc info: {mgmt['bmc'].get('Manufacturer Name', '?')}" if mgmt.get("bmc") else "",
+            _("ipmitool mc info: {maker}").format(maker=mgmt["bmc"].get("Manufacturer Name", "?"))
+            if mgmt.get("bmc")
+            else "",
         )
         if x
     ]
     text = (
-        ("BMC seen: " + "; ".join(how))
+        _("BMC seen: {how}").format(how="; ".join(how))
         if seen
-        else "no IPMI device node, SMBIOS type 38 entry or ipmitool answer (a BMC not exposed to the OS, as in a VM, cannot be seen)"
+        else _(
+            "no IPMI device node, SMBIOS type 38 entry or ipmitool answer (a BMC not exposed to the OS, as in a "
+            "VM, cannot be seen)"
+        )
     )
     if claimed is None:
         checks.append(
@@ -237,7 +255,7 @@ def management_checks(
                 None,
                 seen,
                 "unverified",
-                f"the catalog does not say; {text}",
+                _unstated(text),
                 scope=scope,
                 value=True if seen else None,
             )
@@ -267,7 +285,7 @@ def management_checks(
                 pclaim,
                 None,
                 "unverified",
-                f"power supplies not read: {_not_read(report, 'power')}",
+                _("power supplies not read: {reason}").format(reason=_not_read(report, "power")),
                 provenance=pprov,
             )
         )
@@ -275,11 +293,11 @@ def management_checks(
     healthy = mgmt.get("power_supplies_healthy") or 0
     present = mgmt.get("power_supplies_present") or 0
     bad = [f"{p['name']}: {p['description']}" for p in supplies if p.get("present") and not p.get("healthy")]
-    text = (
-        f"{present} power supplies present, {healthy} healthy"
-        + (f" ({'; '.join(bad)})" if bad else "")
-        + (f"; redundancy sensor: {mgmt['redundancy']}" if mgmt.get("redundancy") else "")
-    )
+    text = _("{present} power supplies present, {healthy} healthy").format(present=present, healthy=healthy)
+    if bad:
+        text = _("{supplies} ({faults})").format(supplies=text, faults="; ".join(bad))
+    if mgmt.get("redundancy"):
+        text = _("{supplies}; redundancy sensor: {sensor}").format(supplies=text, sensor=mgmt["redundancy"])
     measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None
     if pclaim is None:
         checks.append(
@@ -288,7 +306,7 @@ def management_checks(
                 None,
                 measured,
                 "unverified",
-                f"the catalog does not say; {text}",
+                _unstated(text),
                 value=measured,
             )
         )
@@ -317,7 +335,9 @@ def management_checks(
                 pclaim,
                 measured,
                 "unverified",
-                text + "; 2N needs two independent feeds, which the supplies alone do not show",
+                _("{supplies}; 2N needs two independent feeds, which the supplies alone do not show").format(
+                    supplies=text
+                ),
                 provenance=pprov,
             )
         )

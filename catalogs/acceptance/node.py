@@ -12,9 +12,11 @@ from catalogs.acceptance.check import (
     _check,
     _not_read,
     _pairs_text,
+    _unstated,
     reference_id_for,
 )
 from catalogs.gpus import GpuReference
+from catalogs.i18n import N_, _
 from catalogs.schema import Offering
 
 
@@ -31,7 +33,12 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
         ):
             checks.append(
                 _check(
-                    fact, claimed, None, "unverified", f"GPUs not read: {why}", provenance=offering.fact(fact)
+                    fact,
+                    claimed,
+                    None,
+                    "unverified",
+                    _("GPUs not read: {reason}").format(reason=why),
+                    provenance=offering.fact(fact),
                 )
             )
         return checks
@@ -47,7 +54,7 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
                 None,
                 models,
                 "unverified",
-                f"the catalog does not say; {seen}",
+                _unstated(seen),
                 value=ids[0] if len(ids) == 1 and ids[0] else None,
             )
         )
@@ -58,7 +65,7 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
                 offering.gpu,
                 models,
                 "unverified",
-                f"{seen}: linkvet's GPU reference does not name this model",
+                _("{seen}: linkvet's GPU reference does not name this model").format(seen=seen),
                 provenance=offering.fact("gpu"),
             )
         )
@@ -72,18 +79,18 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
                 offering.gpu,
                 models,
                 "confirmed" if ok else "contradicted",
-                f"{seen} = {ids[0]}" + ("" if ok else f", not {match.describe() if match else offering.gpu}"),
+                _("{seen} = {gpu}").format(seen=seen, gpu=ids[0])
+                if ok
+                else _("{seen} = {gpu}, not {claimed}").format(
+                    seen=seen, gpu=ids[0], claimed=match.describe() if match else offering.gpu
+                ),
                 value=ids[0],
                 provenance=offering.fact("gpu"),
             )
         )
     # count
     if offering.gpus_per_node is None:
-        checks.append(
-            _check(
-                "gpus_per_node", None, count, "unverified", f"the catalog does not say; {seen}", value=count
-            )
-        )
+        checks.append(_check("gpus_per_node", None, count, "unverified", _unstated(seen), value=count))
     else:
         ok = count == offering.gpus_per_node
         checks.append(
@@ -92,7 +99,7 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
                 offering.gpus_per_node,
                 count,
                 "confirmed" if ok else "contradicted",
-                f"{seen}" + ("" if ok else f", not {offering.gpus_per_node}"),
+                seen if ok else _("{seen}, not {claimed}").format(seen=seen, claimed=offering.gpus_per_node),
                 value=count,
                 provenance=offering.fact("gpus_per_node"),
             )
@@ -101,7 +108,9 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
     sizes = [g.get("memory_total_mib") for g in inventory.get("gpus", []) if g.get("memory_total_mib")]
     if not sizes:
         checks.append(
-            _check("gpu_memory_gb", offering.gpu_memory_gb, None, "unverified", "no GPU reported its memory")
+            _check(
+                "gpu_memory_gb", offering.gpu_memory_gb, None, "unverified", _("no GPU reported its memory")
+            )
         )
     else:
         measured_gb = min(sizes) * 1.048576 / 1000
@@ -112,23 +121,28 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
                     None,
                     round(measured_gb, 1),
                     "unverified",
-                    f"the catalog does not say; {min(sizes)} MiB per GPU",
+                    _unstated(_("{mib} MiB per GPU").format(mib=min(sizes))),
                 )
             )
         else:
             ok = measured_gb >= MEMORY_TOLERANCE * offering.gpu_memory_gb
+            values = {
+                "mib": min(sizes),
+                "gb": measured_gb,
+                "share": MEMORY_TOLERANCE,
+                "claimed": offering.gpu_memory_gb,
+            }
             checks.append(
                 _check(
                     "gpu_memory_gb",
                     offering.gpu_memory_gb,
                     round(measured_gb, 1),
                     "confirmed" if ok else "contradicted",
-                    f"{min(sizes)} MiB ({measured_gb:.1f} GB) per GPU"
-                    + (
-                        ""
-                        if ok
-                        else f", under {MEMORY_TOLERANCE:.0%} of the {offering.gpu_memory_gb:g} GB claimed"
-                    ),
+                    _("{mib} MiB ({gb:.1f} GB) per GPU").format(**values)
+                    if ok
+                    else _(
+                        "{mib} MiB ({gb:.1f} GB) per GPU, under {share:.0%} of the {claimed:g} GB claimed"
+                    ).format(**values),
                     value=offering.gpu_memory_gb if ok else round(measured_gb, 1),
                     provenance=offering.fact("gpu_memory_gb"),
                 )
@@ -150,7 +164,7 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
                 kind,
                 None,
                 "unverified",
-                f"topology not read: {_not_read(report, 'topology')}",
+                _("topology not read: {reason}").format(reason=_not_read(report, "topology")),
                 provenance=prov,
             )
         )
@@ -166,7 +180,7 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
                     kind,
                     verdict,
                     "unverified",
-                    "one GPU: no pair to judge",
+                    _("one GPU: no pair to judge"),
                     provenance=prov,
                 )
             )
@@ -177,37 +191,34 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
                     None,
                     verdict,
                     "unverified",
-                    f"the catalog does not say; {text}",
+                    _unstated(text),
                     value=measured_kind,
                 )
             )
         elif kind in ("nvlink", "nvswitch"):
             if verdict == "nvlink-all":
-                note = _switch_note(facts) if kind == "nvswitch" else ""
                 checks.append(
                     _check(
                         "intra_node.kind",
                         kind,
                         verdict,
                         "confirmed",
-                        text + note,
+                        _switch_note(facts, text) if kind == "nvswitch" else text,
                         value=kind,
                         provenance=prov,
                     )
                 )
             else:
-                shape = {
-                    "nvlink-islands": "NVLink islands, not a full NVLink node",
-                    "nvlink-partial": "not every pair over NVLink",
-                    "pcie-only": "PCIe only",
-                }[verdict]
+                shape = _(SHAPES[verdict])
                 checks.append(
                     _check(
                         "intra_node.kind",
                         kind,
                         verdict,
                         "contradicted",
-                        f"{shape}: {text}; through PCIe: {_pairs_text(pairs)}",
+                        _("{shape}: {topology}; through PCIe: {pairs}").format(
+                            shape=shape, topology=text, pairs=_pairs_text(pairs)
+                        ),
                         value=measured_kind,
                         provenance=prov,
                     )
@@ -219,7 +230,7 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
                     kind,
                     verdict,
                     "confirmed",
-                    f"PCIe is there ({text})",
+                    _("PCIe is there ({topology})").format(topology=text),
                     value="pcie",
                     provenance=prov,
                 )
@@ -231,7 +242,7 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
                     kind,
                     verdict,
                     "unverified",
-                    f"{kind} is not read by nvidia-smi; {text}",
+                    _("{kind} is not read by nvidia-smi; {topology}").format(kind=kind, topology=text),
                     provenance=prov,
                 )
             )
@@ -239,13 +250,23 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
     return checks
 
 
-def _switch_note(facts: Mapping[str, Any]) -> str:
+SHAPES = {  # a topology verdict that contradicts an NVLink claim, in words
+    "nvlink-islands": N_("NVLink islands, not a full NVLink node"),
+    "nvlink-partial": N_("not every pair over NVLink"),
+    "pcie-only": N_("PCIe only"),
+}
+
+
+def _switch_note(facts: Mapping[str, Any], topology: str) -> str:
+    """The topology's words, and what they say of an NVSwitch claim."""
     remotes = {
         link.get("remote") for g in (facts.get("gpus") or {}).get("gpus", []) for link in g.get("nvlinks", [])
     }
     if "switch" in remotes:
-        return "; NVML reports the NVLinks ending at an NVSwitch"
-    return "; the matrix cannot tell NVSwitch from a full NVLink mesh (NVML's link ends can)"
+        return _("{topology}; NVML reports the NVLinks ending at an NVSwitch").format(topology=topology)
+    return _(
+        "{topology}; the matrix cannot tell NVSwitch from a full NVLink mesh (NVML's link ends can)"
+    ).format(topology=topology)
 
 
 def _nvlink_bandwidth(report: Mapping[str, Any], offering: Offering) -> Check:
@@ -273,7 +294,9 @@ def _nvlink_bandwidth(report: Mapping[str, Any], offering: Offering) -> Check:
             claimed,
             measured,
             "contradicted",
-            f"{claimed:g} GB/s per GPU needs NVLink to every peer; through PCIe only: {_pairs_text(topo['pcie_pairs'])}",
+            _("{claimed:g} GB/s per GPU needs NVLink to every peer; through PCIe only: {pairs}").format(
+                claimed=claimed, pairs=_pairs_text(topo["pcie_pairs"])
+            ),
             provenance=prov,
         )
     if measured is None:
@@ -282,20 +305,20 @@ def _nvlink_bandwidth(report: Mapping[str, Any], offering: Offering) -> Check:
             claimed,
             None,
             "unverified",
-            f"NVLink link speeds not read ({_not_read(report, 'nvlink')})",
+            _("NVLink link speeds not read ({reason})").format(reason=_not_read(report, "nvlink")),
             provenance=prov,
         )
     links = min(len([x for x in g.get("nvlinks", []) if x.get("active")]) for g in gpus)
-    text = (
-        f"{links} active NVLinks per GPU, {measured:g} GB/s both directions together (nvidia-smi nvlink -s)"
-    )
+    text = _(
+        "{links} active NVLinks per GPU, {measured:g} GB/s both directions together (nvidia-smi nvlink -s)"
+    ).format(links=links, measured=measured)
     if not claimed:
         return _check(
             "intra_node.bandwidth_gbytes_s",
             None,
             measured,
             "unverified",
-            f"the catalog does not say; {text}",
+            _unstated(text),
             value=measured,
         )
     ok = measured >= BANDWIDTH_TOLERANCE * claimed
@@ -304,7 +327,11 @@ def _nvlink_bandwidth(report: Mapping[str, Any], offering: Offering) -> Check:
         claimed,
         measured,
         "confirmed" if ok else "contradicted",
-        text + ("" if ok else f", under {BANDWIDTH_TOLERANCE:.0%} of {claimed:g}"),
+        text
+        if ok
+        else _("{seen}, under {share:.0%} of {claimed:g}").format(
+            seen=text, share=BANDWIDTH_TOLERANCE, claimed=claimed
+        ),
         value=claimed if ok else measured,
         provenance=prov,
     )

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
 from catalogs.checklist import Checklist, ScaleRow
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuMatch, GpuReference
+from catalogs.i18n import _, per_language
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
@@ -33,8 +33,18 @@ class Candidate:
 
     @property
     def label(self) -> str:
-        where = f"in {self.region.id}" if self.region else "(region not stated)"
-        return f"{self.catalog.provider.id}/{self.offering.id} {where}"
+        return offering_label(
+            self.catalog.provider.id, self.offering.id, self.region.id if self.region else None
+        )
+
+
+def offering_label(provider: str, offering: str, region: str | None) -> str:
+    """ "aws/p5.48xlarge in us-east-1", or "(region not stated)"."""
+    if region:
+        return _("{provider}/{offering} in {region}").format(
+            provider=provider, offering=offering, region=region
+        )
+    return _("{provider}/{offering} (region not stated)").format(provider=provider, offering=offering)
 
 
 def candidates(catalogs: CatalogSet | Iterable[ProviderCatalog]) -> list[Candidate]:
@@ -84,8 +94,8 @@ class CandidateFacts:
     def capacity_note(self) -> str:
         offering = self.offering
         if offering.max_gpus is not None:
-            return f"clusters of up to {offering.max_gpus} GPUs"
-        return f"{offering.max_nodes} nodes × {self.gpus_per_node} GPUs"
+            return _("clusters of up to {gpus} GPUs").format(gpus=offering.max_gpus)
+        return _("{nodes} nodes × {gpus} GPUs").format(nodes=offering.max_nodes, gpus=self.gpus_per_node)
 
     def usable_gb(self) -> float:
         if self.sizing is not None:
@@ -97,7 +107,7 @@ class CandidateFacts:
         return self.gpu.exact.provenance if self.gpu and self.gpu.exact else None
 
 
-@lru_cache(maxsize=8192)
+@per_language(maxsize=8192)  # a sizing holds words (its assumptions)
 def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | None) -> SizingResult:
     return size(needs, memory, per_node, tflops)
 
@@ -125,16 +135,18 @@ class FactsBuilder:
         """The candidate region's link summary (from the needs profile's vantage when it names one), or None
         and why there is none."""
         if candidate.region is None:
-            return None, "the offering's regions are not stated"
+            return None, _("the offering's regions are not stated")
         found = self.summaries.get((candidate.catalog.provider.id, candidate.region.id), [])
         if not found:
-            return None, "no link summary for this region"
+            return None, _("no link summary for this region")
         vantage = self.needs.location.vantage
         if vantage is not None:
             mine = [s for s in found if s.vantage == vantage]
             if not mine:
-                others = ", ".join(sorted({s.vantage or "unnamed" for s in found}))
-                return None, f"measured only from {others}, not from {vantage}"
+                others = ", ".join(sorted({s.vantage or _("an unnamed vantage point") for s in found}))
+                return None, _("measured only from {others}, not from {vantage}").format(
+                    others=others, vantage=vantage
+                )
             return mine[0], ""
         ordered = sorted(found, key=lambda s: (s.vantage is not None, s.vantage or ""))
         return ordered[0], ""
@@ -175,10 +187,10 @@ class FactsBuilder:
             # would make it the cheapest by leaving the host out. Not ranked on price; the budget gate still
             # fails it when even the lower bound is over budget.
             lower_bound, compare = compare, None
-            compare_note = (
-                f"unknown for ranking: {lower_bound:.2f} {needs.budget.currency}/GPU-hour covers the GPUs only "
-                "(the host VM is billed on top), a lower bound not compared with whole-node prices"
-            )
+            compare_note = _(
+                "{price:.2f} {currency}/GPU-hour covers the GPUs only (the host VM is billed on top), a lower "
+                "bound not compared with whole-node prices"
+            ).format(price=lower_bound, currency=needs.budget.currency)
         link, link_note = self.link(candidate)
         return CandidateFacts(
             candidate=candidate,

@@ -11,7 +11,7 @@ from catalogs.i18n import _
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Judgement, Source
 from catalogs.scoring.scaling import scaling_reason
-from catalogs.scoring.standing import CRITERION_FACTS, candidate_facts
+from catalogs.scoring.standing import CRITERION_FACTS, StandingFact, candidate_facts
 from catalogs.scoring.table import ScoreTable
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ def judgements(facts: CandidateFacts, table: ScoreTable, row: int) -> tuple[Judg
     scores and counted values read from the table (the explanation computes no number)."""
     judged: list[Judgement] = []
     for (gate, judge_gate, gate_params), status in zip(table.gate_functions, table.gates[row], strict=True):
-        _, reason, source = judge_gate(facts, gate_params, True)
+        _status, reason, source = judge_gate(facts, gate_params, True)
         judged.append(Judgement(gate, "gate", reason, status=status, source=source))
     unknown = table.unknown_score
     own_scores = table.unscaled[row].tolist()
@@ -41,9 +41,13 @@ def judgements(facts: CandidateFacts, table: ScoreTable, row: int) -> tuple[Judg
         if j in table.scaled_columns and abs(count - (unknown if own is None else own)) > 1e-12:
             why = scaling_reason(facts, criterion, table.checklist)
             if own is None:
-                reason += f"; counted {count:.2f}, not {unknown:g}: {why}"
+                reason = _("{reason}; counted {count:.2f}, not {unknown:g}: {why}").format(
+                    reason=reason, count=count, unknown=unknown, why=why
+                )
             else:
-                reason += f"; counted {count:.2f} of {own:.2f}: {why}"
+                reason = _("{reason}; counted {count:.2f} of {own:.2f}: {why}").format(
+                    reason=reason, count=count, own=own, why=why
+                )
         judged.append(
             Judgement(
                 criterion,
@@ -73,88 +77,126 @@ def _contradicted(facts: CandidateFacts, criterion: str, reason: str, source: So
     return reason, source
 
 
+def _headline(entry: RankedOffering) -> str:
+    """ "#1 aws/p5.48xlarge in us-east-1 — 8 × H100 SXM: score 0.712 (between … known)."."""
+    bounds = _(
+        "between {low:.3f} and {high:.3f} whatever the unknowns are, {coverage:.0%} of the weight known"
+    ).format(low=entry.score_min, high=entry.score_max, coverage=entry.coverage)
+    values = {
+        "rank": entry.rank,
+        "offering": entry.label,
+        "per_node": entry.gpus_per_node or "?",
+        "gpu": entry.gpu,
+        "score": entry.total,
+        "topsis": entry.topsis,
+        "bounds": bounds,
+    }
+    if entry.topsis is not None:
+        if entry.gpu:
+            text = _(
+                "#{rank} {offering} — {per_node} × {gpu}: score {score:.3f}, TOPSIS {topsis:.3f} ({bounds})."
+            )
+        else:
+            text = _("#{rank} {offering}: score {score:.3f}, TOPSIS {topsis:.3f} ({bounds}).")
+    elif entry.gpu:
+        text = _("#{rank} {offering} — {per_node} × {gpu}: score {score:.3f} ({bounds}).")
+    else:
+        text = _("#{rank} {offering}: score {score:.3f} ({bounds}).")
+    return text.format(**values)
+
+
+def _unknown_text(entry: RankedOffering, unknown: list[Judgement], total_weight: float) -> str:
+    """The unknown criteria, their share of the weight and what each counts as."""
+    share = sum(j.weight for j in unknown) / total_weight
+    values = [j.counted or 0.0 for j in unknown]
+    how_often = Counter(j.counted for j in unknown)
+    usual = max(values, key=lambda c: how_often[c])  # the most common counted value (first of a tie)
+    named = []
+    for j in unknown:
+        if j.counted == usual:
+            named.append(j.criterion)
+        elif entry.nodes:
+            named.append(
+                _("{criterion} ({counted:.2f}, {nodes} nodes)").format(
+                    criterion=j.criterion, counted=j.counted or 0.0, nodes=entry.nodes
+                )
+            )
+        else:
+            named.append(f"{j.criterion} ({j.counted or 0.0:.2f})")
+    return _(
+        "Unknown ({share:.0%} of the weight, counted as {usual:.2f} each unless said): {criteria}."
+    ).format(share=share, usual=usual, criteria=", ".join(named))
+
+
+def _standing_fact(fact: StandingFact) -> str:
+    values = {
+        "fact": fact.key,
+        "value": _value(fact.value),
+        "source": fact.provenance.describe(),
+    }
+    match fact.provenance.standing:
+        case "verified":
+            return _("Verified fact: {fact} = {value} ({source}).").format(**values)
+        case "contradicted":
+            return _("Contradicted fact: {fact} = {value} ({source}).").format(**values)
+        case _standing:
+            return _("Claimed fact: {fact} = {value} ({source}).").format(**values)
+
+
 def explain(entry: RankedOffering) -> str:
     """The rank in plain words: gates, strongest and weakest points, unknowns, and what puts it ahead of the
     next one."""
     all_judged = entry.judgements
     weighted = [j for j in all_judged if j.kind == "weighted"]
     total_weight = sum(j.weight for j in weighted) or 1.0
-    head = f"#{entry.rank} {entry.label}"
-    if entry.gpu:
-        head += f" — {entry.gpus_per_node or '?'} × {entry.gpu}"
-    score = f"score {entry.total:.3f}" + (f", TOPSIS {entry.topsis:.3f}" if entry.topsis is not None else "")
-    bounds = _(
-        "between {low:.3f} and {high:.3f} whatever the unknowns are, {coverage:.0%} of the weight known"
-    ).format(low=entry.score_min, high=entry.score_max, coverage=entry.coverage)
-    lines = [f"{head}: {score} ({bounds})."]
+    lines = [_headline(entry)]
     failed = entry.failed_gates
     if failed:
-        lines.append("Fails: " + "; ".join(f"{g.criterion} ({g.reason})" for g in failed) + ".")
+        gates = "; ".join(f"{g.criterion} ({g.reason})" for g in failed)
+        lines.append(_("Fails: {gates}.").format(gates=gates))
     else:
         unchecked = [g for g in all_judged if g.kind == "gate" and g.status == "unknown"]
-        text = "Passes every gate"
         if unchecked:
-            text += " it could check; unchecked: " + "; ".join(
-                f"{g.criterion} ({g.reason})" for g in unchecked
-            )
-        lines.append(text + ".")
+            gates = "; ".join(f"{g.criterion} ({g.reason})" for g in unchecked)
+            lines.append(_("Passes every gate it could check; unchecked: {gates}.").format(gates=gates))
+        else:
+            lines.append(_("Passes every gate."))
     known = [j for j in weighted if j.score is not None and j.weight > 0]
     good = (j for j in known if (j.score or 0.0) >= 0.5)
     strong = sorted(good, key=lambda j: (-(j.weight * (j.score or 0.0)), j.criterion))[:3]
     if strong:
-        lines.append(
-            "Strongest: " + "; ".join(f"{j.criterion} = {j.score:.2f} ({j.reason})" for j in strong) + "."
-        )
+        points = "; ".join(f"{j.criterion} = {j.score:.2f} ({j.reason})" for j in strong)
+        lines.append(_("Strongest: {criteria}.").format(criteria=points))
     weak = sorted(
         (j for j in known if (j.score or 0.0) < 0.5), key=lambda j: ((j.score or 0.0) - 1) * j.weight
     )[:3]
     if weak:
-        lines.append(
-            "Weakest: " + "; ".join(f"{j.criterion} = {j.score:.2f} ({j.reason})" for j in weak) + "."
-        )
+        points = "; ".join(f"{j.criterion} = {j.score:.2f} ({j.reason})" for j in weak)
+        lines.append(_("Weakest: {criteria}.").format(criteria=points))
     unknown = [j for j in weighted if j.score is None]
     if unknown:
-        share = sum(j.weight for j in unknown) / total_weight
-        values = [j.counted or 0.0 for j in unknown]
-        how_often = Counter(j.counted for j in unknown)
-        usual = max(values, key=lambda c: how_often[c])  # the most common counted value (first of a tie)
-        lines.append(
-            f"Unknown ({share:.0%} of the weight, counted as {usual:.2f} each unless said): "
-            + ", ".join(
-                j.criterion
-                + (
-                    ""
-                    if j.counted == usual
-                    else f" ({j.counted or 0.0:.2f}" + (f", {entry.nodes} nodes)" if entry.nodes else ")")
-                )
-                for j in unknown
-            )
-            + "."
-        )
+        lines.append(_unknown_text(entry, unknown, total_weight))
     if entry.next_rank is not None:
         if entry.margins:
             ahead = ", ".join(f"{name} (+{diff:.2g})" for name, diff in entry.margins)
-            lines.append(f"Ahead of #{entry.next_rank} on: {ahead}.")
+            lines.append(_("Ahead of #{rank} on: {criteria}.").format(rank=entry.next_rank, criteria=ahead))
         else:
             lines.append(
-                f"Level with #{entry.next_rank} on every criterion; ordered by provider, offering, region."
+                _("Level with #{rank} on every criterion; ordered by provider, offering, region.").format(
+                    rank=entry.next_rank
+                )
             )
         lines.append(place_text(entry))
     if entry.ask_next:
         asked = ", ".join(f"{s.criterion} (±{s.swing:.2f})" for s in entry.ask_next)
         lines.append(_("Ask next: {criteria}.").format(criteria=asked))
-    for fact in entry.settled_facts:
-        lines.append(
-            _("{standing} fact: {fact} = {value} ({source}).").format(
-                standing=fact.provenance.standing.capitalize(),
-                fact=fact.key,
-                value=_value(fact.value),
-                source=fact.provenance.describe(),
-            )
-        )
+    lines.extend(_standing_fact(fact) for fact in entry.settled_facts)
     checks = entry.acceptance_checks
     if checks:
         counts = Counter(str(c.get("verdict")) for c in checks)
+        hosts = sorted(
+            {_("{host} at {time}").format(host=c.get("host"), time=c.get("created_at")) for c in checks}
+        )
         lines.append(
             _(
                 "Acceptance checks: {confirmed} confirmed, {contradicted} contradicted, {unverified} unverified "
@@ -163,7 +205,7 @@ def explain(entry: RankedOffering) -> str:
                 confirmed=counts["confirmed"],
                 contradicted=counts["contradicted"],
                 unverified=counts["unverified"],
-                hosts=", ".join(sorted({f"{c.get('host')} at {c.get('created_at')}" for c in checks})),
+                hosts=", ".join(hosts),
             )
         )
         for check in checks:

@@ -15,6 +15,7 @@ import numpy as np
 from catalogs.checklist import Checklist, default_checklist
 from catalogs.errors import ChecklistError
 from catalogs.gpus import GpuReference, default_gpu_reference
+from catalogs.i18n import _
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
@@ -108,13 +109,20 @@ def _weights(checklist: Checklist, weights: Mapping[str, float] | None) -> dict[
     for key, value in (weights or {}).items():
         if key not in weight_of:
             raise ChecklistError(
-                f"no weighted criterion {key!r}", field="weights", expected="one of " + ", ".join(weight_of)
+                _("no weighted criterion {id!r}").format(id=key),
+                field="weights",
+                expected=_("one of {values}").format(values=", ".join(weight_of)),
             )
         if value < 0 or not math.isfinite(value):
-            raise ChecklistError(f"weight of {key!r} must be 0 or more, not {value}", field="weights")
+            raise ChecklistError(
+                _("weight of {id!r} must be 0 or more, not {value}").format(id=key, value=value),
+                field="weights",
+            )
         weight_of[key] = float(value)
     if sum(weight_of.values()) <= 0:
-        raise ChecklistError("all weights are zero", field="weights", expected="at least one weight > 0")
+        raise ChecklistError(
+            _("all weights are zero"), field="weights", expected=_("at least one weight > 0")
+        )
     return weight_of
 
 
@@ -192,20 +200,23 @@ def _notes(
 ) -> tuple[str, ...]:
     notes = []
     if not summaries:
-        notes.append("no link summaries given: line quality is 'not measured' for every region")
+        notes.append(_("no link summaries given: line quality is 'not measured' for every region"))
     unconverted: dict[str, int] = {}
+    budget = needs.budget
     for facts in facts_of:
+        code = facts.price_currency
         if (
             facts.price_gpu_hour is not None
-            and facts.compare_gpu_hour is None
-            and "exchange rate" in facts.compare_note
+            and code is not None
+            and budget.in_budget_currency(1.0, code) is None
         ):
-            code = facts.price_currency or "?"
             unconverted[code] = unconverted.get(code, 0) + 1
     if unconverted:
         listed = ", ".join(f"{code} ({count})" for code, count in sorted(unconverted.items()))
         notes.append(
-            f"prices in {listed} are not compared with {needs.budget.currency} prices: no exchange rate given "
-            "(add them under [budget.exchange_rates] in the needs profile, e.g. CNY = 0.14)"
+            _(
+                "prices in {currencies} are not compared with {budget} prices: no exchange rate given (add them "
+                "under [budget.exchange_rates] in the needs profile, e.g. CNY = 0.14)"
+            ).format(currencies=listed, budget=budget.currency)
         )
     return tuple(notes)

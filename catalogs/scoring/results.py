@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from catalogs.errors import UnknownCriterionError
+from catalogs.i18n import _
 from catalogs.scoring.bounds import RankOrder, Swing, ask_next, deciding_unknowns
-from catalogs.scoring.candidates import CandidateFacts
+from catalogs.scoring.candidates import CandidateFacts, offering_label
 from catalogs.scoring.criteria.compute import intra_node_kind
 from catalogs.scoring.explanation import explain, judgements
 from catalogs.scoring.judgement import Judgement
@@ -87,8 +88,7 @@ class RankedOffering:
 
     @property
     def label(self) -> str:
-        where = f"in {self.region}" if self.region else "(region not stated)"
-        return f"{self.provider}/{self.offering} {where}"
+        return offering_label(self.provider, self.offering, self.region)
 
     @property
     def unknowns(self) -> tuple[str, ...]:
@@ -140,7 +140,11 @@ class RankedOffering:
         """The judgement of one checklist item; `UnknownCriterionError` when the checklist has no such id."""
         found = next((j for j in self.judgements if j.criterion == criterion), None)
         if found is None:
-            raise UnknownCriterionError(f"no checklist item {criterion!r} in the judgements of {self.label}")
+            raise UnknownCriterionError(
+                _("no checklist item {criterion!r} in the judgements of {offering}").format(
+                    criterion=criterion, offering=self.label
+                )
+            )
         return found
 
     def as_dict(self) -> dict[str, Any]:

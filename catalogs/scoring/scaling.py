@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from catalogs.checklist import Checklist
+from catalogs.i18n import _
 from catalogs.scoring.candidates import CandidateFacts
 
 
@@ -81,13 +82,21 @@ def scaling_reason(facts: CandidateFacts, criterion: str, checklist: Checklist) 
     if criterion == "intra_node":
         reach = _intra_reach(facts, checklist.multi_node.full_node_gpus)
         if reach is not None:
-            _, used, full = reach
+            _share, used, full = reach
             nodes = facts.nodes
-            why.append(
-                f"it joins {used} GPUs per node of the {full} a full node would"
-                + (f" (the plan needs {nodes} nodes of {used})" if nodes else "")
-            )
+            if nodes:
+                text = _(
+                    "it joins {used} GPUs per node of the {full} a full node would (the plan needs {nodes} nodes "
+                    "of {used})"
+                )
+            else:
+                text = _("it joins {used} GPUs per node of the {full} a full node would")
+            why.append(text.format(used=used, full=full, nodes=nodes))
     nodes = _spans_nodes(facts)
     if criterion in checklist.multi_node.criteria and nodes:
-        why.append(f"the plan spans {nodes} nodes, and a weak or unknown fabric weighs more with every node")
+        why.append(
+            _(
+                "the plan spans {nodes} nodes, and a weak or unknown fabric weighs more with every node"
+            ).format(nodes=nodes)
+        )
     return "; ".join(why)

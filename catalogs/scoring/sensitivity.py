@@ -41,12 +41,12 @@ class Sensitivity:
 
     def describe(self) -> str:
         if self.top is None:
-            return "no offering passes every gate"
+            return _("no offering passes every gate")
         if self.stable:
-            text = f"stable: {self.top} stays first when any single weight moves ±20%"
+            text = _("stable: {top} stays first when any single weight moves ±20%").format(top=self.top)
         else:
             moved = ", ".join(f"{c.criterion} ×{c.factor:g} → {c.new_top}" for c in self.changes)
-            text = f"sensitive: the first place changes when {moved}"
+            text = _("sensitive: the first place changes when {changes}").format(changes=moved)
         return text + "; " + self.describe_unknowns()
 
     def describe_unknowns(self) -> str:

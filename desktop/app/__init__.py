@@ -9,6 +9,12 @@
     desktop/app/trace_task.py    the Routes screen's trace in the child process (`trace_job.py`, no Qt)
     desktop/app/scheduler_panel.py, sizing_panel.py, weights_panel.py, scorecard.py, needs_form.py
                                  the screens' parts, one widget per module; the dialogs (*_dialog.py)
+    desktop/app/catalog_actions.py  the Catalog screen's editing row: New offering…, Edit…, Delete / Copy to
+                                 my catalogs, Questionnaire → Export…/Import…
+    desktop/app/offering_form.py the offering form, checked as typed; its fields (from the questionnaire's
+                                 questions) in offering_fields_panel.py, their editors in widgets/offering_fields.py
+    desktop/app/questionnaire_dialogs.py, questionnaire_import.py  Questionnaire → Export…, and Import…
+                                 (a preview first, conflicts chosen, then written)
     desktop/app/widgets/         reusable widgets (plots, the sparkline and line-type delegates, a scroll area)
     desktop/app/models/          Qt item models the views read (unit-tested without a window)
     desktop/app/workers.py       QRunnable tasks: probes, store queries and exports off the GUI thread

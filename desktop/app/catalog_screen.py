@@ -1,7 +1,10 @@
-"""The Catalog screen: every bundled offering in a filterable, sortable table, with the GPU reference beside
-each, the selected offering's facts and their sources, its provider's regions (with the line types the
-vendor claims), a button that puts a region's probe endpoints on the probe list, and one that opens the
-provider's catalog file. Loading runs in a worker; a broken catalog file is reported and the rest shows."""
+"""The Catalog screen: every offering (bundled and the user's own catalogs) in a filterable, sortable table,
+with the GPU reference beside each, the selected offering's facts and their sources, its provider's regions
+(with the line types the vendor claims), a button that puts a region's probe endpoints on the probe list,
+and one that opens the provider's catalog file. Above the table, the editing row (`catalog_actions`: New
+offering…, Edit…, Delete or Copy to my catalogs, Questionnaire → Export…/Import…). Loading runs in a
+worker, again whenever the user's catalogs changed (`AppContext.catalog_events`); a broken catalog file is
+reported and the rest shows."""
 
 from __future__ import annotations
 
@@ -27,12 +30,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.app.catalog_actions import CatalogActions
 from desktop.app.context import AppContext
 from desktop.app.models.offerings import OfferingsFilter, OfferingsModel
 from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
 from desktop.export.safety import neutralise
 from desktop.usecases.offerings import CatalogView, load_view
 from desktop.usecases.probe_list import entries_from_region
+from desktop.usecases.user_catalogs import user_offerings
 
 GPU_FAMILIES = (
     "",
@@ -50,11 +55,20 @@ GPU_FAMILIES = (
 )
 
 
+def load_screen() -> tuple[CatalogView, set[tuple[str, str]]]:
+    """The worker's part: the catalogs as the screen shows them, and the offerings of the user's own."""
+    view = load_view()
+    return view, user_offerings(view.catalogs)
+
+
 class CatalogScreen(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.context = context
         self.view: CatalogView | None = None
+        self.own: set[tuple[str, str]] = set()  # (provider, offering) only the user's catalogs have
+        self._select: tuple[str, str] | None = None  # what to select once loaded again
+        self._loads = 0
         self.model = OfferingsModel(self)
         self.proxy = OfferingsFilter(self)
         self.proxy.setSourceModel(self.model)
@@ -136,8 +150,10 @@ class CatalogScreen(QWidget):
         splitter.addWidget(lower)
         splitter.setSizes([480, 300])
 
+        self.edit_bar = CatalogActions(context, self)
         layout = QVBoxLayout(self)
         layout.addLayout(filters)
+        layout.addWidget(self.edit_bar)
         layout.addWidget(self.errors)
         layout.addWidget(splitter, 1)
         layout.addWidget(self.count)
@@ -149,6 +165,8 @@ class CatalogScreen(QWidget):
         self.table.selectionModel().currentRowChanged.connect(lambda *_: self._show_selected())
         self.add_region.clicked.connect(self.add_selected_region)
         self.open_file.clicked.connect(self.open_provider_file)
+        self.table.doubleClicked.connect(lambda _index: self.edit_bar.edit_selected())
+        context.catalog_events.changed.connect(self.reload)
         self.retranslate()
         self.reload()
 
@@ -156,10 +174,26 @@ class CatalogScreen(QWidget):
 
     def reload(self) -> None:
         self.count.setText(self.tr("Loading the catalogs…"))
-        self.context.workers.submit(load_view, on_done=self._loaded, on_error=self._failed)
+        self._loads += 1
+        self.context.workers.submit(_tagged_load, self._loads, on_done=self._loaded, on_error=self._failed)
 
-    def _loaded(self, view: CatalogView) -> None:
-        self.view = view
+    @property
+    def loading(self) -> bool:
+        return self._loads > 0
+
+    def select_after_reload(self, provider: str, offering: str) -> None:
+        """Select this offering once the catalogs are loaded again (after it was written)."""
+        self._select = (provider, offering)
+
+    def _loaded(self, tagged: tuple[int, tuple[CatalogView, set[tuple[str, str]]]]) -> None:
+        load, (view, own) = tagged
+        if load != self._loads:
+            return  # a later load (a later change) decides
+        self._loads = 0
+        self.view, self.own = view, own
+        selected = self.selected_row()
+        keep = self._select or ((selected["provider"], selected["id"]) if selected else None)
+        self._select = None
         self.model.set_rows(view.rows)
         current = self.provider.currentData()
         self.provider.blockSignals(True)
@@ -183,10 +217,26 @@ class CatalogScreen(QWidget):
             OfferingsModel.FABRIC: 110,
         }.items():
             self.table.setColumnWidth(column, min(self.table.columnWidth(column), widest))
+        if keep is not None and self.select(*keep):
+            return
         if self.proxy.rowCount():
             self.table.selectRow(0)
+        else:
+            self._show_selected()
+
+    def select(self, provider: str, offering: str) -> bool:
+        """Select the offering's row (if the filters show it)."""
+        for row in range(self.proxy.rowCount()):
+            data = self.proxy.data(self.proxy.index(row, 0), OfferingsModel.RowRole)
+            if isinstance(data, dict) and (data["provider"], data["id"]) == (provider, offering):
+                self.table.selectRow(row)
+                self.table.scrollTo(self.proxy.index(row, 0))
+                self._show_selected()
+                return True
+        return False
 
     def _failed(self, message: str) -> None:
+        self._loads = 0
         self.count.setText(message)
         self.context.reporter.error(self.tr("Catalogs not loaded"), message)
 
@@ -214,6 +264,7 @@ class CatalogScreen(QWidget):
 
     def _show_selected(self) -> None:
         row = self.selected_row()
+        self.edit_bar.update_for(row, row is not None and (row["provider"], row["id"]) in self.own)
         if row is None or self.view is None:
             self.detail.clear()
             return
@@ -455,3 +506,7 @@ class CatalogScreen(QWidget):
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
         super().changeEvent(event)
+
+
+def _tagged_load(load: int) -> tuple[int, tuple[CatalogView, set[tuple[str, str]]]]:
+    return load, load_screen()

@@ -1,5 +1,5 @@
 """What the screens are given instead of reaching for globals: settings, the worker pool, the shared probe
-list, and a place to report to the user."""
+list, a place to report to the user, and the signals that say the store or the user's catalogs changed."""
 
 from __future__ import annotations
 
@@ -37,6 +37,13 @@ class StoreChanged(QObject):
     changed = Signal()
 
 
+class CatalogsChanged(QObject):
+    """Fires after the GUI wrote to the user's catalogs (an offering saved, copied or deleted, a
+    questionnaire imported), so the screens that read catalogs load them again (the scorecard re-ranks)."""
+
+    changed = Signal()
+
+
 @dataclass
 class AppContext:
     settings: AppSettings
@@ -44,3 +51,4 @@ class AppContext:
     targets: TargetListModel
     reporter: Reporter = field(default_factory=Reporter)
     store_events: StoreChanged = field(default_factory=StoreChanged)
+    catalog_events: CatalogsChanged = field(default_factory=CatalogsChanged)

@@ -163,6 +163,7 @@ class ExportScreen(QWidget):
             vantage=self.vantage.text().strip() or None,
             weights=settings.score_weights,
             method=settings.score_method,
+            language=settings.language,  # the workbook in the window's language
         )
         return job, (settings.needs or DEFAULTS) if self.with_ranking.isChecked() else None
 

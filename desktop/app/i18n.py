@@ -2,8 +2,10 @@
 
 The sources are Qt Linguist files in `translations/` (`linkvet_zh_CN.ts`, refreshed with
 `pyside6-lupdate` over `desktop/app`), compiled to `.qm` with `pyside6-lrelease`; both are committed so a
-checkout runs without the Qt tools. Switching installs the new translators; Qt then sends every widget a
-`LanguageChange` event and each screen re-reads its texts in `retranslate()`.
+checkout runs without the Qt tools. Switching installs the new translators and switches the core's gettext
+domains too (`desktop.i18n.set_language`: scorecard reasons, verdicts and doubts, error messages, and the
+probing child processes started from then on); Qt then sends every widget a `LanguageChange` event and
+each screen re-reads its texts in `retranslate()`.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator, Signal
+
+from desktop.i18n import set_language
 
 TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
 LANGUAGE_NAMES = {"en": "English", "zh_CN": "简体中文"}
@@ -48,5 +52,6 @@ class LanguageSwitcher(QObject):
             for translator in self._installed:
                 self._app.installTranslator(translator)
         QLocale.setDefault(QLocale(code if code != "en" else "en_US"))
+        set_language(code)  # the core's messages (probes, catalogs, desktop) in the same language
         self.code = code
         self.switched.emit(code)

@@ -146,11 +146,6 @@ class MainWindow(QMainWindow):
         self.resize(QSize(1280, 800))
 
         self.store_label = QLabel()
-        # Scorecard reasons, catalog notes and error messages come from the core (`catalogs`, `probes`),
-        # which speaks English only: said once, in the status bar, whenever another language is on.
-        self.english_note = QLabel()
-        self.english_note.setObjectName("screenHint")
-        self.statusBar().addPermanentWidget(self.english_note)
         self.statusBar().addPermanentWidget(self.store_label)
         self.last_error: QMessageBox | None = None
         context.reporter.note.connect(self.show_note)
@@ -306,12 +301,6 @@ class MainWindow(QMainWindow):
         self.language_menu.setTitle(self.tr("&Language"))
         self.help_menu.setTitle(self.tr("&Help"))
         self.about_action.setText(self.tr("&About linkvet"))
-        self.english_note.setText(
-            self.tr(
-                "Scorecard reasons, catalog notes and error messages are in English (from linkvet's core)."
-            )
-        )
-        self.english_note.setVisible(self.language.code != "en")
         self._update_store_label()
 
     def changeEvent(self, event: QEvent) -> None:

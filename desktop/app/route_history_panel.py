@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 from desktop.app.context import AppContext
 from desktop.app.widgets.route_timeline import RouteTimeline
 from desktop.usecases.routes import RouteChange, RouteHistory, route_history, traced_regions
-from probes.routes import CLASS_NAMES
+from probes.routes import LINE_CLASSES, class_name
 
 PERIODS: tuple[int | None, ...] = (7 * 86400, 30 * 86400, 90 * 86400, None)  # seconds back, None: all
 
@@ -188,8 +188,7 @@ class RouteHistoryPanel(QWidget):
         return f"{day} {moment:%Y-%m-%d %H:%M}"
 
     def describe(self, change: RouteChange) -> str:
-        names: dict[str, str] = {str(k): v for k, v in CLASS_NAMES.items()}
-        before, after = names.get(change.before, change.before), names.get(change.after, change.after)
+        before, after = class_name(change.before), class_name(change.after)
         if change.class_changed and change.direction == "down":
             text = self.tr("the line fell from {before} to {after}")
         elif change.class_changed and change.direction == "up":
@@ -221,7 +220,7 @@ class RouteHistoryPanel(QWidget):
             self.period.setItemText(index, text)
         self.refresh_button.setText(self.tr("Refresh"))
         self.changes.setHorizontalHeaderLabels([self.tr("When"), self.tr("Target"), self.tr("Change")])
-        self.timeline.class_names = {k: str(v) for k, v in CLASS_NAMES.items()}
+        self.timeline.class_names = {k: class_name(k) for k in LINE_CLASSES}
         self.timeline.rtt_label = self.tr("RTT (ms)")
         self.timeline.lane_label = self.tr("route")
         self.timeline.change_text = self.tr("{before} → {after}")

@@ -6,7 +6,8 @@ The screen only wires them: the catalogs load in a worker, then the store's meas
 (`desktop.usecases.links.stored_link_summaries`, route checks against the catalogs' claims), and every
 change of needs, weights or method ranks again (`desktop.usecases.ranking.rank`, debounced), exactly as
 `linkvet score` ranks. The measurements are read again after a probe, a scheduled round or a change of the
-data folder or the peak windows."""
+data folder or the peak windows; the catalogs after the user's catalogs changed (`AppContext.catalog_events`:
+an offering saved on the Catalog screen, a questionnaire imported), so the scorecard re-ranks at once."""
 
 from __future__ import annotations
 
@@ -120,8 +121,10 @@ class ScoreScreen(QWidget):
                 self.form.set_values(DEFAULTS)
         self.retranslate()
         # The measurements are read once the catalogs are in: their route checks use the regions' claims.
-        context.workers.submit(load_catalog_set, on_done=self._catalogs_loaded, on_error=self._failed)
+        self._catalog_loads = 0
+        self.reload_catalogs()
         context.store_events.changed.connect(self.reload_measurements)
+        context.catalog_events.changed.connect(self.reload_catalogs)
         context.settings.changed.connect(self._setting_changed)
 
     # -- inputs ------------------------------------------------------------------------------------------
@@ -185,6 +188,23 @@ class ScoreScreen(QWidget):
         self.summaries = []
         self.context.reporter.info(self.tr("Measured line quality not read: {error}").format(error=message))
         self.rerank()
+
+    def reload_catalogs(self) -> None:
+        """Load the catalogs again (at start, and after the user's catalogs changed: an offering saved or
+        deleted, a questionnaire imported), then rank."""
+        self._catalog_loads += 1
+        self.context.workers.submit(
+            _tagged,
+            self._catalog_loads,
+            load_catalog_set,
+            on_done=self._catalogs_tagged,
+            on_error=self._failed,
+        )
+
+    def _catalogs_tagged(self, tagged: tuple[int, CatalogSet]) -> None:
+        load, catalogs = tagged
+        if load == self._catalog_loads:  # a later load (a later change) decides
+            self._catalogs_loaded(catalogs)
 
     def _catalogs_loaded(self, catalogs: CatalogSet) -> None:
         self.catalogs = catalogs

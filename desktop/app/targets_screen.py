@@ -98,6 +98,7 @@ class TargetsScreen(QWidget):
         self.edit_button.clicked.connect(self.edit_selected)
         self.remove_button.clicked.connect(self.remove_selected)
         self.catalog_button.clicked.connect(self.choose_from_catalogs)
+        context.catalog_events.changed.connect(self._forget_catalogs)
         self.import_button.clicked.connect(self._ask_import_plan)
         self.save_plan_button.clicked.connect(self._ask_save_plan)
         self.all_button.clicked.connect(lambda: self.model.set_all_enabled(True))
@@ -186,6 +187,11 @@ class TargetsScreen(QWidget):
         self.context.workers.submit(
             load_catalog_set, on_done=self._catalogs_loaded, on_error=self._catalogs_failed
         )
+
+    def _forget_catalogs(self) -> None:
+        """The user's catalogs changed (a region's endpoints answered in a questionnaire): read them again
+        on the next use."""
+        self.catalogs = None
 
     def _catalogs_loaded(self, catalogs: CatalogSet) -> None:
         self.catalog_button.setEnabled(True)

@@ -124,10 +124,13 @@ class JobProcess:
         import tempfile
 
         import desktop
+        from desktop.i18n import chosen as chosen_language
 
         root = str(Path(desktop.__file__).resolve().parent.parent)
         env = dict(os.environ)
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        if (language := chosen_language()) is not None:  # the child words its messages as the window does
+            env["LANGUAGE"] = language
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in finish())
         self.process = subprocess.Popen(
             [*prefix, sys.executable, "-m", "desktop.app.job_process"],

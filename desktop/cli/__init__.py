@@ -12,6 +12,13 @@
                               terminal and the log; `_logfile.py` the schedule's log; `_links.py` the
                               measurement options of score and export
 
+The language: linkvet speaks the language gettext finds in LANGUAGE, LC_ALL, LC_MESSAGES or LANG (English
+where it has no catalog), unless `--lang en|zh_CN` says otherwise. `--lang` is one option of `linkvet` and of
+every sub-command, so it may stand before or after the sub-command (`linkvet --lang zh_CN trace HOST`,
+`linkvet export --lang zh_CN --out x.xlsx`); it is read before the parser is built, so the help texts and
+argparse's own words (`_argparse_words.py`) are in that language too, and it applies to every message of
+the run and to the files written in the run's language (`desktop.i18n.current_language()`).
+
 Exit codes (the README's table is `desktop.cli.errors.EXIT_RULES`): 0 done, every target measured; 1 some
 target could not be measured at all (its error is in the output); 2 usage error or invalid input (the
 message names the file, line and field); 3 the environment refused (the store, an unwritable file, no
@@ -45,18 +52,70 @@ COMMAND_MODULES: tuple[str, ...] = (
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that sub-command's module is imported (a command's imports
-    should not slow the others down)."""
+    should not slow the others down). Its texts are in the current language: build it after choosing one."""
+    from desktop.cli._argparse_words import install
+    from desktop.i18n import _
     from probes import __version__
 
+    install()
     parser = argparse.ArgumentParser(
         prog="linkvet",
-        description="Measure the line from your office to GPU-hosting regions and score providers on it.",
+        description=_("Measure the line from your office to GPU-hosting regions and score providers on it."),
     )
-    parser.add_argument("--version", action="version", version=f"linkvet {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"linkvet {__version__}",
+        help=_("print linkvet's version and exit"),
+    )
+    _add_language_option(parser, default=None)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES if only is None else (only,):
         importlib.import_module(f"desktop.cli.{name}").add_parser(subparsers)
+    _add_language_everywhere(parser)
     return parser
+
+
+def _add_language_option(parser: argparse.ArgumentParser, default: object) -> None:
+    from desktop.i18n import LANGUAGES, _
+
+    parser.add_argument(
+        "--lang",
+        choices=LANGUAGES,
+        default=default,
+        help=_(
+            "the language of linkvet's messages and of the files it writes (default: from LANGUAGE, "
+            "LC_ALL, LC_MESSAGES or LANG; English where there is no translation)"
+        ),
+    )
+
+
+def _add_language_everywhere(parser: argparse.ArgumentParser) -> None:
+    """`--lang` on every sub-command and verb too, so it may follow them; given nowhere, the top-level
+    default (None) stays, since a sub-command's is SUPPRESS."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):  # aliases share their parser
+                if "--lang" not in sub._option_string_actions:  # a command may define its own
+                    _add_language_option(sub, default=argparse.SUPPRESS)
+                _add_language_everywhere(sub)
+
+
+def language_on_command_line(arguments: Sequence[str]) -> str | None:
+    """The `--lang` of a command line (`--lang X` or `--lang=X`, anywhere before a `--`), read before
+    the parser is built so that its help is in that language; None when not given or not one of
+    `desktop.i18n.LANGUAGES` (the parser then says what it expected)."""
+    from desktop.i18n import LANGUAGES
+
+    chosen = None
+    for index, argument in enumerate(arguments):
+        if argument == "--":
+            break
+        if argument == "--lang" and index + 1 < len(arguments):
+            chosen = arguments[index + 1]
+        elif argument.startswith("--lang="):
+            chosen = argument.partition("=")[2]
+    return chosen if chosen in LANGUAGES else None
 
 
 def headless_main_job() -> int:
@@ -80,10 +139,28 @@ def headless_main_job() -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from desktop import i18n
+
     arguments = list(sys.argv[1:] if argv is None else argv)
-    command = arguments[0].replace("-", "_") if arguments else None
+    before = i18n.chosen()
+    try:  # the run's language, then the one before (the headless job runs commands inside a command)
+        if (given := language_on_command_line(arguments)) is not None:
+            i18n.set_language(given)
+        return _main(arguments)
+    finally:
+        if i18n.chosen() != before:
+            i18n.set_language(before)
+
+
+def _main(arguments: list[str]) -> int:
+    rest = _without_language(arguments)
+    command = rest[0].replace("-", "_") if rest else None
     parser = build_parser(command if command in COMMAND_MODULES else None)
     args = parser.parse_args(arguments)
+    if args.lang is not None:  # as parsed (an abbreviation such as --lan counts too)
+        from desktop.i18n import set_language
+
+        set_language(args.lang)
     if not getattr(args, "run", None):
         if arguments:
             parser.print_help()
@@ -97,6 +174,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             return headless_main_job()
         args.run, args.quit_after_startup = gui.run, False
     return run_mapped(lambda: args.run(args))
+
+
+def _without_language(arguments: list[str]) -> list[str]:
+    """The command line without a leading `--lang X`, so that the sub-command is found after it."""
+    rest = list(arguments)
+    while rest and (rest[0] == "--lang" or rest[0].startswith("--lang=")):
+        del rest[: 2 if rest[0] == "--lang" else 1]
+    return rest
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from desktop.i18n import _
 from probes import limits
 from probes.limits import Limit, parse_time
 
@@ -19,7 +20,7 @@ def add_db_option(parser: argparse.ArgumentParser) -> None:
         "--db",
         type=Path,
         metavar="PATH",
-        help="SQLite result store (default: linkvet.sqlite3 in the user data directory)",
+        help=_("SQLite result store (default: linkvet.sqlite3 in the user data directory)"),
     )
 
 
@@ -27,8 +28,10 @@ def add_vantage_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--vantage",
         metavar="NAME",
-        help="where these measurements are taken from (e.g. shanghai-office), stored with the round; "
-        "scoring can then use only the line as seen from the team's office",
+        help=_(
+            "where these measurements are taken from (e.g. shanghai-office), stored with the round; "
+            "scoring can then use only the line as seen from the team's office"
+        ),
     )
 
 
@@ -40,11 +43,11 @@ def reader_store(path: Path | None) -> Path:
 
     where = path if path is not None else default_db_path()
     if not where.exists():
-        print(
-            f"linkvet: note: no result store at {where} yet: nothing measured, so line quality is 'not "
-            "measured' everywhere (run `linkvet probe` or `linkvet schedule` to measure)",
-            file=sys.stderr,
+        note = _(
+            "note: no result store at {path} yet: nothing measured, so line quality is 'not measured' "
+            "everywhere (run `linkvet probe` or `linkvet schedule` to measure)"
         )
+        print("linkvet: " + note.format(path=where), file=sys.stderr)
     return where
 
 

@@ -1,13 +1,16 @@
-"""Plain-text tables and a progress line for the terminal; untrusted text is escaped by
-`desktop.cli._safe_text.printable`."""
+"""Tables and a progress bar for the terminal, laid out by display width (rich: a CJK character takes two
+columns, so `洛杉矶-CN2线路` and `la-bgp` line up); untrusted text is escaped by
+`desktop.cli._safe_text.printable`. A table is plain text in columns two spaces apart, with no box and no
+colour, so output piped to a file reads the same as on the screen; only a terminal gets bold headers."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Collection, Sequence
+from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from desktop.cli._safe_text import printable
+from desktop.i18n import _
 from probes.target import Method
 
 if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
@@ -27,20 +30,35 @@ def percent(fraction: float | None) -> str:
     return "-" if fraction is None else f"{fraction * 100:.1f}%"
 
 
-def table(headers: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO) -> None:
-    """Columns padded to their widest cell; every cell goes through `printable` (no control character of a
-    name or a host's message reaches the terminal, no newline splits a row)."""
-    headers = [printable(h) for h in headers]
-    rows = [[printable(c) for c in row] for row in rows]
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(headers)]
-    last = len(headers) - 1
+def table(
+    headers: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO, right: Collection[int] = ()
+) -> None:
+    """Columns as wide as their widest cell in display columns, two spaces apart, no cell wrapped or cut
+    (the columns numbered in `right` aligned to the right, as numbers are);
+    every cell goes through `printable` (no control character of a name or a host's message reaches the
+    terminal, no newline splits a row)."""
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
-    def line(cells: Sequence[str]) -> str:
-        return "  ".join(c if i == last else c.ljust(widths[i]) for i, c in enumerate(cells)).rstrip()
-
-    out.write(line(headers) + "\n")
+    terminal = out.isatty()
+    grid = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold" if terminal else None)
+    for index, header in enumerate(headers):
+        justify: Literal["left", "right"] = "right" if index in right else "left"
+        grid.add_column(Text(printable(header)), no_wrap=True, justify=justify)
     for row in rows:
-        out.write(line(row) + "\n")
+        grid.add_row(*(Text(printable(cell)) for cell in row))
+    rendered = Console(
+        width=1_000_000,  # never wrapped to the terminal's width: the terminal wraps a long line itself
+        color_system="standard" if terminal else None,
+        force_terminal=terminal,
+        highlight=False,
+        markup=False,
+        emoji=False,
+    )
+    with rendered.capture() as captured:
+        rendered.print(grid)
+    out.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
 
 
 def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[str]]]:
@@ -48,17 +66,17 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
     methods = {r.method for r in results}
     if methods <= {Method.ICMP, Method.TCP}:
         headers = [
-            "TARGET",
-            "METHOD",
-            "SENT",
-            "RECV",
-            "LOSS",
-            "MIN ms",
-            "MEDIAN ms",
-            "P95 ms",
-            "MAX ms",
-            "JITTER ms",
-            "NOTE",
+            _("TARGET"),
+            _("METHOD"),
+            _("SENT"),
+            _("RECV"),
+            _("LOSS"),
+            _("MIN ms"),
+            _("MEDIAN ms"),
+            _("P95 ms"),
+            _("MAX ms"),
+            _("JITTER ms"),
+            _("NOTE"),
         ]
         rows = [
             [
@@ -77,7 +95,7 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
             for r in results
         ]
         return headers, rows
-    headers = ["TARGET", "METHOD", "OK", "LOSS", "MEDIAN ms", "FIGURES", "NOTE"]
+    headers = [_("TARGET"), _("METHOD"), _("OK"), _("LOSS"), _("MEDIAN ms"), _("FIGURES"), _("NOTE")]
     rows = [
         [
             r.target.name,
@@ -96,32 +114,55 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
 def figures(result: ProbeResult) -> str:
     m = result.metrics
     if result.method is Method.HTTP:
-        return (
-            f"status {number(m.get('status'))}  dns {number(m.get('dns_ms'))}  connect "
-            f"{number(m.get('connect_ms'))}  tls {number(m.get('tls_ms'))}  ttfb {number(m.get('ttfb_ms'))}  "
-            f"total {number(m.get('total_ms'))} ms"
+        return _(
+            "status {status}  dns {dns}  connect {connect}  tls {tls}  ttfb {ttfb}  total {total} ms"
+        ).format(
+            status=number(m.get("status")),
+            dns=number(m.get("dns_ms")),
+            connect=number(m.get("connect_ms")),
+            tls=number(m.get("tls_ms")),
+            ttfb=number(m.get("ttfb_ms")),
+            total=number(m.get("total_ms")),
         )
     if result.method is Method.DOWNLOAD:
         size = m.get("bytes")
         mib = None if size is None else float(size) / 1048576
-        return (
-            f"{number(m.get('throughput_mbps'), 1)} Mbit/s (steady {number(m.get('steady_mbps'), 1)})  "
-            f"{number(mib, 1)} MiB in {number(m.get('seconds'))} s  ttfb {number(m.get('ttfb_ms'))} ms"
+        return _("{rate} Mbit/s (steady {steady})  {mib} MiB in {seconds} s  ttfb {ttfb} ms").format(
+            rate=number(m.get("throughput_mbps"), 1),
+            steady=number(m.get("steady_mbps"), 1),
+            mib=number(mib, 1),
+            seconds=number(m.get("seconds")),
+            ttfb=number(m.get("ttfb_ms")),
         )
     if result.method is Method.RESPONSIVENESS:
         up = m.get("upload_mbps")
-        return (
-            f"idle {number(m.get('idle_rtt_median_ms'))} ms  loaded {number(m.get('loaded_rtt_median_ms'))} ms "
-            f"(p90 {number(m.get('loaded_rtt_p90_ms'))})  {_signed(m.get('loaded_rtt_increase_ms'))} ms  "
-            f"grade {m.get('grade') or '-'}  {number(m.get('rpm'), 0)} RPM  "
-            f"down {number(m.get('download_mbps'), 1)}"
-            + (f" / up {number(up, 1)}" if up is not None else "")
-            + f" Mbit/s ({m.get('latency_probe')})"
-        )
+        words = {
+            "idle": number(m.get("idle_rtt_median_ms")),
+            "loaded": number(m.get("loaded_rtt_median_ms")),
+            "p90": number(m.get("loaded_rtt_p90_ms")),
+            "added": _signed(m.get("loaded_rtt_increase_ms")),
+            "grade": m.get("grade") or "-",
+            "rpm": number(m.get("rpm"), 0),
+            "down": number(m.get("download_mbps"), 1),
+            "up": number(up, 1),
+            "probe": m.get("latency_probe"),
+        }
+        if up is None:
+            text = _(
+                "idle {idle} ms  loaded {loaded} ms (p90 {p90})  {added} ms  grade {grade}  {rpm} RPM  "
+                "down {down} Mbit/s ({probe})"
+            )
+        else:
+            text = _(
+                "idle {idle} ms  loaded {loaded} ms (p90 {p90})  {added} ms  grade {grade}  {rpm} RPM  "
+                "down {down} / up {up} Mbit/s ({probe})"
+            )
+        return text.format(**words)
     if result.method is Method.IPERF3:
-        return (
-            f"down {number(m.get('download_mbps'), 1)} Mbit/s  up {number(m.get('upload_mbps'), 1)} Mbit/s  "
-            f"retransmits {number(m.get('retransmits'))}"
+        return _("down {down} Mbit/s  up {up} Mbit/s  retransmits {retransmits}").format(
+            down=number(m.get("download_mbps"), 1),
+            up=number(m.get("upload_mbps"), 1),
+            retransmits=number(m.get("retransmits")),
         )
     return ""
 
@@ -132,31 +173,41 @@ def _signed(value: Any) -> str:
 
 def note(result: ProbeResult) -> str:
     if result.error is not None:
-        return f"ERROR {result.error}: {result.message or ''}".strip()
+        return _("ERROR {kind}: {message}").format(kind=result.error, message=result.message or "").strip()
     return result.message or ""
 
 
 class ProgressLine:
-    """A one-line progress bar on stderr, drawn only when stderr is a terminal."""
+    """A progress bar on stderr (rich's), drawn only when stderr is a terminal and gone when finished."""
 
     def __init__(self, out: TextIO = sys.stderr, enabled: bool | None = None) -> None:
         self.out = out
         self.enabled = out.isatty() if enabled is None else enabled
-        self._drawn = False
+        self._bar: Any = None
+        self._task: Any = None
 
     def __call__(self, progress: Progress) -> None:
         if not self.enabled or progress.total == 0:
             return
-        width = 30
-        filled = int(width * progress.done / progress.total)
-        self.out.write(
-            f"\r[{'#' * filled}{'.' * (width - filled)}] {progress.done}/{progress.total} targets"
-            f"  {progress.elapsed_s:.1f} s"
-        )
-        self.out.flush()
-        self._drawn = True
+        if self._bar is None:
+            from rich import progress as bars
+            from rich.console import Console
+
+            self._bar = bars.Progress(
+                bars.BarColumn(),
+                bars.MofNCompleteColumn(),
+                bars.TextColumn(_("targets")),
+                bars.TimeElapsedColumn(),
+                console=Console(file=self.out, highlight=False),
+                transient=True,
+                auto_refresh=False,  # drawn on each report, no thread of its own
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("", total=progress.total)
+        self._bar.update(self._task, completed=progress.done, total=progress.total)
+        self._bar.refresh()
 
     def finish(self) -> None:
-        if self._drawn:
-            self.out.write("\r\033[K")
-            self.out.flush()
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

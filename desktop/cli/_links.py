@@ -10,20 +10,21 @@ from datetime import datetime
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet
 from desktop.cli._common import add_db_option, reader_store, time_flag
+from desktop.i18n import _
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 
 
 def add_measurement_options(parser: argparse.ArgumentParser) -> None:
     add_db_option(parser)
     parser.add_argument(
-        "--since", type=time_flag, help="measurements from this time (ISO date/time or an age such as 30d)"
+        "--since", type=time_flag, help=_("measurements from this time (ISO date/time or an age such as 30d)")
     )
-    parser.add_argument("--until", type=time_flag, help="measurements before this time")
+    parser.add_argument("--until", type=time_flag, help=_("measurements before this time"))
     parser.add_argument(
         "--peak",
         action="append",
         metavar="WINDOW",
-        help='peak window (repeatable; default "20:00-23:00 Asia/Shanghai")',
+        help=_('peak window (repeatable; default "20:00-23:00 Asia/Shanghai")'),
     )
 
 

@@ -37,7 +37,7 @@ class _NoteFailure:
         if self.failure is not None:
             return
         exc = sys.exc_info()[1]
-        self.failure = (getattr(exc, "strerror", None) or str(exc)) if exc is not None else "unknown error"
+        self.failure = (getattr(exc, "strerror", None) or str(exc)) if exc is not None else _("unknown error")
         message = _("cannot write the log file {path}: {reason}; logging to stderr only").format(
             path=self.baseFilename, reason=self.failure
         )

@@ -60,3 +60,6 @@ class PrintableStream:
 
     def flush(self) -> None:
         self.out.flush()
+
+    def isatty(self) -> bool:
+        return self.out.isatty()

@@ -23,6 +23,7 @@ from desktop.cli._common import flag
 from desktop.cli._format import table
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
+from desktop.i18n import _
 from probes import limits
 
 
@@ -31,29 +32,33 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     p = subparsers.add_parser(
         "accept",
-        help="check a rented GPU server against what its vendor claims (run on the server)",
-        description="Read this server's GPUs, NVLink topology, InfiniBand/RoCE, NVMe, BMC and power, NCCL "
-        "bandwidth and return route to China, and compare each with the catalog's claims for the offering. "
-        "No root needed where the kernel allows reading; what could not be read is listed with why.",
+        help=_("check a rented GPU server against what its vendor claims (run on the server)"),
+        description=_(
+            "Read this server's GPUs, NVLink topology, InfiniBand/RoCE, NVMe, BMC and power, NCCL "
+            "bandwidth and return route to China, and compare each with the catalog's claims for the offering. "
+            "No root needed where the kernel allows reading; what could not be read is listed with why."
+        ),
     )
     source = p.add_mutually_exclusive_group()
     source.add_argument(
-        "--replay", type=Path, metavar="DIR", help="read recorded outputs from DIR instead of this machine"
+        "--replay", type=Path, metavar="DIR", help=_("read recorded outputs from DIR instead of this machine")
     )
     source.add_argument(
-        "--record", type=Path, metavar="DIR", help="also write every output read into DIR (replayable)"
+        "--record", type=Path, metavar="DIR", help=_("also write every output read into DIR (replayable)")
     )
-    p.add_argument("--provider", metavar="ID", help="catalog provider id (with --offering: check the claims)")
-    p.add_argument("--offering", metavar="ID", help="catalog offering id")
     p.add_argument(
-        "--region", metavar="ID", help="catalog region id (its line types are checked on the return route)"
+        "--provider", metavar="ID", help=_("catalog provider id (with --offering: check the claims)")
+    )
+    p.add_argument("--offering", metavar="ID", help=_("catalog offering id"))
+    p.add_argument(
+        "--region", metavar="ID", help=_("catalog region id (its line types are checked on the return route)")
     )
     add_catalog_option(p)
     p.add_argument(
         "--needs",
         type=Path,
         metavar="FILE",
-        help="training-needs profile: check the inter-node bandwidth it requires",
+        help=_("training-needs profile: check the inter-node bandwidth it requires"),
     )
     p.add_argument(
         "--nccl-log",
@@ -61,64 +66,67 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="append",
         default=[],
         metavar="FILE",
-        help="an all_reduce_perf log or -J JSON (repeatable)",
+        help=_("an all_reduce_perf log or -J JSON (repeatable)"),
     )
     p.add_argument(
         "--nccl-tests",
         type=Path,
         metavar="DIR",
-        help="run DIR/all_reduce_perf -b 1G -e 8G -f 2 on the local GPUs",
+        help=_("run DIR/all_reduce_perf -b 1G -e 8G -f 2 on the local GPUs"),
     )
     p.add_argument(
         "--nccl-timeout",
         type=flag(limits.COMMAND_SECONDS),
         default=600.0,
         metavar="S",
-        help="time cap for that run (default 600)",
+        help=_("time cap for that run (default 600)"),
     )
     p.add_argument(
-        "--fio", metavar="DEVICE", help="run a bounded read-only fio test of DEVICE (e.g. /dev/nvme0n1)"
+        "--fio", metavar="DEVICE", help=_("run a bounded read-only fio test of DEVICE (e.g. /dev/nvme0n1)")
     )
     p.add_argument(
-        "--fio-json", type=Path, metavar="FILE", help="a fio --output-format=json result to read instead"
+        "--fio-json", type=Path, metavar="FILE", help=_("a fio --output-format=json result to read instead")
     )
     p.add_argument(
-        "--return-route", action="store_true", help="trace to the bundled China carrier endpoints (回程)"
+        "--return-route", action="store_true", help=_("trace to the bundled China carrier endpoints (回程)")
     )
     p.add_argument(
         "-P",
         "--trace-protocol",
         choices=["icmp", "udp", "tcp"],
         default="icmp",
-        help="protocol of those traces",
+        help=_("protocol of those traces"),
     )
     p.add_argument(
-        "--office", metavar="HOST", help="also ping (and iperf3 where a server runs) back to the office"
+        "--office", metavar="HOST", help=_("also ping (and iperf3 where a server runs) back to the office")
     )
     p.add_argument(
-        "--networks", type=Path, metavar="FILE", help="your network table, merged over the bundled one"
+        "--networks", type=Path, metavar="FILE", help=_("your network table, merged over the bundled one")
     )
     p.add_argument(
-        "--no-nvml", action="store_true", help="do not use NVML even when nvidia-ml-py is installed"
+        "--no-nvml", action="store_true", help=_("do not use NVML even when nvidia-ml-py is installed")
     )
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--out", type=Path, metavar="FILE", help="write the JSON report to FILE")
+    p.add_argument("--json", action="store_true", help=_("print the report as JSON"))
+    p.add_argument("--out", type=Path, metavar="FILE", help=_("write the JSON report to FILE"))
     p.set_defaults(run=run)
     verbs = p.add_subparsers(dest="accept_verb", metavar="import")
     importer = verbs.add_parser(
         "import",
-        help="on the office machine: store a report's checks as verified facts in your own catalog",
-        description="Store an acceptance report's checks with the provider's catalog: measured values become "
-        "verified facts (scoring prefers them), claims they contradict are marked contradicted (counted 0).",
+        help=_("on the office machine: store a report's checks as verified facts in your own catalog"),
+        description=_(
+            "Store an acceptance report's checks with the provider's catalog: measured values become "
+            "verified facts (scoring prefers them), claims they contradict are marked contradicted (counted 0)."
+        ),
     )
-    importer.add_argument("report", type=Path, metavar="REPORT.json", help="a report of linkvet accept --out")
+    importer.add_argument(
+        "report", type=Path, metavar="REPORT.json", help=_("a report of linkvet accept --out")
+    )
     add_catalog_option(importer)
     importer.set_defaults(run=run_import)
 
 
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
-    from desktop.i18n import _
     from desktop.usecases.accept_import import import_report
 
     if not args.report.is_file():
@@ -144,11 +152,15 @@ def run_import(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     if (args.provider is None) != (args.offering is None):
-        raise UsageError("--provider and --offering go together")
+        raise UsageError(_("--provider and --offering go together"))
     if args.replay is not None and not args.replay.is_dir():
-        raise UsageError(f"--replay {args.replay}: not a directory")
+        raise UsageError(_("--replay {dir}: not a directory").format(dir=args.replay))
     if args.out is not None and not args.out.parent.exists():
-        raise UsageError(f"--out {args.out}: the folder {args.out.parent} does not exist")
+        raise UsageError(
+            _("--out {file}: the folder {folder} does not exist").format(
+                file=args.out, folder=args.out.parent
+            )
+        )
     report = _accept(args)
     text = json.dumps(report, ensure_ascii=False, indent=1, allow_nan=False)
     if args.out is not None:
@@ -158,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print_summary(report, sys.stdout)
         if args.out is not None:
-            sys.stdout.write(f"\nreport written to {args.out}\n")
+            sys.stdout.write("\n" + _("report written to {file}").format(file=args.out) + "\n")
     return EXIT_CONTRADICTED if report["summary"]["contradicted"] else EXIT_OK
 
 
@@ -201,37 +213,56 @@ def _accept(args: argparse.Namespace) -> dict[str, Any]:
 def print_summary(report: dict[str, Any], out: TextIO) -> None:
     out = cast(TextIO, PrintableStream(out))  # what the server printed is untrusted
     host = report["host"]
-    out.write(f"linkvet accept — {host['hostname']} ({report['machine']}), {report['created_at']}\n")
+    heading = _("linkvet accept — {host} ({machine}), {created}").format(
+        host=host["hostname"], machine=report["machine"], created=report["created_at"]
+    )
+    out.write(heading + "\n")
     facts = report["facts"]
-    lines = _fact_lines(facts)
-    out.write("\n" + "\n".join(lines) + "\n")
+    out.write("\n" + "\n".join(_lined_up(_fact_lines(facts))) + "\n")
     missing = [r for r in report["read"] if r["status"] != "read"]
     if missing:
-        out.write("\nnot read:\n")
+        out.write("\n" + _("not read:") + "\n")
         for r in missing:
             out.write(f"  {r['source']}: {r['reason']}\n")
     checks = report.get("checks") or []
     if report.get("claims"):
         c = report["claims"]
+        if c["region"]:
+            against = _("checks against {provider} / {offering} / {region}:")
+        else:
+            against = _("checks against {provider} / {offering}:")
         out.write(
-            f"\nchecks against {c['provider_name']} / {c['offering']}"
-            + (f" / {c['region']}" if c["region"] else "")
-            + ":\n"
+            "\n"
+            + against.format(provider=c["provider_name"], offering=c["offering"], region=c["region"])
+            + "\n"
         )
         rows = [
             [ch["verdict"].upper(), ch["fact"], _short(ch["claimed"]), _short(ch["measured"])]
             for ch in checks
         ]
-        table(["VERDICT", "FACT", "CLAIMED", "MEASURED"], rows, out)
+        table([_("VERDICT"), _("FACT"), _("CLAIMED"), _("MEASURED")], rows, out)
         for ch in checks:
             if ch["verdict"] != "confirmed":
                 out.write(f"  {ch['fact']}: {ch['evidence']}\n")
         s = report["summary"]
-        out.write(
-            f"\n{s['confirmed']} confirmed, {s['contradicted']} contradicted, {s['unverified']} unverified\n"
+        counts = _("{confirmed} confirmed, {contradicted} contradicted, {unverified} unverified").format(
+            confirmed=s["confirmed"], contradicted=s["contradicted"], unverified=s["unverified"]
         )
+        out.write(f"\n{counts}\n")
     else:
-        out.write("\n(no claims checked: give --provider and --offering)\n")
+        out.write("\n" + _("(no claims checked: give --provider and --offering)") + "\n")
+
+
+def _lined_up(lines: list[tuple[str, str] | str]) -> list[str]:
+    """`label  value` lines with the values in one column by display width (a Chinese label takes two
+    columns a character); a plain string is a line as it is."""
+    from rich.cells import cell_len
+
+    widest = max((cell_len(line[0]) for line in lines if isinstance(line, tuple)), default=0)
+    return [
+        line if isinstance(line, str) else line[0] + " " * (widest - cell_len(line[0]) + 2) + line[1]
+        for line in lines
+    ]
 
 
 def _short(value: Any) -> str:
@@ -244,51 +275,70 @@ def _short(value: Any) -> str:
     return str(value)
 
 
-def _fact_lines(facts: dict[str, Any]) -> list[str]:
-    lines = []
+def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
+    unread = _("not read")
+    lines: list[tuple[str, str] | str] = []
     g = facts.get("gpus")
-    lines.append(
-        "GPUs:      "
-        + (
-            f"{g['count']} × {', '.join(g['models'])} (driver {g['driver_version'] or '?'}, {g['read_with']})"
-            if g
-            else "not read"
+    gpus = unread
+    if g:
+        gpus = _("{count} × {models} (driver {driver}, {read_with})").format(
+            count=g["count"],
+            models=", ".join(g["models"]),
+            driver=g["driver_version"] or "?",
+            read_with=g["read_with"],
         )
-    )
+    lines.append((_("GPUs:"), gpus))
     t = facts.get("topology")
-    lines.append("topology:  " + (f"{t['verdict']} — {t['explanation']}" if t else "not read"))
+    lines.append((_("topology:"), f"{t['verdict']} — {t['explanation']}" if t else unread))
     r = facts.get("rdma")
     if r is None:
-        lines.append("fabric:    not read")
+        lines.append((_("fabric:"), unread))
     else:
-        parts = [
-            f"{k}: {v['active_ports']} active"
-            + (f" at {'/'.join(f'{x:g}' for x in v['rates_gbit_s'])} Gb/s" if v["rates_gbit_s"] else "")
-            for k, v in (("InfiniBand", r["infiniband"]), ("RoCE", r["roce"]))
-        ]
-        lines.append("fabric:    " + "; ".join(parts))
+        parts = []
+        for kind, v in (("InfiniBand", r["infiniband"]), ("RoCE", r["roce"])):
+            if v["rates_gbit_s"]:
+                parts.append(
+                    _("{kind}: {ports} active at {rates} Gb/s").format(
+                        kind=kind,
+                        ports=v["active_ports"],
+                        rates="/".join(f"{x:g}" for x in v["rates_gbit_s"]),
+                    )
+                )
+            else:
+                parts.append(_("{kind}: {ports} active").format(kind=kind, ports=v["active_ports"]))
+        lines.append((_("fabric:"), "; ".join(parts)))
     n = facts.get("nvme")
-    lines.append("NVMe:      " + (f"{n['count']} namespace(s), {n['total_tb']:.2f} TB" if n else "not read"))
+    nvme = unread
+    if n:
+        nvme = _("{count} namespace(s), {tb} TB").format(count=n["count"], tb=f"{n['total_tb']:.2f}")
+    lines.append((_("NVMe:"), nvme))
     f = facts.get("fio")
     if f:
         lines.append(
-            f"fio:       read {f['read_bw_mbytes_s']:.0f} MB/s, {f['read_iops']:.0f} IOPS ({f['filename']})"
+            (
+                _("fio:"),
+                _("read {bandwidth} MB/s, {iops} IOPS ({file})").format(
+                    bandwidth=f"{f['read_bw_mbytes_s']:.0f}", iops=f"{f['read_iops']:.0f}", file=f["filename"]
+                ),
+            )
         )
     m = facts.get("management") or {}
     psu = m.get("power_supplies_present")
-    lines.append(
-        f"BMC:       {'seen' if m.get('bmc_seen') else 'not seen'}; power supplies: "
-        + ("not read" if psu is None else f"{psu} present, {m.get('power_supplies_healthy')} healthy")
-    )
+    if psu is None:
+        power = _("{seen}; power supplies: not read")
+    else:
+        power = _("{seen}; power supplies: {present} present, {healthy} healthy")
+    seen = _("seen") if m.get("bmc_seen") else _("not seen")
+    lines.append((_("BMC:"), power.format(seen=seen, present=psu, healthy=m.get("power_supplies_healthy"))))
     nccl = facts.get("nccl")
     for run in (nccl or {}).get("runs", []):
         j = run["judgement"]
-        lines.append(f"NCCL:      {run['source']}: {j['explanation']}")
+        lines.append((_("NCCL:"), f"{run['source']}: {j['explanation']}"))
     if not nccl:
-        lines.append("NCCL:      no all_reduce_perf result")
+        lines.append((_("NCCL:"), _("no all_reduce_perf result")))
     rr = facts.get("return_route")
     if rr:
-        lines.append(f"return route, {rr['direction']}:")
+        lines.append(_("return route, {direction}:").format(direction=rr["direction"]))
         for route in rr["routes"]:
             lines.append(
                 f"  {route.get('label') or route.get('address')}: {route.get('class_name') or route.get('error')}"
@@ -296,12 +346,16 @@ def _fact_lines(facts: dict[str, Any]) -> list[str]:
     office = facts.get("office")
     if office:
         for result in office.get("results", []):
-            lines.append(
-                f"office:    {result.get('method')} {result.get('target')}: "
-                + (
-                    f"median {result.get('rtt_median_ms')} ms, loss {result.get('loss')}"
-                    if result.get("error") is None
-                    else f"{result.get('error')}"
-                )
-            )
+            words = {
+                "method": result.get("method"),
+                "target": result.get("target"),
+                "median": result.get("rtt_median_ms"),
+                "loss": result.get("loss"),
+                "error": result.get("error"),
+            }
+            if result.get("error") is None:
+                text = _("{method} {target}: median {median} ms, loss {loss}")
+            else:
+                text = _("{method} {target}: {error}")
+            lines.append((_("office:"), text.format(**words)))
     return lines

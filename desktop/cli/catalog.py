@@ -10,6 +10,7 @@ from pathlib import Path
 
 from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
+from desktop.cli._format import table
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from desktop.i18n import _
@@ -22,15 +23,19 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         metavar="PATH",
-        help="catalog file or directory (repeatable; default: the bundled catalogs); your own catalogs "
-        "(the user catalog folder) are merged over them",
+        help=_(
+            "catalog file or directory (repeatable; default: the bundled catalogs); your own catalogs "
+            "(the user catalog folder) are merged over them"
+        ),
     )
     parser.add_argument(
         "--no-user-catalogs",
         dest="user_catalogs",
         action="store_false",
-        help="leave out your own catalogs (vendor answers, verified facts) and read only --catalogs or the "
-        "bundled ones",
+        help=_(
+            "leave out your own catalogs (vendor answers, verified facts) and read only --catalogs or the "
+            "bundled ones"
+        ),
     )
 
 
@@ -39,62 +44,68 @@ def load_or_warn(paths: list[Path] | None, include_user: bool = True) -> Catalog
     others."""
     loaded = load_catalog_set(paths, include_user=include_user)
     for error in loaded.errors:
-        print(printable(f"linkvet: skipped: {error}"), file=sys.stderr)
+        print(printable("linkvet: " + _("skipped: {problem}").format(problem=error)), file=sys.stderr)
     if not loaded.providers:
-        raise UsageError("no catalog could be loaded" + (" (see above)" if loaded.errors else ""))
+        if loaded.errors:
+            raise UsageError(_("no catalog could be loaded (see above)"))
+        raise UsageError(_("no catalog could be loaded"))
     return loaded
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("catalog", help="validate, list and import provider GPU catalogs")
+    parser = subparsers.add_parser("catalog", help=_("validate, list and import provider GPU catalogs"))
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
 
-    validate = verbs.add_parser("validate", help="check catalog files and report every problem")
+    validate = verbs.add_parser("validate", help=_("check catalog files and report every problem"))
     validate.add_argument(
-        "paths", nargs="*", type=Path, metavar="PATH", help="files or directories (default: bundled)"
+        "paths", nargs="*", type=Path, metavar="PATH", help=_("files or directories (default: bundled)")
     )
     validate.set_defaults(run=run_validate)
 
-    listing = verbs.add_parser("list", help="list offerings")
-    listing.add_argument("--gpu", metavar="MODEL", help="only offerings with this GPU (e.g. H100, A100-80GB)")
-    listing.add_argument("--provider", metavar="ID", help="only this provider")
-    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing = verbs.add_parser("list", help=_("list offerings"))
+    listing.add_argument(
+        "--gpu", metavar="MODEL", help=_("only offerings with this GPU (e.g. H100, A100-80GB)")
+    )
+    listing.add_argument("--provider", metavar="ID", help=_("only this provider"))
+    listing.add_argument("--json", action="store_true", help=_("print JSON instead of a table"))
     add_catalog_option(listing)
     listing.set_defaults(run=run_list)
 
     show = verbs.add_parser(
-        "show", help="every fact of a provider (or one offering) with its source, standing and file"
+        "show", help=_("every fact of a provider (or one offering) with its source, standing and file")
     )
-    show.add_argument("provider", metavar="PROVIDER", help="provider id")
-    show.add_argument("offering", nargs="?", metavar="OFFERING", help="only this offering")
-    show.add_argument("--json", action="store_true", help="print JSON instead of text")
+    show.add_argument("provider", metavar="PROVIDER", help=_("provider id"))
+    show.add_argument("offering", nargs="?", metavar="OFFERING", help=_("only this offering"))
+    show.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
     add_catalog_option(show)
     show.set_defaults(run=run_show)
 
-    targets = verbs.add_parser("targets", help="print the probe targets of catalog regions (JSON)")
-    targets.add_argument("--provider", metavar="ID", help="only this provider")
-    targets.add_argument("--region", metavar="ID", help="only this region")
+    targets = verbs.add_parser("targets", help=_("print the probe targets of catalog regions (JSON)"))
+    targets.add_argument("--provider", metavar="ID", help=_("only this provider"))
+    targets.add_argument("--region", metavar="ID", help=_("only this region"))
     add_catalog_option(targets)
     targets.set_defaults(run=run_targets)
 
-    importer = verbs.add_parser("import-skypilot", help="turn a SkyPilot-format CSV into a provider catalog")
-    importer.add_argument("file", type=Path, metavar="FILE", help="SkyPilot vms.csv (or an extract of it)")
+    importer = verbs.add_parser(
+        "import-skypilot", help=_("turn a SkyPilot-format CSV into a provider catalog")
+    )
+    importer.add_argument("file", type=Path, metavar="FILE", help=_("SkyPilot vms.csv (or an extract of it)"))
     importer.add_argument(
         "--out",
         type=Path,
         default=Path("."),
         metavar="DIR|FILE.toml",
-        help="a folder (written as PROVIDER.toml in it) or a .toml file (default: .)",
+        help=_("a folder (written as PROVIDER.toml in it) or a .toml file (default: .)"),
     )
-    importer.add_argument("--provider", metavar="ID", help="provider id (default: from the file name)")
-    importer.add_argument("--name", metavar="NAME", help="provider display name")
+    importer.add_argument("--provider", metavar="ID", help=_("provider id (default: from the file name)"))
+    importer.add_argument("--name", metavar="NAME", help=_("provider display name"))
     importer.add_argument(
-        "--source", metavar="TEXT", help="where the CSV comes from (kept as every fact's source)"
+        "--source", metavar="TEXT", help=_("where the CSV comes from (kept as every fact's source)")
     )
-    importer.add_argument("--as-of", metavar="DATE", help="when the source said it (default: today)")
-    importer.add_argument("--force", action="store_true", help="overwrite an existing catalog file")
+    importer.add_argument("--as-of", metavar="DATE", help=_("when the source said it (default: today)"))
+    importer.add_argument("--force", action="store_true", help=_("overwrite an existing catalog file"))
     importer.add_argument(
-        "--strict", action="store_true", help="fail the whole import on a row that cannot be understood"
+        "--strict", action="store_true", help=_("fail the whole import on a row that cannot be understood")
     )
     importer.set_defaults(run=run_import)
 
@@ -107,7 +118,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not p.exists()]
     if missing:
-        raise UsageError(f"no such file or directory: {missing[0]}")
+        raise UsageError(_("no such file or directory: {path}").format(path=missing[0]))
     if args.paths:
         files = catalog_files(args.paths)
         loaded = with_files(load_catalogs(), files)
@@ -119,18 +130,23 @@ def run_validate(args: argparse.Namespace) -> int:
     else:
         loaded = load_with_user()
     for catalog in loaded.providers:
-        overlay = f" + {catalog.overlay}" if catalog.overlay is not None else ""
-        print(
-            printable(
-                f"ok   {catalog.path}{overlay}: {catalog.provider.id} — {len(catalog.regions)} regions, "
-                f"{len(catalog.offerings)} offerings"
-            )
+        shown_files = (
+            f"{catalog.path} + {catalog.overlay}" if catalog.overlay is not None else f"{catalog.path}"
         )
+        line = _("ok   {files}: {provider} — {regions} regions, {offerings} offerings").format(
+            files=shown_files,
+            provider=catalog.provider.id,
+            regions=len(catalog.regions),
+            offerings=len(catalog.offerings),
+        )
+        print(printable(line))
     for error in loaded.errors:
-        print(printable(f"FAIL {error}"))
+        print(printable(_("FAIL {problem}").format(problem=error)))
     broken = len({e.path for e in loaded.errors})
     print(
-        f"{len(loaded.providers)} catalog(s) valid, {broken} with problems ({len(loaded.errors)} problem(s))"
+        _("{valid} catalog(s) valid, {broken} with problems ({problems} problem(s))").format(
+            valid=len(loaded.providers), broken=broken, problems=len(loaded.errors)
+        )
     )
     return EXIT_USAGE if loaded.errors else EXIT_OK
 
@@ -138,17 +154,26 @@ def run_validate(args: argparse.Namespace) -> int:
 def run_list(args: argparse.Namespace) -> int:
     loaded = load_or_warn(args.catalogs, args.user_catalogs)
     if args.provider and loaded.provider(args.provider) is None:
+        known = ", ".join(p.provider.id for p in loaded.providers)
         raise UsageError(
-            f"no provider {args.provider!r} (known: {', '.join(p.provider.id for p in loaded.providers)})"
+            _("no provider {provider!r} (known: {known})").format(provider=args.provider, known=known)
         )
     rows = offering_rows(loaded, gpu_filter(args.gpu), args.provider)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return EXIT_OK
-    print(
-        f"{'provider':<12} {'offering':<34} {'GPU':<18} {'n':>2} {'in node':<14} {'fabric':<11} "
-        f"{'regions':>7} {'$/GPU-h':>8}  files"
-    )
+    headers = [
+        _("provider"),
+        _("offering"),
+        _("GPU"),
+        _("n"),
+        _("in node"),
+        _("fabric"),
+        _("regions"),
+        _("$/GPU-h"),
+        _("files"),
+    ]
+    cells = []
     for row in rows:
         intra = row.get("intra_node", {})
         intra_text = intra.get("kind", "?") + (
@@ -156,14 +181,21 @@ def run_list(args: argparse.Namespace) -> int:
         )
         fabric = row.get("inter_node", {}).get("fabric", "?")
         price = f"{row['min_gpu_hour']:.2f}" if row["min_gpu_hour"] is not None else "?"
-        print(
-            printable(
-                f"{row['provider']:<12} {row['id'][:34]:<34} {str(row.get('gpu', '?'))[:18]:<18} "
-                f"{row.get('gpus_per_node', '?')!s:>2} {intra_text:<14} {fabric:<11} "
-                f"{len(row.get('regions', [])):>7} {price:>8}  {_files(row)}"
-            )
+        cells.append(
+            [
+                str(row["provider"]),
+                str(row["id"]),
+                str(row.get("gpu", "?")),
+                str(row.get("gpus_per_node", "?")),
+                intra_text,
+                str(fabric),
+                str(len(row.get("regions", []))),
+                price,
+                _files(row),
+            ]
         )
-    print(f"{len(rows)} offering(s); '?' = not stated by the source (unknown)")
+    table(headers, cells, sys.stdout, right=(3, 6, 7))
+    print(_("{count} offering(s); '?' = not stated by the source (unknown)").format(count=len(rows)))
     overlays = sorted({row["overlay"] for row in rows if row.get("overlay")})
     if overlays:
         print(
@@ -190,10 +222,16 @@ def run_show(args: argparse.Namespace) -> int:
     catalog = loaded.provider(args.provider)
     if catalog is None:
         known = ", ".join(p.provider.id for p in loaded.providers)
-        raise UsageError(f"no provider {args.provider!r} (known: {known})")
+        raise UsageError(
+            _("no provider {provider!r} (known: {known})").format(provider=args.provider, known=known)
+        )
     if args.offering is not None and not any(o.id == args.offering for o in catalog.offerings):
-        known = ", ".join(o.id for o in catalog.offerings) or "none"
-        raise UsageError(f"provider {args.provider!r} has no offering {args.offering!r} (offerings: {known})")
+        known = ", ".join(o.id for o in catalog.offerings) or _("none")
+        raise UsageError(
+            _("provider {provider!r} has no offering {offering!r} (offerings: {known})").format(
+                provider=args.provider, offering=args.offering, known=known
+            )
+        )
     lines = fact_lines(catalog, args.offering)
     if args.json:
         print(json.dumps([line.as_dict() for line in lines], indent=1, ensure_ascii=False))
@@ -227,12 +265,18 @@ def run_targets(args: argparse.Namespace) -> int:
         catalogs = tuple(c for c in catalogs if c.provider.id == args.provider)
         if not catalogs:
             known = ", ".join(c.provider.id for c in loaded.providers)
-            raise UsageError(f"no provider {args.provider!r} (known: {known})")
+            raise UsageError(
+                _("no provider {provider!r} (known: {known})").format(provider=args.provider, known=known)
+            )
     if args.region:
         with_region = [c for c in catalogs if c.region(args.region) is not None]
         if not with_region:
             known = ", ".join(sorted({r.id for c in catalogs for r in c.regions}))
-            raise UsageError(f"no region {args.region!r}" + (f" (known: {known})" if known else ""))
+            if known:
+                raise UsageError(
+                    _("no region {region!r} (known: {known})").format(region=args.region, known=known)
+                )
+            raise UsageError(_("no region {region!r}").format(region=args.region))
         catalogs = tuple(with_region)
     targets = catalog_targets(loaded, args.provider)
     if args.region:
@@ -244,13 +288,17 @@ def run_targets(args: argparse.Namespace) -> int:
             if (args.region is None or r.id == args.region) and not any(t["region"] == r.id for t in targets)
         ]
         if empty and (args.region or args.provider):
-            where = f"{catalog.path}" if catalog.path else f"the {catalog.provider.id} catalog"
-            print(
-                f"linkvet: note: the catalog lists no probe endpoints for {catalog.provider.id} region(s) "
-                f'{", ".join(empty)}; add them as [[regions.endpoints]] (kind = "ping" with host, "tcp" '
-                f'with host and port, "http_file" with url, …) in {where}',
-                file=sys.stderr,
+            where = (
+                f"{catalog.path}"
+                if catalog.path
+                else _("the {provider} catalog").format(provider=catalog.provider.id)
             )
+            note = _(
+                "note: the catalog lists no probe endpoints for {provider} region(s) {regions}; add them as "
+                '[[regions.endpoints]] (kind = "ping" with host, "tcp" with host and port, "http_file" with '
+                "url, …) in {file}"
+            ).format(provider=catalog.provider.id, regions=", ".join(empty), file=where)
+            print("linkvet: " + note, file=sys.stderr)
     print(json.dumps(targets, indent=2))
     return EXIT_OK
 
@@ -259,7 +307,7 @@ def run_import(args: argparse.Namespace) -> int:
     from desktop.usecases.skypilot_import import import_to_file
 
     if not args.file.exists():  # a folder, a FIFO or a device: the reader says which
-        raise UsageError(f"no such file: {args.file}")
+        raise UsageError(_("no such file: {file}").format(file=args.file))
     written = import_to_file(
         args.file,
         args.out,
@@ -272,7 +320,7 @@ def run_import(args: argparse.Namespace) -> int:
     )
     result, catalog = written.result, written.catalog
     for warning in result.warnings:
-        print(f"note: {printable(warning)}", file=sys.stderr)
+        print(_("note: {message}").format(message=printable(warning)), file=sys.stderr)
     for skipped in result.skipped[:20]:
         print(
             _("skipped: {file}:{line}: {reason}").format(

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
 
+from desktop.i18n import N_, _
+
 EXIT_OK = 0
 EXIT_SOME_FAILED = 1
 EXIT_USAGE = 2
@@ -68,7 +70,7 @@ EXIT_RULES: tuple[ExitRule, ...] = (
     ExitRule("probes.errors", "PeakWindowError", EXIT_USAGE),
     ExitRule("probes.errors", "ScopeError", EXIT_USAGE),
     ExitRule("probes.errors", "TimeZoneError", EXIT_USAGE),
-    ExitRule("probes.errors", "RouteError", EXIT_USAGE, "network table: {exc}"),
+    ExitRule("probes.errors", "RouteError", EXIT_USAGE, N_("network table: {exc}")),
     ExitRule("catalogs.errors", "CatalogError", EXIT_USAGE),
     # 3: the environment refused (the store, a file that cannot be written, no display)
     ExitRule("desktop.cli.errors", "EnvironmentRefused", EXIT_ENVIRONMENT),
@@ -106,7 +108,7 @@ def describe(exc: BaseException, rule: ExitRule) -> str | None:
     if rule.message is None:
         return None
     notes = [str(n) for n in reversed(getattr(exc, "__notes__", ()))]
-    return ": ".join([*notes, rule.message.format(exc=exc)])
+    return ": ".join([*notes, _(rule.message).format(exc=exc)])
 
 
 def run_mapped(command: Callable[[], int], stderr: TextIO | None = None) -> int:

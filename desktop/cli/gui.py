@@ -13,14 +13,17 @@ from __future__ import annotations
 import argparse
 
 from desktop.cli.errors import run_mapped
+from desktop.i18n import _
 from desktop.launch import open_window
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "gui",
-        help="open the desktop application",
-        description="Open the desktop application: targets, live probes, charts, catalogs and the scorecard.",
+        help=_("open the desktop application"),
+        description=_(
+            "Open the desktop application: targets, live probes, charts, catalogs and the scorecard."
+        ),
     )
     # For the startup benchmark: quit as soon as the window's first frame is up.
     p.add_argument("--quit-after-startup", action="store_true", help=argparse.SUPPRESS)

@@ -13,42 +13,47 @@ from desktop.cli._common import add_db_option, flag, time_flag
 from desktop.cli._format import number, percent, table
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, UsageError
+from desktop.i18n import _, ngettext
 from probes import limits
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "history",
-        help="list what the store holds, or show a target's stored measurements",
-        description="Without TARGET: every stored target with its method, address, first and last "
-        "measurement (UTC), rounds, samples and loss. With TARGET (its name, host, URL or store key): its "
-        "stored summaries, one per round, oldest first.",
+        help=_("list what the store holds, or show a target's stored measurements"),
+        description=_(
+            "Without TARGET: every stored target with its method, address, first and last "
+            "measurement (UTC), rounds, samples and loss. With TARGET (its name, host, URL or store key): its "
+            "stored summaries, one per round, oldest first."
+        ),
     )
     p.add_argument(
         "target",
         metavar="TARGET",
         nargs="?",
-        help="target name, host, URL or key (e.g. icmp:10.0.0.1); omit it to list every stored target",
+        help=_("target name, host, URL or key (e.g. icmp:10.0.0.1); omit it to list every stored target"),
     )
     p.add_argument(
         "--since",
         type=time_flag,
-        help="from this time: ISO date/time (UTC unless it says) or an age "
-        "such as 30m, 24h, 7d (default: 24h for a target, everything for the list)",
+        help=_(
+            "from this time: ISO date/time (UTC unless it says) or an age "
+            "such as 30m, 24h, 7d (default: 24h for a target, everything for the list)"
+        ),
     )
-    p.add_argument("--until", type=time_flag, help="up to this time (same forms as --since)")
+    p.add_argument("--until", type=time_flag, help=_("up to this time (same forms as --since)"))
     p.add_argument(
-        "--method", choices=["icmp", "tcp", "http", "download", "iperf3", "trace"], help="only this method"
+        "--method", choices=["icmp", "tcp", "http", "download", "iperf3", "trace"], help=_("only this method")
     )
     p.add_argument(
         "--limit",
         type=flag(limits.ROWS),
-        help="only the newest N rows (the list: the N most recently measured targets)",
+        help=_("only the newest N rows (the list: the N most recently measured targets)"),
     )
     p.add_argument(
         "--json",
         action="store_true",
-        help="one JSON object per line: per stored result, or per target for the list",
+        help=_("one JSON object per line: per stored result, or per target for the list"),
     )
     add_db_option(p)
     p.set_defaults(run=run)
@@ -66,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
             targets = [t for t in targets if t.method == args.method]
         if not targets:
             raise UsageError(
-                f"{args.target!r}: no such target in {store.path} (try the name, host or URL you probed)"
+                _("{target!r}: no such target in {store} (try the name, host or URL you probed)").format(
+                    target=args.target, store=store.path
+                )
             )
         frame = store.results_frame(
             [t.id for t in targets],
@@ -80,19 +87,23 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(_row_dict(row), allow_nan=False) + "\n")
         return EXIT_OK
     if frame.empty:
-        print(f"no measurements of {printable(args.target)} since {since:%Y-%m-%d %H:%M} UTC")
+        print(
+            _("no measurements of {target} since {since} UTC").format(
+                target=printable(args.target), since=f"{since:%Y-%m-%d %H:%M}"
+            )
+        )
         return EXIT_OK
     headers = [
-        "TIME (UTC)",
-        "TARGET",
-        "METHOD",
-        "SENT",
-        "LOSS",
-        "MEDIAN ms",
-        "P95 ms",
-        "JITTER ms",
-        "Mbit/s",
-        "NOTE",
+        _("TIME (UTC)"),
+        _("TARGET"),
+        _("METHOD"),
+        _("SENT"),
+        _("LOSS"),
+        _("MEDIAN ms"),
+        _("P95 ms"),
+        _("JITTER ms"),
+        _("Mbit/s"),
+        _("NOTE"),
     ]
     rows = [
         [
@@ -128,20 +139,23 @@ def list_targets(args: argparse.Namespace) -> int:
             sys.stdout.write(json.dumps(_history_dict(history), allow_nan=False) + "\n")
         return EXIT_OK
     if not held:
-        period = f" since {args.since:%Y-%m-%d %H:%M} UTC" if args.since else ""
-        print(f"no measurements in {path}{period} (run `linkvet probe HOST` to measure)")
+        if args.since:
+            empty = _("no measurements in {store} since {since} UTC (run `linkvet probe HOST` to measure)")
+        else:
+            empty = _("no measurements in {store} (run `linkvet probe HOST` to measure)")
+        print(empty.format(store=path, since=f"{args.since:%Y-%m-%d %H:%M}" if args.since else ""))
         return EXIT_OK
     headers = [
-        "TARGET",
-        "METHOD",
-        "ADDRESS",
-        "FIRST (UTC)",
-        "LAST (UTC)",
-        "ROUNDS",
-        "SAMPLES",
-        "LOSS",
-        "LINE",
-        "PROVIDER / REGION",
+        _("TARGET"),
+        _("METHOD"),
+        _("ADDRESS"),
+        _("FIRST (UTC)"),
+        _("LAST (UTC)"),
+        _("ROUNDS"),
+        _("SAMPLES"),
+        _("LOSS"),
+        _("LINE"),
+        _("PROVIDER / REGION"),
     ]
     rows = [
         [
@@ -159,7 +173,13 @@ def list_targets(args: argparse.Namespace) -> int:
         for h in held
     ]
     table(headers, rows, sys.stdout)
-    print(f"{len(held)} target(s) in {path}; `linkvet history TARGET` lists a target's rounds")
+    print(
+        ngettext(
+            "{n} target in {store}; `linkvet history TARGET` lists a target's rounds",
+            "{n} targets in {store}; `linkvet history TARGET` lists a target's rounds",
+            len(held),
+        ).format(n=len(held), store=path)
+    )
     return EXIT_OK
 
 

@@ -26,25 +26,27 @@ if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a pr
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "probe",
-        help="measure hosts or URLs now",
-        description="Measure one or more hosts or URLs now. Hosts default to ICMP echo, URLs to HTTP.",
+        help=_("measure hosts or URLs now"),
+        description=_("Measure one or more hosts or URLs now. Hosts default to ICMP echo, URLs to HTTP."),
     )
-    p.add_argument("targets", nargs="*", metavar="HOST_OR_URL", help="host, address, host:port or URL")
+    p.add_argument("targets", nargs="*", metavar="HOST_OR_URL", help=_("host, address, host:port or URL"))
     p.add_argument(
-        "-f", "--file", type=Path, help="read targets from FILE, one per line ('#' starts a comment)"
+        "-f", "--file", type=Path, help=_("read targets from FILE, one per line ('#' starts a comment)")
     )
     p.add_argument(
         "-m",
         "--method",
         choices=[str(m) for m in DEFAULT_COUNTS],
-        help="probe method (default: icmp for hosts, http for URLs)",
+        help=_("probe method (default: icmp for hosts, http for URLs)"),
     )
     p.add_argument(
         "-c",
         "--count",
         type=flag(limits.COUNT),
-        help="attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3/"
-        "responsiveness; responsiveness: tests)",
+        help=_(
+            "attempts per target (default: 10 for icmp/tcp, 3 for http, 1 for download/iperf3/"
+            "responsiveness; responsiveness: tests)"
+        ),
     )
     p.add_argument(
         "-i",
@@ -52,7 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=flag(limits.INTERVAL),
         default=1.0,
         metavar="S",
-        help="seconds between attempts to the same target (default 1)",
+        help=_("seconds between attempts to the same target (default 1)"),
     )
     p.add_argument(
         "-t",
@@ -60,92 +62,98 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=flag(limits.TIMEOUT),
         default=2.0,
         metavar="S",
-        help="seconds to wait for each reply (default 2)",
+        help=_("seconds to wait for each reply (default 2)"),
     )
     p.add_argument(
         "-p",
         "--port",
         type=port_number,
-        help="TCP port (tcp), server port (iperf3), or the TCP port "
-        "to fall back to when ICMP is not permitted (icmp)",
+        help=_(
+            "TCP port (tcp), server port (iperf3), or the TCP port "
+            "to fall back to when ICMP is not permitted (icmp)"
+        ),
     )
     p.add_argument(
         "--gap-ms",
         type=flag(limits.GAP_MS),
         default=1.0,
-        help="minimum milliseconds between packets to different targets (default 1, as fping -i 1)",
+        help=_("minimum milliseconds between packets to different targets (default 1, as fping -i 1)"),
     )
     p.add_argument(
         "--concurrency",
         type=flag(limits.CONCURRENCY),
         default=256,
-        help="targets measured at once (default 256)",
+        help=_("targets measured at once (default 256)"),
     )
     p.add_argument(
         "--payload",
         type=flag(limits.PAYLOAD),
         default=56,
         metavar="BYTES",
-        help="ICMP payload size (default 56)",
+        help=_("ICMP payload size (default 56)"),
     )
     p.add_argument(
         "--max-bytes",
         type=flag(limits.DOWNLOAD_BYTES),
         default=100 * 1024 * 1024,
-        help="download: stop after this many bytes (default 100 MiB)",
+        help=_("download: stop after this many bytes (default 100 MiB)"),
     )
     p.add_argument(
         "--max-seconds",
         type=flag(limits.DOWNLOAD_SECONDS),
         default=10.0,
-        help="download: stop after this many seconds (default 10)",
+        help=_("download: stop after this many seconds (default 10)"),
     )
     p.add_argument(
         "--connections",
         type=flag(limits.CONNECTIONS),
-        help="download/responsiveness: parallel connections (default 1 for download, 4 for responsiveness)",
+        help=_(
+            "download/responsiveness: parallel connections (default 1 for download, 4 for responsiveness)"
+        ),
     )
     p.add_argument(
         "--idle-seconds",
         type=flag(limits.LOAD_IDLE),
         default=5.0,
         metavar="S",
-        help="responsiveness: seconds of latency probes before the load (default 5)",
+        help=_("responsiveness: seconds of latency probes before the load (default 5)"),
     )
     p.add_argument(
         "--probe-interval",
         type=flag(limits.LOAD_PROBE_INTERVAL),
         default=0.1,
         metavar="S",
-        help="responsiveness: seconds between latency probes, idle and under load (default 0.1)",
+        help=_("responsiveness: seconds between latency probes, idle and under load (default 0.1)"),
     )
     p.add_argument(
         "--upload-url",
         metavar="URL",
-        help="responsiveness: also load the uplink by POSTing to this URL (it must accept POST bodies, "
-        "e.g. https://speed.cloudflare.com/__up)",
+        help=_(
+            "responsiveness: also load the uplink by POSTing to this URL (it must accept POST bodies, "
+            "e.g. https://speed.cloudflare.com/__up)"
+        ),
     )
     p.add_argument(
         "--iperf3-seconds",
         type=flag(limits.IPERF3_SECONDS),
         default=5.0,
-        help="iperf3: seconds per direction",
+        help=_("iperf3: seconds per direction"),
     )
     p.add_argument(
         "--iperf3-omit",
         type=flag(limits.IPERF3_OMIT),
         default=2.0,
         metavar="S",
-        help="iperf3: seconds of TCP slow start to leave out first (iperf3 -O, default 2)",
+        help=_("iperf3: seconds of TCP slow start to leave out first (iperf3 -O, default 2)"),
     )
-    p.add_argument("--insecure", action="store_true", help="http/download: do not verify TLS certificates")
-    p.add_argument("--provider", help="label the targets with a catalog provider id")
-    p.add_argument("--region", help="label the targets with a catalog region id")
+    p.add_argument("--insecure", action="store_true", help=_("http/download: do not verify TLS certificates"))
+    p.add_argument("--provider", help=_("label the targets with a catalog provider id"))
+    p.add_argument("--region", help=_("label the targets with a catalog region id"))
     p.add_argument(
-        "--line-type", help="label the targets with the line type the vendor claims (e.g. cn2-gia)"
+        "--line-type", help=_("label the targets with the line type the vendor claims (e.g. cn2-gia)")
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object per target per line")
-    p.add_argument("--no-store", action="store_true", help="do not save the results in the store")
+    p.add_argument("--json", action="store_true", help=_("print one JSON object per target per line"))
+    p.add_argument("--no-store", action="store_true", help=_("do not save the results in the store"))
     add_vantage_option(p)
     add_db_option(p)
     p.set_defaults(run=run)
@@ -155,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
     from probes.target import Method, ProbeOptions, load_target_list, parse_target
 
     if not args.targets and args.file is None:
-        raise UsageError("no targets: give hosts or URLs, or --file FILE")
+        raise UsageError(_("no targets: give hosts or URLs, or --file FILE"))
     method = Method(args.method) if args.method else None
     labels = {"provider": args.provider, "region": args.region, "line_type": args.line_type}
     targets = [parse_target(text, method, args.port, **labels) for text in args.targets]
@@ -251,8 +259,6 @@ def _print(results: Sequence[ProbeResult], as_json: bool) -> None:
 def _refuse_repeats(targets: Sequence[Target]) -> None:
     """One measurement per target: the same target twice (given and in --file, or spelled two ways that
     normalise alike) would share its samples."""
-    from desktop.i18n import _
-
     seen: set[str] = set()
     for target in targets:
         if target.key in seen:

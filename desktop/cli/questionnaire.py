@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from desktop.cli.errors import EXIT_OK, UsageError
-from desktop.i18n import LANGUAGES, _
+from desktop.i18n import _, current_language
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -16,46 +16,47 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
     parser = subparsers.add_parser(
         "questionnaire",
-        help="send a vendor the questions the catalogs cannot answer, and read the answers back",
+        help=_("send a vendor the questions the catalogs cannot answer, and read the answers back"),
     )
     verbs = parser.add_subparsers(dest="verb", metavar="VERB", required=True)
 
-    export = verbs.add_parser("export", help="write the questionnaire workbook for one provider")
-    export.add_argument("--provider", required=True, metavar="ID", help="catalog provider id")
+    export = verbs.add_parser("export", help=_("write the questionnaire workbook for one provider"))
+    export.add_argument("--provider", required=True, metavar="ID", help=_("catalog provider id"))
     export.add_argument(
         "--offering",
         action="append",
         default=[],
         metavar="ID",
-        help="only this offering (repeatable; a new id asks about an offering the catalog does not have yet)",
+        help=_(
+            "only this offering (repeatable; a new id asks about an offering the catalog does not have yet)"
+        ),
     )
     export.add_argument(
         "--needs",
         type=Path,
         metavar="FILE",
-        help="order the questions by how much their answer could move the ranking",
+        help=_("order the questions by how much their answer could move the ranking"),
     )
     export.add_argument(
-        "--lang", choices=LANGUAGES, default="en", help="language of the questions (default en)"
+        "--out", type=Path, required=True, metavar="FILE.xlsx", help=_("the workbook to write")
     )
-    export.add_argument("--out", type=Path, required=True, metavar="FILE.xlsx", help="the workbook to write")
-    export.add_argument("--force", action="store_true", help="replace an existing file")
+    export.add_argument("--force", action="store_true", help=_("replace an existing file"))
     add_catalog_option(export)
     export.set_defaults(run=run_export)
 
-    imported = verbs.add_parser("import", help="read a returned questionnaire into your own catalog")
-    imported.add_argument("file", type=Path, metavar="FILE.xlsx", help="the answered workbook")
-    imported.add_argument("--provider", required=True, metavar="ID", help="the provider it was sent to")
+    imported = verbs.add_parser("import", help=_("read a returned questionnaire into your own catalog"))
+    imported.add_argument("file", type=Path, metavar="FILE.xlsx", help=_("the answered workbook"))
+    imported.add_argument("--provider", required=True, metavar="ID", help=_("the provider it was sent to"))
     imported.add_argument(
-        "--source", metavar="TEXT", help="who answered (default: the workbook's 'Answered by' answer)"
+        "--source", metavar="TEXT", help=_("who answered (default: the workbook's 'Answered by' answer)")
     )
     imported.add_argument(
         "--as-of",
         metavar="DATE",
-        help="when the answers were given (default: the workbook's date, else today)",
+        help=_("when the answers were given (default: the workbook's date, else today)"),
     )
     imported.add_argument(
-        "--skip-invalid", action="store_true", help="write the valid answers and list the others"
+        "--skip-invalid", action="store_true", help=_("write the valid answers and list the others")
     )
     add_catalog_option(imported)
     imported.set_defaults(run=run_import)
@@ -76,7 +77,7 @@ def run_export(args: argparse.Namespace) -> int:
     needs = load_needs(args.needs) if args.needs is not None else None
     catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     written = export_questionnaire(
-        QuestionnaireRequest(catalogs, args.provider, out, tuple(args.offering), needs, args.lang)
+        QuestionnaireRequest(catalogs, args.provider, out, tuple(args.offering), needs, current_language())
     )
     print(
         _("wrote {file}: {count} questions about {provider} ({offerings})").format(

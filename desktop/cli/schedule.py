@@ -16,7 +16,7 @@ from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli._logfile import LogFile, setup_logging
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError, context
-from desktop.i18n import _
+from desktop.i18n import _, ngettext
 from probes import limits
 from probes.limits import format_duration
 
@@ -31,33 +31,41 @@ if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan ru
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "schedule",
-        help="measure a plan's targets on a schedule, denser at peak hours",
-        description="Run the rounds of a plan file until stopped (SIGTERM/SIGINT), storing each finished round.",
+        help=_("measure a plan's targets on a schedule, denser at peak hours"),
+        description=_(
+            "Run the rounds of a plan file until stopped (SIGTERM/SIGINT), storing each finished round."
+        ),
     )
-    p.add_argument("--plan", type=Path, required=True, help="the plan file (TOML)")
-    p.add_argument("--once", action="store_true", help="run one round now and exit")
-    p.add_argument("--check", action="store_true", help="validate the plan, show the next rounds, and exit")
+    p.add_argument("--plan", type=Path, required=True, help=_("the plan file (TOML)"))
+    p.add_argument("--once", action="store_true", help=_("run one round now and exit"))
+    p.add_argument(
+        "--check", action="store_true", help=_("validate the plan, show the next rounds, and exit")
+    )
     p.add_argument(
         "--grace",
         type=flag(limits.GRACE),
         default=10.0,
         metavar="S",
-        help="on stop, seconds to let the round in flight finish before dropping it (default 10)",
+        help=_("on stop, seconds to let the round in flight finish before dropping it (default 10)"),
     )
     p.add_argument(
         "--metrics-listen",
         type=_listen_address,
         metavar="HOST:PORT",
-        help="serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9108; loopback only "
-        "unless --metrics-public)",
+        help=_(
+            "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9108; loopback only "
+            "unless --metrics-public)"
+        ),
     )
     p.add_argument(
         "--metrics-public",
         action="store_true",
-        help="allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)",
+        help=_("allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)"),
     )
-    p.add_argument("--log-file", type=Path, help="log file (default: linkvet.log in the user data directory)")
-    p.add_argument("-q", "--quiet", action="store_true", help="log warnings and errors only")
+    p.add_argument(
+        "--log-file", type=Path, help=_("log file (default: linkvet.log in the user data directory)")
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help=_("log warnings and errors only"))
     add_db_option(p)
     p.set_defaults(run=run)
 
@@ -123,7 +131,7 @@ def _once(scheduler: Scheduler, log_file: LogFile) -> int:
                 scheduler.progress.finish()
         logging.getLogger("linkvet.schedule").info(report.describe())
         if not report.results:
-            print("nothing was due: every target of the plan was measured recently enough (its `every`)")
+            print(_("nothing was due: every target of the plan was measured recently enough (its `every`)"))
             log_file.check()
             return EXIT_OK
         headers, rows = result_rows(list(report.results))
@@ -137,7 +145,7 @@ def _once(scheduler: Scheduler, log_file: LogFile) -> int:
                     lost=scheduler.writer.lost,
                     reason=report.store_error,
                 )
-        print(f"stored round {report.round_id} in {scheduler.store.path}")
+        print(_("stored round {round} in {store}").format(round=report.round_id, store=scheduler.store.path))
         log_file.check()
         return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
     finally:
@@ -225,7 +233,6 @@ class _Metrics:
 
 
 def _check_metrics_address(args: argparse.Namespace) -> None:
-    from desktop.i18n import _
 
     address: ListenAddress | None = args.metrics_listen
     if address is not None and not address.loopback and not args.metrics_public:
@@ -238,7 +245,6 @@ def _check_metrics_address(args: argparse.Namespace) -> None:
 
 
 def _start_metrics(args: argparse.Namespace, plan: Plan) -> _Metrics | None:
-    from desktop.i18n import _
 
     address: ListenAddress | None = args.metrics_listen
     if address is None:
@@ -296,28 +302,37 @@ def _check(plan: Plan) -> int:
 
     print(
         printable(
-            f"plan {plan.name} ({plan.path}): {len(plan.targets)} targets, vantage {plan.vantage or '-'}"
+            _("plan {plan} ({file}): {count} targets, vantage {vantage}").format(
+                plan=plan.name, file=plan.path, count=len(plan.targets), vantage=plan.vantage or "-"
+            )
         )
     )
     print(
-        f"every {format_duration(plan.every_s)}, every {format_duration(plan.peak_every_s)} inside "
-        + ", ".join(str(w) for w in plan.peak_windows)
+        _("every {every}, every {peak_every} inside {windows}").format(
+            every=format_duration(plan.every_s),
+            peak_every=format_duration(plan.peak_every_s),
+            windows=", ".join(str(w) for w in plan.peak_windows),
+        )
     )
+    rows = []
     for planned in plan.targets:
         t = planned.target
-        every = f"  (at most every {format_duration(planned.every_s)})" if planned.every_s else ""
+        every = format_duration(planned.every_s) if planned.every_s else ""
         labels = " ".join(
             f"{k}={v}"
             for k, v in (("provider", t.provider), ("region", t.region), ("line_type", t.line_type))
             if v
         )
-        print(f"  {t.method:<8} {printable(t.name):<40} {printable(labels)}{every}")
+        rows.append([str(t.method), t.name, labels, every])
+    table([_("METHOD"), _("TARGET"), _("LABELS"), _("AT MOST EVERY")], rows, sys.stdout)
     moment = time.time()
-    print("next rounds (UTC):")
+    print(_("next rounds (UTC):"))
     for _slot in range(5):
         moment = next_slot(plan, moment)
+        cadence = format_duration(cadence_at(plan, moment))
         print(
-            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  (cadence {format_duration(cadence_at(plan, moment))})"
+            f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  "
+            + _("(cadence {cadence})").format(cadence=cadence)
         )
     if plan.alerting:
         _check_alerts(plan)
@@ -328,7 +343,6 @@ def _check_alerts(plan: Plan) -> None:
     """List the rules and notifiers; a notifier's unset environment variable is an error (exit 2)."""
     import os
 
-    from desktop.i18n import _, ngettext
     from probes.alerts.rules import describe_rule, resolve_secrets
 
     alerting = plan.alerting

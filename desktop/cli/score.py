@@ -11,96 +11,140 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO, cast
 
 from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
 from catalogs.scoring import RANK_ORDERS, RANKING_METHODS, Ranking
+from desktop.cli._format import table
 from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
+from desktop.i18n import _
 from desktop.usecases.links import read_link_file
 from desktop.usecases.ranking import ScoreRequest, rank
 
 
 def weight_option(text: str) -> tuple[str, float]:
-    name, _, value = text.partition("=")
+    name, _sep, value = text.partition("=")
     try:
         number = float(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not ID=NUMBER (e.g. price=20)") from None
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not ID=NUMBER (e.g. price=20)").format(text=text)
+        ) from None
     if not name or number < 0 or number != number or number == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not ID=NUMBER with a number ≥ 0")
+        raise argparse.ArgumentTypeError(_("{text!r} is not ID=NUMBER with a number ≥ 0").format(text=text))
     return name, number
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = subparsers.add_parser("score", help="rank offerings for a needs profile and explain each rank")
+    parser = subparsers.add_parser(
+        "score", help=_("rank offerings for a needs profile and explain each rank")
+    )
     parser.add_argument(
-        "--needs", type=Path, required=True, metavar="FILE", help="training-needs profile (TOML)"
+        "--needs", type=Path, required=True, metavar="FILE", help=_("training-needs profile (TOML)")
     )
     parser.add_argument(
         "--links",
         type=Path,
         metavar="FILE",
-        help="JSON list of LinkSummary objects (default: the measurements in the result store)",
+        help=_("JSON list of LinkSummary objects (default: the measurements in the result store)"),
     )
-    parser.add_argument("--checklist", type=Path, metavar="FILE", help="checklist (default: the bundled one)")
+    parser.add_argument(
+        "--checklist", type=Path, metavar="FILE", help=_("checklist (default: the bundled one)")
+    )
     parser.add_argument(
         "--weight",
         type=weight_option,
         action="append",
         default=[],
         metavar="ID=N",
-        help="override a weight (repeatable)",
+        help=_("override a weight (repeatable)"),
     )
     parser.add_argument("--method", choices=RANKING_METHODS, default="weighted-sum")
     parser.add_argument(
         "--order",
         choices=RANK_ORDERS,
         default="score-min",
-        help="score-min (default): rank by the score with every unknown at its worst, so nothing leads on "
-        "unknowns counted generously; total: by the score with unknowns at the checklist's unknown score",
+        help=_(
+            "score-min (default): rank by the score with every unknown at its worst, so nothing leads on "
+            "unknowns counted generously; total: by the score with unknowns at the checklist's unknown score"
+        ),
     )
-    parser.add_argument("--top", type=int, default=10, metavar="N", help="explain the first N (default 10)")
-    parser.add_argument("--json", action="store_true", help="print the whole ranking as JSON")
+    parser.add_argument(
+        "--top", type=int, default=10, metavar="N", help=_("explain the first N (default 10)")
+    )
+    parser.add_argument("--json", action="store_true", help=_("print the whole ranking as JSON"))
     add_catalog_option(parser)
     add_measurement_options(parser)
     parser.set_defaults(run=run)
 
 
 def _print_ranking(ranking: Ranking, top: int) -> None:
-    out = PrintableStream(sys.stdout)  # offering labels and notes come from catalog files
+    out = cast(TextIO, PrintableStream(sys.stdout))  # offering labels and notes come from catalog files
     passing = [e for e in ranking.entries if e.eligible]
     failing = [e for e in ranking.entries if not e.eligible]
     print(
-        f"{len(ranking.entries)} candidate(s) (offering × region): {len(passing)} pass every gate, "
-        f"{len(failing)} fail one. Method: {ranking.method}. Order: {ranking.order}.",
+        _(
+            "{count} candidate(s) (offering × region): {passing} pass every gate, {failing} fail one. "
+            "Method: {method}. Order: {order}."
+        ).format(
+            count=len(ranking.entries),
+            passing=len(passing),
+            failing=len(failing),
+            method=ranking.method,
+            order=ranking.order,
+        ),
         file=out,
     )
     for note in ranking.notes:
-        print(f"Note: {note}.", file=out)
+        print(_("Note: {note}.").format(note=note), file=out)
+    if top:
+        print(file=out)
+        _score_table(ranking, top, out)
     print(file=out)
     for entry in ranking.entries[:top]:
         print(entry.explanation, file=out)
         print(file=out)
     if len(ranking.entries) > top:
-        print(f"… {len(ranking.entries) - top} more (--top N to see more, --json for all).", file=out)
+        more = len(ranking.entries) - top
+        print(_("… {count} more (--top N to see more, --json for all).").format(count=more), file=out)
     pcie = next(
         (e for e in ranking.entries if e.intra_node_kind == "pcie" and (e.gpus_per_node or 0) > 1), None
     )
     if pcie is not None and pcie.rank > top:
         print(
-            f"First PCIe-only offering: #{pcie.rank} {pcie.label} — {pcie.gpus_per_node} × {pcie.gpu}.",
+            _("First PCIe-only offering: #{rank} {label} — {gpus} × {gpu}.").format(
+                rank=pcie.rank, label=pcie.label, gpus=pcie.gpus_per_node, gpu=pcie.gpu
+            ),
             file=out,
         )
-    print(f"Sensitivity: {ranking.sensitivity.describe()}.", file=out)
+    print(_("Sensitivity: {sensitivity}.").format(sensitivity=ranking.sensitivity.describe()), file=out)
+
+
+def _score_table(ranking: Ranking, top: int, out: TextIO) -> None:
+    """The first `top` entries in one table: place, offering, GPUs, score, its range and the share known."""
+    headers = [_("#"), _("OFFERING"), _("GPUS"), _("SCORE"), _("RANGE"), _("KNOWN"), _("GATES")]
+    rows = [
+        [
+            str(e.rank),
+            e.label,
+            f"{e.gpus_per_node or '?'} × {e.gpu or '?'}",
+            f"{e.total:.3f}",
+            f"{e.score_min:.3f}–{e.score_max:.3f}",
+            f"{e.coverage * 100:.0f}%",
+            _("pass") if e.eligible else _("fail"),
+        ]
+        for e in ranking.entries[:top]
+    ]
+    table(headers, rows, out, right=(0, 3, 5))
 
 
 def run(args: argparse.Namespace) -> int:
     if args.top < 0:
-        raise UsageError("--top must be 0 or more")
+        raise UsageError(_("--top must be 0 or more"))
     needs = load_needs(args.needs)
     checklist = load_checklist(args.checklist) if args.checklist else None
     catalogs = load_or_warn(args.catalogs, args.user_catalogs)

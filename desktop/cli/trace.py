@@ -15,6 +15,7 @@ from desktop.cli._common import add_db_option, add_vantage_option, flag, port_nu
 from desktop.cli._format import number, percent, table
 from desktop.cli._safe_text import PrintableStream, printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED
+from desktop.i18n import _
 from probes import limits
 from probes.routes.claims import CLAIMED_LINE_TYPES
 from probes.target import TRACE_PROBES_PER_HOP
@@ -24,29 +25,35 @@ if TYPE_CHECKING:  # for annotations; `run` imports the tracer when a trace runs
     from probes.target import Target
     from probes.traceroute import TraceOptions, TraceResult
 
-DIRECTION = (
-    "This is the path from this machine (the office) to the region: the outbound direction. The return path "
-    "(region to office), which the route-check tools classify, may take another line and is not seen here."
-)
+
+def direction() -> str:
+    """What direction a trace from here sees (in the current language)."""
+    return _(
+        "This is the path from this machine (the office) to the region: the outbound direction (去程). The "
+        "return path (回程, region to office), which the route-check tools classify, may take another line "
+        "and is not seen here."
+    )
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "trace",
-        help="trace the path to a host and tell its line (CN2 GIA, CN2 GT, 163, ...)",
-        description="Trace the path from this machine to HOST with several probes per hop, label each hop "
-        "with the network it belongs to (offline table), and classify the line: cn2-gia, cn2-gt, 163, "
-        "cu-premium, cu-4837, cmi, other or unknown, with the hops and the rule that decided.",
+        help=_("trace the path to a host and tell its line (CN2 GIA, CN2 GT, 163, ...)"),
+        description=_(
+            "Trace the path from this machine to HOST with several probes per hop, label each hop "
+            "with the network it belongs to (offline table), and classify the line: cn2-gia, cn2-gt, 163, "
+            "cu-premium, cu-4837, cmi, other or unknown, with the hops and the rule that decided."
+        ),
     )
-    p.add_argument("host", metavar="HOST", help="host name or address of the region's endpoint")
-    p.add_argument("--json", action="store_true", help="print one JSON object (hops, verdicts, claim)")
+    p.add_argument("host", metavar="HOST", help=_("host name or address of the region's endpoint"))
+    p.add_argument("--json", action="store_true", help=_("print one JSON object (hops, verdicts, claim)"))
     p.add_argument(
         "-q",
         "--probes",
         type=flag(limits.PROBES_PER_HOP),
         default=TRACE_PROBES_PER_HOP,
         metavar="N",
-        help=f"probes per hop (default {TRACE_PROBES_PER_HOP})",
+        help=_("probes per hop (default {n})").format(n=TRACE_PROBES_PER_HOP),
     )
     p.add_argument(
         "-m",
@@ -54,18 +61,20 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=flag(limits.MAX_HOPS),
         default=30,
         metavar="N",
-        help="highest TTL probed (default 30)",
+        help=_("highest TTL probed (default 30)"),
     )
     p.add_argument(
         "-P",
         "--protocol",
         choices=["icmp", "udp", "tcp"],
         default="icmp",
-        help="probe with ICMP echo (default; raw socket as root, else unprivileged where allowed), "
-        "UDP or TCP SYN (no privileges needed; use them where ICMP is filtered)",
+        help=_(
+            "probe with ICMP echo (default; raw socket as root, else unprivileged where allowed), "
+            "UDP or TCP SYN (no privileges needed; use them where ICMP is filtered)"
+        ),
     )
     p.add_argument(
-        "-p", "--port", type=port_number, help="UDP: first destination port (33434); TCP: port (80)"
+        "-p", "--port", type=port_number, help=_("UDP: first destination port (33434); TCP: port (80)")
     )
     p.add_argument(
         "-t",
@@ -73,7 +82,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=flag(limits.TIMEOUT),
         default=2.0,
         metavar="S",
-        help="seconds to wait for each probe (default 2; TCP waits at most 1)",
+        help=_("seconds to wait for each probe (default 2; TCP waits at most 1)"),
     )
     p.add_argument(
         "-i",
@@ -81,7 +90,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=flag(limits.INTERVAL),
         default=0.5,
         metavar="S",
-        help="seconds between the rounds of probes (default 0.5)",
+        help=_("seconds between the rounds of probes (default 0.5)"),
     )
     p.add_argument(
         "-n",
@@ -89,25 +98,29 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         type=flag(limits.TRACES),
         default=1,
         metavar="N",
-        help="trace N times, one after another, and merge the verdicts (default 1)",
+        help=_("trace N times, one after another, and merge the verdicts (default 1)"),
     )
     p.add_argument(
         "--networks",
         type=Path,
         metavar="FILE",
-        help="your network table, merged over the bundled one (default: $LINKVET_ROUTE_NETWORKS, or "
-        "route-networks.toml in the user config directory when it exists)",
+        help=_(
+            "your network table, merged over the bundled one (default: $LINKVET_ROUTE_NETWORKS, or "
+            "route-networks.toml in the user config directory when it exists)"
+        ),
     )
-    p.add_argument("--provider", help="label the traces with a catalog provider id")
-    p.add_argument("--region", help="label the traces with a catalog region id")
+    p.add_argument("--provider", help=_("label the traces with a catalog provider id"))
+    p.add_argument("--region", help=_("label the traces with a catalog region id"))
     p.add_argument(
         "--line-type",
         choices=CLAIMED_LINE_TYPES,
         metavar="LINE_TYPE",
-        help="the line type the vendor claims (cn2-gia, cn2-gt, cu-9929, cu-4837, cmi, 163, bgp, standard, "
-        "local, unknown): the traces are checked against it",
+        help=_(
+            "the line type the vendor claims (cn2-gia, cn2-gt, cu-9929, cu-4837, cmi, 163, bgp, standard, "
+            "local, unknown): the traces are checked against it"
+        ),
     )
-    p.add_argument("--no-store", action="store_true", help="do not save the traces in the store")
+    p.add_argument("--no-store", action="store_true", help=_("do not save the traces in the store"))
     add_vantage_option(p)
     add_db_option(p)
     p.set_defaults(run=run)
@@ -149,7 +162,8 @@ def run(args: argparse.Namespace) -> int:
         _print_text(traces, claim, stored_route, sys.stdout)
     failed = [t for t in traces if not t.ok]
     for trace in failed:
-        print(printable(f"linkvet: trace {trace.target}: {trace.message}"), file=sys.stderr)
+        line = _("trace {target}: {message}").format(target=trace.target, message=trace.message)
+        print(printable(f"linkvet: {line}"), file=sys.stderr)
     return EXIT_SOME_FAILED if failed else EXIT_OK
 
 
@@ -188,7 +202,7 @@ def _print_json(
     document = {
         "target": first.target,
         "address": first.address,
-        "direction": DIRECTION,
+        "direction": direction(),
         "traces": [t.as_dict() for t in traces],
         "verdict": {
             "class": merged.line_class,
@@ -210,50 +224,89 @@ def _print_text(
     stored_route: dict[str, Any] | None,
     out: TextIO,
 ) -> None:
-    from probes.routes import CLASS_NAMES, merge_verdicts
+    from probes.routes import class_name, merge_verdicts
 
     out = cast(TextIO, PrintableStream(out))  # hop names and notes come from the network
     first = traces[0]
-    shown = first.target if first.address in (None, first.target) else f"{first.target} ({first.address})"
-    out.write(f"trace to {shown}\n{_wrap(DIRECTION)}\n")
+    if first.address in (None, first.target):
+        heading = _("trace to {target}").format(target=first.target)
+    else:
+        heading = _("trace to {target} ({address})").format(target=first.target, address=first.address)
+    out.write(f"{heading}\n{_wrap(direction())}\n")
     for index, trace in enumerate(traces, start=1):
         out.write("\n")
+        run = _describe_run(trace)
         if len(traces) > 1:
-            out.write(f"trace {index} of {len(traces)}: ")
-        out.write(_describe_run(trace) + "\n")
+            run = _("trace {index} of {count}: {run}").format(index=index, count=len(traces), run=run)
+        out.write(run + "\n")
         if trace.error is not None:
-            out.write(f"ERROR {trace.error}: {trace.message}\n")
+            out.write(_("ERROR {kind}: {message}").format(kind=trace.error, message=trace.message) + "\n")
             continue
         _hop_table(trace, out)
         if trace.message:
-            out.write(f"note: {trace.message}\n")
+            out.write(_("note: {message}").format(message=trace.message) + "\n")
         if trace.verdict is not None:
             _verdict(trace.verdict, out)
     verdicts = [t.verdict for t in traces if t.verdict is not None and t.hops]
     if len(traces) > 1 and verdicts:
         merged = merge_verdicts(verdicts)
-        out.write(f"\nover {merged.traces} traces: {CLASS_NAMES[merged.line_class]} — {merged.summary()}\n")
+        over = _("over {count} traces: {line} — {summary}").format(
+            count=merged.traces, line=class_name(merged.line_class), summary=merged.summary()
+        )
+        out.write(f"\n{over}\n")
         for doubt in merged.doubts:
-            out.write(f"  doubt: {doubt}\n")
+            out.write("  " + _("doubt: {doubt}").format(doubt=doubt) + "\n")
     if claim is not None:
-        flag = {True: "AGREES", False: "MISMATCH", None: "not checkable"}[claim["agrees"]]
-        out.write(f"\nclaim check ({flag}): {claim['evidence']}\n")
+        out.write("\n" + _claim_line(claim["agrees"], claim["evidence"], stored=False) + "\n")
     if stored_route is not None:
-        flag = {True: "AGREES", False: "MISMATCH", None: "not checkable"}[stored_route["agrees"]]
-        out.write(f"stored traces of this region ({flag}): {stored_route['evidence']}\n")
+        out.write(_claim_line(stored_route["agrees"], stored_route["evidence"], stored=True) + "\n")
+
+
+def _claim_line(agrees: bool | None, evidence: str, *, stored: bool) -> str:
+    if stored:
+        text = {
+            True: _("stored traces of this region (AGREES): {evidence}"),
+            False: _("stored traces of this region (MISMATCH): {evidence}"),
+            None: _("stored traces of this region (not checkable): {evidence}"),
+        }[agrees]
+    else:
+        text = {
+            True: _("claim check (AGREES): {evidence}"),
+            False: _("claim check (MISMATCH): {evidence}"),
+            None: _("claim check (not checkable): {evidence}"),
+        }[agrees]
+    return text.format(evidence=evidence)
 
 
 def _describe_run(trace: TraceResult) -> str:
-    socket_kind = {True: "raw socket", False: "unprivileged socket", None: "no socket"}[trace.privileged]
-    port = f" port {trace.port}" if trace.port else ""
-    return (
-        f"{trace.protocol.upper()}{port} ({socket_kind}), {trace.probes_per_hop} probes per hop, "
-        f"max {trace.max_hops} hops"
+    socket_kind = {True: _("raw socket"), False: _("unprivileged socket"), None: _("no socket")}[
+        trace.privileged
+    ]
+    if trace.port:
+        text = _("{protocol} port {port} ({socket}), {probes} probes per hop, max {hops} hops")
+    else:
+        text = _("{protocol} ({socket}), {probes} probes per hop, max {hops} hops")
+    return text.format(
+        protocol=trace.protocol.upper(),
+        port=trace.port,
+        socket=socket_kind,
+        probes=trace.probes_per_hop,
+        hops=trace.max_hops,
     )
 
 
 def _hop_table(trace: TraceResult, out: TextIO) -> None:
-    headers = ["HOP", "ADDRESS", "LOSS", "SENT", "LAST ms", "AVG ms", "BEST ms", "WORST ms", "NETWORK"]
+    headers = [
+        _("HOP"),
+        _("ADDRESS"),
+        _("LOSS"),
+        _("SENT"),
+        _("LAST ms"),
+        _("AVG ms"),
+        _("BEST ms"),
+        _("WORST ms"),
+        _("NETWORK"),
+    ]
     rows: list[list[str]] = []
     hops = list(trace.hops)
     # Trailing hops that never answered collapse into one line, as they say one thing.
@@ -278,47 +331,62 @@ def _hop_table(trace: TraceResult, out: TextIO) -> None:
         for other in hop.addresses[1:]:
             count = sum(1 for r in hop.replies if r.address == other)
             label = _network_label(hop.network_of(other), destination=False)
-            rows.append(["", f"also {other}", f"{count} of {hop.sent}", "", "", "", "", "", label])
+            also = _("also {address}").format(address=other)
+            share = _("{count} of {sent}").format(count=count, sent=hop.sent)
+            rows.append(["", also, share, "", "", "", "", "", label])
     if last_answer + 1 < len(hops):
         silent = hops[last_answer + 1 :]
         span = str(silent[0].ttl) if len(silent) == 1 else f"{silent[0].ttl}-{silent[-1].ttl}"
-        rows.append(
-            [span, "* (no answer)", percent(1.0), str(sum(h.sent for h in silent)), "", "", "", "", ""]
-        )
+        silence = _("* (no answer)")
+        rows.append([span, silence, percent(1.0), str(sum(h.sent for h in silent)), "", "", "", "", ""])
     table(headers, rows, out)
 
 
 def _network_label(match: NetworkMatch | None, *, destination: bool) -> str:
     label = "" if match is None else f"{match.label} {match.prefix.cidr}"
     if destination:
-        label = f"{label} (destination)".strip()
+        return _("{network} (destination)").format(network=label).strip() if label else _("(destination)")
     return label
 
 
 def _verdict(verdict: RouteVerdict, out: TextIO) -> None:
     from probes.routes import RULES
 
-    out.write(f"verdict: {verdict.line_class} — {verdict.explanation()}\n")
+    line = _("verdict: {line_class} — {explanation}").format(
+        line_class=verdict.line_class, explanation=verdict.explanation()
+    )
+    out.write(line + "\n")
     rule = next((r for r in RULES if r.id == verdict.rule), None)
-    out.write(f"  rule {verdict.rule}" + (f" (source: {rule.source})" if rule else "") + "\n")
+    if rule is not None:
+        line = _("rule {rule} (source: {source})").format(rule=verdict.rule, source=rule.source)
+    else:
+        line = _("rule {rule}").format(rule=verdict.rule)
+    out.write(f"  {line}\n")
     for item in verdict.evidence:
-        out.write(f"  evidence: {item.describe()}\n")
+        out.write("  " + _("evidence: {evidence}").format(evidence=item.describe()) + "\n")
     sources = []
     for item in verdict.evidence:
         if item.match.prefix.source not in sources:
             sources.append(item.match.prefix.source)
-            out.write(f"    {item.match.prefix.cidr} source: {item.match.prefix.source}\n")
+            line = _("{prefix} source: {source}").format(
+                prefix=item.match.prefix.cidr, source=item.match.prefix.source
+            )
+            out.write(f"    {line}\n")
     for doubt in verdict.doubts:
-        out.write(f"  doubt: {doubt}\n")
+        out.write("  " + _("doubt: {doubt}").format(doubt=doubt) + "\n")
 
 
 def _wrap(text: str, width: int = 100) -> str:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
+    """`text` in lines of at most `width` columns (CJK characters take two; lines break between words,
+    and inside a run of Chinese text, where there are no spaces, between any two characters)."""
+    from rich.cells import cell_len, chop_cells
+
+    lines: list[str] = []
+    for word in text.split():
+        pieces = chop_cells(word, width) if cell_len(word) > width else [word]
+        for piece in pieces:
+            if lines and cell_len(lines[-1]) + 1 + cell_len(piece) <= width:
+                lines[-1] = f"{lines[-1]} {piece}"
+            else:
+                lines.append(piece)
     return "\n".join(lines)

@@ -4,7 +4,8 @@ Export screen run) builds one and writes it.
 
     desktop/export/workbook.py      build_workbook: which sheets, in which order, and the Method sheet's notes
     desktop/export/measurements.py  Link quality and Hour-of-day, from `probes.analysis`' public functions
-    desktop/export/procurement.py   Ranking, Score breakdown, GPU offerings, Sizing (with a needs profile)
+    desktop/export/procurement.py   Ranking, Score breakdown, GPU offerings (with a needs profile)
+    desktop/export/sizing.py        Sizing (with a needs profile)
     desktop/export/acceptance.py    the Ranking's columns on unknowns, per-fact sources, Acceptance checks
     desktop/export/method.py        the Method sheet (format version, period, peak windows, thresholds)
     desktop/export/model.py         Workbook, Sheet, Column: the workbook in memory, independent of format

@@ -12,21 +12,27 @@ from catalogs.schema import Offering
 from catalogs.scoring import RankedOffering
 from catalogs.scoring.standing import candidate_facts
 from desktop.export.model import Column, Sheet
+from desktop.i18n import N_, _
 
-ACCEPTANCE_COLUMNS = (
-    Column("provider", "Provider"),
-    Column("offering", "Offering"),
-    Column("region", "Region"),
-    Column("host", "Server"),
-    Column("checked_at", "Checked at", width=22),
-    Column("fact", "Fact", width=28),
-    Column("scope", "Scope", width=11),
-    Column("claimed", "Claimed", width=18),
-    Column("measured", "Measured", width=18),
-    Column("verdict", "Verdict", width=13),
-    Column("evidence", "Evidence", width=70, wrap=True),
-    Column("report", "Report file", width=24),
-)
+# An acceptance check's verdict in words (the stored value is the enumerated one: `confirmed` …).
+VERDICTS = {"confirmed": N_("confirmed"), "contradicted": N_("contradicted"), "unverified": N_("unverified")}
+
+
+def acceptance_columns() -> tuple[Column, ...]:
+    return (
+        Column("provider", _("Provider")),
+        Column("offering", _("Offering")),
+        Column("region", _("Region")),
+        Column("host", _("Server")),
+        Column("checked_at", _("Checked at"), width=22),
+        Column("fact", _("Fact"), width=28),
+        Column("scope", _("Scope"), width=11),
+        Column("claimed", _("Claimed"), width=18),
+        Column("measured", _("Measured"), width=18),
+        Column("verdict", _("Verdict"), width=13),
+        Column("evidence", _("Evidence"), width=70, wrap=True),
+        Column("report", _("Report file"), width=24),
+    )
 
 
 def honest_columns(entry: RankedOffering) -> dict[str, Any]:
@@ -35,12 +41,15 @@ def honest_columns(entry: RankedOffering) -> dict[str, Any]:
     if entry.decided is None:
         place = None
     elif entry.decided:
-        place = "decided"
+        place = _("decided")
     else:
-        place = "depends on: " + ", ".join(
-            (s.criterion if s.whose == "this" else f"#{entry.next_rank}'s {s.criterion}")
+        deciding = ", ".join(
+            s.criterion
+            if s.whose == "this"
+            else _("#{rank}'s {criterion}").format(rank=entry.next_rank, criterion=s.criterion)
             for s in entry.deciding
         )
+        place = _("depends on: {criteria}").format(criteria=deciding)
     return {
         "score_min": entry.score_min,
         "score_max": entry.score_max,
@@ -56,7 +65,11 @@ def fact_sources_text(catalog: ProviderCatalog, offering: Offering) -> str | Non
         p = fact.provenance
         value = ", ".join(str(v) for v in fact.value) if isinstance(fact.value, tuple) else fact.value
         where = p.file or (str(catalog.path) if catalog.path else "")
-        parts.append(f"{fact.key} = {value} [{p.standing}]: {p.describe()}; {where}")
+        parts.append(
+            _("{fact} = {value} [{standing}]: {source}; {file}").format(
+                fact=fact.key, value=value, standing=p.standing, source=p.describe(), file=where
+            )
+        )
     return "\n".join(parts) or None
 
 
@@ -82,11 +95,15 @@ def acceptance_sheet(catalogs: CatalogSet) -> Sheet | None:
                     "scope": check.get("scope"),
                     "claimed": _text(check.get("claimed")),
                     "measured": _text(check.get("measured")),
-                    "verdict": check.get("verdict"),
+                    "verdict": _(VERDICTS[verdict])
+                    if (verdict := check.get("verdict")) in VERDICTS
+                    else verdict,
                     "evidence": check.get("evidence"),
                     "report": check.get("report"),
                 }
             )
     if not rows:
         return None
-    return Sheet("Acceptance checks", ACCEPTANCE_COLUMNS, rows, freeze_columns=2)
+    return Sheet(
+        "Acceptance checks", acceptance_columns(), rows, freeze_columns=2, title=_("Acceptance checks")
+    )

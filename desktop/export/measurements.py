@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from desktop.export.model import Column, LineChart, Sheet
+from desktop.i18n import _
 from desktop.usecases.links import utc_seconds
 from probes.analysis import (
     MeasuredLink,
@@ -123,66 +124,100 @@ def _measured(profile: pd.DataFrame) -> pd.DataFrame:
 # -- Link quality --------------------------------------------------------------------------------------------
 
 
-def _side_columns(prefix: str, title: str) -> list[Column]:
+def _side_columns(prefix: str, period: str) -> list[Column]:
+    """A period's columns ("Peak samples" …), `period` already in words."""
     return [
-        Column(f"{prefix}_samples", f"{title} samples", "int", note="attempts sent (lost ones included)"),
-        Column(f"{prefix}_hours", f"{title} hours", "int", note="distinct clock hours measured"),
-        Column(f"{prefix}_rtt_median_ms", f"{title} median RTT", "ms"),
-        Column(f"{prefix}_rtt_p95_ms", f"{title} p95 RTT", "ms"),
-        Column(f"{prefix}_loss", f"{title} loss", "percent", decimals=2, colour_scale="low-good"),
-        Column(f"{prefix}_jitter_ms", f"{title} jitter", "ms"),
-        Column(f"{prefix}_throughput_mbps", f"{title} throughput", "mbps", note="median over transfers"),
+        Column(
+            f"{prefix}_samples",
+            _("{period} samples").format(period=period),
+            "int",
+            note=_("attempts sent (lost ones included)"),
+        ),
+        Column(
+            f"{prefix}_hours",
+            _("{period} hours").format(period=period),
+            "int",
+            note=_("distinct clock hours measured"),
+        ),
+        Column(f"{prefix}_rtt_median_ms", _("{period} median RTT").format(period=period), "ms"),
+        Column(f"{prefix}_rtt_p95_ms", _("{period} p95 RTT").format(period=period), "ms"),
+        Column(
+            f"{prefix}_loss",
+            _("{period} loss").format(period=period),
+            "percent",
+            decimals=2,
+            colour_scale="low-good",
+        ),
+        Column(f"{prefix}_jitter_ms", _("{period} jitter").format(period=period), "ms"),
+        Column(
+            f"{prefix}_throughput_mbps",
+            _("{period} throughput").format(period=period),
+            "mbps",
+            note=_("median over transfers"),
+        ),
         Column(
             f"{prefix}_loaded_rtt_increase_ms",
-            f"{title} delay added under load",
+            _("{period} delay added under load").format(period=period),
             "ms",
             colour_scale="low-good",
-            note="median over responsiveness tests: loaded minus idle RTT",
+            note=_("median over responsiveness tests: loaded minus idle RTT"),
         ),
         Column(
-            f"{prefix}_rpm", f"{title} RPM under load", "float", decimals=0, note="round trips per minute"
+            f"{prefix}_rpm",
+            _("{period} RPM under load").format(period=period),
+            "float",
+            decimals=0,
+            note=_("round trips per minute"),
         ),
-        Column(f"{prefix}_load_tests", f"{title} load tests", "int"),
+        Column(f"{prefix}_load_tests", _("{period} load tests").format(period=period), "int"),
     ]
 
 
-LINK_QUALITY_COLUMNS: tuple[Column, ...] = (
-    Column("provider", "Provider"),
-    Column("region", "Region"),
-    Column("vantage", "Vantage point"),
-    Column("claimed_line_types", "Claimed line type"),
-    *_side_columns("peak", "Peak"),
-    *_side_columns("offpeak", "Off-peak"),
-    Column("p95_diff_ms", "p95 change at peak", "ms", note="peak minus off-peak"),
-    Column("p95_diff_ci_low", "p95 change, CI low", "ms", note="cluster bootstrap over hours"),
-    Column("p95_diff_ci_high", "p95 change, CI high", "ms"),
-    Column("median_diff_ms", "Median change at peak", "ms"),
-    Column("loss_diff", "Loss change at peak", "percent", decimals=2, note="percentage points"),
-    Column("loss_diff_ci_low", "Loss change, CI low", "percent", decimals=2, note="Newcombe (Wilson)"),
-    Column("loss_diff_ci_high", "Loss change, CI high", "percent", decimals=2),
-    Column(
-        "breach_share_peak",
-        "Peak hours breaching",
-        "percent",
-        colour_scale="low-good",
-        note="hours with loss over the threshold or p95 spiking over the off-peak p95",
-    ),
-    Column("breach_share_offpeak", "Off-peak hours breaching", "percent", colour_scale="low-good"),
-    Column("verdict", "Verdict", width=58, wrap=True),
-    Column("period_start", "Period start", "datetime", width=20),
-    Column("period_end", "Period end", "datetime", width=20),
-    Column("route_claimed", "Route: claimed line type"),
-    Column("route_measured_class", "Route: traced class", note="from the stored traceroutes' hops"),
-    Column(
-        "route_agrees",
-        "Route agrees with claim",
-        "bool",
-        note="empty: no traces, or a claim no trace can check",
-    ),
-    Column("route_traces", "Route: traces", "int"),
-    Column("route_agreeing_traces", "Route: traces agreeing", "int"),
-    Column("route_evidence", "Route evidence", width=60, wrap=True),
-)
+def link_quality_columns() -> tuple[Column, ...]:
+    """The Link quality sheet's columns, worded in the current language."""
+    return (
+        Column("provider", _("Provider")),
+        Column("region", _("Region")),
+        Column("vantage", _("Vantage point")),
+        Column("claimed_line_types", _("Claimed line type")),
+        *_side_columns("peak", _("Peak")),
+        *_side_columns("offpeak", _("Off-peak")),
+        Column("p95_diff_ms", _("p95 change at peak"), "ms", note=_("peak minus off-peak")),
+        Column("p95_diff_ci_low", _("p95 change, CI low"), "ms", note=_("cluster bootstrap over hours")),
+        Column("p95_diff_ci_high", _("p95 change, CI high"), "ms"),
+        Column("median_diff_ms", _("Median change at peak"), "ms"),
+        Column("loss_diff", _("Loss change at peak"), "percent", decimals=2, note=_("percentage points")),
+        Column(
+            "loss_diff_ci_low",
+            _("Loss change, CI low"),
+            "percent",
+            decimals=2,
+            note=_("Newcombe (Wilson)"),
+        ),
+        Column("loss_diff_ci_high", _("Loss change, CI high"), "percent", decimals=2),
+        Column(
+            "breach_share_peak",
+            _("Peak hours breaching"),
+            "percent",
+            colour_scale="low-good",
+            note=_("hours with loss over the threshold or p95 spiking over the off-peak p95"),
+        ),
+        Column("breach_share_offpeak", _("Off-peak hours breaching"), "percent", colour_scale="low-good"),
+        Column("verdict", _("Verdict"), width=58, wrap=True),
+        Column("period_start", _("Period start"), "datetime", width=20),
+        Column("period_end", _("Period end"), "datetime", width=20),
+        Column("route_claimed", _("Route: claimed line type")),
+        Column("route_measured_class", _("Route: traced class"), note=_("from the stored traceroutes' hops")),
+        Column(
+            "route_agrees",
+            _("Route agrees with claim"),
+            "bool",
+            note=_("empty: no traces, or a claim no trace can check"),
+        ),
+        Column("route_traces", _("Route: traces"), "int"),
+        Column("route_agreeing_traces", _("Route: traces agreeing"), "int"),
+        Column("route_evidence", _("Route evidence"), width=60, wrap=True),
+    )
 
 
 def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
@@ -220,7 +255,13 @@ def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
 
 
 def link_quality_sheet(measurements: Measurements) -> Sheet:
-    return Sheet("Link quality", LINK_QUALITY_COLUMNS, link_quality_rows(measurements), freeze_columns=2)
+    return Sheet(
+        "Link quality",
+        link_quality_columns(),
+        link_quality_rows(measurements),
+        freeze_columns=2,
+        title=_("Link quality"),
+    )
 
 
 # -- Hour-of-day ----------------------------------------------------------------------------------------------
@@ -228,28 +269,33 @@ def link_quality_sheet(measurements: Measurements) -> Sheet:
 
 def hour_of_day_columns(tz: str) -> tuple[Column, ...]:
     return (
-        Column("provider", "Provider"),
-        Column("region", "Region"),
-        Column("vantage", "Vantage point"),
-        Column("hour", f"Hour ({tz})", "int", width=12),
-        Column("sent", "Samples", "int"),
-        Column("loss", "Loss", "percent", decimals=2, colour_scale="low-good"),
-        Column("rtt_median_ms", "Median RTT", "ms"),
-        Column("rtt_p95_ms", "p95 RTT", "ms", colour_scale="low-good"),
-        Column("rtt_mean_ms", "Mean RTT", "ms"),
-        Column("jitter_ms", "Jitter", "ms"),
-        Column("throughput_mbps", "Throughput", "mbps", note="median over transfers started in this hour"),
-        Column("transfers", "Transfers", "int"),
+        Column("provider", _("Provider")),
+        Column("region", _("Region")),
+        Column("vantage", _("Vantage point")),
+        Column("hour", _("Hour ({tz})").format(tz=tz), "int", width=12),
+        Column("sent", _("Samples"), "int"),
+        Column("loss", _("Loss"), "percent", decimals=2, colour_scale="low-good"),
+        Column("rtt_median_ms", _("Median RTT"), "ms"),
+        Column("rtt_p95_ms", _("p95 RTT"), "ms", colour_scale="low-good"),
+        Column("rtt_mean_ms", _("Mean RTT"), "ms"),
+        Column("jitter_ms", _("Jitter"), "ms"),
+        Column(
+            "throughput_mbps",
+            _("Throughput"),
+            "mbps",
+            note=_("median over transfers started in this hour"),
+        ),
+        Column("transfers", _("Transfers"), "int"),
         Column(
             "loaded_rtt_increase_ms",
-            "Delay added under load",
+            _("Delay added under load"),
             "ms",
             colour_scale="low-good",
-            note="median over responsiveness tests started in this hour",
+            note=_("median over responsiveness tests started in this hour"),
         ),
-        Column("rpm", "RPM under load", "float", decimals=0),
-        Column("load_tests", "Load tests", "int"),
-        Column("hours", "Days measured", "int", note="how many times this clock hour was measured"),
+        Column("rpm", _("RPM under load"), "float", decimals=0),
+        Column("load_tests", _("Load tests"), "int"),
+        Column("hours", _("Days measured"), "int", note=_("how many times this clock hour was measured")),
     )
 
 
@@ -264,18 +310,27 @@ def hour_of_day_sheet(measurements: Measurements) -> Sheet:
         block = rows[start]
         if not any(r["sent"] for r in rows[start : start + 24]):
             continue
-        where = f"{block['provider']}/{block['region']}"
-        if block.get("vantage"):
-            where += f" from {block['vantage']}"
+        values = {"provider": block["provider"], "region": block["region"], "vantage": block.get("vantage")}
+        if values["vantage"]:
+            title = _("{provider}/{region} from {vantage}: RTT by hour").format(**values)
+        else:
+            title = _("{provider}/{region}: RTT by hour").format(**values)
         charts.append(
             LineChart(
-                title=f"{where}: RTT by hour",
+                title=title,
                 x_column="hour",
                 y_columns=("rtt_median_ms", "rtt_p95_ms"),
                 first_row=start,
                 last_row=start + 23,
                 y_title="ms",
-                x_title=f"hour ({options.tz})",
+                x_title=_("hour ({tz})").format(tz=options.tz),
             )
         )
-    return Sheet("Hour-of-day", hour_of_day_columns(options.tz), rows, charts=charts, freeze_columns=2)
+    return Sheet(
+        "Hour-of-day",
+        hour_of_day_columns(options.tz),
+        rows,
+        charts=charts,
+        freeze_columns=2,
+        title=_("Hour-of-day"),
+    )

@@ -9,44 +9,68 @@ from pathlib import Path
 from typing import Any
 
 from desktop.export.model import WORKBOOK_FORMAT_VERSION, Column, Sheet
+from desktop.i18n import _
 from probes import __version__, histogram
 from probes.timestamps import iso_utc
 
-METHOD_COLUMNS = (
-    Column("item", "Item", width=28),
-    Column("value", "Value", width=70),
-    Column("note", "Note", width=70),
-)
 
-DEFINITIONS: tuple[tuple[str, str], ...] = (
-    ("Loss", "lost attempts / attempts sent, any reason (timeout, unreachable, …)"),
-    (
-        "Route check",
-        "each region's stored traceroutes classified by their hops with the network table (bundled, plus "
-        "the user's route-networks.toml), the class most traces show compared with the claimed line type",
-    ),
-    (
-        "RTT percentiles",
-        "median and p95 ranked as linear interpolation between closest ranks, read from "
-        f"per-hour histograms with ±{histogram.RELATIVE_ERROR:.1%} resolution",
-    ),
-    (
-        "Jitter",
-        "mean absolute difference between consecutive received RTTs of a run (RFC 3550 |D|, unsmoothed)",
-    ),
-    ("Throughput", "median over download / iperf3 transfers (Mbit/s, body bytes × 8 / transfer time)"),
-    ("RTT methods", "ICMP echo and TCP connect (SYN → SYN-ACK); HTTP timings are not counted as RTT"),
-    ("p95 change CI", "cluster bootstrap over clock hours (hours resampled, not samples), percentile method"),
-    (
-        "Loss change CI",
-        "Newcombe's hybrid score interval from two Wilson intervals (assumes independent attempts)",
-    ),
-    (
-        "Hours breaching",
-        "clock hours (≥ min attempts) with loss over the threshold or p95 over the off-peak "
-        "p95 plus the margin",
-    ),
-)
+def method_columns() -> tuple[Column, ...]:
+    return (
+        Column("item", _("Item"), width=28),
+        Column("value", _("Value"), width=70),
+        Column("note", _("Note"), width=70),
+    )
+
+
+def definitions() -> tuple[tuple[str, str], ...]:
+    """(term, definition) of the figures, in the current language."""
+    return (
+        (_("Loss"), _("lost attempts / attempts sent, any reason (timeout, unreachable, …)")),
+        (
+            _("Route check"),
+            _(
+                "each region's stored traceroutes classified by their hops with the network table (bundled, "
+                "plus the user's route-networks.toml), the class most traces show compared with the claimed "
+                "line type"
+            ),
+        ),
+        (
+            _("RTT percentiles"),
+            _(
+                "median and p95 ranked as linear interpolation between closest ranks, read from per-hour "
+                "histograms with ±{resolution:.1%} resolution"
+            ).format(resolution=histogram.RELATIVE_ERROR),
+        ),
+        (
+            _("Jitter"),
+            _(
+                "mean absolute difference between consecutive received RTTs of a run (RFC 3550 |D|, unsmoothed)"
+            ),
+        ),
+        (
+            _("Throughput"),
+            _("median over download / iperf3 transfers (Mbit/s, body bytes × 8 / transfer time)"),
+        ),
+        (
+            _("RTT methods"),
+            _("ICMP echo and TCP connect (SYN → SYN-ACK); HTTP timings are not counted as RTT"),
+        ),
+        (
+            _("p95 change CI"),
+            _("cluster bootstrap over clock hours (hours resampled, not samples), percentile method"),
+        ),
+        (
+            _("Loss change CI"),
+            _("Newcombe's hybrid score interval from two Wilson intervals (assumes independent attempts)"),
+        ),
+        (
+            _("Hours breaching"),
+            _(
+                "clock hours (≥ min attempts) with loss over the threshold or p95 over the off-peak p95 plus "
+                "the margin"
+            ),
+        ),
+    )
 
 
 def method_sheet(
@@ -62,29 +86,39 @@ def method_sheet(
     sheets: Sequence[tuple[str, str]],
     extra: Sequence[tuple[str, str, str]] = (),
 ) -> Sheet:
+    """`sheets`: (shown name, what it holds) of every sheet; `extra`: (item, value, note) rows."""
     since, until = period
+    everything = _("all stored data")
     rows: list[dict[str, Any]] = [
         {
-            "item": "Workbook format version",
+            "item": _("Workbook format version"),
             "value": str(WORKBOOK_FORMAT_VERSION),
-            "note": "changes when a sheet's columns change meaning",
+            "note": _("changes when a sheet's columns change meaning"),
         },
-        {"item": "Tool", "value": f"linkvet {__version__}"},
-        {"item": "Exported at", "value": iso_utc(int(exported_at.timestamp() * 1_000_000))},
-        {"item": "Result store", "value": str(store_path) if store_path else "none (no measurements)"},
-        {"item": "Period start", "value": "all stored data" if since is None else iso_utc(since)},
+        {"item": _("Tool"), "value": f"linkvet {__version__}"},
+        {"item": _("Exported at"), "value": iso_utc(int(exported_at.timestamp() * 1_000_000))},
         {
-            "item": "Period end",
-            "value": "all stored data" if until is None else iso_utc(until),
-            "note": "exclusive",
+            "item": _("Result store"),
+            "value": str(store_path) if store_path else _("none (no measurements)"),
         },
-        {"item": "Hour-of-day time zone", "value": tz},
-        {"item": "Peak windows", "value": "; ".join(peak_windows)},
-        {"item": "Vantage points", "value": ", ".join(v or "(not recorded)" for v in vantages) or "none"},
-        {"item": "Confidence level", "value": f"{confidence:.0%}"},
-        {"item": "Breach thresholds", "value": ", ".join(f"{k} = {v}" for k, v in thresholds.items())},
+        {"item": _("Period start"), "value": everything if since is None else iso_utc(since)},
+        {
+            "item": _("Period end"),
+            "value": everything if until is None else iso_utc(until),
+            "note": _("exclusive"),
+        },
+        {"item": _("Hour-of-day time zone"), "value": tz},
+        {"item": _("Peak windows"), "value": "; ".join(peak_windows)},
+        {
+            "item": _("Vantage points"),
+            "value": ", ".join(v or _("(not recorded)") for v in vantages) or _("none"),
+        },
+        {"item": _("Confidence level"), "value": f"{confidence:.0%}"},
+        {"item": _("Breach thresholds"), "value": ", ".join(f"{k} = {v}" for k, v in thresholds.items())},
     ]
     rows.extend({"item": item, "value": value, "note": note} for item, value, note in extra)
-    rows.extend({"item": f"Definition: {name}", "value": text} for name, text in DEFINITIONS)
-    rows.extend({"item": f"Sheet: {name}", "value": text} for name, text in sheets)
-    return Sheet("Method", METHOD_COLUMNS, rows)
+    rows.extend(
+        {"item": _("Definition: {term}").format(term=name), "value": text} for name, text in definitions()
+    )
+    rows.extend({"item": _("Sheet: {name}").format(name=name), "value": text} for name, text in sheets)
+    return Sheet("Method", method_columns(), rows, title=_("Method"))

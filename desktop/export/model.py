@@ -3,6 +3,10 @@
 The xlsx and csv writers render the same `Workbook`; every cell's value is a plain Python value (str,
 int, float, bool, None) and its column says what it is (a percentage, milliseconds, money), which becomes a
 number format in xlsx and a unit in the csv header.
+
+Words are in the language current when the sheets are built (`desktop.i18n.language`): a sheet's `title`
+and its columns' headers, notes and text cells; a sheet's `name` and its columns' `key`s are the same in
+every language (the code and the csv file names use them).
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from desktop.i18n import N_, _
+
 # The exported workbook's own format version (in the Method sheet): bump it when a sheet's columns change
 # meaning, so that a procurement template reading the file can tell.
 WORKBOOK_FORMAT_VERSION = 1
@@ -20,9 +26,12 @@ Kind = Literal["text", "int", "float", "percent", "ms", "mbps", "money", "dateti
 ColourScale = Literal["high-good", "low-good"]
 
 # Units shown in headers (csv has no number formats, so percentages there are fractions 0..1).
+# Units are messages, shown through `_` ("ms" reads 毫秒 in Chinese; symbols such as Mbit/s, GB and UTC
+# read the same in every language and are not messages).
+MILLISECONDS = N_("ms")
 UNITS: dict[str, tuple[str, str]] = {  # kind → (xlsx header unit, csv header unit)
-    "percent": ("%", "fraction 0-1"),
-    "ms": ("ms", "ms"),
+    "percent": ("%", N_("fraction 0-1")),
+    "ms": (MILLISECONDS, MILLISECONDS),
     "mbps": ("Mbit/s", "Mbit/s"),
     "datetime": ("UTC", "UTC"),
 }
@@ -54,7 +63,7 @@ class Column:
         unit = self.unit
         if unit is None and self.kind in UNITS:
             unit = UNITS[self.kind][0 if file_format == "xlsx" else 1]
-        return f"{self.header} ({unit})" if unit else self.header
+        return _("{header} ({unit})").format(header=self.header, unit=_(unit)) if unit else self.header
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +86,17 @@ FORMATS = "__formats__"
 
 @dataclass
 class Sheet:
-    name: str
+    name: str  # the same in every language: what the code finds the sheet by, and the csv file's name
     columns: Sequence[Column]
     rows: Sequence[Mapping[str, Any]]
     note: str | None = None  # one line shown above nothing: in the Method sheet's list of sheets
     charts: list[LineChart] = field(default_factory=list)
     freeze_columns: int = 0  # columns kept in view when scrolling right
+    title: str | None = None  # the name shown (the xlsx sheet's name) in the language; None: `name`
+
+    @property
+    def shown_name(self) -> str:
+        return self.title or self.name
 
     def values(self, key: str) -> list[Any]:
         return [row.get(key) for row in self.rows]

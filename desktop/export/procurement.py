@@ -1,24 +1,22 @@
 """The procurement sheets: Ranking (one row per offering in each region), Score breakdown (criteria ×
-offerings, with the weights), GPU offerings (the catalog rows used) and Sizing (the needs profile and what
-sizing derived on each GPU configuration offered)."""
+offerings, with the weights) and GPU offerings (the catalog rows used); the Sizing sheet is
+`desktop/export/sizing.py`."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from catalogs.checklist import Checklist
-from catalogs.gpus import GpuReference, default_gpu_reference
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.prices import HOURS_PER_MONTH, cost_per_month, lowest_gpu_hour
 from catalogs.schema import Offering, Price
 from catalogs.scoring import Judgement, RankedOffering, Ranking
-from catalogs.sizing import scale_table_note, size
 from desktop.export.acceptance import fact_sources_text, honest_columns
-from desktop.export.model import FORMATS, Column, Sheet
+from desktop.export.model import Column, Sheet
+from desktop.i18n import N_, _, ngettext
 
 
 @dataclass
@@ -35,14 +33,24 @@ class Procurement:
 # -- Ranking -------------------------------------------------------------------------------------------------
 
 
+GATE_STATUS = {"pass": N_("pass"), "fail": N_("fail"), "unknown": N_("unknown")}
+
+
+def gate_status(status: str) -> str:
+    """A gate's status in words ("pass" in English): the Score breakdown's gate cells."""
+    return _(GATE_STATUS.get(status, status))
+
+
 def gates_text(entry: RankedOffering) -> str:
     """ "pass", "fail: budget, vram_fits", or "pass (unchecked: capacity)"."""
     gates = [j for j in entry.judgements if j.kind == "gate"]
     failed = [g.criterion for g in gates if g.status == "fail"]
     if failed:
-        return "fail: " + ", ".join(failed)
+        return _("fail: {gates}").format(gates=", ".join(failed))
     unchecked = [g.criterion for g in gates if g.status == "unknown"]
-    return "pass" + (f" (unchecked: {', '.join(unchecked)})" if unchecked else "")
+    if unchecked:
+        return _("pass (unchecked: {gates})").format(gates=", ".join(unchecked))
+    return _("pass")
 
 
 def one_line_reason(entry: RankedOffering, titles: dict[str, str]) -> str:
@@ -50,7 +58,11 @@ def one_line_reason(entry: RankedOffering, titles: dict[str, str]) -> str:
     (their reasons are in the Score breakdown's notes and in `linkvet score`)."""
     failed = entry.failed_gates
     if failed:
-        return "fails " + "; ".join(f"{titles.get(g.criterion, g.criterion)}: {g.reason}" for g in failed)
+        gates = "; ".join(
+            _("{criterion}: {reason}").format(criterion=titles.get(g.criterion, g.criterion), reason=g.reason)
+            for g in failed
+        )
+        return _("fails {gates}").format(gates=gates)
     weighted = [j for j in entry.judgements if j.kind == "weighted" and j.weight > 0]
     known = [j for j in weighted if j.score is not None]
     strong = sorted(
@@ -62,88 +74,115 @@ def one_line_reason(entry: RankedOffering, titles: dict[str, str]) -> str:
     )[:2]
     parts = []
     if strong:
-        parts.append("strong: " + ", ".join(_point(j, titles) for j in strong))
+        parts.append(_("strong: {points}").format(points=", ".join(_point(j, titles) for j in strong)))
     if weak:
-        parts.append("weak: " + ", ".join(_point(j, titles) for j in weak))
+        parts.append(_("weak: {points}").format(points=", ".join(_point(j, titles) for j in weak)))
     unknown = len(weighted) - len(known)
     if unknown:
-        parts.append(f"{unknown} criteria unknown")
-    return "; ".join(parts) or "no weighted criterion could be judged"
+        parts.append(ngettext("{n} criterion unknown", "{n} criteria unknown", unknown).format(n=unknown))
+    return "; ".join(parts) or _("no weighted criterion could be judged")
 
 
 def _point(j: Judgement, titles: dict[str, str]) -> str:
-    return f"{titles.get(j.criterion, j.criterion)} {j.score:.2f}"
+    return _("{criterion} {score:.2f}").format(criterion=titles.get(j.criterion, j.criterion), score=j.score)
 
 
-RANKING_COLUMNS = (
-    Column("rank", "Rank", "int", width=7),
-    Column(
-        "score", "Score", "score", decimals=3, colour_scale="high-good", note="normalised weighted sum, 0-1"
-    ),
-    Column(
-        "score_min",
-        "Score at worst",
-        "score",
-        decimals=3,
-        colour_scale="high-good",
-        note="the score with every unknown at its worst (0); the weighted sum ranks by it",
-    ),
-    Column(
-        "score_max", "Score at best", "score", decimals=3, note="the score with every unknown at its best (1)"
-    ),
-    Column(
-        "coverage", "Known", "percent", decimals=0, note="the share of the checklist's weight that is known"
-    ),
-    Column(
-        "place",
-        "Place",
-        width=30,
-        wrap=True,
-        note="decided: its worst case is above the next one's best case; else the unknowns that decide it",
-    ),
-    Column("ask_next", "Ask next", width=30, wrap=True, note="the unknowns whose answers could move it most"),
-    Column("topsis", "TOPSIS", "score", decimals=3, note="only with --method topsis"),
-    # "pass", "fail: budget, vram_fits" or "pass (unchecked: …)": as wide as the longest, wrapped past 40.
-    Column("gates", "Gates", wrap=True, max_width=40),
-    Column("provider", "Provider"),
-    Column("provider_name", "Provider name"),
-    Column("offering", "Offering"),
-    Column("region", "Region"),
-    Column("gpu", "GPU"),
-    Column("gpus_per_node", "GPUs per node", "int"),
-    Column("planned_gpus", "Planned GPUs", "int", note="what sizing plans for the needs profile"),
-    Column("nodes", "Nodes", "int"),
-    Column("price_gpu_hour", "Price per GPU-hour", "money", decimals=2),
-    Column("currency", "Currency", width=9),
-    Column(
-        "price_basis",
-        "Price covers",
-        width=18,
-        note="whole node, or GPUs only (a lower bound: the host is billed on top, so not ranked on price)",
-    ),
-    Column(
-        "month_cost",
-        "Cost per month",
-        "money",
-        decimals=0,
-        note=f"planned GPUs × price × {HOURS_PER_MONTH} h",
-    ),
-    Column("line_quality", "Line quality score", "score", decimals=2, colour_scale="high-good"),
-    Column(
-        "line_quality_why",
-        "Line quality: measured, or why not",
-        width=48,
-        wrap=True,
-        note="the peak-hour figures scored, or why there are none: not measured, or measured only from "
-        "another vantage point than the needs profile's",
-    ),
-    Column("unknowns", "Unknown facts", "int", note="criteria the catalog leaves unknown"),
-    Column("reason", "Reason", width=70, wrap=True),
-)
+def ranking_columns() -> tuple[Column, ...]:
+    """The Ranking sheet's columns, worded in the current language."""
+    return (
+        Column("rank", _("Rank"), "int", width=7),
+        Column(
+            "score",
+            _("Score"),
+            "score",
+            decimals=3,
+            colour_scale="high-good",
+            note=_("normalised weighted sum, 0-1"),
+        ),
+        Column(
+            "score_min",
+            _("Score at worst"),
+            "score",
+            decimals=3,
+            colour_scale="high-good",
+            note=_("the score with every unknown at its worst (0); the weighted sum ranks by it"),
+        ),
+        Column(
+            "score_max",
+            _("Score at best"),
+            "score",
+            decimals=3,
+            note=_("the score with every unknown at its best (1)"),
+        ),
+        Column(
+            "coverage",
+            _("Known"),
+            "percent",
+            decimals=0,
+            note=_("the share of the checklist's weight that is known"),
+        ),
+        Column(
+            "place",
+            _("Place"),
+            width=30,
+            wrap=True,
+            note=_(
+                "decided: its worst case is above the next one's best case; else the unknowns that decide it"
+            ),
+        ),
+        Column(
+            "ask_next",
+            _("Ask next"),
+            width=30,
+            wrap=True,
+            note=_("the unknowns whose answers could move it most"),
+        ),
+        Column("topsis", "TOPSIS", "score", decimals=3, note=_("only with --method topsis")),
+        # "pass", "fail: budget, vram_fits" or "pass (unchecked: …)": as wide as the longest, wrapped past 40.
+        Column("gates", _("Gates"), wrap=True, max_width=40),
+        Column("provider", _("Provider")),
+        Column("provider_name", _("Provider name")),
+        Column("offering", _("Offering")),
+        Column("region", _("Region")),
+        Column("gpu", "GPU"),
+        Column("gpus_per_node", _("GPUs per node"), "int"),
+        Column("planned_gpus", _("Planned GPUs"), "int", note=_("what sizing plans for the needs profile")),
+        Column("nodes", _("Nodes"), "int"),
+        Column("price_gpu_hour", _("Price per GPU-hour"), "money", decimals=2),
+        Column("currency", _("Currency"), width=9),
+        Column(
+            "price_basis",
+            _("Price covers"),
+            width=18,
+            note=_(
+                "whole node, or GPUs only (a lower bound: the host is billed on top, so not ranked on price)"
+            ),
+        ),
+        Column(
+            "month_cost",
+            _("Cost per month"),
+            "money",
+            decimals=0,
+            note=_("planned GPUs × price × {hours} h").format(hours=HOURS_PER_MONTH),
+        ),
+        Column("line_quality", _("Line quality score"), "score", decimals=2, colour_scale="high-good"),
+        Column(
+            "line_quality_why",
+            _("Line quality: measured, or why not"),
+            width=48,
+            wrap=True,
+            note=_(
+                "the peak-hour figures scored, or why there are none: not measured, or measured only from "
+                "another vantage point than the needs profile's"
+            ),
+        ),
+        Column("unknowns", _("Unknown facts"), "int", note=_("criteria the catalog leaves unknown")),
+        Column("reason", _("Reason"), width=70, wrap=True),
+    )
 
 
 def ranking_sheet(p: Procurement) -> Sheet:
-    titles = {c.id: c.title for c in p.checklist.criterion}
+    titles = {c.id: c.shown_title for c in p.checklist.criterion}
     rows = []
     for e in p.ranking.entries:
         line = next((j for j in e.judgements if j.criterion == "line_quality"), None)
@@ -166,7 +205,7 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 "currency": e.currency,
                 "price_basis": None
                 if e.price_gpu_hour is None
-                else ("GPUs only (lower bound)" if e.price_is_lower_bound else "whole node"),
+                else (_("GPUs only (lower bound)") if e.price_is_lower_bound else _("whole node")),
                 "month_cost": None
                 if e.price_gpu_hour is None or e.planned_gpus is None
                 else cost_per_month(e.price_gpu_hour, e.planned_gpus),
@@ -176,12 +215,10 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 "reason": one_line_reason(e, titles),
             }
         )
-    columns = (
-        RANKING_COLUMNS
-        if p.ranking.method == "topsis"
-        else tuple(c for c in RANKING_COLUMNS if c.key != "topsis")
-    )
-    return Sheet("Ranking", columns, rows, freeze_columns=2)
+    columns = ranking_columns()
+    if p.ranking.method != "topsis":
+        columns = tuple(c for c in columns if c.key != "topsis")
+    return Sheet("Ranking", columns, rows, freeze_columns=2, title=_("Ranking"))
 
 
 # -- Score breakdown -----------------------------------------------------------------------------------------
@@ -191,16 +228,21 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
     weights = dict(p.ranking.weights)
     total_weight = sum(weights.values()) or 1.0
     columns: list[Column] = [
-        Column("rank", "Rank", "int", width=7),
-        Column("provider", "Provider"),
-        Column("offering", "Offering"),
-        Column("region", "Region"),
-        Column("score", "Score", "score", decimals=3, colour_scale="high-good"),
+        Column("rank", _("Rank"), "int", width=7),
+        Column("provider", _("Provider")),
+        Column("offering", _("Offering")),
+        Column("region", _("Region")),
+        Column("score", _("Score"), "score", decimals=3, colour_scale="high-good"),
     ]
     for criterion in p.checklist.criterion:
         if criterion.kind == "gate":
             columns.append(
-                Column(f"gate:{criterion.id}", f"Gate: {criterion.title}", width=14, note=criterion.what)
+                Column(
+                    f"gate:{criterion.id}",
+                    _("Gate: {title}").format(title=criterion.shown_title),
+                    width=14,
+                    note=criterion.shown_what,
+                )
             )
     for criterion in p.checklist.criterion:
         if criterion.kind == "weighted":
@@ -208,24 +250,28 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
             columns.append(
                 Column(
                     f"score:{criterion.id}",
-                    f"{criterion.title} (weight {share:.0%})",
+                    _("{title} (weight {share:.0%})").format(title=criterion.shown_title, share=share),
                     "score",
                     decimals=2,
                     width=14,
                     colour_scale="high-good",
-                    note=f"{criterion.what} Empty: not known (counted as {p.checklist.unknown_score:g}).",
+                    note=_("{what} Empty: not known (counted as {unknown:g}).").format(
+                        what=criterion.shown_what, unknown=p.checklist.unknown_score
+                    ),
                 )
             )
     columns.append(
         Column(
             "unknown_why",
-            "Unknown or not measured: why",
+            _("Unknown or not measured: why"),
             width=90,
-            note="for every criterion left empty above (and every gate that could not be checked): why, "
-            "e.g. 'not measured (measured only from frankfurt-box, not from shanghai-office)'",
+            note=_(
+                "for every criterion left empty above (and every gate that could not be checked): why, "
+                "e.g. 'not measured (measured only from frankfurt-box, not from shanghai-office)'"
+            ),
         )
     )
-    titles = {c.id: c.title for c in p.checklist.criterion}
+    titles = {c.id: c.shown_title for c in p.checklist.criterion}
     rows = []
     for e in p.ranking.entries:
         row: dict[str, Any] = {
@@ -238,57 +284,66 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
         why: list[str] = []
         for j in e.judgements:
             if j.kind == "gate":
-                row[f"gate:{j.criterion}"] = j.status
+                row[f"gate:{j.criterion}"] = gate_status(j.status or "unknown")
             else:
                 row[f"score:{j.criterion}"] = j.score
             if j.unknown:
-                why.append(f"{titles.get(j.criterion, j.criterion)}: {j.reason}")
+                why.append(
+                    _("{criterion}: {reason}").format(
+                        criterion=titles.get(j.criterion, j.criterion), reason=j.reason
+                    )
+                )
         row["unknown_why"] = "; ".join(why) or None
         rows.append(row)
-    return Sheet("Score breakdown", columns, rows, freeze_columns=4)
+    return Sheet("Score breakdown", columns, rows, freeze_columns=4, title=_("Score breakdown"))
 
 
 # -- GPU offerings --------------------------------------------------------------------------------------------
 
-OFFERING_COLUMNS = (
-    Column("provider", "Provider"),
-    Column("offering", "Offering"),
-    Column("name", "Name"),
-    Column("gpu", "GPU"),
-    Column("gpu_memory_gb", "GPU memory", "float", decimals=0, unit="GB"),
-    Column("gpus_per_node", "GPUs per node", "int"),
-    Column("intra_node", "Inside the node"),
-    Column("intra_node_gbytes_s", "GPU link", "float", decimals=0, unit="GB/s"),
-    Column("fabric", "Between nodes"),
-    Column("fabric_gbit_s", "Fabric", "float", decimals=0, unit="Gbit/s"),
-    Column("rdma", "RDMA", "bool"),
-    Column("local_nvme_tb", "Local NVMe", "float", decimals=2, unit="TB"),
-    Column("shared_fs", "Shared file system"),
-    Column("storage_gbit_s", "Storage network", "float", decimals=0, unit="Gbit/s"),
-    Column("vcpus", "vCPUs", "int"),
-    Column("ram_gib", "RAM", "float", decimals=0, unit="GiB"),
-    Column("max_nodes", "Max nodes", "int"),
-    Column("bmc_ipmi", "BMC/IPMI", "bool"),
-    Column("lowest_gpu_hour", "Lowest price per GPU-hour", "money", decimals=2),
-    Column("currency", "Currency", width=9),
-    Column("prices", "Prices", width=40),
-    Column("regions", "Regions", width=30),
-    Column("source", "Source", width=40),
-    Column("as_of", "As of", width=10),
-    Column(
-        "fact_sources",
-        "Facts with their own source",
-        width=60,
-        wrap=True,
-        note="each fact that carries its own provenance (a vendor's answer, a verified measurement): its "
-        "value, standing, source, date and file",
-    ),
-)
+
+def offering_columns() -> tuple[Column, ...]:
+    """The GPU offerings sheet's columns, worded in the current language."""
+    return (
+        Column("provider", _("Provider")),
+        Column("offering", _("Offering")),
+        Column("name", _("Name")),
+        Column("gpu", "GPU"),
+        Column("gpu_memory_gb", _("GPU memory"), "float", decimals=0, unit="GB"),
+        Column("gpus_per_node", _("GPUs per node"), "int"),
+        Column("intra_node", _("Inside the node")),
+        Column("intra_node_gbytes_s", _("GPU link"), "float", decimals=0, unit="GB/s"),
+        Column("fabric", _("Between nodes")),
+        Column("fabric_gbit_s", _("Fabric"), "float", decimals=0, unit="Gbit/s"),
+        Column("rdma", "RDMA", "bool"),
+        Column("local_nvme_tb", _("Local NVMe"), "float", decimals=2, unit="TB"),
+        Column("shared_fs", _("Shared file system")),
+        Column("storage_gbit_s", _("Storage network"), "float", decimals=0, unit="Gbit/s"),
+        Column("vcpus", "vCPUs", "int"),
+        Column("ram_gib", _("RAM"), "float", decimals=0, unit="GiB"),
+        Column("max_nodes", _("Max nodes"), "int"),
+        Column("bmc_ipmi", "BMC/IPMI", "bool"),
+        Column("lowest_gpu_hour", _("Lowest price per GPU-hour"), "money", decimals=2),
+        Column("currency", _("Currency"), width=9),
+        Column("prices", _("Prices"), width=40),
+        Column("regions", _("Regions"), width=30),
+        Column("source", _("Source"), width=40),
+        Column("as_of", _("As of"), width=10),
+        Column(
+            "fact_sources",
+            _("Facts with their own source"),
+            width=60,
+            wrap=True,
+            note=_(
+                "each fact that carries its own provenance (a vendor's answer, a verified measurement): its "
+                "value, standing, source, date and file"
+            ),
+        ),
+    )
 
 
 def offerings_sheet(catalogs: CatalogSet) -> Sheet:
     rows = [offering_row(c, o) for c, o in catalogs.offerings()]
-    return Sheet("GPU offerings", OFFERING_COLUMNS, rows, freeze_columns=2)
+    return Sheet("GPU offerings", offering_columns(), rows, freeze_columns=2, title=_("GPU offerings"))
 
 
 def offering_row(catalog: ProviderCatalog, o: Offering) -> dict[str, Any]:
@@ -324,112 +379,21 @@ def offering_row(catalog: ProviderCatalog, o: Offering) -> dict[str, Any]:
 
 
 def _price_text(price: Price) -> str:
+    """ "us-east-1: 2.5/GPU-hour, 20/node-hour USD (GPUs only)"."""
     parts = []
-    for value, unit in (
-        (price.gpu_hour, "GPU-hour"),
-        (price.node_hour, "node-hour"),
-        (price.node_month, "node-month"),
-        (price.spot_node_hour, "spot node-hour"),
+    for value, per in (
+        (price.gpu_hour, _("{price:g}/GPU-hour")),
+        (price.node_hour, _("{price:g}/node-hour")),
+        (price.node_month, _("{price:g}/node-month")),
+        (price.spot_node_hour, _("{price:g}/spot node-hour")),
     ):
         if value is not None:
-            parts.append(f"{value:g}/{unit}")
-    where = f"{price.region}: " if price.region else ""
-    currency = f" {price.currency}" if price.currency else ""
-    covers = " (GPUs only)" if price.covers == "gpus-only" else ""
-    return where + ", ".join(parts) + currency + covers
-
-
-# -- Sizing ----------------------------------------------------------------------------------------------------
-
-SIZING_COLUMNS = (
-    Column("section", "Section", width=52),
-    Column("item", "Item", width=30),
-    Column("value", "Value", "auto", width=16),
-    Column("unit", "Unit", width=10),
-)
-
-
-def sizing_sheet(p: Procurement, gpus: GpuReference | None = None) -> Sheet:
-    rows: list[dict[str, Any]] = []
-    where = f"Needs profile ({p.needs_path.name})" if p.needs_path else "Needs profile"
-    rows.append({"section": where, "item": "name", "value": p.needs.name})
-    for table, values in p.needs.model_dump(mode="json", exclude={"name", "format_version"}).items():
-        if isinstance(values, dict):
-            for key, value in values.items():
-                if value is not None and value != {}:
-                    rows.append({"section": where, "item": f"{table}.{key}", "value": _plain(value)})
-        elif values is not None:
-            rows.append({"section": where, "item": table, "value": _plain(values)})
-    assumptions: list[str] = []
-    for label, memory, per_node, tflops in gpu_configurations(
-        p.catalogs.offerings(), gpus or default_gpu_reference()
-    ):
-        result = size(p.needs, memory, per_node, tflops)
-        section = f"On {label}, {per_node} per node"
-        derived: list[tuple[str, Any, str]] = [
-            ("GPU memory usable", result.usable_gb, "GB"),
-            ("fewest GPUs that fit", result.min_gpus, "GPUs"),
-            ("planned GPUs", result.planned_gpus, "GPUs"),
-            ("nodes", result.nodes, "nodes"),
-            ("spans nodes", result.spans_nodes, ""),
-            ("weights alone", result.weights_gb, "GB"),
-            ("model states before sharding", result.model_states_gb, "GB"),
-            ("per GPU: total", None if result.per_gpu is None else result.per_gpu.total_gb, "GB"),
-            ("gradient sync per step", result.sync_gb_per_step, "GB"),
-            ("step time", result.step_seconds, "s"),
-            ("inter-node bandwidth needed", result.internode_gbit_s, "Gbit/s per node"),
-        ]
-        if result.host_offload_gb_per_node is not None:
-            derived.append(("offloaded to host RAM", result.host_offload_gb_per_node, "GB per node"))
-        if result.nvme_offload_gb_per_node is not None:
-            derived.append(("offloaded to local NVMe", result.nvme_offload_gb_per_node, "GB per node"))
-        note = scale_table_note(result, p.checklist.scale_row(p.needs.model.params))
-        if note is not None:
-            derived.append(("against the documents' scale table", note, ""))
-        rows.extend(
-            {
-                "section": section,
-                "item": item,
-                "value": value,
-                "unit": unit,
-                FORMATS: {"value": _shown(value)},
-            }
-            for item, value, unit in derived
-        )
-        assumptions.extend(a for a in result.assumptions if a not in assumptions)
-    rows.extend(
-        {"section": "Assumptions", "item": f"#{n}", "value": text} for n, text in enumerate(assumptions, 1)
-    )
-    return Sheet("Sizing", SIZING_COLUMNS, rows, freeze_columns=2)
-
-
-def gpu_configurations(
-    offerings: Iterable[tuple[ProviderCatalog, Offering]], gpus: GpuReference
-) -> list[tuple[str, float, int, float | None]]:
-    """Distinct (GPU label, memory GB, GPUs per node, BF16 TFLOPS) among the offerings whose GPU memory is
-    known, as scoring sizes them (8 per node when the catalog does not say)."""
-    seen: dict[tuple[str, float, int], float | None] = {}
-    for _catalog, offering in offerings:
-        match = gpus.get(offering.gpu, offering.gpu_memory_gb) if offering.gpu else None
-        memory = offering.gpu_memory_gb or (match.memory_gb if match else None)
-        if memory is None:
-            continue
-        label = match.describe() if match else (offering.gpu or f"{memory:g} GB GPU")
-        key = (label, memory, offering.gpus_per_node or 8)
-        seen.setdefault(key, match.bf16_dense_tflops if match else None)
-    return [(label, memory, per_node, tflops) for (label, memory, per_node), tflops in sorted(seen.items())]
-
-
-def _shown(value: Any) -> str:
-    """A number format for one sizing figure: whole numbers as such, others with one decimal."""
-    if isinstance(value, float) and not value.is_integer():
-        return "#,##0.0" if abs(value) >= 1 else "0.000"
-    return "#,##0" if isinstance(value, int | float) and not isinstance(value, bool) else "General"
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    if isinstance(value, dict):  # e.g. budget.exchange_rates
-        return ", ".join(f"{k} = {v:g}" if isinstance(v, float) else f"{k} = {v}" for k, v in value.items())
-    return value
+            parts.append(per.format(price=value))
+    text = ", ".join(parts)
+    if price.currency:
+        text = _("{prices} {currency}").format(prices=text, currency=price.currency)
+    if price.covers == "gpus-only":
+        text = _("{prices} (GPUs only)").format(prices=text)
+    if price.region:
+        text = _("{region}: {prices}").format(region=price.region, prices=text)
+    return text

@@ -27,20 +27,27 @@ from desktop.export.procurement import (
     offerings_sheet,
     ranking_sheet,
     score_breakdown_sheet,
-    sizing_sheet,
 )
+from desktop.export.sizing import sizing_sheet
+from desktop.i18n import N_, _
 from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import Store
 
-SHEET_NOTES = {
-    "Ranking": "one row per offering in each region: gates, score, rank, price and a one-line reason",
-    "Score breakdown": "every checklist item for every offering: gates and weighted scores (weights in headers)",
-    "Link quality": "per region (and vantage point): peak and off-peak figures, changes with intervals, verdict",
-    "Hour-of-day": "per region and local hour: RTT, loss, jitter, throughput, with a chart per region",
-    "GPU offerings": "the catalog rows used, with source and as-of date",
-    "Acceptance checks": "every check a rented server answered for (linkvet accept import): claimed, measured, verdict",
-    "Sizing": "the needs profile and what sizing derived on each GPU configuration offered",
-    "Method": "how the figures were made",
+SHEET_NOTES = {  # by the sheet's `name`; shown through `_`
+    "Ranking": N_("one row per offering in each region: gates, score, rank, price and a one-line reason"),
+    "Score breakdown": N_(
+        "every checklist item for every offering: gates and weighted scores (weights in headers)"
+    ),
+    "Link quality": N_(
+        "per region (and vantage point): peak and off-peak figures, changes with intervals, verdict"
+    ),
+    "Hour-of-day": N_("per region and local hour: RTT, loss, jitter, throughput, with a chart per region"),
+    "GPU offerings": N_("the catalog rows used, with source and as-of date"),
+    "Acceptance checks": N_(
+        "every check a rented server answered for (linkvet accept import): claimed, measured, verdict"
+    ),
+    "Sizing": N_("the needs profile and what sizing derived on each GPU configuration offered"),
+    "Method": N_("how the figures were made"),
 }
 
 
@@ -92,7 +99,7 @@ def build_workbook(
         checks = acceptance_sheet(procurement.catalogs)
         if checks is not None:
             sheets.append(checks)
-    sheets.append(_method(request, measurements, procurement, exported_at, [s.name for s in sheets]))
+    sheets.append(_method(request, measurements, procurement, exported_at, sheets))
     return Workbook(sheets)
 
 
@@ -101,51 +108,66 @@ def _method(
     measurements: Measurements | None,
     procurement: Procurement | None,
     exported_at: datetime,
-    names: list[str],
+    before: list[Sheet],
 ) -> Sheet:
     options = request.measure
     extra: list[tuple[str, str, str]] = []
     if request.store_missing:
         extra.append(
-            ("Measurements", "none yet", f"no result store at {request.store_path} yet: nothing measured")
+            (
+                _("Measurements"),
+                _("none yet"),
+                _("no result store at {path} yet: nothing measured").format(path=request.store_path),
+            )
         )
     if procurement is not None:
         ranking = procurement.ranking
         total = sum(ranking.weights.values()) or 1.0
-        extra.append(("Needs profile", f"{procurement.needs.name}", str(procurement.needs_path or "")))
-        extra.append(("Scoring method", ranking.method, "gates first, then the weighted criteria"))
+        extra.append((_("Needs profile"), f"{procurement.needs.name}", str(procurement.needs_path or "")))
+        extra.append((_("Scoring method"), ranking.method, _("gates first, then the weighted criteria")))
         extra.append(
             (
-                "Ranking order",
+                _("Ranking order"),
                 ranking.order,
-                "score-min: by the score with every unknown at its worst (ties by the score); total: by the score",
+                _(
+                    "score-min: by the score with every unknown at its worst (ties by the score); total: by "
+                    "the score"
+                ),
             )
         )
-        titles = {c.id: c.title for c in procurement.checklist.criterion}
+        titles = {c.id: c.shown_title for c in procurement.checklist.criterion}
         for criterion, weight in ranking.weights.items():
             extra.append(
-                (f"Weight: {criterion}", f"{weight:g} ({weight / total:.1%})", titles.get(criterion, ""))
+                (
+                    _("Weight: {criterion}").format(criterion=criterion),
+                    f"{weight:g} ({weight / total:.1%})",
+                    titles.get(criterion, ""),
+                )
             )
         extra.append(
             (
-                "Unknown facts count as",
+                _("Unknown facts count as"),
                 f"{procurement.checklist.unknown_score:g}",
-                "score of a criterion not known",
+                _("score of a criterion not known"),
             )
         )
-        extra.append(("Ranking sensitivity", ranking.sensitivity.describe(), "each weight moved ±20% alone"))
-        extra.extend(("Ranking note", note, "") for note in ranking.notes)
+        extra.append(
+            (_("Ranking sensitivity"), ranking.sensitivity.describe(), _("each weight moved ±20% alone"))
+        )
+        extra.extend((_("Ranking note"), note, "") for note in ranking.notes)
         for catalog in procurement.catalogs.providers:
             provider = catalog.provider
             extra.append(
                 (
-                    f"Catalog: {provider.id}",
+                    _("Catalog: {provider}").format(provider=provider.id),
                     provider.name,
-                    f"as of {provider.as_of or '?'}; {catalog.path or ''}".strip(),
+                    _("as of {as_of}; {file}")
+                    .format(as_of=provider.as_of or "?", file=catalog.path or "")
+                    .strip(),
                 )
             )
         for error in procurement.catalogs.errors:
-            extra.append(("Catalog skipped", str(error), ""))
+            extra.append((_("Catalog skipped"), str(error), ""))
     return method_sheet(
         exported_at=exported_at,
         store_path=request.store_path,
@@ -155,6 +177,9 @@ def _method(
         vantages=measurements.vantages if measurements else [],
         confidence=options.confidence,
         thresholds=asdict(options.thresholds),
-        sheets=[(name, SHEET_NOTES.get(name, "")) for name in [*names, "Method"]],
+        sheets=[
+            *((s.shown_name, _(SHEET_NOTES[s.name]) if s.name in SHEET_NOTES else "") for s in before),
+            (_("Method"), _(SHEET_NOTES["Method"])),
+        ],
         extra=extra,
     )

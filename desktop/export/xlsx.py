@@ -1,6 +1,9 @@
 """Render a `Workbook` as an .xlsx file (XlsxWriter): frozen header row, filters, number formats with units,
 column widths, colour scales, header notes and native line charts.
 
+Widths and wrapped heights count display columns (`wcwidth`), not characters: a Chinese character takes two
+columns of a spreadsheet's width unit, as in a terminal, so Chinese headers and reasons are not cut.
+
 Strings are always written as strings (never parsed as formulas, URLs or numbers) and neutralised (see
 `desktop.export.safety`); numbers as numbers.
 """
@@ -14,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import xlsxwriter
+from wcwidth import wcwidth
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
 
-from desktop.export.model import FORMATS, Column, Sheet, Workbook, clean
+from desktop.export.model import FORMATS, MILLISECONDS, Column, Sheet, Workbook, clean
 from desktop.export.safety import FORMULA_STARTS, neutralise
+from desktop.i18n import _
 
 MAX_CELL_TEXT = 32_767  # Excel's limit on one cell's text
 # XlsxWriter reads a chart name that looks like "Sheet!A1" as a reference to a cell (xlsxwriter/chart.py).
@@ -79,7 +84,7 @@ def _number_format(column: Column) -> str:
         case "percent":
             return decimals + "%"
         case "ms":
-            return f'{decimals}" ms"'
+            return f'{decimals}" {_(MILLISECONDS)}"'
         case "mbps":
             return f'#,##{decimals}" Mbit/s"'
         case "money":
@@ -98,7 +103,7 @@ def _number_format(column: Column) -> str:
 
 
 def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> None:
-    ws: Worksheet = book.add_worksheet(sheet.name)
+    ws: Worksheet = book.add_worksheet(sheet.shown_name)
     columns = list(sheet.columns)
     column_formats = [
         (formats.wrapped if c.wrap else formats.text) if c.kind in ("text", "bool") else formats.for_column(c)
@@ -194,18 +199,35 @@ def _write_cell(ws: Worksheet, r: int, c: int, value: Any, column: Column, fmt: 
 def _width(column: Column, sheet: Sheet) -> float:
     """The column's width in characters: its own, or fitted to the header and the data (text up to
     `column.max_width`, else 60), and never narrower than the header's longest word, which wrapping
-    cannot break."""
-    header_word = max((len(w) for w in column.header_for("xlsx").split()), default=0) + 2
+    cannot break (a line may break after any Chinese character)."""
+    header_word = max((display_width(w) for w in unbreakable(column.header_for("xlsx"))), default=0) + 2
     if column.width is not None:
         return float(max(column.width, header_word))
     sample = sheet.rows[:2000]
     if column.kind in ("text", "bool"):
-        longest = max([6, *(len(str(r.get(column.key) or "")) for r in sample)])
+        longest = max([6, *(display_width(str(r.get(column.key) or "")) for r in sample)])
         fitted = min(longest + 2, column.max_width or 60)
         return float(max(fitted, header_word))
     suffix = "".join(_QUOTED.findall(_number_format(column)))  # the unit the format appends: " ms"
     longest = max([0, *(_number_length(clean(r.get(column.key)), column) for r in sample)])
-    return float(max(header_word, longest + len(suffix) + 2, 12))
+    return float(max(header_word, longest + display_width(suffix) + 2, 12))
+
+
+_PIECE = re.compile(r"[^\s\u2e80-\ua4cf\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef]+|\S")
+
+
+def unbreakable(text: str) -> list[str]:
+    """The pieces of `text` a wrapped line cannot break: words between spaces, and each Chinese (or other
+    wide) character and full-width punctuation mark on its own, as spreadsheets break CJK text."""
+    return _PIECE.findall(text)
+
+
+def display_width(text: str) -> int:
+    """How many columns `text` takes on screen: two for a wide (CJK) character, none for a combining one
+    (a control character counts as one, as a spreadsheet shows it)."""
+    if text.isascii():
+        return len(text)
+    return sum(max(wcwidth(c), 0) if c.isprintable() else 1 for c in text)
 
 
 def _number_length(value: Any, column: Column) -> int:
@@ -219,15 +241,36 @@ def _number_length(value: Any, column: Column) -> int:
 
 
 def _lines(text: str, width: float) -> int:
-    """How many lines `text` takes wrapped at `width` characters: words kept whole, except a word longer
-    than a line, which spreadsheets break across lines."""
+    """How many lines `text` takes wrapped at `width` display columns: words kept whole (a Chinese character
+    is a word of its own, with no space before it), except a word longer than a line, which spreadsheets
+    break across lines."""
     room = max(int(width - 1), 1)
-    count, used = 0, 0  # lines started, characters on the last one
-    for word in text.split():
-        if used and used + 1 + len(word) <= room:
-            used += 1 + len(word)
+    if text.isascii():  # the common case, a fifth of the time: words between spaces, one column a character
+        return _ascii_lines(text, room)
+    count, used, end = 0, 0, 0  # lines started, columns taken on the last one, where the last piece ended
+    for match in _PIECE.finditer(text):
+        word = match.group()
+        size = display_width(word)
+        gap = 1 if match.start() > end else 0  # the spaces before it (one, where the line goes on)
+        end = match.end()
+        if used and used + gap + size <= room:
+            used += gap + size
             continue
-        full, rest = divmod(len(word), room)
+        full, rest = divmod(size, room)
+        count += full + (1 if rest else 0)
+        used = rest or room
+    return max(count, 1)
+
+
+def _ascii_lines(text: str, room: int) -> int:
+    """`_lines` of ASCII text (words between spaces) in `room` columns."""
+    count, used = 0, 0
+    for word in text.split():
+        size = len(word)
+        if used and used + 1 + size <= room:
+            used += 1 + size
+            continue
+        full, rest = divmod(size, room)
         count += full + (1 if rest else 0)
         used = rest or room
     return max(count, 1)
@@ -251,8 +294,8 @@ def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_column
             chart.add_series(
                 {
                     "name": chart_text(headers[key]),
-                    "categories": [sheet.name, spec.first_row + 1, x, spec.last_row + 1, x],
-                    "values": [sheet.name, spec.first_row + 1, y, spec.last_row + 1, y],
+                    "categories": [sheet.shown_name, spec.first_row + 1, x, spec.last_row + 1, x],
+                    "values": [sheet.shown_name, spec.first_row + 1, y, spec.last_row + 1, y],
                     "marker": {"type": "circle", "size": 4},
                 }
             )

@@ -15,6 +15,8 @@
                                     use-cases: fields, values, check, save, create, delete, copy
     desktop/usecases/questionnaire.py  `linkvet questionnaire export|import` (the workbook itself:
                                     questionnaire_workbook.py)
+    desktop/usecases/questionnaire_preview.py  what an import would change (new / same / conflict), before
+                                    it is written; the window's Import… lets the user choose each conflict
     desktop/usecases/accept_import.py  `linkvet accept import`: a report's checks → verified facts
     desktop/usecases/skypilot_import.py  `linkvet catalog import-skypilot`: CSV → a catalog file
     desktop/usecases/files.py       writing a text file atomically (a full disk leaves no half file)

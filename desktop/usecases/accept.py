@@ -16,6 +16,7 @@ from catalogs.acceptance import Check, Verdict, check_offering, summarize
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering, Region
+from desktop.i18n import _
 from desktop.usecases.errors import InputError
 from probes.accept import AcceptOptions, collect
 
@@ -46,19 +47,29 @@ def find_claims(catalogs: CatalogSet, provider_id: str, offering_id: str, region
     catalog = catalogs.provider(provider_id)
     if catalog is None:
         known = ", ".join(sorted(p.provider.id for p in catalogs.providers))
-        raise ClaimLookupError(f"no provider {provider_id!r} in the catalogs (known: {known})")
+        raise ClaimLookupError(
+            _("no provider {provider!r} in the catalogs (known: {known})").format(
+                provider=provider_id, known=known
+            )
+        )
     offering = next((o for o in catalog.offerings if o.id == offering_id), None)
     if offering is None:
-        known = ", ".join(o.id for o in catalog.offerings) or "none"
+        known = ", ".join(o.id for o in catalog.offerings) or _("none")
         raise ClaimLookupError(
-            f"provider {provider_id!r} has no offering {offering_id!r} (offerings: {known})"
+            _("provider {provider!r} has no offering {offering!r} (offerings: {known})").format(
+                provider=provider_id, offering=offering_id, known=known
+            )
         )
     region = None
     if region_id is not None:
         region = catalog.region(region_id)
         if region is None:
-            known = ", ".join(r.id for r in catalog.regions) or "none"
-            raise ClaimLookupError(f"provider {provider_id!r} has no region {region_id!r} (regions: {known})")
+            known = ", ".join(r.id for r in catalog.regions) or _("none")
+            raise ClaimLookupError(
+                _("provider {provider!r} has no region {region!r} (regions: {known})").format(
+                    provider=provider_id, region=region_id, known=known
+                )
+            )
     elif len(offering.regions) == 1:
         region = catalog.region(offering.regions[0])
     return Claims(catalog, offering, region)
@@ -82,9 +93,9 @@ def route_check(report: dict[str, Any], claims: Claims, networks: Path | None = 
     ]
     if not relevant:
         why = (
-            "no return-route trace read (--return-route traces from this server)"
+            _("no return-route trace read (--return-route traces from this server)")
             if not routes
-            else f"no trace to a {carrier} endpoint"
+            else _("no trace to a {carrier} endpoint").format(carrier=carrier)
         )
         return _check("line_types", claimed, None, "unverified", why, scope="region", provenance=prov)
     table = load_network_table(networks)
@@ -98,7 +109,12 @@ def route_check(report: dict[str, Any], claims: Claims, networks: Path | None = 
     assert summary is not None
     agrees = summary["agrees"]
     verdict: Verdict = "confirmed" if agrees is True else "contradicted" if agrees is False else "unverified"
-    evidence = f"return path (server → China {carrier or 'carriers'}): {summary['evidence']}"
+    if carrier:
+        evidence = _("return path (server → China {carrier}): {evidence}").format(
+            carrier=carrier, evidence=summary["evidence"]
+        )
+    else:
+        evidence = _("return path (server → China carriers): {evidence}").format(evidence=summary["evidence"])
     return _check(
         "line_types",
         claimed,

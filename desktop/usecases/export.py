@@ -1,6 +1,7 @@
 """Writing the comparison workbook (`linkvet export`, the Export screen): the sheets composed by
 `desktop.export.build_workbook` from the result store (if there is one yet) and the catalogs, written as
-one .xlsx file or a folder of .csv files. No Qt."""
+one .xlsx file or a folder of .csv files, in the job's language (sheet names, headers, reasons, verdicts,
+the Method sheet's words; the numbers, keys and csv file names are the same in every language). No Qt."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
+from desktop.i18n import _, language
 from desktop.usecases.errors import WriteError
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 
@@ -44,6 +46,9 @@ class ExportJob:
     checklist: Checklist | None = None
     weights: Mapping[str, float] = field(default_factory=dict)
     method: RankingMethod = "weighted-sum"
+    # "en", "zh_CN" (`desktop.i18n.LANGUAGES`): the workbook's words; None: the language in effect (the
+    # environment's, or the one `--lang` or the window chose)
+    language: str | None = None
 
 
 @dataclass(frozen=True)
@@ -80,9 +85,13 @@ def cyclic_gc_paused() -> Iterator[None]:
 
 
 def run_export(job: ExportJob, exported_at: datetime | None = None) -> ExportResult:
-    """Build the workbook and write it; `WriteError` when the file or folder cannot be written."""
+    """Build the workbook and write it, in `job.language`; `WriteError` when the file or folder cannot be
+    written."""
     with cyclic_gc_paused():
-        return _run_export(job, exported_at)
+        if job.language is None:
+            return _run_export(job, exported_at)
+        with language(job.language):
+            return _run_export(job, exported_at)
 
 
 def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
@@ -103,7 +112,9 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
         else:
             written, folder = write_csv(workbook, job.out), job.out
     except OSError as exc:
-        raise WriteError(f"{job.out}: cannot write: {exc.strerror or exc}") from exc
+        raise WriteError(
+            _("{file}: cannot write: {reason}").format(file=job.out, reason=exc.strerror or exc)
+        ) from exc
     names = [sheet.name for sheet in workbook.sheets]
     rows = workbook.sheet("Link quality").rows if "Link quality" in names else []
     regions = len({(row["provider"], row["region"]) for row in rows})

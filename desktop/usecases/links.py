@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from catalogs.errors import LinkSummaryError
 from catalogs.link_quality import LinkSummary, PeriodStats, RouteCheck
 from catalogs.loader import CatalogSet
+from desktop.i18n import _
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 
 if TYPE_CHECKING:  # the analysis and the store (numpy, pandas) load when measurements are read
@@ -143,5 +144,9 @@ def read_link_file(path: Path) -> list[LinkSummary]:
 
     data = inputfile.parse_json(inputfile.read_text(path, error), error)
     if not isinstance(data, list):
-        raise LinkSummaryError(f"{path}: expected a JSON list of link summaries, got {type(data).__name__}")
+        raise LinkSummaryError(
+            _("{file}: expected a JSON list of link summaries, got {kind}").format(
+                file=path, kind=type(data).__name__
+            )
+        )
     return [LinkSummary.from_dict(item, where=f"{path}: [{index}]") for index, item in enumerate(data)]

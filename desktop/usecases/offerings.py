@@ -17,6 +17,7 @@ from catalogs.prices import lowest_gpu_hour
 from catalogs.schema import Offering
 from catalogs.scoring.standing import StandingFact, candidate_facts
 from catalogs.user import load_with_user
+from desktop.i18n import _
 from desktop.usecases.errors import InputError
 from probes.target import Target
 
@@ -55,7 +56,7 @@ def gpu_filter(query: str | None) -> set[str] | None:
     match = default_gpu_reference().get(query)
     if match is None:
         names = ", ".join(default_gpu_reference().names())
-        raise InputError(f"unknown GPU model {query!r} (known: {names})")
+        raise InputError(_("unknown GPU model {model!r} (known: {known})").format(model=query, known=names))
     return {spec.id for spec in match.candidates}
 
 
@@ -118,7 +119,9 @@ def region_targets(loaded: CatalogSet, provider_id: str, region_id: str) -> tupl
     catalog = loaded.provider(provider_id)
     region = catalog.region(region_id) if catalog is not None else None
     if region is None:
-        return [], [f"{provider_id}/{region_id}: no such catalog region"]
+        return [], [
+            _("{provider}/{region}: no such catalog region").format(provider=provider_id, region=region_id)
+        ]
     targets, problems = [], []
     for spec in endpoint_dicts(provider_id, region):
         try:

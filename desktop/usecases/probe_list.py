@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from desktop.i18n import _
 from desktop.usecases.errors import ProbeListError
 from probes.errors import TargetError
 from probes.target import Target
@@ -52,7 +53,9 @@ class TargetEntry:
         origin, enabled = data.get("origin") or ORIGIN_CUSTOM, data.get("enabled", True)
         if not isinstance(origin, str) or not isinstance(enabled, bool):
             raise TargetError(
-                f"origin must be text and enabled true or false, got {origin!r} and {enabled!r}"
+                _("origin must be text and enabled true or false, got {origin!r} and {enabled!r}").format(
+                    origin=origin, enabled=enabled
+                )
             )
         return cls(target, origin, enabled)
 
@@ -75,14 +78,19 @@ class ProbeListFile:
             return []
         data = inputfile.parse_json(inputfile.read_text(self.path, error), error)
         if not isinstance(data, dict) or not isinstance(data.get("targets"), list):
-            raise ProbeListError(f"{self.path}: expected an object with a 'targets' list")
+            raise ProbeListError(_("{file}: expected an object with a 'targets' list").format(file=self.path))
         version = data.get("version")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise ProbeListError(f"{self.path}: probe-list version {version!r} is not a version number")
+            raise ProbeListError(
+                _("{file}: probe-list version {version!r} is not a version number").format(
+                    file=self.path, version=version
+                )
+            )
         if version > PROBE_LIST_VERSION:
             raise ProbeListError(
-                f"{self.path}: probe-list version {version!r} is newer than this linkvet understands "
-                f"(up to {PROBE_LIST_VERSION})"
+                _(
+                    "{file}: probe-list version {version!r} is newer than this linkvet understands (up to {known})"
+                ).format(file=self.path, version=version, known=PROBE_LIST_VERSION)
             )
         entries = []
         for number, item in enumerate(data["targets"], start=1):

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -289,7 +289,16 @@ class QuestionnaireImported:
     answers: int = 0
 
 
-def import_questionnaire(
+@dataclass(frozen=True)
+class CheckedAnswers:
+    """A workbook's answers checked against the catalog: each valid answer as the fact it becomes, and the
+    answers refused (empty unless `skip_invalid`: otherwise a refusal raises)."""
+
+    facts: list[tuple[Answer, OverlayFact]]
+    problems: list[AnswerProblem]
+
+
+def check_answers(
     path: Path,
     catalogs: CatalogSet,
     provider: str,
@@ -299,10 +308,10 @@ def import_questionnaire(
     skip_invalid: bool = False,
     folder: Path | None = None,
     today: str | None = None,
-) -> QuestionnaireImported:
-    """Read the answers of a questionnaire workbook into the provider's overlay. `AnswersInvalid` (nothing
-    written) when an answer is not valid, unless `skip_invalid`, which writes the valid ones and returns
-    the rest in `skipped`."""
+) -> CheckedAnswers:
+    """Read and validate a questionnaire workbook's answers as the loader validates a catalog (the answers
+    merged over the provider's catalog and overlay); nothing is written. `AnswersInvalid` when an answer is
+    not valid, unless `skip_invalid`, which keeps the valid ones and returns the rest in `problems`."""
     workbook = read_answers(path)
     named = str(workbook.about.get("provider") or "")
     if named != provider:
@@ -340,9 +349,7 @@ def import_questionnaire(
             problems.append(problem)
         elif fact is not None:
             facts.append((answer, fact))
-    overlay_file, changes, errors = apply_facts(
-        catalogs, provider, [f for _a, f in facts], folder, write=False
-    )
+    _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
     problems += _located(errors, facts)
     if problems and not skip_invalid:
         raise AnswersInvalid(path, problems)
@@ -350,7 +357,7 @@ def import_questionnaire(
         bad = {p.key for p in problems}
         kept = [f for _a, f in facts if f.key not in bad]
         for _attempt in range(len(kept) + 1):  # a problem can hide another: drop and check again
-            overlay_file, changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
+            _overlay, _changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
             if not errors:
                 break
             more = _located(errors, facts)
@@ -358,10 +365,40 @@ def import_questionnaire(
             bad |= {p.key for p in more} | {e.field or "" for e in errors}
             kept = [f for f in kept if f.key not in bad]
         facts = [(a, f) for a, f in facts if f.key not in bad]
+    return CheckedAnswers(facts, problems)
+
+
+def import_questionnaire(
+    path: Path,
+    catalogs: CatalogSet,
+    provider: str,
+    *,
+    source: str | None = None,
+    as_of: str | None = None,
+    skip_invalid: bool = False,
+    keep: Collection[str] = (),
+    folder: Path | None = None,
+    today: str | None = None,
+) -> QuestionnaireImported:
+    """Read the answers of a questionnaire workbook into the provider's overlay. `AnswersInvalid` (nothing
+    written) when an answer is not valid, unless `skip_invalid`, which writes the valid ones and returns
+    the rest in `skipped`. The answers for the keys in `keep` are not written: what the catalog says there
+    stays (the user chose it over the answer, `desktop.usecases.questionnaire_preview`)."""
+    checked = check_answers(
+        path,
+        catalogs,
+        provider,
+        source=source,
+        as_of=as_of,
+        skip_invalid=skip_invalid,
+        folder=folder,
+        today=today,
+    )
+    facts = [(a, f) for a, f in checked.facts if f.key not in keep]
     overlay_file, changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder)
-    if errors:  # cannot happen after the checks above, unless the catalogs changed meanwhile
+    if errors:  # an answer kept back that another needed, or the catalogs changed meanwhile
         raise AnswersInvalid(path, _located(errors, facts))
-    return QuestionnaireImported(overlay_file, changes, problems if skip_invalid else [], len(facts))
+    return QuestionnaireImported(overlay_file, changes, checked.problems if skip_invalid else [], len(facts))
 
 
 def _fact(

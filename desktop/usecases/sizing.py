@@ -6,6 +6,7 @@ from __future__ import annotations
 from catalogs.gpus import default_gpu_reference
 from catalogs.needs import NeedsProfile
 from catalogs.sizing import SizingResult, size
+from desktop.i18n import _
 from desktop.usecases.errors import InputError
 
 DEFAULT_GPU = "H100 SXM"  # what sizing assumes when no GPU is named (an 80 GB part)
@@ -21,7 +22,9 @@ def reference_gpu(name: str) -> tuple[float, float | None, str]:
     model the reference does not know (or knows without its memory)."""
     match = default_gpu_reference().get(name)
     if match is None or match.memory_gb is None:
-        raise InputError(f"unknown GPU model {name!r} (known: {', '.join(gpu_names())})")
+        raise InputError(
+            _("unknown GPU model {model!r} (known: {known})").format(model=name, known=", ".join(gpu_names()))
+        )
     return match.memory_gb, match.bf16_dense_tflops, match.describe()
 
 

@@ -8,18 +8,21 @@ rules, field by field):
 
     offering_fields(catalog)                          every field the form shows (the questionnaire's questions)
     offering_values(catalog, offering_id)             the offering's current values and each one's provenance
+    own_fields(catalog, offering_id)                  the paths whose value is the user's own fact
     check_offering(catalogs, provider, offering, values, source, as_of)   field problems, nothing written
-    save_offering(catalogs, provider, offering, values, source, as_of)    validated, then written
+    save_offering(catalogs, provider, offering, values, source, as_of, forget=…)   validated, then written
+    check_new_offering(…)                             the same for a new offering, its id too
     create_offering(…)                                a new offering (an id not yet used)
     delete_offering(catalogs, provider, offering)     only one the user created (bundled: copy it instead)
     copy_offering(catalogs, provider, offering, new_id, source, as_of)    a bundled one into the overlay
     is_user_offering(catalogs, provider, offering)    whether Delete applies
+    user_offerings(catalogs)                          every (provider, offering) Delete applies to
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +34,7 @@ from catalogs.facts import Provenance
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.overlay import (
     Change,
+    FactKey,
     OverlayFact,
     OverlayFile,
     merge_overlay,
@@ -122,17 +126,20 @@ def apply_facts(
     folder: Path | None = None,
     *,
     write: bool = True,
+    forget: Collection[str] = (),
 ) -> tuple[Path, list[Change], list[CatalogFileError]]:
-    """Put `facts` into the provider's overlay, validate it over the catalog, and write it when valid and
-    something changed. Returns the overlay's path, what changed and the problems (nothing is written when
-    there are any)."""
+    """Put `facts` into the provider's overlay (after taking out the facts whose keys are in `forget`),
+    validate it over the catalog, and write it when valid and something changed. Returns the overlay's path,
+    what changed and the problems (nothing is written when there are any)."""
     overlay = current_overlay(provider_id, folder)
-    changed, changes = put_facts(overlay, facts)
+    kept = overlay.model_copy(update={"facts": tuple(f for f in overlay.facts if f.key not in forget)})
+    changed, changes = put_facts(kept, facts)
     path = overlay_path(provider_id, folder)
     _merged, errors = validate_overlay(catalogs, changed, path)
     if errors:
         return path, changes, errors
-    if write and any(c.what in ("added", "changed") for c in changes):
+    forgotten = len(kept.facts) < len(overlay.facts)
+    if write and (forgotten or any(c.what in ("added", "changed") for c in changes)):
         write_overlay(changed, folder)
     return path, changes, []
 
@@ -156,6 +163,21 @@ def offering_values(catalog: ProviderCatalog, offering_id: str) -> dict[str, tup
     return {q.path: known_now(catalog, q, offering_id) for q in offering_fields(catalog)}
 
 
+def own_fields(catalog: ProviderCatalog, offering_id: str) -> set[str]:
+    """The form paths whose current value is the user's own fact (written in the provider's overlay), the
+    ones `forget` can take out again."""
+    if catalog.overlay is None:
+        return set()
+    overlay = str(catalog.overlay)
+    return {
+        path
+        for path, (value, provenance) in offering_values(catalog, offering_id).items()
+        if value is not None
+        and provenance is not None
+        and (provenance.file == overlay or catalog.path == catalog.overlay)
+    }
+
+
 def is_user_offering(catalogs: CatalogSet, provider_id: str, offering_id: str) -> bool:
     """Whether the offering exists only in the user's overlay (it can be deleted; a bundled one cannot)."""
     base, _raw = base_of(catalogs, provider_id)
@@ -165,9 +187,25 @@ def is_user_offering(catalogs: CatalogSet, provider_id: str, offering_id: str) -
     return in_catalog and not in_base
 
 
+def user_offerings(catalogs: CatalogSet) -> set[tuple[str, str]]:
+    """Every (provider, offering) that exists only in the user's catalogs (`is_user_offering` of each, each
+    provider's catalog file read once)."""
+    found = set()
+    for catalog in catalogs.providers:
+        base, raw = base_of(catalogs, catalog.provider.id)
+        in_base = {o.get("id") for o in (raw or {}).get("offerings", [])} if base is not None else set()
+        found |= {(catalog.provider.id, o.id) for o in catalog.offerings if o.id not in in_base}
+    return found
+
+
 def _in_file(catalog: ProviderCatalog, offering_id: str) -> bool:
     raw = raw_catalog(catalog)
     return any(o.get("id") == offering_id for o in raw.get("offerings", []))
+
+
+# Where a refusal of the fact itself (not of its value) belongs in the form: the offering's id (its key), or
+# the source and date given for what changed; each is reported once, under that field.
+_FACT_PARTS = {"key": "id", "source": "source", "as_of": "as_of"}
 
 
 def _facts_for(
@@ -175,6 +213,7 @@ def _facts_for(
 ) -> tuple[list[OverlayFact], list[FieldProblem]]:
     by_path = {q.path: q for q in fields}
     facts, problems = [], []
+    seen: set[str] = set()
     for path, given in values.items():
         question = by_path.get(path)
         if question is None:
@@ -191,9 +230,32 @@ def _facts_for(
                     as_of=as_of,
                 )
             )
-        except ValidationError as exc:  # an empty source, a date that is not one
-            problems.append(FieldProblem(path, given, exc.errors()[0]["msg"], None))
+        except ValidationError as exc:  # an id that is not one, an empty source, a date that is not one
+            for error in exc.errors():
+                part = _FACT_PARTS.get(str(error["loc"][0]) if error["loc"] else "")
+                if part is None:
+                    problems.append(FieldProblem(path, given, error["msg"], None))
+                    break
+                if part not in seen:
+                    seen.add(part)
+                    problems.append(_fact_part_problem(part, offering_id, source, as_of, error))
     return facts, problems
+
+
+def _fact_part_problem(
+    part: str, offering_id: str, source: str, as_of: str, error: Mapping[str, Any]
+) -> FieldProblem:
+    if part == "id":
+        return FieldProblem(
+            "id",
+            offering_id,
+            _("{offering!r} is not an offering id").format(offering=offering_id),
+            _("lowercase letters, digits, '.', '_' or '-', starting with a letter or a digit"),
+        )
+    if part == "source":
+        return FieldProblem("source", source, _("say where these values come from"), _("a source"))
+    context = error.get("ctx") or {}
+    return FieldProblem("as_of", as_of, str(error["msg"]), str(context.get("expected") or "") or None)
 
 
 def check_offering(
@@ -204,15 +266,18 @@ def check_offering(
     source: str,
     as_of: str | None = None,
     folder: Path | None = None,
+    forget: Collection[str] = (),
 ) -> list[FieldProblem]:
     """The problems the loader's rules find in these values (field by field, as typed); nothing written.
-    `values` maps form paths (`gpu`, `inter_node.fabric`, `price.gpu_hour`) to what was typed."""
+    `values` maps form paths (`gpu`, `inter_node.fabric`, `price.gpu_hour`) to what was typed; `forget`
+    names the paths of the user's own facts to take out (`own_fields`)."""
     as_of = as_of or dt.date.today().isoformat()
     catalog = catalogs.provider(provider_id)
     facts, problems = _facts_for(offering_id, values, source, as_of, offering_fields(catalog))
     if problems:
         return problems
-    _path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, write=False)
+    keys = {offering_key(offering_id, path) for path in forget}
+    _path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, write=False, forget=keys)
     prefix = offering_key(offering_id, "")
     given = {f.key: values.get(f.key.removeprefix(prefix)) for f in facts}
     return [
@@ -229,10 +294,12 @@ def save_offering(
     source: str,
     as_of: str | None = None,
     folder: Path | None = None,
+    forget: Collection[str] = (),
 ) -> Path:
     """Validate the values (`OfferingInvalid` with every field problem) and write them into the provider's
-    overlay; the overlay's path. A value left empty keeps what the catalog says."""
-    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+    overlay; the overlay's path. A value left empty keeps what the catalog says; the user's own facts at
+    the paths in `forget` are taken out of the overlay (the bundled catalog's value, if any, stands again)."""
+    problems = check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder, forget)
     if problems:
         raise OfferingInvalid(problems)
     facts, _problems = _facts_for(
@@ -242,10 +309,57 @@ def save_offering(
         as_of or dt.date.today().isoformat(),
         offering_fields(catalogs.provider(provider_id)),
     )
-    path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder)
+    keys = {offering_key(offering_id, path) for path in forget}
+    path, _changes, errors = apply_facts(catalogs, provider_id, facts, folder, forget=keys)
     if errors:  # the catalog changed under us
         raise OfferingInvalid([FieldProblem(e.field or "", None, e.message, e.expected) for e in errors])
     return path
+
+
+def _taken(catalogs: CatalogSet, provider_id: str, offering_id: str) -> str | None:
+    """Why `offering_id` cannot be a new offering of the provider (it has one of that id), or None."""
+    catalog = catalogs.provider(provider_id)
+    if catalog is not None and any(o.id == offering_id for o in catalog.offerings):
+        return _("provider {provider} already has an offering {offering}").format(
+            provider=provider_id, offering=offering_id
+        )
+    return None
+
+
+def check_new_offering(
+    catalogs: CatalogSet,
+    provider_id: str,
+    offering_id: str,
+    values: Mapping[str, Any],
+    source: str,
+    as_of: str | None = None,
+    folder: Path | None = None,
+) -> list[FieldProblem]:
+    """`check_offering` for an offering the catalogs do not have yet: also its id (field `id`: taken, or not
+    an id) and that at least one fact is given (field ``)."""
+    problems: list[FieldProblem] = []
+    if FactKey.parse(offering_key(offering_id, "gpu")) is None:
+        problems.append(_fact_part_problem("id", offering_id, source, as_of or "", {}))
+    elif (taken := _taken(catalogs, provider_id, offering_id)) is not None:
+        problems.append(FieldProblem("id", offering_id, taken, _("an id this provider does not use yet")))
+    if problems:  # the values are still checked, as an offering of a free id
+        offering_id = _free_id(catalogs, provider_id)
+    problems += check_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
+    if not problems and not any(v not in (None, "") for v in values.values()):
+        problems.append(FieldProblem("", None, _needs_a_fact(), None))
+    return problems
+
+
+def _free_id(catalogs: CatalogSet, provider_id: str) -> str:
+    """An offering id the provider does not use (to check values typed before the id is valid)."""
+    number = 0
+    while _taken(catalogs, provider_id, f"new-offering-{number}") is not None:
+        number += 1
+    return f"new-offering-{number}"
+
+
+def _needs_a_fact() -> str:
+    return _("a new offering needs at least one fact (for example its GPU)")
 
 
 def create_offering(
@@ -258,15 +372,11 @@ def create_offering(
     folder: Path | None = None,
 ) -> Path:
     """A new offering in the provider's overlay; `InputError` when the id is taken or not a catalog id."""
-    catalog = catalogs.provider(provider_id)
-    if catalog is not None and any(o.id == offering_id for o in catalog.offerings):
-        raise InputError(
-            _("provider {provider} already has an offering {offering}").format(
-                provider=provider_id, offering=offering_id
-            )
-        )
-    if not values:
-        raise InputError(_("a new offering needs at least one fact (for example its GPU)"))
+    taken = _taken(catalogs, provider_id, offering_id)
+    if taken is not None:
+        raise InputError(taken)
+    if not any(v not in (None, "") for v in values.values()):
+        raise InputError(_needs_a_fact())
     return save_offering(catalogs, provider_id, offering_id, values, source, as_of, folder)
 
 
@@ -315,6 +425,16 @@ def copy_offering(
                 as_of=(provenance.as_of if provenance is not None and provenance.as_of else today),
             )
         )
+    offering = next(o for o in catalog.offerings if o.id == offering_id)
+    # its name too: the copy exists even when the offering states no fact the form asks about
+    facts.append(
+        OverlayFact(
+            key=offering_key(new_id, "name"),
+            value=_("{name} (my copy)").format(name=offering.name or offering_id),
+            source=source or f"copied from {provider_id}/{offering_id}",
+            as_of=today,
+        )
+    )
     if any(o.id == new_id for o in catalog.offerings):
         raise InputError(
             _("provider {provider} already has an offering {offering}").format(

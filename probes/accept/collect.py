@@ -110,7 +110,7 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
     facts["return_route"] = None
     facts["office"] = None
     if options.return_route or not machine.live:
-        from probes.accept.return_route import DIRECTION, trace_return_route
+        from probes.accept.return_route import direction, trace_return_route
         from probes.routes import load_network_table
 
         routes, route_readings = trace_return_route(
@@ -118,7 +118,7 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
         )
         readings.extend(route_readings)
         if routes:
-            facts["return_route"] = {"direction": DIRECTION, "routes": routes}
+            facts["return_route"] = {"direction": direction(), "routes": routes}
     recorded_office = options.replay_dir is not None and (options.replay_dir / "office.json").exists()
     if options.office or recorded_office:
         from probes.accept.return_route import office_round_trip

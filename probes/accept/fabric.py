@@ -15,6 +15,7 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
+from probes.i18n import _
 
 IB_ROOT = "/sys/class/infiniband"
 NET_ROOT = "/sys/class/net"
@@ -103,7 +104,7 @@ def read_rdma_ports(machine: Machine) -> tuple[tuple[RdmaPort, ...] | None, Read
         except Unavailable:
             return None, Reading("infiniband", IB_ROOT, "sysfs", "not read", reason=str(exc))
         # sysfs is there but has no infiniband class: no RDMA device (or no RDMA driver loaded)
-        reason = f"no RDMA device: {exc} (no HCA, or its driver is not loaded)"
+        reason = _("no RDMA device: {reason} (no HCA, or its driver is not loaded)").format(reason=exc)
         return (), Reading(
             "infiniband",
             IB_ROOT,
@@ -163,7 +164,7 @@ def read_net_interfaces(machine: Machine) -> tuple[tuple[NetInterface, ...] | No
                     machine.shown(f"{base}/speed"),
                     f"speed {speed_text[:40]!r}",
                     line=1,
-                    expected="Mbit/s as a whole number",
+                    expected=_("Mbit/s as a whole number"),
                 ) from None
             speed = speed if speed > 0 else None  # -1: unknown (link down)
         interfaces.append(NetInterface(name, speed, _optional(machine, f"{base}/operstate")))

@@ -20,10 +20,11 @@ from defusedxml import DefusedXmlException
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
+from probes.i18n import N_, _
 
 XML_FILE = "nvidia-smi-q.xml"
 NVLINK_FILE = "nvidia-smi-nvlink-s.txt"
-NVML_HINT = "nvidia-ml-py is not installed (pip install 'linkvet[accept]' to read through NVML)"
+NVML_HINT = N_("nvidia-ml-py is not installed (pip install 'linkvet[accept]' to read through NVML)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,8 +123,12 @@ def _number(value: str | None, where: str, field_name: str, unit: str = "") -> i
         return None
     match = re.fullmatch(r"(\d+)\s*" + re.escape(unit), value.strip(), flags=re.IGNORECASE)
     if not match:
-        expected = f"a whole number followed by {unit!r}" if unit else "a whole number"
-        raise ReadError(where, f"{field_name}: {value!r} is not a number", expected=expected)
+        expected = _("a whole number followed by {unit!r}").format(unit=unit) if unit else _("a whole number")
+        raise ReadError(
+            where,
+            _("{field}: {value!r} is not a number").format(field=field_name, value=value),
+            expected=expected,
+        )
     return int(match.group(1))
 
 
@@ -134,28 +139,40 @@ def parse_nvidia_smi_xml(text: str, where: str = XML_FILE) -> GpuInventory:
     except ParseError as exc:
         line = exc.position[0] if exc.position else None
         raise ReadError(
-            where, f"not valid XML ({exc.msg})", line=line, expected="nvidia-smi -q -x output"
+            where,
+            _("not valid XML ({reason})").format(reason=exc.msg),
+            line=line,
+            expected=_("nvidia-smi -q -x output"),
         ) from None
     except DefusedXmlException as exc:
         raise ReadError(
-            where, f"refused: {exc}", expected="nvidia-smi -q -x output without entities"
+            where,
+            _("refused: {reason}").format(reason=exc),
+            expected=_("nvidia-smi -q -x output without entities"),
         ) from None
     if root.tag != "nvidia_smi_log":
         raise ReadError(
-            where, f"the document is <{root.tag}>", expected="<nvidia_smi_log> (nvidia-smi -q -x)"
+            where,
+            _("the document is <{tag}>").format(tag=root.tag),
+            expected="<nvidia_smi_log> (nvidia-smi -q -x)",
         )
     elements = root.findall("gpu")
     attached = _number(_text(root, "attached_gpus"), where, "attached_gpus")
     if attached is not None and attached != len(elements):
         raise ReadError(
-            where, f"attached_gpus says {attached} but the file describes {len(elements)} GPU(s): truncated?"
+            where,
+            _("attached_gpus says {attached} but the file describes {count} GPU(s): truncated?").format(
+                attached=attached, count=len(elements)
+            ),
         )
     gpus = []
     for position, node in enumerate(elements):
         label = f"gpu[{position}]"
         name = _text(node, "product_name")
         if name is None:
-            raise ReadError(where, f"{label} has no product_name", expected="<product_name>")
+            raise ReadError(
+                where, _("{gpu} has no product_name").format(gpu=label), expected="<product_name>"
+            )
         minor = _text(node, "minor_number")
         link = "pci/pci_gpu_link_info"
         gpus.append(
@@ -220,7 +237,7 @@ def parse_nvlink_status(text: str, where: str = NVLINK_FILE) -> dict[int, tuple[
             continue
         raise ReadError(
             where,
-            f"unexpected line {line.strip()[:80]!r}",
+            _("unexpected line {line!r}").format(line=line.strip()[:80]),
             line=number,
             expected="'GPU N: NAME (UUID: …)' or '\\tLink N: S GB/s' / '<inactive>'",
         )
@@ -237,11 +254,11 @@ def read_nvml() -> GpuInventory:
     try:
         import pynvml  # nvidia-ml-py, the optional `accept` extra
     except ImportError:
-        raise Unavailable(NVML_HINT) from None
+        raise Unavailable(_(NVML_HINT)) from None
     try:
         pynvml.nvmlInit()
     except pynvml.NVMLError as exc:
-        raise Unavailable(f"NVML could not start: {exc}") from None
+        raise Unavailable(_("NVML could not start: {reason}").format(reason=exc)) from None
     try:
         driver = pynvml.nvmlSystemGetDriverVersion()
         gpus = []

@@ -31,6 +31,7 @@ from typing import Any, Literal
 from probes import _textinput
 from probes.accept.errors import ReadError
 from probes.errors import Unavailable
+from probes.i18n import _
 
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024
 MAX_SYSFS_BYTES = 64 * 1024
@@ -71,7 +72,7 @@ def decode(data: bytes, where: str) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise ReadError(where, f"not UTF-8 text (byte {exc.start})", line=line) from None
+        raise ReadError(where, _("not UTF-8 text (byte {byte})").format(byte=exc.start), line=line) from None
 
 
 def read_file(path: Path, *, limit: int = MAX_OUTPUT_BYTES, shown: str | None = None) -> str:
@@ -83,7 +84,7 @@ def read_file(path: Path, *, limit: int = MAX_OUTPUT_BYTES, shown: str | None = 
         return _textinput.decode(_textinput.read_bytes(path, limit))
     except _textinput.InputRefused as refused:
         if refused.kind == "missing":
-            raise Unavailable(f"{where} does not exist") from None
+            raise Unavailable(_("{path} does not exist").format(path=where)) from None
         if refused.kind == "unreadable":
             raise Unavailable(f"{where}: {refused.message}") from None
         raise ReadError(where, refused.message, line=refused.line) from None
@@ -141,7 +142,9 @@ class LiveMachine(Machine):
             (record_dir / "hostname").write_text(self.hostname() + "\n", encoding="utf-8")
 
     def describe(self) -> str:
-        return "this machine" + (f" (recording to {self.record_dir})" if self.record_dir else "")
+        if self.record_dir:
+            return _("this machine (recording to {folder})").format(folder=self.record_dir)
+        return _("this machine")
 
     def hostname(self) -> str:
         return socket.gethostname()
@@ -159,7 +162,7 @@ class LiveMachine(Machine):
     def run(self, argv: Sequence[str], *, record_as: str, timeout_s: float = 60.0) -> str:
         command = " ".join(argv)
         if shutil.which(argv[0]) is None:
-            raise Unavailable(f"{argv[0]} is not installed (not on PATH)")
+            raise Unavailable(_("{command} is not installed (not on PATH)").format(command=argv[0]))
         timed_out = threading.Event()
         with tempfile.TemporaryFile() as stderr:
             try:
@@ -167,7 +170,11 @@ class LiveMachine(Machine):
                     list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr
                 )
             except OSError as exc:
-                raise Unavailable(f"`{command}` could not start: {exc.strerror or exc}") from None
+                raise Unavailable(
+                    _("`{command}` could not start: {reason}").format(
+                        command=command, reason=exc.strerror or exc
+                    )
+                ) from None
 
             def kill() -> None:
                 timed_out.set()
@@ -188,13 +195,23 @@ class LiveMachine(Machine):
             stderr.seek(0)
             err = stderr.read(4096).decode("utf-8", "replace").strip()
         if timed_out.is_set():
-            raise Unavailable(f"`{command}` did not finish within {timeout_s:g} s")
+            raise Unavailable(
+                _("`{command}` did not finish within {seconds} s").format(
+                    command=command, seconds=f"{timeout_s:g}"
+                )
+            )
         if len(data) > MAX_OUTPUT_BYTES:
-            raise ReadError(command, f"printed more than {_size_text(MAX_OUTPUT_BYTES)}")
+            raise ReadError(command, _("printed more than {size}").format(size=_size_text(MAX_OUTPUT_BYTES)))
         text = decode(data, command)
         if code != 0:
             first = (err or text).strip().splitlines()[:1]
-            raise Unavailable(f"`{command}` exited with status {code}" + (f": {first[0]}" if first else ""))
+            if first:
+                raise Unavailable(
+                    _("`{command}` exited with status {code}: {line}").format(
+                        command=command, code=code, line=first[0]
+                    )
+                )
+            raise Unavailable(_("`{command}` exited with status {code}").format(command=command, code=code))
         self._record(record_as, text)
         return text
 
@@ -206,15 +223,21 @@ class LiveMachine(Machine):
             with self._path(path).open("rb") as handle:
                 data = handle.read(MAX_SYSFS_BYTES + 1)
         except FileNotFoundError:
-            raise Unavailable(f"{path} does not exist") from None
+            raise Unavailable(_("{path} does not exist").format(path=path)) from None
         except PermissionError:
-            raise Unavailable(f"{path}: permission denied (readable by root only)") from None
+            raise Unavailable(
+                _("{path}: permission denied (readable by root only)").format(path=path)
+            ) from None
         except OSError as exc:
             if exc.errno == errno.EINVAL:  # e.g. the speed of a link that is down
-                raise Unavailable(f"{path}: the kernel gives no value (link down?)") from None
+                raise Unavailable(
+                    _("{path}: the kernel gives no value (link down?)").format(path=path)
+                ) from None
             raise Unavailable(f"{path}: {exc.strerror or exc}") from None
         if len(data) > MAX_SYSFS_BYTES:
-            raise ReadError(path, f"larger than {_size_text(MAX_SYSFS_BYTES)}: not a sysfs attribute")
+            raise ReadError(
+                path, _("larger than {size}: not a sysfs attribute").format(size=_size_text(MAX_SYSFS_BYTES))
+            )
         text = decode(data, path)
         self._record(path, text)
         return text.rstrip("\n")
@@ -223,11 +246,11 @@ class LiveMachine(Machine):
         try:
             names = sorted(os.listdir(self._path(path)))
         except FileNotFoundError:
-            raise Unavailable(f"{path} does not exist") from None
+            raise Unavailable(_("{path} does not exist").format(path=path)) from None
         except NotADirectoryError:
-            raise Unavailable(f"{path} is not a directory") from None
+            raise Unavailable(_("{path} is not a directory").format(path=path)) from None
         except PermissionError:
-            raise Unavailable(f"{path}: permission denied") from None
+            raise Unavailable(_("{path}: permission denied").format(path=path)) from None
         if self.record_dir is not None:
             (self.record_dir / path.lstrip("/")).mkdir(parents=True, exist_ok=True)
             for name in names:
@@ -251,7 +274,7 @@ class ReplayMachine(Machine):
         self.directory = directory
 
     def describe(self) -> str:
-        return f"recorded outputs in {self.directory}"
+        return _("recorded outputs in {folder}").format(folder=self.directory)
 
     def hostname(self) -> str:
         try:
@@ -273,19 +296,23 @@ class ReplayMachine(Machine):
         try:
             return read_file(self.directory / record_as, shown=str(self.directory / record_as))
         except Unavailable:
-            raise Unavailable(f"no {record_as} in the replay directory (`{' '.join(argv)}` output)") from None
+            raise Unavailable(
+                _("no {file} in the replay directory (`{command}` output)").format(
+                    file=record_as, command=" ".join(argv)
+                )
+            ) from None
 
     def sys_read(self, path: str) -> str:
         local = self.directory / path.lstrip("/")
         try:
             return read_file(local, limit=MAX_SYSFS_BYTES, shown=str(local)).rstrip("\n")
         except Unavailable:
-            raise Unavailable(f"{path} is not in the replay directory") from None
+            raise Unavailable(_("{path} is not in the replay directory").format(path=path)) from None
 
     def sys_list(self, path: str) -> list[str]:
         local = self.directory / path.lstrip("/")
         if not local.is_dir():
-            raise Unavailable(f"{path} is not in the replay directory")
+            raise Unavailable(_("{path} is not in the replay directory").format(path=path))
         return sorted(os.listdir(local))
 
     def dev_entries(self, names: Sequence[str]) -> list[str]:

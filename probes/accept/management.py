@@ -16,6 +16,7 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
+from probes.i18n import _
 
 MC_FILE = "ipmitool-mc-info.txt"
 SDR_FILE = "ipmitool-sdr-power-supply.txt"
@@ -86,7 +87,7 @@ def parse_mc_info(text: str, where: str) -> dict[str, str]:
             fields[key.strip()] = value.strip()
     if "Device ID" not in fields and "Manufacturer Name" not in fields:
         raise ReadError(
-            where, "no 'Device ID' or 'Manufacturer Name' line", expected="ipmitool mc info output"
+            where, _("no 'Device ID' or 'Manufacturer Name' line"), expected=_("ipmitool mc info output")
         )
     return fields
 
@@ -102,11 +103,11 @@ def parse_sdr_power(text: str, where: str) -> tuple[tuple[PowerSupply, ...], str
         if len(cells) != 5:
             raise ReadError(
                 where,
-                f"{len(cells)} columns",
+                _("{count} columns").format(count=len(cells)),
                 line=number,
                 expected="NAME | ID | STATUS | ENTITY | DESCRIPTION",
             )
-        name, _, status, _, description = cells
+        name, _sensor, status, _entity, description = cells
         if "redundan" in name.lower() or "redundan" in description.lower():
             redundancy = description or status
             continue
@@ -118,7 +119,7 @@ def read_management(machine: Machine) -> tuple[Management, tuple[Reading, ...]]:
     readings: list[Reading] = []
     nodes = tuple(machine.dev_entries(IPMI_NODES))
     readings.append(
-        Reading("bmc", "/dev/ipmi*", "sysfs", "read", reason=None if nodes else "no IPMI device node")
+        Reading("bmc", "/dev/ipmi*", "sysfs", "read", reason=None if nodes else _("no IPMI device node"))
     )
     smbios: bool | None
     try:

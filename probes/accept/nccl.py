@@ -17,6 +17,7 @@ from typing import Any, Literal
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.i18n import _
 from probes.inputfile import parse_json
 
 GIB = 1 << 30
@@ -139,7 +140,7 @@ def parse_nccl_text(text: str, where: str) -> NcclRun:
             )
             raise ReadError(
                 where,
-                f"a result row that does not fit the header at line {header_line}",
+                _("a result row that does not fit the header at line {line}").format(line=header_line),
                 line=number,
                 expected=columns,
             )
@@ -157,18 +158,18 @@ def parse_nccl_text(text: str, where: str) -> NcclRun:
                 )
             )
         except ValueError:
-            raise ReadError(where, "a bandwidth that is not a number", line=number) from None
+            raise ReadError(where, _("a bandwidth that is not a number"), line=number) from None
     if header_line is None:
         raise ReadError(
             where,
-            "no all_reduce_perf results table (no '# size count … busbw' header)",
-            expected="an nccl-tests log",
+            _("no all_reduce_perf results table (no '# size count … busbw' header)"),
+            expected=_("an nccl-tests log"),
         )
     if not rows:
         raise ReadError(
             where,
-            f"the table at line {header_line} has no size rows (did the test fail?)",
-            expected="one row per message size",
+            _("the table at line {line} has no size rows (did the test fail?)").format(line=header_line),
+            expected=_("one row per message size"),
         )
     return NcclRun(
         source=where,
@@ -194,19 +195,25 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         text, lambda message, line: ReadError(where, message, line=line, expected="nccl-tests -J output")
     )
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
-        raise ReadError(where, "no `results` list", expected="nccl-tests -J output")
+        raise ReadError(where, _("no `results` list"), expected=_("nccl-tests -J output"))
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
     assert isinstance(config, dict)
     devices = [d for d in config.get("devices", []) if isinstance(d, dict)]
     rows = []
     for index, item in enumerate(data["results"]):
         if not isinstance(item, dict) or not isinstance(item.get("size"), int):
-            raise ReadError(where, f"results[{index}] has no size", expected="size, out_of_place.bus_bw")
+            raise ReadError(
+                where,
+                _("results[{index}] has no size").format(index=index),
+                expected="size, out_of_place.bus_bw",
+            )
         out = item.get("out_of_place") or {}
         inn = item.get("in_place") or {}
         if not isinstance(out, dict) or not isinstance(inn, dict) or not (out or inn):
             raise ReadError(
-                where, f"results[{index}] has no bandwidths", expected="out_of_place / in_place objects"
+                where,
+                _("results[{index}] has no bandwidths").format(index=index),
+                expected=_("out_of_place / in_place objects"),
             )
         busbw_out = (
             _json_float(out.get("bus_bw", 0.0), where, f"results[{index}].out_of_place.bus_bw")
@@ -231,7 +238,9 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         )
     if not rows:
         raise ReadError(
-            where, "the results list is empty (did the test fail?)", expected="one result per message size"
+            where,
+            _("the results list is empty (did the test fail?)"),
+            expected=_("one result per message size"),
         )
     avg = data.get("average_bus_bandwidth")
     hosts: list[str] = []
@@ -307,7 +316,7 @@ def read_nccl(
                 "all_reduce_perf",
                 "file",
                 "not read",
-                reason="no log given (--nccl-log FILE or --nccl-tests DIR)",
+                reason=_("no log given (--nccl-log FILE or --nccl-tests DIR)"),
             )
         )
     return tuple(runs), tuple(readings)

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from probes.accept.errors import ReadError
 from probes.accept.nccl import NcclRun
+from probes.i18n import _
 from probes.inputfile import parse_toml, read_text
 
 REFERENCE_PATH = Path(__file__).with_name("nccl_reference.toml")
@@ -79,16 +80,21 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
     if peak is None:
         largest = max((row.size_bytes for row in run.rows), default=0)
         result["judgement"] = "not-judged"
-        result["explanation"] = (
-            f"no message of 1 GiB or more (largest {largest} bytes): the peak is judged at ≥ 1 GiB only"
-        )
+        result["explanation"] = _(
+            "no message of 1 GiB or more (largest {largest} bytes): the peak is judged at ≥ 1 GiB only"
+        ).format(largest=largest)
         return result
     ref = next((r for r in table.references if r.matches(names, run.ranks, run.nodes)), None)
     if ref is None:
         result["judgement"] = "no-reference"
-        result["explanation"] = (
-            f"peak {peak.busbw_gbytes_s:g} GB/s at {peak.size_bytes} bytes; no reference for "
-            f"{run.ranks or '?'} × {', '.join(names) or 'unknown GPU'} on {run.nodes or 1} node(s)"
+        result["explanation"] = _(
+            "peak {peak} GB/s at {size} bytes; no reference for {ranks} × {gpus} on {nodes} node(s)"
+        ).format(
+            peak=f"{peak.busbw_gbytes_s:g}",
+            size=peak.size_bytes,
+            ranks=run.ranks or "?",
+            gpus=", ".join(names) or _("unknown GPU"),
+            nodes=run.nodes or 1,
         )
         return result
     ratio = peak.busbw_gbytes_s / ref.busbw_gbytes_s
@@ -105,15 +111,28 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
         ratio=ratio,
         judgement="below-reference" if below else "at-reference",
     )
-    footer = (
-        f"; the footer's average over all sizes reads {run.avg_busbw_gbytes_s:g} GB/s and is not judged"
-        if run.avg_busbw_gbytes_s is not None
-        else ""
-    )
-    result["explanation"] = (
-        f"peak {peak.busbw_gbytes_s:g} GB/s at {peak.size_bytes} bytes is {ratio:.0%} of the reference "
-        f"{ref.busbw_gbytes_s:g} GB/s ({ref.id}, {ref.kind})"
-        + (f", under {table.tolerance:.0%}" if below else "")
-        + footer
-    )
+    words = {
+        "peak": f"{peak.busbw_gbytes_s:g}",
+        "size": peak.size_bytes,
+        "ratio": f"{ratio:.0%}",
+        "reference": f"{ref.busbw_gbytes_s:g}",
+        "id": ref.id,
+        "kind": ref.kind,
+        "tolerance": f"{table.tolerance:.0%}",
+    }
+    if below:
+        text = _(
+            "peak {peak} GB/s at {size} bytes is {ratio} of the reference {reference} GB/s ({id}, {kind}), "
+            "under {tolerance}"
+        )
+    else:
+        text = _(
+            "peak {peak} GB/s at {size} bytes is {ratio} of the reference {reference} GB/s ({id}, {kind})"
+        )
+    explanation = text.format(**words)
+    if run.avg_busbw_gbytes_s is not None:
+        explanation = _(
+            "{explanation}; the footer's average over all sizes reads {average} GB/s and is not judged"
+        ).format(explanation=explanation, average=f"{run.avg_busbw_gbytes_s:g}")
+    result["explanation"] = explanation
     return result

@@ -25,6 +25,7 @@ from typing import Any
 
 from probes.accept.errors import ReadError, ReportFormatError
 from probes.accept.machine import read_file
+from probes.i18n import _
 from probes.inputfile import parse_json
 
 FORMAT = "linkvet-acceptance-report"
@@ -37,21 +38,30 @@ def load_report(path: Path) -> dict[str, Any]:
     data = parse_json(
         text,
         lambda message, line: ReadError(
-            str(path), message, line=line, expected="a linkvet acceptance report"
+            str(path), message, line=line, expected=_("a linkvet acceptance report")
         ),
     )
     if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
         raise ReportFormatError(
-            f"{path}: not a linkvet acceptance report (format {data.get('format') if isinstance(data, dict) else None!r})"
+            _("{file}: not a linkvet acceptance report (format {format!r})").format(file=path, format=found)
         )
     version = data.get("format_version")
     if not isinstance(version, int) or version < 1:
-        raise ReportFormatError(f"{path}: format_version {version!r} is not a version number")
+        raise ReportFormatError(
+            _("{file}: format_version {version!r} is not a version number").format(file=path, version=version)
+        )
     if version > FORMAT_VERSION:
         raise ReportFormatError(
-            f"{path}: format_version {version} is newer than this linkvet understands ({FORMAT_VERSION}); update linkvet"
+            _(
+                "{file}: format_version {version} is newer than this linkvet understands ({known}); update linkvet"
+            ).format(file=path, version=version, known=FORMAT_VERSION)
         )
     for index, check in enumerate(data.get("checks") or []):
         if not isinstance(check, dict) or check.get("verdict") not in VERDICTS:
-            raise ReportFormatError(f"{path}: checks[{index}] has no verdict among {', '.join(VERDICTS)}")
+            raise ReportFormatError(
+                _("{file}: checks[{index}] has no verdict among {verdicts}").format(
+                    file=path, index=index, verdicts=", ".join(VERDICTS)
+                )
+            )
     return data

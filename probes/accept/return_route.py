@@ -20,12 +20,17 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.i18n import _
 from probes.inputfile import parse_json, parse_toml, read_text
-from probes.routes import CLASS_NAMES, NetworkTable, PathHop, classify_path
+from probes.routes import NetworkTable, PathHop, class_name, classify_path
 from probes.traceroute.result import verdict_dict
 
 CARRIERS_PATH = Path(__file__).with_name("carriers.toml")
-DIRECTION = "server → China, the return path (回程)"
+
+
+def direction() -> str:
+    """The direction these traces see, in the current language."""
+    return _("server → China, the return path (回程)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +60,18 @@ def carrier_endpoints(path: Path = CARRIERS_PATH) -> tuple[tuple[Endpoint, ...],
 def _hops_of(trace: dict[str, Any], where: str) -> tuple[tuple[PathHop, ...], bool]:
     hops = trace.get("hops")
     if not isinstance(hops, list):
-        raise ReadError(where, "no `hops` list", expected="a linkvet trace (TraceResult JSON)")
+        raise ReadError(where, _("no `hops` list"), expected=_("a linkvet trace (TraceResult JSON)"))
     path = []
     for index, hop in enumerate(hops):
         if not isinstance(hop, dict) or not isinstance(hop.get("ttl"), int):
-            raise ReadError(where, f"hops[{index}] has no ttl", expected="{ttl, addresses}")
+            raise ReadError(
+                where, _("hops[{index}] has no ttl").format(index=index), expected="{ttl, addresses}"
+            )
         addresses = hop.get("addresses") or ([hop["address"]] if hop.get("address") else [])
         if not isinstance(addresses, list) or not all(isinstance(a, str) for a in addresses):
-            raise ReadError(where, f"hops[{index}].addresses is not a list of addresses")
+            raise ReadError(
+                where, _("hops[{index}].addresses is not a list of addresses").format(index=index)
+            )
         path.append(PathHop(hop["ttl"], tuple(addresses)))
     return tuple(path), bool(trace.get("reached"))
 
@@ -78,7 +87,7 @@ def classify_trace(
         "label": endpoint.label if endpoint else None,
         "address": trace.get("address") or trace.get("target"),
         "class": verdict.line_class,
-        "class_name": CLASS_NAMES[verdict.line_class],
+        "class_name": class_name(verdict.line_class),
         "reached": reached,
         "hops": len(path),
         "path": [[hop.ttl, list(hop.addresses)] for hop in path],
@@ -99,18 +108,18 @@ def read_recorded_traces(machine: Machine, table: NetworkTable) -> tuple[list[di
     for path in machine.recorded("traces"):
         if path.suffix != ".json":
             continue
-        document = parse_json(read_file(path), _error_in(str(path), expected="a linkvet trace"))
+        document = parse_json(read_file(path), _error_in(str(path), expected=_("a linkvet trace")))
         traces = document.get("traces") if isinstance(document, dict) and "traces" in document else [document]
         if not isinstance(traces, list):
-            raise ReadError(str(path), "`traces` is not a list")
+            raise ReadError(str(path), _("`traces` is not a list"))
         for trace in traces:
             if not isinstance(trace, dict):
-                raise ReadError(str(path), "a trace is not an object", expected="TraceResult JSON")
+                raise ReadError(str(path), _("a trace is not an object"), expected="TraceResult JSON")
             routes.append(classify_trace(trace, table, _endpoint_for(trace, path.stem), str(path)))
         readings.append(Reading("return_route", str(path), "file", "read", path=str(path)))
     if not readings:
         readings.append(
-            Reading("return_route", "traces/*.json", "file", "not read", reason="no recorded traces")
+            Reading("return_route", "traces/*.json", "file", "not read", reason=_("no recorded traces"))
         )
     return routes, readings
 
@@ -150,7 +159,7 @@ def trace_return_route(
     routes = []
     for endpoint, result in zip(endpoints, results, strict=True):
         record = result.as_dict()
-        record["direction"] = DIRECTION
+        record["direction"] = direction()
         machine.save(f"traces/{endpoint.key}.json", json.dumps(record, ensure_ascii=False, indent=1))
         if result.error is not None:
             routes.append(
@@ -165,7 +174,9 @@ def trace_return_route(
                 }
             )
             continue
-        routes.append(classify_trace(record, table, endpoint, f"trace to {endpoint.address}"))
+        routes.append(
+            classify_trace(record, table, endpoint, _("trace to {address}").format(address=endpoint.address))
+        )
     return routes, [
         Reading(
             "return_route",

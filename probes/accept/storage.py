@@ -11,6 +11,7 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.i18n import _
 from probes.inputfile import parse_json
 
 BLOCK_ROOT = "/sys/block"
@@ -71,7 +72,7 @@ def read_nvme(machine: Machine) -> tuple[tuple[NvmeDisk, ...] | None, Reading]:
                 machine.shown(size_path),
                 f"size {text[:40]!r}",
                 line=1,
-                expected="a count of 512-byte sectors",
+                expected=_("a count of 512-byte sectors"),
             )
         try:
             model: str | None = machine.sys_read(f"{BLOCK_ROOT}/{name}/device/model").strip() or None
@@ -88,7 +89,7 @@ def parse_fio_json(text: str, where: str) -> FioResult:
         (i for i, line in enumerate(text.splitlines(keepends=True)) if line.lstrip().startswith("{")), None
     )
     if start is None:
-        raise ReadError(where, "no JSON object in the file", expected="fio --output-format=json output")
+        raise ReadError(where, _("no JSON object in the file"), expected=_("fio --output-format=json output"))
     lines = text.splitlines(keepends=True)
     body = "".join(lines[start:])
     data = parse_json(
@@ -98,7 +99,7 @@ def parse_fio_json(text: str, where: str) -> FioResult:
         ),
     )
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list) or not data["jobs"]:
-        raise ReadError(where, "no `jobs` list", expected="fio JSON with at least one job")
+        raise ReadError(where, _("no `jobs` list"), expected=_("fio JSON with at least one job"))
     read_bw = write_bw = iops = 0.0
     for index, job in enumerate(data["jobs"]):
         try:
@@ -107,7 +108,9 @@ def parse_fio_json(text: str, where: str) -> FioResult:
             write_bw += float(job.get("write", {}).get("bw_bytes", 0))
         except (KeyError, TypeError, ValueError):
             raise ReadError(
-                where, f"jobs[{index}] has no read.bw_bytes / read.iops", expected="fio JSON (fio ≥ 3)"
+                where,
+                _("jobs[{index}] has no read.bw_bytes / read.iops").format(index=index),
+                expected="fio JSON (fio ≥ 3)",
             ) from None
     options = data.get("global options") or {}
     return FioResult(
@@ -165,7 +168,7 @@ def read_fio(
             "fio",
             "command",
             "not read",
-            reason="not asked for (--fio DEVICE runs a bounded read test)",
+            reason=_("not asked for (--fio DEVICE runs a bounded read test)"),
         )
     command = fio_command(run_on)
     try:

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
+from probes.i18n import _
 
 TOPO_FILE = "nvidia-smi-topo-m.txt"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -114,18 +115,22 @@ class Topology:
         n = len(self.gpus)
         verdict = self.verdict
         if verdict == "single-gpu":
-            return "one GPU: no GPU pair to judge"
+            return _("one GPU: no GPU pair to judge")
         counts = sorted({p.nvlinks for p in self.pairs if p.nvlinks is not None})
         bonded = "/".join(f"NV{c}" for c in counts)
         if verdict == "nvlink-all":
-            return f"all {len(self.pairs)} pairs of the {n} GPUs over NVLink ({bonded})"
+            return _("all {pairs} pairs of the {gpus} GPUs over NVLink ({bonded})").format(
+                pairs=len(self.pairs), gpus=n, bonded=bonded
+            )
         if verdict == "pcie-only":
             kinds = sorted({p.path for p in self.pairs})
-            return (
-                f"none of the {len(self.pairs)} pairs of the {n} GPUs over NVLink (paths: {', '.join(kinds)})"
+            return _("none of the {pairs} pairs of the {gpus} GPUs over NVLink (paths: {paths})").format(
+                pairs=len(self.pairs), gpus=n, paths=", ".join(kinds)
             )
         groups = " | ".join(",".join(g) for g in self.islands)
-        return f"{len(self.pcie_pairs)} of {len(self.pairs)} GPU pairs only through PCIe; NVLink groups: {groups}"
+        return _("{pcie} of {pairs} GPU pairs only through PCIe; NVLink groups: {groups}").format(
+            pcie=len(self.pcie_pairs), pairs=len(self.pairs), groups=groups
+        )
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -154,7 +159,9 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
     )
     if header_at is None:
         raise ReadError(
-            where, "no matrix header (a line naming GPU0, GPU1, …)", expected="nvidia-smi topo -m output"
+            where,
+            _("no matrix header (a line naming GPU0, GPU1, …)"),
+            expected=_("nvidia-smi topo -m output"),
         )
     tokens = lines[header_at].split()
     columns: list[str] = []
@@ -164,7 +171,7 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
         columns.append(token)
     gpus = tuple(c for c in columns if _GPU.match(c))
     if not gpus:
-        raise ReadError(where, "the header names no GPU column", line=header_at + 1, expected="GPU0 …")
+        raise ReadError(where, _("the header names no GPU column"), line=header_at + 1, expected="GPU0 …")
     rows: dict[str, tuple[int, list[str]]] = {}
     nic_names: list[tuple[str, str]] = []
     in_nic_legend = False
@@ -190,27 +197,33 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
         if gpu not in rows:
             raise ReadError(
                 where,
-                f"the matrix has no {gpu} row (the header at line {header_at + 1} names {len(gpus)} GPUs): truncated?",
-                expected=f"a row for each of {', '.join(gpus)}",
+                _(
+                    "the matrix has no {gpu} row (the header at line {line} names {count} GPUs): truncated?"
+                ).format(gpu=gpu, line=header_at + 1, count=len(gpus)),
+                expected=_("a row for each of {gpus}").format(gpus=", ".join(gpus)),
             )
         number, cells = rows[gpu]
         gpu_cells = cells[: len(columns)]
         if len(gpu_cells) < len(columns):
             raise ReadError(
-                where, f"the {gpu} row has {len(gpu_cells)} of {len(columns)} cells: truncated?", line=number
+                where,
+                _("the {gpu} row has {cells} of {columns} cells: truncated?").format(
+                    gpu=gpu, cells=len(gpu_cells), columns=len(columns)
+                ),
+                line=number,
             )
         for j, other in enumerate(columns):
             cell = gpu_cells[j]
             if other == gpu:
                 if cell != "X":
-                    raise ReadError(where, f"{gpu}×{gpu} is {cell!r}", line=number, expected="X (self)")
+                    raise ReadError(where, f"{gpu}×{gpu} is {cell!r}", line=number, expected=_("X (self)"))
                 continue
             if not (cell in _PCIE_PATHS or re.fullmatch(r"NV\d+", cell)):
                 raise ReadError(
                     where,
                     f"{gpu}×{other} is {cell!r}",
                     line=number,
-                    expected="X, NV#, PIX, PXB, PHB, NODE, SYS or SOC",
+                    expected=_("X, NV#, PIX, PXB, PHB, NODE, SYS or SOC"),
                 )
             if _GPU.match(other) and gpus.index(other) > i:
                 pairs.append(Pair(gpu, other, cell))

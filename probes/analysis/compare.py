@@ -25,6 +25,7 @@ from probes.analysis.data import Prepared, prepare
 from probes.analysis.loads import summarise
 from probes.analysis.scope import Scope
 from probes.histogram import Hist
+from probes.i18n import _
 from probes.loaded_latency import grade
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store
@@ -200,46 +201,58 @@ def comparisons_frame(comparisons: Sequence[PeakComparison]) -> pd.DataFrame:
 def verdict(c: PeakComparison) -> str:
     """A plain sentence: how much worse (or better) the line is at peak, e.g. "p95 +84 ms at peak, loss
     0.2% → 6.1%". A change whose confidence interval includes zero, or an RTT change no larger than one
-    histogram bucket (2%), is marked "(within noise)"."""
+    histogram bucket (2%), is marked "(within noise)". In the current language, each clause one message."""
     parts = []
     if c.peak.sent == 0 and c.offpeak.sent > 0:
-        parts.append("no peak-hour samples")
+        parts.append(_("no peak-hour samples"))
     elif c.offpeak.sent == 0 and c.peak.sent > 0:
-        parts.append("no off-peak samples")
+        parts.append(_("no off-peak samples"))
     elif c.peak.sent > 0:
         parts.extend(_rtt_and_loss(c))
     if c.peak.throughput_mbps is not None and c.offpeak.throughput_mbps is not None:
         parts.append(
-            f"throughput {_mbps(c.offpeak.throughput_mbps)} → {_mbps(c.peak.throughput_mbps)} Mbit/s"
+            _("throughput {offpeak} → {peak} Mbit/s").format(
+                offpeak=_mbps(c.offpeak.throughput_mbps), peak=_mbps(c.peak.throughput_mbps)
+            )
         )
     if c.peak.loaded_rtt_increase_ms is not None and c.offpeak.loaded_rtt_increase_ms is not None:
         before, after = c.offpeak.loaded_rtt_increase_ms, c.peak.loaded_rtt_increase_ms
         parts.append(
-            f"under load {_signed_ms(before)} → {_signed_ms(after)} (grade {grade(before)} → {grade(after)})"
+            _("under load {offpeak} → {peak} (grade {offpeak_grade} → {peak_grade})").format(
+                offpeak=_signed_ms(before),
+                peak=_signed_ms(after),
+                offpeak_grade=grade(before),
+                peak_grade=grade(after),
+            )
         )
     if not parts:
-        return "no samples"
-    return ", ".join(parts)
+        return _("no samples")
+    verdict = parts[0]
+    for clause in parts[1:]:
+        # TRANSLATORS: two clauses of a peak verdict ("p95 +84 ms at peak" and "loss 0.2% → 6.1%")
+        verdict = _("{clauses}, {clause}").format(clauses=verdict, clause=clause)
+    return verdict
 
 
 def _rtt_and_loss(c: PeakComparison) -> list[str]:
     parts = []
     if c.peak.received == 0:
-        parts.append("no replies at peak")
+        parts.append(_("no replies at peak"))
     elif c.offpeak.received == 0:
-        parts.append("no replies off-peak")
+        parts.append(_("no replies off-peak"))
     else:
         diff = c.p95_diff_ms
         assert diff is not None
-        text = f"p95 {_signed_ms(diff)} at peak"
         resolution = (histogram.GROWTH - 1) * max(c.peak.rtt_p95_ms or 0.0, c.offpeak.rtt_p95_ms or 0.0)
         if _straddles(c.p95_diff_ci) or abs(diff) <= resolution:
-            text += " (within noise)"
-        parts.append(text)
-    loss = f"loss {_percent(c.offpeak.loss)} → {_percent(c.peak.loss)}"
+            parts.append(_("p95 {change} at peak (within noise)").format(change=_signed_ms(diff)))
+        else:
+            parts.append(_("p95 {change} at peak").format(change=_signed_ms(diff)))
+    values = {"offpeak": _percent(c.offpeak.loss), "peak": _percent(c.peak.loss)}
     if c.peak.loss != c.offpeak.loss and _straddles(c.loss_diff_ci):
-        loss += " (within noise)"
-    parts.append(loss)
+        parts.append(_("loss {offpeak} → {peak} (within noise)").format(**values))
+    else:
+        parts.append(_("loss {offpeak} → {peak}").format(**values))
     return parts
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 import pandas as pd
 
 from probes.errors import ScopeError
+from probes.i18n import _
 from probes.store import Store, StoredTarget
 
 GroupBy = Literal["target", "region", "line_type"]
@@ -57,11 +58,13 @@ class Scope:
 
     def __post_init__(self) -> None:
         if self.by not in GROUP_COLUMNS:
-            raise ScopeError(f"cannot group by {self.by!r} (expected target, region or line_type)")
+            raise ScopeError(
+                _("cannot group by {by!r} (expected target, region or line_type)").format(by=self.by)
+            )
         if self.vantage is not None and self.no_vantage:
-            raise ScopeError("a scope cannot ask for a vantage point and for rounds without one")
+            raise ScopeError(_("a scope cannot ask for a vantage point and for rounds without one"))
         if self.since_us is not None and self.until_us is not None and self.since_us >= self.until_us:
-            raise ScopeError("the period is empty: its start is not before its end")
+            raise ScopeError(_("the period is empty: its start is not before its end"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +88,11 @@ def select(store: Store, scope: Scope) -> Selected:
     if scope.target is not None:
         found: list[StoredTarget] = store.find_targets(scope.target)
         if not found:
-            raise ScopeError(f"no stored target is called {scope.target!r} (name, host, URL or key)")
+            raise ScopeError(
+                _("no stored target is called {target!r} (name, host, URL or key)").format(
+                    target=scope.target
+                )
+            )
         stored = [
             t
             for t in found

@@ -19,6 +19,7 @@ import certifi
 import httpx
 
 from probes.errors import ErrorKind, ResolveFailed
+from probes.i18n import _
 from probes.methods._kernel_times import TtfbClock
 from probes.methods._timed_transport import timed_transport
 from probes.resolve import Resolved, resolve
@@ -110,20 +111,24 @@ def classify(exc: BaseException, url: str) -> tuple[ErrorKind, str]:
     if isinstance(exc, ResolveFailed):
         return ErrorKind.DNS, str(exc)
     if isinstance(exc, httpx.TimeoutException):
-        phase = {
-            httpx.ConnectTimeout: "connecting",
-            httpx.ReadTimeout: "waiting for data",
-            httpx.WriteTimeout: "sending",
-            httpx.PoolTimeout: "waiting for a connection",
-        }.get(type(exc), "waiting")
-        return ErrorKind.TIMEOUT, f"{url}: timed out {phase}"
+        timed_out = {
+            httpx.ConnectTimeout: _("{url}: timed out connecting"),
+            httpx.ReadTimeout: _("{url}: timed out waiting for data"),
+            httpx.WriteTimeout: _("{url}: timed out sending"),
+            httpx.PoolTimeout: _("{url}: timed out waiting for a connection"),
+        }.get(type(exc), _("{url}: timed out waiting"))
+        return ErrorKind.TIMEOUT, timed_out.format(url=url)
     for cause in _causes(exc):
         if isinstance(cause, ssl.SSLCertVerificationError):
-            return ErrorKind.TLS, f"{url}: TLS certificate not trusted ({cause.verify_message or cause})"
+            return ErrorKind.TLS, _("{url}: TLS certificate not trusted ({reason})").format(
+                url=url, reason=cause.verify_message or cause
+            )
         if isinstance(cause, ssl.SSLError):
-            return ErrorKind.TLS, f"{url}: TLS handshake failed ({cause.reason or cause})"
+            return ErrorKind.TLS, _("{url}: TLS handshake failed ({reason})").format(
+                url=url, reason=cause.reason or cause
+            )
         if isinstance(cause, ConnectionRefusedError):
-            return ErrorKind.REFUSED, f"{url}: connection refused"
+            return ErrorKind.REFUSED, _("{url}: connection refused").format(url=url)
         if isinstance(cause, OSError) and cause.errno in (errno.EHOSTUNREACH, errno.ENETUNREACH):
             return ErrorKind.UNREACHABLE, f"{url}: {cause.strerror}"
     if isinstance(exc, httpx.RemoteProtocolError | httpx.LocalProtocolError | httpx.DecodingError):
@@ -136,7 +141,7 @@ def classify(exc: BaseException, url: str) -> tuple[ErrorKind, str]:
 def _describe(exc: BaseException) -> str:
     """Words for an exception that carries no message of its own (e.g. the peer closed the connection)."""
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-        return "the server closed the connection without an HTTP answer (plain HTTP to a TLS port?)"
+        return _("the server closed the connection without an HTTP answer (plain HTTP to a TLS port?)")
     names = [type(e).__name__ for e in _causes(exc)]
     return " ← ".join(names)
 

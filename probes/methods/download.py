@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from probes.errors import ErrorKind
+from probes.i18n import _
 from probes.methods._context import RunContext
 from probes.methods._httpcommon import (
     PhaseTimer,
@@ -148,7 +149,9 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
         else:
             raise failure
         if len(failures) < len(outcomes):
-            message = f"{len(failures)} of {len(outcomes)} connections failed: {message}"
+            message = _("{failed} of {count} connections failed: {message}").format(
+                failed=len(failures), count=len(outcomes), message=message
+            )
         rtt = ttfb if arrivals else None
         return Transfer(
             Sample(seq, sent_at_us, rtt, kind),
@@ -164,7 +167,7 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
             (),
             ttfb,
             statuses[0] if statuses else None,
-            f"{url}: the response had an empty body",
+            _("{url}: the response had an empty body").format(url=url),
             ttfb_source=source,
         )
     return Transfer(
@@ -312,7 +315,9 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     error = failed[-1].sample.error if failed and len(failed) == len(transfers) else None
     message = failed[-1].error_message if failed else None
     if failed and error is None:
-        message = f"{len(failed)} of {len(transfers)} transfers failed; last: {message}"
+        message = _("{failed} of {count} transfers failed; last: {message}").format(
+            failed=len(failed), count=len(transfers), message=message
+        )
     samples = tuple(t.sample for t in transfers)
     return ProbeResult(
         target, started, now_us(), samples=samples, error=error, message=message, metrics=metrics

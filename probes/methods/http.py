@@ -24,6 +24,7 @@ import urllib.parse
 from dataclasses import dataclass
 
 from probes.errors import ErrorKind
+from probes.i18n import _
 from probes.methods._attempts import send_paced
 from probes.methods._context import RunContext
 from probes.methods._httpcommon import (
@@ -99,7 +100,9 @@ async def request_once(url: str, options: ProbeOptions, seq: int = 0) -> Attempt
                         response.status_code,
                         redirects,
                         current,
-                        f"{url}: more than {options.http_max_redirects} redirects (last to {location})",
+                        _("{url}: more than {most} redirects (last to {location})").format(
+                            url=url, most=options.http_max_redirects, location=location
+                        ),
                     )
                 redirects += 1
                 current = urllib.parse.urljoin(current, location)
@@ -166,7 +169,9 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         if len(errors) == len(attempts):
             error = errors[-1].sample.error
         else:
-            message = f"{len(errors)} of {len(attempts)} requests failed; last: {message}"
+            message = _("{failed} of {count} requests failed; last: {message}").format(
+                failed=len(errors), count=len(attempts), message=message
+            )
     return ProbeResult(
         target, started, now_us(), samples=samples, error=error, message=message, metrics=metrics
     )

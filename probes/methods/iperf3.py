@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.errors import ErrorKind
+from probes.i18n import _
 from probes.methods._context import RunContext
 from probes.results import MetricValue, ProbeResult
 from probes.target import DEFAULT_IPERF3_PORT, ProbeOptions, Target
@@ -61,7 +62,7 @@ def parse_report(report: dict[str, Any]) -> Direction:
     bps = received.get("bits_per_second")
     if bps is None:
         return Direction(
-            None, None, None, None, None, ErrorKind.PROTOCOL, "iperf3 reported no receiver figures"
+            None, None, None, None, None, ErrorKind.PROTOCOL, _("iperf3 reported no receiver figures")
         )
     return Direction(
         mbps=float(bps) / 1e6,
@@ -112,11 +113,19 @@ async def run_direction(binary: str, host: str, port: int, options: ProbeOptions
             None,
             None,
             ErrorKind.TOOL_MISSING,
-            f"iperf3 is not installed (looked for {binary!r}); install it, e.g. `apt-get install iperf3`",
+            _(
+                "iperf3 is not installed (looked for {binary!r}); install it, e.g. `apt-get install iperf3`"
+            ).format(binary=binary),
         )
     except PermissionError as exc:
         return Direction(
-            None, None, None, None, None, ErrorKind.TOOL_MISSING, f"cannot run {binary!r}: {exc}"
+            None,
+            None,
+            None,
+            None,
+            None,
+            ErrorKind.TOOL_MISSING,
+            _("cannot run {binary!r}: {reason}").format(binary=binary, reason=exc),
         )
     limit = options.iperf3_seconds + options.iperf3_omit_s + options.timeout_s + 10
     try:
@@ -125,7 +134,13 @@ async def run_direction(binary: str, host: str, port: int, options: ProbeOptions
         process.kill()
         await process.wait()
         return Direction(
-            None, None, None, None, None, ErrorKind.TIMEOUT, f"iperf3 did not finish within {limit:.0f} s"
+            None,
+            None,
+            None,
+            None,
+            None,
+            ErrorKind.TIMEOUT,
+            _("iperf3 did not finish within {seconds} s").format(seconds=f"{limit:.0f}"),
         )
     except asyncio.CancelledError:
         process.kill()
@@ -136,7 +151,13 @@ async def run_direction(binary: str, host: str, port: int, options: ProbeOptions
     except json.JSONDecodeError:
         detail = stderr.decode("utf-8", "replace").strip() or stdout[:200].decode("utf-8", "replace")
         return Direction(
-            None, None, None, None, None, ErrorKind.TOOL_FAILED, f"iperf3 printed no JSON report: {detail}"
+            None,
+            None,
+            None,
+            None,
+            None,
+            ErrorKind.TOOL_FAILED,
+            _("iperf3 printed no JSON report: {detail}").format(detail=detail),
         )
     return parse_report(report)
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Final, Literal, Protocol, get_args
 
+from probes.i18n import N_, _, ngettext
 from probes.routes.classify import (
-    GROUP_NAMES,
     Group,
     LineClass,
     PathHop,
@@ -20,6 +20,7 @@ from probes.routes.classify import (
     join_words,
     merge_verdicts,
 )
+from probes.routes.names import claim_name
 from probes.routes.table import NetworkTable
 
 ClaimedLineType = Literal[
@@ -36,18 +37,10 @@ EXPECTED_CLASS: Final[dict[str, LineClass]] = {
     "cu-4837": "cu-4837",
     "cmi": "cmi",
 }
-CLAIM_NAMES: Final[dict[str, str]] = {
-    "cn2-gia": "CN2 GIA",
-    "cn2-gt": "CN2 GT",
-    "163": "163",
-    "cu-9929": "China Unicom 9929",
-    "cu-4837": "China Unicom 4837",
-    "cmi": "CMI",
-    "bgp": "BGP",
-    "standard": "a standard line",
-    "local": "a local line",
-    "unknown": "an unknown line type",
-}
+# Whose claim it is, when the catalog's (the claimant `route_summary` names in its evidence).
+CATALOG_CLAIMANT: Final = N_("the catalog")
+
+
 # Backbones a claim expects to see: not worth naming as evidence against it ("traced via 202.97 (163)"
 # says more against a CN2 GIA claim than "via 59.43 (CN2) and 202.97 (163)").
 _EXPECTED_GROUPS: Final[dict[LineClass, tuple[Group, ...]]] = {
@@ -75,37 +68,65 @@ def route_summary(
     if not verdicts:
         return None
     claimed = claimed_line_type or "unknown"
-    claims = f"{claimant} claims" if claimant else "claims"
+    who = _(claimant) if claimant else ""  # CATALOG_CLAIMANT in the current language; a name as it is
     merged = merge_verdicts(verdicts)
     measured = merged.line_class
     expected = EXPECTED_CLASS.get(claimed)
     n = merged.traces
-    claim_name = CLAIM_NAMES.get(claimed, claimed)
+    words = {"who": who, "claim": claim_name(claimed), "traces": n, "measured": measured}
 
     if measured == "unknown":
         agrees: bool | None = None
-        evidence = (
-            f"{claims} {claim_name}; none of {n} traces could be classified (no listed backbone answered)"
-        )
+        if who:
+            text = ngettext(
+                "{who} claims {claim}; none of {traces} trace could be classified (no listed backbone answered)",
+                "{who} claims {claim}; none of {traces} traces could be classified (no listed backbone answered)",
+                n,
+            )
+        else:
+            text = ngettext(
+                "claims {claim}; none of {traces} trace could be classified (no listed backbone answered)",
+                "claims {claim}; none of {traces} traces could be classified (no listed backbone answered)",
+                n,
+            )
+        evidence = text.format(**words)
     else:
         exclude = _EXPECTED_GROUPS.get(expected, ()) if expected and measured != expected else ()
         via = _via(merged.deciding, exclude)
-        where = f"via {via}" if via else "via none of the listed backbones"
-        if measured == "cn2-gia":
-            where += ", no 163 hop,"
+        if via:
+            where = _("via {via}, no 163 hop,") if measured == "cn2-gia" else _("via {via}")
+        else:
+            where = _("via none of the listed backbones")
+        words.update(where=where.format(via=via), agreeing=merged.agreeing)
         if expected is None:
             agrees = None
-            evidence = (
-                f"{claims} {claim_name} (no single backbone, cannot be checked); "
-                f"traced {measured} {where} on {merged.agreeing} of {n} traces"
-            )
+            if who:
+                text = _(
+                    "{who} claims {claim} (no single backbone, cannot be checked); traced {measured} {where} "
+                    "on {agreeing} of {traces} traces"
+                )
+            else:
+                text = _(
+                    "claims {claim} (no single backbone, cannot be checked); traced {measured} {where} on "
+                    "{agreeing} of {traces} traces"
+                )
         else:
             agrees = measured == expected
-            evidence = f"{claims} {claim_name}, traced {where} on {merged.agreeing} of {n} traces"
-            if not agrees:
-                evidence += f" ({measured})"
+            if agrees:
+                text = (
+                    _("{who} claims {claim}, traced {where} on {agreeing} of {traces} traces")
+                    if who
+                    else _("claims {claim}, traced {where} on {agreeing} of {traces} traces")
+                )
+            else:
+                text = (
+                    _("{who} claims {claim}, traced {where} on {agreeing} of {traces} traces ({measured})")
+                    if who
+                    else _("claims {claim}, traced {where} on {agreeing} of {traces} traces ({measured})")
+                )
+        evidence = text.format(**words)
     if merged.doubts and measured != "unknown":
-        evidence += f"; doubt: {merged.doubts[0]}"
+        evidence = _("{evidence}; doubt: {doubt}").format(evidence=evidence, doubt=merged.doubts[0])
     agreeing = sum(1 for v in verdicts if v.line_class == expected) if expected else None
     return {
         "claimed_line_type": claimed,
@@ -150,13 +171,13 @@ def _via(verdicts: Sequence[RouteVerdict], exclude: Sequence[Group]) -> str:
 
 
 __all__ = [
+    "CATALOG_CLAIMANT",
     "CLAIMED_LINE_TYPES",
-    "CLAIM_NAMES",
     "EXPECTED_CLASS",
-    "GROUP_NAMES",
     "ClaimedLineType",
     "TracedPath",
     "claim_is_checkable",
+    "claim_name",
     "route_summary",
     "route_summary_from_traces",
 ]

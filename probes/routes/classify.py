@@ -32,6 +32,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeVar, get_args
 
+from probes.i18n import N_, _, ngettext
+from probes.routes.names import carrier_name, class_name, group_name
 from probes.routes.table import Backbone, NetworkMatch, NetworkTable
 
 _T = TypeVar("_T")
@@ -61,24 +63,8 @@ CARRIER_OF_GROUP: Final[dict[Group, str]] = {
     "cu-4837": "China Unicom",
     "cmi": "China Mobile",
 }
-GROUP_NAMES: Final[dict[Group, str]] = {
-    "cn2": "CN2",
-    "163": "163",
-    "ctgnet": "CTGNet",
-    "cu-premium": "China Unicom 9929/10099",
-    "cu-4837": "China Unicom 4837",
-    "cmi": "China Mobile CMI",
-}
-CLASS_NAMES: Final[dict[LineClass, str]] = {
-    "cn2-gia": "CN2 GIA",
-    "cn2-gt": "CN2 GT",
-    "163": "ChinaNet 163",
-    "cu-premium": "China Unicom premium (9929/10099)",
-    "cu-4837": "China Unicom 4837",
-    "cmi": "China Mobile CMI",
-    "other": "other (none of the listed lines)",
-    "unknown": "unknown",
-}
+
+
 # Used only to break a tie between classes when merging traces: the less premium class wins, so a tie
 # never confirms a premium claim.
 _PREMIUM_RANK: Final[dict[str, int]] = {
@@ -101,7 +87,8 @@ def premium_rank(line_class: str) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """One classification rule: the class it gives when all `needs` groups (and none of `excludes`) appear."""
+    """One classification rule: the class it gives when all `needs` groups (and none of `excludes`) appear.
+    `text` is the English message (marked with `N_`); `_(rule.text)` is it in the current language."""
 
     id: str
     line_class: LineClass
@@ -117,7 +104,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cn2-gt",
         frozenset({"cn2", "163"}),
         frozenset(),
-        "CN2 (AS4809) and 163 (AS4134) hops on one path",
+        N_("CN2 (AS4809) and 163 (AS4134) hops on one path"),
         "oneclickvirt/backtrace@9ae07c7:bk/trace_ipv4.go (hasAS4134 && hasAS4809 -> CN2GT); "
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 1; weing104/across@0075d4c:trace.sh",
     ),
@@ -126,7 +113,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cn2-gia",
         frozenset({"cn2"}),
         frozenset({"163"}),
-        "CN2 (AS4809) hops and no 163 (AS4134) hop",
+        N_("CN2 (AS4809) hops and no 163 (AS4134) hop"),
         "oneclickvirt/backtrace@9ae07c7:bk/trace_ipv4.go (hasAS4809 only -> CN2GIA); "
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 2; weing104/across@0075d4c:trace.sh",
     ),
@@ -135,7 +122,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cu-4837",
         frozenset({"163", "cu-4837"}),
         frozenset(),
-        "163 (AS4134) and China Unicom 4837 hops (mtr_trace calls it 联通169)",
+        N_("163 (AS4134) and China Unicom 4837 hops (mtr_trace calls it 联通169)"),
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 3",
     ),
     Rule(
@@ -143,7 +130,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "163",
         frozenset({"163"}),
         frozenset(),
-        "163 (AS4134) hops and no CN2 hop",
+        N_("163 (AS4134) hops and no CN2 hop"),
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 3",
     ),
     Rule(
@@ -151,7 +138,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cu-premium",
         frozenset({"cu-premium"}),
         frozenset(),
-        "China Unicom 9929/10099 hops",
+        N_("China Unicom 9929/10099 hops"),
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 4 (218.105. -> 联通9929)",
     ),
     Rule(
@@ -159,7 +146,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cu-4837",
         frozenset({"cu-4837"}),
         frozenset(),
-        "China Unicom 4837 hops",
+        N_("China Unicom 4837 hops"),
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 5",
     ),
     Rule(
@@ -167,7 +154,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "cmi",
         frozenset({"cmi"}),
         frozenset(),
-        "China Mobile CMI/CMIN2 hops (AS58453, AS9808, AS58807)",
+        N_("China Mobile CMI/CMIN2 hops (AS58453, AS9808, AS58807)"),
         "zhucaidan/mtr_trace@0d35444:mtr_trace.sh step 6 (223.120. -> 移动CMI)",
     ),
     Rule(
@@ -175,7 +162,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "other",
         frozenset({"ctgnet"}),
         frozenset(),
-        "CTGNet (AS23764) hops only: China Telecom's global network, not one of the classified lines",
+        N_("CTGNet (AS23764) hops only: China Telecom's global network, not one of the classified lines"),
         "oneclickvirt/backtrace@9ae07c7:model/model.go (电信CTGNET, a label of its own)",
     ),
 )
@@ -202,7 +189,9 @@ class HopEvidence:
         return GROUP_OF_BACKBONE[self.match.backbone]
 
     def describe(self) -> str:
-        return f"hop {self.ttl} {self.address} {self.match.describe()}"
+        return _("hop {ttl} {address} {network}").format(
+            ttl=self.ttl, address=self.address, network=self.match.describe()
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,18 +231,22 @@ class RouteVerdict:
         return join_words(self.via_parts(exclude))
 
     def explanation(self) -> str:
-        """One sentence: class, rule, and where the deciding hops were."""
-        name = CLASS_NAMES[self.line_class]
+        """One sentence: class, rule, and where the deciding hops were (in the current language)."""
+        name = class_name(self.line_class)
         if not self.evidence:
-            return f"{name}: {self.rule_text}"
+            return _("{line}: {rule}").format(line=name, rule=self.rule_text)
         spans = []
         for group in _unique(item.group for item in self.evidence if item.group is not None):
             ttls = sorted({item.ttl for item in self.evidence if item.group == group})
             prefixes = join_words(
                 _unique(item.match.prefix.short for item in self.evidence if item.group == group)
             )
-            spans.append(f"{GROUP_NAMES[group]} {prefixes} at {_ttl_ranges(ttls)}")
-        return f"{name}: {self.rule_text} ({'; '.join(spans)})"
+            spans.append(
+                _("{network} {prefixes} at {hops}").format(
+                    network=group_name(group), prefixes=prefixes, hops=_ttl_ranges(ttls)
+                )
+            )
+        return _("{line}: {rule} ({where})").format(line=name, rule=self.rule_text, where="; ".join(spans))
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,9 +263,17 @@ class MergedVerdict:
     def summary(self) -> str:
         """e.g. `cn2-gt on 6 of 8 traces; cn2-gia on 2`."""
         if not self.traces:
-            return "no traces"
-        head = f"{self.line_class} on {self.agreeing} of {self.traces} traces"
-        rest = [f"{cls} on {count}" for cls, count in self.counts if cls != self.line_class]
+            return _("no traces")
+        head = ngettext(
+            "{line_class} on {agreeing} of {traces} trace",
+            "{line_class} on {agreeing} of {traces} traces",
+            self.traces,
+        ).format(line_class=self.line_class, agreeing=self.agreeing, traces=self.traces)
+        rest = [
+            _("{line_class} on {count}").format(line_class=cls, count=count)
+            for cls, count in self.counts
+            if cls != self.line_class
+        ]
         return "; ".join([head, *rest])
 
     @property
@@ -302,18 +303,18 @@ def classify_path(
     rule = next((r for r in RULES if r.needs <= groups and not (r.excludes & groups)), None)
     if rule is not None:
         evidence = tuple(item for item in seen if item.group in rule.needs)
-        line_class, rule_id, rule_text = rule.line_class, rule.id, rule.text
+        line_class, rule_id, rule_text = rule.line_class, rule.id, _(rule.text)
     elif responding and reached:
         evidence = ()
         line_class, rule_id = "other", "none-reached"
-        rule_text = "the trace reached the destination through none of the listed backbones"
+        rule_text = _("the trace reached the destination through none of the listed backbones")
     else:
         evidence = ()
         line_class, rule_id = "unknown", "none"
         rule_text = (
-            "no hop answered"
+            _("no hop answered")
             if not responding
-            else "no hop in a listed backbone, and the destination was not reached"
+            else _("no hop in a listed backbone, and the destination was not reached")
         )
 
     doubts = _doubts(line_class, rule, seen, groups, ordered, silent, reached, last_answer)
@@ -348,16 +349,34 @@ def merge_verdicts(verdicts: Sequence[RouteVerdict]) -> MergedVerdict:
         tied = [cls for cls, n in voting.items() if n == top]
         line_class = min(tied, key=lambda cls: _PREMIUM_RANK[cls])
         if len(tied) > 1:
-            names = " and ".join(sorted(tied, key=lambda cls: -_PREMIUM_RANK[cls]))
-            doubts.append(f"tie between {names} ({top} traces each); the less premium class is reported")
+            names = join_words(sorted(tied, key=lambda cls: -_PREMIUM_RANK[cls]))
+            doubts.append(
+                ngettext(
+                    "tie between {classes} ({count} trace each); the less premium class is reported",
+                    "tie between {classes} ({count} traces each); the less premium class is reported",
+                    top,
+                ).format(classes=names, count=top)
+            )
         elif top * 2 <= len(verdicts):
-            doubts.append(f"no majority: {line_class} on {top} of {len(verdicts)} traces")
+            doubts.append(
+                _("no majority: {line_class} on {count} of {traces} traces").format(
+                    line_class=line_class, count=top, traces=len(verdicts)
+                )
+            )
     if counts.get("unknown") and line_class != "unknown":
-        doubts.append(f"{counts['unknown']} of {len(verdicts)} traces could not be classified")
+        doubts.append(
+            _("{count} of {traces} traces could not be classified").format(
+                count=counts["unknown"], traces=len(verdicts)
+            )
+        )
     deciding = [v for v in verdicts if v.line_class == line_class]
     for doubt in _unique(d for v in deciding for d in v.doubts):
         n = sum(1 for v in deciding if doubt in v.doubts)
-        doubts.append(doubt if len(deciding) == 1 else f"{doubt} [{n} of {len(deciding)} traces]")
+        doubts.append(
+            doubt
+            if len(deciding) == 1
+            else _("{doubt} [{count} of {traces} traces]").format(doubt=doubt, count=n, traces=len(deciding))
+        )
     return MergedVerdict(
         line_class=line_class,
         traces=len(verdicts),
@@ -380,42 +399,65 @@ def _doubts(
 ) -> list[str]:
     doubts: list[str] = []
     if silent:
-        hidden = "a 163 hop among them would make it CN2 GT" if line_class == "cn2-gia" else "they are unseen"
-        doubts.append(f"{len(silent)} hop(s) did not answer ({_ttl_ranges(silent)}); {hidden}")
+        if line_class == "cn2-gia":
+            text = ngettext(
+                "{count} hop did not answer ({hops}); a 163 hop among them would make it CN2 GT",
+                "{count} hops did not answer ({hops}); a 163 hop among them would make it CN2 GT",
+                len(silent),
+            )
+        else:
+            text = ngettext(
+                "{count} hop did not answer ({hops}); it is unseen",
+                "{count} hops did not answer ({hops}); they are unseen",
+                len(silent),
+            )
+        doubts.append(text.format(count=len(silent), hops=_ttl_ranges(silent)))
     if reached is False and last_answer:
-        doubts.append(f"the destination did not answer; hops after TTL {last_answer} are unseen")
+        doubts.append(
+            _("the destination did not answer; hops after TTL {ttl} are unseen").format(ttl=last_answer)
+        )
     carriers = sorted({CARRIER_OF_GROUP[g] for g in groups})
     if len(carriers) > 1:
         parts = []
         for carrier in carriers:
             names = [
-                GROUP_NAMES[g]
+                group_name(g)
                 for g in _unique(i.group for i in seen if i.group)
                 if CARRIER_OF_GROUP[g] == carrier
             ]
-            parts.append(f"{carrier} ({', '.join(names)})")
-        doubts.append("backbones of several carriers on the path: " + "; ".join(parts))
+            parts.append(
+                _("{carrier} ({networks})").format(carrier=carrier_name(carrier), networks=", ".join(names))
+            )
+        doubts.append(
+            _("backbones of several carriers on the path: {carriers}").format(carriers="; ".join(parts))
+        )
     if rule is not None:
         unused = [g for g in _unique(i.group for i in seen if i.group) if g not in rule.needs]
         if unused and len(carriers) <= 1:
             doubts.append(
-                "also on the path, not used by the rule: " + ", ".join(GROUP_NAMES[g] for g in unused)
+                _("also on the path, not used by the rule: {networks}").format(
+                    networks=", ".join(group_name(g) for g in unused)
+                )
             )
     if line_class == "cn2-gia":
         cn2_ttls = {i.ttl for i in seen if i.group == "cn2"}
         if len(cn2_ttls) == 1:
-            doubts.append(f"only one CN2 hop ({_ttl_ranges(sorted(cn2_ttls))})")
+            doubts.append(_("only one CN2 hop ({hops})").format(hops=_ttl_ranges(sorted(cn2_ttls))))
     for ttl in sorted({i.ttl for i in seen}):
         at_ttl = [i for i in seen if i.ttl == ttl]
         hop_groups = _unique(i.group for i in at_ttl if i.group)
         hop = next(h for h in hops if h.ttl == ttl)
         unlisted = [a for a in hop.addresses if a not in {i.address for i in at_ttl}]
         if len(hop_groups) > 1 or unlisted:
-            who = ", ".join(f"{i.address} {i.match.as_info.label}" for i in at_ttl)
-            who += "".join(f", {a} unlisted" for a in unlisted)
-            doubts.append(f"TTL {ttl} answered from several networks (load balancing?): {who}")
+            who = [f"{i.address} {i.match.as_info.label}" for i in at_ttl]
+            who += [_("{address} unlisted").format(address=a) for a in unlisted]
+            doubts.append(
+                _("TTL {ttl} answered from several networks (load balancing?): {answers}").format(
+                    ttl=ttl, answers=", ".join(who)
+                )
+            )
     if any(_is_ipv6(a) for hop in hops for a in hop.addresses):
-        doubts.append("IPv6 path: the bundled IPv6 prefix table is partial (first entries per AS only)")
+        doubts.append(_("IPv6 path: the bundled IPv6 prefix table is partial (first entries per AS only)"))
     return doubts
 
 
@@ -435,16 +477,18 @@ def _unique(items: Iterable[_T]) -> list[_T]:
 
 
 def join_words(parts: Sequence[str]) -> str:
-    """`a`, `a and b`, `a, b and c`."""
+    """`a`, `a and b`, `a, b and c` (in the current language: `a、b 和 c`)."""
     if len(parts) <= 1:
         return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
+    # TRANSLATORS: the separator between the items of a list "a, b and c", before its last "and".
+    separator = _(", ")
+    return _("{items} and {last}").format(items=separator.join(parts[:-1]), last=parts[-1])
 
 
 def _ttl_ranges(ttls: Sequence[int]) -> str:
     """`hop 3`, `hops 3-5, 8`."""
     if not ttls:
-        return "no hop"
+        return _("no hop")
     ranges: list[str] = []
     start = prev = ttls[0]
     for ttl in [*ttls[1:], None]:
@@ -454,5 +498,4 @@ def _ttl_ranges(ttls: Sequence[int]) -> str:
         ranges.append(str(start) if start == prev else f"{start}-{prev}")
         if ttl is not None:
             start = prev = ttl
-    label = "hop" if len(ttls) == 1 else "hops"
-    return f"{label} {', '.join(ranges)}"
+    return ngettext("hop {hops}", "hops {hops}", len(ttls)).format(hops=", ".join(ranges))

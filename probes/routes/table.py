@@ -19,6 +19,7 @@ from typing import Any, Final, Literal, get_args
 
 from probes import inputfile
 from probes.errors import NetworkTableError, NetworkTableVersionError
+from probes.i18n import _
 
 Backbone = Literal["cn2", "163", "ctgnet", "cu-9929", "cu-10099", "cu-4837", "cmi", "cmin2", "other"]
 BACKBONES: Final[tuple[Backbone, ...]] = get_args(Backbone)
@@ -105,7 +106,11 @@ class NetworkTable:
         self._index: dict[tuple[int, int], dict[int, PrefixRule]] = {}
         for rule in self._prefixes:
             if rule.asn not in self._asns:
-                raise ValueError(f"prefix {rule.cidr} names AS{rule.asn}, which has no AS entry")
+                raise ValueError(
+                    _("prefix {cidr} names AS{asn}, which has no AS entry").format(
+                        cidr=rule.cidr, asn=rule.asn
+                    )
+                )
             key = (rule.network.version, rule.network.prefixlen)
             self._index.setdefault(key, {})[int(rule.network.network_address)] = rule
         self._lengths: dict[int, list[int]] = {
@@ -177,26 +182,37 @@ def read_table_file(path: Path, *, origin: str | None = None) -> TableFile:
 
 
 def parse_table_text(text: str, *, path: Path | str, origin: str | None = None) -> TableFile:
-    data = inputfile.parse_toml(text, _error(path), syntax="not valid TOML")
+    data = inputfile.parse_toml(text, _error(path), syntax=_("not valid TOML"))
     origin = origin if origin is not None else str(path)
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise NetworkTableError(
-            path, f"field 'version': expected an integer (this linkvet writes {TABLE_VERSION})"
+            path,
+            _("field 'version': expected an integer (this linkvet writes {version})").format(
+                version=TABLE_VERSION
+            ),
         )
     if version > TABLE_VERSION:
         raise NetworkTableVersionError(
             path,
-            f"version {version} is newer than this linkvet understands ({TABLE_VERSION}); upgrade linkvet",
+            _("version {version} is newer than this linkvet understands ({known}); upgrade linkvet").format(
+                version=version, known=TABLE_VERSION
+            ),
         )
     if version < 1:
-        raise NetworkTableError(path, f"field 'version': expected 1..{TABLE_VERSION}, got {version}")
+        raise NetworkTableError(
+            path,
+            _("field 'version': expected 1..{known}, got {version}").format(
+                known=TABLE_VERSION, version=version
+            ),
+        )
     unknown = set(data) - {"version", "asn", "prefix"}
     if unknown:
         raise NetworkTableError(
             path,
-            f"unknown top-level field(s) {', '.join(sorted(unknown))} "
-            "(expected version, [[asn]], [[prefix]])",
+            _("unknown top-level field(s) {fields} (expected version, [[asn]], [[prefix]])").format(
+                fields=", ".join(sorted(unknown))
+            ),
         )
     asn_lines = _header_lines(text, "asn")
     prefix_lines = _header_lines(text, "prefix")
@@ -209,7 +225,10 @@ def parse_table_text(text: str, *, path: Path | str, origin: str | None = None) 
         if info.asn in seen:
             where = _Where(path, "asn", index, asn_lines)
             raise NetworkTableError(
-                path, f"{where}: AS{info.asn} is already defined by asn #{seen[info.asn] + 1}"
+                path,
+                _("{where}: AS{asn} is already defined by asn #{first}").format(
+                    where=where, asn=info.asn, first=seen[info.asn] + 1
+                ),
             )
         seen[info.asn] = index
     prefixes: list[PrefixRule] = []
@@ -220,7 +239,10 @@ def parse_table_text(text: str, *, path: Path | str, origin: str | None = None) 
         network, rule = _parse_prefix(entry, where, origin)
         if network in seen_nets:
             raise NetworkTableError(
-                path, f"{where}: {network} is already listed by prefix #{seen_nets[network] + 1}"
+                path,
+                _("{where}: {network} is already listed by prefix #{first}").format(
+                    where=where, network=network, first=seen_nets[network] + 1
+                ),
             )
         seen_nets[network] = index
         if rule is None:
@@ -247,8 +269,10 @@ def merge_tables(files: Iterable[TableFile]) -> NetworkTable:
         if rule.asn not in asns:
             raise NetworkTableError(
                 rule.origin,
-                f"prefix {rule.cidr}: AS{rule.asn} has no [[asn]] entry in this file or the bundled table "
-                "(add one with asn, backbone, name, label, source)",
+                _(
+                    "prefix {cidr}: AS{asn} has no [[asn]] entry in this file or the bundled table (add one "
+                    "with asn, backbone, name, label, source)"
+                ).format(cidr=rule.cidr, asn=rule.asn),
             )
     return NetworkTable(asns.values(), prefixes.values())
 
@@ -288,8 +312,11 @@ class _Where:
     lines: list[int]
 
     def __str__(self) -> str:
-        line = f" (line {self.lines[self.index]})" if self.index < len(self.lines) else ""
-        return f"{self.kind} #{self.index + 1}{line}"
+        if self.index < len(self.lines):
+            return _("{kind} #{number} (line {line})").format(
+                kind=self.kind, number=self.index + 1, line=self.lines[self.index]
+            )
+        return f"{self.kind} #{self.index + 1}"
 
 
 def _header_lines(text: str, kind: str) -> list[int]:
@@ -300,7 +327,9 @@ def _header_lines(text: str, kind: str) -> list[int]:
 def _entries(data: dict[str, Any], kind: str, path: Path | str) -> list[dict[str, Any]]:
     entries = data.get(kind, [])
     if not isinstance(entries, list) or not all(isinstance(entry, dict) for entry in entries):
-        raise NetworkTableError(path, f"field '{kind}': expected an array of tables ([[{kind}]])")
+        raise NetworkTableError(
+            path, _("field '{kind}': expected an array of tables ([[{kind}]])").format(kind=kind)
+        )
     return entries
 
 
@@ -312,7 +341,10 @@ def _check_fields(entry: dict[str, Any], allowed: set[str], where: _Where) -> No
     unknown = set(entry) - allowed
     if unknown:
         raise _fail(
-            where, f"unknown field(s) {', '.join(sorted(unknown))} (expected {', '.join(sorted(allowed))})"
+            where,
+            _("unknown field(s) {fields} (expected {allowed})").format(
+                fields=", ".join(sorted(unknown)), allowed=", ".join(sorted(allowed))
+            ),
         )
 
 
@@ -321,14 +353,16 @@ def _text(entry: dict[str, Any], name: str, where: _Where, *, required: bool = T
     if value is None and not required:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise _fail(where, f"field '{name}': expected a non-empty string")
+        raise _fail(where, _("field '{field}': expected a non-empty string").format(field=name))
     return value.strip()
 
 
 def _asn(entry: dict[str, Any], where: _Where) -> int:
     value = entry.get("asn")
     if not isinstance(value, int) or isinstance(value, bool) or not 0 < value < 2**32:
-        raise _fail(where, f"field 'asn': expected an AS number 1..4294967295, got {value!r}")
+        raise _fail(
+            where, _("field 'asn': expected an AS number 1..4294967295, got {value!r}").format(value=value)
+        )
     return value
 
 
@@ -337,7 +371,12 @@ def _parse_asn(entry: dict[str, Any], where: _Where, origin: str) -> AsInfo:
     asn = _asn(entry, where)
     backbone = entry.get("backbone")
     if backbone not in BACKBONES:
-        raise _fail(where, f"field 'backbone': expected one of {', '.join(BACKBONES)}, got {backbone!r}")
+        raise _fail(
+            where,
+            _("field 'backbone': expected one of {known}, got {value!r}").format(
+                known=", ".join(BACKBONES), value=backbone
+            ),
+        )
     name = _text(entry, "name", where)
     label = _text(entry, "label", where)
     source = _text(entry, "source", where)
@@ -357,17 +396,22 @@ def _parse_prefix(entry: dict[str, Any], where: _Where, origin: str) -> tuple[IP
     _check_fields(entry, _PREFIX_FIELDS, where)
     cidr = entry.get("cidr")
     if not isinstance(cidr, str):
-        raise _fail(where, f"field 'cidr': expected a network such as \"59.43.0.0/16\", got {cidr!r}")
+        raise _fail(
+            where,
+            _("field 'cidr': expected a network such as \"59.43.0.0/16\", got {value!r}").format(value=cidr),
+        )
     try:
         network = ipaddress.ip_network(cidr.strip(), strict=True)
     except ValueError as exc:
-        hint = ""
+        problem = _("field 'cidr': {reason}").format(reason=exc)
         with contextlib.suppress(ValueError):
-            hint = f" (did you mean {ipaddress.ip_network(cidr.strip(), strict=False)}?)"
-        raise _fail(where, f"field 'cidr': {exc}{hint}") from exc
+            problem = _("field 'cidr': {reason} (did you mean {network}?)").format(
+                reason=exc, network=ipaddress.ip_network(cidr.strip(), strict=False)
+            )
+        raise _fail(where, problem) from exc
     ignore = entry.get("ignore", False)
     if not isinstance(ignore, bool):
-        raise _fail(where, "field 'ignore': expected true or false")
+        raise _fail(where, _("field 'ignore': expected true or false"))
     if ignore:
         return network, None
     source = _text(entry, "source", where)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from probes import limits
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
+from probes.i18n import _, ngettext
 from probes.icmp_engine import IcmpEngine
 from probes.pacing import Pacer
 from probes.resolve import resolve
@@ -69,31 +70,44 @@ class TraceOptions:
     payload_bytes: int = 32
 
     def __post_init__(self) -> None:
-        for name, value, limit in (  # the limits the flags and plans use (`probes.limits`)
-            ("timeout", self.timeout_s, limits.TIMEOUT),
-            ("interval", self.round_interval_s, limits.INTERVAL),
-            ("probes per hop", self.probes_per_hop, limits.PROBES_PER_HOP),
+        for message, value, limit in (  # the limits the flags and plans use (`probes.limits`)
+            (_("timeout: {problem}"), self.timeout_s, limits.TIMEOUT),
+            (_("interval: {problem}"), self.round_interval_s, limits.INTERVAL),
+            (_("probes per hop: {problem}"), self.probes_per_hop, limits.PROBES_PER_HOP),
         ):
             try:
                 limit.check(value)
             except ValueError as exc:
-                raise TargetError(f"{name}: {exc}") from None
+                raise TargetError(message.format(problem=exc)) from None
         checks = [
             (
                 self.protocol in PROTOCOLS,
-                f"protocol must be one of {', '.join(PROTOCOLS)} (got {self.protocol!r})",
+                _("protocol must be one of {protocols} (got {value!r})").format(
+                    protocols=", ".join(PROTOCOLS), value=self.protocol
+                ),
             ),
-            (1 <= self.max_hops <= MAX_TTL, f"max hops must be 1-{MAX_TTL} (got {self.max_hops})"),
+            (
+                1 <= self.max_hops <= MAX_TTL,
+                _("max hops must be 1-{most} (got {value})").format(most=MAX_TTL, value=self.max_hops),
+            ),
             (
                 1 <= self.first_hop <= self.max_hops,
-                f"first hop must be 1-{self.max_hops} (got {self.first_hop})",
+                _("first hop must be 1-{most} (got {value})").format(
+                    most=self.max_hops, value=self.first_hop
+                ),
             ),
-            (1 <= self.parallel <= 64, f"parallel probes must be 1-64 (got {self.parallel})"),
+            (
+                1 <= self.parallel <= 64,
+                _("parallel probes must be 1-64 (got {value})").format(value=self.parallel),
+            ),
             (
                 self.port is None or 1 <= self.port <= 65535,
-                f"port must be 1-65535 (got {self.port})",
+                _("port must be 1-65535 (got {value})").format(value=self.port),
             ),
-            (0 <= self.payload_bytes <= 1400, f"payload must be 0-1400 bytes (got {self.payload_bytes})"),
+            (
+                0 <= self.payload_bytes <= 1400,
+                _("payload must be 0-1400 bytes (got {value})").format(value=self.payload_bytes),
+            ),
         ]
         for ok, message in checks:
             if not ok:
@@ -102,7 +116,9 @@ class TraceOptions:
             probes = self.probes_per_hop * self.max_hops
             if self.port + probes > 65536:
                 raise TargetError(
-                    f"UDP ports {self.port}+{probes} probes run past 65535: give a lower --port"
+                    _("UDP ports {port}+{probes} probes run past 65535: give a lower --port").format(
+                        port=self.port, probes=probes
+                    )
                 )
 
     @property
@@ -209,10 +225,14 @@ async def _trace_address(
     try:
         prober = _open_prober(address, family, options, icmp)
     except IcmpNotPermitted as exc:
-        message = f"{exc} Or trace with --protocol udp or --protocol tcp, which need no privileges."
+        message = _(
+            "{reason} Or trace with --protocol udp or --protocol tcp, which need no privileges."
+        ).format(reason=exc)
         return _failed(target, address, options, started, ErrorKind.PERMISSION, message)
     except OSError as exc:
-        message = f"cannot open a {options.protocol.upper()} socket: {exc.strerror or exc}"
+        message = _("cannot open a {protocol} socket: {reason}").format(
+            protocol=options.protocol.upper(), reason=exc.strerror or exc
+        )
         return _failed(target, address, options, started, ErrorKind.SEND_FAILED, message)
     try:
         answers = await _probe_rounds(prober, options, pacer, on_reply)
@@ -345,11 +365,22 @@ def _describe(hops: tuple[TraceHop, ...], options: TraceOptions) -> str | None:
         return None
     stopped = next((hop for hop in hops if any(r.kind == "unreachable" for r in hop.replies)), None)
     if stopped is not None:
-        return f"hop {stopped.ttl} ({stopped.address}) reported the destination unreachable"
-    hops_text = f"{options.max_hops} hop{'s' if options.max_hops != 1 else ''}"
+        return _("hop {ttl} ({address}) reported the destination unreachable").format(
+            ttl=stopped.ttl, address=stopped.address
+        )
     if options.protocol == "tcp":
-        return f"the destination did not answer within {hops_text} (TCP port {options.effective_port})"
-    return f"the destination did not answer within {hops_text}"
+        text = ngettext(
+            "the destination did not answer within {hops} hop (TCP port {port})",
+            "the destination did not answer within {hops} hops (TCP port {port})",
+            options.max_hops,
+        )
+    else:
+        text = ngettext(
+            "the destination did not answer within {hops} hop",
+            "the destination did not answer within {hops} hops",
+            options.max_hops,
+        )
+    return text.format(hops=options.max_hops, port=options.effective_port)
 
 
 def _failed(

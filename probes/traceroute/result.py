@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from probes.errors import ErrorKind
+from probes.i18n import _
 from probes.routes.classify import RULES, PathHop, RouteVerdict
 from probes.routes.table import NetworkMatch
 from probes.stats import Summary, SummaryFields, summarize
@@ -158,7 +159,7 @@ class TraceResult:
         return {
             "target": self.target,
             "address": self.address,
-            "direction": "office to region (outbound); the return path may differ",
+            "direction": _("office to region (outbound); the return path may differ"),
             "protocol": self.protocol,
             "port": self.port,
             "privileged": self.privileged,

@@ -82,7 +82,7 @@ def test_400g_infiniband_claim_against_200g_hcas() -> None:
     report = report_for("a100-ib-box", "a100-ib-400")
     bandwidth = check(report, "inter_node.bandwidth_gbit_s")
     assert bandwidth["verdict"] == "contradicted"
-    assert "8 active InfiniBand port(s) at 200 Gb/s" in bandwidth["evidence"]
+    assert "8 active InfiniBand ports at 200 Gb/s" in bandwidth["evidence"]
     assert "per-port speed" in bandwidth["evidence"] and bandwidth["catalog_value"] == 1600
     assert check(report, "inter_node.fabric")["verdict"] == "confirmed"  # mlx5_8 is RoCE, the rest IB
     nccl = check(report, "nccl.allreduce_busbw_gbytes_s")

@@ -146,3 +146,19 @@ def test_a_sub_millisecond_change_is_written_with_its_digits() -> None:
     assert _signed_ms(3.46) == "+3.5 ms"
     assert _signed_ms(70.4) == "+70 ms"
     assert _signed_ms(0.0001) == "±0 ms"
+
+
+def test_the_verdict_is_in_the_language_with_the_same_figures(week_store: Store) -> None:
+    from probes import i18n
+
+    la = by_label(week_store)["raksmart/los-angeles"]
+    try:
+        i18n.set_language("zh_CN")
+        assert la.verdict == "晚高峰 p95 +86 ms，丢包率 0.2% → 6.1%，吞吐 80 → 30 Mbit/s"
+        night = Scope(since_us=utc_us(2026, 11, 3, 0), until_us=utc_us(2026, 11, 3, 6))
+        quiet = {c.labels["label"]: c for c in compare_peak(week_store, night)}["raksmart/los-angeles"]
+        assert quiet.verdict == "没有晚高峰样本"
+        i18n.set_language("en")
+        assert la.verdict == "p95 +86 ms at peak, loss 0.2% → 6.1%, throughput 80 → 30 Mbit/s"
+    finally:
+        i18n.set_language(None)

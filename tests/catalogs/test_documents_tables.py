@@ -86,7 +86,8 @@ def test_003_row_7b_13b_gpu_count_is_a_throughput_minimum(params: float) -> None
     assert row is not None and (row.min_gpus, row.max_gpus) == (4, 8)
     note = scale_table_note(result, row)
     assert note is not None
-    assert f"Memory alone needs only {needed} GPU(s)" in note
+    gpus = "GPU" if needed == 1 else "GPUs"
+    assert f"Memory alone needs only {needed} {gpus};" in note
     assert "throughput minimum, not a memory one" in note
     # Throughput: with 1M-token steps (256 sequences of 4096) at 40% MFU on A800, 7B takes 88 s per step on
     # 4 GPUs and 44 s on 8; on the 2 GPUs memory allows, 176 s.

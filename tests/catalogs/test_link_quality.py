@@ -102,7 +102,7 @@ def test_everything_but_the_ids_may_be_null() -> None:
         (("period_end",), "yesterday", "ISO-8601"),
         (("route", "agrees"), "yes", "true, false or null"),
         (("peak_windows",), "20:00-23:00", "list of text"),
-        (("peak", "rtt_mean"), 1.0, "unknown key(s) rtt_mean"),
+        (("peak", "rtt_mean"), 1.0, "unknown key rtt_mean"),
         (("peak",), [], "expected an object"),
     ],
 )

@@ -47,12 +47,12 @@ def test_the_price_of_an_offering_in_a_region_says_how_it_was_derived() -> None:
     item = catalog("acme", region("r1") + region("r2") + PRICED).offerings[0]
     in_r1 = offering_price(item, "r1", 8)  # the region's own price first
     assert in_r1.gpu_hour == pytest.approx(2.5) and in_r1.currency == "USD" and not in_r1.gpus_only
-    assert in_r1.note == " (derived: 20/node-hour ÷ 8 GPUs)"
+    assert in_r1.note == "derived: 20/node-hour ÷ 8 GPUs"
     elsewhere = offering_price(item, "r3", 8)  # no price for r3: the price for every region
     assert elsewhere.gpu_hour == pytest.approx(2.0)
-    assert elsewhere.note == " (derived: 11680/month ÷ 730 h ÷ 8 GPUs)"
+    assert elsewhere.note == "derived: 11680/month ÷ 730 h ÷ 8 GPUs"
     unknown_nodes = offering_price(item, "r1", None)
-    assert unknown_nodes.gpu_hour is None and unknown_nodes.note == " (node price, but GPUs per node unknown)"
+    assert unknown_nodes.gpu_hour is None and unknown_nodes.note == "node price, but GPUs per node unknown"
     assert lowest_gpu_hour(item) == pytest.approx(2.0)  # the monthly price is the lowest of the three
 
 
@@ -62,7 +62,7 @@ def test_prices_compare_in_the_budget_currency_only() -> None:
     converted, note = in_budget_currency(budget, 15.0, "CNY")
     assert converted == pytest.approx(2.1)
     assert note == "15.00 CNY at 0.14 USD/CNY, the needs profile's exchange rate"
-    assert in_budget_currency(budget, 2.0, "EUR") == (None, "unknown (currency EUR, no exchange rate given)")
+    assert in_budget_currency(budget, 2.0, "EUR") == (None, "currency EUR, no exchange rate given")
     assert in_budget_currency(budget, 2.0, None)[0] is None
     assert in_budget_currency(budget, None, "USD") == (None, "")
 

@@ -129,7 +129,7 @@ def test_example_needs_profiles_load() -> None:
             "trainig",
             "did you mean 'training'",
         ),
-        ("format_version = 1\n", "model", "present"),
+        ("format_version = 1\n", "model", "required"),
         (
             "format_version = 1\n[model]\nparams = 7e9\n[budget.exchange_rates]\nCNY = 0\n",
             "budget.exchange_rates.CNY",

@@ -97,7 +97,7 @@ def test_a_price_of_zero_means_not_offered_there_and_the_catalog_still_loads(tmp
     )
     result = import_skypilot_csv(write(tmp_path, "lambda_gpu.csv", text), as_of="2026-11-30")
     assert result.not_offered == 1
-    assert any("1 row(s) with Price 0 left out: not offered there" in w for w in result.warnings)
+    assert any("1 row with Price 0 left out: not offered there" in w for w in result.warnings)
     loaded, errors = parse_catalog_text(catalog_to_toml(result.catalog, "header"))
     assert loaded is not None, [str(e) for e in errors]
     pcie = next(o for o in loaded.offerings if o.id == "gpu_1x_h100_pcie")
@@ -144,7 +144,7 @@ def test_strict_fails_the_whole_import_at_the_first_such_row(
 @pytest.mark.parametrize(
     ("text", "words", "line"),
     [
-        ("InstanceType,Region\nx,y\n", "missing column(s) AcceleratorName, AcceleratorCount, Price", 1),
+        ("InstanceType,Region\nx,y\n", "missing columns AcceleratorName, AcceleratorCount, Price", 1),
         (AWS.splitlines()[0] + "\n", "no GPU rows", None),
     ],
 )
@@ -247,7 +247,7 @@ def test_duplicate_rows_are_read_once_and_counted(tmp_path: Path) -> None:
     text = "\n".join([*rows, rows[1], rows[7]]) + "\n"
     result = import_skypilot_csv(write(tmp_path, "vast.csv", text), as_of="2026-12-01")
     assert result.duplicates == 2 and result.rows_read == 16 and result.rows_used == 14
-    assert any("2 duplicate row(s) read once" in w for w in result.warnings)
+    assert any("2 duplicate rows read once" in w for w in result.warnings)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -81,7 +81,7 @@ def test_the_list_names_every_stored_target_with_its_span_rounds_and_samples(
         "/",
         "san-jose",
     ]
-    assert lines[-1].startswith(f"2 target(s) in {db}")
+    assert lines[-1].startswith(f"2 targets in {db}")
 
 
 def test_the_json_list_is_the_same_as_objects(run_linkvet, store_with_history: Path, listener: int) -> None:  # type: ignore[no-untyped-def]

@@ -106,7 +106,7 @@ def test_out_of_range_numbers_are_usage_errors_with_the_same_limits_as_plans(tmp
         (("probe", "127.0.0.1", "-t", "nan"), 2, "'nan' is not a number of seconds above 0"),
         (("size", "--params", "70e9", "--gpu-memory", "nan"), 2, "GPU memory nan is not a number of GB"),
         (("size", "--params", "70e9", "--gpus-per-node", "0"), 2, "0 GPUs per node"),
-        (("size", "--params", "nan"), 2, "model.params: Input should be a finite number"),
+        (("size", "--params", "nan"), 2, r"model.params: got nan \(expected a finite number"),
     ]
     _assert_each(tmp_path, cases)
 

@@ -95,3 +95,21 @@ def test_the_scorecard_uses_the_measured_line_quality(measured, qtbot) -> None:
     other = next(e for e in score.ranking.entries if e.provider == "lambda" and e.region == "us-east-1")
     assert other.judgement("line_quality").score is None
     assert "measured for 4 region" in score.scorecard.status.text()
+
+
+def test_the_export_is_in_the_windows_language(measured, qtbot, tmp_path: Path) -> None:
+    measured.set_language("zh_CN")
+    try:
+        screen = measured.go_to("export")
+        screen.file_format.setCurrentIndex(screen.file_format.findData("csv"))
+        folder = tmp_path / "csv"
+        screen.out.setText(str(folder))
+        screen.with_ranking.setChecked(False)
+        screen.export_button.click()
+        qtbot.waitUntil(lambda: not screen.running, timeout=120_000)
+        link = next(p for p in screen.result.written if "link" in p.name.lower())  # file names stay English
+        with link.open(encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle))
+        assert "服务商" in header and "晚高峰丢包率（比例 0-1）" in header, header
+    finally:
+        measured.set_language("en")

@@ -137,3 +137,31 @@ def test_cancelling_the_child_stores_nothing_and_says_so(tmp_path) -> None:
             child.send({"cancel": True})
     child.finish()
     assert kinds[-1] == jp.CANCELLED and not db.exists()
+
+
+def test_the_child_words_its_messages_in_the_language_chosen_for_the_window() -> None:
+    from desktop.i18n import language
+
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    job = {
+        "kind": "probe",
+        "targets": [Target(Method.HTTP, url=url)],
+        "options": ProbeOptions(count=1),
+        "db_path": None,
+    }
+    messages = {}
+    for chosen in ("zh_CN", "en"):
+        with language(chosen):
+            child = JobProcess(job)
+        found = [
+            jp.result_of(p)
+            for kind, data in child.frames()
+            if kind == jp.FINISHED
+            for _, p in jp.decode(data)
+        ]
+        child.finish()
+        messages[chosen] = found[0].message
+    assert messages == {"zh_CN": f"{url}：连接被拒绝", "en": f"{url}: connection refused"}

@@ -190,13 +190,22 @@ def test_catalog_details_are_translated(window, qtbot) -> None:
             assert word in text, (provider, word)
 
 
-def test_a_note_says_the_cores_texts_stay_english(window, qtbot) -> None:
-    assert window.english_note.isHidden()
+def test_the_switch_puts_the_cores_messages_in_the_same_language(window, qtbot) -> None:
+    """Verdicts, doubts, reasons and errors come from the core's gettext domains: they follow the window's
+    language switch (and the probing child processes get it in LANGUAGE)."""
+    from desktop.i18n import current_language
+    from probes.routes import class_name
+    from probes.routes.names import claim_name
+
+    assert class_name("cu-premium") == "China Unicom premium (9929/10099)"
     window.set_language("zh_CN")
-    qtbot.waitUntil(lambda: window.english_note.isVisible())
-    assert "英文" in window.english_note.text() and "English" not in window.english_note.text()
+    qtbot.waitUntil(lambda: current_language() == "zh_CN")
+    assert class_name("cu-premium") == "联通精品线路（9929/10099）"
+    assert claim_name("standard") == "普通线路"
+    assert class_name("cn2-gia") == "CN2 GIA"  # a name, not a sentence: the same in both
     window.set_language("en")
-    qtbot.waitUntil(lambda: window.english_note.isHidden())
+    qtbot.waitUntil(lambda: current_language() == "en")
+    assert class_name("cu-premium") == "China Unicom premium (9929/10099)"
 
 
 def test_no_label_loses_a_character_to_a_mnemonic(window, qtbot) -> None:

@@ -119,11 +119,12 @@ def test_the_history_names_the_fall_from_cn2_gia_to_163_on_its_timeline(window, 
     assert "claims CN2 GIA, traced via 59.43 (CN2), no 163 hop, on 28 of 48 traces" in panel.note.text()
     with Store(window.context.settings.db_path, readonly=True) as store:
         assert store.find_targets(ECHO_TARGET.host or "")
-    # in the window's language: its own words translated, the core's class names as they are
+    # in the window's language: its own words and the core's class names (电信 163; CN2 GIA is a name)
     window.set_language("zh_CN")
     qtbot.waitUntil(lambda: screen.title.text() == "路由")
     assert panel.changes.item(0, 0).text() == "周二 2026-12-01 21:00"
-    assert panel.changes.item(0, 2).text() == "线路从 CN2 GIA 降级为 ChinaNet 163（跳点也变了）"
+    assert panel.changes.item(0, 2).text() == "线路从 CN2 GIA 降级为 电信 163（跳点也变了）"
+    assert panel.timeline.markers == [(change.timestamp(), "CN2 GIA → 电信 163")]
     assert panel.changes.horizontalHeaderItem(2).text() == "变化"
     assert screen.model.headerData(TraceHopsModel.LOSS, Qt.Orientation.Horizontal) == "丢包率"
 

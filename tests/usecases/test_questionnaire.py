@@ -309,7 +309,7 @@ def test_bad_answers_are_reported_with_sheet_row_key_and_nothing_is_written(
     )
     assert per_node.given == "eight" and per_node.expected == "a whole number"
     assert "'nvswitch'" not in problems[f"offering[{OFFERING}].cooling"].message
-    assert "'air', 'liquid' or 'hybrid'" in (problems[f"offering[{OFFERING}].cooling"].expected or "")
+    assert "'air', 'liquid', 'hybrid'" in (problems[f"offering[{OFFERING}].cooling"].expected or "")
     assert "a price cannot be negative" in problems[f"offering[{OFFERING}].price.gpu_hour"].message
     assert problems[f"offering[{OFFERING}].max_gpus"].message == "a formula is not an answer"
     assert "no question has this key" in problems[f"offering[{OFFERING}].warp_drive"].message

@@ -15,6 +15,7 @@ from desktop.usecases.errors import InputError, WriteError
 from desktop.usecases.offerings import load_catalog_set
 from desktop.usecases.user_catalogs import (
     OfferingInvalid,
+    check_new_offering,
     check_offering,
     copy_offering,
     create_offering,
@@ -22,7 +23,9 @@ from desktop.usecases.user_catalogs import (
     is_user_offering,
     offering_fields,
     offering_values,
+    own_fields,
     save_offering,
+    user_offerings,
     write_overlay,
 )
 
@@ -119,6 +122,52 @@ def test_save_create_copy_and_delete(user_dir: Path) -> None:
     )
     assert "copied from lambda/1-click-cluster-h100-sxm" in (copied.fact("inter_node.fabric").source or "")
     assert "KalarisLabs" in (copied.fact("inter_node.fabric").source or "")
+    # one that states none of the form's facts is copied too (under its name), and can be deleted
+    copy_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", "hd-mine")
+    catalogs = load_catalog_set()
+    mine = next(o for o in catalogs.provider("raksmart").offerings if o.id == "hd-mine")  # type: ignore[union-attr]
+    assert mine.name == "High-defence GPU server (高防GPU服务器) (my copy)"
+    assert is_user_offering(catalogs, "raksmart", "hd-mine")
+
+
+def test_the_id_the_source_and_the_date_are_each_reported_once_under_their_own_field(user_dir: Path) -> None:
+    """The form puts these next to the offering id, the source and the date fields, not on every value."""
+    catalogs = load_catalog_set()
+    values = {"gpu": "H100 SXM", "cooling": "air", "gpus_per_node": 8}
+    (problem,) = check_offering(catalogs, "raksmart", "Bad id!", values, "my notes")
+    assert (problem.field, problem.given) == ("id", "Bad id!") and "not an offering id" in problem.message
+    (problem,) = check_offering(catalogs, "raksmart", "gpu-b200", values, "")
+    assert problem.field == "source" and problem.expected == "a source"
+    (problem,) = check_offering(catalogs, "raksmart", "gpu-b200", values, "quote", "2026-13")
+    assert (problem.field, problem.given) == ("as_of", "2026-13") and "not a real date" in problem.message
+    assert problem.expected == "YYYY, YYYY-MM or YYYY-MM-DD"
+    assert check_offering(catalogs, "raksmart", "gpu-b200", values, "quote", "2026-12") == []
+
+
+def test_a_new_offering_needs_a_free_id_and_a_fact(user_dir: Path) -> None:
+    catalogs = load_catalog_set()
+    (taken,) = check_new_offering(catalogs, "raksmart", "high-defence-gpu-server", {"gpu": "B200"}, "quote")
+    assert taken.field == "id" and "already has an offering high-defence-gpu-server" in taken.message
+    (no_id,) = check_new_offering(catalogs, "raksmart", "", {}, "quote")
+    assert no_id.field == "id" and "not an offering id" in no_id.message  # before any value is typed
+    (empty,) = check_new_offering(catalogs, "raksmart", "gpu-b200", {"gpu": "", "cooling": None}, "quote")
+    assert empty.field == "" and "at least one fact" in empty.message
+    (negative,) = check_new_offering(
+        catalogs, "raksmart", "gpu-b200", {"gpu": "B200", "price.gpu_hour": "-2"}, "quote"
+    )
+    assert negative.field == "price.gpu_hour" and "cannot be negative" in negative.message
+    assert check_new_offering(catalogs, "raksmart", "gpu-b200", {"gpu": "B200"}, "quote") == []
+    assert not user_dir.exists()
+
+
+def test_user_offerings_are_those_only_the_users_catalogs_have(user_dir: Path) -> None:
+    assert user_offerings(load_catalog_set()) == set()
+    save_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", {"cooling": "air"}, "call")
+    create_offering(load_catalog_set(), "raksmart", "gpu-b200", {"gpu": "B200"}, "quote")
+    copy_offering(load_catalog_set(), "lambda", "1-click-cluster-h100-sxm", "my-1cc")
+    catalogs = load_catalog_set()
+    assert user_offerings(catalogs) == {("raksmart", "gpu-b200"), ("lambda", "my-1cc")}
+    assert all(is_user_offering(catalogs, p, o) for p, o in user_offerings(catalogs))
 
 
 def test_a_write_that_fails_says_why_and_leaves_the_old_file_whole(user_dir: Path, tmp_path: Path) -> None:
@@ -162,3 +211,36 @@ def test_any_value_in_any_field_is_accepted_or_refused_with_a_field_problem(
         assert problem.field in fields or problem.field.split(".")[0] in {f.split(".")[0] for f in fields}
         assert problem.message
     assert not user_dir.exists()
+
+
+def test_a_fact_of_ones_own_is_taken_out_again_and_only_ones_own(user_dir: Path) -> None:
+    save_offering(
+        load_catalog_set(),
+        "raksmart",
+        "high-defence-gpu-server",
+        {"gpu": "H100 SXM", "cooling": "air"},
+        "quote",
+    )
+    catalog = load_catalog_set().provider("raksmart")
+    assert catalog is not None and own_fields(catalog, "high-defence-gpu-server") == {"gpu", "cooling"}
+    lambda_catalog = load_catalog_set().provider("lambda")
+    assert lambda_catalog is not None and own_fields(lambda_catalog, "1-click-cluster-h100-sxm") == set()
+    # taken out with no new value and no source: nothing else changes
+    save_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", {}, "", forget={"cooling"})
+    offering = load_catalog_set().provider("raksmart").offerings[0]  # type: ignore[union-attr]
+    assert offering.cooling is None and offering.gpu == "H100 SXM"
+    # a removal the loader's rules refuse is refused as a value would be, and nothing is written
+    save_offering(
+        load_catalog_set(),
+        "raksmart",
+        "high-defence-gpu-server",
+        {"inter_node.fabric": "infiniband", "inter_node.bandwidth_gbit_s": 400},
+        "quote",
+    )
+    before = (user_dir / "raksmart.toml").read_bytes()
+    with pytest.raises(OfferingInvalid) as raised:
+        save_offering(
+            load_catalog_set(), "raksmart", "high-defence-gpu-server", {}, "", forget={"inter_node.fabric"}
+        )
+    assert raised.value.problems[0].field.startswith("inter_node")
+    assert (user_dir / "raksmart.toml").read_bytes() == before

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 
 from catalogs.checklist import Checklist
 from catalogs.errors import ChecklistError
+from catalogs.i18n import _
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.criteria import compute, line, operations, price, service, storage
 from catalogs.scoring.gates import GATES
@@ -66,13 +67,23 @@ def check_checklist(checklist: Checklist) -> None:
     in_code = set(GATES) | set(CRITERIA)
     missing, extra = sorted(in_code - in_file), sorted(in_file - in_code)
     if missing or extra:
+        if missing and extra:
+            message = _(
+                "checklist and scoring code disagree; missing from the checklist: {missing}; no scoring function "
+                "for: {extra}"
+            )
+        elif missing:
+            message = _("checklist and scoring code disagree; missing from the checklist: {missing}")
+        else:
+            message = _("checklist and scoring code disagree; no scoring function for: {extra}")
         raise ChecklistError(
-            "checklist and scoring code disagree"
-            + (f"; missing from the checklist: {', '.join(missing)}" if missing else "")
-            + (f"; no scoring function for: {', '.join(extra)}" if extra else ""),
-            expected="one [[criterion]] per scoring function",
+            message.format(missing=", ".join(missing), extra=", ".join(extra)),
+            expected=_("one [[criterion]] per scoring function"),
         )
     for item in checklist.criterion:
         expected_kind = "gate" if item.id in GATES else "weighted"
         if item.kind != expected_kind:
-            raise ChecklistError(f"criterion {item.id!r} must be a {expected_kind}", field=f"{item.id}.kind")
+            raise ChecklistError(
+                _("criterion {id!r} must be of kind {kind!r}").format(id=item.id, kind=expected_kind),
+                field=f"{item.id}.kind",
+            )

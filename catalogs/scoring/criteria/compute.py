@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from catalogs.i18n import N_, _
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result, Source
 from catalogs.scoring.judgement import fmt as _fmt
@@ -27,16 +28,16 @@ def intra_node(facts: CandidateFacts, params: Mapping[str, float], explain: bool
     """The GPU link's own score; the ranking then scales it by how many of a full node's GPUs it joins for
     this plan (`catalogs.scoring.scaling`)."""
     if facts.planned_gpus == 1:
-        return 1.0, "not needed: the job fits on one GPU", None
+        return 1.0, _("not needed: the job fits on one GPU"), None
     if facts.gpus_per_node == 1:
         return (
             params["one_gpu_per_node"],
-            "one GPU per node: no NVLink to speak of, all GPU-to-GPU traffic crosses the network",
+            _("one GPU per node: no NVLink to speak of, all GPU-to-GPU traffic crosses the network"),
             None,
         )
     found = intra_node_kind(facts)
     if found is None:
-        return None, "GPU interconnect not stated (NVLink or PCIe unknown)", None
+        return None, _("GPU interconnect not stated (NVLink or PCIe unknown)"), None
     kind, bandwidth, derived = found
     if kind == "nvlink":
         score = (
@@ -51,17 +52,25 @@ def intra_node(facts: CandidateFacts, params: Mapping[str, float], explain: bool
     source: Source = facts.offering.fact("intra_node.kind")
     if derived and facts.gpu is not None and facts.gpu.exact is not None:
         source = facts.gpu.exact.provenance._replace(derived=True)
-    shown = ("NVLink" if kind == "nvlink" else kind.upper()) + (
-        f" {_fmt(bandwidth)} GB/s" if bandwidth else ""
-    )
+    name = "NVLink" if kind == "nvlink" else kind.upper()
     if kind == "pcie":
-        shown += ": PCIe only (the documents say to avoid PCIe GPUs for training)"
-    return score, shown, source
+        shown = (
+            _("PCIe {bandwidth} GB/s: PCIe only (the documents say to avoid PCIe GPUs for training)")
+            if bandwidth
+            else _("PCIe: PCIe only (the documents say to avoid PCIe GPUs for training)")
+        )
+    else:
+        shown = _("{link} {bandwidth} GB/s") if bandwidth else "{link}"
+    return score, shown.format(link=name, bandwidth=_fmt(bandwidth) if bandwidth else ""), source
 
 
 def inter_node_bandwidth(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     if not facts.needs_fabric:
-        text = f"not needed: the job fits in one node of {facts.gpus_per_node} GPUs" if explain else ""
+        text = (
+            _("not needed: the job fits in one node of {gpus} GPUs").format(gpus=facts.gpus_per_node)
+            if explain
+            else ""
+        )
         return 1.0, text, None
     scale = facts.scale
     implied = facts.sizing.internode_gbit_s if facts.sizing else None
@@ -74,16 +83,23 @@ def inter_node_bandwidth(facts: CandidateFacts, params: Mapping[str, float], exp
         return score, "", None
     why = []
     if implied:
-        why.append(f"sizing needs {_fmt(implied)} Gbit/s per node")
+        why.append(_("sizing needs {gbit} Gbit/s per node").format(gbit=_fmt(implied)))
     if scale:
-        why.append(f"scale table {_fmt(scale.min_gbit_s)}–{_fmt(scale.preferred_gbit_s)} Gbit/s")
-    need = "; ".join(why) or "need unknown"
+        why.append(
+            _("scale table {low}–{high} Gbit/s").format(
+                low=_fmt(scale.min_gbit_s), high=_fmt(scale.preferred_gbit_s)
+            )
+        )
+    need = "; ".join(why) or _("need unknown")
     if have is None:
-        return None, f"fabric bandwidth not stated ({need})", None
-    flag = " — below the need" if have < required else ""
+        return None, _("fabric bandwidth not stated ({need})").format(need=need), None
+    if have < required:
+        text = _("{gbit} Gbit/s per node ({need}) — below the need")
+    else:
+        text = _("{gbit} Gbit/s per node ({need})")
     return (
         score,
-        f"{_fmt(have)} Gbit/s per node ({need}){flag}",
+        text.format(gbit=_fmt(have), need=need),
         facts.offering.fact("inter_node.bandwidth_gbit_s"),
     )
 
@@ -93,51 +109,62 @@ FABRIC_NAMES = {
     "roce": "RoCE",
     "ethernet": "Ethernet",
     "efa": "EFA",
-    "other": "other",
+    "other": N_("other"),
 }
+
+
+def fabric_name(fabric: str) -> str:
+    """The fabric's name as people write it ("InfiniBand"; "other" in the current language)."""
+    return _(FABRIC_NAMES[fabric])
 
 
 def inter_node_fabric(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     if not facts.needs_fabric:
-        return 1.0, "not needed: the job fits in one node", None
+        return 1.0, _("not needed: the job fits in one node"), None
     inter = facts.offering.inter_node
     if inter is None:
-        return None, "fabric between nodes not stated", None
+        return None, _("fabric between nodes not stated"), None
     score = params.get(inter.fabric, 0.5)
     if not explain:
         return score, "", None
-    shown = FABRIC_NAMES[inter.fabric] + (f" ({inter.note})" if inter.note else "")
+    shown = fabric_name(inter.fabric)
+    if inter.note:
+        shown = _("{fabric} ({note})").format(fabric=shown, note=inter.note)
     return score, shown, facts.offering.fact("inter_node.fabric")
 
 
 def rdma(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     if not facts.needs_fabric:
-        return 1.0, "not needed: the job fits in one node", None
+        return 1.0, _("not needed: the job fits in one node"), None
     inter = facts.offering.inter_node
     if inter is None:
-        return None, "fabric not stated", None
+        return None, _("fabric not stated"), None
     if inter.rdma is not None:
         score = 1.0 if inter.rdma else 0.0
         if not explain:
             return score, "", None
-        return score, ("RDMA" if inter.rdma else "no RDMA"), facts.offering.fact("inter_node.rdma")
+        return score, (_("RDMA") if inter.rdma else _("no RDMA")), facts.offering.fact("inter_node.rdma")
     if inter.fabric in ("infiniband", "roce"):
-        return 1.0, f"RDMA ({FABRIC_NAMES[inter.fabric]} is RDMA)", "derived from the fabric"
-    return None, "RDMA not stated", None
+        return (
+            1.0,
+            _("RDMA ({fabric} is RDMA)").format(fabric=fabric_name(inter.fabric)),
+            _("derived from the fabric"),
+        )
+    return None, _("RDMA not stated"), None
 
 
 def lossless_ethernet(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     if not facts.needs_fabric:
-        return 1.0, "not needed: the job fits in one node", None
+        return 1.0, _("not needed: the job fits in one node"), None
     inter = facts.offering.inter_node
     if inter is None:
-        return None, "fabric not stated", None
+        return None, _("fabric not stated"), None
     if inter.fabric != "roce":
-        return 1.0, (f"does not apply ({inter.fabric})" if explain else ""), None
+        return 1.0, (_("does not apply ({fabric})").format(fabric=inter.fabric) if explain else ""), None
     if inter.lossless is None:
-        return None, "RoCE without a word on lossless (PFC/ECN) configuration", None
+        return None, _("RoCE without a word on lossless (PFC/ECN) configuration"), None
     score = 1.0 if inter.lossless else 0.0
     if not explain:
         return score, "", None
-    text = "lossless RoCE" if inter.lossless else "RoCE not configured lossless"
+    text = _("lossless RoCE") if inter.lossless else _("RoCE not configured lossless")
     return score, text, facts.offering.fact("inter_node.lossless")

@@ -11,31 +11,41 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from catalogs.i18n import _
+from catalogs.i18n import _, ngettext
 from catalogs.link_quality import PeriodStats
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
 from catalogs.scoring.judgement import linear as _linear
 
 
-def _describe_period(stats: PeriodStats, label: str) -> str:
+def _describe_period(stats: PeriodStats, peak: bool) -> str:
+    """ "peak: median 160 ms, p95 210 ms, loss 0.50%, … over 24 h / 1,000 samples"."""
     parts = []
     if stats.rtt_median_ms is not None:
-        parts.append(f"median {stats.rtt_median_ms:.0f} ms")
+        parts.append(_("median {ms:.0f} ms").format(ms=stats.rtt_median_ms))
     if stats.rtt_p95_ms is not None:
-        parts.append(f"p95 {stats.rtt_p95_ms:.0f} ms")
+        parts.append(_("p95 {ms:.0f} ms").format(ms=stats.rtt_p95_ms))
     if stats.loss is not None:
-        parts.append(f"loss {stats.loss:.2%}")
+        parts.append(_("loss {loss:.2%}").format(loss=stats.loss))
     if stats.jitter_ms is not None:
-        parts.append(f"jitter {stats.jitter_ms:.1f} ms")
+        parts.append(_("jitter {ms:.1f} ms").format(ms=stats.jitter_ms))
     if stats.throughput_mbps is not None:
-        parts.append(f"{stats.throughput_mbps:.0f} Mbit/s")
+        parts.append(_("{mbps:.0f} Mbit/s").format(mbps=stats.throughput_mbps))
     amount = []
     if stats.hours is not None:
-        amount.append(f"{stats.hours:g} h")
+        amount.append(_("{hours:g} h").format(hours=stats.hours))
     if stats.samples is not None:
-        amount.append(f"{stats.samples:,} samples")
-    return f"{label}: " + ", ".join(parts) + (f" over {' / '.join(amount)}" if amount else "")
+        amount.append(ngettext("{n} sample", "{n} samples", stats.samples).format(n=f"{stats.samples:,}"))
+    figures, over = ", ".join(parts), " / ".join(amount)
+    if peak:
+        text = _("peak: {figures} over {amount}") if amount else _("peak: {figures}")
+    else:
+        text = (
+            _("off-peak only (no peak-hour data): {figures} over {amount}")
+            if amount
+            else _("off-peak only (no peak-hour data): {figures}")
+        )
+    return text.format(figures=figures, amount=over)
 
 
 def line_period_score(stats: PeriodStats, params: Mapping[str, float]) -> float | None:
@@ -67,18 +77,18 @@ def evidence_confidence(stats: PeriodStats, full_hours: float, full_samples: flo
     return min(shares) if shares else 0.5
 
 
-def _measured_period(facts: CandidateFacts) -> tuple[PeriodStats, str, float] | None:
-    """The period line quality is judged on (peak hours, else off-peak at half trust), its label and the
-    trust factor; None when nothing was measured."""
+def _measured_period(facts: CandidateFacts) -> tuple[PeriodStats, bool, float] | None:
+    """The period line quality is judged on (peak hours, else off-peak at half trust), whether it is the
+    peak, and the trust factor; None when nothing was measured."""
     link = facts.link
     if link is None:
         return None
-    period, label, penalty = link.peak, "peak", 1.0
+    period, peak, penalty = link.peak, True, 1.0
     if period is None or not period.measured:
-        period, label, penalty = link.offpeak, "off-peak only (no peak-hour data)", 0.5
+        period, peak, penalty = link.offpeak, False, 0.5
     if period is None or not period.measured:
         return None
-    return period, label, penalty
+    return period, peak, penalty
 
 
 def line_quality_evidence(facts: CandidateFacts, params: Mapping[str, float]) -> tuple[float, float] | None:
@@ -86,7 +96,7 @@ def line_quality_evidence(facts: CandidateFacts, params: Mapping[str, float]) ->
     found = _measured_period(facts)
     if found is None:
         return None
-    period, _label, penalty = found
+    period, _peak, penalty = found
     raw = line_period_score(period, params)
     if raw is None:
         return None
@@ -101,14 +111,14 @@ def line_quality_evidence(facts: CandidateFacts, params: Mapping[str, float]) ->
 def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     link = facts.link
     if link is None:
-        return None, (f"not measured ({facts.link_note})" if explain else ""), None
+        return None, (_("not measured ({note})").format(note=facts.link_note) if explain else ""), None
     found = _measured_period(facts)
     if found is None:
-        return None, "not measured (summary has no figures)", None
-    period, label, _penalty = found
+        return None, _("not measured (summary has no figures)"), None
+    period, peak, _penalty = found
     evidence_parts = line_quality_evidence(facts, params)
     if evidence_parts is None:
-        return None, "not measured", None
+        return None, _("not measured"), None
     raw, confidence = evidence_parts
     checklist = facts.checklist
     # Thin evidence is pulled toward what an unmeasured region counts, so that a few minutes of bad figures
@@ -117,18 +127,27 @@ def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bo
     score = confidence * raw + (1 - confidence) * unknown
     if not explain:
         return score, "", None
-    text = _describe_period(period, label)
+    parts = [_describe_period(period, peak)]
     if confidence < 1:
-        text += (
-            f"; thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown "
-            f"score {unknown:g}"
-        )
+        parts.append(_thin_evidence(confidence, raw, unknown))
     if link.route is not None and link.route.agrees is False:
-        text += f"; route contradicts the claimed {link.route.claimed_line_type}"
-    source = f"measured from {link.vantage or 'an unnamed vantage'}"
+        parts.append(
+            _("route contradicts the claimed {line_type}").format(line_type=link.route.claimed_line_type)
+        )
+    vantage = link.vantage or _("an unnamed vantage")
     if link.period_start and link.period_end:
-        source += f", {link.period_start:%Y-%m-%d} to {link.period_end:%Y-%m-%d}"
-    return score, text, source
+        source = _("measured from {vantage}, {start} to {end}").format(
+            vantage=vantage, start=f"{link.period_start:%Y-%m-%d}", end=f"{link.period_end:%Y-%m-%d}"
+        )
+    else:
+        source = _("measured from {vantage}").format(vantage=vantage)
+    return score, "; ".join(parts), source
+
+
+def _thin_evidence(confidence: float, raw: float, unknown: float) -> str:
+    return _(
+        "thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown score {unknown:g}"
+    ).format(confidence=confidence, raw=raw, unknown=unknown)
 
 
 def line_claim_score(agrees: bool, confidence: float, unknown: float) -> float:
@@ -155,15 +174,18 @@ def line_claim_evidence(facts: CandidateFacts, params: Mapping[str, float]) -> t
 def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     region = facts.candidate.region
     if region is None:
-        return None, "region not stated", None
+        return None, _("region not stated"), None
     claimed = region.line_types[0] if region.line_types else None
     route = facts.link.route if facts.link else None
     if route is None or route.agrees is None:
         # unverified either way: a claim is not held against a region before its route was traced
-        text = (f"claims {claimed}; " if claimed else "") + "route not traced" if explain else ""
-        return None, text, None
+        if not explain:
+            return None, "", None
+        if claimed:
+            return None, _("claims {line_type}; route not traced").format(line_type=claimed), None
+        return None, _("route not traced"), None
     if claimed is None and route.claimed_line_type is None:
-        return 1.0, "no line type claimed", "measured route"
+        return 1.0, _("no line type claimed"), _("measured route")
     parts = line_claim_evidence(facts, params)
     confidence = parts[1] if parts is not None else 0.5
     unknown = facts.checklist.unknown_score
@@ -171,17 +193,41 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
     if not explain:
         return score, "", None
     claim = route.claimed_line_type or claimed or "?"
-    counts = f" ({route.agreeing_traces} of {route.traces} traces)" if route.traces else ""
+    values = {
+        "line_type": claim,
+        "agreeing": route.agreeing_traces,
+        "traces": route.traces,
+        "measured": route.measured_class or _("another class"),
+        "evidence": route.evidence,
+        "unknown": unknown,
+    }
     if route.agrees:
-        return score, f"route agrees with the claimed {claim}{counts}", "measured route"
-    evidence = f": {route.evidence}" if route.evidence else ""
-    measured = route.measured_class or "another class"
-    return (
-        score,
-        f"claims {claim} but the route measured as {measured}{counts}{evidence} — scored below an untraced "
-        f"claim ({unknown:g})",
-        "measured route",
-    )
+        if route.traces:
+            text = _("route agrees with the claimed {line_type} ({agreeing} of {traces} traces)")
+        else:
+            text = _("route agrees with the claimed {line_type}")
+        return score, text.format(**values), _("measured route")
+    if route.traces and route.evidence:
+        text = _(
+            "claims {line_type} but the route measured as {measured} ({agreeing} of {traces} traces): "
+            "{evidence} — scored below an untraced claim ({unknown:g})"
+        )
+    elif route.traces:
+        text = _(
+            "claims {line_type} but the route measured as {measured} ({agreeing} of {traces} traces) — "
+            "scored below an untraced claim ({unknown:g})"
+        )
+    elif route.evidence:
+        text = _(
+            "claims {line_type} but the route measured as {measured}: {evidence} — scored below an "
+            "untraced claim ({unknown:g})"
+        )
+    else:
+        text = _(
+            "claims {line_type} but the route measured as {measured} — scored below an untraced claim "
+            "({unknown:g})"
+        )
+    return score, text.format(**values), _("measured route")
 
 
 # DSLReports' bufferbloat grades (https://www.dslreports.com/faq/17930): the added delay below which each is
@@ -256,9 +302,6 @@ def line_responsiveness(facts: CandidateFacts, params: Mapping[str, float], expl
             "grade {grade}, {rpm} RPM) over {tests} test(s)"
         ).format(**values)
     if confidence < 1:
-        text += "; " + _(
-            "thin evidence: trusted {confidence:.0%}, measured {raw:.2f} pulled toward the unknown score "
-            "{unknown:g}"
-        ).format(confidence=confidence, raw=raw, unknown=unknown)
+        text += "; " + _thin_evidence(confidence, raw, unknown)
     source = _("responsiveness tests from {vantage}").format(vantage=link.vantage or _("an unnamed vantage"))
     return score, text, source

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from catalogs.i18n import _
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result, Source
 
@@ -21,9 +22,9 @@ def _yes_no(
 def management_network(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     return _yes_no(
         facts.offering.management_network_separate,
-        "separate management network",
-        "management shares the fabric",
-        "separate management network not stated",
+        _("separate management network"),
+        _("management shares the fabric"),
+        _("separate management network not stated"),
         lambda: facts.offering.fact("management_network_separate"),
         explain,
     )
@@ -33,8 +34,8 @@ def bmc_ipmi(facts: CandidateFacts, params: Mapping[str, float], explain: bool) 
     if facts.offering.bmc_ipmi is not None:
         return _yes_no(
             facts.offering.bmc_ipmi,
-            "BMC/IPMI available",
-            "no BMC/IPMI",
+            _("BMC/IPMI available"),
+            _("no BMC/IPMI"),
             "",
             lambda: facts.offering.fact("bmc_ipmi"),
             explain,
@@ -42,9 +43,9 @@ def bmc_ipmi(facts: CandidateFacts, params: Mapping[str, float], explain: bool) 
     service = facts.service
     return _yes_no(
         service.bmc_ipmi if service is not None else None,
-        "BMC/IPMI available",
-        "no BMC/IPMI",
-        "BMC/IPMI not stated",
+        _("BMC/IPMI available"),
+        _("no BMC/IPMI"),
+        _("BMC/IPMI not stated"),
         lambda: service.provenance("bmc_ipmi") if service is not None else None,
         explain,
     )
@@ -53,19 +54,20 @@ def bmc_ipmi(facts: CandidateFacts, params: Mapping[str, float], explain: bool) 
 def power_redundancy(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     value = facts.offering.power_redundancy
     if value is None:
-        return None, "power redundancy not stated", None
+        return None, _("power redundancy not stated"), None
     score = params.get(value, 0.3)
-    return (
-        (score, f"power {value}", facts.offering.fact("power_redundancy")) if explain else (score, "", None)
-    )
+    if not explain:
+        return score, "", None
+    return score, _("power {redundancy}").format(redundancy=value), facts.offering.fact("power_redundancy")
 
 
 def cooling(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     value = facts.offering.cooling
     if value is None:
-        return None, "cooling not stated", None
+        return None, _("cooling not stated"), None
     if value == "air" and facts.needs.model.params >= 100e9:
-        score, text = params["air_for_100b_plus"], "air cooling (100B+ models may call for liquid)"
+        score, text = params["air_for_100b_plus"], _("air cooling (100B+ models may call for liquid)")
     else:
-        score, text = params.get(value, 0.5), f"{value} cooling"
+        score = params.get(value, 0.5)
+        text = {"air": _("air cooling"), "liquid": _("liquid cooling"), "hybrid": _("hybrid cooling")}[value]
     return (score, text, facts.offering.fact("cooling")) if explain else (score, "", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from catalogs.i18n import _
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
 from catalogs.scoring.judgement import fmt as _fmt
@@ -13,12 +14,13 @@ from catalogs.scoring.judgement import linear as _linear
 def ddos_protection(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     service = facts.service
     if service is None or service.ddos_protection_gbit_s is None:
-        return None, "DDoS protection not stated", None
+        return None, _("DDoS protection not stated"), None
     value = service.ddos_protection_gbit_s
     score = min(1.0, value / params["full_gbit_s"])
     if not explain:
         return score, "", None
-    return score, f"DDoS protection {_fmt(value)} Gbit/s", service.provenance("ddos_protection_gbit_s")
+    text = _("DDoS protection {gbit} Gbit/s").format(gbit=_fmt(value))
+    return score, text, service.provenance("ddos_protection_gbit_s")
 
 
 def elasticity(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
@@ -29,44 +31,44 @@ def elasticity(facts: CandidateFacts, params: Mapping[str, float], explain: bool
         headroom = facts.capacity / planned
         parts.append(min(1.0, headroom / params["full_headroom"]))
         if explain:
-            text.append(f"{headroom:.1f}× the planned GPUs available")
+            text.append(_("{headroom:.1f}× the planned GPUs available").format(headroom=headroom))
     inter = facts.offering.inter_node
     if inter is not None and inter.upgrade_path:
         parts.append(1.0)
         if explain:
-            text.append(f"fabric upgrade path {inter.upgrade_path}")
+            text.append(_("fabric upgrade path {path}").format(path=inter.upgrade_path))
     if parts:
         return sum(parts) / len(parts), "; ".join(text), None
     service = facts.service
     if service is not None and service.scale_out:
         source = service.provenance("scale_out") if explain else None
-        return params["claimed_only"], "scale-out on demand claimed, not quantified", source
-    return None, "scale-out headroom and upgrade path not stated", None
+        return params["claimed_only"], _("scale-out on demand claimed, not quantified"), source
+    return None, _("scale-out headroom and upgrade path not stated"), None
 
 
 def delivery_time(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     service = facts.service
     if service is None or service.delivery_days is None:
-        return None, "delivery time not stated", None
+        return None, _("delivery time not stated"), None
     days = service.delivery_days
     score = _linear(days, params["good_days"], params["bad_days"])
     if not explain:
         return score, "", None
-    return score, f"delivered in {days:g} days", service.provenance("delivery_days")
+    return score, _("delivered in {days:g} days").format(days=days), service.provenance("delivery_days")
 
 
 def support(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
     service = facts.service
     if service is None or (service.support_24x7 is None and service.sla_uptime_percent is None):
-        return None, "support hours and SLA not stated", None
+        return None, _("support hours and SLA not stated"), None
     parts: list[float] = []
     text: list[str] = []
     if service.support_24x7 is not None:
         parts.append(1.0 if service.support_24x7 else 0.4)
-        text.append("24/7 support" if service.support_24x7 else "support not 24/7")
+        text.append(_("24/7 support") if service.support_24x7 else _("support not 24/7"))
     if service.sla_uptime_percent is not None:
         sla, good = service.sla_uptime_percent, params["good_sla_percent"]
         parts.append(1.0 if sla >= good else max(0.0, 1 - (good - sla)))
-        text.append(f"SLA {sla:g} %")
+        text.append(_("SLA {percent:g} %").format(percent=sla))
     score = sum(parts) / len(parts)
     return (score, ", ".join(text), service.provenance("support_24x7")) if explain else (score, "", None)

@@ -2,6 +2,69 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CatalogActions</name>
+    <message>
+        <source>Delete an offering</source>
+        <translation>删除产品</translation>
+    </message>
+    <message>
+        <source>Delete {provider}/{offering} from your catalogs? Every fact you gave it goes; the bundled catalogs are not touched.</source>
+        <translation>从我的目录中删除 {provider}/{offering}？您为它填写的所有事实都会删除；内置目录不受影响。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Keep it</source>
+        <translation>保留</translation>
+    </message>
+    <message>
+        <source>{provider}/{offering} deleted from your catalogs.</source>
+        <translation>已从我的目录中删除 {provider}/{offering}。</translation>
+    </message>
+    <message>
+        <source>Copy to my catalogs</source>
+        <translation>复制到我的目录</translation>
+    </message>
+    <message>
+        <source>The copy of {provider}/{offering} in your catalogs (each fact keeps its source), under the id:</source>
+        <translation>{provider}/{offering} 在我的目录中的副本（每个事实保留其来源），ID 为：</translation>
+    </message>
+    <message>
+        <source>{provider}/{offering} copied to your catalogs as {copy}.</source>
+        <translation>已将 {provider}/{offering} 复制到我的目录，ID 为 {copy}。</translation>
+    </message>
+    <message>
+        <source>Your catalogs were not changed</source>
+        <translation>我的目录未更改</translation>
+    </message>
+    <message>
+        <source>New offering…</source>
+        <translation>新建产品…</translation>
+    </message>
+    <message>
+        <source>Edit…</source>
+        <translation>编辑…</translation>
+    </message>
+    <message>
+        <source>A bundled offering is not deleted or changed in place: copy it into your catalogs to make it yours.</source>
+        <translation>内置产品不能直接删除或修改：请先复制到我的目录，再按需编辑。</translation>
+    </message>
+    <message>
+        <source>Questionnaire</source>
+        <translation>问卷</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+</context>
+<context>
     <name>CatalogScreen</name>
     <message>
         <source>Loading the catalogs…</source>
@@ -755,10 +818,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <source>&amp;About linkvet</source>
         <translation>关于 linkvet(&amp;A)</translation>
     </message>
-    <message>
-        <source>Scorecard reasons, catalog notes and error messages are in English (from linkvet&apos;s core).</source>
-        <translation>评分理由、目录说明和错误信息为英文（来自 linkvet 核心）。</translation>
-    </message>
 </context>
 <context>
     <name>NeedsForm</name>
@@ -885,6 +944,156 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>any (as the probes recorded it)</source>
         <translation>任意（按探测记录）</translation>
+    </message>
+</context>
+<context>
+    <name>OfferingFields</name>
+    <message>
+        <source>Left empty: your fact is taken out of your catalogs on Save.</source>
+        <translation>留空：保存时从我的目录中移除您填写的这个事实。</translation>
+    </message>
+    <message>
+        <source>Left empty: what the catalog says stays (nothing is deleted).</source>
+        <translation>留空：保留目录现有的值（不会删除任何内容）。</translation>
+    </message>
+    <message>
+        <source>not stated by any source</source>
+        <translation>没有任何来源说明</translation>
+    </message>
+    <message>
+        <source>claimed</source>
+        <translation>宣称</translation>
+    </message>
+    <message>
+        <source>verified</source>
+        <translation>已验证</translation>
+    </message>
+    <message>
+        <source>contradicted</source>
+        <translation>与实测不符</translation>
+    </message>
+    <message>
+        <source>source not stated</source>
+        <translation>来源未说明</translation>
+    </message>
+    <message>
+        <source>derived: {source}</source>
+        <translation>推算：{source}</translation>
+    </message>
+    <message>
+        <source>as of {date}</source>
+        <translation>截至 {date}</translation>
+    </message>
+    <message>
+        <source>GPUs and the server</source>
+        <translation>GPU 与服务器</translation>
+    </message>
+    <message>
+        <source>Network between servers</source>
+        <translation>服务器间网络</translation>
+    </message>
+    <message>
+        <source>Storage</source>
+        <translation>存储</translation>
+    </message>
+    <message>
+        <source>Operations</source>
+        <translation>运维</translation>
+    </message>
+    <message>
+        <source>Price and term</source>
+        <translation>价格与租期</translation>
+    </message>
+    <message>
+        <source>Capacity and regions</source>
+        <translation>可租规模与区域</translation>
+    </message>
+    <message>
+        <source>not stated</source>
+        <translation>未说明</translation>
+    </message>
+</context>
+<context>
+    <name>OfferingForm</name>
+    <message>
+        <source>Checking…</source>
+        <translation>正在检查…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n value(s) not valid: nothing is saved until they are.</source>
+        <translation>
+            <numerusform>%n 个值无效：改正之前不会保存任何内容。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Nothing changed yet.</source>
+        <translation>尚未更改任何内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changed value(s), valid by the catalog&apos;s rules: Save writes them into {file}.</source>
+        <translation>
+            <numerusform>%n 个已更改的值符合目录规则：点击“保存”写入 {file}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{message} (expected: {expected})</source>
+        <translation>{message}（应为：{expected}）</translation>
+    </message>
+    <message>
+        <source>Saving…</source>
+        <translation>正在保存…</translation>
+    </message>
+    <message>
+        <source>{provider}/{offering} saved into {file}.</source>
+        <translation>{provider}/{offering} 已保存到 {file}。</translation>
+    </message>
+    <message>
+        <source>New offering</source>
+        <translation>新建产品</translation>
+    </message>
+    <message>
+        <source>Edit {provider}/{offering}</source>
+        <translation>编辑 {provider}/{offering}</translation>
+    </message>
+    <message>
+        <source>Only the values you change are saved, each with the source and date below, into your own catalog folder ({folder}); the bundled catalogs are never changed. An empty field means not stated (unknown).</source>
+        <translation>只保存您更改的值，每个值都带上下面填写的来源和日期，写入您自己的目录文件夹（{folder}）；内置目录永远不会被修改。留空表示未说明（未知）。</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Offering id</source>
+        <translation>产品 ID</translation>
+    </message>
+    <message>
+        <source>e.g. gpu-h100-8x (lowercase letters, digits, . _ -)</source>
+        <translation>例如 gpu-h100-8x（小写字母、数字、. _ -）</translation>
+    </message>
+    <message>
+        <source>Source of what you change</source>
+        <translation>所改内容的来源</translation>
+    </message>
+    <message>
+        <source>Who said it, in what document: e.g. quote from Li Wei, sales, 2026-12-03</source>
+        <translation>谁说的、出自什么文件：例如 李伟（销售）的报价，2026-12-03</translation>
+    </message>
+    <message>
+        <source>As of</source>
+        <translation>截至日期</translation>
+    </message>
+    <message>
+        <source>YYYY-MM-DD (or YYYY-MM, YYYY)</source>
+        <translation>YYYY-MM-DD（或 YYYY-MM、YYYY）</translation>
+    </message>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
     </message>
 </context>
 <context>
@@ -1068,6 +1277,264 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Seconds since the run started</source>
         <translation>运行开始后的秒数</translation>
+    </message>
+</context>
+<context>
+    <name>QuestionnaireExportDialog</name>
+    <message>
+        <source>A needs profile</source>
+        <translation>需求配置文件</translation>
+    </message>
+    <message>
+        <source>Needs profiles (*.toml)</source>
+        <translation>需求配置文件 (*.toml)</translation>
+    </message>
+    <message>
+        <source>Save the questionnaire as</source>
+        <translation>问卷另存为</translation>
+    </message>
+    <message>
+        <source>Excel workbooks (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>{file}: the questionnaire is an xlsx workbook: name it .xlsx</source>
+        <translation>{file}：问卷是 xlsx 工作簿，文件名请以 .xlsx 结尾</translation>
+    </message>
+    <message>
+        <source>{file}: the folder {folder} does not exist</source>
+        <translation>{file}：文件夹 {folder} 不存在</translation>
+    </message>
+    <message>
+        <source>{file} exists: choose it with Browse… to replace it</source>
+        <translation>{file} 已存在：如需替换，请通过“浏览…”选择它</translation>
+    </message>
+    <message>
+        <source>no needs profile at {file}</source>
+        <translation>{file} 处没有需求配置文件</translation>
+    </message>
+    <message>
+        <source>Writing the questionnaire…</source>
+        <translation>正在写入问卷…</translation>
+    </message>
+    <message>
+        <source>Wrote {file}: {count} questions about {offerings}. Send it to the vendor; import the answers with Questionnaire → Import…</source>
+        <translation>已写入 {file}：关于 {offerings} 的 {count} 个问题。请发给服务商；收到回答后用“问卷 → 导入…”导入。</translation>
+    </message>
+    <message>
+        <source>Export a questionnaire</source>
+        <translation>导出问卷</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Offerings to ask about</source>
+        <translation>要询问的产品</translation>
+    </message>
+    <message>
+        <source>New offerings to ask about</source>
+        <translation>要询问的新产品</translation>
+    </message>
+    <message>
+        <source>Order the questions by</source>
+        <translation>问题排序依据</translation>
+    </message>
+    <message>
+        <source>Language</source>
+        <translation>语言</translation>
+    </message>
+    <message>
+        <source>Save as</source>
+        <translation>另存为</translation>
+    </message>
+    <message>
+        <source>ids the catalog does not have yet, separated by commas</source>
+        <translation>目录中尚无的 ID，用逗号分隔</translation>
+    </message>
+    <message>
+        <source>no training needs (the questions in their own order)</source>
+        <translation>不按训练需求（按问题本身的顺序）</translation>
+    </message>
+    <message>
+        <source>the training needs of the Needs &amp; score screen</source>
+        <translation>“需求与评分”页面的训练需求</translation>
+    </message>
+    <message>
+        <source>a needs profile file</source>
+        <translation>需求配置文件</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+</context>
+<context>
+    <name>QuestionnaireImportDialog</name>
+    <message>
+        <source>An answered questionnaire</source>
+        <translation>已回答的问卷</translation>
+    </message>
+    <message>
+        <source>Excel workbooks (*.xlsx)</source>
+        <translation>Excel 工作簿 (*.xlsx)</translation>
+    </message>
+    <message>
+        <source>The inputs changed: press Preview again before importing.</source>
+        <translation>输入已更改：导入前请重新点击“预览”。</translation>
+    </message>
+    <message>
+        <source>no such file: {file}</source>
+        <translation>文件不存在：{file}</translation>
+    </message>
+    <message>
+        <source>Reading the answers…</source>
+        <translation>正在读取回答…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n answer(s) not valid: nothing can be imported. Correct them in the workbook and preview again (or skip the invalid ones).</source>
+        <translation>
+            <numerusform>%n 个回答无效：无法导入。请在工作簿中改正后重新预览（或跳过无效回答）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{answers} answers: {new} new facts, {same} the same as the catalog says, {conflicts} that contradict it (ticked: take the answer; unticked: keep what the catalog says). Nothing is written until you press Import.</source>
+        <translation>{answers} 个回答：{new} 个新事实，{same} 个与目录一致，{conflicts} 个与目录冲突（勾选：采用回答；不勾选：保留目录现有的值）。点击“导入”之前不会写入任何内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n invalid answer(s) will be skipped (listed below).</source>
+        <translation>
+            <numerusform>将跳过 %n 个无效回答（见下表）。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>{source} (as of {date})</source>
+        <translation>{source}（截至 {date}）</translation>
+    </message>
+    <message>
+        <source>take the answer</source>
+        <translation>采用回答</translation>
+    </message>
+    <message>
+        <source>new fact</source>
+        <translation>新事实</translation>
+    </message>
+    <message>
+        <source>same (source and date refreshed)</source>
+        <translation>相同（更新来源和日期）</translation>
+    </message>
+    <message>
+        <source>a verified fact stands</source>
+        <translation>保留已验证的事实</translation>
+    </message>
+    <message>
+        <source>source not stated</source>
+        <translation>来源未说明</translation>
+    </message>
+    <message>
+        <source>Writing the answers into your catalogs…</source>
+        <translation>正在把回答写入我的目录…</translation>
+    </message>
+    <message>
+        <source>{answers} answers written: {added} facts added, {changed} changed (earlier values kept in their history), {unchanged} unchanged, {kept} kept as the catalog says, in {file}.</source>
+        <translation>已写入 {answers} 个回答：新增 {added} 个事实，更改 {changed} 个（旧值保留在历史中），{unchanged} 个未变，{kept} 个保留目录现有的值，文件 {file}。</translation>
+    </message>
+    <message>
+        <source>Import an answered questionnaire</source>
+        <translation>导入已回答的问卷</translation>
+    </message>
+    <message>
+        <source>Workbook</source>
+        <translation>工作簿</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Answered by</source>
+        <translation>回答人</translation>
+    </message>
+    <message>
+        <source>Answers as of</source>
+        <translation>回答日期</translation>
+    </message>
+    <message>
+        <source>empty: the workbook&apos;s “Answered by”</source>
+        <translation>留空：使用工作簿中的“回答人”</translation>
+    </message>
+    <message>
+        <source>empty: the workbook&apos;s answer date (YYYY-MM-DD)</source>
+        <translation>留空：使用工作簿中的回答日期（YYYY-MM-DD）</translation>
+    </message>
+    <message>
+        <source>Skip invalid answers (import the valid ones and list the rest)</source>
+        <translation>跳过无效回答（导入有效回答并列出其余）</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Preview</source>
+        <translation>预览</translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Question</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>The catalog says now</source>
+        <translation>目录现有的值</translation>
+    </message>
+    <message>
+        <source>The answer</source>
+        <translation>回答</translation>
+    </message>
+    <message>
+        <source>Sheet</source>
+        <translation>工作表</translation>
+    </message>
+    <message>
+        <source>Row</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>Given</source>
+        <translation>填写的值</translation>
+    </message>
+    <message>
+        <source>Expected</source>
+        <translation>应为</translation>
+    </message>
+    <message>
+        <source>Problem</source>
+        <translation>问题说明</translation>
     </message>
 </context>
 <context>

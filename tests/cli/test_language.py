@@ -1,0 +1,167 @@
+"""The language of `linkvet`: gettext's environment (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) decides, `--lang`
+overrides it, a language without a catalog reads as English; the verdicts, doubts and errors people read
+follow it while JSON keys and enumerated values stay as they are. Through the real command, against
+loopback (a closed port, traces of 127.0.0.1 with a hand-written network table that puts it in CN2)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_env
+
+NETWORKS = """version = 1
+
+# Hand-written for these tests: loopback as CN2 (AS4809), so a one-hop trace reads as CN2 GIA with a doubt.
+[[prefix]]
+cidr = "127.0.0.0/8"
+asn = 4809
+source = "hand-written test table"
+"""
+
+
+def linkvet(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = cli_env(tmp_path)
+    environment.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "desktop.cli", *args],
+        cwd=tmp_path,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def closed_port() -> int:
+    """A loopback TCP port nothing listens on (bound, then closed: connects are refused)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture
+def networks(tmp_path: Path) -> Path:
+    path = tmp_path / "nets.toml"
+    path.write_text(NETWORKS)
+    return path
+
+
+def trace_args(networks: Path, *extra: str) -> tuple[str, ...]:
+    return (
+        "trace",
+        "127.0.0.1",
+        "-P",
+        "udp",
+        "-q",
+        "1",
+        "-n",
+        "2",
+        "--no-store",
+        "--networks",
+        str(networks),
+        *extra,
+    )
+
+
+def test_trace_verdict_doubts_and_claim_check_in_chinese(tmp_path: Path, networks: Path) -> None:
+    done = linkvet(tmp_path, *trace_args(networks, "--line-type", "cn2-gt"), LANG="zh_CN.UTF-8")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "这是从本机（办公室）到该地区的路径：去程。" in out
+    assert "判定：cn2-gia — CN2 GIA：有 CN2（AS4809）跳，没有 163（AS4134）跳" in out  # the class stays
+    assert "存疑：只有一个 CN2 跳（第 1 跳）" in out
+    assert "2 次追踪合计：CN2 GIA — 2 次追踪中 2 次为 cn2-gia" in out
+    assert "声称核对（不符）：声称是 CN2 GT，2 次追踪中 2 次经 127 (CN2)、没有 163 跳（cn2-gia）" in out
+    assert "跳  地址" in out.splitlines()[5]
+    assert "verdict" not in out and "doubt" not in out
+
+
+def test_trace_json_keeps_keys_and_values_and_words_the_text_in_chinese(
+    tmp_path: Path, networks: Path
+) -> None:
+    done = linkvet(tmp_path, *trace_args(networks, "--line-type", "cn2-gt", "--json"), LANG="zh_CN.UTF-8")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["verdict"]["class"] == "cn2-gia" and data["verdict"]["counts"] == {"cn2-gia": 2}
+    assert data["verdict"]["doubts"] == ["只有一个 CN2 跳（第 1 跳） [2 次追踪中 2 次]"]
+    assert data["claim"]["claimed_line_type"] == "cn2-gt" and data["claim"]["agrees"] is False
+    assert data["claim"]["evidence"].startswith("声称是 CN2 GT")
+    assert data["traces"][0]["verdict"]["rule"] == "cn2-only"
+
+
+def test_probe_errors_in_chinese(tmp_path: Path, closed_port: int) -> None:
+    url = f"http://127.0.0.1:{closed_port}/"
+    done = linkvet(tmp_path, "probe", url, "-c", "1", "--no-store", LANG="zh_CN.UTF-8")
+    assert done.returncode == 1, done.stderr
+    assert f"错误 refused：{url}：连接被拒绝" in done.stdout  # the error kind is a value: not translated
+    assert done.stdout.splitlines()[0].startswith("目标")
+    usage = linkvet(tmp_path, "probe", LANG="zh_CN.UTF-8")
+    assert usage.returncode == 2
+    assert "linkvet: 没有目标：请给出主机或 URL，或 --file FILE" in usage.stderr
+    missing = linkvet(tmp_path, "probe", "--method", "smoke", LANG="zh_CN.UTF-8")
+    assert missing.returncode == 2 and "无效的选择" in missing.stderr and "Traceback" not in missing.stderr
+    as_json = linkvet(tmp_path, "probe", url, "-c", "1", "--no-store", "--json", LANG="zh_CN.UTF-8")
+    row = json.loads(as_json.stdout)
+    assert row["error"] == "refused" and row["message"] == f"{url}：连接被拒绝"
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_lang_en_overrides_a_chinese_environment(tmp_path: Path, closed_port: int, where: str) -> None:
+    url = f"http://127.0.0.1:{closed_port}/"
+    args = ("--lang", "en", "probe", url) if where == "before" else ("probe", url, "--lang", "en")
+    done = linkvet(tmp_path, *args, "-c", "1", "--no-store", LANGUAGE="zh_CN", LANG="zh_CN.UTF-8")
+    assert f"ERROR refused: {url}: connection refused" in done.stdout
+    assert done.stdout.startswith("TARGET")
+
+
+def test_lang_zh_cn_overrides_an_english_environment(tmp_path: Path, networks: Path) -> None:
+    done = linkvet(tmp_path, "--lang", "zh_CN", *trace_args(networks), LANG="en_US.UTF-8")
+    assert done.returncode == 0, done.stderr
+    assert "存疑：只有一个 CN2 跳（第 1 跳）" in done.stdout
+    helped = linkvet(tmp_path, "probe", "--help", "--lang", "zh_CN")
+    assert (
+        helped.returncode == 0
+        and "用法：" in helped.stdout
+        and "立即测量一个或多个主机或 URL" in helped.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"LANG": "fr_FR.UTF-8"},  # no catalog
+        {"LANG": "zh_TW.UTF-8"},  # traditional Chinese is not zh_CN
+        {"LC_ALL": "C"},
+        {"LANGUAGE": "de", "LANG": "zh_CN.UTF-8"},  # LANGUAGE decides first, and has no catalog
+    ],
+)
+def test_a_language_without_a_catalog_reads_as_english(
+    tmp_path: Path, networks: Path, env: dict[str, str]
+) -> None:
+    done = linkvet(tmp_path, *trace_args(networks), **env)
+    assert done.returncode == 0, done.stderr
+    assert "doubt: only one CN2 hop (hop 1)" in done.stdout
+    assert "HOP  ADDRESS" in done.stdout
+
+
+def test_the_environment_is_read_as_gettext_reads_it(tmp_path: Path, networks: Path) -> None:
+    for env in (
+        {"LANGUAGE": "zh_CN", "LANG": "en_US.UTF-8"},
+        {"LC_MESSAGES": "zh_CN.UTF-8"},
+        {"LANG": "zh_CN"},
+    ):
+        done = linkvet(tmp_path, *trace_args(networks), **env)
+        assert "存疑：只有一个 CN2 跳（第 1 跳）" in done.stdout, env
+
+
+def test_an_unknown_lang_is_a_usage_error_naming_the_choices(tmp_path: Path) -> None:
+    done = linkvet(tmp_path, "--lang", "fr", "probe", "127.0.0.1")
+    assert done.returncode == 2
+    assert "invalid choice: 'fr' (choose from 'en', 'zh_CN')" in done.stderr
