@@ -13,9 +13,11 @@ Where things are
                     what http and download share in `_httpcommon.py`, their connections' kernel timestamps
                     (TTFB) in `_kernel_times.py` (SO_TIMESTAMPING) and `_timed_transport.py` (the httpx transport)
     loaded_latency.py  a responsiveness test's figures from its probes: RTT under load, RPM, the grade
-    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`)
+    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
+                    sending thread `icmp_worker.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
-    sockets.py      Linux socket plumbing (kernel timestamps, error queues, TCP_INFO);  resolve.py  DNS
+    sockets.py      Linux socket plumbing (kernel receive and transmit timestamps, error queues, TCP_INFO)
+    resolve.py      DNS (and IPv4-mapped IPv6 addresses to IPv4)
     plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
     metrics.py      Prometheus metrics of the rounds (`--metrics-listen`);  alerts/  `[[alerts]]` rules,
                     judged after each round, told to webhooks and mailboxes

@@ -154,6 +154,7 @@ class ErrorKind(StrEnum):
     """Why one attempt, or a whole target, produced no measurement."""
 
     TIMEOUT = "timeout"  # no reply within the timeout: counted as loss
+    LATE = "late"  # a reply came, but after the timeout: counted as loss, like a timeout
     UNREACHABLE = "unreachable"  # an ICMP destination/host/network unreachable came back
     TTL_EXCEEDED = "ttl_exceeded"  # a router on the way dropped the packet (time exceeded)
     DNS = "dns"  # the name did not resolve
@@ -166,7 +167,9 @@ class ErrorKind(StrEnum):
     PERMISSION = "permission"  # the OS refused (ICMP socket, privileged port)
     TOOL_MISSING = "tool_missing"  # an external program (iperf3) is not installed
     TOOL_FAILED = "tool_failed"  # the external program ran and reported an error
-    SEND_FAILED = "send_failed"  # the local stack refused to send (e.g. no buffer space)
+    # This machine could not send the attempt (no route, bad scope id, no buffer space): an error of this
+    # machine, not loss on the line, so the attempt counts as neither sent nor lost (`Sample.local_failure`).
+    SEND_FAILED = "send_failed"
     DEADLINE = "deadline"  # the target ran past its overall time budget
     INVALID = "invalid"  # the target itself is invalid (bad port, bad URL)
     INTERNAL = "internal"  # a fault in linkvet itself (logged with its traceback; please report it)

@@ -14,7 +14,8 @@ sent:
                     connects (kept as samples; they count in no figure)
 
 Figures (RTTs in ms; medians and percentiles as `probes.stats.percentile`; lost probes have no RTT and
-count in the losses):
+count in the losses; probes this machine could not send, `Sample.local_failure`, count in no figure, as
+they count nowhere else):
 
     idle_rtt_median_ms          the idle probes' median RTT
     download_rtt_median_ms      the median RTT of the probes sent during the download (ramp left out)
@@ -137,7 +138,7 @@ def figures(samples: Sequence[Sample]) -> dict[str, MetricValue]:
     """Every figure of the module docstring from a test's probes (None where not measured)."""
     by_phase: dict[str, list[Sample]] = {phase: [] for phase in PHASES}
     for sample in samples:
-        if sample.phase in by_phase:
+        if sample.phase in by_phase and not sample.local_failure:
             by_phase[sample.phase].append(sample)
     idle = by_phase["idle"]
     idle_median = _median(idle)

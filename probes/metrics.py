@@ -124,7 +124,12 @@ class RoundMetrics:
             buckets=SMOKEPING_BUCKETS_S,
             registry=r,
         )
-        self.sent = Counter("linkvet_probe_sent", "Attempts sent (icmp, tcp).", TARGET_LABELS, registry=r)
+        self.sent = Counter(
+            "linkvet_probe_sent",
+            "Attempts sent (icmp, tcp); one this machine could not send is not counted.",
+            TARGET_LABELS,
+            registry=r,
+        )
         self.lost = Counter(
             "linkvet_probe_lost", "Attempts without a reply (icmp, tcp).", TARGET_LABELS, registry=r
         )
@@ -174,13 +179,16 @@ class RoundMetrics:
         self.measured.labels(*labels).set(result.finished_at_us / 1e6)
         if target.method in RTT_METHODS:
             histogram = self.rtt.labels(*labels)
-            lost = 0
+            sent = lost = 0
             for sample in result.samples:
+                if sample.local_failure:  # never left this machine: neither sent nor lost (probes.stats)
+                    continue
+                sent += 1
                 if sample.rtt_ms is None:
                     lost += 1
                 else:
                     histogram.observe(sample.rtt_ms / 1000.0)
-            self.sent.labels(*labels).inc(len(result.samples))
+            self.sent.labels(*labels).inc(sent)
             self.lost.labels(*labels).inc(lost)
         elif target.method in THROUGHPUT_METHODS:
             for direction, mbps in _rates(result):

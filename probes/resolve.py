@@ -1,5 +1,8 @@
 """Host name → IP address, asynchronously. A name that does not resolve raises `ResolveFailed` with the
-resolver's words; the methods turn it into a result with `ErrorKind.DNS`."""
+resolver's words; the methods turn it into a result with `ErrorKind.DNS`.
+
+An IPv4-mapped IPv6 address (`::ffff:192.0.2.1`, given or resolved) is the IPv4 address it maps: probed over
+IPv4 (as ICMPv6 it would go nowhere and read 100% loss)."""
 
 from __future__ import annotations
 
@@ -27,6 +30,8 @@ async def resolve(host: str, family: int = socket.AF_UNSPEC) -> Resolved:
     except ValueError:
         pass
     else:
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+            return Resolved(str(ip.ipv4_mapped), socket.AF_INET, 0.0)
         return Resolved(str(ip), socket.AF_INET6 if ip.version == 6 else socket.AF_INET, 0.0)
     loop = asyncio.get_running_loop()
     started = time.perf_counter_ns()
@@ -45,4 +50,9 @@ async def resolve(host: str, family: int = socket.AF_UNSPEC) -> Resolved:
         raise ResolveFailed(_("cannot resolve {host!r}: no addresses").format(host=host))
     infos.sort(key=lambda info: 0 if info[0] == socket.AF_INET else 1)
     fam, _type, _proto, _canon, sockaddr = infos[0]
-    return Resolved(str(sockaddr[0]), int(fam), dns_ms)
+    address = str(sockaddr[0])
+    if fam == socket.AF_INET6:
+        mapped = ipaddress.IPv6Address(address.split("%", 1)[0]).ipv4_mapped
+        if mapped is not None:
+            return Resolved(str(mapped), socket.AF_INET, dns_ms)
+    return Resolved(address, int(fam), dns_ms)

@@ -33,7 +33,13 @@ class Sample:
 
     @property
     def lost(self) -> bool:
-        return self.rtt_ms is None
+        return self.rtt_ms is None and not self.local_failure
+
+    @property
+    def local_failure(self) -> bool:
+        """This machine could not send the attempt (no route, bad scope id): it counts as neither sent nor
+        lost (`probes.stats`), because it says nothing about the line."""
+        return self.error is ErrorKind.SEND_FAILED
 
     def as_dict(self) -> dict[str, Any]:
         out = {
@@ -52,8 +58,9 @@ class ProbeResult(SummaryFields):
     """Everything one target's measurement produced.
 
     `target` is what was actually measured (after an ICMP→TCP fallback, the TCP target). `error` is set when
-    the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool);
-    per-attempt failures live on the samples. `metrics` carries the method's own figures (HTTP phase timings,
+    the target could not be measured at all (DNS failure, ICMP not permitted and no fallback, missing tool,
+    no attempt this machine could send); per-attempt failures live on the samples. The summary leaves out
+    the attempts this machine could not send (`Sample.local_failure`). `metrics` carries the method's own figures (HTTP phase timings,
     throughput) with units in their names. `trace` holds a `trace` probe's hops and route verdict (its
     samples are the probes that reached the destination, so its statistics are end-to-end).
     """
@@ -70,7 +77,8 @@ class ProbeResult(SummaryFields):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "metrics", MappingProxyType(dict(self.metrics)))
-        object.__setattr__(self, "summary", summarize([s.rtt_ms for s in self.samples]))
+        rtts = [s.rtt_ms for s in self.samples if s.error is not ErrorKind.SEND_FAILED]  # not local failures
+        object.__setattr__(self, "summary", summarize(rtts))
 
     @property
     def method(self) -> Method:

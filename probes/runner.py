@@ -93,10 +93,10 @@ class Runner:
             self.progress(Progress(0, total, None, 0.0))
         # Every attempt's sample is also kept here, so a target that overruns its time budget still
         # reports what it measured.
-        taken: dict[str, list[Sample]] = {}
+        taken: dict[int, list[Sample]] = {}  # by id(target): the run holds every target
 
         def collect(target: Target, sample: Sample) -> None:
-            taken.setdefault(target.key, []).append(sample)
+            taken.setdefault(id(target), []).append(sample)
             if self.on_sample is not None:
                 self.on_sample(target, sample)
 
@@ -120,7 +120,7 @@ class Runner:
         return [r for r in results if r is not None]
 
     async def _measure(
-        self, target: Target, ctx: RunContext, pacing_s: float, taken: dict[str, list[Sample]]
+        self, target: Target, ctx: RunContext, pacing_s: float, taken: dict[int, list[Sample]]
     ) -> ProbeResult:
         options = self.options_for(target.method)
         started = now_us()
@@ -129,7 +129,7 @@ class Runner:
             async with asyncio.timeout(budget):
                 return await MEASURES[target.method](target, options, ctx)
         except TimeoutError:
-            samples = tuple(sorted(taken.get(target.key, ()), key=lambda s: s.seq))
+            samples = tuple(sorted(taken.get(id(target), ()), key=lambda s: s.seq))
             return ProbeResult(
                 target,
                 started,

@@ -1,7 +1,10 @@
 """Statistics over per-attempt RTTs, used everywhere linkvet reports latency.
 
 Definitions (the same in the CLI, the store's rollups, analysis, the GUI and exports):
-- `loss` is lost / sent, a fraction 0..1 (an attempt without a reply, whatever the reason, is lost);
+- `loss` is lost / sent, a fraction 0..1 (an attempt without a reply within the timeout, whatever the
+  reason, is lost; a reply after the timeout too). `sent` counts the attempts that left this machine: one it
+  could not send (`ErrorKind.SEND_FAILED`, `Sample.local_failure`) is an error of the machine, not loss on
+  the line, and callers leave it out of what they summarize;
 - percentiles interpolate linearly between closest ranks (NumPy's and pandas' default);
 - `jitter_ms` is the mean absolute difference between consecutive received RTTs, in send order, lost
   attempts skipped: the |D(i-1, i)| of RFC 3550 §6.4.1 averaged over the run rather than exponentially

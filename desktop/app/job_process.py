@@ -47,6 +47,7 @@ from probes.target import Method, Target
 
 FLUSH_S = 0.1
 _HEADER = struct.Struct(">IB")
+_LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)
 
 SAMPLES, FINISHED, DONE, ROUND, STOPPED, CANCELLED, ERROR, JOB = (k.encode() for k in "SFDRTCEJ")
 TERMINAL = frozenset({DONE, STOPPED, CANCELLED, ERROR})
@@ -200,11 +201,12 @@ class _Outbox:
             batch = self.samples[: self.MAX_SAMPLES_PER_FRAME]
             del self.samples[: self.MAX_SAMPLES_PER_FRAME]
             touched = set()
-            for key, seq, _, rtt, _ in batch:
-                self._rtts.setdefault(key, {})[seq] = rtt
+            for key, seq, _, rtt, error in batch:
+                if error != _LOCAL_FAILURE:  # an attempt this machine could not send: neither sent nor lost
+                    self._rtts.setdefault(key, {})[seq] = rtt
                 touched.add(key)
             summaries = {
-                key: astuple(summarize([self._rtts[key][s] for s in sorted(self._rtts[key])]))
+                key: astuple(summarize([self._rtts[key][s] for s in sorted(self._rtts.get(key, {}))]))
                 for key in touched
             }
             write_frame(self.stream, SAMPLES, (batch, summaries), self.lock)

@@ -160,7 +160,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 
 def run(args: argparse.Namespace) -> int:
-    from probes.store import Store
     from probes.target import Method, ProbeOptions, load_target_list, parse_target
 
     if not args.targets and args.file is None:
@@ -189,7 +188,8 @@ def run(args: argparse.Namespace) -> int:
         )
         for m in {t.method for t in targets}
     }
-    store = None if args.no_store else Store(args.db)  # a store that cannot be used is said before measuring
+    # A store that cannot be used is said before measuring.
+    store = None if args.no_store else _open_store(args.db)
     try:
         results = _measure(targets, options, args)
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
@@ -199,6 +199,12 @@ def run(args: argparse.Namespace) -> int:
         if store is not None:
             store.close()
     return EXIT_OK if all(r.ok for r in results) else EXIT_SOME_FAILED
+
+
+def _open_store(path: Path | None) -> Store:
+    from probes.store import Store  # pandas and NumPy load only when there is something to store
+
+    return Store(path)
 
 
 def _store(store: Store, results: Sequence[ProbeResult], vantage: str | None) -> None:

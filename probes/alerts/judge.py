@@ -58,8 +58,9 @@ def point_for(rule: AlertRule, result: ProbeResult) -> Point | None:
         return None
     at = result.started_at_us
     if rule.kind in ("loss", "p95"):
+        # As the stored result's sent and received: attempts this machine could not send count in neither.
         rtts = tuple(s.rtt_ms for s in result.samples if s.rtt_ms is not None)
-        return Point(at, sent=len(result.samples), lost=len(result.samples) - len(rtts), rtts_ms=rtts)
+        return Point(at, sent=result.sent, lost=result.sent - len(rtts), rtts_ms=rtts)
     if rule.kind == "throughput":
         name = "upload_mbps" if rule.direction == "upload" else "download_mbps"
         if result.method is not Method.IPERF3:

@@ -23,11 +23,14 @@ import pandas as pd
 
 from probes import histogram
 from probes.analysis.clock import US_PER_HOUR, Labeler
+from probes.errors import ErrorKind
 from probes.histogram import Hist
 from probes.store.rollup import HOUR_S, PART_COLUMNS, Rollups, sample_parts
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+
+_LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)  # a stored sample's error when this machine could not send it
 
 _SUMMED = ("sent", "received", "rtt_sum_ms", "jitter_sum_ms", "jitter_pairs")
 _DENSE_LIMIT = 4_000_000  # rows × buckets up to which histograms are merged densely
@@ -75,10 +78,11 @@ def cells_from_samples(
     """Cells (per target, UTC hour and label) of raw samples (as `Store.samples_frame` returns them: whole
     runs, so that each received RTT meets its predecessor). Only samples in the periods of `period_s` that
     start at `keep_starts` (UTC seconds) and in [since_us, until_us) become cells; the others serve as
-    predecessors for jitter."""
+    predecessors for jitter. Attempts this machine could not send (`Sample.local_failure`) are in no cell,
+    as in no rollup: they were never on the line (and, unanswered, are no jitter predecessor either)."""
     s = samples.sort_values(["result_id", "seq"], kind="stable")
     ts = s["ts_us"].to_numpy(dtype=np.int64)
-    keep = np.ones(ts.size, dtype=np.bool_)
+    keep = (s["error"] != _LOCAL_FAILURE).to_numpy(dtype=np.bool_, copy=True)
     if keep_starts is not None:
         keep &= np.isin(ts // 1_000_000 // period_s * period_s, keep_starts)
     if since_us is not None:

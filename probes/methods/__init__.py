@@ -1,26 +1,41 @@
 """The probe methods. Each is `async def measure(target, options, context) -> ProbeResult` and never raises
-for anything the network or the target does: failures come back as results."""
+for anything the network or the target does: failures come back as results.
+
+`MEASURES[method]` imports a method's module on first use, so that a run of pings does not load httpx."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Awaitable, Callable
 
-from probes.methods import download, http, icmp, iperf3, responsiveness, tcp, trace
 from probes.methods._context import RunContext
 from probes.results import ProbeResult
 from probes.target import Method, ProbeOptions, Target
 
 Measure = Callable[[Target, ProbeOptions, RunContext], Awaitable[ProbeResult]]
 
-MEASURES: dict[Method, Measure] = {
-    Method.ICMP: icmp.measure,
-    Method.TCP: tcp.measure,
-    Method.HTTP: http.measure,
-    Method.DOWNLOAD: download.measure,
-    Method.IPERF3: iperf3.measure,
-    Method.TRACE: trace.measure,
-    Method.RESPONSIVENESS: responsiveness.measure,
+_MODULES = {
+    Method.ICMP: "icmp",
+    Method.TCP: "tcp",
+    Method.HTTP: "http",
+    Method.DOWNLOAD: "download",
+    Method.IPERF3: "iperf3",
+    Method.TRACE: "trace",
+    Method.RESPONSIVENESS: "responsiveness",
 }
+
+
+class _Measures(dict[Method, Measure]):
+    """Method → its `measure`, the module imported when first asked for."""
+
+    def __missing__(self, method: Method) -> Measure:
+        module = importlib.import_module(f"probes.methods.{_MODULES[method]}")
+        measure: Measure = module.measure
+        self[method] = measure
+        return measure
+
+
+MEASURES: dict[Method, Measure] = _Measures()
 
 # Methods that move bulk data: they run one at a time, after the latency probes of the same round, so that
 # they neither compete with each other for the office's uplink nor inflate the RTTs measured beside them

@@ -1,16 +1,23 @@
-"""The attempt loop shared by the packet methods: paced sends, a fixed interval per target, replies awaited
-concurrently (a slow reply never delays the next send)."""
+"""The attempt loop shared by the packet methods (paced sends, a fixed interval per target, replies awaited
+concurrently: a slow reply never delays the next send), and the words a result carries about its attempts:
+what was lost and why, replies that came too late, attempts this machine could not send, and who timed
+the replies."""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TypeVar
 
 from probes.errors import ErrorKind
+from probes.i18n import _, ngettext
 from probes.pacing import Pacer
-from probes.results import Sample
+from probes.results import MetricValue, ProbeResult, Sample
+from probes.target import Target
+from probes.timestamps import TimestampSource, least_exact, now_us
 
 T = TypeVar("T")
 
@@ -25,7 +32,10 @@ async def send_paced(
         for i in range(count):
             await pacer.turn()
             sent = time.monotonic()
-            pending.append(start(i))
+            try:
+                pending.append(start(i))
+            finally:
+                pacer.sent()
             if i + 1 < count:
                 delay = sent + interval_s - time.monotonic()
                 if delay > 0:
@@ -39,8 +49,10 @@ async def send_paced(
 
 
 def describe_losses(samples: Sequence[Sample], noun: str) -> str | None:
-    """One line on what went wrong across attempts, e.g. '3 of 10 echoes lost: 2 timeout, 1 unreachable'."""
-    failed = [s for s in samples if s.error is not None]
+    """One line on what went wrong across the attempts that left this machine, e.g. '3 of 10 echoes lost:
+    2 timeout, 1 unreachable' (attempts this machine could not send are `attempt_notes`' to tell)."""
+    on_line = [s for s in samples if not s.local_failure]
+    failed = [s for s in on_line if s.error is not None]
     if not failed:
         return None
     counts: dict[ErrorKind, int] = {}
@@ -48,7 +60,109 @@ def describe_losses(samples: Sequence[Sample], noun: str) -> str | None:
         assert s.error is not None
         counts[s.error] = counts.get(s.error, 0) + 1
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]))
-    lost = sum(1 for s in samples if s.rtt_ms is None)
+    lost = sum(1 for s in on_line if s.rtt_ms is None)
     if lost:
-        return f"{lost} of {len(samples)} {noun} lost: {kinds}"
-    return f"{len(failed)} of {len(samples)} {noun} with errors: {kinds}"
+        return f"{lost} of {len(on_line)} {noun} lost: {kinds}"
+    return f"{len(failed)} of {len(on_line)} {noun} with errors: {kinds}"
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptNotes:
+    """What a result says about its attempts: the message, and the `timestamps` metric."""
+
+    message: str | None
+    timestamps: str | None
+
+
+def attempt_notes(
+    samples: Sequence[Sample],
+    noun: str,
+    *,
+    timeout_s: float,
+    late_ms: Sequence[float] = (),
+    sources: Sequence[TimestampSource] = (),
+    tx_refused: str | None = None,
+    responders: Sequence[str] = (),
+    details: Sequence[str | None] = (),
+) -> AttemptNotes:
+    """The notes of a measured result. `late_ms`: the answer times of replies that came after the timeout;
+    `sources`: who timed each answered attempt; `tx_refused`: why the kernel gives no transmit stamps;
+    `details`: the system's words for each attempt this machine could not send."""
+    notes: list[str] = []
+    losses = describe_losses(samples, noun)
+    if losses and responders:
+        losses += f" (reported by {', '.join(responders)})"
+    if losses:
+        notes.append(losses)
+    if late_ms:
+        notes.append(
+            ngettext(
+                "{n} reply came after the {timeout} s timeout (after {slowest} ms): counted as lost",
+                "{n} replies came after the {timeout} s timeout (the slowest after {slowest} ms): "
+                "counted as lost",
+                len(late_ms),
+            ).format(n=len(late_ms), timeout=f"{timeout_s:g}", slowest=f"{max(late_ms):.1f}")
+        )
+    local = sum(1 for s in samples if s.local_failure)
+    if local:
+        notes.append(
+            ngettext(
+                "{n} of {total} attempts could not be sent from this machine ({why}): "
+                "counted neither as sent nor as lost",
+                "{n} of {total} attempts could not be sent from this machine ({why}): "
+                "counted neither as sent nor as lost",
+                local,
+            ).format(n=local, total=len(samples), why=_most_common(details))
+        )
+    weakest = least_exact(sources)
+    if weakest is not None and weakest is not TimestampSource.KERNEL:
+        if tx_refused is not None:
+            notes.append(
+                _(
+                    "send times taken in user space: the kernel gives this socket no transmit timestamps ({why})"
+                ).format(why=tx_refused)
+            )
+        else:
+            untimed = sum(1 for s in sources if s is not TimestampSource.KERNEL)
+            notes.append(
+                ngettext(
+                    "the kernel stamped {n} of {total} answered attempts at one end only: "
+                    "those were timed partly in user space",
+                    "the kernel stamped {n} of {total} answered attempts at one end only: "
+                    "those were timed partly in user space",
+                    untimed,
+                ).format(n=untimed, total=len(sources))
+            )
+    return AttemptNotes("; ".join(notes) or None, None if weakest is None else str(weakest))
+
+
+def local_failure_result(
+    target: Target,
+    started_us: int,
+    samples: Sequence[Sample],
+    details: Sequence[str | None],
+    metrics: Mapping[str, MetricValue],
+) -> ProbeResult | None:
+    """The result of a target none of whose attempts this machine could send (no route, bad scope id):
+    it could not be measured (`ErrorKind.SEND_FAILED`), which says nothing about the line. None otherwise."""
+    if not samples or not all(s.local_failure for s in samples):
+        return None
+    message = ngettext(
+        "could not be measured: this machine could not send the attempt ({why})",
+        "could not be measured: this machine could not send any of the {n} attempts ({why})",
+        len(samples),
+    ).format(n=len(samples), why=_most_common(details))
+    return ProbeResult(
+        target,
+        started_us,
+        now_us(),
+        samples=tuple(samples),
+        error=ErrorKind.SEND_FAILED,
+        message=message,
+        metrics=metrics,
+    )
+
+
+def _most_common(details: Sequence[str | None]) -> str:
+    counted = Counter(d for d in details if d)
+    return counted.most_common(1)[0][0] if counted else _("the system gave no reason")

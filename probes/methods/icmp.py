@@ -1,17 +1,21 @@
-"""ICMP echo ("ping") through the shared `IcmpEngine`; falls back to TCP when ICMP is not permitted here."""
+"""ICMP echo ("ping") through the shared `IcmpEngine`; falls back to TCP when ICMP is not permitted here.
+
+The engine sends the target's echoes as one train on the run's pacer and times each reply with the kernel's
+stamps at both ends; the result's `timestamps` metric says who timed its replies (`kernel`, or `kernel-rx`
+where the kernel gave no transmit stamp, with a note saying why).
+"""
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
 from probes.icmp_engine import EchoOutcome
 from probes.methods import tcp
-from probes.methods._attempts import describe_losses, send_paced
+from probes.methods._attempts import attempt_notes, local_failure_result
 from probes.methods._context import RunContext
 from probes.resolve import resolve
-from probes.results import ProbeResult, Sample
+from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import Method, ProbeOptions, Target
 from probes.timestamps import now_us
 
@@ -24,7 +28,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     except ResolveFailed as exc:
         return ProbeResult(target, started, now_us(), error=ErrorKind.DNS, message=str(exc))
     try:
-        ctx.icmp.privileged(resolved.family)
+        privileged = ctx.icmp.privileged(resolved.family)
     except IcmpNotPermitted as exc:
         if target.port is not None:
             result = await tcp.measure(target.with_method(Method.TCP), options, ctx)
@@ -34,25 +38,48 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
             )
         return ProbeResult(target, started, now_us(), error=ErrorKind.PERMISSION, message=str(exc))
 
-    def start(seq: int) -> asyncio.Future[EchoOutcome]:
-        future = ctx.icmp.send(resolved.address, resolved.family, options.timeout_s, options.payload_bytes)
-        if ctx.on_sample is not None:
-            future.add_done_callback(lambda f: ctx.emit(target, _sample(seq, f.result())))
-        return future
+    emitted: dict[int, Sample] = {}
+    on_sample = ctx.on_sample
 
-    outcomes = await send_paced(options.count, options.interval_s, ctx.pacer, start)
-    samples = tuple(_sample(i, o) for i, o in enumerate(outcomes))
+    def emit(seq: int, outcome: EchoOutcome) -> None:
+        sample = emitted[seq] = Sample(seq, outcome.sent_at_us, outcome.rtt_ms, outcome.error)
+        if on_sample is not None:
+            on_sample(target, sample)
+
+    outcomes = await ctx.icmp.train(
+        resolved.address,
+        resolved.family,
+        count=options.count,
+        interval_s=options.interval_s,
+        timeout_s=options.timeout_s,
+        payload_bytes=options.payload_bytes,
+        pacer=ctx.pacer,
+        on_outcome=emit if on_sample is not None else None,
+    )
+    samples = tuple(emitted.get(i) or _sample(i, o) for i, o in enumerate(outcomes))
+    metrics: dict[str, MetricValue] = {"address": resolved.address, "privileged": privileged}
+    details = [o.detail for o in outcomes if o.error is ErrorKind.SEND_FAILED]
+    failed = local_failure_result(target, started, samples, details, metrics)
+    if failed is not None:
+        return failed
     responders = sorted({str(o.responder) for o in outcomes if o.error and o.responder})
-    message = describe_losses(samples, "echoes")
-    if message and responders:
-        message += f" (reported by {', '.join(responders)})"
+    notes = attempt_notes(
+        samples,
+        "echoes",
+        late_ms=[o.answered_ms for o in outcomes if o.error is ErrorKind.LATE and o.answered_ms],
+        timeout_s=options.timeout_s,
+        sources=[o.timestamps for o in outcomes if o.rtt_ms is not None and o.timestamps],
+        tx_refused=ctx.icmp.tx_timestamps_refused(resolved.family),
+        responders=responders,
+        details=details,
+    )
     return ProbeResult(
         target,
         started,
         now_us(),
         samples=samples,
-        message=message,
-        metrics={"address": resolved.address, "privileged": ctx.icmp.privileged(resolved.family)},
+        message=notes.message,
+        metrics={**metrics, "timestamps": notes.timestamps},
     )
 
 

@@ -2,28 +2,115 @@
 within the timeout is a loss.
 
 An attempt's RTT is the SYN → SYN-ACK time the kernel measured for the connection (`tcpi_rtt` of TCP_INFO,
-read by `probes.sockets.kernel_handshake_rtt_ms`; µs resolution, unaffected by event-loop delays). When the
-SYN had to be retransmitted the kernel takes no sample (Karn's rule), and the attempt reports the user-space
-connect time instead, which includes the retransmission wait, as tcping tools do.
+read by `probes.sockets.kernel_handshake_rtt_ms`): the kernel's own clock at both ends (the SYN's transmit
+time in the TCP stack, the SYN-ACK's arrival), µs resolution, untouched by a busy CPU or a late event loop.
+SO_TIMESTAMPING would add nothing here: the kernel gives no transmit stamp for a SYN (it stamps only bytes
+written with sendmsg; `tests/probes/test_tcp.py` checks that), and TCP_INFO already holds the receive end.
+Such handshakes are timed `kernel`. When the SYN had to be retransmitted the kernel takes no sample (Karn's
+rule), and a refusal leaves none: those attempts report the user-space connect time (timed `user`), which
+includes the retransmission wait, as tcping tools do.
+
+The SYN leaves inside `connect()` when the attempt starts, right after its pacer turn. A handshake whose RTT
+exceeds the timeout counts as lost (`late`), even if the event loop saw it complete before the timer ran.
+A connect this machine refuses at once (no route: ENETUNREACH from connect itself) is `send_failed`, an
+error of this machine, not loss on the line; unreachable reported later, by an ICMP error from the network,
+is `unreachable`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import os
 import socket
 import time
+from collections.abc import Awaitable
 
 from probes.errors import ErrorKind, ResolveFailed
-from probes.methods._attempts import describe_losses, send_paced
+from probes.i18n import ngettext
+from probes.methods._attempts import attempt_notes, local_failure_result, send_paced
 from probes.methods._context import RunContext
 from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
-from probes.sockets import kernel_handshake_rtt_ms
+from probes.sockets import kernel_handshake_rtt_ms, zone_problem
 from probes.target import ProbeOptions, Target
-from probes.timestamps import now_us
+from probes.timestamps import TimestampSource, least_exact, now_us
 
 _UNREACHABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+
+
+class Handshake:
+    """One connect attempt; its SYN leaves when the object is made."""
+
+    def __init__(self, address: str, family: int, port: int, seq: int = 0) -> None:
+        self.seq = seq
+        self.timestamps: TimestampSource | None = None
+        self.late_ms: float | None = None
+        self.detail: str | None = None
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
+        self.sock.setblocking(False)
+        self.sent_at_us = now_us()
+        self.started_ns = time.perf_counter_ns()
+        self.detail = zone_problem(address)
+        if self.detail is not None:
+            self.code = -1
+            return
+        try:
+            self.code = self.sock.connect_ex((address, port))
+        except OSError as exc:  # an address the system cannot use at all (a scope id that names no interface)
+            self.code = -1
+            self.detail = exc.strerror or str(exc)
+
+    async def outcome(self, timeout_s: float) -> Sample:
+        """Wait for the handshake (at most `timeout_s`); the attempt's sample. Closes the socket."""
+        try:
+            return await self._outcome(timeout_s)
+        finally:
+            self.sock.close()
+
+    async def _outcome(self, timeout_s: float) -> Sample:
+        sock, seq, sent_at_us = self.sock, self.seq, self.sent_at_us
+        code = self.code
+        if code not in (0, errno.EINPROGRESS):
+            # Refused by this machine before anything left (no route, no such address here).
+            if self.detail is None:
+                self.detail = f"{os.strerror(code)} ({errno.errorcode.get(code, code)})"
+            return Sample(seq, sent_at_us, None, ErrorKind.SEND_FAILED)
+        if code == errno.EINPROGRESS:
+            loop = asyncio.get_running_loop()
+            writable: asyncio.Future[None] = loop.create_future()
+            loop.add_writer(sock.fileno(), _set_once, writable)
+            try:
+                await asyncio.wait_for(writable, timeout_s)
+            except TimeoutError:
+                return Sample(seq, sent_at_us, None, ErrorKind.TIMEOUT)
+            finally:
+                loop.remove_writer(sock.fileno())
+            code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        elapsed_ms = (time.perf_counter_ns() - self.started_ns) / 1e6
+        if code == 0:
+            kernel_ms = kernel_handshake_rtt_ms(sock)
+            self.timestamps = TimestampSource.KERNEL if kernel_ms is not None else TimestampSource.USER
+            return self._within(timeout_s, kernel_ms if kernel_ms is not None else elapsed_ms, None)
+        if code == errno.ECONNREFUSED:
+            self.timestamps = TimestampSource.USER
+            return self._within(timeout_s, elapsed_ms, ErrorKind.REFUSED)
+        if code in _UNREACHABLE:
+            return Sample(seq, sent_at_us, None, ErrorKind.UNREACHABLE)
+        if code == errno.ETIMEDOUT:
+            return Sample(seq, sent_at_us, None, ErrorKind.TIMEOUT)
+        return Sample(seq, sent_at_us, None, ErrorKind.CONNECT)
+
+    def _within(self, timeout_s: float, rtt_ms: float, error: ErrorKind | None) -> Sample:
+        if rtt_ms > timeout_s * 1000:
+            self.late_ms = rtt_ms
+            return Sample(self.seq, self.sent_at_us, None, ErrorKind.LATE)
+        return Sample(self.seq, self.sent_at_us, rtt_ms, error)
+
+
+def connect_once(address: str, family: int, port: int, timeout_s: float, seq: int = 0) -> Awaitable[Sample]:
+    """One handshake: its SYN leaves now (the caller has had its pacer turn); await its sample."""
+    return Handshake(address, family, port, seq).outcome(timeout_s)
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
@@ -34,65 +121,49 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     except ResolveFailed as exc:
         return ProbeResult(target, started, now_us(), error=ErrorKind.DNS, message=str(exc))
     address, family, port = resolved.address, resolved.family, target.port
+    handshakes: list[Handshake] = []
 
     def start(seq: int) -> asyncio.Task[Sample]:
-        task = asyncio.ensure_future(connect_once(address, family, port, options.timeout_s, seq))
+        handshake = Handshake(address, family, port, seq)  # the SYN leaves now, in the pacer's turn
+        handshakes.append(handshake)
+        task = asyncio.ensure_future(handshake.outcome(options.timeout_s))
         if ctx.on_sample is not None:
             task.add_done_callback(lambda t: ctx.emit(target, t.result()) if not t.cancelled() else None)
         return task
 
     samples = tuple(await send_paced(options.count, options.interval_s, ctx.pacer, start))
+    details = [h.detail for h in handshakes if h.detail]
+    metrics = {"address": address}
+    failed = local_failure_result(target, started, samples, details, metrics)
+    if failed is not None:
+        return failed
     refused = sum(1 for s in samples if s.rtt_ms is not None and s.error is ErrorKind.REFUSED)
-    notes = [
-        n
-        for n in (describe_losses([s for s in samples if s.error is not ErrorKind.REFUSED], "connects"),)
-        if n
-    ]
+    notes = attempt_notes(
+        [s for s in samples if s.error is not ErrorKind.REFUSED],
+        "connects",
+        timeout_s=options.timeout_s,
+        late_ms=[h.late_ms for h in handshakes if h.late_ms is not None],
+        details=details,
+    )
+    messages = [notes.message] if notes.message else []
     if refused:
-        notes.append(
-            f"{refused} of {len(samples)} connects refused (RST): counted as replies, port {port} is closed"
+        messages.append(
+            ngettext(
+                "{n} of {total} connects refused (RST): counted as replies, port {port} is closed",
+                "{n} of {total} connects refused (RST): counted as replies, port {port} is closed",
+                refused,
+            ).format(n=refused, total=len(samples), port=port)
         )
+    sources = [h.timestamps for h in handshakes if h.timestamps is not None and h.late_ms is None]
+    weakest = least_exact(sources)
     return ProbeResult(
         target,
         started,
         now_us(),
         samples=samples,
-        message="; ".join(notes) or None,
-        metrics={"address": address},
+        message="; ".join(messages) or None,
+        metrics={**metrics, "timestamps": None if weakest is None else str(weakest)},
     )
-
-
-async def connect_once(address: str, family: int, port: int, timeout_s: float, seq: int = 0) -> Sample:
-    """One TCP handshake to address:port; the sample's RTT is the handshake time, or None when lost."""
-    loop = asyncio.get_running_loop()
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setblocking(False)
-        sent_at_us = now_us()
-        started_ns = time.perf_counter_ns()
-        code = sock.connect_ex((address, port))
-        if code == errno.EINPROGRESS:
-            writable: asyncio.Future[None] = loop.create_future()
-            loop.add_writer(sock.fileno(), _set_once, writable)
-            try:
-                await asyncio.wait_for(writable, timeout_s)
-            except TimeoutError:
-                return Sample(seq, sent_at_us, None, ErrorKind.TIMEOUT)
-            finally:
-                loop.remove_writer(sock.fileno())
-            code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-        elapsed_ms = (time.perf_counter_ns() - started_ns) / 1e6
-        if code == 0:
-            return Sample(seq, sent_at_us, kernel_handshake_rtt_ms(sock) or elapsed_ms, None)
-        if code == errno.ECONNREFUSED:
-            return Sample(seq, sent_at_us, elapsed_ms, ErrorKind.REFUSED)
-        if code in _UNREACHABLE:
-            return Sample(seq, sent_at_us, None, ErrorKind.UNREACHABLE)
-        if code == errno.ETIMEDOUT:
-            return Sample(seq, sent_at_us, None, ErrorKind.TIMEOUT)
-        return Sample(seq, sent_at_us, None, ErrorKind.CONNECT)
-    finally:
-        sock.close()
 
 
 def _set_once(future: asyncio.Future[None]) -> None:

@@ -112,7 +112,8 @@ class Backend(Protocol):
         ...
 
     def samples_in_run_order(self) -> Iterable[Row]:
-        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt, streamed."""
+        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt, streamed; not those this
+        machine could not send (`Sample.local_failure`), which the rollups leave out."""
         ...
 
     def lock_row(self, name: str) -> Row | None:

@@ -17,12 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from probes.errors import DamagedStoreError
+from probes.errors import DamagedStoreError, ErrorKind
 from probes.i18n import _
 from probes.store.backend import Backend
 from probes.store.measured import MeasuredRound
 from probes.store.recent import RecentRows
 from probes.store.rollup import PERIODS_S, FloatArray, IntArray, Rollups
+
+_LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)  # a sample's stored error when this machine could not send it
 
 _REBUILD_CHUNK = 500_000  # samples per step when rollups are rebuilt (memory stays bounded)
 
@@ -90,14 +92,16 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
                 )
         lengths = np.fromiter((len(r.ts_us) for r in results), dtype=np.int64, count=len(results))
         total = int(lengths.sum())
-        add_to_rollups(
-            backend,
-            recent,
-            np.repeat(np.asarray(target_ids, dtype=np.int64), lengths),
-            np.repeat(np.asarray(result_ids, dtype=np.int64), lengths),
-            np.fromiter(itertools.chain.from_iterable(r.ts_us for r in results), dtype=np.int64, count=total),
-            np.array(list(itertools.chain.from_iterable(r.rtt_ms for r in results)), dtype=np.float64),
-        )
+        target: IntArray = np.repeat(np.asarray(target_ids, dtype=np.int64), lengths)
+        run: IntArray = np.repeat(np.asarray(result_ids, dtype=np.int64), lengths)
+        ts = np.fromiter(itertools.chain.from_iterable(r.ts_us for r in results), dtype=np.int64, count=total)
+        rtt = np.array(list(itertools.chain.from_iterable(r.rtt_ms for r in results)), dtype=np.float64)
+        if any(_LOCAL_FAILURE in r.error for r in results):
+            # Kept as samples, but the rollups count what went out on the line (`Sample.local_failure`).
+            errors = itertools.chain.from_iterable(r.error for r in results)
+            on_line = np.fromiter((e != _LOCAL_FAILURE for e in errors), dtype=np.bool_, count=total)
+            target, run, ts, rtt = target[on_line], run[on_line], ts[on_line], rtt[on_line]
+        add_to_rollups(backend, recent, target, run, ts, rtt)
     return Written(round_id, WriteStatus.STORED)
 
 

@@ -7,10 +7,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from probes.alerts.judge import Point, counts, judge, judge_no_data
+from probes.alerts.judge import Point, counts, judge, judge_no_data, point_for
 from probes.alerts.rules import resolve_secrets
-from probes.errors import PlanError
+from probes.errors import ErrorKind, PlanError
 from probes.plan import parse_plan
+from probes.results import ProbeResult, Sample
+from probes.target import parse_target
 
 HEAD = """\
 version = 1
@@ -185,3 +187,21 @@ def test_throughput_route_and_no_data() -> None:
     quiet = _rule('when = "no_data"\nfor = "30m"\nnotify = ["ops"]\n')
     assert judge_no_data(quiet, 0, 1_799_000_000).breaching is False
     assert judge_no_data(quiet, 0, 1_801_000_000).breaching is True
+
+
+def test_attempts_this_machine_could_not_send_count_as_neither_sent_nor_lost() -> None:
+    """A round's point, as the judge takes it live, is what the stored result says (sent, received): two
+    echoes refused by this machine (hand-written: no route for them) are not loss on the line."""
+    loss = _rule('when = "loss"\nabove = 10\nrounds = 1\nnotify = ["ops"]\n')
+    rtts = [150.0, None, 151.0, None, 152.0, None]
+    errors = [None, ErrorKind.SEND_FAILED, None, ErrorKind.TIMEOUT, None, ErrorKind.SEND_FAILED]
+    samples = tuple(
+        Sample(i, i * 1000, rtt, error) for i, (rtt, error) in enumerate(zip(rtts, errors, strict=True))
+    )
+    result = ProbeResult(parse_target("198.18.0.1"), 0, 6000, samples)
+    point = point_for(loss, result)
+    assert point is not None and (point.sent, point.lost) == (4, 1) == (
+        result.sent,
+        result.sent - result.received,
+    )
+    assert judge(loss, [point]).value == 25.0

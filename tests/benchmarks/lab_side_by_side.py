@@ -1,12 +1,20 @@
 """Side by side on the emulated link: linkvet and the anchor tools, each against the lab's truth.
 
-    python -m tests.benchmarks.lab_side_by_side [--count 200] [--seconds 10]    (root: builds the lab)
+    python -m tests.benchmarks.lab_side_by_side [--count 200] [--seconds 10] [--runs 3] [--modes quiet,busy]
+                                                [--rtt-only]                     (root: builds the lab)
 
 On one lab link, in one run, one tool at a time: ~150 ms RTT with 2 ms jitter and random + bursty loss for
 RTT and loss (fping -C, ping, linkvet icmp, linkvet tcp), the same without loss for HTTP phases (curl -w,
 linkvet http), and 50 Mbit/s for throughput (iperf3, curl, linkvet download, linkvet iperf3). Every figure
 is compared with the truth of the very packets that tool sent; linkvet's error is printed as a ratio to
 fping's (RTT, loss), curl's (HTTP phases) and iperf3's (throughput). Goal: ratio ≤ 1.0.
+
+The RTT and loss part runs `--runs` times in each mode: `quiet` (nothing else started), and `busy` (two
+CPU-bound processes beside the tools at normal priority, started and stopped here; the emulator runs at
+real-time priority, so only the tools compete with them). A last table gives each tool's spread over the
+runs: per-attempt RTT error (mean of |measured − true|), p95 RTT error (|measured p95 − true p95|) and the
+ratio of linkvet's mean error to fping's in the same run. Goal (issue 18): ICMP mean error ≤ 0.5× fping's
+and p95 within 2 ms, busy or quiet. The full table is the first quiet run's.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from pathlib import Path
 
 from tests.lab import anchors, truth
 from tests.lab.accuracy import Comparison, compare
+from tests.lab.cpuload import BusyCpus
 from tests.lab.netlab import HTTP_PORT, IPERF3_PORT, TCP_PORT, Lab, lab_unavailable_reason
 from tests.lab.packetlog import DOWN
 from tests.lab.profiles import Profile
@@ -46,6 +55,7 @@ class Row:
     true: float | None
     unit: str
     anchor: str | None = None  # the row this one's error is divided by
+    group: str = ""  # the run the row belongs to: its anchor is looked for in the same group
 
     @property
     def error(self) -> float | None:
@@ -56,6 +66,7 @@ class Row:
 
 def _rtt_rows(section: str, cmp: Comparison) -> list[Row]:
     errors = [abs(e) for e in cmp.sample_errors_ms]
+    received = sorted(m for m in cmp.measured if m is not None)
     return [
         Row(section, cmp.tool, "median RTT", cmp.measured_median(), cmp.true_median(), "ms"),
         Row(
@@ -66,11 +77,19 @@ def _rtt_rows(section: str, cmp: Comparison) -> list[Row]:
             0.0,
             "ms",
         ),
+        Row(section, cmp.tool, "p95 RTT", truth.percentile(received, 95), cmp.true_p95(), "ms"),
         Row(section, cmp.tool, "lost", cmp.lost_measured, cmp.lost_true, f"of {len(cmp.true)}"),
     ]
 
 
-def measure_rtt_and_loss(lab: Lab, count: int) -> list[Row]:
+def measure_rtt_and_loss(lab: Lab, count: int, group: str = "") -> list[Row]:
+    rows = _measure_rtt_and_loss(lab, count)
+    for row in rows:
+        row.group = group
+    return rows
+
+
+def _measure_rtt_and_loss(lab: Lab, count: int) -> list[Row]:
     lab.set_profile(LOSSY_150)
     host = lab.region().address
     rows: list[Row] = []
@@ -415,7 +434,14 @@ def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
 def _ratio(row: Row, rows: list[Row]) -> str:
     if row.anchor is None:
         return ""
-    anchor = next((r for r in rows if r.tool == row.anchor and _kind(r.figure) == _kind(row.figure)), None)
+    anchor = next(
+        (
+            r
+            for r in rows
+            if r.tool == row.anchor and r.group == row.group and _kind(r.figure) == _kind(row.figure)
+        ),
+        None,
+    )
     if anchor is None or anchor.error is None or row.error is None:
         return ""
     if anchor.error == 0:
@@ -427,7 +453,7 @@ def _kind(figure: str) -> str:
     # Most specific first: "median TTFB" is compared with the anchor's median TTFB, not its median RTT.
     if "TTFB" in figure and "per-attempt" in figure:
         return "TTFB per-attempt"
-    for word in ("window", "connect", "TTFB", "per-attempt", "lost", "median"):
+    for word in ("window", "connect", "TTFB", "per-attempt", "p95", "lost", "median"):
         if word in figure:
             return word
     return "throughput"
@@ -459,6 +485,62 @@ def render(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
+RTT_TOOLS = ("fping -C", "linkvet icmp", "linkvet tcp")
+
+
+def _spread(values: list[float]) -> str:
+    if not values:
+        return "-"
+    low, high = min(values), max(values)
+    return f"{low:.3f}" if f"{low:.3f}" == f"{high:.3f}" else f"{low:.3f}–{high:.3f}"
+
+
+def render_spread(groups: dict[str, list[list[Row]]]) -> str:
+    """Per mode and tool, over the runs: mean per-attempt error, p95 error, the ratio to fping's mean error."""
+    header = (
+        "mode",
+        "tool",
+        "runs",
+        "mean |per-attempt error| ms",
+        "|p95 error| ms",
+        "mean error ÷ fping's",
+        "lost (measured/true)",
+    )
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for mode, runs in groups.items():
+        for tool in RTT_TOOLS:
+            mean_err, p95_err, ratios, lost = [], [], [], []
+            for rows in runs:
+                mine = {r.figure: r for r in rows if r.tool == tool}
+                fping = {r.figure: r for r in rows if r.tool == "fping -C"}
+                mean = mine["mean |per-attempt error|"].value
+                if mean is not None:
+                    mean_err.append(mean)
+                    anchor = fping["mean |per-attempt error|"].value
+                    if tool != "fping -C" and anchor:
+                        ratios.append(mean / anchor)
+                p95 = mine["p95 RTT"].error
+                if p95 is not None:
+                    p95_err.append(p95)
+                lost.append(f"{mine['lost'].value:.0f}/{mine['lost'].true:.0f}")
+            out.append(
+                "| "
+                + " | ".join(
+                    (
+                        mode,
+                        tool,
+                        str(len(runs)),
+                        _spread(mean_err),
+                        _spread(p95_err),
+                        _spread(ratios) if ratios else "",
+                        ", ".join(lost),
+                    )
+                )
+                + " |"
+            )
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -468,16 +550,35 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--seconds", type=float, default=10.0, help="seconds per throughput test (default 10)"
     )
+    parser.add_argument("--runs", type=int, default=3, help="RTT and loss runs per mode (default 3)")
+    parser.add_argument("--modes", default="quiet,busy", help="comma-separated: quiet, busy (default both)")
+    parser.add_argument("--busy", type=int, default=2, help="CPU-bound processes in busy mode (default 2)")
+    parser.add_argument("--rtt-only", action="store_true", help="leave out the HTTP and throughput parts")
     args = parser.parse_args(argv)
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    unknown = set(modes) - {"quiet", "busy"}
+    if unknown:
+        parser.error(f"unknown mode(s): {', '.join(sorted(unknown))}")
     reason = lab_unavailable_reason()
     if reason:
         print(f"skipped: {reason}", file=sys.stderr)
         return 0
     load_before = os.getloadavg()[0]
+    groups: dict[str, list[list[Row]]] = {mode: [] for mode in modes}
+    burned: dict[str, float] = {}
     with tempfile.TemporaryDirectory(prefix="linkvet-lab-") as workdir, Lab(Path(workdir)) as lab:
-        rows = measure_rtt_and_loss(lab, args.count)
-        rows += measure_http(lab, args.http_count)
-        rows += measure_throughput(lab, args.seconds)
+        for mode in modes:
+            for run in range(args.runs):
+                if mode == "busy":
+                    with BusyCpus(args.busy) as busy:
+                        groups[mode].append(measure_rtt_and_loss(lab, args.count, f"{mode} {run}"))
+                        burned[mode] = burned.get(mode, 0.0) + busy.cpu_seconds()
+                else:
+                    groups[mode].append(measure_rtt_and_loss(lab, args.count, f"{mode} {run}"))
+        rows = list(groups[modes[0]][0]) if modes and args.runs else []
+        if not args.rtt_only:
+            rows += measure_http(lab, args.http_count)
+            rows += measure_throughput(lab, args.seconds)
         stats = lab.stats()
         lateness_ms = stats["late_max_ns"] / 1e6
     print(
@@ -485,7 +586,13 @@ def main(argv: list[str] | None = None) -> int:
         f"/direction (RTT, loss); {SHAPED_MBPS:g} Mbit/s (throughput). Truth: the lab's packet log. "
         f"Throughput truth = what the shaped link carries as TCP payload."
     )
+    print(f"The first {modes[0] if modes else ''} run:")
     print(render(rows))
+    print()
+    print(f"RTT and loss, {args.runs} run(s) per mode, {args.count} attempts per tool per run:")
+    print(render_spread(groups))
+    if "busy" in burned:
+        print(f"(busy: {args.busy} CPU-bound processes, {burned['busy']:.0f} CPU-s burned beside the tools)")
     print(
         f"({os.cpu_count()} CPUs; load average {load_before:.2f} at the start, {os.getloadavg()[0]:.2f} at the end)"
     )

@@ -227,3 +227,20 @@ def test_iperf3_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     assert result["download_mbps"] == pytest.approx(capacity, rel=0.05), message
     up = truth.tcp_delivery(log, host, direction=UP, port=IPERF3_PORT, min_payload=1000, since_ns=since)
     assert result["upload_mbps"] == pytest.approx(up.capacity_mbps(SHAPED_MBPS), rel=0.05)
+
+
+@pytest.mark.parametrize("method", ["icmp", "tcp"])
+def test_a_timeout_shorter_than_the_rtt_counts_every_reply_lost(lab: Lab, method: str) -> None:
+    """At 150 ms RTT with a 50 ms timeout every reply comes too late: each attempt is lost (the README's
+    definition), whether the reply came before linkvet gave up waiting (`late`) or after (`timeout`)."""
+    lab.set_profile(CLEAN_150)
+    host = lab.region().address
+    port = ["--port", str(TCP_PORT)] if method == "tcp" else []
+    run = run_linkvet_probe(
+        lab, host, "--method", method, *port, "--count", "6", "--interval", "0.1", "--timeout", "0.05"
+    )
+    result = run.result
+    assert (result["sent"], result["received"], result["loss"]) == (6, 0, 1.0), result["message"]
+    assert {s["error"] for s in result["samples"]} <= {"late", "timeout"}
+    assert all(s["rtt_ms"] is None for s in result["samples"])
+    assert run.returncode == 0  # measured: the line loses everything at this timeout

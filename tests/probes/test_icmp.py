@@ -164,3 +164,32 @@ def test_no_icmp_permission_falls_back_to_tcp_and_says_why() -> None:
     assert record["error"] == "permission"
     assert "sysctl" in record["message"]
     assert "Traceback" not in refused.stderr
+
+
+@needs_root
+@pytest.mark.parametrize("target", ["198.18.42.7", "198.18.42.7:22"], ids=["icmp", "tcp"])
+def test_no_route_is_this_machine_s_error_not_line_loss(target: str) -> None:
+    """In a namespace with no route to the target, sendto/connect fail at once (ENETUNREACH): the target
+    could not be measured (exit 1, `send_failed`), and nothing counts as sent or lost."""
+    with namespaces(1) as (office,):
+        out = office.python(
+            [
+                "-m",
+                "desktop.cli",
+                "probe",
+                target,
+                "--count",
+                "3",
+                "--interval",
+                "0.01",
+                "--json",
+                "--no-store",
+            ]
+        )
+    assert out.returncode == 1, out.stderr
+    record = json.loads(out.stdout)
+    assert record["error"] == "send_failed"
+    assert (record["sent"], record["received"], record["loss"]) == (0, 0, None)
+    assert {s["error"] for s in record["samples"]} == {"send_failed"}
+    assert "Network is unreachable (ENETUNREACH)" in record["message"]
+    assert "Traceback" not in out.stderr

@@ -18,12 +18,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from probes.errors import ErrorKind
 from probes.metrics import SMOKEPING_BUCKETS_S, MetricsServer, RoundMetrics, parse_listen
 from probes.plan import parse_plan
+from probes.runner import run
 from probes.scheduler import Scheduler
 from probes.store import Store
+from probes.target import ProbeOptions, parse_target
 from tests.conftest import cli_env
 
 
@@ -139,6 +143,23 @@ def test_rounds_become_series_with_the_target_labels_and_smokeping_buckets(
     )
     assert abs(_series(page, "linkvet_last_measured_timestamp_seconds", target="file") - time.time()) < 60
     assert not any(name.endswith("_created") for name in page)
+
+
+def test_attempts_this_machine_could_not_send_are_neither_sent_nor_lost() -> None:
+    """Echoes to the broadcast address are refused by sendto (EACCES): no series counts them."""
+    targets = [parse_target(h) for h in ("127.0.0.1", "255.255.255.255")]
+    results = run(targets, ProbeOptions(count=4, interval_s=0.01, timeout_s=1.0), gap_ms=1)
+    metrics = RoundMetrics("office", "p", targets)
+    for result in results:
+        metrics.observe_result(result)
+    page: dict[str, dict[str, float]] = {}
+    for family in text_string_to_metric_families(generate_latest(metrics.registry).decode()):
+        for sample in family.samples:
+            page.setdefault(sample.name, {})[sample.labels.get("target", "")] = sample.value
+    assert results[1].error is ErrorKind.SEND_FAILED
+    assert page["linkvet_probe_sent_total"] == {"127.0.0.1": 4, "255.255.255.255": 0}
+    assert page["linkvet_probe_lost_total"] == {"127.0.0.1": 0, "255.255.255.255": 0}
+    assert page["linkvet_rtt_seconds_count"] == {"127.0.0.1": 4, "255.255.255.255": 0}
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from probes.errors import ErrorKind
 from probes.loaded_latency import GRADES, figures, grade, rpm, rpm_window, trimmed_mean
 from probes.results import Sample
 from probes.runner import run
@@ -182,6 +183,19 @@ def test_increase_averages_the_two_directions_as_dslreports_does() -> None:
     assert f["loaded_probes"] == 6 and f["loaded_loss"] == pytest.approx(1 / 6)
     # ramp probes are kept as samples but count in no figure
     assert f["loaded_rtt_median_ms"] == 120.0
+
+
+def test_probes_this_machine_could_not_send_count_in_no_figure() -> None:
+    samples = _samples([("idle", [20.0, None, 22.0]), ("download", [120.0, None, 122.0, None])])
+    failed = {1, 6}  # hand-written edge case: no route for one idle and one loaded probe
+    samples = [
+        Sample(s.seq, s.sent_at_us, s.rtt_ms, ErrorKind.SEND_FAILED if s.seq in failed else s.error, s.phase)
+        for s in samples
+    ]
+    f = figures(samples)
+    assert f["idle_probes"] == 2 and f["idle_loss"] == 0.0
+    assert f["loaded_probes"] == 3 and f["loaded_loss"] == pytest.approx(1 / 3)
+    assert f["idle_rtt_median_ms"] == 21.0 and f["loaded_rtt_median_ms"] == 121.0
 
 
 def test_rpm_uses_the_last_four_seconds_of_each_loaded_phase() -> None:

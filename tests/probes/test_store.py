@@ -16,10 +16,12 @@ import numpy as np
 import pytest
 
 from probes import histogram
+from probes.analysis.cells import cells_from_samples
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
 from probes.store import SCHEMA_VERSION, Store
+from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
 
@@ -244,3 +246,32 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
         assert reader.counts()["samples"] > 0
+
+
+def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(store: Store) -> None:
+    """A sample with `send_failed` is stored (with its error) but is neither sent nor lost: the result's
+    summary, the rollups of every length (written with the round, and rebuilt from the raw samples), the
+    raw-sample cells of the analysis and the target's history all leave it out."""
+    target = Target(Method.ICMP, host="198.18.0.11")
+    samples = (
+        Sample(0, T0, 150.0),
+        Sample(1, T0 + 1_000_000, None, ErrorKind.SEND_FAILED),
+        Sample(2, T0 + 2_000_000, None, ErrorKind.TIMEOUT),
+        Sample(3, T0 + 3_000_000, 151.0),
+    )
+    result = ProbeResult(target, T0, T0 + 4_000_000, samples=samples)
+    assert (result.sent, result.received, result.loss) == (3, 2, pytest.approx(1 / 3))
+    store.save_round([result], started_us=T0, finished_us=T0 + 4_000_000, source="test")
+    assert store.samples_frame().error.tolist()[1:3] == ["send_failed", "timeout"]
+    row = store.results_frame().iloc[0]
+    assert (row.sent, row.received) == (3, 2)
+    written = {
+        period: store.rollup_frame(period)[["sent", "received"]].values.tolist() for period in PERIODS_S
+    }
+    assert written == {period: [[3, 2]] for period in PERIODS_S}
+    store.rebuild_rollups()
+    assert {p: store.rollup_frame(p)[["sent", "received"]].values.tolist() for p in PERIODS_S} == written
+    raw = cells_from_samples(store.samples_frame(), []).frame
+    assert raw[["sent", "received"]].values.tolist() == [[3, 2]]
+    (history,) = store.target_histories()
+    assert (history.samples, history.replies) == (3, 2)

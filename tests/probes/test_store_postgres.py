@@ -40,6 +40,7 @@ SHARED: list[Callable[[Store], None]] = [
     base.test_round_trip_keeps_every_sample_and_summary,
     base.test_labels_update_but_are_never_erased,
     base.test_hourly_rollups_match_the_raw_samples,
+    base.test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss,
 ]
 
 

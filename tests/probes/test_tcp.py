@@ -1,5 +1,14 @@
+import socket
+
 from probes.errors import ErrorKind
 from probes.runner import run
+from probes.sockets import (
+    SO_TIMESTAMPING,
+    SOF_TIMESTAMPING_OPT_ID,
+    TX_TIMESTAMP_FLAGS,
+    drain_error_queue,
+    kernel_handshake_rtt_ms,
+)
 from probes.target import Method, ProbeOptions, parse_target
 
 FAST = ProbeOptions(count=10, interval_s=0.005, timeout_s=1.0)
@@ -30,3 +39,37 @@ def test_unanswered_syn_is_a_loss(silent_port: int) -> None:
     assert (result.sent, result.received, result.loss) == (3, 0, 1.0)
     assert {s.error for s in result.samples} == {ErrorKind.TIMEOUT}
     assert result.message == "3 of 3 connects lost: 3 timeout"
+
+
+def test_handshakes_are_timed_by_the_kernel_and_the_result_says_so(tcp_listener: int) -> None:
+    (result,) = run([parse_target(f"127.0.0.1:{tcp_listener}")], FAST)
+    assert result.received == 10
+    assert (
+        result.metric("timestamps") == "kernel"
+    )  # TCP_INFO's handshake RTT: the kernel's clock at both ends
+
+
+def test_a_refusal_is_timed_in_user_space_and_the_result_says_so(closed_port: int) -> None:
+    (result,) = run([parse_target(f"127.0.0.1:{closed_port}")], FAST)
+    assert result.metric("timestamps") == "user"  # the kernel keeps no RTT for a refused connection
+
+
+def test_the_kernel_gives_no_transmit_stamp_for_a_syn(tcp_listener: int) -> None:
+    """Why TCP connect times come from TCP_INFO rather than SO_TIMESTAMPING: the kernel stamps only bytes
+    written with sendmsg, so a connecting socket's error queue stays empty (the decision in
+    probes/methods/tcp.py rests on this)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPING, TX_TIMESTAMP_FLAGS & ~SOF_TIMESTAMPING_OPT_ID)
+        sock.connect(("127.0.0.1", tcp_listener))
+        assert kernel_handshake_rtt_ms(sock) is not None
+        assert drain_error_queue(sock, socket.AF_INET) == ([], [])
+
+
+def test_a_handshake_slower_than_the_timeout_is_lost(tcp_listener: int) -> None:
+    # A loopback handshake takes tens of µs: with a 1 µs timeout none counts, whether linkvet saw it
+    # complete (late) or gave up first (timeout).
+    (result,) = run(
+        [parse_target(f"127.0.0.1:{tcp_listener}")], ProbeOptions(count=4, interval_s=0.01, timeout_s=1e-6)
+    )
+    assert (result.sent, result.received, result.loss) == (4, 0, 1.0)
+    assert {s.error for s in result.samples} <= {ErrorKind.LATE, ErrorKind.TIMEOUT}

@@ -25,7 +25,7 @@ from typing import Any
 
 import psycopg
 
-from probes.errors import StoreError
+from probes.errors import ErrorKind, StoreError
 from probes.i18n import _
 from probes.store.backend import LOCK_COLUMNS, Row
 from probes.store.postgres import connecting
@@ -300,8 +300,10 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             # A server-side cursor (inside the rebuild's transaction): the samples are streamed.
             with self._connection().cursor(name="linkvet_samples_in_run_order") as cursor:
                 cursor.itersize = 100_000
-                cursor.execute(
-                    "SELECT result_id, target_id, ts_us, rtt_ms FROM samples ORDER BY result_id, seq"
+                cursor.execute(  # what went out on the line: not what this machine could not send
+                    "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS DISTINCT FROM %s"
+                    " ORDER BY result_id, seq",
+                    (str(ErrorKind.SEND_FAILED),),
                 )
                 yield from cursor
         except psycopg.Error as exc:

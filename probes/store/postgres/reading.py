@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 
+from probes.errors import ErrorKind
 from probes.store.backend import Row, Rows
 from probes.store.postgres.connecting import translate, translated
 from probes.store.statements import (
@@ -97,6 +98,8 @@ class PostgresReads:
     @translated("read the samples")
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
         where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
+        where.append("error IS DISTINCT FROM %s")  # sent: not the attempts this machine could not send
+        params.append(str(ErrorKind.SEND_FAILED))
         return {
             int(target_id): (int(sent), int(replies))
             for target_id, sent, replies in self._connection().execute(

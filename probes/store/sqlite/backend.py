@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from probes.errors import StoreError
+from probes.errors import ErrorKind, StoreError
 from probes.i18n import _
 from probes.store.backend import LOCK_COLUMNS, Row, Rows
 from probes.store.records import (
@@ -279,8 +279,10 @@ class SqliteBackend(AlertStatements):
 
     def samples_in_run_order(self) -> Iterator[Row]:
         try:
-            cursor = self._db.execute(
-                "SELECT result_id, target_id, ts_us, rtt_ms FROM samples ORDER BY result_id, seq"
+            cursor = self._db.execute(  # what went out on the line: not what this machine could not send
+                "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS NOT ?"
+                " ORDER BY result_id, seq",
+                (str(ErrorKind.SEND_FAILED),),
             )
             while rows := cursor.fetchmany(100_000):
                 yield from rows
@@ -360,6 +362,8 @@ class SqliteBackend(AlertStatements):
     @translated("read the samples")
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
         where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
+        where.append("error IS NOT ?")  # sent: not the attempts this machine could not send
+        params.append(str(ErrorKind.SEND_FAILED))
         return {
             int(target_id): (int(sent), int(replies))
             for target_id, sent, replies in self._db.execute(
