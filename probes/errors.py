@@ -14,6 +14,7 @@ environment:
     ├── StoreError                the result store cannot be opened or written
     │   └── SchemaVersionError    the store was written by a newer linkvet
     ├── IcmpNotPermitted          no ICMP socket can be opened here (says why and how to enable it)
+    ├── ProbeBackendError         an unknown probe backend, or one that cannot run on this platform
     ├── RouteError                route classification (`probes.routes`)
     │   └── NetworkTableError     a network table file is unreadable or invalid (names file, entry, field)
     │       └── NetworkTableVersionError   the file was written for a newer linkvet
@@ -85,6 +86,10 @@ class IcmpNotPermitted(ProbesError):
     """Neither a raw nor an unprivileged ICMP socket can be opened."""
 
 
+class ProbeBackendError(ProbesError):
+    """The probe backend asked for (LINKVET_PROBE_BACKEND, a setting) is unknown or cannot run here."""
+
+
 class RouteError(ProbesError):
     """Base of the errors raised by `probes.routes`."""
 
@@ -123,6 +128,9 @@ class ErrorKind(StrEnum):
     SEND_FAILED = "send_failed"
     DEADLINE = "deadline"  # the target ran past its overall time budget
     INVALID = "invalid"  # the target itself is invalid (bad port, bad URL)
+    UNSUPPORTED = (
+        "unsupported"  # the probe backend in use cannot measure this here (UDP traceroute on Windows)
+    )
     INTERNAL = "internal"  # a fault in linkvet itself (logged with its traceback; please report it)
 
 

@@ -11,6 +11,11 @@ Sleeps up to 2 ms are `clock_nanosleep` with a 1 ns timer slack (a paced stream 
 per packet); longer ones wait in poll(2) on the sockets and a wake-up pipe, so a reply or a new echo ends
 them. Everything the thread and the event loop share is under `lock`.
 
+Where the probe backend's sockets give no kernel receive stamps (`IcmpSocketStyle.kernel_receive_stamps`
+false: the portable backend), a reply is timed when it is read, so the thread reads promptly instead: it
+waits for the sockets and the wake-up pipe in select(2) with the precise timeout of its next send, and reads
+whenever it wakes.
+
 The event loop side (`probes.icmp_engine.IcmpEngine`) creates the futures and owns them; the thread only
 ever sees their owners as opaque objects and hands back `(owner, index, EchoOutcome)` triples.
 """
@@ -40,7 +45,6 @@ from probes.sockets import (
     TxStamp,
     clock_pair,
     drain_error_queue,
-    kernel_receive_wall_ns,
     read_tx_stamps,
     set_hop_limit,
     wall_to_monotonic,
@@ -184,6 +188,7 @@ class Worker:
         self._poller.register(self._wake_r, select.POLLIN)
         self._polled: set[int] = set()
         self._polling = False
+        self._prompt = False  # a socket without kernel receive stamps: read the moment a reply arrives
         self._thread = threading.Thread(target=self._run, name="linkvet-icmp", daemon=True)
 
     # -- called from the event loop (each under `lock`, except `stop`) --------------------------------
@@ -191,6 +196,7 @@ class Worker:
     def add_family(self, fs: FamilySocket) -> None:
         self.families[fs.family] = fs
         self._sockets = tuple(self.families.values())
+        self._prompt = any(not f.style.kernel_receive_stamps for f in self._sockets)
         if not self._thread.is_alive():
             self._thread.start()
         self._wake()
@@ -277,7 +283,8 @@ class Worker:
                     return
                 wake_at = self._send_due()
                 now = monotonic_ns()
-                if woken or now >= read_due or (deadline is not None and now >= deadline):
+                prompt = self._prompt
+                if woken or prompt or now >= read_due or (deadline is not None and now >= deadline):
                     for fs in self._sockets:
                         self._drain(fs)
                     deadline = self._expire()
@@ -292,9 +299,15 @@ class Worker:
                     if handoff_at is not None and (wake_at is None or handoff_at < wake_at):
                         wake_at = handoff_at
                 delay = None if wake_at is None else wake_at - monotonic_ns()
-                self._polling = delay is None or delay > _PRECISE_SLEEP_NS
-                if self._polling:
+                self._polling = prompt or delay is None or delay > _PRECISE_SLEEP_NS
+                if self._polling and not prompt:
                     self._watch_sockets()
+                watched = [self._wake_r, *(fs.sock.fileno() for fs in self._sockets)] if prompt else []
+            if prompt:
+                self._select(watched, delay)
+                self._polling = False
+                woken = True
+                continue
             if delay is not None and delay <= _PRECISE_SLEEP_NS:
                 if delay > 0:
                     sleep(delay / 1e9)
@@ -307,6 +320,15 @@ class Worker:
                         os.read(self._wake_r, 4096)
             self._polling = False
             woken = True
+
+    def _select(self, fds: list[int], delay_ns: int | None) -> None:
+        """Wait until a socket is readable, the event loop wakes us, or `delay_ns` has passed (prompt mode:
+        select(2) takes a µs timeout, poll(2) only whole ms)."""
+        timeout = None if delay_ns is None else max(0.0, delay_ns / 1e9)
+        readable, _w, _x = select.select(fds, [], [], timeout)
+        if self._wake_r in readable:
+            with contextlib.suppress(OSError):
+                os.read(self._wake_r, 4096)
 
     def _watch_sockets(self) -> None:
         for fs in self._sockets:
@@ -401,7 +423,7 @@ class Worker:
                 # An unprivileged socket also reports an earlier echo's ICMP error (time exceeded,
                 # unreachable) on the next send. That error belongs to the earlier echo and waits on the
                 # error queue (`_sendto` has read it): send this echo again.
-                if fs.raw or exc.errno not in PENDING_ERROR_ERRNOS:
+                if fs.raw or not fs.style.error_queue or exc.errno not in PENDING_ERROR_ERRNOS:
                     raise
                 self._sendto(fs, echo, packet)
         except OSError as exc:
@@ -452,7 +474,12 @@ class Worker:
     def _drain(self, fs: FamilySocket) -> None:
         """Read everything the socket holds: its error queue (stamps, ICMP errors), then its replies."""
         self._read_error_queue(fs)
-        recvmsg, parse, pending = fs.sock.recvmsg, fs.wire.parse, fs.pending
+        recvmsg, parse, pending, receive_stamp = (
+            fs.sock.recvmsg,
+            fs.wire.parse,
+            fs.pending,
+            fs.style.receive_wall_ns,
+        )
         for _ in range(_MAX_READS):
             try:
                 data, ancdata, _flags, source = recvmsg(2048, 256)
@@ -466,11 +493,13 @@ class Worker:
             if answer is not None:
                 echo = pending.pop((answer[0], answer[1]), None)
                 if echo is not None:
-                    self._answer(echo, kernel_receive_wall_ns(ancdata), answer[2], answer[3])
+                    self._answer(echo, receive_stamp(ancdata), answer[2], answer[3])
 
     def _read_error_queue(self, fs: FamilySocket) -> None:
         errors: list[QueuedError]
         stamps: list[tuple[int, int]] | list[TxStamp]
+        if not fs.style.error_queue:
+            return
         if fs.raw:  # a raw socket's error queue holds only our transmit stamps: read as many as are due
             if not fs.awaiting:
                 return
