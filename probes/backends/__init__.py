@@ -38,7 +38,7 @@ def backend_named(name: str) -> ProbeBackend:
     """The backend of this name (imported on first use); ProbeBackendError for a name there is none of."""
     if name not in BACKEND_NAMES:
         raise ProbeBackendError(
-            _("no probe backend {name!r}: choose one of {names}").format(
+            _("no probe backend named {name}: choose one of {names}").format(
                 name=name, names=", ".join(BACKEND_NAMES)
             )
         )

@@ -17,14 +17,16 @@ from probes.store.backend import Backend
 from probes.store.rollup import RollupDelta, RunSamples, rollup_deltas
 
 
-def run_metadata(privileged: bool | None = None) -> dict[str, Any]:
-    """What to record with a round so its figures can be interpreted later."""
+def run_metadata(privileged: bool | None = None, probe_backend: str | None = None) -> dict[str, Any]:
+    """What to record with a round so its figures can be interpreted later (the probe backend that
+    measured it among them: each result also names it, in its `backend` metric)."""
     return {
         "tool_version": __version__,
         "python": platform.python_version(),
         "os": platform.platform(),
         "hostname": socket.gethostname(),
         "privileged_icmp": privileged,
+        "probe_backend": probe_backend,
     }
 
 
@@ -72,6 +74,7 @@ def save_results(
     privileged = next(
         (bool(r.metrics["privileged"]) for r in results if r.metrics.get("privileged") is not None), None
     )
+    backends = sorted({str(r.metrics["backend"]) for r in results if r.metrics.get("backend")})
     return save_round(
         backend,
         results,
@@ -81,7 +84,7 @@ def save_results(
         plan=plan,
         vantage=vantage,
         peak=peak,
-        meta=run_metadata(privileged) | (meta or {}),
+        meta=run_metadata(privileged, backends[0] if len(backends) == 1 else None) | (meta or {}),
     )
 
 
