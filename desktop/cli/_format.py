@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from probes.target import Method
@@ -52,6 +52,7 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
             "P95 ms",
             "MAX ms",
             "JITTER ms",
+            "TIMED BY",
             "NOTE",
         ]
         rows = [
@@ -66,6 +67,7 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
                 number(r.rtt_p95_ms),
                 number(r.rtt_max_ms),
                 number(r.jitter_ms),
+                timed_by(r.metrics),
                 note(r),
             ]
             for r in results
@@ -108,6 +110,12 @@ def figures(result: ProbeResult) -> str:
             f"retransmits {number(m.get('retransmits'))}"
         )
     return ""
+
+
+def timed_by(metrics: Mapping[str, object]) -> str:
+    """Which probe backend measured a result and who timed its RTTs: `linux/kernel`, `portable/user`."""
+    backend, timestamps = metrics.get("backend"), metrics.get("timestamps")
+    return "/".join(str(part) for part in (backend, timestamps) if part)
 
 
 def note(result: ProbeResult) -> str:

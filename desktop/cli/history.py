@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, SupportsFloat
 
 from desktop.cli._common import add_db_option, positive_int
-from desktop.cli._format import number, percent, table
+from desktop.cli._format import number, percent, table, timed_by
 from desktop.cli.errors import EXIT_OK, UsageError
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -108,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
         "P95 ms",
         "JITTER ms",
         "Mbit/s",
+        "TIMED BY",
         "NOTE",
     ]
     rows = [
@@ -121,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
             number(_opt(row.rtt_p95_ms)),
             number(_opt(row.jitter_ms)),
             number(_opt(row.throughput_mbps), 1),
+            timed_by(json.loads(row.metrics_json) if row.metrics_json else {}),
             f"{row.error}: {row.message}" if row.error else (row.message or ""),
         ]
         for row in frame.itertuples(index=False)

@@ -104,6 +104,15 @@ def _method(
         extra.append(
             ("Measurements", "none yet", f"no result store at {request.store_path} yet: nothing measured")
         )
+    if measurements is not None and measurements.timed_by:
+        extra.append(
+            (
+                "Probe backends",
+                ", ".join(f"{label}: {count}" for label, count in measurements.timed_by),
+                "results per probe backend and who timed their RTTs "
+                "(kernel, kernel-rx, user); see the README's platform table for each one's precision",
+            )
+        )
     if procurement is not None:
         ranking = procurement.ranking
         total = sum(ranking.weights.values()) or 1.0

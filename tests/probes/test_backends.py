@@ -14,10 +14,13 @@ import json
 import socket
 import sqlite3
 import struct
+import subprocess
 import sys
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from probes.backends import BACKEND_ENV, backend_named, choose_backend, macos, windows, windows_api
@@ -279,3 +282,41 @@ def test_the_windows_engine_off_windows_says_the_api_is_not_here() -> None:
 
     with pytest.raises(IcmpNotPermitted, match=r"the Windows ICMP API \(iphlpapi.dll\) is not here"):
         asyncio.run(scenario())
+
+
+# -- shown where results are listed and exported ---------------------------------------------------------
+
+
+def test_the_backend_and_its_timing_are_listed_and_exported(
+    run_linkvet: Callable[..., subprocess.CompletedProcess[str]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db = str(tmp_path / "s.sqlite3")
+    monkeypatch.setenv(BACKEND_ENV, "portable")
+    probed = run_linkvet("probe", "127.0.0.1", "-c", "3", "-i", "0.01", "--db", db)
+    assert probed.returncode == 0, probed.stderr
+    header, row = probed.stdout.splitlines()[:2]
+    assert "TIMED BY" in header and "portable/user" in row
+    monkeypatch.setenv(BACKEND_ENV, "linux")
+    assert run_linkvet("probe", "127.0.0.1", "-c", "3", "-i", "0.01", "--db", db).returncode == 0
+    listed = run_linkvet("history", "127.0.0.1", "--db", db)
+    assert listed.returncode == 0, listed.stderr
+    assert (
+        "TIMED BY" in listed.stdout and "portable/user" in listed.stdout and "linux/kernel" in listed.stdout
+    )
+    records = [
+        json.loads(line)
+        for line in run_linkvet("history", "127.0.0.1", "--db", db, "--json").stdout.splitlines()
+    ]
+    assert [(r["backend"], r["timestamps"]) for r in records] == [("portable", "user"), ("linux", "kernel")]
+    with Store(db) as store:
+        assert sorted(store.timed_by()) == [("linux/kernel", 1), ("portable/user", 1)]
+    out = tmp_path / "export.xlsx"
+    exported = run_linkvet("export", "--db", db, "--out", str(out))
+    assert exported.returncode == 0, exported.stderr
+    method = pd.read_excel(out, sheet_name="Method").set_index("Item")["Value"]
+    assert set(method["Probe backends"].split(", ")) == {
+        "linux/kernel: 1",
+        "portable/user: 1",
+    }
