@@ -9,9 +9,13 @@ Where things are
     errors.py       every exception the engine raises (the tree) and `ErrorKind`, why an attempt failed
     methods/        one module per probe method (icmp, tcp, http, download, iperf3, trace)
     runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
-                    sending thread `icmp_worker.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
+                    sending thread `icmp_worker.py`, its echoes `icmp_echoes.py`, sockets `icmp_socket.py`,
+                    packets `icmp_wire.py`)
+    backends/       the probe backends, one chosen per run: linux (kernel stamps), portable (user-space
+                    timing), macos, windows (the ICMP API); each result records its `backend`
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
-    sockets.py      Linux socket plumbing (kernel receive and transmit timestamps, error queues, TCP_INFO)
+    sockets.py      the linux backend's socket plumbing (kernel receive and transmit timestamps, error
+                    queues, TCP_INFO)
     resolve.py      DNS (and IPv4-mapped IPv6 addresses to IPv4)
     plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
     store/          the result store (SQLite): records, write and read paths, rollups, the SQL backend

@@ -47,6 +47,7 @@ import asyncio
 import socket
 from collections.abc import Callable
 
+from probes.icmp_echoes import EchoOutcome, Finished, Train
 from probes.icmp_socket import (
     LINUX_STYLE,
     FamilySocket,
@@ -54,7 +55,7 @@ from probes.icmp_socket import (
     icmp_permission_help,
     open_icmp_socket,
 )
-from probes.icmp_worker import EchoOutcome, Finished, Train, Worker
+from probes.icmp_worker import Worker
 from probes.pacing import Pacer
 
 __all__ = ["EchoOutcome", "IcmpEngine", "icmp_permission_help", "open_icmp_socket"]

@@ -27,15 +27,16 @@ import contextlib
 import errno
 import heapq
 import itertools
+import math
 import os
 import select
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from probes.errors import ErrorKind
+from probes.icmp_echoes import Echo, EchoOutcome, Finished, Train
 from probes.icmp_socket import FamilySocket
 from probes.icmp_wire import ECHO_HEADER, error_kind
 from probes.pacing import Pacer, fine_timer_slack
@@ -59,101 +60,7 @@ _PRECISE_SLEEP_NS = 2_000_000  # waits up to this long sleep precisely; longer o
 _EXPIRY_GRACE_NS = 1_000_000  # read once more this long after a timeout before calling the echo lost
 _CLOCK_STEP_SLACK_NS = 1_000_000  # kernel RTTs may exceed the user-space one by this much (NTP slewing)
 _MAX_READS = 10_000  # per socket per wake-up: the rest waits for the next one
-
-
-@dataclass(frozen=True, slots=True)
-class EchoOutcome:
-    """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so.
-
-    `answered_ms` is the time until any answer came back, ICMP errors (time exceeded, unreachable) and late
-    replies included: what traceroute reports for a hop. None when nothing came back. `timestamps` says who
-    timed the answer (None when there was none). `detail` gives the system's words when this machine
-    refused to send the echo (`ErrorKind.SEND_FAILED`)."""
-
-    sent_at_us: int
-    rtt_ms: float | None
-    error: ErrorKind | None = None
-    responder: str | None = None
-    answered_ms: float | None = None
-    timestamps: TimestampSource | None = None
-    detail: str | None = None
-
-
-Finished = tuple[object, int, EchoOutcome]  # (owner, index, outcome), handed to the event loop
-
-
-class Echo:
-    """One echo in flight."""
-
-    __slots__ = (
-        "deadline_ns",
-        "done",
-        "fs",
-        "index",
-        "key",
-        "owner",
-        "pkey",
-        "sent_mono_ns",
-        "sent_wall_ns",
-        "timeout_ns",
-        "tx_wall_ns",
-        "urgent",
-    )
-
-    def __init__(self, fs: FamilySocket, pkey: tuple[str, int], owner: object, index: int, timeout_ns: int):
-        self.fs = fs
-        self.pkey = pkey  # (destination, sequence number): the key of `fs.pending`
-        self.owner = owner
-        self.index = index
-        self.timeout_ns = timeout_ns
-        self.sent_mono_ns = 0
-        self.sent_wall_ns = 0
-        self.deadline_ns = 0
-        self.key: int | None = None  # its transmit stamp's key
-        self.tx_wall_ns: int | None = None
-        self.done = False
-        self.urgent = False  # someone waits for this one echo (traceroute): hand it over promptly
-
-
-class Train:
-    """`count` echoes to one address, `interval_ns` apart, each at the pacer's turn."""
-
-    __slots__ = (
-        "address",
-        "cancelled",
-        "count",
-        "due_ns",
-        "fs",
-        "interval_ns",
-        "next_index",
-        "owner",
-        "pacer",
-        "payload_bytes",
-        "timeout_ns",
-    )
-
-    def __init__(
-        self,
-        fs: FamilySocket,
-        address: str,
-        count: int,
-        interval_ns: int,
-        timeout_ns: int,
-        payload_bytes: int,
-        pacer: Pacer | None,
-        owner: object,
-    ) -> None:
-        self.fs = fs
-        self.address = address
-        self.count = count
-        self.interval_ns = interval_ns
-        self.timeout_ns = timeout_ns
-        self.payload_bytes = payload_bytes
-        self.pacer = pacer if pacer is not None and pacer.gap_ns > 0 else None
-        self.owner = owner
-        self.next_index = 0
-        self.due_ns = time.monotonic_ns()
-        self.cancelled = False
+_SELECT_FD_LIMIT = 1024  # FD_SETSIZE: select(2) takes no higher descriptor
 
 
 class Worker:
@@ -325,7 +232,12 @@ class Worker:
         """Wait until a socket is readable, the event loop wakes us, or `delay_ns` has passed (prompt mode:
         select(2) takes a µs timeout, poll(2) only whole ms)."""
         timeout = None if delay_ns is None else max(0.0, delay_ns / 1e9)
-        readable, _w, _x = select.select(fds, [], [], timeout)
+        if max(fds) < _SELECT_FD_LIMIT:
+            readable, _w, _x = select.select(fds, [], [], timeout)
+        else:  # a descriptor select(2) cannot take: poll(2), its timeout rounded up to whole ms
+            self._watch_sockets()
+            ms = -1 if timeout is None else math.ceil(timeout * 1000)
+            readable = [fd for fd, _events in self._poller.poll(ms)]
         if self._wake_r in readable:
             with contextlib.suppress(OSError):
                 os.read(self._wake_r, 4096)

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from probes.icmp_worker import EchoOutcome
+from probes.icmp_echoes import EchoOutcome
 from probes.pacing import Pacer
 from probes.timestamps import TimestampSource
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
-from probes.icmp_worker import EchoOutcome
+from probes.icmp_echoes import EchoOutcome
 from probes.methods import tcp
 from probes.methods._attempts import attempt_notes, local_failure_result
 from probes.methods._context import RunContext
