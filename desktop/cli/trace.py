@@ -172,9 +172,12 @@ def _store(
     args: argparse.Namespace, target: Target, traces: Sequence[TraceResult], table: NetworkTable
 ) -> dict[str, Any] | None:
     """Save each trace as a round; the region's route check over everything stored, when labelled."""
+    from probes.backends import choose_backend
     from probes.methods.trace import to_probe_result
     from probes.routes import route_summary_from_traces
     from probes.store import Store, run_metadata
+
+    backend = choose_backend().name
 
     with Store(args.db) as store:
         for trace in traces:
@@ -184,7 +187,7 @@ def _store(
                 finished_us=trace.finished_at_us,
                 source="trace",
                 vantage=args.vantage,
-                meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
+                meta=run_metadata(trace.privileged, backend) | {"trace_protocol": trace.protocol},
             )
         if not (args.provider and args.region):
             return None
