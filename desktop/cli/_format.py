@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from probes.results import timed_by
 from probes.target import Method
 
 if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
@@ -110,12 +111,6 @@ def figures(result: ProbeResult) -> str:
             f"retransmits {number(m.get('retransmits'))}"
         )
     return ""
-
-
-def timed_by(metrics: Mapping[str, object]) -> str:
-    """Which probe backend measured a result and who timed its RTTs: `linux/kernel`, `portable/user`."""
-    backend, timestamps = metrics.get("backend"), metrics.get("timestamps")
-    return "/".join(str(part) for part in (backend, timestamps) if part)
 
 
 def note(result: ProbeResult) -> str:

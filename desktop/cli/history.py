@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, SupportsFloat
 
 from desktop.cli._common import add_db_option, positive_int
-from desktop.cli._format import number, percent, table, timed_by
+from desktop.cli._format import number, percent, table
 from desktop.cli.errors import EXIT_OK, UsageError
+from probes.results import timed_by
 
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
