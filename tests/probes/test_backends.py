@@ -189,6 +189,52 @@ def test_macos_receive_stamps_are_read_from_a_timeval() -> None:
     assert macos.MACOS_STYLE.datagram_like_raw and macos.MACOS_STYLE.kernel_receive_stamps
 
 
+def _ipv4_header(source: str, destination: str, protocol: int = 1) -> bytes:
+    return struct.pack(
+        "!BBHHHBBH4s4s",
+        0x45,
+        0,
+        0,
+        0,
+        0,
+        64,
+        protocol,
+        0,
+        socket.inet_aton(source),
+        socket.inet_aton(destination),
+    )
+
+
+def test_macos_datagram_sockets_get_raw_socket_packets_built_and_parsed() -> None:
+    """macOS's unprivileged ICMP sockets keep our identifier, want the IPv4 checksum filled in and deliver
+    the IPv4 header and routers' errors (icmplib's reading of them): the engine builds and parses for them
+    as for a raw socket (`datagram_like_raw`). The packets here are hand-built."""
+    from probes.icmp_wire import EchoWire, ones_complement_sum
+
+    token = b"linkvet!"
+    wire = EchoWire(v6=False, raw=macos.MACOS_STYLE.datagram_like_raw, ident=0x1234, token=token)
+    request = wire.request(7, 24)
+    assert request[:1] == b"\x08" and struct.unpack("!HH", request[4:8]) == (0x1234, 7)
+    total = ones_complement_sum(request)
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    assert total == 0xFFFF  # the checksum is right: the kernel will not fill it in
+    reply = b"\x00" + request[1:]  # an echo reply carries the request's identifier, sequence and data
+    assert wire.parse(_ipv4_header("198.18.0.9", "10.0.0.2") + reply, "198.18.0.9") == (
+        "198.18.0.9", 7, None, "198.18.0.9"
+    )  # fmt: skip
+    others = reply[:4] + struct.pack("!H", 0x9999) + reply[6:]  # another program's echo on the host
+    assert wire.parse(_ipv4_header("198.18.0.9", "10.0.0.2") + others, "198.18.0.9") is None
+    quoted = _ipv4_header("10.0.0.2", "198.18.0.9") + request[:8]
+    exceeded = struct.pack("!BBHI", 11, 0, 0, 0) + quoted  # a router's time exceeded, quoting our request
+    assert wire.parse(_ipv4_header("198.18.1.1", "10.0.0.2") + exceeded, "198.18.1.1") == (
+        "198.18.0.9", 7, ErrorKind.TTL_EXCEEDED, "198.18.1.1"
+    )  # fmt: skip
+    v6 = EchoWire(v6=True, raw=True, ident=0x1234, token=token)
+    assert v6.request(3, 8)[2:4] == b"\x00\x00"  # IPv6: the kernel fills in the checksum
+    assert v6.parse(b"\x81" + v6.request(3, 8)[1:], "2001:db8::9") == ("2001:db8::9", 3, None, "2001:db8::9")
+
+
 # -- Windows: the ICMP API's structures and replies ------------------------------------------------------
 
 
