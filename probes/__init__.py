@@ -14,9 +14,13 @@ Where things are
                     (TTFB) in `_kernel_times.py` (SO_TIMESTAMPING) and `_timed_transport.py` (the httpx transport)
     loaded_latency.py  a responsiveness test's figures from its probes: RTT under load, RPM, the grade
     runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
-                    sending thread `icmp_worker.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
+                    sending thread `icmp_worker.py`, its echoes `icmp_echoes.py`, sockets `icmp_socket.py`,
+                    packets `icmp_wire.py`)
+    backends/       the probe backends, one chosen per run: linux (kernel stamps), portable (user-space
+                    timing), macos, windows (the ICMP API); each result records its `backend`
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
-    sockets.py      Linux socket plumbing (kernel receive and transmit timestamps, error queues, TCP_INFO)
+    sockets.py      the linux backend's socket plumbing (kernel receive and transmit timestamps, error
+                    queues, TCP_INFO)
     resolve.py      DNS (and IPv4-mapped IPv6 addresses to IPv4)
     plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
     metrics.py      Prometheus metrics of the rounds (`--metrics-listen`);  alerts/  `[[alerts]]` rules,

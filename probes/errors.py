@@ -20,6 +20,7 @@ environment:
     ├── IcmpNotPermitted          no ICMP socket can be opened here (says why and how to enable it)
     ├── DeliveryError             an alert notification was not accepted (caught by the alert worker:
     │                             logged, retried with backoff; its text never holds a secret)
+    ├── ProbeBackendError         an unknown probe backend, or one that cannot run on this platform
     ├── RouteError                route classification (`probes.routes`)
     │   └── NetworkTableError     a network table file is unreadable or invalid (names file, entry, field)
     │       └── NetworkTableVersionError   the file was written for a newer linkvet
@@ -134,6 +135,10 @@ class DeliveryError(ProbesError):
     """A notification the webhook or mail server did not accept; `str()` says why, without secrets."""
 
 
+class ProbeBackendError(ProbesError):
+    """The probe backend asked for (LINKVET_PROBE_BACKEND, a setting) is unknown or cannot run here."""
+
+
 class RouteError(ProbesError):
     """Base of the errors raised by `probes.routes`."""
 
@@ -172,6 +177,9 @@ class ErrorKind(StrEnum):
     SEND_FAILED = "send_failed"
     DEADLINE = "deadline"  # the target ran past its overall time budget
     INVALID = "invalid"  # the target itself is invalid (bad port, bad URL)
+    UNSUPPORTED = (
+        "unsupported"  # the probe backend in use cannot measure this here (UDP traceroute on Windows)
+    )
     INTERNAL = "internal"  # a fault in linkvet itself (logged with its traceback; please report it)
 
 

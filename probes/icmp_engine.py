@@ -31,6 +31,11 @@ lost (`ErrorKind.LATE`, its time kept in `answered_ms`); one with no answer by t
 just after it, is lost (`TIMEOUT`). An echo this machine could not send (no route, bad scope id: the error
 sendto returns) is `SEND_FAILED`, an error of this machine, not loss on the line.
 
+Platforms. The socket set-up and the way replies carry their stamps are the probe backend's
+(`IcmpSocketStyle`, from `probes.backends`): Linux's is the one above (the default); the portable one asks
+for no kernel stamps and times both ends in user space, reading the moment a reply arrives; macOS's takes
+the kernel's receive stamps (SO_TIMESTAMP, µs). Windows has an engine of its own (`probes.backends.windows`).
+
 Matching. Replies are matched by (address, sequence) and, on raw sockets, a random identifier per socket and
 a token per engine in the payload (`probes.icmp_wire`); raw sockets pass only replies and errors to us
 (ICMP_FILTER). ICMP errors reach an unprivileged socket on its error queue (`probes.sockets`).
@@ -42,8 +47,15 @@ import asyncio
 import socket
 from collections.abc import Callable
 
-from probes.icmp_socket import FamilySocket, icmp_permission_help, open_icmp_socket
-from probes.icmp_worker import EchoOutcome, Finished, Train, Worker
+from probes.icmp_echoes import EchoOutcome, Finished, Train
+from probes.icmp_socket import (
+    LINUX_STYLE,
+    FamilySocket,
+    IcmpSocketStyle,
+    icmp_permission_help,
+    open_icmp_socket,
+)
+from probes.icmp_worker import Worker
 from probes.pacing import Pacer
 
 __all__ = ["EchoOutcome", "IcmpEngine", "icmp_permission_help", "open_icmp_socket"]
@@ -76,8 +88,9 @@ class _TrainWaiter:
 class IcmpEngine:
     """Sends echo requests and matches replies; use one per event loop (`async with IcmpEngine() as e`)."""
 
-    def __init__(self, privileged: bool | None = None) -> None:
+    def __init__(self, privileged: bool | None = None, style: IcmpSocketStyle = LINUX_STYLE) -> None:
         self._privileged = privileged
+        self._style = style
         self._token = _random_token()
         self._worker: Worker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -93,8 +106,13 @@ class IcmpEngine:
         return self._socket(family).raw
 
     def tx_timestamps_refused(self, family: int = socket.AF_INET) -> str | None:
-        """Why the kernel gives this family's socket no transmit timestamps; None when it does."""
+        """Why the kernel gives this family's socket no transmit timestamps; None when it does (or the
+        backend asks for none)."""
         return self._socket(family).tx_refused
+
+    def sees_icmp_errors(self, family: int = socket.AF_INET) -> bool:
+        """Whether routers' answers (time exceeded, unreachable) reach this family's socket (traceroute)."""
+        return self._socket(family).sees_icmp_errors
 
     def send(
         self,
@@ -174,7 +192,7 @@ class IcmpEngine:
         with worker.lock:
             fs = worker.families.get(family)
         if fs is None:
-            fs = FamilySocket(family, self._privileged, self._token)
+            fs = FamilySocket(family, self._privileged, self._token, self._style)
             with worker.lock:
                 worker.add_family(fs)
         return fs

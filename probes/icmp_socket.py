@@ -1,6 +1,7 @@
-"""The ICMP engine's sockets: one per address family, raw where allowed, else the kernel's unprivileged
-"ping" socket; set up for kernel receive and transmit timestamps, and the bookkeeping that ties each
-transmit stamp (keyed by the kernel's count of sends) to the echo it belongs to.
+"""The ICMP engine's sockets: one per address family, raw where allowed, else the system's unprivileged
+"ping" socket; set up as the probe backend's `IcmpSocketStyle` says (Linux: kernel receive and transmit
+timestamps, ICMP errors on the error queue; `probes.backends` holds the others), and the bookkeeping that
+ties each transmit stamp (keyed by the kernel's count of sends) to the echo it belongs to.
 
 icmplib opens the sockets (raw when privileged, unprivileged datagram sockets otherwise, with its permission
 errors); the engine takes them over and multiplexes them itself.
@@ -12,6 +13,8 @@ import contextlib
 import os
 import secrets
 import socket
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import icmplib
@@ -22,6 +25,7 @@ from probes.sockets import (
     enable_error_queue,
     enable_receive_timestamps,
     enable_tx_timestamps,
+    kernel_receive_wall_ns,
     pass_icmp_types,
     restart_tx_keys,
 )
@@ -72,7 +76,47 @@ def open_icmp_socket(family: int, privileged: bool | None = None) -> tuple[socke
     raise IcmpNotPermitted(icmp_permission_help()) from last
 
 
-def _grow_receive_buffer(sock: socket.socket) -> None:
+Ancillary = list[tuple[int, int, bytes]]
+
+
+@dataclass(frozen=True, slots=True)
+class IcmpSocketStyle:
+    """How one platform's ICMP sockets are set up and read (a probe backend's part of the ICMP engine).
+
+    `configure(sock, family, raw)` sets the socket up and returns whether the kernel will stamp its sends
+    (None) or why not. `receive_wall_ns(ancdata)` reads the kernel's receive stamp of a reply (wall-clock
+    ns; None: it gave none). `error_queue`: ICMP errors and transmit stamps come on a Linux error queue
+    (MSG_ERRQUEUE). `kernel_receive_stamps`: replies carry the kernel's receive stamp, so reading them later
+    changes no RTT; without them the engine's thread reads the moment a reply arrives. `datagram_like_raw`:
+    an unprivileged socket delivers what a raw one does (macOS: the IPv4 header, our own identifier, ICMP
+    errors as packets). `tx_stamps`: the style asks for transmit stamps at all."""
+
+    name: str
+    configure: Callable[[socket.socket, int, bool], str | None]
+    receive_wall_ns: Callable[[Ancillary], int | None]
+    error_queue: bool
+    kernel_receive_stamps: bool
+    datagram_like_raw: bool = False
+    tx_stamps: bool = True
+
+
+def _configure_linux(sock: socket.socket, family: int, raw: bool) -> str | None:
+    enable_receive_timestamps(sock)
+    grow_receive_buffer(sock)
+    if raw:
+        pass_icmp_types(sock, family, RAW_ICMP6_TYPES if family == socket.AF_INET6 else RAW_ICMP4_TYPES)
+    else:
+        # Unprivileged sockets get ICMP errors (unreachable, time exceeded) on the error queue only.
+        enable_error_queue(sock, family)
+    return enable_tx_timestamps(sock)
+
+
+LINUX_STYLE = IcmpSocketStyle(
+    "linux", _configure_linux, kernel_receive_wall_ns, error_queue=True, kernel_receive_stamps=True
+)
+
+
+def grow_receive_buffer(sock: socket.socket) -> None:
     """4 MiB for replies and stamps the thread has not read yet: SO_RCVBUFFORCE where allowed (root), else
     SO_RCVBUF, which the kernel caps at net.core.rmem_max (often 208 KiB: ~270 replies)."""
     for option in (getattr(socket, "SO_RCVBUFFORCE", None), socket.SO_RCVBUF):
@@ -94,26 +138,26 @@ class FamilySocket:
     key the kernel will give the next stamps to the echoes sent; `restart_keys` is set when a failed send
     or a stamp that cannot be ours leaves the count in doubt (the next send starts it again from 0)."""
 
-    def __init__(self, family: int, privileged: bool | None, token: bytes) -> None:
+    def __init__(
+        self, family: int, privileged: bool | None, token: bytes, style: IcmpSocketStyle = LINUX_STYLE
+    ) -> None:
         self.family = family
+        self.style = style
         self.sock, self.raw = open_icmp_socket(family, privileged)
         self.v6 = family == socket.AF_INET6
         try:
             self.sock.setblocking(False)
-            enable_receive_timestamps(self.sock)
-            _grow_receive_buffer(self.sock)
-            if self.raw:
-                pass_icmp_types(self.sock, family, RAW_ICMP6_TYPES if self.v6 else RAW_ICMP4_TYPES)
-            else:
-                # Unprivileged sockets get ICMP errors (unreachable, time exceeded) on the error queue only.
-                enable_error_queue(self.sock, family)
-            self.tx_refused: str | None = enable_tx_timestamps(self.sock)
+            self.tx_refused: str | None = style.configure(self.sock, family, self.raw)
         except OSError:
             self.sock.close()
             raise
-        # Raw sockets see every ICMP packet on the host: our identifier tells ours apart. Unprivileged
-        # sockets have theirs rewritten by the kernel to the socket's port, and see only their own.
-        self.wire = EchoWire(self.v6, self.raw, secrets.randbits(16), token)
+        self.tx_stamps = style.tx_stamps and self.tx_refused is None
+        # Raw sockets see every ICMP packet on the host: our identifier tells ours apart. Linux's
+        # unprivileged sockets have theirs rewritten by the kernel to the socket's port, and see only their
+        # own; macOS's behave like raw ones (`datagram_like_raw`).
+        self.wire = EchoWire(self.v6, self.raw or style.datagram_like_raw, secrets.randbits(16), token)
+        # Whether answers from routers (time exceeded, unreachable) reach this socket at all.
+        self.sees_icmp_errors = self.raw or style.error_queue or style.datagram_like_raw
         self.next_seq = secrets.randbits(16)
         self.pending: dict[tuple[str, int], Any] = {}  # (destination, sequence) → its `Echo` in flight
         self.next_key = 0
@@ -123,7 +167,7 @@ class FamilySocket:
 
     def take_key(self, echo: Any) -> int | None:
         """The transmit-stamp key of the datagram about to be sent (None when there will be no stamp)."""
-        if self.tx_refused is not None:
+        if not self.tx_stamps:
             return None
         key = self.next_key
         self.next_key += 1
@@ -141,6 +185,7 @@ class FamilySocket:
             restart_tx_keys(self.sock)
         except OSError as exc:
             self.tx_refused = f"SO_TIMESTAMPING could not be reset: {exc.strerror or exc}"
+            self.tx_stamps = False
 
     def close(self) -> None:
         self.sock.close()

@@ -11,6 +11,11 @@ Sleeps up to 2 ms are `clock_nanosleep` with a 1 ns timer slack (a paced stream 
 per packet); longer ones wait in poll(2) on the sockets and a wake-up pipe, so a reply or a new echo ends
 them. Everything the thread and the event loop share is under `lock`.
 
+Where the probe backend's sockets give no kernel receive stamps (`IcmpSocketStyle.kernel_receive_stamps`
+false: the portable backend), a reply is timed when it is read, so the thread reads promptly instead: it
+waits for the sockets and the wake-up pipe in select(2) with the precise timeout of its next send, and reads
+whenever it wakes.
+
 The event loop side (`probes.icmp_engine.IcmpEngine`) creates the futures and owns them; the thread only
 ever sees their owners as opaque objects and hands back `(owner, index, EchoOutcome)` triples.
 """
@@ -22,15 +27,16 @@ import contextlib
 import errno
 import heapq
 import itertools
+import math
 import os
 import select
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from probes.errors import ErrorKind
+from probes.icmp_echoes import Echo, EchoOutcome, Finished, Train
 from probes.icmp_socket import FamilySocket
 from probes.icmp_wire import ECHO_HEADER, error_kind
 from probes.pacing import Pacer, fine_timer_slack
@@ -40,7 +46,6 @@ from probes.sockets import (
     TxStamp,
     clock_pair,
     drain_error_queue,
-    kernel_receive_wall_ns,
     read_tx_stamps,
     set_hop_limit,
     wall_to_monotonic,
@@ -55,101 +60,7 @@ _PRECISE_SLEEP_NS = 2_000_000  # waits up to this long sleep precisely; longer o
 _EXPIRY_GRACE_NS = 1_000_000  # read once more this long after a timeout before calling the echo lost
 _CLOCK_STEP_SLACK_NS = 1_000_000  # kernel RTTs may exceed the user-space one by this much (NTP slewing)
 _MAX_READS = 10_000  # per socket per wake-up: the rest waits for the next one
-
-
-@dataclass(frozen=True, slots=True)
-class EchoOutcome:
-    """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so.
-
-    `answered_ms` is the time until any answer came back, ICMP errors (time exceeded, unreachable) and late
-    replies included: what traceroute reports for a hop. None when nothing came back. `timestamps` says who
-    timed the answer (None when there was none). `detail` gives the system's words when this machine
-    refused to send the echo (`ErrorKind.SEND_FAILED`)."""
-
-    sent_at_us: int
-    rtt_ms: float | None
-    error: ErrorKind | None = None
-    responder: str | None = None
-    answered_ms: float | None = None
-    timestamps: TimestampSource | None = None
-    detail: str | None = None
-
-
-Finished = tuple[object, int, EchoOutcome]  # (owner, index, outcome), handed to the event loop
-
-
-class Echo:
-    """One echo in flight."""
-
-    __slots__ = (
-        "deadline_ns",
-        "done",
-        "fs",
-        "index",
-        "key",
-        "owner",
-        "pkey",
-        "sent_mono_ns",
-        "sent_wall_ns",
-        "timeout_ns",
-        "tx_wall_ns",
-        "urgent",
-    )
-
-    def __init__(self, fs: FamilySocket, pkey: tuple[str, int], owner: object, index: int, timeout_ns: int):
-        self.fs = fs
-        self.pkey = pkey  # (destination, sequence number): the key of `fs.pending`
-        self.owner = owner
-        self.index = index
-        self.timeout_ns = timeout_ns
-        self.sent_mono_ns = 0
-        self.sent_wall_ns = 0
-        self.deadline_ns = 0
-        self.key: int | None = None  # its transmit stamp's key
-        self.tx_wall_ns: int | None = None
-        self.done = False
-        self.urgent = False  # someone waits for this one echo (traceroute): hand it over promptly
-
-
-class Train:
-    """`count` echoes to one address, `interval_ns` apart, each at the pacer's turn."""
-
-    __slots__ = (
-        "address",
-        "cancelled",
-        "count",
-        "due_ns",
-        "fs",
-        "interval_ns",
-        "next_index",
-        "owner",
-        "pacer",
-        "payload_bytes",
-        "timeout_ns",
-    )
-
-    def __init__(
-        self,
-        fs: FamilySocket,
-        address: str,
-        count: int,
-        interval_ns: int,
-        timeout_ns: int,
-        payload_bytes: int,
-        pacer: Pacer | None,
-        owner: object,
-    ) -> None:
-        self.fs = fs
-        self.address = address
-        self.count = count
-        self.interval_ns = interval_ns
-        self.timeout_ns = timeout_ns
-        self.payload_bytes = payload_bytes
-        self.pacer = pacer if pacer is not None and pacer.gap_ns > 0 else None
-        self.owner = owner
-        self.next_index = 0
-        self.due_ns = time.monotonic_ns()
-        self.cancelled = False
+_SELECT_FD_LIMIT = 1024  # FD_SETSIZE: select(2) takes no higher descriptor
 
 
 class Worker:
@@ -184,6 +95,7 @@ class Worker:
         self._poller.register(self._wake_r, select.POLLIN)
         self._polled: set[int] = set()
         self._polling = False
+        self._prompt = False  # a socket without kernel receive stamps: read the moment a reply arrives
         self._thread = threading.Thread(target=self._run, name="linkvet-icmp", daemon=True)
 
     # -- called from the event loop (each under `lock`, except `stop`) --------------------------------
@@ -191,6 +103,7 @@ class Worker:
     def add_family(self, fs: FamilySocket) -> None:
         self.families[fs.family] = fs
         self._sockets = tuple(self.families.values())
+        self._prompt = any(not f.style.kernel_receive_stamps for f in self._sockets)
         if not self._thread.is_alive():
             self._thread.start()
         self._wake()
@@ -277,7 +190,8 @@ class Worker:
                     return
                 wake_at = self._send_due()
                 now = monotonic_ns()
-                if woken or now >= read_due or (deadline is not None and now >= deadline):
+                prompt = self._prompt
+                if woken or prompt or now >= read_due or (deadline is not None and now >= deadline):
                     for fs in self._sockets:
                         self._drain(fs)
                     deadline = self._expire()
@@ -292,9 +206,15 @@ class Worker:
                     if handoff_at is not None and (wake_at is None or handoff_at < wake_at):
                         wake_at = handoff_at
                 delay = None if wake_at is None else wake_at - monotonic_ns()
-                self._polling = delay is None or delay > _PRECISE_SLEEP_NS
-                if self._polling:
+                self._polling = prompt or delay is None or delay > _PRECISE_SLEEP_NS
+                if self._polling and not prompt:
                     self._watch_sockets()
+                watched = [self._wake_r, *(fs.sock.fileno() for fs in self._sockets)] if prompt else []
+            if prompt:
+                self._select(watched, delay)
+                self._polling = False
+                woken = True
+                continue
             if delay is not None and delay <= _PRECISE_SLEEP_NS:
                 if delay > 0:
                     sleep(delay / 1e9)
@@ -307,6 +227,20 @@ class Worker:
                         os.read(self._wake_r, 4096)
             self._polling = False
             woken = True
+
+    def _select(self, fds: list[int], delay_ns: int | None) -> None:
+        """Wait until a socket is readable, the event loop wakes us, or `delay_ns` has passed (prompt mode:
+        select(2) takes a µs timeout, poll(2) only whole ms)."""
+        timeout = None if delay_ns is None else max(0.0, delay_ns / 1e9)
+        if max(fds) < _SELECT_FD_LIMIT:
+            readable, _w, _x = select.select(fds, [], [], timeout)
+        else:  # a descriptor select(2) cannot take: poll(2), its timeout rounded up to whole ms
+            self._watch_sockets()
+            ms = -1 if timeout is None else math.ceil(timeout * 1000)
+            readable = [fd for fd, _events in self._poller.poll(ms)]
+        if self._wake_r in readable:
+            with contextlib.suppress(OSError):
+                os.read(self._wake_r, 4096)
 
     def _watch_sockets(self) -> None:
         for fs in self._sockets:
@@ -401,7 +335,7 @@ class Worker:
                 # An unprivileged socket also reports an earlier echo's ICMP error (time exceeded,
                 # unreachable) on the next send. That error belongs to the earlier echo and waits on the
                 # error queue (`_sendto` has read it): send this echo again.
-                if fs.raw or exc.errno not in PENDING_ERROR_ERRNOS:
+                if fs.raw or not fs.style.error_queue or exc.errno not in PENDING_ERROR_ERRNOS:
                     raise
                 self._sendto(fs, echo, packet)
         except OSError as exc:
@@ -452,7 +386,12 @@ class Worker:
     def _drain(self, fs: FamilySocket) -> None:
         """Read everything the socket holds: its error queue (stamps, ICMP errors), then its replies."""
         self._read_error_queue(fs)
-        recvmsg, parse, pending = fs.sock.recvmsg, fs.wire.parse, fs.pending
+        recvmsg, parse, pending, receive_stamp = (
+            fs.sock.recvmsg,
+            fs.wire.parse,
+            fs.pending,
+            fs.style.receive_wall_ns,
+        )
         for _ in range(_MAX_READS):
             try:
                 data, ancdata, _flags, source = recvmsg(2048, 256)
@@ -466,11 +405,13 @@ class Worker:
             if answer is not None:
                 echo = pending.pop((answer[0], answer[1]), None)
                 if echo is not None:
-                    self._answer(echo, kernel_receive_wall_ns(ancdata), answer[2], answer[3])
+                    self._answer(echo, receive_stamp(ancdata), answer[2], answer[3])
 
     def _read_error_queue(self, fs: FamilySocket) -> None:
         errors: list[QueuedError]
         stamps: list[tuple[int, int]] | list[TxStamp]
+        if not fs.style.error_queue:
+            return
         if fs.raw:  # a raw socket's error queue holds only our transmit stamps: read as many as are due
             if not fs.awaiting:
                 return

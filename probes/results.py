@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 MetricValue = float | int | str | None
 
 
+def timed_by(metrics: Mapping[str, object]) -> str:
+    """Which probe backend measured a result and who timed its RTTs, from its `backend` and `timestamps`
+    metrics: `linux/kernel`, `portable/user`; '' when it names neither (HTTP, results from before)."""
+    return "/".join(str(metrics[key]) for key in ("backend", "timestamps") if metrics.get(key))
+
+
 @dataclass(frozen=True, slots=True)
 class Sample:
     """One attempt: when it was sent (UTC, µs since the epoch), its RTT in ms, or why there was none.

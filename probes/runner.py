@@ -1,5 +1,6 @@
 """Runs many targets at once: bounded concurrency, paced sends, one shared ICMP socket per family, a
-progress hook, and cancellation that returns nothing half-done.
+progress hook, and cancellation that returns nothing half-done. The probe backend (`probes.backends`) is
+chosen when the runner is made: this platform's, or the one `backend=` or LINKVET_PROBE_BACKEND names.
 
     results = run(targets, ProbeOptions(count=10), progress=print)
 
@@ -15,9 +16,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from probes.backends import ProbeBackend, choose_backend
 from probes.errors import ErrorKind
 from probes.i18n import _
-from probes.icmp_engine import IcmpEngine
 from probes.methods import BULK_METHODS, MEASURES, RunContext
 from probes.methods._context import SampleHook
 from probes.pacing import Pacer
@@ -59,9 +60,11 @@ class Runner:
         progress: ProgressHook | None = None,
         on_sample: SampleHook | None = None,
         iperf3_binary: str = "iperf3",
+        backend: str | ProbeBackend | None = None,
     ) -> None:
         if concurrency < 1:
             raise ValueError("concurrency must be at least 1")
+        self.backend = choose_backend(backend)  # ProbeBackendError for a name that cannot run here
         self.options = options if options is not None else ProbeOptions()
         self.concurrency = concurrency
         self.gap_ms = gap_ms
@@ -104,8 +107,8 @@ class Runner:
         bulk = [(i, t) for i, t in enumerate(targets) if t.method in BULK_METHODS]
         # A target may wait for its turn behind every other packet of the run: that is part of its budget.
         pacing_s = sum(self.options_for(t.method).count for _i, t in latency) * self.gap_ms / 1000.0
-        async with IcmpEngine(self.privileged) as engine:
-            ctx = RunContext(Pacer(self.gap_ms / 1000.0), engine, collect, self.iperf3_binary)
+        async with self.backend.open_icmp(self.privileged) as engine:
+            ctx = RunContext(Pacer(self.gap_ms / 1000.0), engine, self.backend, collect, self.iperf3_binary)
             limit = asyncio.Semaphore(self.concurrency)
 
             async def one(index: int, target: Target) -> None:

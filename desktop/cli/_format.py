@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, TextIO
 
 from desktop.cli._safe_text import printable
 from desktop.i18n import _
+from probes.results import timed_by
 from probes.target import Method
 
 if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
@@ -76,6 +77,7 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
             _("P95 ms"),
             _("MAX ms"),
             _("JITTER ms"),
+            _("TIMED BY"),
             _("NOTE"),
         ]
         rows = [
@@ -90,6 +92,7 @@ def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[st
                 number(r.rtt_p95_ms),
                 number(r.rtt_max_ms),
                 number(r.jitter_ms),
+                timed_by(r.metrics),
                 note(r),
             ]
             for r in results

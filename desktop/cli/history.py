@@ -15,6 +15,7 @@ from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.i18n import _, ngettext
 from probes import limits
+from probes.results import timed_by
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -103,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         _("P95 ms"),
         _("JITTER ms"),
         _("Mbit/s"),
+        _("TIMED BY"),
         _("NOTE"),
     ]
     rows = [
@@ -116,6 +118,7 @@ def run(args: argparse.Namespace) -> int:
             number(_opt(row.rtt_p95_ms)),
             number(_opt(row.jitter_ms)),
             number(_opt(row.throughput_mbps), 1),
+            timed_by(json.loads(row.metrics_json) if row.metrics_json else {}),
             f"{row.error}: {row.message}" if row.error else (row.message or ""),
         ]
         for row in frame.itertuples(index=False)

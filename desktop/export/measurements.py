@@ -59,6 +59,7 @@ class Measurements:
     profile: pd.DataFrame  # hour_of_day rows with a `vantage` column
     options: MeasureOptions
     vantages: list[str | None]
+    timed_by: list[tuple[str, int]] = field(default_factory=list)  # `Store.timed_by` over the period
 
     def links(self) -> list[MeasuredLink]:
         return [r.link for r in self.regions]
@@ -109,7 +110,8 @@ def measure(
             regions.append(RegionQuality(link, sorted(claimed.get((link.provider, link.region), ()))))
         profiles.append(_measured(hour_of_day(store, scope, options.tz)).assign(vantage=vantage))
     profile = pd.concat(profiles, ignore_index=True) if profiles else pd.DataFrame()
-    return Measurements(regions, profile, options, [v for v, _ in scopes])
+    timed_by = store.timed_by(since_us=options.since_us, until_us=options.until_us)
+    return Measurements(regions, profile, options, [v for v, _ in scopes], timed_by)
 
 
 def _measured(profile: pd.DataFrame) -> pd.DataFrame:

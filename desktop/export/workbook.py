@@ -126,6 +126,15 @@ def _method(
                 _("no result store at {path} yet: nothing measured").format(path=request.store_path),
             )
         )
+    if measurements is not None and measurements.timed_by:
+        extra.append(
+            (
+                "Probe backends",
+                ", ".join(f"{label}: {count}" for label, count in measurements.timed_by),
+                "results per probe backend and who timed their RTTs "
+                "(kernel, kernel-rx, user); see the README's platform table for each one's precision",
+            )
+        )
     if procurement is not None:
         ranking = procurement.ranking
         total = sum(ranking.weights.values()) or 1.0

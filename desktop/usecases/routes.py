@@ -32,9 +32,11 @@ def store_traces(
     db_path: StoreLocation | None, target: Target, traces: Sequence[TraceResult], vantage: str | None
 ) -> None:
     """Save each trace as a round of its own (`source` "trace"), as `linkvet trace` does."""
+    from probes.backends import choose_backend
     from probes.methods.trace import to_probe_result
     from probes.store import Store, run_metadata
 
+    backend = choose_backend().name  # what `trace_host` measures with when given none
     with Store(db_path) as store:
         for trace in traces:
             store.save_round(
@@ -43,7 +45,7 @@ def store_traces(
                 finished_us=trace.finished_at_us,
                 source="trace",
                 vantage=vantage,
-                meta=run_metadata(trace.privileged) | {"trace_protocol": trace.protocol},
+                meta=run_metadata(trace.privileged, backend) | {"trace_protocol": trace.protocol},
             )
 
 

@@ -84,9 +84,11 @@ def attempt_notes(
     tx_refused: str | None = None,
     responders: Sequence[str] = (),
     details: Sequence[str | None] = (),
+    best: TimestampSource = TimestampSource.KERNEL,
 ) -> AttemptNotes:
     """The notes of a measured result. `late_ms`: the answer times of replies that came after the timeout;
-    `sources`: who timed each answered attempt; `tx_refused`: why the kernel gives no transmit stamps;
+    `sources`: who timed each answered attempt (a note when some are less exact than `best`, what the probe
+    backend gives at best); `tx_refused`: why the kernel gives no transmit stamps;
     `details`: the system's words for each attempt this machine could not send."""
     notes: list[str] = []
     losses = describe_losses(samples, noun)
@@ -115,7 +117,7 @@ def attempt_notes(
             ).format(n=local, total=len(samples), why=_most_common(details))
         )
     weakest = least_exact(sources)
-    if weakest is not None and weakest is not TimestampSource.KERNEL:
+    if weakest is not None and least_exact((weakest, best)) is not best:
         if tx_refused is not None:
             notes.append(
                 _(
@@ -123,7 +125,7 @@ def attempt_notes(
                 ).format(why=tx_refused)
             )
         else:
-            untimed = sum(1 for s in sources if s is not TimestampSource.KERNEL)
+            untimed = sum(1 for s in sources if least_exact((s, best)) is not best)
             notes.append(
                 ngettext(
                     "the kernel stamped {n} of {total} answered attempts at one end only: "

@@ -1,11 +1,12 @@
-"""What the runner lends every method for one run: the pacer, the shared ICMP engine, the sample hook."""
+"""What the runner lends every method for one run: the pacer, the probe backend and its shared ICMP engine,
+the sample hook."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from probes.icmp_engine import IcmpEngine
+from probes.backends.base import EchoEngine, ProbeBackend
 from probes.pacing import Pacer
 from probes.results import Sample
 from probes.target import Target
@@ -16,7 +17,8 @@ SampleHook = Callable[[Target, Sample], None]
 @dataclass
 class RunContext:
     pacer: Pacer
-    icmp: IcmpEngine
+    icmp: EchoEngine
+    backend: ProbeBackend
     on_sample: SampleHook | None = None
     iperf3_binary: str = "iperf3"
     extra: dict[str, object] = field(default_factory=dict)

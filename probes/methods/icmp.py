@@ -1,8 +1,9 @@
 """ICMP echo ("ping") through the shared `IcmpEngine`; falls back to TCP when ICMP is not permitted here.
 
-The engine sends the target's echoes as one train on the run's pacer and times each reply with the kernel's
-stamps at both ends; the result's `timestamps` metric says who timed its replies (`kernel`, or `kernel-rx`
-where the kernel gave no transmit stamp, with a note saying why).
+The run's engine (the probe backend's, `probes.backends`) sends the target's echoes as one train on the
+run's pacer; on Linux it times each reply with the kernel's stamps at both ends. The result's `backend`
+metric names the backend, `timestamps` who timed its replies (`kernel`; `kernel-rx` where the kernel gave no
+transmit stamp; `user`), with a note where that is less than the backend's best.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
-from probes.icmp_engine import EchoOutcome
+from probes.icmp_echoes import EchoOutcome
 from probes.methods import tcp
 from probes.methods._attempts import attempt_notes, local_failure_result
 from probes.methods._context import RunContext
@@ -57,7 +58,11 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         on_outcome=emit if on_sample is not None else None,
     )
     samples = tuple(emitted.get(i) or _sample(i, o) for i, o in enumerate(outcomes))
-    metrics: dict[str, MetricValue] = {"address": resolved.address, "privileged": privileged}
+    metrics: dict[str, MetricValue] = {
+        "address": resolved.address,
+        "privileged": privileged,
+        "backend": ctx.backend.name,
+    }
     details = [o.detail for o in outcomes if o.error is ErrorKind.SEND_FAILED]
     failed = local_failure_result(target, started, samples, details, metrics)
     if failed is not None:
@@ -70,6 +75,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         timeout_s=options.timeout_s,
         sources=[o.timestamps for o in outcomes if o.rtt_ms is not None and o.timestamps],
         tx_refused=ctx.icmp.tx_timestamps_refused(resolved.family),
+        best=ctx.backend.best_timestamps,
         responders=responders,
         details=details,
     )

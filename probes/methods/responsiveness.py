@@ -125,7 +125,12 @@ class _Probes:
             future: asyncio.Future[Sample] = asyncio.ensure_future(_echo_sample(echo, seq, phase))
         else:
             connect = tcp.connect_once(
-                self.resolved.address, self.resolved.family, self.port, self.options.timeout_s, seq
+                self.resolved.address,
+                self.resolved.family,
+                self.port,
+                self.options.timeout_s,
+                seq,
+                self.ctx.backend.handshake_rtt_ms,
             )
             future = asyncio.ensure_future(_tagged(connect, phase))
         future.add_done_callback(self._emit)

@@ -8,7 +8,10 @@ SO_TIMESTAMPING would add nothing here: the kernel gives no transmit stamp for a
 written with sendmsg; `tests/probes/test_tcp.py` checks that), and TCP_INFO already holds the receive end.
 Such handshakes are timed `kernel`. When the SYN had to be retransmitted the kernel takes no sample (Karn's
 rule), and a refusal leaves none: those attempts report the user-space connect time (timed `user`), which
-includes the retransmission wait, as tcping tools do.
+includes the retransmission wait, as tcping tools do. That is also every attempt's time on a probe backend
+whose kernel gives no handshake RTT (`ProbeBackend.handshake_rtt_ms`: portable, macOS, Windows): connect()
+to the moment the event loop sees the socket writable, on the monotonic clock. Where the event loop cannot
+watch a socket (Windows' proactor loop) a helper thread waits in select(2) and takes that moment itself.
 
 The SYN leaves inside `connect()` when the attempt starts, right after its pacer turn. A handshake whose RTT
 exceeds the timeout counts as lost (`late`), even if the event loop saw it complete before the timer ran.
@@ -22,9 +25,11 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
+import select
 import socket
+import sys
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 from probes.errors import ErrorKind, ResolveFailed
 from probes.i18n import ngettext
@@ -32,18 +37,27 @@ from probes.methods._attempts import attempt_notes, local_failure_result, send_p
 from probes.methods._context import RunContext
 from probes.resolve import resolve
 from probes.results import ProbeResult, Sample
-from probes.sockets import kernel_handshake_rtt_ms, zone_problem
+from probes.sockets import zone_problem
 from probes.target import ProbeOptions, Target
 from probes.timestamps import TimestampSource, least_exact, now_us
 
 _UNREACHABLE = {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+# What a non-blocking connect returns while the handshake runs (Windows: WSAEWOULDBLOCK; on Linux EAGAIN
+# would mean no local port is free, a local failure).
+_IN_PROGRESS = {errno.EINPROGRESS} | (
+    {getattr(errno, "WSAEWOULDBLOCK", 10035)} if sys.platform == "win32" else set()
+)
+KernelRtt = Callable[[socket.socket], float | None]
 
 
 class Handshake:
     """One connect attempt; its SYN leaves when the object is made."""
 
-    def __init__(self, address: str, family: int, port: int, seq: int = 0) -> None:
+    def __init__(
+        self, address: str, family: int, port: int, seq: int = 0, kernel_rtt: KernelRtt | None = None
+    ) -> None:
         self.seq = seq
+        self.kernel_rtt = kernel_rtt
         self.timestamps: TimestampSource | None = None
         self.late_ms: float | None = None
         self.detail: str | None = None
@@ -71,28 +85,24 @@ class Handshake:
     async def _outcome(self, timeout_s: float) -> Sample:
         sock, seq, sent_at_us = self.sock, self.seq, self.sent_at_us
         code = self.code
-        if code not in (0, errno.EINPROGRESS):
+        if code != 0 and code not in _IN_PROGRESS:
             # Refused by this machine before anything left (no route, no such address here).
             if self.detail is None:
                 self.detail = f"{os.strerror(code)} ({errno.errorcode.get(code, code)})"
             return Sample(seq, sent_at_us, None, ErrorKind.SEND_FAILED)
-        if code == errno.EINPROGRESS:
-            loop = asyncio.get_running_loop()
-            writable: asyncio.Future[None] = loop.create_future()
-            loop.add_writer(sock.fileno(), _set_once, writable)
-            try:
-                await asyncio.wait_for(writable, timeout_s)
-            except TimeoutError:
+        ready_ns = time.perf_counter_ns()
+        if code != 0:
+            ready = await _writable(sock, timeout_s)
+            if ready is None:
                 return Sample(seq, sent_at_us, None, ErrorKind.TIMEOUT)
-            finally:
-                loop.remove_writer(sock.fileno())
+            ready_ns = ready
             code = sock.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-        elapsed_ms = (time.perf_counter_ns() - self.started_ns) / 1e6
+        elapsed_ms = (ready_ns - self.started_ns) / 1e6
         if code == 0:
-            kernel_ms = kernel_handshake_rtt_ms(sock)
+            kernel_ms = None if self.kernel_rtt is None else self.kernel_rtt(sock)
             self.timestamps = TimestampSource.KERNEL if kernel_ms is not None else TimestampSource.USER
             return self._within(timeout_s, kernel_ms if kernel_ms is not None else elapsed_ms, None)
-        if code == errno.ECONNREFUSED:
+        if code in (errno.ECONNREFUSED, getattr(errno, "WSAECONNREFUSED", errno.ECONNREFUSED)):
             self.timestamps = TimestampSource.USER
             return self._within(timeout_s, elapsed_ms, ErrorKind.REFUSED)
         if code in _UNREACHABLE:
@@ -108,9 +118,17 @@ class Handshake:
         return Sample(self.seq, self.sent_at_us, rtt_ms, error)
 
 
-def connect_once(address: str, family: int, port: int, timeout_s: float, seq: int = 0) -> Awaitable[Sample]:
-    """One handshake: its SYN leaves now (the caller has had its pacer turn); await its sample."""
-    return Handshake(address, family, port, seq).outcome(timeout_s)
+def connect_once(
+    address: str,
+    family: int,
+    port: int,
+    timeout_s: float,
+    seq: int = 0,
+    kernel_rtt: KernelRtt | None = None,
+) -> Awaitable[Sample]:
+    """One handshake: its SYN leaves now (the caller has had its pacer turn); await its sample.
+    `kernel_rtt`: the run's probe backend's handshake timing (user-space timing without it)."""
+    return Handshake(address, family, port, seq, kernel_rtt).outcome(timeout_s)
 
 
 async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> ProbeResult:
@@ -124,7 +142,8 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     handshakes: list[Handshake] = []
 
     def start(seq: int) -> asyncio.Task[Sample]:
-        handshake = Handshake(address, family, port, seq)  # the SYN leaves now, in the pacer's turn
+        # The SYN leaves now, in the pacer's turn.
+        handshake = Handshake(address, family, port, seq, ctx.backend.handshake_rtt_ms)
         handshakes.append(handshake)
         task = asyncio.ensure_future(handshake.outcome(options.timeout_s))
         if ctx.on_sample is not None:
@@ -133,7 +152,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
 
     samples = tuple(await send_paced(options.count, options.interval_s, ctx.pacer, start))
     details = [h.detail for h in handshakes if h.detail]
-    metrics = {"address": address}
+    metrics = {"address": address, "backend": ctx.backend.name}
     failed = local_failure_result(target, started, samples, details, metrics)
     if failed is not None:
         return failed
@@ -144,6 +163,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         timeout_s=options.timeout_s,
         late_ms=[h.late_ms for h in handshakes if h.late_ms is not None],
         details=details,
+        best=ctx.backend.best_timestamps,
     )
     messages = [notes.message] if notes.message else []
     if refused:
@@ -166,6 +186,31 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     )
 
 
-def _set_once(future: asyncio.Future[None]) -> None:
+async def _writable(sock: socket.socket, timeout_s: float) -> int | None:
+    """Wait for a connecting socket to become writable (the handshake ended, either way); the monotonic ns
+    at which it did, None after `timeout_s`."""
+    loop = asyncio.get_running_loop()
+    writable: asyncio.Future[int] = loop.create_future()
+    try:
+        loop.add_writer(sock.fileno(), _set_once, writable)
+    except NotImplementedError:  # Windows' proactor loop watches no sockets: a thread waits in select(2)
+        return await loop.run_in_executor(None, _select_writable, sock, timeout_s)
+    try:
+        return await asyncio.wait_for(writable, timeout_s)
+    except TimeoutError:
+        return None
+    finally:
+        loop.remove_writer(sock.fileno())
+
+
+def _select_writable(sock: socket.socket, timeout_s: float) -> int | None:
+    """Blocking: the monotonic ns at which the socket became writable or failed (Windows reports a failed
+    connect as an exception), None after `timeout_s`."""
+    _r, writable, failed = select.select([], [sock], [sock], timeout_s)
+    return time.perf_counter_ns() if writable or failed else None
+
+
+def _set_once(future: asyncio.Future[int]) -> None:
+    """Resolve with the monotonic time at which the socket became writable (before the task wakes up)."""
     if not future.done():
-        future.set_result(None)
+        future.set_result(time.perf_counter_ns())

@@ -7,6 +7,8 @@ an echo's); the hops and the route verdict ride along in `ProbeResult.trace` and
 
 from __future__ import annotations
 
+import dataclasses
+
 from probes.errors import ErrorKind, NetworkTableError, TargetError
 from probes.methods._context import RunContext
 from probes.results import ProbeResult, Sample
@@ -31,9 +33,16 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     except TargetError as exc:
         return ProbeResult(target, started, now_us(), error=ErrorKind.INVALID, message=str(exc))
     result = await trace_host(
-        target.host, trace_options, table, icmp=ctx.icmp, pacer=ctx.pacer, name=target.name
+        target.host,
+        trace_options,
+        table,
+        icmp=ctx.icmp,
+        pacer=ctx.pacer,
+        name=target.name,
+        backend=ctx.backend,
     )
-    return to_probe_result(target, result)
+    probe_result = to_probe_result(target, result)
+    return dataclasses.replace(probe_result, metrics={**probe_result.metrics, "backend": ctx.backend.name})
 
 
 def network_table(ctx: RunContext) -> NetworkTable:

@@ -144,6 +144,11 @@ class Backend(Protocol):
 
     def last_started_us(self, target_key: str) -> int | None: ...
 
+    def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
+        """(probe backend, who timed, results) of the results started in [since_us, until_us), from their
+        `backend` and `timestamps` metrics (None where a result has none), the most common first."""
+        ...
+
     def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
         """Per target with results in [since_us, until_us): its `StoredTarget` row, then the first and last
         result's start and the number of rounds; by name and method."""

@@ -85,14 +85,16 @@ class MeasuredRound:
         return sum(len(r.ts_us) for r in self.results)
 
 
-def run_metadata(privileged: bool | None = None) -> dict[str, Any]:
-    """What to record with a round so its figures can be interpreted later."""
+def run_metadata(privileged: bool | None = None, probe_backend: str | None = None) -> dict[str, Any]:
+    """What to record with a round so its figures can be interpreted later (the probe backend that
+    measured it among them: each result also names it, in its `backend` metric)."""
     return {
         "tool_version": __version__,
         "python": platform.python_version(),
         "os": platform.platform(),
         "hostname": socket.gethostname(),
         "privileged_icmp": privileged,
+        "probe_backend": probe_backend,
     }
 
 
@@ -146,6 +148,7 @@ def measured_results(
     privileged = next(
         (bool(r.metrics["privileged"]) for r in results if r.metrics.get("privileged") is not None), None
     )
+    backends = sorted({str(r.metrics["backend"]) for r in results if r.metrics.get("backend")})
     return measured_round(
         results,
         started_us=min(r.started_at_us for r in results),
@@ -154,7 +157,7 @@ def measured_results(
         plan=plan,
         vantage=vantage,
         peak=peak,
-        meta=run_metadata(privileged) | (meta or {}),
+        meta=run_metadata(privileged, backends[0] if len(backends) == 1 else None) | (meta or {}),
         slot_us=slot_us,
     )
 

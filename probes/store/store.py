@@ -138,6 +138,16 @@ class Store:
         """Rounds, newest first."""
         return reading.rounds(self.backend, since_us=since_us, plan=plan, limit=limit)
 
+    def timed_by(self, *, since_us: int | None = None, until_us: int | None = None) -> list[tuple[str, int]]:
+        """How the results started in [since_us, until_us) were timed: (`backend/timestamps`, e.g.
+        `linux/kernel`, `portable/user`; `unrecorded` for results that say neither, such as HTTP's or those
+        stored before the probe backends) with the number of results, the most common first."""
+        out: list[tuple[str, int]] = []
+        for backend, timestamps, count in self.backend.timing_counts(since_us, until_us):
+            label = "/".join(str(part) for part in (backend, timestamps) if part) or "unrecorded"
+            out.append((label, int(count)))
+        return out
+
     def last_measured_us(self, target_key: str) -> int | None:
         """When the target's most recent stored result started, or None."""
         return self.backend.last_started_us(target_key)

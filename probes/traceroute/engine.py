@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from probes import limits
+from probes.backends import EchoEngine, ProbeBackend, choose_backend
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetError
 from probes.i18n import _, ngettext
-from probes.icmp_engine import IcmpEngine
 from probes.pacing import Pacer
 from probes.resolve import resolve
 from probes.routes.classify import PathHop, classify_path
@@ -135,25 +135,39 @@ async def trace_host(
     options: TraceOptions,
     table: NetworkTable,
     *,
-    icmp: IcmpEngine | None = None,
+    icmp: EchoEngine | None = None,
     pacer: Pacer | None = None,
     name: str | None = None,
     on_reply: ReplyHook | None = None,
+    backend: ProbeBackend | None = None,
 ) -> TraceResult:
     """Trace the path to `host` (a name or address). Never raises for what the network or the OS does:
-    a name that does not resolve or a refused ICMP socket come back as a result with `error` set.
+    a name that does not resolve, a refused ICMP socket or a protocol the probe backend cannot run come
+    back as a result with `error` set.
 
     `icmp`: the run's shared engine (a private one is opened when None). `pacer`: the run's packet pacer.
-    `on_reply`: called with every probe's answer as it arrives.
+    `on_reply`: called with every probe's answer as it arrives. `backend`: the run's probe backend
+    (default: this platform's, `probes.backends.choose_backend`).
     """
     started = now_us()
     target = name or host
+    backend = backend or choose_backend()
+    if options.protocol not in backend.trace_protocols:
+        message = _(
+            "the {backend} probe backend cannot trace over {protocol} (it needs Linux's socket error "
+            "queue); trace over {protocols}"
+        ).format(
+            backend=backend.name,
+            protocol=options.protocol.upper(),
+            protocols=", ".join(p.upper() for p in sorted(backend.trace_protocols)),
+        )
+        return _failed(target, None, options, started, ErrorKind.UNSUPPORTED, message)
     try:
         resolved = await resolve(host)
     except ResolveFailed as exc:
         return _failed(target, None, options, started, ErrorKind.DNS, str(exc))
     if icmp is None and options.protocol == "icmp":
-        async with IcmpEngine() as engine:
+        async with backend.open_icmp(None) as engine:
             return await _trace_address(
                 target, resolved.address, resolved.family, options, table, engine, pacer, on_reply
             )
@@ -176,24 +190,26 @@ async def trace_repeatedly(
     count: int,
     *,
     gap_s: float = 0.0,
-    icmp: IcmpEngine | None = None,
+    icmp: EchoEngine | None = None,
     on_reply: Callable[[int, int, int, HopAnswer], None] | None = None,
     on_trace: Callable[[int, TraceResult], None] | None = None,
+    backend: ProbeBackend | None = None,
 ) -> list[TraceResult]:
     """`count` traces of the same host one after another (for a verdict over several traces).
     `on_reply(trace_index, ttl, probe, answer)` hears each answer as it arrives, `on_trace(index, result)`
     each trace as it ends."""
     results: list[TraceResult] = []
-    async with IcmpEngine() if icmp is None else _borrowed(icmp) as engine:
+    backend = backend or choose_backend()
+    async with backend.open_icmp(None) if icmp is None else _borrowed(icmp) as engine:
         for index in range(count):
             if index and gap_s:
                 await asyncio.sleep(gap_s)
             hook = None if on_reply is None else functools.partial(on_reply, index)
-            result = await trace_host(host, options, table, icmp=engine, on_reply=hook)
+            result = await trace_host(host, options, table, icmp=engine, on_reply=hook, backend=backend)
             if on_trace is not None:
                 on_trace(index, result)
             results.append(result)
-            if result.error in (ErrorKind.DNS, ErrorKind.PERMISSION):
+            if result.error in (ErrorKind.DNS, ErrorKind.PERMISSION, ErrorKind.UNSUPPORTED):
                 break  # the next trace would fail the same way
     return results
 
@@ -201,10 +217,10 @@ async def trace_repeatedly(
 class _borrowed:
     """`async with` over an engine that belongs to someone else: does not close it."""
 
-    def __init__(self, engine: IcmpEngine) -> None:
+    def __init__(self, engine: EchoEngine) -> None:
         self.engine = engine
 
-    async def __aenter__(self) -> IcmpEngine:
+    async def __aenter__(self) -> EchoEngine:
         return self.engine
 
     async def __aexit__(self, *exc: object) -> None:
@@ -217,7 +233,7 @@ async def _trace_address(
     family: int,
     options: TraceOptions,
     table: NetworkTable,
-    icmp: IcmpEngine | None,
+    icmp: EchoEngine | None,
     pacer: Pacer | None,
     on_reply: ReplyHook | None = None,
 ) -> TraceResult:
@@ -229,6 +245,8 @@ async def _trace_address(
             "{reason} Or trace with --protocol udp or --protocol tcp, which need no privileges."
         ).format(reason=exc)
         return _failed(target, address, options, started, ErrorKind.PERMISSION, message)
+    except _RoutersUnseen as exc:
+        return _failed(target, address, options, started, ErrorKind.UNSUPPORTED, str(exc))
     except OSError as exc:
         message = _("cannot open a {protocol} socket: {reason}").format(
             protocol=options.protocol.upper(), reason=exc.strerror or exc
@@ -256,15 +274,27 @@ async def _trace_address(
     )
 
 
-def _open_prober(address: str, family: int, options: TraceOptions, icmp: IcmpEngine | None) -> Prober:
+def _open_prober(address: str, family: int, options: TraceOptions, icmp: EchoEngine | None) -> Prober:
     if options.protocol == "icmp":
         assert icmp is not None
-        return IcmpProber(icmp, address, family, options.timeout_s, options.payload_bytes)
+        prober = IcmpProber(icmp, address, family, options.timeout_s, options.payload_bytes)
+        if not icmp.sees_icmp_errors(family):
+            raise _RoutersUnseen(
+                _(
+                    "this probe backend's unprivileged ICMP socket receives no answers from routers (time "
+                    "exceeded), so it cannot trace: run as root or with CAP_NET_RAW, or use the linux backend"
+                )
+            )
+        return prober
     port = options.effective_port
     assert port is not None
     if options.protocol == "udp":
         return UdpProber(address, family, options.timeout_s, port, options.payload_bytes)
     return TcpProber(address, family, options.timeout_s, port)
+
+
+class _RoutersUnseen(Exception):
+    """The ICMP socket cannot see routers' answers (the portable backend without a raw socket)."""
 
 
 @dataclass

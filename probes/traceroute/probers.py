@@ -1,8 +1,9 @@
 """Send one probe with a given TTL and learn what answered: over ICMP, UDP or TCP.
 
-- ICMP goes through the run's shared `IcmpEngine` (raw socket when privileged, the kernel's unprivileged
-  "ping" socket where `net.ipv4.ping_group_range` allows it; icmplib opens both).
-- UDP and TCP need no privileges: the kernel hands ICMP errors about our own packets to the socket's
+- ICMP goes through the run's shared ICMP engine (the probe backend's; on Linux a raw socket when
+  privileged, the kernel's unprivileged "ping" socket where `net.ipv4.ping_group_range` allows it; icmplib
+  opens both; on Windows the system's ICMP API with its TTL option).
+- UDP and TCP (the Linux backend only) need no privileges: the kernel hands ICMP errors about our own packets to the socket's
   error queue (IP_RECVERR), with the address of the router that sent them. This is what `tracepath` and
   `traceroute -M tcpconn` do; icmplib has no UDP/TCP traceroute, so it is written here.
 
@@ -19,8 +20,9 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from probes.backends.base import EchoEngine
 from probes.errors import ErrorKind
-from probes.icmp_engine import EchoOutcome, IcmpEngine
+from probes.icmp_echoes import EchoOutcome
 from probes.sockets import (
     ICMP4_PORT_UNREACHABLE,
     ICMP4_TIME_EXCEEDED,
@@ -70,7 +72,7 @@ class IcmpProber:
     no ICMP socket can be opened here."""
 
     def __init__(
-        self, engine: IcmpEngine, address: str, family: int, timeout_s: float, payload_bytes: int
+        self, engine: EchoEngine, address: str, family: int, timeout_s: float, payload_bytes: int
     ) -> None:
         self.engine = engine
         self.address = address

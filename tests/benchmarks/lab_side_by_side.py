@@ -4,7 +4,8 @@
                                                 [--rtt-only]                     (root: builds the lab)
 
 On one lab link, in one run, one tool at a time: ~150 ms RTT with 2 ms jitter and random + bursty loss for
-RTT and loss (fping -C, ping, linkvet icmp, linkvet tcp), the same without loss for HTTP phases (curl -w,
+RTT and loss (fping -C, ping, linkvet icmp and tcp on the linux probe backend and again on the portable
+one, `LINKVET_PROBE_BACKEND=portable`), the same without loss for HTTP phases (curl -w,
 linkvet http), and 50 Mbit/s for throughput (iperf3, curl, linkvet download, linkvet iperf3). Every figure
 is compared with the truth of the very packets that tool sent; linkvet's error is printed as a ratio to
 fping's (RTT, loss), curl's (HTTP phases) and iperf3's (throughput). Goal: ratio ≤ 1.0.
@@ -116,58 +117,65 @@ def _measure_rtt_and_loss(lab: Lab, count: int) -> list[Row]:
             "ms",
         )
     )
-    run = anchors.run_linkvet_probe(
-        lab,
-        host,
-        "--method",
-        "icmp",
-        "--count",
-        str(count),
-        "--interval",
-        str(INTERVAL_S),
-        "--timeout",
-        str(TIMEOUT_S),
-    )
-    linkvet_true = echoes(run.since_ns, run.until_ns)
-    for row in _rtt_rows("icmp", compare("linkvet icmp", run.rtts_ms, linkvet_true, TIMEOUT_S)):
-        row.anchor = "fping -C"
-        rows.append(row)
-    rows.append(
-        Row(
+    for backend, suffix in BACKENDS:
+        run = anchors.run_linkvet_probe(
+            lab,
+            host,
+            "--method",
             "icmp",
-            "linkvet icmp",
-            "mean RTT",
-            run.result["rtt_mean_ms"],
-            statistics.fmean(truth.rtts(linkvet_true)),
-            "ms",
-            anchor=None,
+            "--count",
+            str(count),
+            "--interval",
+            str(INTERVAL_S),
+            "--timeout",
+            str(TIMEOUT_S),
+            backend=backend,
         )
-    )
-    run = anchors.run_linkvet_probe(
-        lab,
-        host,
-        "--method",
-        "tcp",
-        "--port",
-        str(TCP_PORT),
-        "--count",
-        str(count),
-        "--interval",
-        str(INTERVAL_S),
-        "--timeout",
-        str(TIMEOUT_S),
-    )
-    handshakes = truth.tcp_handshakes(
-        lab.packets(run.since_ns),
-        host,
-        TCP_PORT,
-        since_ns=run.since_ns,
-        until_ns=run.until_ns,
-        timeout_s=TIMEOUT_S,
-    )
-    for row in _rtt_rows("tcp", compare("linkvet tcp", run.rtts_ms, handshakes, TIMEOUT_S)):
-        row.anchor = "fping -C"
-        rows.append(row)
+        assert run.result["backend"] == backend, run.result
+        linkvet_true = echoes(run.since_ns, run.until_ns)
+        tool = f"linkvet icmp{suffix}"
+        for row in _rtt_rows("icmp", compare(tool, run.rtts_ms, linkvet_true, TIMEOUT_S)):
+            row.anchor = "fping -C"
+            rows.append(row)
+        rows.append(
+            Row(
+                "icmp",
+                tool,
+                "mean RTT",
+                run.result["rtt_mean_ms"],
+                statistics.fmean(truth.rtts(linkvet_true)),
+                "ms",
+                anchor=None,
+            )
+        )
+    for backend, suffix in BACKENDS:
+        run = anchors.run_linkvet_probe(
+            lab,
+            host,
+            "--method",
+            "tcp",
+            "--port",
+            str(TCP_PORT),
+            "--count",
+            str(count),
+            "--interval",
+            str(INTERVAL_S),
+            "--timeout",
+            str(TIMEOUT_S),
+            backend=backend,
+        )
+        assert run.result["backend"] == backend, run.result
+        handshakes = truth.tcp_handshakes(
+            lab.packets(run.since_ns),
+            host,
+            TCP_PORT,
+            since_ns=run.since_ns,
+            until_ns=run.until_ns,
+            timeout_s=TIMEOUT_S,
+        )
+        for row in _rtt_rows("tcp", compare(f"linkvet tcp{suffix}", run.rtts_ms, handshakes, TIMEOUT_S)):
+            row.anchor = "fping -C"
+            rows.append(row)
     return rows
 
 
@@ -485,7 +493,16 @@ def render(rows: list[Row]) -> str:
     return "\n".join(out)
 
 
-RTT_TOOLS = ("fping -C", "linkvet icmp", "linkvet tcp")
+# linkvet on each probe backend that runs here: the linux one (kernel stamps) and the portable one
+# (user-space timing), so the price of the portable backend is measured beside it.
+BACKENDS = (("linux", ""), ("portable", " (portable)"))
+RTT_TOOLS = (
+    "fping -C",
+    "linkvet icmp",
+    "linkvet icmp (portable)",
+    "linkvet tcp",
+    "linkvet tcp (portable)",
+)
 
 
 def _spread(values: list[float]) -> str:

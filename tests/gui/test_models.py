@@ -93,14 +93,21 @@ def test_live_model_takes_the_result_as_truth_and_shows_errors_in_the_row(qapp) 
     twin = good.with_method(Method.TCP)
     model.add_samples([(good.key, 0, 5, 1.5, None)])
     assert model.row(0).rtts == {0: 1.5}
-    result = ProbeResult(twin, 0, 10, (Sample(0, 5, 1.5), Sample(1, 6, 2.5)), message="ICMP not permitted")
+    metrics = {"backend": "portable", "timestamps": "user"}
+    result = ProbeResult(
+        twin, 0, 10, (Sample(0, 5, 1.5), Sample(1, 6, 2.5)), message="ICMP not permitted", metrics=metrics
+    )
     model.finish_target(result)
     assert model.data(model.index(0, LiveProbeModel.METHOD), DISPLAY) == "tcp"
+    # which probe backend measured it, and who timed it, in the method's tooltip
+    tip = Qt.ItemDataRole.ToolTipRole
+    assert model.data(model.index(0, LiveProbeModel.METHOD), tip) == "portable/user"
     assert model.data(model.index(0, LiveProbeModel.MEDIAN), DISPLAY) == "2.000"
     failed = ProbeResult(bad, 0, 10, error=ErrorKind.REFUSED, message="connection refused")
     model.finish_target(failed)
     status = model.data(model.index(1, LiveProbeModel.STATUS), DISPLAY)
     assert status == "error: refused — connection refused"
+    assert model.data(model.index(1, LiveProbeModel.METHOD), tip) is None  # HTTP names no backend
     colour = model.data(model.index(1, LiveProbeModel.STATUS), Qt.ItemDataRole.ForegroundRole)
     assert colour.color().name() == "#c62828"
 

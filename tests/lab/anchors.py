@@ -162,10 +162,11 @@ class LinkvetRun:
         return tuple(s["rtt_ms"] for s in self.result["samples"])
 
 
-def run_linkvet_probe(lab: Lab, *args: str, timeout: float = 300) -> LinkvetRun:
-    """`python -m desktop.cli probe ARGS... --json --no-store` from this checkout, inside the office."""
+def run_linkvet_probe(lab: Lab, *args: str, timeout: float = 300, backend: str | None = None) -> LinkvetRun:
+    """`python -m desktop.cli probe ARGS... --json --no-store` from this checkout, inside the office (on
+    the probe backend named, else this platform's)."""
     since = time.monotonic_ns()
-    proc = lab.linkvet("probe", *args, "--json", "--no-store", timeout=timeout)
+    proc = lab.linkvet("probe", *args, "--json", "--no-store", timeout=timeout, backend=backend)
     until = time.monotonic_ns()
     if proc.returncode not in (0, 1):
         raise AssertionError(f"linkvet probe {' '.join(args)} exited {proc.returncode}: {proc.stderr}")

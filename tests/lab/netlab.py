@@ -370,15 +370,17 @@ class Lab:
         *args: str,
         home: Path | None = None,
         timeout: float = 300,
+        backend: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """Run `python -m desktop.cli ARGS...` from this checkout inside the office namespace."""
+        """Run `python -m desktop.cli ARGS...` from this checkout inside the office namespace (with
+        `backend`: on that probe backend, through LINKVET_PROBE_BACKEND)."""
         home = home or self.workdir / "linkvet-home"
         home.mkdir(parents=True, exist_ok=True)
+        env = self.linkvet_env(home)
+        if backend is not None:
+            env["LINKVET_PROBE_BACKEND"] = backend
         return self.office_run(
-            [sys.executable, "-m", "desktop.cli", *args],
-            timeout=timeout,
-            env=self.linkvet_env(home),
-            cwd=home,
+            [sys.executable, "-m", "desktop.cli", *args], timeout=timeout, env=env, cwd=home
         )
 
     def control(self, request: dict[str, Any]) -> dict[str, Any]:

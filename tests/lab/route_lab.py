@@ -19,6 +19,7 @@ import ipaddress
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 
 from tests.netns import Namespace, link, namespaces
@@ -31,6 +32,8 @@ REGION_BLOCK = "198.19.0.0/16"
 
 def lab_unavailable_reason() -> str | None:
     """Why the lab cannot run here, or None."""
+    if sys.platform != "linux":
+        return "the route lab needs Linux network namespaces"
     if os.geteuid() != 0:
         return "the route lab builds network namespaces and needs root (CI runs as root)"
     if shutil.which("ip") is None:

@@ -4,6 +4,13 @@ contract (`python -m desktop.cli probe ... --json`).
 Tolerances are those of issue 3 and are not loosened: at ~150 ms RTT, icmp/tcp median within 1 ms of the
 truth and p95 within 2 ms, lost count equal to the truth's (±1 only when a reply came within a few ms of the
 timeout); http connect and TTFB within 2 ms; download and iperf3 throughput within 5% of the shaped rate.
+
+icmp and tcp run on both probe backends that run here, each held to the same tolerances and to the median
+per-attempt error it is stated to keep (`PER_ATTEMPT_MS`; the README's platform table gives the measured
+figures): the linux backend times with kernel stamps, the portable one (LINKVET_PROBE_BACKEND=portable) in
+user space, which costs it 0.1–0.4 ms per attempt on a quiet machine. The median, not the mean: on a
+loaded machine one user-space attempt was seen 311 ms late (the process waited that long for a CPU),
+which alone moves a mean of 100 by 3 ms; the p95 tolerance still catches lateness that is common.
 """
 
 from __future__ import annotations
@@ -32,6 +39,10 @@ SHAPED_150_DEEP = Profile.constant(150.0, rate_mbps=SHAPED_MBPS, queue_ms=250.0)
 TIMEOUT_S = 0.9  # under TCP's initial 1 s SYN retransmission timeout: a lost SYN is a lost attempt
 COUNT = 100
 HTTP_COUNT = 8
+# The median |measured − true| per attempt each probe backend is held to (measured well below this on this
+# machine's 2 shared CPUs; see the README's platform table and tests/benchmarks/lab_side_by_side.py).
+PER_ATTEMPT_MS = {"linux": 0.1, "portable": 0.5}
+BACKENDS = ("linux", "portable")
 
 
 def _check_rtt_and_loss(
@@ -39,8 +50,12 @@ def _check_rtt_and_loss(
     run_rtts: tuple[float | None, ...],
     result: dict[str, Any],
     exchanges: list[truth.Exchange],
+    backend: str = "linux",
 ) -> None:
     cmp = compare(f"linkvet {method}", run_rtts, exchanges, TIMEOUT_S)
+    assert result["backend"] == backend
+    errors = cmp.sample_errors_ms
+    assert errors and float(np.median(np.abs(errors))) <= PER_ATTEMPT_MS[backend], cmp.describe()
     assert len(exchanges) == result["sent"] == COUNT, cmp.describe()
     assert abs(cmp.lost_measured - cmp.lost_true) <= cmp.allowed_loss_difference, cmp.describe()
     assert result["sent"] - result["received"] == cmp.lost_measured
@@ -50,21 +65,34 @@ def _check_rtt_and_loss(
     assert result["rtt_p95_ms"] == pytest.approx(true_p95, abs=2.0), cmp.describe()
 
 
-def test_icmp_rtt_and_loss_match_truth(lab: Lab) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_icmp_rtt_and_loss_match_truth(lab: Lab, backend: str) -> None:
     lab.set_profile(LOSSY_150)
     host = lab.region().address
     run = run_linkvet_probe(
-        lab, host, "--method", "icmp", "--count", str(COUNT), "--interval", "0.1", "--timeout", str(TIMEOUT_S)
+        lab,
+        host,
+        "--method",
+        "icmp",
+        "--count",
+        str(COUNT),
+        "--interval",
+        "0.1",
+        "--timeout",
+        str(TIMEOUT_S),
+        backend=backend,
     )
     result = run.result
     assert result["method"] == "icmp" and result["error"] is None, result["message"]
     exchanges = truth.icmp_echoes(
         lab.packets(run.since_ns), host, since_ns=run.since_ns, until_ns=run.until_ns, timeout_s=TIMEOUT_S
     )
-    _check_rtt_and_loss("icmp", run.rtts_ms, result, exchanges)
+    _check_rtt_and_loss("icmp", run.rtts_ms, result, exchanges, backend)
+    assert result["timestamps"] == ("kernel" if backend == "linux" else "user")
 
 
-def test_tcp_rtt_and_loss_match_truth(lab: Lab) -> None:
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_tcp_rtt_and_loss_match_truth(lab: Lab, backend: str) -> None:
     lab.set_profile(LOSSY_150)
     host = lab.region().address
     run = run_linkvet_probe(
@@ -80,6 +108,7 @@ def test_tcp_rtt_and_loss_match_truth(lab: Lab) -> None:
         "0.1",
         "--timeout",
         str(TIMEOUT_S),
+        backend=backend,
     )
     result = run.result
     assert result["method"] == "tcp" and result["port"] == TCP_PORT
@@ -91,7 +120,7 @@ def test_tcp_rtt_and_loss_match_truth(lab: Lab) -> None:
         until_ns=run.until_ns,
         timeout_s=TIMEOUT_S,
     )
-    _check_rtt_and_loss("tcp", run.rtts_ms, result, exchanges)
+    _check_rtt_and_loss("tcp", run.rtts_ms, result, exchanges, backend)
 
 
 def test_http_connect_and_ttfb_match_truth(lab: Lab) -> None:

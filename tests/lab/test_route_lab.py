@@ -77,6 +77,35 @@ def test_icmp_trace_classifies_each_path_with_its_evidence(lab: RouteLab, tmp_pa
     assert data["verdict"]["summary"] == f"{line_class} on 1 of 1 trace"
 
 
+def test_the_portable_backend_traces_through_the_routers_over_icmp_only(
+    lab: RouteLab, tmp_path: Path
+) -> None:
+    """As root the portable backend's raw socket reads the routers' time-exceeded answers itself (no error
+    queue): the same hops and verdict as the linux backend's; UDP it refuses, saying why."""
+    env = cli_env(tmp_path) | {"LINKVET_PROBE_BACKEND": "portable"}
+    command = [
+        sys.executable,
+        "-m",
+        "desktop.cli",
+        "trace",
+        lab.region("gt"),
+        "-q",
+        "3",
+        "--json",
+        "--no-store",
+    ]
+    done = lab.run_in_office(command, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    (trace,) = json.loads(done.stdout)["traces"]
+    assert trace["privileged"] is True and trace["reached"] is True
+    assert [h["address"] for h in trace["hops"]] == [EDGE_ADDRESS, *PATHS["gt"], lab.region("gt")]
+    assert [h["received"] for h in trace["hops"]] == [3, 3, 3, 3]
+    assert trace["verdict"]["class"] == "cn2-gt"
+    refused = lab.run_in_office([*command, "--protocol", "udp"], env=env, timeout=120)
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert "the portable probe backend cannot trace over UDP" in refused.stderr
+
+
 @pytest.mark.parametrize("protocol", ["udp", "tcp"])
 def test_udp_and_tcp_traces_see_the_same_gt_path(lab: RouteLab, tmp_path: Path, protocol: str) -> None:
     data = trace_json(lab, tmp_path, lab.region("gt"), "-q", "3", "-P", protocol)

@@ -119,6 +119,18 @@ def test_the_tests_run_on_linux_windows_and_macos_with_python_311_offscreen() ->
     assert "-m 'not lab'" not in runs("test") and "--deselect" not in runs("test")
 
 
+def test_linux_runs_the_probe_tests_again_on_the_portable_backend() -> None:
+    from probes.backends import BACKEND_ENV, backend_named
+
+    (step,) = [s for s in steps("test") if BACKEND_ENV in s.get("env", {})]
+    backend = backend_named(step["env"][BACKEND_ENV])  # a backend that exists
+    assert backend.name == "portable" and backend.runs_on("linux")
+    assert step["if"] == "runner.os == 'Linux'"
+    command = step["run"].split()
+    assert command[:4] == ["python", "-m", "pytest", "-ra"]
+    assert all((REPO_ROOT / path).is_dir() for path in command[4:]) and "tests/probes" in command
+
+
 def test_every_action_is_pinned_to_a_major_version() -> None:
     for job in workflow()["jobs"].values():
         for step in job["steps"]:

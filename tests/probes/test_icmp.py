@@ -78,7 +78,9 @@ def test_silent_host_counts_every_echo_lost() -> None:
 
 
 @needs_root
-@pytest.mark.parametrize("unprivileged", [False, True], ids=["raw", "unprivileged"])
+@pytest.mark.parametrize(
+    "unprivileged", [False, pytest.param(True, marks=pytest.mark.linux_backend)], ids=["raw", "unprivileged"]
+)
 def test_router_reports_unreachable(unprivileged: bool) -> None:
     """A router with no route back-answers 'net unreachable': each echo is an unreachable sample, naming it."""
     with namespaces(2) as (office, router):

@@ -310,3 +310,24 @@ def test_an_older_postgres_store_is_upgraded_doubles_removed_and_rollups_rebuilt
         assert (hour.sent, hour.received, hour.rtt_sum_ms) == (3, 2, 22.0)
         (row,) = store.backend.connection.execute("SELECT slot_us FROM rounds").fetchall()  # type: ignore[attr-defined]
         assert row[0] == second * 1_000_000
+
+
+def test_how_results_were_timed_reads_alike_on_both_backends(pg_store: Store, tmp_path: Path) -> None:
+    """`Store.timed_by` (the export's "Probe backends" row) from the results' metrics, on both stores."""
+    from dataclasses import replace
+
+    target = Target(Method.ICMP, host="198.18.0.21")
+    base_result = synthetic_result(target, T0, [150.0, None])
+    results = [
+        replace(base_result, metrics={"backend": "linux", "timestamps": "kernel"}),
+        replace(base_result, metrics={"backend": "linux", "timestamps": "kernel"}),
+        replace(base_result, metrics={"backend": "portable", "timestamps": "user"}),
+        base_result,  # a result that says neither (HTTP's, or one stored before the probe backends)
+    ]
+    answers = []
+    with Store(tmp_path / "s.sqlite3") as sqlite_store:
+        for store in (sqlite_store, pg_store):
+            for n, result in enumerate(results):
+                store.save_round([result], started_us=T0 + n, finished_us=T0 + n + 1, source="test")
+            answers.append(store.timed_by())
+    assert answers[0] == answers[1] == [("linux/kernel", 2), ("unrecorded", 1), ("portable/user", 1)]

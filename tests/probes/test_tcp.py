@@ -1,5 +1,7 @@
 import socket
 
+import pytest
+
 from probes.errors import ErrorKind
 from probes.runner import run
 from probes.sockets import (
@@ -41,6 +43,7 @@ def test_unanswered_syn_is_a_loss(silent_port: int) -> None:
     assert result.message == "3 of 3 connects lost: 3 timeout"
 
 
+@pytest.mark.linux_backend
 def test_handshakes_are_timed_by_the_kernel_and_the_result_says_so(tcp_listener: int) -> None:
     (result,) = run([parse_target(f"127.0.0.1:{tcp_listener}")], FAST)
     assert result.received == 10

@@ -42,7 +42,14 @@ needs_icmp = pytest.mark.skipif(
 )
 
 
-@pytest.mark.parametrize("protocol", [pytest.param("icmp", marks=needs_icmp), "udp", "tcp"])
+@pytest.mark.parametrize(
+    "protocol",
+    [
+        pytest.param("icmp", marks=needs_icmp),
+        pytest.param("udp", marks=pytest.mark.linux_backend),
+        pytest.param("tcp", marks=pytest.mark.linux_backend),
+    ],
+)
 def test_loopback_trace_reaches_in_one_hop_with_every_probe_counted(protocol: str) -> None:
     result = trace(
         "127.0.0.1", TraceOptions(protocol=protocol, probes_per_hop=4, round_interval_s=0.05), TABLE
@@ -59,7 +66,14 @@ def test_loopback_trace_reaches_in_one_hop_with_every_probe_counted(protocol: st
     assert isinstance(result.privileged, bool) if protocol == "icmp" else result.privileged is False
 
 
-@pytest.mark.parametrize("protocol", [pytest.param("icmp", marks=needs_icmp), "udp", "tcp"])
+@pytest.mark.parametrize(
+    "protocol",
+    [
+        pytest.param("icmp", marks=needs_icmp),
+        pytest.param("udp", marks=pytest.mark.linux_backend),
+        pytest.param("tcp", marks=pytest.mark.linux_backend),
+    ],
+)
 def test_ipv6_loopback_trace(protocol: str) -> None:
     result = trace("::1", TraceOptions(protocol=protocol, probes_per_hop=2, round_interval_s=0), TABLE)  # type: ignore[arg-type]
     assert result.ok, result.message
@@ -68,6 +82,7 @@ def test_ipv6_loopback_trace(protocol: str) -> None:
     assert any("IPv6" in d for d in result.verdict.doubts)
 
 
+@pytest.mark.linux_backend
 def test_udp_and_tcp_need_no_privileges_and_say_so() -> None:
     for protocol in ("udp", "tcp"):
         result = trace("127.0.0.1", TraceOptions(protocol=protocol, probes_per_hop=1), TABLE)  # type: ignore[arg-type]
@@ -75,6 +90,7 @@ def test_udp_and_tcp_need_no_privileges_and_say_so() -> None:
         assert result.port == (33434 if protocol == "udp" else 80)
 
 
+@pytest.mark.linux_backend
 def test_an_unanswered_udp_port_is_lost_not_reached(tmp_path: Path) -> None:
     import socket
 
@@ -97,6 +113,7 @@ def test_an_unanswered_udp_port_is_lost_not_reached(tmp_path: Path) -> None:
     assert result.verdict is not None and result.verdict.line_class == "unknown"
 
 
+@pytest.mark.linux_backend
 def test_trace_as_dict_is_json_with_direction_and_nulls_for_no_data() -> None:
     result = trace("127.0.0.1", TraceOptions(protocol="udp", probes_per_hop=2, round_interval_s=0), TABLE)
     data = json.loads(json.dumps(result.as_dict(), allow_nan=False))
@@ -121,6 +138,7 @@ def test_bad_options_are_refused_with_a_reason() -> None:
 # -- the command ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.linux_backend
 def test_linkvet_trace_prints_hops_verdict_and_direction(run_linkvet: RunLinkvet) -> None:
     done = run_linkvet("trace", "127.0.0.1", "-P", "udp", "-q", "2", "--no-store")
     assert done.returncode == 0, done.stderr
@@ -132,6 +150,7 @@ def test_linkvet_trace_prints_hops_verdict_and_direction(run_linkvet: RunLinkvet
     assert done.stderr == ""
 
 
+@pytest.mark.linux_backend
 def test_linkvet_trace_json_and_claim(run_linkvet: RunLinkvet) -> None:
     done = run_linkvet(
         "trace",
@@ -169,6 +188,7 @@ def test_linkvet_trace_json_and_claim(run_linkvet: RunLinkvet) -> None:
     )
 
 
+@pytest.mark.linux_backend
 def test_linkvet_trace_stores_traces_and_checks_the_region(run_linkvet: RunLinkvet, tmp_path: Path) -> None:
     from probes.store import Store
 
@@ -210,6 +230,7 @@ def test_bad_arguments_are_usage_errors(run_linkvet: RunLinkvet) -> None:
     os.geteuid() != 0 or shutil.which("setpriv") is None,
     reason="dropping CAP_NET_RAW for one command needs root and setpriv",
 )
+@pytest.mark.linux_backend
 def test_without_raw_sockets_icmp_says_not_permitted_and_udp_still_works(tmp_path: Path) -> None:
     """Run as root minus CAP_NET_RAW: the raw socket is refused; unprivileged ICMP needs the group in
     net.ipv4.ping_group_range."""

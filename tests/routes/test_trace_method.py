@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from probes.plan import parse_plan
 from probes.routes import bundled_table, route_summary_from_traces
 from probes.runner import run
@@ -18,6 +20,7 @@ def _trace_target() -> Target:
     )
 
 
+@pytest.mark.linux_backend
 def test_the_runner_traces_beside_other_methods() -> None:
     options = {
         Method.TRACE: ProbeOptions(count=3, interval_s=0.05, timeout_s=1.0, trace_protocol="udp"),
@@ -86,6 +89,7 @@ def test_plans_refuse_an_unknown_trace_protocol() -> None:
         )
 
 
+@pytest.mark.linux_backend
 def test_traces_are_stored_with_their_hops_and_verdict(tmp_path: Path) -> None:
     options = ProbeOptions(count=2, interval_s=0.05, timeout_s=1.0, trace_protocol="udp")
     results = run([_trace_target()], {Method.TRACE: options})
@@ -133,6 +137,7 @@ def test_a_schema_1_store_is_upgraded_to_hold_traces(tmp_path: Path) -> None:
     assert {"traces", "trace_replies"} <= tables
 
 
+@pytest.mark.linux_backend
 def test_the_scheduler_runs_and_stores_a_plan_s_trace_targets(tmp_path: Path) -> None:
     import asyncio
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import QModelIndex, QModelRoleData, QModelRoleDataSpan, QObj
 from PySide6.QtGui import QBrush, QColor
 
 from desktop.app.models._table import HeaderedTableModel
-from probes.results import ProbeResult, Sample
+from probes.results import ProbeResult, Sample, timed_by
 from probes.stats import Summary, summarize
 from probes.target import Method, Target
 
@@ -220,6 +220,8 @@ class LiveProbeModel(HeaderedTableModel):
                 return self._status(live)
             if column == self.TARGET:
                 return live.target.url or live.target.host
+            if column == self.METHOD and live.result is not None:
+                return timed_by(live.result.metrics) or None  # which probe backend, who timed: linux/kernel
             return None
         if role == Qt.ItemDataRole.TextAlignmentRole and self.PROGRESS <= column <= self.JITTER:
             return RIGHT

@@ -109,6 +109,18 @@ class PostgresReads:
         }
 
     @translated("read the results")
+    def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
+        where, params = _range_filter("target_id", "started_us", None, since_us, until_us)
+        sql = (
+            "SELECT (metrics_json::jsonb)->>'backend', (metrics_json::jsonb)->>'timestamps', count(*)"
+            " FROM results"
+            + (f" WHERE {' AND '.join(where)}" if where else "")
+            # NULLs first, as SQLite orders them
+            + " GROUP BY 1, 2 ORDER BY 3 DESC, 1 NULLS FIRST, 2 NULLS FIRST"
+        )
+        return [tuple(row) for row in self._connection().execute(sql, params).fetchall()]
+
+    @translated("read the results")
     def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
         return self._rows(f"{SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)

@@ -346,6 +346,17 @@ class SqliteBackend(AlertStatements):
         return None if row is None or row[0] is None else int(row[0])
 
     @translated("read the results")
+    def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
+        where, params = _range_filter("target_id", "started_us", None, since_us, until_us)
+        sql = (
+            "SELECT json_extract(metrics_json, '$.backend'), json_extract(metrics_json, '$.timestamps'),"
+            " count(*) FROM results"
+            + (f" WHERE {' AND '.join(where)}" if where else "")
+            + " GROUP BY 1, 2 ORDER BY 3 DESC, 1, 2"
+        )
+        return self._db.execute(sql, params).fetchall()
+
+    @translated("read the results")
     def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
         where, params = _range_filter("r.target_id", "r.started_us", None, since_us, until_us)
         if method is not None:
