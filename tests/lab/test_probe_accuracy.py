@@ -10,7 +10,8 @@ per-attempt error it is stated to keep (`PER_ATTEMPT_MS`; the README's platform 
 figures): the linux backend times with kernel stamps, the portable one (LINKVET_PROBE_BACKEND=portable) in
 user space, which costs it 0.1–0.4 ms per attempt on a quiet machine. The median, not the mean: on a
 loaded machine one user-space attempt was seen 311 ms late (the process waited that long for a CPU),
-which alone moves a mean of 100 by 3 ms; the p95 tolerance still catches lateness that is common.
+which alone moves a mean of 100 by 3 ms; the p95 tolerance (`P95_MS`: 2 ms on linux, 5 ms on the portable
+backend, its stated busy-machine precision) still catches lateness that is common.
 """
 
 from __future__ import annotations
@@ -42,6 +43,10 @@ HTTP_COUNT = 8
 # The median |measured − true| per attempt each probe backend is held to (measured well below this on this
 # machine's 2 shared CPUs; see the README's platform table and tests/benchmarks/lab_side_by_side.py).
 PER_ATTEMPT_MS = {"linux": 0.1, "portable": 0.5}
+# The p95 bound: issue 3's 2 ms for the linux backend; the portable backend's user-space stamps wait for a CPU
+# on a busy machine (measured p95 error up to 5.1 ms with two CPU-bound processes beside it, README's platform
+# table), so it is held to what it is stated to keep there.
+P95_MS = {"linux": 2.0, "portable": 5.0}
 BACKENDS = ("linux", "portable")
 
 
@@ -62,7 +67,7 @@ def _check_rtt_and_loss(
     true_median, true_p95 = cmp.true_median(), cmp.true_p95()
     assert true_median is not None and true_p95 is not None
     assert result["rtt_median_ms"] == pytest.approx(true_median, abs=1.0), cmp.describe()
-    assert result["rtt_p95_ms"] == pytest.approx(true_p95, abs=2.0), cmp.describe()
+    assert result["rtt_p95_ms"] == pytest.approx(true_p95, abs=P95_MS[backend]), cmp.describe()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
