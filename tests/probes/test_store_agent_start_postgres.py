@@ -5,8 +5,12 @@ exits 3. Real servers and real processes throughout."""
 
 from __future__ import annotations
 
+import contextlib
 import signal
+import socket
 import subprocess
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -14,6 +18,56 @@ import psycopg
 from tests.postgres_server import PASSWORD, PostgresServer, wait_until_accepting
 from tests.probes.test_store_forward_postgres import _agent, _log, _rounds, _spooled, _vantage_plan, _whole
 from tests.probes.test_store_refusals import _finished_rounds, _linkvet, _until
+
+
+class _Line:
+    """A loopback TCP line to the server's Unix socket that the test opens (`up`) when it wants: an agent
+    connecting through it before finds nothing listening (connection refused), as when its server is down,
+    while other agents reach the same server directly."""
+
+    def __init__(self, server: PostgresServer) -> None:
+        self.target = str(server.socket_dir / f".s.PGSQL.{server.port}")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = int(probe.getsockname()[1])
+        self.listener: socket.socket | None = None
+
+    def url(self, user: str) -> str:
+        return f"postgresql://{user}@127.0.0.1:{self.port}/postgres"
+
+    def up(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", self.port))
+        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
+
+    def close(self) -> None:
+        if self.listener is not None:
+            self.listener.close()
+
+    def _accept(self, listener: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                client, _address = listener.accept()
+                upstream = socket.socket(socket.AF_UNIX)
+                upstream.connect(self.target)
+                for a, b in ((client, upstream), (upstream, client)):
+                    threading.Thread(target=_pump, args=(a, b), daemon=True).start()
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+@contextlib.contextmanager
+def _line(server: PostgresServer) -> Iterator[_Line]:
+    line = _Line(server)
+    try:
+        yield line
+    finally:
+        line.close()
 
 
 def test_an_agent_started_while_the_server_is_down_spools_and_forwards_each_round_once_when_it_is_back(
@@ -104,3 +158,39 @@ def test_a_server_that_answers_with_a_refusal_is_refused_at_start_as_before(
     assert "password authentication failed" in once.stderr and "Traceback" not in once.stderr
     assert "not-the-password" not in once.stderr
     assert _spooled(home) == 0  # nothing measured
+
+
+def test_an_agent_that_finds_the_lock_held_when_its_store_is_back_stops_and_keeps_its_rounds(
+    own_postgres: PostgresServer, tmp_path: Path
+) -> None:
+    url = own_postgres.url()
+    first_home, late_home = tmp_path / "first", tmp_path / "late"
+    first = _agent(first_home, _vantage_plan(first_home, "guangzhou"), url)
+    late: subprocess.Popen[str] | None = None
+    with _line(own_postgres) as line:
+        try:
+            _until(lambda: _rounds(url) >= 2, what="two rounds stored by the first agent")
+            # The same plan and vantage point, started where the server cannot be reached: it measures.
+            late = _agent(late_home, _vantage_plan(late_home, "guangzhou"), line.url(own_postgres.user))
+            _until(
+                lambda: _log(late_home).count("could not store the round (kept in the spool") >= 2,
+                what="2 rounds spooled by the late agent",
+            )
+            line.up()  # its server is back: the first agent holds the lock
+            _out, err = late.communicate(timeout=60)
+            assert late.returncode == 3, err
+            assert "Traceback" not in err
+            assert "measured rounds are not in the store" in err and "kept in the spool" in err, err
+            assert "is back, but plan plan (vantage guangzhou) is already being measured" in _log(late_home)
+            assert "is back: took the lock" not in _log(late_home)
+            spooled = _spooled(late_home)
+            assert spooled >= 2 and spooled == _finished_rounds(_log(late_home))  # none forwarded
+            assert first.poll() is None  # the first agent measures on
+        finally:
+            first.send_signal(signal.SIGTERM)
+            _out, first_err = first.communicate(timeout=60)
+            if late is not None and late.poll() is None:
+                late.kill()
+                late.communicate(timeout=10)
+    assert first.returncode == 0, first_err
+    assert _whole(url)["guangzhou"] == _finished_rounds(_log(first_home))  # only the first agent's rounds
