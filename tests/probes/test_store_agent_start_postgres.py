@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
+import pytest
 
 from tests.postgres_server import PASSWORD, PostgresServer, wait_until_accepting
 from tests.probes.test_store_forward_postgres import _agent, _log, _rounds, _spooled, _vantage_plan, _whole
@@ -194,3 +195,21 @@ def test_an_agent_that_finds_the_lock_held_when_its_store_is_back_stops_and_keep
                 late.communicate(timeout=10)
     assert first.returncode == 0, first_err
     assert _whole(url)["guangzhou"] == _finished_rounds(_log(first_home))  # only the first agent's rounds
+
+
+def test_what_counts_as_unreachable_on_real_connection_attempts(own_postgres: PostgresServer) -> None:
+    from probes.errors import StoreError, StoreUnreachableError
+    from probes.store.postgres.connecting import connect
+    from probes.store_location import StoreUrl
+
+    with pytest.raises(StoreError) as refused:  # the server answers: no such database
+        connect(StoreUrl(own_postgres.url("no_such_database")), readonly=True)
+    assert not isinstance(refused.value, StoreUnreachableError)
+    with pytest.raises(StoreError) as refused:  # the server answers: a password is needed
+        connect(StoreUrl(own_postgres.tcp_url()), readonly=True)
+    assert not isinstance(refused.value, StoreUnreachableError)
+    own_postgres.stop()
+    with pytest.raises(StoreUnreachableError):  # no socket: the server is down
+        connect(StoreUrl(own_postgres.url()), readonly=True)
+    with pytest.raises(StoreUnreachableError, match="Connection refused"):  # nothing listens on the port
+        connect(StoreUrl(own_postgres.tcp_url()), readonly=True)

@@ -78,7 +78,7 @@ def connect(url: StoreUrl, *, readonly: bool) -> psycopg.Connection[Any]:
 
 # What libpq says when the server answered a connection with a refusal (credentials, a database that does not
 # exist, too many connections): the server is there. Its own "starting up" and "shutting down" are not refusals.
-_ANSWERED = ("FATAL:", "fe_sendauth", "password", "SSL")
+_ANSWERED = ("FATAL:", "fe_sendauth", "password", "does not support SSL", "certificate")
 _TRANSIENT = ("the database system is starting up", "the database system is shutting down", "recovery mode")
 
 
