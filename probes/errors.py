@@ -15,6 +15,8 @@ environment:
     │   ├── SchemaVersionError    the store was written by a newer linkvet
     │   ├── DamagedStoreError     the file is not a result store, or one with missing tables or columns,
     │   │                         damaged pages or rows that cannot be read (says what to do)
+    │   ├── StoreUnreachableError a PostgreSQL store's server cannot be reached (down, no route, a
+    │   │                         timeout): not refused by it; `linkvet schedule` measures into the spool
     │   ├── LockHeldError         a named lock in the store is held by another process (names it)
     │   └── UnstoredRoundsError   measured rounds are not in the store (kept in the spool, or lost)
     ├── IcmpNotPermitted          no ICMP socket can be opened here (says why and how to enable it)
@@ -108,6 +110,11 @@ class DamagedStoreError(StoreError):
                 "example `mv {path} {path}.damaged`) and a new, empty store is created on the next run"
             ).format(path=path, problem=problem)
         super().__init__(message)
+
+
+class StoreUnreachableError(StoreError):
+    """A PostgreSQL store's server could not be reached (it is down, restarting, or the network is away);
+    the server did not refuse anything (a wrong password or database is a plain StoreError)."""
 
 
 class LockHeldError(StoreError):

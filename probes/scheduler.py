@@ -14,6 +14,13 @@ measured, a store locked by another process never stops probing, and a store tha
 read-only, damaged) gets them when it takes rounds again. A slot missed because a round ran long is logged.
 One scheduler per plan and vantage point may run on a store: it holds a lock in the store
 (`probes.store.locks`) and a second one refuses to start, naming the first.
+
+A PostgreSQL store whose server cannot be reached when the scheduler starts (`StoreUnreachableError`) does not
+stop it: it measures into the spool, and tries the store again every retry period of its writer. While the
+store is away the lock is pending (no round leaves the spool), and each target's `every` counts from the
+last measurement the spool holds. When the server answers, the scheduler takes the lock first — if another
+scheduler of the plan and vantage point holds it, this one stops as when its lock is taken over, its rounds
+left in the spool — and then forwards the backlog, oldest first.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from probes.errors import LockHeldError, StoreError
+from probes.errors import LockHeldError, StoreError, StoreUnreachableError
 from probes.i18n import _, ngettext
 from probes.paths import default_spool_path
 from probes.peak import in_any
@@ -150,9 +157,13 @@ class Scheduler:
         self.hooks = tuple(hooks)
         self.spool = spool if spool is not None else Spool(default_spool_path())
         # The store is tried again at the next round after a refusal, but at most every RETRY_S.
-        self.writer = StoreWriter(Delivery(store, self.spool), retry_s=min(RETRY_S, plan.peak_every_s))
+        self.writer = StoreWriter(
+            Delivery(store, self.spool), retry_s=min(RETRY_S, plan.peak_every_s), ready=self._store_ready
+        )
         self.lock = StoreLock(store.backend, lock_name(plan), f"linkvet schedule --plan {plan.path}")
         self.lock_lost = False
+        # The store could not be reached when the lock was to be taken: rounds stay in the spool until it is.
+        self.lock_pending: str | None = None  # why (the store's last answer), while pending
         self._last_measured: dict[str, int] | None = None  # target key → last start (UTC µs), this plan's
 
     # -- one round ----------------------------------------------------------------------------------------
@@ -175,14 +186,32 @@ class Scheduler:
         return due
 
     def _read_last_measured(self) -> dict[str, int]:
-        """When each target with its own `every` was last measured, from the store (once; then this process
-        keeps count, whether or not the store took its rounds)."""
-        found = {}
-        for planned in self.plan.targets:
-            if planned.every_s is not None:
-                last = self.store.last_measured_us(planned.target.key)
+        """When each target with its own `every` was last measured, from the store and the rounds the spool
+        keeps for it (once; then this process keeps count, whether or not the store took its rounds). A store
+        that cannot be read leaves the spool's."""
+        keys = {p.target.key for p in self.plan.targets if p.every_s is not None}
+        if not keys:
+            return {}
+        found: dict[str, int] = {}
+        try:
+            for key in keys:
+                last = self.store.last_measured_us(key)
                 if last is not None:
-                    found[planned.target.key] = last
+                    found[key] = last
+        except StoreError as exc:
+            log.warning(
+                _(
+                    "cannot read when the targets were last measured from the store ({reason}): counting each "
+                    "target's `every` from the rounds in the spool"
+                ).format(reason=exc)
+            )
+        try:
+            spooled = self.spool.last_started(self.store.identity, keys)
+        except StoreError as exc:
+            log.warning(str(exc))
+            spooled = {}
+        for key, started in spooled.items():
+            found[key] = max(started, found.get(key, started))
         return found
 
     async def measure(self, slot_s: float | None = None) -> tuple[MeasuredRound | None, RoundReport]:
@@ -252,31 +281,59 @@ class Scheduler:
         """When the daemon's first round should start: now if the plan's last round is overdue, else the next
         slot."""
         now_s = self.clock()
-        last = self.store.rounds(plan=self.plan.name, limit=1)
+        if self.lock_pending is not None:
+            return now_s  # the store is away: what it holds is not known
+        try:
+            last = self.store.rounds(plan=self.plan.name, limit=1)
+        except StoreError:
+            return now_s
         if not last or now_s - last[0].started_us / 1e6 >= cadence_at(self.plan, now_s):
             return now_s
         return next_slot(self.plan, now_s)
 
     async def take_lock(self) -> None:
-        """Hold the plan's lock in the store, or raise LockHeldError naming the scheduler that holds it."""
+        """Hold the plan's lock in the store, or raise LockHeldError naming the scheduler that holds it. A
+        store that cannot be reached leaves the lock pending (`lock_pending`): rounds are kept in the spool
+        until `run_until` takes it."""
         try:
             await self.writer.call(self.lock.take)
         except LockHeldError as exc:
-            holder = exc.holder
-            raise LockHeldError(
+            raise self._held(exc) from exc
+        except StoreUnreachableError as exc:
+            self.lock_pending = str(exc)
+            log.warning(
                 _(
-                    "{store}: plan {plan} (vantage {vantage}) is already being measured into this store by "
-                    "{holder}. Stop that scheduler first, or give this plan another name or vantage point; a "
-                    "lock left by a scheduler that died is taken over after {stale:.0f} s without a heartbeat"
-                ).format(
-                    store=self.store.path,
-                    plan=self.plan.name,
-                    vantage=self.plan.vantage or "-",
-                    holder=holder.describe() if hasattr(holder, "describe") else holder,
-                    stale=self.lock.stale_after_s,
-                ),
-                holder,
-            ) from exc
+                    "the store cannot be reached, so the lock of plan {plan} (vantage {vantage}) is taken when "
+                    "it is back; until then rounds are kept in the spool {spool}"
+                ).format(plan=self.plan.name, vantage=self.plan.vantage or "-", spool=self.spool.path)
+            )
+
+    def _held(self, exc: LockHeldError) -> LockHeldError:
+        holder = exc.holder
+        return LockHeldError(
+            _(
+                "{store}: plan {plan} (vantage {vantage}) is already being measured into this store by "
+                "{holder}. Stop that scheduler first, or give this plan another name or vantage point; a "
+                "lock left by a scheduler that died is taken over after {stale:.0f} s without a heartbeat"
+            ).format(
+                store=self.store.path,
+                plan=self.plan.name,
+                vantage=self.plan.vantage or "-",
+                holder=holder.describe() if hasattr(holder, "describe") else holder,
+                stale=self.lock.stale_after_s,
+            ),
+            holder,
+        )
+
+    def _store_ready(self) -> None:
+        """The writer's check before it uses the store (store thread): not while the lock is pending."""
+        if self.lock_pending is not None:
+            raise StoreUnreachableError(self.lock_pending)
+
+    def _take_pending_lock(self) -> None:
+        """Take the lock that was pending (store thread, so no round is forwarded before it is held)."""
+        self.lock.take()
+        self.lock_pending = None
 
     async def release_lock(self) -> None:
         try:
@@ -374,8 +431,13 @@ class Scheduler:
         )
 
     async def _heartbeat(self, stop: asyncio.Event) -> None:
-        """Renew the plan's lock every HEARTBEAT_S; stop the daemon if another scheduler took it over."""
+        """Renew the plan's lock every HEARTBEAT_S; stop the daemon if another scheduler took it over. A pending
+        lock is tried every retry period of the writer instead (`_retry_lock`)."""
         while True:
+            if self.lock_pending is not None:
+                if not await self._retry_lock(stop):
+                    return
+                continue
             await asyncio.sleep(HEARTBEAT_S)
             try:
                 held = await self.writer.call(self.lock.refresh)
@@ -392,6 +454,43 @@ class Scheduler:
                 )
                 stop.set()
                 return
+
+    async def _retry_lock(self, stop: asyncio.Event) -> bool:
+        """Try the pending lock after a retry period; once taken, forward the spool. False when another
+        scheduler holds it (this one stops, its rounds left in the spool)."""
+        await asyncio.sleep(self.writer.retry_s)
+        try:
+            await self.writer.call(self._take_pending_lock)
+        except LockHeldError as exc:
+            self.lock_lost = True
+            log.error(
+                _(
+                    "the store is back, but plan {plan} (vantage {vantage}) is already being measured into it "
+                    "by {holder}: stopping this scheduler; its rounds stay in the spool {spool}"
+                ).format(
+                    plan=self.plan.name,
+                    vantage=self.plan.vantage or "-",
+                    holder=exc.holder.describe() if hasattr(exc.holder, "describe") else exc.holder,
+                    spool=self.spool.path,
+                )
+            )
+            stop.set()
+            return False
+        except StoreError as exc:
+            self.lock_pending = str(exc)
+            return True
+        waiting = self.writer.delivery.waiting()
+        log.warning(
+            ngettext(
+                "the store {store} is back: took the lock of plan {plan}; forwarding the {count} round "
+                "waiting in the spool",
+                "the store {store} is back: took the lock of plan {plan}; forwarding the {count} rounds "
+                "waiting in the spool, oldest first",
+                waiting,
+            ).format(store=self.store.path, plan=self.plan.name, count=waiting)
+        )
+        await self.writer.forward_now()
+        return True
 
 
 def _reported(report: RoundReport, delivered: Delivered) -> RoundReport:

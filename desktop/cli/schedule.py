@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan ru
     from probes.metrics import ListenAddress
     from probes.plan import Plan
     from probes.scheduler import RoundHook, RoundReport, Scheduler
+    from probes.store import Store
     from probes.store_location import StoreLocation
 
 
@@ -80,7 +81,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     from probes.paths import log_path
     from probes.plan import load_plan
-    from probes.store import Store
 
     plan = load_plan(args.plan)
     if args.check:
@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     _check_metrics_address(args)
     secrets = _alert_secrets(plan)
     log_file = setup_logging(args.log_file or log_path(), args.quiet)
-    store = Store(args.db)  # a store that cannot be used is said here, before anything is measured
+    store = _open_store(args.db)  # a store that cannot be used is said here, before anything is measured
     try:
         from probes.scheduler import Scheduler
 
@@ -120,6 +120,30 @@ def run(args: argparse.Namespace) -> int:
                 metrics.stop()
     finally:
         store.close()
+
+
+def _open_store(db: StoreLocation | None) -> Store:
+    """The store, opened now; a PostgreSQL store whose server cannot be reached is opened to connect at its
+    first use instead (said in the log: the scheduler measures into the spool until the server is back). A
+    SQLite file, or a server that answers with a refusal, is refused here as before."""
+    from probes.errors import StoreUnreachableError
+    from probes.paths import default_spool_path
+    from probes.store import Store
+    from probes.store_location import StoreUrl, location_or_default
+
+    try:
+        return Store(db)
+    except StoreUnreachableError as exc:
+        location = location_or_default(db)
+        if not isinstance(location, StoreUrl):
+            raise
+        logging.getLogger("linkvet.schedule").warning(
+            _(
+                "the store {store} cannot be reached ({reason}): measuring into the spool {spool} until it is "
+                "back"
+            ).format(store=location, reason=exc, spool=default_spool_path())
+        )
+        return Store(location, connect_now=False)
 
 
 def _once(scheduler: Scheduler, log_file: LogFile) -> int:

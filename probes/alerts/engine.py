@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from probes.alerts import delivery, history, messages
 from probes.alerts.judge import Judgement, Point, counts, judge, judge_no_data, point_for
 from probes.alerts.rules import Alerting, AlertRule, Notifier, Secrets
-from probes.errors import DeliveryError
+from probes.errors import DeliveryError, StoreError
 from probes.store import Store
 from probes.store.alerts import FIRING, OK, AlertLedger, AlertState, OutboxEntry
 from probes.store_location import StoreLocation
@@ -314,6 +314,10 @@ class AlertWorker:
     def _run(self) -> None:
         try:
             store = Store(self.db_path)
+        except StoreError as exc:  # said plainly (a server that is down at start, say)
+            log.error("alerts are off: the alert worker cannot open the store: %s", exc)
+            self._ready.set()
+            return
         except Exception:
             log.exception("alerts are off: the alert worker cannot open the store")
             self._ready.set()

@@ -28,7 +28,12 @@ class Store:
     """An open result store, used by one thread at a time (it may be handed to another thread, as the
     scheduler hands it to its writer)."""
 
-    def __init__(self, path: StoreLocation | str | None = None, *, readonly: bool = False) -> None:
+    def __init__(
+        self, path: StoreLocation | str | None = None, *, readonly: bool = False, connect_now: bool = True
+    ) -> None:
+        """Open the store at `path`. `connect_now=False`, for a PostgreSQL store only: connect (and migrate)
+        at the first use instead, every use failing with StoreUnreachableError until the server answers (an
+        agent that starts while its server is down)."""
         self.path: StoreLocation = location_or_default(path)
         self.readonly = readonly
         self.backend: Backend
@@ -36,9 +41,14 @@ class Store:
             from probes.store.postgres import PostgresBackend  # psycopg only where a server is the store
 
             self.backend = PostgresBackend(
-                self.path, readonly=readonly, rebuild=writing.rebuild_rollups_in_transaction
+                self.path,
+                readonly=readonly,
+                rebuild=writing.rebuild_rollups_in_transaction,
+                connect_now=connect_now,
             )
         else:
+            if not connect_now:
+                raise ValueError("connect_now=False is for a PostgreSQL store (a SQLite file opens here)")
             self.backend = SqliteBackend(
                 self.path, readonly=readonly, rebuild=writing.rebuild_rollups_in_transaction
             )

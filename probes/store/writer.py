@@ -9,7 +9,9 @@ at any moment loses at most the round being measured, and a store that is locked
 hours only lets the spool grow. When the spool itself cannot be written (its disk full too), the round goes
 to the store directly and is lost only if the store refuses it as well, which is counted.
 
-After the store refused, it is tried again at the next round but at most every `retry_s` seconds. The
+After the store refused, it is tried again at the next round but at most every `retry_s` seconds. `ready`
+holds rounds back in the spool until its owner says the store may have them (a scheduler whose store was
+unreachable at start takes the plan's lock first). The
 lock's heartbeat and the scheduler's reads at start go through the store thread, the only one that uses the
 store's connection while the scheduler runs.
 """
@@ -44,9 +46,18 @@ _OUTCOME = {
 class StoreWriter:
     """The store thread and the spool thread of one store (see the module docstring)."""
 
-    def __init__(self, delivery: Delivery, *, retry_s: float = RETRY_S) -> None:
+    def __init__(
+        self,
+        delivery: Delivery,
+        *,
+        retry_s: float = RETRY_S,
+        ready: Callable[[], None] | None = None,
+    ) -> None:
         self.delivery = delivery
         self.retry_s = retry_s
+        # Called in the store thread before the store is used for rounds; raising StoreError keeps them in
+        # the spool (the scheduler's: the plan's lock is not taken yet).
+        self.ready = ready
         self.lost = 0
         self.stored_directly = 0
         self._retry_at = 0.0
@@ -90,6 +101,8 @@ class StoreWriter:
         if spooled and time.monotonic() < self._retry_at:
             return Delivered(Outcome.SPOOLED, None, self._last_refusal)
         try:
+            if self.ready is not None:
+                self.ready()
             self.delivery.forward()  # this round with the others waiting, oldest first
             written = self.delivery.store.write_round(measured)
         except StoreError as exc:
@@ -119,10 +132,20 @@ class StoreWriter:
         if time.monotonic() < self._retry_at:
             return 0
         try:
+            if self.ready is not None:
+                self.ready()
             return self.delivery.forward()
         except StoreError:
             self._retry_at = time.monotonic() + self.retry_s
             return 0
+
+    async def forward_now(self) -> int:
+        """Forward the spool now, even if the store refused a moment ago (it has just answered)."""
+        return await self.call(self._forward_now)
+
+    def _forward_now(self) -> int:
+        self._retry_at = 0.0
+        return self._forward_if_due()
 
     def close(self) -> None:
         """Finish what is queued and stop the threads."""

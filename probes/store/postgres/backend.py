@@ -9,6 +9,9 @@ writer waits for the one before it (at most `LOCK_TIMEOUT_S`). A round's uid is 
 
 A connection that breaks (the server restarted, the network went away) is made again at the next call; the
 call that found it broken fails with StoreError, which the delivery takes as "keep the round in the spool".
+With `connect_now=False` (an agent that started while its server was unreachable) the first connection, and
+the migration and schema check with it, wait for the first call; until the server answers every call fails
+with `StoreUnreachableError`.
 Samples and results go in with COPY, new targets in one multi-row INSERT, rollups in one pipelined batch.
 What a writer wrote last is reused while nobody else writes (`probes.store.recent`): every write transaction
 advances the sequence `store_writes`, so a writer that finds it where its own last write left it knows
@@ -85,6 +88,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         *,
         readonly: bool = False,
         rebuild: Callable[[PostgresBackend], object] | None = None,
+        connect_now: bool = True,
     ) -> None:
         self.url = url
         self.path = url  # what names the store in messages (its URL without the password)
@@ -95,16 +99,23 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         self._to_hold: set[str] = set()  # … and those a broken session held, to hold again on reconnecting
         self._generation: object | None = None
         self._after_my_write: int | None = None
-        db = self._connection()
+        self._opened = False  # migrated and checked (on the first connection that got that far)
+        if connect_now:
+            self._connection()
+
+    def _open(self, db: psycopg.Connection[Any]) -> None:
+        """Migrate and check the store on its first connection (`connect_now=False`: its first use)."""
         try:
-            connecting.migrate(db, url, None if rebuild is None else lambda: rebuild(self))
-            connecting.check_schema(db, url)
+            rebuild = self._rebuild
+            connecting.migrate(db, self.url, None if rebuild is None else lambda: rebuild(self))
+            connecting.check_schema(db, self.url)
         except psycopg.Error as exc:
             self.close()
-            raise translate(url, "open the result store", exc) from exc
+            raise translate(self.url, "open the result store", exc) from exc
         except BaseException:
             self.close()
             raise
+        self._opened = True
 
     def _connection(self) -> psycopg.Connection[Any]:
         """The open connection, made again when the last one broke (server restarted, network gone)."""
@@ -130,6 +141,9 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 db.close()
                 raise translate(self.url, "connect to the result store", exc) from exc
             self._db = db
+            if not self._opened:
+                self._open(db)
+        assert self._db is not None
         return self._db
 
     @property

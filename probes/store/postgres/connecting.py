@@ -22,7 +22,7 @@ import psycopg
 from psycopg import errors as pg_errors
 
 from probes._version import __version__
-from probes.errors import DamagedStoreError, SchemaVersionError, StoreError
+from probes.errors import DamagedStoreError, SchemaVersionError, StoreError, StoreUnreachableError
 from probes.i18n import _
 from probes.store.postgres.schema import (
     MIGRATIONS,
@@ -54,7 +54,10 @@ def connect(url: StoreUrl, *, readonly: bool) -> psycopg.Connection[Any]:
     try:
         connection = psycopg.connect(url.url, **options)
     except psycopg.Error as exc:
-        raise translate(url, "connect to the result store", exc) from exc
+        error = translate(url, "connect to the result store", exc)
+        if unreachable(exc):
+            raise StoreUnreachableError(str(error)) from exc
+        raise error from exc
     try:
         if readonly:
             connection.execute("SET default_transaction_read_only = on")
@@ -71,6 +74,24 @@ def connect(url: StoreUrl, *, readonly: bool) -> psycopg.Connection[Any]:
             ).format(store=url)
         )
     return connection
+
+
+# What libpq says when the server answered a connection with a refusal (credentials, a database that does not
+# exist, too many connections): the server is there. Its own "starting up" and "shutting down" are not refusals.
+_ANSWERED = ("FATAL:", "fe_sendauth", "password", "does not support SSL", "certificate")
+_TRANSIENT = ("the database system is starting up", "the database system is shutting down", "recovery mode")
+
+
+def unreachable(exc: psycopg.Error) -> bool:
+    """Whether a failed connection attempt means the server could not be reached (refused connection, no
+    socket, no route, a timeout, the server starting or stopping) rather than a refusal by a server that
+    answered. libpq gives no code for this (its SQLSTATE is unset either way), so its message is read."""
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    text = str(exc)
+    if any(t in text for t in _TRANSIENT):
+        return True
+    return not any(a in text for a in _ANSWERED)
 
 
 def translate(url: StoreUrl, action: str, exc: psycopg.Error) -> StoreError:

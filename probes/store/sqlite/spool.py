@@ -20,7 +20,7 @@ from pathlib import Path
 
 from probes.errors import StoreError
 from probes.i18n import _
-from probes.store.measured import MeasuredRound, to_json
+from probes.store.measured import MeasuredRound, from_json, to_json
 from probes.store.sqlite import opening
 from probes.timestamps import now_us
 
@@ -96,6 +96,22 @@ class Spool:
                 (store,),
             ).fetchone()
             return Backlog(int(rounds), int(samples), None if oldest is None else int(oldest))
+
+    def last_started(self, store: str, keys: set[str]) -> dict[str, int]:
+        """When each of these targets was last measured (UTC µs) by a round the spool keeps for `store`
+        (a scheduler's `every` per target while its store is away); a round that cannot be read is skipped
+        here (forwarding says so)."""
+        found: dict[str, int] = {}
+        for _uid, body in self.waiting(store):
+            try:
+                measured = from_json(body)
+            except ValueError:
+                continue
+            for rows in measured.results:
+                if rows.key in keys:
+                    started = int(rows.result[0])  # RESULT_COLUMNS[2:]: started_us first
+                    found[rows.key] = max(started, found.get(rows.key, started))
+        return found
 
     def remove(self, uid: str) -> None:
         with self._use() as db:
