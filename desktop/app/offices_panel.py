@@ -56,6 +56,7 @@ class OfficesPanel(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
+        self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(self.NOTE, QHeaderView.ResizeMode.Stretch)
@@ -105,8 +106,9 @@ class OfficesPanel(QWidget):
                 )
             elif worst:
                 note = self.tr("worst peak")
+            first = row == 0 or rows[row - 1][0] is not comparison
             cells = [
-                f"{comparison.provider} / {comparison.region}",
+                f"{comparison.provider} / {comparison.region}" if first else "",
                 self.office_name(view.vantage),
                 "–" if view.peak_rtt_p95_ms is None else f"{view.peak_rtt_p95_ms:.1f}",
                 "–" if view.peak_loss is None else f"{view.peak_loss * 100:.2f}%",

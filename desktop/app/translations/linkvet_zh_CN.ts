@@ -396,7 +396,7 @@
     </message>
     <message>
         <source>Offices compared</source>
-        <translation type="unfinished"></translation>
+        <translation>各测量点对比</translation>
     </message>
     <message>
         <source>Colour by</source>
@@ -1112,7 +1112,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <name>OfficesPanel</name>
     <message>
         <source>(no vantage point recorded)</source>
-        <translation type="unfinished"></translation>
+        <translation>（未记录测量点）</translation>
     </message>
     <message>
         <source>worst peak (+{spread:.0f} ms over the best office)</source>
