@@ -59,7 +59,7 @@ class OfficesPanel(QWidget):
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(self.NOTE, QHeaderView.ResizeMode.Stretch)
+        header.setStretchLastSection(True)  # the note: at least as wide as its text, else the rest
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notice = QLabel()
@@ -101,7 +101,7 @@ class OfficesPanel(QWidget):
             differs = comparison.route_differs and view.route_class is not None
             note = ""
             if worst and comparison.peak_p95_spread_ms is not None:
-                note = self.tr("worst peak (+{spread:.0f} ms over the best office)").format(
+                note = self.tr("worst peak (+{spread:.0f} ms vs the best)").format(
                     spread=comparison.peak_p95_spread_ms
                 )
             elif worst:

@@ -1115,7 +1115,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>（未记录测量点）</translation>
     </message>
     <message>
-        <source>worst peak (+{spread:.0f} ms over the best office)</source>
+        <source>worst peak (+{spread:.0f} ms vs the best)</source>
         <translation>晚高峰最差（比最好的测量点高 {spread:.0f} ms）</translation>
     </message>
     <message>
