@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import (
@@ -48,8 +48,10 @@ from desktop.app.widgets.hour_profile_plot import HourProfilePlot
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
 from desktop.app.widgets.timeline_plot import TimelinePlot
 from probes import timestamps
-from probes.analysis import VantageComparison
 from probes.store import StoredTarget
+
+if TYPE_CHECKING:
+    from probes.analysis import VantageComparison
 
 # (seconds back from now, or None for everything)
 RANGES: tuple[int | None, ...] = (3600, 6 * 3600, 24 * 3600, 7 * 86400, 30 * 86400, None)

@@ -6,6 +6,7 @@ and a note where the route class differs by office. The comparison is `desktop.u
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
@@ -19,9 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from probes.analysis import Scope, VantageComparison
-from probes.peak import PeakWindow
-from probes.store_location import StoreLocation
+if TYPE_CHECKING:
+    from probes.analysis import VantageComparison
+    from probes.peak import PeakWindow
+    from probes.store_location import StoreLocation
 
 WORST = QColor("#fde2e1")
 DIFFERS = QColor("#fff1c2")
@@ -37,6 +39,7 @@ def load_offices(
     regions compared by office over the period."""
     from desktop.usecases.offerings import load_catalog_set
     from desktop.usecases.vantages import stored_vantage_comparisons
+    from probes.analysis import Scope
 
     return stored_vantage_comparisons(
         location, windows, load_catalog_set(), Scope(since_us=since_us, until_us=until_us)

@@ -122,3 +122,26 @@ def test_the_comparison_speaks_chinese(charts, qtbot) -> None:  # type: ignore[n
     assert "晚高峰最差" in panel.table.item(0, panel.NOTE).text()
     assert "线路类别不同" in panel.notes.text()
     assert charts.vantage.count() == 4  # the choice survives the language change
+
+
+def test_rounds_that_recorded_no_vantage_point_are_an_office_of_their_own(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    from tests.analysis.synthetic import Series, StepModel, write_series
+    from tests.analysis.test_vantages import START
+
+    with Store(window.context.settings.db_path) as store:
+        write_offices(store)
+        write_series(
+            store, [Series(LA, StepModel(150.0, 200.0))], START, 6
+        )  # the app's own probes: no vantage
+    screen = window.go_to("charts")
+    screen.range.setCurrentIndex(screen.range.count() - 1)
+    screen.reload_targets()
+    qtbot.waitUntil(lambda: not screen.offices_loading and bool(screen.offices.comparisons), timeout=20_000)
+    assert screen.vantage.itemText(screen.vantage.count() - 1) == "(no vantage point recorded)"
+    assert _table(screen.offices)[-1][screen.offices.OFFICE] == "(no vantage point recorded)"
+    _select(screen, qtbot, LA.name)
+    screen.choose_vantage(None)
+    qtbot.waitUntil(lambda: not screen.bundle.choice.all and not screen.loading, timeout=10_000)
+    assert int(screen.bundle.timeline.sent.sum()) == 6 * 4 * 30
+    ((_, profile),) = screen.bundle.profiles
+    assert int(profile.sent.sum()) == 6 * 4 * 30
