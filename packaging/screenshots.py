@@ -7,7 +7,8 @@ Runs from a checkout, in a private temporary data folder and settings file: the 
 synthetic week of history written through the real store (`tests/gui/synthetic.py`, labelled as such in the
 targets' names); the Probe screen shows a real probe of loopback addresses run for the picture; the Routes
 screen a real trace (as root through the route lab's routers, `tests/lab/route_lab.py`; else of loopback)
-above a synthetic region's route history (`tests/gui/synthetic_routes.py`).
+above a synthetic region's route history (`tests/gui/synthetic_routes.py`). Last, the Charts screen's Offices
+compared tab over a second store three synthetic offices measured yesterday (`tests/analysis/test_vantages.py`).
 """
 
 from __future__ import annotations
@@ -142,8 +143,30 @@ def main() -> int:
     export.start_export()
     wait_for(lambda: not export.running, timeout_s=300)
     shoot("export")
+    shoot_offices(window, work, wait_for, shoot)
     window.close()
     return 0
+
+
+def shoot_offices(window, work: Path, wait_for, shoot) -> None:  # type: ignore[no-untyped-def]
+    """The Charts screen's Offices compared tab: a second data folder whose store three synthetic offices
+    (Shanghai, Beijing, Shenzhen) filled over yesterday (`tests/analysis/test_vantages.py`'s `write_offices`)."""
+    from probes import timestamps
+    from probes.store import Store
+    from tests.analysis.test_vantages import write_offices
+
+    offices = work / "offices"
+    offices.mkdir()
+    day_us = 86_400_000_000
+    with Store(offices / "linkvet.sqlite3") as store:
+        write_offices(store, (timestamps.now_us() // day_us - 1) * day_us)
+    charts = window.go_to("charts")
+    charts.range.setCurrentIndex(3)  # last 7 days
+    window.context.settings.data_dir = offices
+    charts.reload_targets()
+    wait_for(lambda: not charts.offices_loading and bool(charts.offices.comparisons))
+    charts.tabs.setCurrentWidget(charts.offices)
+    shoot("charts-offices")
 
 
 def write_routes(db: Path) -> None:

@@ -4,6 +4,7 @@
     desktop/app/main.py          QApplication, translator, the main window (opened by `desktop.launch`)
     desktop/app/main_window.py   the window: a screen list on the left, the screens, the status bar
     desktop/app/*_screen.py      one module per screen (Targets, Probe, Charts, Routes, Catalog, Score, Export)
+    desktop/app/offices_panel.py the Charts screen's Offices compared tab (`desktop.usecases.vantages`)
     desktop/app/route_history_panel.py  the Routes screen's history: stored traces on a timeline, changes
     desktop/app/route_verdict.py the Routes screen's verdict panel (the core's sentences, the window's words)
     desktop/app/trace_task.py    the Routes screen's trace in the child process (`trace_job.py`, no Qt)
@@ -19,7 +20,7 @@
     desktop/app/models/          Qt item models the views read (unit-tested without a window)
     desktop/app/workers.py       QRunnable tasks: probes, store queries and exports off the GUI thread
     desktop/app/job_process.py   the child process probing and scheduling run in (no Qt), and its frames
-    desktop/app/chart_data.py    Qt-free arrays for the charts, computed in workers
+    desktop/app/chart_data.py    Qt-free arrays for the charts (all offices or one), computed in workers
     desktop/app/errors.py        `error_text`: how every error is worded for a dialog or the status bar
     desktop/app/context.py       what screens are given: settings, workers, the probe list, the reporter
     desktop/app/timeline_data.py the timeline's bins and the time each box covers (Qt-free)

@@ -8,6 +8,10 @@
   (within ±1 % of exact), so a month costs a few thousand rows.
 - `peak_spans`: the configured peak windows as hour-of-day spans in the charts' time zone.
 
+A `VantageChoice` narrows every chart to the rounds of one vantage point (office): the analysis's own
+vantage filter for the profile and matrix, the point's own runs for the timeline, and for the CDF a
+histogram of those runs' raw replies (the hourly rollups mix every vantage point's samples).
+
 Times are UTC epoch seconds; hours of the day are in the time zone the caller names.
 """
 
@@ -37,11 +41,48 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-def target_scope(target: StoredTarget, since_us: int | None = None, until_us: int | None = None) -> Scope:
+@dataclass(frozen=True, slots=True)
+class VantageChoice:
+    """Which rounds the charts draw: every vantage point's (`all`), or one's (`vantage`, None for rounds that
+    recorded none)."""
+
+    all: bool = True
+    vantage: str | None = None
+
+    @property
+    def scope_vantage(self) -> str | None:
+        return None if self.all else self.vantage
+
+    @property
+    def no_vantage(self) -> bool:
+        return not self.all and self.vantage is None
+
+    def takes(self, vantage: str | None) -> bool:
+        """Whether a round from `vantage` is drawn."""
+        return self.all or vantage == self.vantage
+
+
+EVERY_VANTAGE = VantageChoice()
+
+
+def target_scope(
+    target: StoredTarget,
+    since_us: int | None = None,
+    until_us: int | None = None,
+    choice: VantageChoice = EVERY_VANTAGE,
+) -> Scope:
     """The analysis scope of one stored target. Its RTTs are its own method's (the analysis counts only
     ICMP and TCP by default; a chart of an HTTP target shows its request times)."""
     methods = RTT_METHODS if target.method in THROUGHPUT_METHODS else (target.method,)
-    return Scope(by="target", target=target.key, since_us=since_us, until_us=until_us, rtt_methods=methods)
+    return Scope(
+        by="target",
+        target=target.key,
+        since_us=since_us,
+        until_us=until_us,
+        rtt_methods=methods,
+        vantage=choice.scope_vantage,
+        no_vantage=choice.no_vantage,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +188,19 @@ def rtt_cdf(hourly: pd.DataFrame) -> Cdf:
     dense = histogram.merge(
         list(hourly["hist_index"]), list(hourly["hist_count"]), np.zeros(len(hourly), np.int64), 1
     )[0]
+    return _cdf_of(dense)
+
+
+def sample_cdf(rtt_ms: npt.ArrayLike) -> Cdf:
+    """The CDF of raw replies (NaN: lost, left out), in the rollups' histogram buckets."""
+    values = np.asarray(rtt_ms, dtype=np.float64)
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return Cdf(np.empty(0), np.empty(0), 0)
+    return _cdf_of(np.bincount(histogram.bucket_of(values), minlength=histogram.N_BUCKETS).astype(np.int64))
+
+
+def _cdf_of(dense: npt.NDArray[np.int64]) -> Cdf:
     used = np.flatnonzero(dense)
     total = int(dense.sum())
     if total == 0:
@@ -198,6 +252,7 @@ class ChartBundle:
     profiles: list[tuple[str, HourProfile]]  # one per compared target
     cdfs: list[tuple[str, Cdf]]
     last_measured_us: int | None = None  # when the current target was last measured, if not in the period
+    choice: VantageChoice = EVERY_VANTAGE  # whose rounds they are
 
 
 def load_stored_targets(db_path: StoreLocation) -> list[StoredTarget]:
@@ -217,24 +272,36 @@ def load_charts(
     since_us: int | None = None,
     until_us: int | None = None,
     max_bins: int = 600,
+    choice: VantageChoice = EVERY_VANTAGE,
 ) -> ChartBundle:
-    """Query the store at `db_path` and compute the charts: `current` and `compare` are (target id, name)."""
+    """Query the store at `db_path` and compute the charts: `current` and `compare` are (target id, name);
+    `choice` narrows them to one vantage point's rounds."""
     ids = sorted({i for i, _ in compare} | ({current[0]} if current else set()))
     with Store(db_path, readonly=True) as store:
         stored = {t.id: t for t in store.targets() if t.id in ids}
-        hourly = store.hourly_frame(ids, since_us, until_us)
         samples = store.samples_frame([current[0]], since_us, until_us) if current else None
+        if choice.all:
+            hourly = store.hourly_frame(ids, since_us, until_us)
+            compared = None
+        else:
+            hourly = None
+            # Runs are stored with their round's vantage point; a run may start up to an hour before its samples.
+            since = None if since_us is None else since_us - 3_600_000_000
+            runs = store.results_frame(ids, since, until_us)
+            mine = runs.loc[runs["vantage"].map(choice.takes).astype(bool), "result_id"]
+            compared = store.samples_frame([i for i, _ in compare], since_us, until_us)
+            compared = compared.loc[compared["result_id"].isin(mine)]
+            if samples is not None:
+                samples = samples.loc[samples["result_id"].isin(mine)]
         latest = None
         if current is not None and samples is not None and samples.empty:
             latest = store.last_measured_us(stored[current[0]].key)
 
         def scope(target_id: int) -> Scope:
-            return target_scope(stored[target_id], since_us, until_us)
+            return target_scope(stored[target_id], since_us, until_us, choice)
 
         profiles = [(name, hour_profile(hour_of_day(store, scope(i), tz), tz)) for i, name in compare]
         matrix = day_hour_matrix(analysis_matrix(store, scope(current[0]), tz), tz) if current else None
-    by_target = {int(k): frame for k, frame in hourly.groupby("target_id")} if not hourly.empty else {}
-    empty = hourly.iloc[0:0]
     line = None
     if current is not None and samples is not None:
         line = timeline(
@@ -243,5 +310,11 @@ def load_charts(
             samples["result_id"].to_numpy(),
             max_bins=max_bins,
         )
-    cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
-    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs, latest)
+    if hourly is not None:
+        by_target = {int(k): frame for k, frame in hourly.groupby("target_id")} if not hourly.empty else {}
+        empty = hourly.iloc[0:0]
+        cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
+    else:
+        assert compared is not None
+        cdfs = [(name, sample_cdf(compared.loc[compared["target_id"] == i, "rtt_ms"])) for i, name in compare]
+    return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs, latest, choice)

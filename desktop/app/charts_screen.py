@@ -1,5 +1,7 @@
 """The Charts screen: the stored measurements of one target over time (smoke timeline, day × hour heatmap)
-and of several side by side (hour-of-day profile with the peak windows shaded, RTT CDF).
+and of several side by side (hour-of-day profile with the peak windows shaded, RTT CDF). Where the store
+holds a region measured from two or more vantage points (offices), an office choice narrows the charts to one
+office's rounds, and the "Offices compared" tab (`offices_panel`) shows the offices side by side.
 
 All store queries and aggregation run in a worker (`chart_data.load_charts`); the plots only draw what it
 returns. A newer request supersedes an older one still in flight.
@@ -10,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QTimer
 from PySide6.QtWidgets import (
@@ -28,9 +30,18 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from desktop.app.chart_data import ChartBundle, load_charts, load_stored_targets, peak_spans, utc_offset_s
+from desktop.app.chart_data import (
+    EVERY_VANTAGE,
+    ChartBundle,
+    VantageChoice,
+    load_charts,
+    load_stored_targets,
+    peak_spans,
+    utc_offset_s,
+)
 from desktop.app.context import AppContext
 from desktop.app.models.stored_targets import StoredTargetsModel
+from desktop.app.offices_panel import OfficesPanel, load_offices
 from desktop.app.widgets.cdf_plot import CdfPlot
 from desktop.app.widgets.heatmap_plot import HeatmapPlot
 from desktop.app.widgets.hour_profile_plot import HourProfilePlot
@@ -38,6 +49,9 @@ from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
 from desktop.app.widgets.timeline_plot import TimelinePlot
 from probes import timestamps
 from probes.store import StoredTarget
+
+if TYPE_CHECKING:
+    from probes.analysis import VantageComparison
 
 # (seconds back from now, or None for everything)
 RANGES: tuple[int | None, ...] = (3600, 6 * 3600, 24 * 3600, 7 * 86400, 30 * 86400, None)
@@ -55,6 +69,8 @@ class ChartsScreen(QWidget):
         self.loading = False
         self._started = 0.0
         self._period: tuple[float, float] | None = None  # the period last asked for (epoch seconds)
+        self._offices_generation = 0
+        self.offices_loading = False
 
         self.title = QLabel()
         self.title.setObjectName("screenTitle")
@@ -72,6 +88,11 @@ class ChartsScreen(QWidget):
         self.range_label = QLabel()
         top.addWidget(self.range_label)
         top.addWidget(self.range)
+        self.vantage_label = QLabel()
+        self.vantage = QComboBox()
+        self.vantage.addItem("", EVERY_VANTAGE)
+        top.addWidget(self.vantage_label)
+        top.addWidget(self.vantage)
         top.addWidget(self.refresh_button)
         top.addWidget(self.png_button)
 
@@ -115,6 +136,8 @@ class ChartsScreen(QWidget):
         self.tabs.addTab(self.profile, "")
         self.tabs.addTab(heat_page, "")
         self.tabs.addTab(self.cdf, "")
+        self.offices = OfficesPanel()
+        self.tabs.addTab(self.offices, "")
 
         splitter = QSplitter()
         splitter.addWidget(left)
@@ -131,6 +154,8 @@ class ChartsScreen(QWidget):
         self._debounce.setInterval(120)
         self._debounce.timeout.connect(self.load_charts)
         self.range.currentIndexChanged.connect(self._schedule)
+        self.range.currentIndexChanged.connect(self.reload_offices)
+        self.vantage.currentIndexChanged.connect(self._schedule)
         self.refresh_button.clicked.connect(self.reload_targets)
         self.png_button.clicked.connect(self._ask_png)
         self.heat_metric.currentIndexChanged.connect(
@@ -140,6 +165,7 @@ class ChartsScreen(QWidget):
         self.model.dataChanged.connect(self._checks_changed)
         context.store_events.changed.connect(self.reload_targets)
         context.settings.changed.connect(lambda _key: self._schedule())
+        context.settings.changed.connect(lambda _key: self.reload_offices())
         self.retranslate()
         self.reload_targets()
 
@@ -152,6 +178,70 @@ class ChartsScreen(QWidget):
             on_done=self._targets_loaded,
             on_error=self._failed,
         )
+        self.reload_offices()
+
+    def _period_us(self) -> tuple[int | None, int | None]:
+        seconds = RANGES[self.range.currentIndex()]
+        now_us = timestamps.now_us()
+        return (None, None) if seconds is None else (now_us - seconds * 1_000_000, now_us)
+
+    def reload_offices(self) -> None:
+        """Compare the offices over the period (in a worker); the office choice follows."""
+        self._offices_generation += 1
+        self.offices_loading = True
+        since_us, until_us = self._period_us()
+        self.context.workers.submit(
+            _tagged,
+            self._offices_generation,
+            load_offices,
+            self.context.settings.store_location,
+            self.context.settings.peak_windows,
+            since_us,
+            until_us,
+            on_done=self._offices_loaded,
+            on_error=self._offices_failed,
+        )
+
+    def _offices_loaded(self, tagged: tuple[int, list[VantageComparison]]) -> None:
+        generation, comparisons = tagged
+        if generation != self._offices_generation:
+            return
+        self.offices_loading = False
+        self.offices.set_comparisons(comparisons)
+        self._show_vantages()
+
+    def _offices_failed(self, message: str) -> None:
+        self.offices_loading = False
+        self._failed(message)
+
+    def _show_vantages(self) -> None:
+        """The office choice: every office, then each compared one; hidden with fewer than two."""
+        chosen = self.vantage_choice()
+        choices = [EVERY_VANTAGE, *(VantageChoice(False, v) for v in self.offices.vantages)]
+        self.vantage.blockSignals(True)
+        self.vantage.clear()
+        self.vantage.addItem(self.tr("all vantage points"), EVERY_VANTAGE)
+        for choice in choices[1:]:
+            self.vantage.addItem(self.offices.office_name(choice.vantage), choice)
+        self.vantage.setCurrentIndex(choices.index(chosen) if chosen in choices else 0)
+        self.vantage.blockSignals(False)
+        many = len(choices) > 2
+        self.vantage.setVisible(many)
+        self.vantage_label.setVisible(many)
+        if self.vantage_choice() != chosen:
+            self._schedule()
+
+    def vantage_choice(self) -> VantageChoice:
+        choice = self.vantage.currentData()
+        return choice if isinstance(choice, VantageChoice) else EVERY_VANTAGE
+
+    def choose_vantage(self, vantage: str | None) -> None:
+        """Draw only the rounds of `vantage` (an office in the comparison)."""
+        for i in range(self.vantage.count()):
+            if self.vantage.itemData(i) == VantageChoice(False, vantage):
+                self.vantage.setCurrentIndex(i)
+                return
+        raise ValueError(f"{vantage!r} is not a compared vantage point")
 
     def _targets_loaded(self, targets: list[StoredTarget]) -> None:
         self.model.set_targets(targets)
@@ -196,10 +286,8 @@ class ChartsScreen(QWidget):
             return
         self._generation += 1
         generation = self._generation
-        seconds = RANGES[self.range.currentIndex()]
-        now_us = timestamps.now_us()
-        since_us = None if seconds is None else now_us - seconds * 1_000_000
-        self._period = None if since_us is None else (since_us / 1e6, now_us / 1e6)
+        since_us, until_us = self._period_us()
+        self._period = None if since_us is None or until_us is None else (since_us / 1e6, until_us / 1e6)
         self.loading = True
         self.status.setText(self.tr("Loading…"))
         self._started = time.monotonic()
@@ -212,7 +300,8 @@ class ChartsScreen(QWidget):
             compare,
             tz=self.context.settings.time_zone,
             since_us=since_us,
-            until_us=None if seconds is None else now_us,
+            until_us=until_us,
+            choice=self.vantage_choice(),
             on_done=self._chart_loaded,
             on_error=self._failed,
         )
@@ -265,7 +354,7 @@ class ChartsScreen(QWidget):
         return path
 
     def _ask_png(self) -> None:
-        name = ["timeline", "hour-of-day", "day-hour", "cdf"][self.tabs.currentIndex()]
+        name = ["timeline", "hour-of-day", "day-hour", "cdf", "offices"][self.tabs.currentIndex()]
         suggested = self.context.settings.export_dir / f"linkvet-{name}.png"
         chosen, _ = QFileDialog.getSaveFileName(
             self, self.tr("Save chart as PNG"), str(suggested), "PNG (*.png)"
@@ -295,6 +384,8 @@ class ChartsScreen(QWidget):
         for i, name in enumerate(names):
             self.range.setItemText(i, name)
         self.range_label.setText(self.tr("Period"))
+        self.vantage_label.setText(self.tr("Vantage point"))
+        self._show_vantages()
         self.refresh_button.setText(self.tr("Refresh"))
         self.png_button.setText(self.tr("Save as PNG…"))
         self.list_hint.setText(
@@ -307,6 +398,7 @@ class ChartsScreen(QWidget):
         self.tabs.setTabText(1, self.tr("Hour of day"))
         self.tabs.setTabText(2, self.tr("Day × hour"))
         self.tabs.setTabText(3, self.tr("RTT distribution (CDF)"))
+        self.tabs.setTabText(4, self.tr("Offices compared"))
         self.heat_label.setText(self.tr("Colour by"))
         self.heat_metric.setItemText(0, self.tr("median RTT"))
         self.heat_metric.setItemText(1, self.tr("loss"))
@@ -359,9 +451,7 @@ class ChartsScreen(QWidget):
         super().changeEvent(event)
 
 
-def _tagged(
-    generation: int, fn: Callable[..., ChartBundle], *args: Any, **kwargs: Any
-) -> tuple[int, ChartBundle]:
+def _tagged(generation: int, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[int, Any]:
     return generation, fn(*args, **kwargs)
 
 

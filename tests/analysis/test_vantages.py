@@ -23,9 +23,9 @@ CN2 = ["10.0.0.1", "59.43.1.1", "59.43.2.2"]
 CHINANET = ["10.0.0.1", "202.97.12.1", "202.97.50.1"]
 
 
-def _traces(store: Store, vantage: str, path: list[str], count: int = 3) -> None:
+def _traces(store: Store, vantage: str, path: list[str], count: int = 3, start_us: int = START) -> None:
     for n in range(count):
-        result = trace_result(TRACED, START + 3_600_000_000 + n * 60_000_000, path)
+        result = trace_result(TRACED, start_us + 3_600_000_000 + n * 60_000_000, path)
         store.save_round(
             [result],
             started_us=result.started_at_us,
@@ -35,27 +35,27 @@ def _traces(store: Store, vantage: str, path: list[str], count: int = 3) -> None
         )
 
 
-def write_offices(store: Store) -> None:
+def write_offices(store: Store, start_us: int = START) -> None:
     """Shanghai and Beijing measure LA (Beijing's evening is worse, and its route goes over 163) and Shenzhen
-    measures LA too; only Shanghai measures SJC."""
+    measures LA too; only Shanghai measures SJC. 24 hours from `start_us` (the GUI's screenshots: yesterday)."""
     write_series(
         store,
         [Series(LA, StepModel(150.0, 200.0)), Series(SJC, StepModel(170.0, 175.0))],
-        START,
+        start_us,
         24,
         vantage="shanghai",
     )
     write_series(
         store,
         [Series(LA, StepModel(155.0, 260.0, offpeak_loss_per_mille=2, peak_loss_per_mille=40))],
-        START,
+        start_us,
         24,
         vantage="beijing",
     )
-    write_series(store, [Series(LA, StepModel(145.0, 190.0))], START, 24, vantage="shenzhen")
-    _traces(store, "shanghai", CN2)
-    _traces(store, "beijing", CHINANET)
-    _traces(store, "shenzhen", CN2)
+    write_series(store, [Series(LA, StepModel(145.0, 190.0))], start_us, 24, vantage="shenzhen")
+    _traces(store, "shanghai", CN2, start_us=start_us)
+    _traces(store, "beijing", CHINANET, start_us=start_us)
+    _traces(store, "shenzhen", CN2, start_us=start_us)
 
 
 @pytest.fixture

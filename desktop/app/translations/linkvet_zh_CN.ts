@@ -299,6 +299,10 @@
 <context>
     <name>ChartsScreen</name>
     <message>
+        <source>all vantage points</source>
+        <translation>全部测量点</translation>
+    </message>
+    <message>
         <source>No measurements yet: run a probe (Probe screen) or `linkvet schedule`.</source>
         <translation>尚无测量数据：请运行一次探测（“探测”页面）或 `linkvet schedule`。</translation>
     </message>
@@ -359,6 +363,10 @@
         <translation>时间范围</translation>
     </message>
     <message>
+        <source>Vantage point</source>
+        <translation>测量点</translation>
+    </message>
+    <message>
         <source>Refresh</source>
         <translation>刷新</translation>
     </message>
@@ -385,6 +393,10 @@
     <message>
         <source>RTT distribution (CDF)</source>
         <translation>RTT 分布（CDF）</translation>
+    </message>
+    <message>
+        <source>Offices compared</source>
+        <translation>各测量点对比</translation>
     </message>
     <message>
         <source>Colour by</source>
@@ -1094,6 +1106,61 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Cancel</source>
         <translation>取消</translation>
+    </message>
+</context>
+<context>
+    <name>OfficesPanel</name>
+    <message>
+        <source>(no vantage point recorded)</source>
+        <translation>（未记录测量点）</translation>
+    </message>
+    <message>
+        <source>worst peak (+{spread:.0f} ms vs the best)</source>
+        <translation>晚高峰最差（比最好的测量点高 {spread:.0f} ms）</translation>
+    </message>
+    <message>
+        <source>worst peak</source>
+        <translation>晚高峰最差</translation>
+    </message>
+    <message>
+        <source>not traced</source>
+        <translation>未追踪路由</translation>
+    </message>
+    <message>
+        <source>{provider} / {region}: the route class differs by office ({offices})</source>
+        <translation>{provider} / {region}：各办公室测得的线路类别不同（{offices}）</translation>
+    </message>
+    <message>
+        <source>Each region measured from two or more vantage points (offices), side by side: p95 and loss in the peak hours, and the route class each office&apos;s traces measured.</source>
+        <translation>从两个或更多测量点（办公室）测量的每个区域并列对比：晚高峰的 p95 与丢包率，以及各测量点路由追踪测得的线路类别。</translation>
+    </message>
+    <message>
+        <source>Provider / region</source>
+        <translation>服务商 / 区域</translation>
+    </message>
+    <message>
+        <source>Vantage point</source>
+        <translation>测量点</translation>
+    </message>
+    <message>
+        <source>Peak p95 (ms)</source>
+        <translation>晚高峰 p95（毫秒）</translation>
+    </message>
+    <message>
+        <source>Peak loss</source>
+        <translation>晚高峰丢包率</translation>
+    </message>
+    <message>
+        <source>Measured route</source>
+        <translation>实测路由</translation>
+    </message>
+    <message>
+        <source>Note</source>
+        <translation>备注</translation>
+    </message>
+    <message>
+        <source>Only one vantage point (office) in this period: nothing to compare. Measure the same targets from a second office (`linkvet schedule` with another vantage point, into the same store) to see them side by side here.</source>
+        <translation>此时段内只有一个测量点（办公室）：没有可对比的数据。从第二个办公室测量同样的目标（用另一个测量点运行 `linkvet schedule`，写入同一个结果库），即可在此并列对比。</translation>
     </message>
 </context>
 <context>
