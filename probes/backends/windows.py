@@ -46,7 +46,11 @@ def outcome_of(
     answered, error = api.answer_kind(status)
     sent_at_us = sent_wall_ns // 1000
     if not answered:
-        detail = _("IcmpSendEcho2 status {status}").format(status=status) if error is ErrorKind.SEND_FAILED else None
+        detail = (
+            _("IcmpSendEcho2 status {status}").format(status=status)
+            if error is ErrorKind.SEND_FAILED
+            else None
+        )
         return EchoOutcome(sent_at_us, None, error, detail=detail)
     elapsed_ms = elapsed_ns / 1e6
     if elapsed_ns > timeout_ns:

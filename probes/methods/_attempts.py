@@ -49,9 +49,7 @@ async def send_paced(
         raise
 
 
-def describe_losses(
-    samples: Sequence[Sample], noun: Noun, responders: Sequence[str] = ()
-) -> str | None:
+def describe_losses(samples: Sequence[Sample], noun: Noun, responders: Sequence[str] = ()) -> str | None:
     """One line on what went wrong across the attempts that left this machine, e.g. '3 of 10 echoes lost:
     2 timeout, 1 unreachable' (attempts this machine could not send are `attempt_notes`' to tell).
     `noun`: "echoes" or "connects"; `responders`: the addresses that reported the errors. The error kinds

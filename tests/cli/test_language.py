@@ -170,8 +170,12 @@ def test_an_unknown_lang_is_a_usage_error_naming_the_choices(tmp_path: Path) -> 
 def test_tcp_probe_notes_in_chinese(tmp_path: Path, closed_port: int) -> None:
     """The note a tcp probe to a closed port carries reads in Chinese; the refused kind in --json stays."""
     target = f"127.0.0.1:{closed_port}"
-    done = linkvet(tmp_path, "probe", target, "-c", "3", "--interval", "0.05", "--no-store", LANG="zh_CN.UTF-8")
-    assert f"3 次连接中有 3 次被拒绝（RST）：计为有应答，端口 {closed_port} 未开放" in done.stdout, done.stdout
+    done = linkvet(
+        tmp_path, "probe", target, "-c", "3", "--interval", "0.05", "--no-store", LANG="zh_CN.UTF-8"
+    )
+    assert f"3 次连接中有 3 次被拒绝（RST）：计为有应答，端口 {closed_port} 未开放" in done.stdout, (
+        done.stdout
+    )
     assert "connects refused" not in done.stdout
     as_json = linkvet(
         tmp_path, "probe", target, "-c", "2", "--interval", "0.05", "--no-store", "--json", LANG="zh_CN.UTF-8"
