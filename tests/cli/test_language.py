@@ -208,3 +208,18 @@ def test_schedule_once_reads_in_chinese(tmp_path: Path) -> None:
     text = log.read_text(encoding="utf-8") + done.stderr
     assert "第 1 轮（" in text and "秒内测了" in text, text
     assert "targets in" not in text
+
+
+def test_store_and_metrics_errors_in_chinese(tmp_path: Path) -> None:
+    """No store yet, a --metrics-listen that is no address: said in Chinese, the path and value named."""
+    db = tmp_path / "none.sqlite3"
+    missing = linkvet(tmp_path, "history", "--db", str(db), LANG="zh_CN.UTF-8")
+    assert missing.returncode == 3, missing.stderr
+    assert f"{db}：这里还没有结果库（请先运行一次探测）" in missing.stderr
+    from probes.plan import EXAMPLE_PLAN
+
+    bad = linkvet(
+        tmp_path, "schedule", "--plan", str(EXAMPLE_PLAN), "--metrics-listen", "nowhere:x", LANG="zh_CN.UTF-8"
+    )
+    assert bad.returncode == 2, bad.stderr
+    assert "'nowhere:x' 不是可监听的地址" in bad.stderr and "Traceback" not in bad.stderr

@@ -81,7 +81,9 @@ class SqliteBackend(AlertStatements):
         try:
             if readonly:
                 if not path.exists():
-                    raise StoreError(f"{path}: no result store here yet (run a probe first)")
+                    raise StoreError(
+                        _("{path}: no result store here yet (run a probe first)").format(path=path)
+                    )
                 mode = "mode=ro&immutable=1" if opening.read_only_medium(path) else "mode=ro"
                 self._db = sqlite3.connect(
                     f"file:{path}?{mode}", uri=True, isolation_level=None, check_same_thread=False
@@ -93,7 +95,11 @@ class SqliteBackend(AlertStatements):
         except sqlite3.DatabaseError as exc:
             raise translate(path, "open the result store", exc) from exc
         except OSError as exc:
-            raise StoreError(f"{path}: cannot create the result store: {exc.strerror or exc}") from exc
+            raise StoreError(
+                _("{path}: cannot create the result store: {reason}").format(
+                    path=path, reason=exc.strerror or exc
+                )
+            ) from exc
         try:
             self._configure()
         except BaseException:
