@@ -20,6 +20,7 @@ from typing import Any
 import icmplib
 
 from probes.errors import IcmpNotPermitted
+from probes.i18n import _
 from probes.icmp_wire import RAW_ICMP4_TYPES, RAW_ICMP6_TYPES, EchoWire
 from probes.sockets import (
     enable_error_queue,
@@ -37,13 +38,13 @@ def icmp_permission_help() -> str:
     """Why ICMP sockets are refused here and how to allow them."""
     group_range = _read_ping_group_range()
     gid = os.getgid()
-    return (
+    return _(
         "ICMP not permitted here: a raw ICMP socket needs root or CAP_NET_RAW, and the kernel's unprivileged "
-        f"ICMP sockets are allowed only for groups in net.ipv4.ping_group_range (now {group_range}; your "
-        f"group id is {gid}). To enable them for every group: `sudo sysctl -w net.ipv4.ping_group_range='0 "
+        "ICMP sockets are allowed only for groups in net.ipv4.ping_group_range (now {group_range}; your "
+        "group id is {gid}). To enable them for every group: `sudo sysctl -w net.ipv4.ping_group_range='0 "
         "2147483647'` (persist it in /etc/sysctl.d/); or, for the bundled systemd service, install its "
         "raw-icmp.conf drop-in, which grants CAP_NET_RAW to the service alone; or probe with --method tcp."
-    )
+    ).format(group_range=group_range, gid=gid)
 
 
 def _read_ping_group_range() -> str:
@@ -51,7 +52,7 @@ def _read_ping_group_range() -> str:
         with open("/proc/sys/net/ipv4/ping_group_range") as fh:
             return " ".join(fh.read().split())
     except OSError:
-        return "unknown"
+        return _("unknown")
 
 
 def open_icmp_socket(family: int, privileged: bool | None = None) -> tuple[socket.socket, bool]:
@@ -69,7 +70,11 @@ def open_icmp_socket(family: int, privileged: bool | None = None) -> tuple[socke
             last = exc
             continue
         except icmplib.ICMPSocketError as exc:  # e.g. IPv6 disabled in this kernel
-            raise IcmpNotPermitted(f"cannot open an ICMP socket for {_family_name(family)}: {exc}") from exc
+            raise IcmpNotPermitted(
+                _("cannot open an ICMP socket for {family}: {reason}").format(
+                    family=_family_name(family), reason=exc
+                )
+            ) from exc
         sock = socket.socket(fileno=os.dup(wrapper.sock.fileno()))
         wrapper.close()
         return sock, raw
@@ -184,7 +189,9 @@ class FamilySocket:
         try:
             restart_tx_keys(self.sock)
         except OSError as exc:
-            self.tx_refused = f"SO_TIMESTAMPING could not be reset: {exc.strerror or exc}"
+            self.tx_refused = _("SO_TIMESTAMPING could not be reset: {reason}").format(
+                reason=exc.strerror or exc
+            )
             self.tx_stamps = False
 
     def close(self) -> None:

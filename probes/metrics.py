@@ -38,6 +38,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info
 from prometheus_client.exposition import start_http_server
 
 from probes._version import __version__
+from probes.i18n import _
 from probes.results import ProbeResult
 from probes.target import Method, Target
 
@@ -83,13 +84,19 @@ def parse_listen(text: str) -> ListenAddress:
         host = host[1:-1]
     host = host or "127.0.0.1"
     if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ValueError(f"{text!r} is not an address to listen on (expected HOST:PORT, e.g. 127.0.0.1:9108)")
+        raise ValueError(
+            _("{text!r} is not an address to listen on (expected HOST:PORT, e.g. 127.0.0.1:9108)").format(
+                text=text
+            )
+        )
     if host != "localhost":
         try:
             ipaddress.ip_address(host)
         except ValueError:
             raise ValueError(
-                f"{host!r} is not an IP address (give the address to listen on, e.g. 127.0.0.1 or ::1)"
+                _(
+                    "{host!r} is not an IP address (give the address to listen on, e.g. 127.0.0.1 or ::1)"
+                ).format(host=host)
             ) from None
     return ListenAddress(host, int(port_text))
 

@@ -74,15 +74,29 @@ class RoundReport:
         return sum(1 for r in self.results if not r.ok)
 
     def describe(self) -> str:
+        """One line on the round for a person, in the current language."""
         if not self.results:
-            return "nothing was due this round"
-        seconds = (self.finished_us - self.started_us) / 1e6
-        kind = "peak" if self.peak else "off-peak"
+            return _("nothing was due this round")
         lossy = sum(1 for r in self.results if r.loss)
-        return (
-            f"round {self.round_id} ({kind}): {len(self.results)} targets in {seconds:.1f} s, "
-            f"{self.failed} failed, {lossy} with loss"
-        )
+        values = {
+            "round": self.round_id,
+            "n": len(self.results),
+            "seconds": f"{(self.finished_us - self.started_us) / 1e6:.1f}",
+            "failed": self.failed,
+            "lossy": lossy,
+        }
+        n = len(self.results)
+        if self.peak:
+            return ngettext(
+                "round {round} (peak): {n} target in {seconds} s, {failed} failed, {lossy} with loss",
+                "round {round} (peak): {n} targets in {seconds} s, {failed} failed, {lossy} with loss",
+                n,
+            ).format(**values)
+        return ngettext(
+            "round {round} (off-peak): {n} target in {seconds} s, {failed} failed, {lossy} with loss",
+            "round {round} (off-peak): {n} targets in {seconds} s, {failed} failed, {lossy} with loss",
+            n,
+        ).format(**values)
 
 
 def next_slot(plan: Plan, after_s: float) -> float:
@@ -373,8 +387,9 @@ class Scheduler:
                 wait = start_at - self.clock()
                 if wait > 0:
                     log.info(
-                        "next round at %s",
-                        datetime.fromtimestamp(start_at, tz=UTC).isoformat(timespec="seconds"),
+                        _("next round at {moment}").format(
+                            moment=datetime.fromtimestamp(start_at, tz=UTC).isoformat(timespec="seconds")
+                        )
                     )
                     try:
                         await asyncio.wait_for(stop.wait(), wait)
@@ -385,18 +400,22 @@ class Scheduler:
                 stop_task = asyncio.ensure_future(stop.wait())
                 await asyncio.wait({round_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
                 if not round_task.done():
-                    log.info("stop requested: giving the round in flight %.0f s to finish", grace_s)
+                    log.info(
+                        _("stop requested: giving the round in flight {seconds} s to finish").format(
+                            seconds=f"{grace_s:.0f}"
+                        )
+                    )
                     done, _pending = await asyncio.wait({round_task}, timeout=grace_s)
                     if not done:
                         round_task.cancel()
                         with contextlib.suppress(asyncio.CancelledError):
                             await round_task
-                        log.warning("dropped the round in flight (nothing of it was stored)")
+                        log.warning(_("dropped the round in flight (nothing of it was stored)"))
                         break
                 stop_task.cancel()
                 measured, report = round_task.result()
                 if measured is None:
-                    log.info("nothing due this round")
+                    log.info(_("nothing was due this round"))
                     if on_round is not None:
                         on_round(report)
                 else:

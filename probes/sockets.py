@@ -116,7 +116,7 @@ def enable_tx_timestamps(sock: socket.socket) -> str | None:
         try:  # a kernel before 6.12 without the receive filter: received packets then carry both stamps
             sock.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPING, TX_TIMESTAMP_FLAGS)
         except OSError as exc:
-            return f"SO_TIMESTAMPING refused: {exc.strerror or exc}"
+            return _("SO_TIMESTAMPING refused: {reason}").format(reason=exc.strerror or exc)
     return None
 
 

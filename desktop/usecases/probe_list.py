@@ -97,7 +97,9 @@ class ProbeListFile:
             try:
                 entries.append(TargetEntry.from_dict(item))
             except (TargetError, KeyError, TypeError, ValueError) as exc:
-                raise ProbeListError(f"{self.path}: target {number}: {exc}") from exc
+                raise ProbeListError(
+                    _("{file}: target {number}: {reason}").format(file=self.path, number=number, reason=exc)
+                ) from exc
         return entries
 
     def save(self, entries: Iterable[TargetEntry]) -> None:

@@ -73,7 +73,12 @@ class OfferingInvalid(InputError):
     def __init__(self, problems: list[FieldProblem]) -> None:
         self.problems = problems
         lines = [
-            f"{p.field}: {p.message}" + (f" (expected {p.expected})" if p.expected else "") for p in problems
+            _("{field}: {message} (expected {expected})").format(
+                field=p.field, message=p.message, expected=p.expected
+            )
+            if p.expected
+            else _("{field}: {message}").format(field=p.field, message=p.message)
+            for p in problems
         ]
         super().__init__("; ".join(lines))
 

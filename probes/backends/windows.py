@@ -29,6 +29,7 @@ from typing import Any
 from probes.backends import windows_api as api
 from probes.backends.base import EchoEngine, OutcomeHook, ProbeBackend, no_kernel_handshake_rtt
 from probes.errors import ErrorKind, IcmpNotPermitted
+from probes.i18n import _
 from probes.icmp_echoes import EchoOutcome
 from probes.pacing import Pacer
 from probes.timestamps import TimestampSource
@@ -45,7 +46,11 @@ def outcome_of(
     answered, error = api.answer_kind(status)
     sent_at_us = sent_wall_ns // 1000
     if not answered:
-        detail = f"IcmpSendEcho2 status {status}" if error is ErrorKind.SEND_FAILED else None
+        detail = (
+            _("IcmpSendEcho2 status {status}").format(status=status)
+            if error is ErrorKind.SEND_FAILED
+            else None
+        )
         return EchoOutcome(sent_at_us, None, error, detail=detail)
     elapsed_ms = elapsed_ns / 1e6
     if elapsed_ns > timeout_ns:
@@ -96,7 +101,9 @@ class _Api:
     def open(self, family: int) -> int:
         handle = self.dll.Icmp6CreateFile() if family == socket.AF_INET6 else self.dll.IcmpCreateFile()
         if handle in (None, _INVALID_HANDLE):
-            raise IcmpNotPermitted(f"the Windows ICMP API refused a handle (error {_last_error()})")
+            raise IcmpNotPermitted(
+                _("the Windows ICMP API refused a handle (error {code})").format(code=_last_error())
+            )
         return int(handle)
 
     def echo(
@@ -160,7 +167,9 @@ class WindowsIcmpEngine:
                 try:
                     self._api = _Api()
                 except (OSError, AttributeError) as exc:
-                    raise IcmpNotPermitted(f"the Windows ICMP API (iphlpapi.dll) is not here: {exc}") from exc
+                    raise IcmpNotPermitted(
+                        _("the Windows ICMP API (iphlpapi.dll) is not here: {reason}").format(reason=exc)
+                    ) from exc
             handle = self._handles.get(family)
             if handle is None:
                 handle = self._handles[family] = self._api.open(family)

@@ -10,7 +10,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from probes.errors import ErrorKind
 from probes.i18n import _, ngettext
@@ -20,6 +20,7 @@ from probes.target import Target
 from probes.timestamps import TimestampSource, least_exact, now_us
 
 T = TypeVar("T")
+Noun = Literal["echoes", "connects"]  # what a method's attempts are called in its notes
 
 
 async def send_paced(
@@ -48,9 +49,11 @@ async def send_paced(
         raise
 
 
-def describe_losses(samples: Sequence[Sample], noun: str) -> str | None:
+def describe_losses(samples: Sequence[Sample], noun: Noun, responders: Sequence[str] = ()) -> str | None:
     """One line on what went wrong across the attempts that left this machine, e.g. '3 of 10 echoes lost:
-    2 timeout, 1 unreachable' (attempts this machine could not send are `attempt_notes`' to tell)."""
+    2 timeout, 1 unreachable' (attempts this machine could not send are `attempt_notes`' to tell).
+    `noun`: "echoes" or "connects"; `responders`: the addresses that reported the errors. The error kinds
+    stay their enumerated values (`timeout`, `unreachable`), as in --json."""
     on_line = [s for s in samples if not s.local_failure]
     failed = [s for s in on_line if s.error is not None]
     if not failed:
@@ -61,9 +64,48 @@ def describe_losses(samples: Sequence[Sample], noun: str) -> str | None:
         counts[s.error] = counts.get(s.error, 0) + 1
     kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     lost = sum(1 for s in on_line if s.rtt_ms is None)
+    n = lost or len(failed)
+    message = _loss_message(noun, lost=bool(lost), reported=bool(responders), n=n)
+    return message.format(n=n, total=len(on_line), kinds=kinds, responders=", ".join(responders))
+
+
+def _loss_message(noun: Noun, *, lost: bool, reported: bool, n: int) -> str:
+    """The loss line's message: one per noun, lost or with errors, with or without who reported them."""
+    if noun == "echoes":
+        if lost and reported:
+            return ngettext(
+                "{n} of {total} echoes lost: {kinds} (reported by {responders})",
+                "{n} of {total} echoes lost: {kinds} (reported by {responders})",
+                n,
+            )
+        if lost:
+            return ngettext("{n} of {total} echoes lost: {kinds}", "{n} of {total} echoes lost: {kinds}", n)
+        if reported:
+            return ngettext(
+                "{n} of {total} echoes with errors: {kinds} (reported by {responders})",
+                "{n} of {total} echoes with errors: {kinds} (reported by {responders})",
+                n,
+            )
+        return ngettext(
+            "{n} of {total} echoes with errors: {kinds}", "{n} of {total} echoes with errors: {kinds}", n
+        )
+    if lost and reported:
+        return ngettext(
+            "{n} of {total} connects lost: {kinds} (reported by {responders})",
+            "{n} of {total} connects lost: {kinds} (reported by {responders})",
+            n,
+        )
     if lost:
-        return f"{lost} of {len(on_line)} {noun} lost: {kinds}"
-    return f"{len(failed)} of {len(on_line)} {noun} with errors: {kinds}"
+        return ngettext("{n} of {total} connects lost: {kinds}", "{n} of {total} connects lost: {kinds}", n)
+    if reported:
+        return ngettext(
+            "{n} of {total} connects with errors: {kinds} (reported by {responders})",
+            "{n} of {total} connects with errors: {kinds} (reported by {responders})",
+            n,
+        )
+    return ngettext(
+        "{n} of {total} connects with errors: {kinds}", "{n} of {total} connects with errors: {kinds}", n
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,7 +118,7 @@ class AttemptNotes:
 
 def attempt_notes(
     samples: Sequence[Sample],
-    noun: str,
+    noun: Noun,
     *,
     timeout_s: float,
     late_ms: Sequence[float] = (),
@@ -91,9 +133,7 @@ def attempt_notes(
     backend gives at best); `tx_refused`: why the kernel gives no transmit stamps;
     `details`: the system's words for each attempt this machine could not send."""
     notes: list[str] = []
-    losses = describe_losses(samples, noun)
-    if losses and responders:
-        losses += f" (reported by {', '.join(responders)})"
+    losses = describe_losses(samples, noun, responders)
     if losses:
         notes.append(losses)
     if late_ms:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
+from probes.i18n import _
 from probes.icmp_echoes import EchoOutcome
 from probes.methods import tcp
 from probes.methods._attempts import attempt_notes, local_failure_result
@@ -33,10 +34,13 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     except IcmpNotPermitted as exc:
         if target.port is not None:
             result = await tcp.measure(target.with_method(Method.TCP), options, ctx)
-            note = f"{exc} Measured TCP port {target.port} instead."
-            return dataclasses.replace(
-                result, message=note if result.message is None else f"{note} {result.message}"
-            )
+            if result.message is None:
+                note = _("{reason} Measured TCP port {port} instead.").format(reason=exc, port=target.port)
+            else:
+                note = _("{reason} Measured TCP port {port} instead. {notes}").format(
+                    reason=exc, port=target.port, notes=result.message
+                )
+            return dataclasses.replace(result, message=note)
         return ProbeResult(target, started, now_us(), error=ErrorKind.PERMISSION, message=str(exc))
 
     emitted: dict[int, Sample] = {}

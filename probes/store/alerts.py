@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from probes.i18n import N_
+
 if TYPE_CHECKING:
     from probes.store.store import Store
 
@@ -88,7 +90,7 @@ class AlertLedger:
         """Write changed states and queue (notifier, event) notifications, in one transaction."""
         if not states and not notifications:
             return
-        with self.backend.transaction("record alert states"):
+        with self.backend.transaction(N_("could not record alert states")):
             self.backend.put_alert_states(
                 [
                     (
@@ -130,10 +132,10 @@ class AlertLedger:
         ]
 
     def retry(self, ids: Sequence[int], attempts: int, next_attempt_us: int, error: str) -> None:
-        with self.backend.transaction("reschedule a notification"):
+        with self.backend.transaction(N_("could not reschedule a notification")):
             self.backend.retry_outbox(ids, attempts, next_attempt_us, error)
 
     def done(self, ids: Sequence[int]) -> None:
         """Remove delivered (or abandoned) notifications."""
-        with self.backend.transaction("remove delivered notifications"):
+        with self.backend.transaction(N_("could not remove delivered notifications")):
             self.backend.delete_outbox(ids)

@@ -17,7 +17,7 @@ import uuid
 from dataclasses import dataclass
 
 from probes.errors import LockHeldError
-from probes.i18n import _
+from probes.i18n import N_, _
 from probes.store.backend import Backend
 from probes.timestamps import iso_utc, now_us
 
@@ -68,7 +68,7 @@ class StoreLock:
         """Take the lock (or take it over from a holder that is gone); this holder's row."""
         now = now_us()
         mine = LockHolder(self.name, self.token, os.getpid(), socket.gethostname(), self.what, now, now)
-        with self.backend.transaction("take the lock"):
+        with self.backend.transaction(N_("could not take the lock")):
             row = self.backend.lock_row(self.name)
             current = None if row is None else LockHolder(*row)
             if current is not None and current.token != self.token and not self._gone(current, now):
@@ -84,7 +84,7 @@ class StoreLock:
 
     def refresh(self) -> bool:
         """Renew the heartbeat; False when another process holds the lock now."""
-        with self.backend.transaction("renew the lock"):
+        with self.backend.transaction(N_("could not renew the lock")):
             row = self.backend.lock_row(self.name)
             if row is None or row[1] != self.token:
                 self.held = False
@@ -94,7 +94,7 @@ class StoreLock:
 
     def release(self) -> None:
         if self.held:
-            with self.backend.transaction("release the lock"):
+            with self.backend.transaction(N_("could not release the lock")):
                 self.backend.delete_lock(self.name, self.token)
             self.held = False
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from probes.errors import DamagedStoreError, ErrorKind
-from probes.i18n import _
+from probes.i18n import N_, _
 from probes.store.backend import Backend
 from probes.store.measured import MeasuredRound
 from probes.store.recent import RecentRows
@@ -55,7 +55,7 @@ def write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows | 
 
 
 def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) -> Written:
-    with backend.transaction("save the round"):
+    with backend.transaction(N_("could not save the round")):
         recent.begin(backend.generation())
         existing = backend.round_of(measured.uid)
         if existing is not None:
@@ -149,7 +149,7 @@ def add_to_rollups(
 
 def rebuild_rollups(backend: Backend) -> int:
     """Recompute every rollup from the raw samples, in one transaction; the number of rollup rows written."""
-    with backend.transaction("rebuild the rollups"):
+    with backend.transaction(N_("could not rebuild the rollups")):
         return rebuild_rollups_in_transaction(backend)
 
 

@@ -165,3 +165,61 @@ def test_an_unknown_lang_is_a_usage_error_naming_the_choices(tmp_path: Path) -> 
     done = linkvet(tmp_path, "--lang", "fr", "probe", "127.0.0.1")
     assert done.returncode == 2
     assert "invalid choice: 'fr' (choose from 'en', 'zh_CN')" in done.stderr
+
+
+def test_tcp_probe_notes_in_chinese(tmp_path: Path, closed_port: int) -> None:
+    """The note a tcp probe to a closed port carries reads in Chinese; the refused kind in --json stays."""
+    target = f"127.0.0.1:{closed_port}"
+    done = linkvet(
+        tmp_path, "probe", target, "-c", "3", "--interval", "0.05", "--no-store", LANG="zh_CN.UTF-8"
+    )
+    assert f"3 次连接中有 3 次被拒绝（RST）：计为有应答，端口 {closed_port} 未开放" in done.stdout, (
+        done.stdout
+    )
+    assert "connects refused" not in done.stdout
+    as_json = linkvet(
+        tmp_path, "probe", target, "-c", "2", "--interval", "0.05", "--no-store", "--json", LANG="zh_CN.UTF-8"
+    )
+    row = json.loads(as_json.stdout)
+    assert row["method"] == "tcp" and "被拒绝" in row["message"]
+
+
+def test_schedule_once_reads_in_chinese(tmp_path: Path) -> None:
+    """`schedule --once` in a Chinese locale: the round's line (RoundReport.describe, in the log) and what
+    it prints read in Chinese; the table's error kinds stay values."""
+    from probes.plan import EXAMPLE_PLAN
+
+    log = tmp_path / "schedule.log"
+    done = linkvet(
+        tmp_path,
+        "schedule",
+        "--plan",
+        str(EXAMPLE_PLAN),
+        "--once",
+        "--db",
+        str(tmp_path / "office.sqlite3"),
+        "--log-file",
+        str(log),
+        LANG="zh_CN.UTF-8",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "已将第 1 轮存入" in done.stdout
+    assert "stored round" not in done.stdout
+    text = log.read_text(encoding="utf-8") + done.stderr
+    assert "第 1 轮（" in text and "秒内测了" in text, text
+    assert "targets in" not in text
+
+
+def test_store_and_metrics_errors_in_chinese(tmp_path: Path) -> None:
+    """No store yet, a --metrics-listen that is no address: said in Chinese, the path and value named."""
+    db = tmp_path / "none.sqlite3"
+    missing = linkvet(tmp_path, "history", "--db", str(db), LANG="zh_CN.UTF-8")
+    assert missing.returncode == 3, missing.stderr
+    assert f"{db}：这里还没有结果库（请先运行一次探测）" in missing.stderr
+    from probes.plan import EXAMPLE_PLAN
+
+    bad = linkvet(
+        tmp_path, "schedule", "--plan", str(EXAMPLE_PLAN), "--metrics-listen", "nowhere:x", LANG="zh_CN.UTF-8"
+    )
+    assert bad.returncode == 2, bad.stderr
+    assert "'nowhere:x' 不是可监听的地址" in bad.stderr and "Traceback" not in bad.stderr

@@ -147,7 +147,7 @@ def _hidden_from_lupdate(tree: ast.AST) -> list[tuple[int, str]]:
     return found
 
 
-DYNAMIC_CONTEXTS = {"Checklist"}  # texts from a data file, listed in desktop/app/checklist_words.py
+DYNAMIC_CONTEXTS = {"Checklist"}  # a context whose texts are listed elsewhere (none in the app today)
 
 
 def test_no_tr_call_is_hidden_from_the_translation_tool() -> None:

@@ -76,3 +76,17 @@ def test_a_handshake_slower_than_the_timeout_is_lost(tcp_listener: int) -> None:
     )
     assert (result.sent, result.received, result.loss) == (4, 0, 1.0)
     assert {s.error for s in result.samples} <= {ErrorKind.LATE, ErrorKind.TIMEOUT}
+
+
+def test_the_loss_line_follows_the_language(silent_port: int) -> None:
+    """One message per sentence: the loss line reads in Chinese, its error kinds stay enumerated values."""
+    from probes.i18n import set_language
+
+    set_language("zh_CN")
+    try:
+        (result,) = run(
+            [parse_target(f"127.0.0.1:{silent_port}")], ProbeOptions(count=2, interval_s=0.05, timeout_s=0.4)
+        )
+    finally:
+        set_language(None)
+    assert result.message == "2 次连接中丢失 2 次：2 timeout"

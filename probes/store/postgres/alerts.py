@@ -9,6 +9,7 @@ from typing import Any
 
 import psycopg
 
+from probes.i18n import N_
 from probes.store.alerts import ALERT_STATE_COLUMNS, OUTBOX_COLUMNS
 from probes.store.backend import Row
 from probes.store.postgres.connecting import translated
@@ -32,7 +33,7 @@ class PostgresAlertStatements:
     def _connection(self) -> psycopg.Connection[Any]:
         raise NotImplementedError  # PostgresBackend's
 
-    @translated("read the alert states")
+    @translated(N_("could not read the alert states"))
     def alert_states(self, plan: str, vantage: str) -> list[Row]:
         return (
             self._connection()
@@ -44,20 +45,20 @@ class PostgresAlertStatements:
             .fetchall()
         )
 
-    @translated("save the alert states")
+    @translated(N_("could not save the alert states"))
     def put_alert_states(self, rows: Sequence[Row]) -> None:
         if rows:
             with self._connection().cursor() as cursor:
                 cursor.executemany(_PUT_STATE, rows)
 
-    @translated("queue the notifications")
+    @translated(N_("could not queue the notifications"))
     def add_outbox(self, rows: Sequence[Row]) -> None:
         """Rows without their id (`OUTBOX_COLUMNS[1:]`)."""
         if rows:
             with self._connection().cursor() as cursor:
                 cursor.executemany(_ADD_OUTBOX, rows)
 
-    @translated("read the notifications")
+    @translated(N_("could not read the notifications"))
     def outbox(self, plan: str, vantage: str) -> list[Row]:
         return (
             self._connection()
@@ -68,13 +69,13 @@ class PostgresAlertStatements:
             .fetchall()
         )
 
-    @translated("reschedule the notifications")
+    @translated(N_("could not reschedule the notifications"))
     def retry_outbox(self, ids: Sequence[int], attempts: int, next_attempt_us: int, error: str) -> None:
         self._connection().execute(
             "UPDATE alert_outbox SET attempts = %s, next_attempt_us = %s, last_error = %s WHERE id = ANY(%s)",
             (attempts, next_attempt_us, error, list(ids)),
         )
 
-    @translated("remove the notifications")
+    @translated(N_("could not remove the notifications"))
     def delete_outbox(self, ids: Sequence[int]) -> None:
         self._connection().execute("DELETE FROM alert_outbox WHERE id = ANY(%s)", (list(ids),))

@@ -29,7 +29,7 @@ from typing import Any
 import psycopg
 
 from probes.errors import ErrorKind, StoreError
-from probes.i18n import _
+from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
 from probes.store.postgres import connecting
 from probes.store.postgres.alerts import PostgresAlertStatements
@@ -111,7 +111,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             connecting.check_schema(db, self.url)
         except psycopg.Error as exc:
             self.close()
-            raise translate(self.url, "open the result store", exc) from exc
+            raise translate(self.url, N_("could not open the result store"), exc) from exc
         except BaseException:
             self.close()
             raise
@@ -139,7 +139,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 self._to_hold = set()
             except psycopg.Error as exc:
                 db.close()
-                raise translate(self.url, "connect to the result store", exc) from exc
+                raise translate(self.url, N_("could not connect to the result store"), exc) from exc
             self._db = db
             if not self._opened:
                 self._open(db)
@@ -161,7 +161,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         try:
             return connecting.version_of(self._connection())
         except psycopg.Error as exc:
-            raise translate(self.url, "read the schema version", exc) from exc
+            raise translate(self.url, N_("could not read the schema version"), exc) from exc
 
     # -- writing -----------------------------------------------------------------------------------------
 
@@ -187,12 +187,12 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             self._generation = ("writes", value)
         return self._generation
 
-    @translated("look up the round")
+    @translated(N_("could not look up the round"))
     def round_of(self, uid: str) -> int | None:
         row = self._connection().execute("SELECT id FROM rounds WHERE uid = %s", (uid,)).fetchone()
         return None if row is None else int(row[0])
 
-    @translated("look up the round")
+    @translated(N_("could not look up the round"))
     def round_in_slot(self, vantage: str | None, plan: str, slot_us: int) -> int | None:
         row = (
             self._connection()
@@ -205,7 +205,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         )
         return None if row is None else int(row[0])
 
-    @translated("save the round")
+    @translated(N_("could not save the round"))
     def insert_round(self, row: Row) -> int:
         found = self._connection().execute(_INSERT_ROUND, row).fetchone()
         if found is None:  # the uid is stored (the write path looks first: only a race gets here)
@@ -214,7 +214,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             )
         return int(found[0])
 
-    @translated("save the targets")
+    @translated(N_("could not save the targets"))
     def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
         db = self._connection()
         wanted = {row[0]: row for row in rows}  # by key; a later row of the same key wins
@@ -252,7 +252,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 db.execute(_UPDATE_TARGET, (*update, target_id))
         return [ids[row[0]] for row in rows]
 
-    @translated("save the results")
+    @translated(N_("could not save the results"))
     def insert_results(self, rows: Sequence[Row]) -> list[int]:
         db = self._connection()
         # Inside the write transaction nobody else inserts: the ids are the ones after the largest.
@@ -264,13 +264,13 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 copy.write_row((result_id, *_no_nan(row)))
         return ids
 
-    @translated("save the samples")
+    @translated(N_("could not save the samples"))
     def insert_samples(self, rows: Iterable[Row]) -> None:
         with self._connection().cursor() as cursor, cursor.copy(_COPY_SAMPLES) as copy:
             for row in rows:
                 copy.write_row(row)
 
-    @translated("save the trace")
+    @translated(N_("could not save the trace"))
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:
         db = self._connection()
         db.execute(_INSERT_TRACE, row)
@@ -278,7 +278,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             with db.cursor() as cursor:
                 cursor.executemany(_INSERT_TRACE_REPLY, [_no_nan(reply) for reply in replies])
 
-    @translated("read the rollups")
+    @translated(N_("could not read the rollups"))
     def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:
         if not keys:
             return []
@@ -291,7 +291,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         )
         return [row for row in rows if (row[0], row[1]) in wanted]
 
-    @translated("save the rollups")
+    @translated(N_("could not save the rollups"))
     def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
         if not rows:
             return
@@ -303,7 +303,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 f"{_insert(table, columns)} ON CONFLICT ({start}, target_id) DO UPDATE SET {updates}", rows
             )
 
-    @translated("clear the rollups")
+    @translated(N_("could not clear the rollups"))
     def clear_rollups(self) -> None:
         db = self._connection()
         for table, _start in ROLLUP_TABLES.values():
@@ -321,9 +321,9 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 )
                 yield from cursor
         except psycopg.Error as exc:
-            raise translate(self.url, "read the samples", exc) from exc
+            raise translate(self.url, N_("could not read the samples"), exc) from exc
 
-    @translated("read the lock")
+    @translated(N_("could not read the lock"))
     def lock_row(self, name: str) -> Row | None:
         db = self._connection()
         row = db.execute(f"SELECT {', '.join(LOCK_COLUMNS)} FROM locks WHERE name = %s", (name,)).fetchone()
@@ -343,7 +343,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         db.execute(f"SELECT pg_advisory_unlock({_LOCK_KEY})", (name,))
         return True
 
-    @translated("take the lock")
+    @translated(N_("could not take the lock"))
     def put_lock(self, row: Row) -> None:
         db = self._connection()
         name = str(row[0])
@@ -357,7 +357,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 time.sleep(0.005)
         db.execute(_PUT_LOCK, row)
 
-    @translated("release the lock")
+    @translated(N_("could not release the lock"))
     def delete_lock(self, name: str, token: str) -> None:
         db = self._connection()
         db.execute("DELETE FROM locks WHERE name = %s AND token = %s", (name, token))

@@ -23,7 +23,7 @@ from psycopg import errors as pg_errors
 
 from probes._version import __version__
 from probes.errors import DamagedStoreError, SchemaVersionError, StoreError, StoreUnreachableError
-from probes.i18n import _
+from probes.i18n import N_, _
 from probes.store.postgres.schema import (
     MIGRATIONS,
     REBUILD_ROLLUPS,
@@ -54,7 +54,7 @@ def connect(url: StoreUrl, *, readonly: bool) -> psycopg.Connection[Any]:
     try:
         connection = psycopg.connect(url.url, **options)
     except psycopg.Error as exc:
-        error = translate(url, "connect to the result store", exc)
+        error = translate(url, N_("could not connect to the result store"), exc)
         if unreachable(exc):
             raise StoreUnreachableError(str(error)) from exc
         raise error from exc
@@ -64,7 +64,7 @@ def connect(url: StoreUrl, *, readonly: bool) -> psycopg.Connection[Any]:
         schema = connection.execute("SELECT current_schema()").fetchone()
     except psycopg.Error as exc:
         connection.close()
-        raise translate(url, "connect to the result store", exc) from exc
+        raise translate(url, N_("could not connect to the result store"), exc) from exc
     if schema is None or schema[0] is None:
         connection.close()
         raise StoreError(
@@ -101,7 +101,8 @@ def translate(url: StoreUrl, action: str, exc: psycopg.Error) -> StoreError:
     text = without_password(str(exc).strip() or type(exc).__name__, url)
     if isinstance(exc, _DAMAGED):
         return DamagedStoreError(str(url), text)
-    return StoreError(f"{url}: could not {action}: {text}")  # as SQLite's (`probes.store.sqlite.opening`)
+    # as SQLite's (`probes.store.sqlite.opening`)
+    return StoreError(_("{store}: {failure}: {reason}").format(store=url, failure=_(action), reason=text))
 
 
 P = ParamSpec("P")

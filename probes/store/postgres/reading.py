@@ -10,6 +10,7 @@ from typing import Any
 import psycopg
 
 from probes.errors import ErrorKind
+from probes.i18n import N_
 from probes.store.backend import Row, Rows
 from probes.store.postgres.connecting import translate, translated
 from probes.store.statements import (
@@ -31,13 +32,13 @@ class PostgresReads:
     def _connection(self) -> psycopg.Connection[Any]:
         raise NotImplementedError  # PostgresBackend's
 
-    @translated("read the targets")
+    @translated(N_("could not read the targets"))
     def targets(self, labels: dict[str, str | None]) -> list[Row]:
         where, params = _label_filter(labels)
         sql = f"SELECT {TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
         return self._connection().execute(sql, params).fetchall()
 
-    @translated("read the targets")
+    @translated(N_("could not read the targets"))
     def find_targets(self, text: str) -> list[Row]:
         return (
             self._connection()
@@ -49,7 +50,7 @@ class PostgresReads:
             .fetchall()
         )
 
-    @translated("read the rounds")
+    @translated(N_("could not read the rounds"))
     def rounds(self, since_us: int | None, plan: str | None, limit: int | None) -> list[Row]:
         sql = "SELECT id, started_us, finished_us, source, plan, vantage, peak FROM rounds WHERE 1 = 1"
         params: list[Any] = []
@@ -64,7 +65,7 @@ class PostgresReads:
             sql += f" LIMIT {int(limit)}"
         return self._connection().execute(sql, params).fetchall()
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def last_started_us(self, target_key: str) -> int | None:
         row = (
             self._connection()
@@ -77,7 +78,7 @@ class PostgresReads:
         )
         return None if row is None or row[0] is None else int(row[0])
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
         where, params = _range_filter("r.target_id", "r.started_us", None, since_us, until_us)
         if method is not None:
@@ -95,7 +96,7 @@ class PostgresReads:
             .fetchall()
         )
 
-    @translated("read the samples")
+    @translated(N_("could not read the samples"))
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
         where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
         where.append("error IS DISTINCT FROM %s")  # sent: not the attempts this machine could not send
@@ -108,7 +109,7 @@ class PostgresReads:
             )
         }
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
         where, params = _range_filter("target_id", "started_us", None, since_us, until_us)
         sql = (
@@ -120,12 +121,12 @@ class PostgresReads:
         )
         return [tuple(row) for row in self._connection().execute(sql, params).fetchall()]
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
         return self._rows(f"{SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
 
-    @translated("read the samples")
+    @translated(N_("could not read the samples"))
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
         return self._rows(
@@ -133,7 +134,7 @@ class PostgresReads:
             params,
         )
 
-    @translated("read the rollups")
+    @translated(N_("could not read the rollups"))
     def rollups(
         self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
     ) -> Rows:
@@ -141,7 +142,7 @@ class PostgresReads:
         where, params = _range_filter("target_id", start, target_ids, since_s, until_s)
         return self._rows(f"{select}{_where(where)} ORDER BY {start}, target_id", params)
 
-    @translated("read the rollups")
+    @translated(N_("could not read the rollups"))
     def rollup_span(self, period_s: int) -> tuple[int, int] | None:
         table, start = rollup_table(period_s)
         row = self._connection().execute(f"SELECT min({start}), max({start}) FROM {table}").fetchone()
@@ -171,9 +172,9 @@ class PostgresReads:
                 ).fetchall()
                 yield row, replies
         except psycopg.Error as exc:
-            raise translate(self.url, "read the traces", exc) from exc
+            raise translate(self.url, N_("could not read the traces"), exc) from exc
 
-    @translated("count the rows")
+    @translated(N_("could not count the rows"))
     def counts(self) -> dict[str, int]:
         db = self._connection()
         counts = {}

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from probes.errors import ErrorKind, StoreError
-from probes.i18n import _
+from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row, Rows
 from probes.store.records import (
     RESULT_COLUMNS,
@@ -81,7 +81,9 @@ class SqliteBackend(AlertStatements):
         try:
             if readonly:
                 if not path.exists():
-                    raise StoreError(f"{path}: no result store here yet (run a probe first)")
+                    raise StoreError(
+                        _("{path}: no result store here yet (run a probe first)").format(path=path)
+                    )
                 mode = "mode=ro&immutable=1" if opening.read_only_medium(path) else "mode=ro"
                 self._db = sqlite3.connect(
                     f"file:{path}?{mode}", uri=True, isolation_level=None, check_same_thread=False
@@ -91,9 +93,13 @@ class SqliteBackend(AlertStatements):
                 opening.check_writable(path)
                 self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
         except sqlite3.DatabaseError as exc:
-            raise translate(path, "open the result store", exc) from exc
+            raise translate(path, N_("could not open the result store"), exc) from exc
         except OSError as exc:
-            raise StoreError(f"{path}: cannot create the result store: {exc.strerror or exc}") from exc
+            raise StoreError(
+                _("{path}: cannot create the result store: {reason}").format(
+                    path=path, reason=exc.strerror or exc
+                )
+            ) from exc
         try:
             self._configure()
         except BaseException:
@@ -118,7 +124,7 @@ class SqliteBackend(AlertStatements):
             self._migrate()
             opening.check_schema(self._db, self.path)
         except sqlite3.Error as exc:
-            raise translate(self.path, "open the result store", exc) from exc
+            raise translate(self.path, N_("could not open the result store"), exc) from exc
 
     def close(self) -> None:
         self._db.close()
@@ -175,12 +181,12 @@ class SqliteBackend(AlertStatements):
         # Changes only when another connection commits (read inside a write transaction: nobody else can).
         return int(self._db.execute("PRAGMA data_version").fetchone()[0])
 
-    @translated("look up the round")
+    @translated(N_("could not look up the round"))
     def round_of(self, uid: str) -> int | None:
         row = self._db.execute("SELECT id FROM rounds WHERE uid = ?", (uid,)).fetchone()
         return None if row is None else int(row[0])
 
-    @translated("look up the round")
+    @translated(N_("could not look up the round"))
     def round_in_slot(self, vantage: str | None, plan: str, slot_us: int) -> int | None:
         row = self._db.execute(
             "SELECT id FROM rounds WHERE coalesce(vantage, '') = coalesce(?, '') AND plan = ? AND slot_us = ?"
@@ -189,11 +195,11 @@ class SqliteBackend(AlertStatements):
         ).fetchone()
         return None if row is None else int(row[0])
 
-    @translated("save the round")
+    @translated(N_("could not save the round"))
     def insert_round(self, row: Row) -> int:
         return int(self._db.execute(_INSERT_ROUND, row).lastrowid or 0)
 
-    @translated("save the targets")
+    @translated(N_("could not save the targets"))
     def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
         wanted = {row[0]: row for row in rows}  # by key; a later row of the same key wins
         stored: dict[str, Row] = {}
@@ -226,7 +232,7 @@ class SqliteBackend(AlertStatements):
                 self._db.execute(_UPDATE_TARGET, (*new, target_id))
         return [ids[row[0]] for row in rows]
 
-    @translated("save the results")
+    @translated(N_("could not save the results"))
     def insert_results(self, rows: Sequence[Row]) -> list[int]:
         # Inside the write transaction nobody else inserts: the ids are the ones after the largest.
         first = int(self._db.execute("SELECT coalesce(max(id), 0) + 1 FROM results").fetchone()[0])
@@ -236,16 +242,16 @@ class SqliteBackend(AlertStatements):
         )
         return ids
 
-    @translated("save the samples")
+    @translated(N_("could not save the samples"))
     def insert_samples(self, rows: Iterable[Row]) -> None:
         self._db.executemany(_INSERT_SAMPLE, rows)
 
-    @translated("save the trace")
+    @translated(N_("could not save the trace"))
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:
         self._db.execute(_INSERT_TRACE, row)
         self._db.executemany(_INSERT_TRACE_REPLY, replies)
 
-    @translated("read the rollups")
+    @translated(N_("could not read the rollups"))
     def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:
         if not keys:
             return []
@@ -263,7 +269,7 @@ class SqliteBackend(AlertStatements):
             found.extend(row for row in rows if (row[0], row[1]) in wanted)
         return found
 
-    @translated("save the rollups")
+    @translated(N_("could not save the rollups"))
     def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
         table, start = rollup_table(period_s)
         columns = ("target_id", start, *PART_COLUMNS, "hist_index", "hist_count")
@@ -272,7 +278,7 @@ class SqliteBackend(AlertStatements):
             f"{_insert(table, columns)} ON CONFLICT ({start}, target_id) DO UPDATE SET {updates}", rows
         )
 
-    @translated("clear the rollups")
+    @translated(N_("could not clear the rollups"))
     def clear_rollups(self) -> None:
         for table, _start in ROLLUP_TABLES.values():
             self._db.execute(f"DELETE FROM {table}")
@@ -287,32 +293,32 @@ class SqliteBackend(AlertStatements):
             while rows := cursor.fetchmany(100_000):
                 yield from rows
         except sqlite3.Error as exc:
-            raise translate(self.path, "read the samples", exc) from exc
+            raise translate(self.path, N_("could not read the samples"), exc) from exc
 
-    @translated("read the lock")
+    @translated(N_("could not read the lock"))
     def lock_row(self, name: str) -> Row | None:
         row = self._db.execute(
             f"SELECT {', '.join(LOCK_COLUMNS)} FROM locks WHERE name = ?", (name,)
         ).fetchone()
         return None if row is None else tuple(row)
 
-    @translated("take the lock")
+    @translated(N_("could not take the lock"))
     def put_lock(self, row: Row) -> None:
         self._db.execute(_PUT_LOCK, row)
 
-    @translated("release the lock")
+    @translated(N_("could not release the lock"))
     def delete_lock(self, name: str, token: str) -> None:
         self._db.execute("DELETE FROM locks WHERE name = ? AND token = ?", (name, token))
 
     # -- reading -----------------------------------------------------------------------------------------
 
-    @translated("read the targets")
+    @translated(N_("could not read the targets"))
     def targets(self, labels: dict[str, str | None]) -> list[Row]:
         where, params = _label_filter(labels)
         sql = f"SELECT {TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
         return self._db.execute(sql, params).fetchall()
 
-    @translated("read the targets")
+    @translated(N_("could not read the targets"))
     def find_targets(self, text: str) -> list[Row]:
         return self._db.execute(
             f"SELECT {TARGET_FIELDS} FROM targets WHERE name = ?1 OR host = ?1 OR url = ?1 OR key = ?1"
@@ -320,7 +326,7 @@ class SqliteBackend(AlertStatements):
             (text,),
         ).fetchall()
 
-    @translated("read the rounds")
+    @translated(N_("could not read the rounds"))
     def rounds(self, since_us: int | None, plan: str | None, limit: int | None) -> list[Row]:
         sql = "SELECT id, started_us, finished_us, source, plan, vantage, peak FROM rounds WHERE 1 = 1"
         params: list[Any] = []
@@ -335,7 +341,7 @@ class SqliteBackend(AlertStatements):
             sql += f" LIMIT {int(limit)}"
         return self._db.execute(sql, params).fetchall()
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def last_started_us(self, target_key: str) -> int | None:
         row = self._db.execute(
             # Newest first along the time index: a target measured lately is found at once.
@@ -345,7 +351,7 @@ class SqliteBackend(AlertStatements):
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
         where, params = _range_filter("target_id", "started_us", None, since_us, until_us)
         sql = (
@@ -356,7 +362,7 @@ class SqliteBackend(AlertStatements):
         )
         return self._db.execute(sql, params).fetchall()
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
         where, params = _range_filter("r.target_id", "r.started_us", None, since_us, until_us)
         if method is not None:
@@ -370,7 +376,7 @@ class SqliteBackend(AlertStatements):
             params,
         ).fetchall()
 
-    @translated("read the samples")
+    @translated(N_("could not read the samples"))
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
         where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
         where.append("error IS NOT ?")  # sent: not the attempts this machine could not send
@@ -383,12 +389,12 @@ class SqliteBackend(AlertStatements):
             )
         }
 
-    @translated("read the results")
+    @translated(N_("could not read the results"))
     def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
         return self._rows(f"{SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
 
-    @translated("read the samples")
+    @translated(N_("could not read the samples"))
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
         return self._rows(
@@ -397,7 +403,7 @@ class SqliteBackend(AlertStatements):
             params,
         )
 
-    @translated("read the rollups")
+    @translated(N_("could not read the rollups"))
     def rollups(
         self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
     ) -> Rows:
@@ -405,7 +411,7 @@ class SqliteBackend(AlertStatements):
         where, params = _range_filter("target_id", start, target_ids, since_s, until_s)
         return self._rows(f"{select}{_where(where)} ORDER BY {start}, target_id", params)
 
-    @translated("read the rollups")
+    @translated(N_("could not read the rollups"))
     def rollup_span(self, period_s: int) -> tuple[int, int] | None:
         table, start = rollup_table(period_s)
         # Two look-ups along the primary key (start first).
@@ -423,7 +429,7 @@ class SqliteBackend(AlertStatements):
         try:
             yield from self._traces(labels, target_ids, since_us, until_us)
         except sqlite3.Error as exc:
-            raise translate(self.path, "read the traces", exc) from exc
+            raise translate(self.path, N_("could not read the traces"), exc) from exc
 
     def _traces(
         self,
@@ -446,7 +452,7 @@ class SqliteBackend(AlertStatements):
             ).fetchall()
             yield row, replies
 
-    @translated("count the rows")
+    @translated(N_("could not count the rows"))
     def counts(self) -> dict[str, int]:
         return {
             table: int(self._db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])

@@ -104,11 +104,12 @@ def _may_write(where: Path) -> bool:
 
 def translate(path: Path, action: str, exc: sqlite3.Error) -> StoreError:
     """The store's error for a driver error: damaged data → DamagedStoreError, anything else (no space,
-    read-only, locked, I/O) → StoreError naming what could not be done."""
+    read-only, locked, I/O) → StoreError naming what could not be done. `action`: the failure as a
+    message marked with `N_` ("could not read the results"), translated here."""
     text = str(exc)
     if isinstance(exc, sqlite3.DatabaseError) and any(word in text.lower() for word in _DAMAGE_WORDS):
         return DamagedStoreError(path, text)
-    return StoreError(f"{path}: could not {action}: {text}")
+    return StoreError(_("{store}: {failure}: {reason}").format(store=path, failure=_(action), reason=text))
 
 
 P = ParamSpec("P")
