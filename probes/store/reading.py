@@ -11,6 +11,7 @@ import pandas as pd
 
 from probes.errors import DamagedStoreError
 from probes.i18n import _
+from probes.store import records
 from probes.store.backend import Backend, Rows
 from probes.store.records import (
     RESULT_TEXT_COLUMNS,
@@ -34,25 +35,10 @@ _ROLLUP_TYPES = {
     "start_s": "int64",
     **{c: "float64" if c.endswith("_ms") else "int64" for c in PART_COLUMNS},
 }
+# A result row's numbers (its text columns aside), with its id and its round's peak flag as read back.
 _RESULT_NUMBERS = (
     "result_id",
-    "round_id",
-    "target_id",
-    "started_us",
-    "finished_us",
-    "sent",
-    "received",
-    "loss",
-    "rtt_min_ms",
-    "rtt_median_ms",
-    "rtt_mean_ms",
-    "rtt_p95_ms",
-    "rtt_max_ms",
-    "jitter_ms",
-    "throughput_mbps",
-    "bytes",
-    "seconds",
-    "ttfb_ms",
+    *(c for c in records.RESULT_COLUMNS if c not in ("error", "message", "metrics_json")),
     "peak",
 )
 

@@ -4,6 +4,7 @@ traces with their labels, the rollup tables per length, the tables counted. Plac
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from probes.store.rollup import HOUR_S, PART_COLUMNS, QUARTER_S
@@ -45,3 +46,15 @@ def rollup_select(period_s: int) -> tuple[str, str]:
 def kept(new: Any, old: Any) -> Any:
     """A stored target's field after an update: the new value, or the old where the new one has none."""
     return old if new is None else new
+
+
+def where_sql(clauses: Sequence[str]) -> str:
+    """` WHERE a AND b` of the clauses, or nothing."""
+    return (" WHERE " + " AND ".join(clauses)) if clauses else ""
+
+
+def label_filter(labels: dict[str, str | None], placeholder: str) -> tuple[list[str], list[Any]]:
+    """`column = ?` per label given (None: any), with its parameters; `placeholder` is the backend's."""
+    clauses = [f"{column} = {placeholder}" for column, value in labels.items() if value is not None]
+    params = [value for value in labels.values() if value is not None]
+    return clauses, params

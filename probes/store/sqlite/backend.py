@@ -38,8 +38,10 @@ from probes.store.statements import (
     SELECT_TRACES,
     TARGET_FIELDS,
     kept,
+    label_filter,
     rollup_select,
     rollup_table,
+    where_sql,
 )
 
 _IN_CHUNK = 10_000  # values per IN list (SQLite allows 32,766 variables)
@@ -314,8 +316,8 @@ class SqliteBackend(AlertStatements):
 
     @translated(N_("could not read the targets"))
     def targets(self, labels: dict[str, str | None]) -> list[Row]:
-        where, params = _label_filter(labels)
-        sql = f"SELECT {TARGET_FIELDS} FROM targets{_where(where)} ORDER BY name, method"
+        where, params = label_filter(labels, "?")
+        sql = f"SELECT {TARGET_FIELDS} FROM targets{where_sql(where)} ORDER BY name, method"
         return self._db.execute(sql, params).fetchall()
 
     @translated(N_("could not read the targets"))
@@ -371,7 +373,7 @@ class SqliteBackend(AlertStatements):
         columns = ", ".join(f"t.{c.strip()}" for c in TARGET_FIELDS.split(","))
         return self._db.execute(
             f"SELECT {columns}, min(r.started_us), max(r.started_us), count(DISTINCT r.round_id)"
-            f" FROM results r JOIN targets t ON t.id = r.target_id{_where(where)}"
+            f" FROM results r JOIN targets t ON t.id = r.target_id{where_sql(where)}"
             " GROUP BY t.id ORDER BY t.name, t.method",
             params,
         ).fetchall()
@@ -384,7 +386,7 @@ class SqliteBackend(AlertStatements):
         return {
             int(target_id): (int(sent), int(replies))
             for target_id, sent, replies in self._db.execute(
-                f"SELECT target_id, count(*), count(rtt_ms) FROM samples{_where(where)} GROUP BY target_id",
+                f"SELECT target_id, count(*), count(rtt_ms) FROM samples{where_sql(where)} GROUP BY target_id",
                 params,
             )
         }
@@ -392,14 +394,14 @@ class SqliteBackend(AlertStatements):
     @translated(N_("could not read the results"))
     def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
-        return self._rows(f"{SELECT_RESULTS}{_where(where)} ORDER BY r.started_us, r.id", params)
+        return self._rows(f"{SELECT_RESULTS}{where_sql(where)} ORDER BY r.started_us, r.id", params)
 
     @translated(N_("could not read the samples"))
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
         where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
         return self._rows(
             "SELECT target_id, ts_us, seq, rtt_ms, error, result_id, phase FROM samples"
-            f"{_where(where)} ORDER BY ts_us, seq",
+            f"{where_sql(where)} ORDER BY ts_us, seq",
             params,
         )
 
@@ -409,7 +411,7 @@ class SqliteBackend(AlertStatements):
     ) -> Rows:
         select, start = rollup_select(period_s)
         where, params = _range_filter("target_id", start, target_ids, since_s, until_s)
-        return self._rows(f"{select}{_where(where)} ORDER BY {start}, target_id", params)
+        return self._rows(f"{select}{where_sql(where)} ORDER BY {start}, target_id", params)
 
     @translated(N_("could not read the rollups"))
     def rollup_span(self, period_s: int) -> tuple[int, int] | None:
@@ -438,12 +440,12 @@ class SqliteBackend(AlertStatements):
         since_us: int | None,
         until_us: int | None,
     ) -> Iterator[tuple[Row, list[Row]]]:
-        label_clauses, params = _label_filter(labels)
+        label_clauses, params = label_filter(labels, "?")
         range_clauses, range_params = _range_filter(
             "tr.target_id", "tr.started_us", target_ids, since_us, until_us
         )
         rows = self._db.execute(
-            f"{SELECT_TRACES}{_where(label_clauses + range_clauses)} ORDER BY tr.started_us, tr.result_id",
+            f"{SELECT_TRACES}{where_sql(label_clauses + range_clauses)} ORDER BY tr.started_us, tr.result_id",
             [*params, *range_params],
         ).fetchall()
         for row in rows:
@@ -462,16 +464,6 @@ class SqliteBackend(AlertStatements):
     def _rows(self, sql: str, params: Sequence[Any]) -> Rows:
         cursor = self._db.execute(sql, params)
         return Rows([d[0] for d in cursor.description], cursor.fetchall())
-
-
-def _where(clauses: Sequence[str]) -> str:
-    return (" WHERE " + " AND ".join(clauses)) if clauses else ""
-
-
-def _label_filter(labels: dict[str, str | None]) -> tuple[list[str], list[Any]]:
-    clauses = [f"{column} = ?" for column, value in labels.items() if value is not None]
-    params = [value for value in labels.values() if value is not None]
-    return clauses, params
 
 
 def _range_filter(
