@@ -96,6 +96,11 @@ class Backend(Protocol):
         """Insert samples (`SAMPLE_COLUMNS` rows) in one statement."""
         ...
 
+    def widen_sample_reach(self, reach_us: int) -> None:
+        """Raise the store's sample reach (the farthest a stored sample lies from its result's start, in
+        either direction) to `reach_us` if it is below."""
+        ...
+
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None: ...
 
     def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:

@@ -1,6 +1,6 @@
 """What a store's writer wrote last, reused while nobody else writes the store: a round's target ids, and the
 rollups of the periods the last round touched (the next round of a schedule usually adds to the same hour
-and quarter hour). It saves the write path a query of the targets and of the rollups, and decoding them.
+and quarter hour), and the sample reach it stored. It saves the write path a query of the targets and of the rollups, and decoding them.
 
 Trust rests on the backend's `generation`: a token that stays equal between two writes only if no other
 connection committed in between (SQLite's `PRAGMA data_version`), read inside the write transaction, when
@@ -25,6 +25,7 @@ class RecentRows:
         self._generation: object | None = None
         self._targets: dict[str, tuple[int, Row]] = {}  # key → (id, the stored target row)
         self._rollups: dict[int, Rollups] = {}  # period → the last round's rollups as stored
+        self.sample_reach = 0  # the store's sample reach is at least this (`Backend.widen_sample_reach`)
 
     def begin(self, generation: object | None) -> None:
         """Start a write: forget everything if another connection wrote since (or nobody can tell)."""
@@ -35,6 +36,7 @@ class RecentRows:
     def forget(self) -> None:
         self._targets.clear()
         self._rollups.clear()
+        self.sample_reach = 0
 
     # -- targets ---------------------------------------------------------------------------------------
 

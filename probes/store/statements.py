@@ -21,6 +21,15 @@ SELECT_RESULTS = (
     " ro.vantage, ro.plan, ro.peak"
     " FROM results r JOIN targets t ON t.id = r.target_id JOIN rounds ro ON ro.id = r.round_id"
 )
+# Samples are stored in run order and found through their runs (results): a run's samples lie within the
+# store's sample reach (`store_facts`) of its start. The runs come first (CROSS JOIN keeps SQLite's planner
+# to that order: the results' index on their start, then each run's samples); `sample_window` joins them.
+SELECT_SAMPLES = (
+    "SELECT s.target_id, s.ts_us, s.seq, s.rtt_ms, s.error, s.result_id, s.phase"
+    " FROM results r CROSS JOIN samples s"
+)
+COUNT_SAMPLES = "SELECT s.target_id, count(*), count(s.rtt_ms) FROM results r CROSS JOIN samples s"
+SELECT_SAMPLE_REACH = "SELECT value FROM store_facts WHERE name = 'sample_reach_us'"
 SELECT_TRACES = (
     "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
     " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"
@@ -58,3 +67,33 @@ def label_filter(labels: dict[str, str | None], placeholder: str) -> tuple[list[
     clauses = [f"{column} = {placeholder}" for column, value in labels.items() if value is not None]
     params = [value for value in labels.values() if value is not None]
     return clauses, params
+
+
+def widen_sample_reach_sql(placeholder: str) -> str:
+    """The statement that raises the stored sample reach to a round's (never lowers it)."""
+    return (
+        f"INSERT INTO store_facts (name, value) VALUES ('sample_reach_us', {placeholder})"
+        " ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE excluded.value > store_facts.value"
+    )
+
+
+def sample_window(
+    since_us: int | None, until_us: int | None, reach_us: int, placeholder: str
+) -> tuple[list[str], list[Any]]:
+    """Clauses (on `results r CROSS JOIN samples s`) for the samples sent in [since_us, until_us): each run's
+    samples, of the runs started within the sample reach of the window (so the index on the results' start
+    finds them), then the samples' own times."""
+    clauses: list[str] = ["s.result_id = r.id"]
+    params: list[Any] = []
+    if since_us is not None:
+        clauses += [f"r.started_us >= {placeholder}", f"s.ts_us >= {placeholder}"]
+        params += [since_us - reach_us, since_us]
+    if until_us is not None:
+        clauses += [f"r.started_us < {placeholder}", f"s.ts_us < {placeholder}"]
+        params += [until_us + reach_us, until_us]
+    return clauses, params
+
+
+def sample_reach(row: Sequence[Any] | None) -> int:
+    """The stored sample reach from `SELECT_SAMPLE_REACH`'s row (0 when none is stored)."""
+    return 0 if row is None or row[0] is None else max(0, int(row[0]))

@@ -95,6 +95,14 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
         target: IntArray = np.repeat(np.asarray(target_ids, dtype=np.int64), lengths)
         run: IntArray = np.repeat(np.asarray(result_ids, dtype=np.int64), lengths)
         ts = np.fromiter(itertools.chain.from_iterable(r.ts_us for r in results), dtype=np.int64, count=total)
+        if total:
+            # How far a sample lies from its run's start: readers find a window's samples through the runs
+            # started within the store's reach of it.
+            started = np.repeat(np.fromiter((r.result[0] for r in results), np.int64, len(results)), lengths)
+            reach = int(np.abs(ts - started).max())
+            if reach > recent.sample_reach:
+                backend.widen_sample_reach(reach)
+                recent.sample_reach = reach
         rtt = np.array(list(itertools.chain.from_iterable(r.rtt_ms for r in results)), dtype=np.float64)
         if any(_LOCAL_FAILURE in r.error for r in results):
             # Kept as samples, but the rollups count what went out on the line (`Sample.local_failure`).

@@ -15,7 +15,8 @@ def test_analysis_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_store_insert_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert store_insert_vs_executemany.main(["--samples", "5000", "--targets", "5", "--attempts", "10"]) == 0
-    assert "bare executemany (anchor)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "bare executemany, by target and time" in out and "by run (the store's shape)" in out
 
 
 def test_export_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:

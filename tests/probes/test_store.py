@@ -13,6 +13,7 @@ from contextlib import closing
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from probes import histogram
@@ -117,6 +118,68 @@ def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
     assert store.rebuild_rollups() == len(hourly) + len(store.rollup_frame(900))
     after = store.hourly_frame().drop(columns=["hist_index", "hist_count"])
     assert np.allclose(before.to_numpy(dtype=float), after.to_numpy(dtype=float), equal_nan=True)
+
+
+def test_a_window_finds_every_sample_sent_in_it_through_the_runs(store: Store) -> None:
+    """Samples are found through their runs (results), which may start long before a sample (a run of one
+    attempt every ten minutes for three hours) or even after it (the wall clock stepped back between the
+    first attempt and the run's start): every window and target choice returns exactly the samples sent
+    in it, as filtering all of them does, and the per-target counts agree."""
+    a, b, c = (Target(Method.ICMP, host=f"198.18.0.{n}") for n in (21, 22, 23))
+    long_run = synthetic_result(a, T0, [150.0 + i for i in range(19)], spacing_us=600_000_000)
+    stepped_samples = (
+        Sample(0, T0 + HOUR_US, 160.0),
+        Sample(1, T0 + HOUR_US + 1_000_000, None, ErrorKind.TIMEOUT),
+    )
+    stepped = ProbeResult(b, T0 + HOUR_US + 5_000_000, T0 + HOUR_US + 6_000_000, samples=stepped_samples)
+    store.save_round([long_run, stepped], started_us=T0, finished_us=T0 + 3 * HOUR_US, source="test")
+    for hour in range(4):
+        short = synthetic_result(c, T0 + hour * HOUR_US + 30_000_000, [140.0, 141.0, None])
+        store.save_round(
+            [short], started_us=short.started_at_us, finished_us=short.finished_at_us, source="test"
+        )
+    everything = store.samples_frame()
+    assert len(everything) == 19 + 2 + 4 * 3
+    ids = {t.host: t.id for t in store.targets()}
+    windows = [
+        (T0 + 2 * HOUR_US, T0 + 2 * HOUR_US + 30 * 60_000_000),  # the long run's middle only
+        (T0 + HOUR_US, T0 + HOUR_US + 1),  # the stepped run's first sample, before its run started
+        (T0 + HOUR_US - 1, T0 + HOUR_US + 2_000_000),
+        (T0 + 3 * HOUR_US, T0 + 4 * HOUR_US),
+        (None, T0 + HOUR_US),
+        (T0 + 150 * 60_000_000, None),
+        (None, None),
+    ]
+    for since, until in windows:
+        inside = everything[
+            (everything.ts_us >= (since if since is not None else -(2**62)))
+            & (everything.ts_us < (until if until is not None else 2**62))
+        ]
+        for chosen in (None, [ids["198.18.0.21"]], [ids["198.18.0.22"], ids["198.18.0.23"]]):
+            expected = inside if chosen is None else inside[inside.target_id.isin(chosen)]
+            got = store.samples_frame(chosen, since, until)
+            assert _records(got) == _records(expected), (since, until, chosen)
+        counts = {
+            h.target.id: (h.samples, h.replies)
+            for h in store.target_histories(since_us=since, until_us=until)
+        }
+        for target_id, group in inside.groupby("target_id"):
+            if target_id in counts:  # target_histories lists the targets with a result started in the window
+                assert counts[target_id] == (len(group), int(group.rtt_ms.notna().sum()))
+    assert store.samples_frame(None, T0 + 2 * HOUR_US, T0 + 2 * HOUR_US + 30 * 60_000_000).seq.tolist() == [
+        12,
+        0,
+        1,
+        2,
+        13,
+        14,
+    ]
+    assert store.samples_frame([ids["198.18.0.22"]], T0 + HOUR_US, T0 + HOUR_US + 1).seq.tolist() == [0]
+
+
+def _records(frame: pd.DataFrame) -> list[tuple[object, ...]]:
+    """A frame's rows as tuples, a missing value (NaN or None) as None."""
+    return [tuple(None if pd.isna(v) else v for v in row) for row in frame.itertuples(index=False)]
 
 
 def test_store_uses_wal_and_reports_its_version(store: Store) -> None:
@@ -243,9 +306,26 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
 def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     shutil.copyfile(FIXTURES / "store-v2.sqlite3", path)  # written by the schema-2 store
+    columns = "result_id, target_id, ts_us, seq, rtt_ms, error"
+    with closing(sqlite3.connect(path)) as db:
+        before = db.execute(f"SELECT {columns} FROM samples ORDER BY result_id, seq").fetchall()
+        reach = db.execute(
+            "SELECT max(abs(s.ts_us - r.started_us)) FROM samples s JOIN results r ON r.id = s.result_id"
+        ).fetchone()[0]
     with Store(path, readonly=True) as reader:
         assert reader.schema_version == SCHEMA_VERSION
-        assert reader.counts()["samples"] > 0
+        frame = reader.samples_frame()
+    with closing(sqlite3.connect(path)) as db:
+        # Every sample of the runs kept (schema 5 removed the double rounds' runs) is kept, now in run order
+        # (schema 8), and the store knows how far they lie from their runs.
+        kept = {row[0] for row in db.execute("SELECT id FROM results")}
+        before = [row for row in before if row[0] in kept]
+        assert db.execute(f"SELECT {columns} FROM samples ORDER BY rowid").fetchall() == before
+        assert len(before) > 800
+        assert db.execute("SELECT value FROM store_facts WHERE name = 'sample_reach_us'").fetchone() == (
+            reach,
+        )
+    assert sorted(zip(frame.result_id, frame.seq, strict=True)) == sorted((r[0], r[3]) for r in before)
 
 
 def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(store: Store) -> None:

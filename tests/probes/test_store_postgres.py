@@ -41,6 +41,7 @@ SHARED: list[Callable[[Store], None]] = [
     base.test_labels_update_but_are_never_erased,
     base.test_hourly_rollups_match_the_raw_samples,
     base.test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss,
+    base.test_a_window_finds_every_sample_sent_in_it_through_the_runs,
 ]
 
 

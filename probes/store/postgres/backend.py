@@ -49,6 +49,7 @@ from probes.store.statements import (
     kept,
     rollup_select,
     rollup_table,
+    widen_sample_reach_sql,
 )
 from probes.store_location import StoreUrl
 
@@ -64,6 +65,7 @@ _UPDATE_TARGET = (
     "UPDATE targets SET name = %s, port = %s, provider = %s, region = %s, line_type = %s WHERE id = %s"
 )
 _COPY_RESULTS = f"COPY results ({', '.join(('id', *RESULT_COLUMNS))}) FROM STDIN"
+_WIDEN_SAMPLE_REACH = widen_sample_reach_sql("%s")
 _COPY_SAMPLES = f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN"
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
 _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
@@ -269,6 +271,10 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         with self._connection().cursor() as cursor, cursor.copy(_COPY_SAMPLES) as copy:
             for row in rows:
                 copy.write_row(row)
+
+    @translated(N_("could not save the samples"))
+    def widen_sample_reach(self, reach_us: int) -> None:
+        self._connection().execute(_WIDEN_SAMPLE_REACH, (reach_us,))
 
     @translated(N_("could not save the trace"))
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:

@@ -14,13 +14,18 @@ from probes.i18n import N_
 from probes.store.backend import Row, Rows
 from probes.store.postgres.connecting import translate, translated
 from probes.store.statements import (
+    COUNT_SAMPLES,
     COUNTED_TABLES,
     SELECT_RESULTS,
+    SELECT_SAMPLE_REACH,
+    SELECT_SAMPLES,
     SELECT_TRACES,
     TARGET_FIELDS,
     label_filter,
     rollup_select,
     rollup_table,
+    sample_reach,
+    sample_window,
     where_sql,
 )
 from probes.store_location import StoreUrl
@@ -100,14 +105,13 @@ class PostgresReads:
 
     @translated(N_("could not read the samples"))
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
-        where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
-        where.append("error IS DISTINCT FROM %s")  # sent: not the attempts this machine could not send
+        where, params = sample_window(since_us, until_us, self._sample_reach(), "%s")
+        where.append("s.error IS DISTINCT FROM %s")  # sent: not the attempts this machine could not send
         params.append(str(ErrorKind.SEND_FAILED))
         return {
             int(target_id): (int(sent), int(replies))
             for target_id, sent, replies in self._connection().execute(
-                f"SELECT target_id, count(*), count(rtt_ms) FROM samples{where_sql(where)} GROUP BY target_id",
-                params,
+                f"{COUNT_SAMPLES}{where_sql(where)} GROUP BY s.target_id", params
             )
         }
 
@@ -130,11 +134,14 @@ class PostgresReads:
 
     @translated(N_("could not read the samples"))
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
+        where, params = _range_filter("r.target_id", "", target_ids, None, None)
+        window, window_params = sample_window(since_us, until_us, self._sample_reach(), "%s")
         return self._rows(
-            f"SELECT target_id, ts_us, seq, rtt_ms, error, result_id, phase FROM samples{where_sql(where)} ORDER BY ts_us, seq",
-            params,
+            f"{SELECT_SAMPLES}{where_sql(where + window)} ORDER BY s.ts_us, s.seq", [*params, *window_params]
         )
+
+    def _sample_reach(self) -> int:
+        return sample_reach(self._connection().execute(SELECT_SAMPLE_REACH).fetchone())
 
     @translated(N_("could not read the rollups"))
     def rollups(

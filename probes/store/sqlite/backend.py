@@ -32,16 +32,22 @@ from probes.store.sqlite.alerts import AlertStatements
 from probes.store.sqlite.opening import translate, translated
 from probes.store.sqlite.schema import SCHEMA_VERSION
 from probes.store.statements import (
+    COUNT_SAMPLES,
     COUNTED_TABLES,
     ROLLUP_TABLES,
     SELECT_RESULTS,
+    SELECT_SAMPLE_REACH,
+    SELECT_SAMPLES,
     SELECT_TRACES,
     TARGET_FIELDS,
     kept,
     label_filter,
     rollup_select,
     rollup_table,
+    sample_reach,
+    sample_window,
     where_sql,
+    widen_sample_reach_sql,
 )
 
 _IN_CHUNK = 10_000  # values per IN list (SQLite allows 32,766 variables)
@@ -58,6 +64,7 @@ _INSERT_RESULT = _insert("results", ("id", *RESULT_COLUMNS))
 _INSERT_SAMPLE = _insert("samples", SAMPLE_COLUMNS)
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
 _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
+_WIDEN_SAMPLE_REACH = widen_sample_reach_sql("?")
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
 
 
@@ -248,6 +255,10 @@ class SqliteBackend(AlertStatements):
     def insert_samples(self, rows: Iterable[Row]) -> None:
         self._db.executemany(_INSERT_SAMPLE, rows)
 
+    @translated(N_("could not save the samples"))
+    def widen_sample_reach(self, reach_us: int) -> None:
+        self._db.execute(_WIDEN_SAMPLE_REACH, (reach_us,))
+
     @translated(N_("could not save the trace"))
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:
         self._db.execute(_INSERT_TRACE, row)
@@ -380,14 +391,13 @@ class SqliteBackend(AlertStatements):
 
     @translated(N_("could not read the samples"))
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
-        where, params = _range_filter("target_id", "ts_us", None, since_us, until_us)
-        where.append("error IS NOT ?")  # sent: not the attempts this machine could not send
+        where, params = sample_window(since_us, until_us, self._sample_reach(), "?")
+        where.append("s.error IS NOT ?")  # sent: not the attempts this machine could not send
         params.append(str(ErrorKind.SEND_FAILED))
         return {
             int(target_id): (int(sent), int(replies))
             for target_id, sent, replies in self._db.execute(
-                f"SELECT target_id, count(*), count(rtt_ms) FROM samples{where_sql(where)} GROUP BY target_id",
-                params,
+                f"{COUNT_SAMPLES}{where_sql(where)} GROUP BY s.target_id", params
             )
         }
 
@@ -398,12 +408,14 @@ class SqliteBackend(AlertStatements):
 
     @translated(N_("could not read the samples"))
     def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        where, params = _range_filter("target_id", "ts_us", target_ids, since_us, until_us)
+        where, params = _range_filter("r.target_id", "", target_ids, None, None)
+        window, window_params = sample_window(since_us, until_us, self._sample_reach(), "?")
         return self._rows(
-            "SELECT target_id, ts_us, seq, rtt_ms, error, result_id, phase FROM samples"
-            f"{where_sql(where)} ORDER BY ts_us, seq",
-            params,
+            f"{SELECT_SAMPLES}{where_sql(where + window)} ORDER BY s.ts_us, s.seq", [*params, *window_params]
         )
+
+    def _sample_reach(self) -> int:
+        return sample_reach(self._db.execute(SELECT_SAMPLE_REACH).fetchone())
 
     @translated(N_("could not read the rollups"))
     def rollups(

@@ -7,7 +7,9 @@ Tables
               scheduled slot it measured: a (vantage, plan, slot) round is unique
     results   one row per target per round: the summary statistics and the method's figures
     samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind, and for a
-              `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL)
+              `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL);
+              in the order written, indexed by run (result): a target's or a window's samples are found
+              through their results
     hourly, quarter_hourly   per target and UTC hour / quarter hour: counts, sums and a mergeable RTT
               histogram (see probes.histogram), derived from samples in the same transaction that writes
               them, rebuildable from them
@@ -17,6 +19,9 @@ Tables
     alert_outbox   notifications not yet delivered (retried with backoff, survive a restart)
     locks     named locks with their holder and heartbeat (`probes.store.locks`: one scheduler per plan and
               vantage point on a store)
+    store_facts   named numbers about what the store holds: `sample_reach_us`, the farthest any stored
+                  sample lies from its result's start (so a window's samples are found through the results
+                  started within that reach of it)
 
 Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s`/`start_s` seconds at the start of the
 period. The version is `PRAGMA user_version`.
@@ -263,6 +268,31 @@ MIGRATIONS: list[Sequence[str | Step]] = [
             PRIMARY KEY (start_s, target_id)
         ) WITHOUT ROWID""",
         REBUILD_ROLLUPS,
+    ),
+    (  # 8: samples kept in the order they are written (a round's samples, run by run) and indexed by run:
+        # a round then adds to the end of two trees instead of one page per target of an index by target
+        # and time; samples of a target or a time are found through their runs (results), which lie within
+        # `sample_reach_us` of their samples (`store_facts`)
+        """CREATE TABLE samples_by_run (
+            result_id INTEGER NOT NULL REFERENCES results (id),
+            target_id INTEGER NOT NULL,
+            ts_us INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            rtt_ms REAL,
+            error TEXT,
+            phase TEXT
+        )""",
+        "INSERT INTO samples_by_run (result_id, target_id, ts_us, seq, rtt_ms, error, phase)"
+        " SELECT result_id, target_id, ts_us, seq, rtt_ms, error, phase FROM samples ORDER BY result_id, seq",
+        "DROP TABLE samples",
+        "ALTER TABLE samples_by_run RENAME TO samples",
+        "CREATE INDEX samples_run ON samples (result_id, seq)",
+        """CREATE TABLE store_facts (
+            name TEXT PRIMARY KEY,
+            value INTEGER NOT NULL
+        ) WITHOUT ROWID""",
+        "INSERT INTO store_facts (name, value) SELECT 'sample_reach_us', coalesce(max(abs(s.ts_us - r.started_us)), 0)"
+        " FROM samples s JOIN results r ON r.id = s.result_id",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
