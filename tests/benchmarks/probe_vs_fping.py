@@ -1,12 +1,17 @@
 """Benchmark: probe 1,000 loopback addresses × 10 echoes with linkvet and with fping, same list, same pacing.
 
-    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3]
+    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--floor]
 
 Both send one packet per millisecond across targets (fping -i 1) and 200 ms apart to one target (fping -p 200),
 so neither can finish in under count × targets × 1 ms. Prints wall time, CPU time (user + system, the whole
 process: interpreter start, imports, probing, printing) and lost echoes for each, and linkvet's figures as
 ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the spread of the ratios.
 Goal (issue 18): CPU ≤ 2× fping's and wall ≤ 1.05× fping's, with zero self-inflicted loss.
+
+`--floor` also times, each run, a bare Python loop making only the system calls the ICMP engine's thread
+makes for the same packets on a socket set up as the engine's (one precise sleep, one `sendto` per packet;
+the transmit stamps and replies read every 5 ms): the CPU a Python prober cannot go below (that loop's own
+thread, start-up not counted).
 
 linkvet runs from bytecode written beforehand (by a one-echo run) into a temporary cache (PYTHONPYCACHEPREFIX),
 as an installed package runs from the bytecode pip compiles at install; a checkout run with
@@ -65,12 +70,14 @@ def main() -> int:
     parser.add_argument("--targets", type=int, default=1000)
     parser.add_argument("--count", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--floor", action="store_true", help="also time the bare system-call loop")
     args = parser.parse_args()
     fping = shutil.which("fping")
     if fping is None:
         print("fping is not installed (apt-get install fping)", file=sys.stderr)
         return 2
     pairs: list[tuple[Run, Run]] = []
+    floors: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "targets.txt"
         listing.write_text("\n".join(addresses(args.targets)) + "\n")
@@ -85,6 +92,8 @@ def main() -> int:
             if l_run is None:
                 return 1
             pairs.append((f_run, l_run))
+            if args.floor:
+                floors.append(run_floor(listing, args.count, env))
     print(f"{args.targets} loopback targets x {args.count} echoes, 1 ms between packets, 200 ms per target")
     print(
         f"{'run':<5}{'tool':<10}{'wall s':>9}{'cpu s':>9}{'sent':>8}{'lost':>7}{'median ms':>11}{'p99 ms':>9}"
@@ -104,7 +113,57 @@ def main() -> int:
         f" linkvet {min(p[1].cpu_s for p in pairs):.2f}–{max(p[1].cpu_s for p in pairs):.2f} s); "
         f"load average {os.getloadavg()[0]:.2f}"
     )
+    if floors:
+        print(
+            f"bare loop of the engine thread's system calls: {min(floors):.2f}–{max(floors):.2f} s CPU "
+            f"({', '.join(f'{f:.2f}' for f in floors)}), {min(floors) / max(p[0].cpu_s for p in pairs):.2f}–"
+            f"{max(floors) / min(p[0].cpu_s for p in pairs):.2f}× fping's whole run"
+        )
     return 0
+
+
+_FLOOR = """
+import socket, sys, time
+from probes.icmp_socket import FamilySocket
+from probes.pacing import fine_timer_slack
+from probes.sockets import read_tx_stamps
+
+addresses = open(sys.argv[1]).read().split()
+count = int(sys.argv[2])
+fs = FamilySocket(socket.AF_INET, None, b"linkvet!")
+fine_timer_slack()
+receive_stamp, request, parse = fs.style.receive_wall_ns, fs.wire.request, fs.wire.parse
+started = time.thread_time()
+due = time.monotonic_ns()
+awaiting = 0
+for n in range(count * len(addresses)):
+    delay = due - time.monotonic_ns()
+    if delay > 0:
+        time.sleep(delay / 1e9)
+    fs.sock.sendto(request(n & 0xFFFF, 56), (addresses[n % len(addresses)], 0))
+    awaiting += fs.tx_stamps
+    due += 1_000_000
+    if n % 5 == 0:
+        awaiting -= len(read_tx_stamps(fs.sock, awaiting)) if fs.tx_stamps else 0
+        while True:
+            try:
+                data, ancdata, _flags, source = fs.sock.recvmsg(2048, 256)
+            except BlockingIOError:
+                break
+            receive_stamp(ancdata)
+            parse(data, source[0])
+print(time.thread_time() - started)
+"""
+
+
+def run_floor(listing: Path, count: int, env: dict[str, str]) -> float:
+    """The CPU seconds of the bare system-call loop (its thread's), in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _FLOOR, str(listing), str(count)], env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(done.stderr)
+    return float(done.stdout.strip())
 
 
 def run_fping(fping: str, listing: Path, count: int, targets: int) -> Run:
