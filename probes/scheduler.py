@@ -73,6 +73,24 @@ class RoundReport:
     def failed(self) -> int:
         return sum(1 for r in self.results if not r.ok)
 
+    def store_note(self) -> str | None:
+        """For a person, in the current language: why the store does not hold this measured round (kept in
+        the spool, lost, or its slot taken by another round); None when it does, or nothing was measured."""
+        outcome = self.outcome
+        if outcome == Outcome.SPOOLED:
+            return _(
+                "could not store the round (kept in the spool, stored when the store takes rounds again): {reason}"
+            ).format(reason=self.store_error)
+        if outcome == Outcome.LOST:
+            return _("could not store the round, nor keep it in the spool: it is lost ({reason})").format(
+                reason=self.store_error
+            )
+        if outcome == Outcome.SLOT_TAKEN:
+            return _(
+                "the store already holds round {round} for this plan's slot {slot}: this round is not stored"
+            ).format(round=self.round_id, slot=iso_utc(self.slot_us or 0))
+        return None
+
     def describe(self) -> str:
         """One line on the round for a person, in the current language."""
         if not self.results:
@@ -520,27 +538,13 @@ def _reported(report: RoundReport, delivered: Delivered) -> RoundReport:
 
 
 def _log_round(report: RoundReport) -> None:
-    outcome = report.outcome
-    if outcome == Outcome.SPOOLED:
-        log.error(
-            _(
-                "could not store the round (kept in the spool, stored when the store takes rounds again): {reason}"
-            ).format(reason=report.store_error)
-        )
-    elif outcome == Outcome.LOST:
-        log.error(
-            _("could not store the round, nor keep it in the spool: it is lost ({reason})").format(
-                reason=report.store_error
-            )
-        )
-    elif outcome == Outcome.SLOT_TAKEN:
-        log.warning(
-            _(
-                "the store already holds round {round} for this plan's slot {slot}: this round is not stored"
-            ).format(round=report.round_id, slot=iso_utc(report.slot_us or 0))
-        )
-    else:
+    note = report.store_note()
+    if note is None:
         log.info(report.describe())
+    elif report.outcome == Outcome.SLOT_TAKEN:
+        log.warning(note)
+    else:
+        log.error(note)
     for result in report.results:
         if not result.ok:
             log.warning("%s (%s): %s: %s", result.target.name, result.method, result.error, result.message)

@@ -18,6 +18,8 @@ closing stdin counts as cancel, so the child never outlives the app. Child → p
        under its own key)
     F  [(number, plain result), …]          targets that finished since the last frame
     D  {"order": [number of each target's result, in target order], "round_id", "store_error", "elapsed_s"}
+    N  text                                 the scheduler's store cannot be reached: it measures into
+                                            the spool until the server is back
     R  plain round report                   after each scheduled round
     T  rounds stored                        the scheduler stopped
     C  None                                 the run was cancelled
@@ -49,7 +51,7 @@ FLUSH_S = 0.1
 _HEADER = struct.Struct(">IB")
 _LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)
 
-SAMPLES, FINISHED, DONE, ROUND, STOPPED, CANCELLED, ERROR, JOB = (k.encode() for k in "SFDRTCEJ")
+SAMPLES, FINISHED, DONE, ROUND, STOPPED, CANCELLED, ERROR, JOB, NOTICE = (k.encode() for k in "SFDRTCEJN")
 TERMINAL = frozenset({DONE, STOPPED, CANCELLED, ERROR})
 
 PlainSample = tuple[str, int, int, float | None, str | None]
@@ -140,14 +142,19 @@ def plain_report(report: Any) -> tuple[Any, ...]:
         report.finished_us,
         report.peak,
         [plain_result(r) for r in report.results],
+        report.store_error,
+        report.outcome,
+        report.slot_us,
     )
 
 
 def report_of(plain: Sequence[Any]) -> Any:
     from probes.scheduler import RoundReport
 
-    round_id, started, finished, peak, results = plain
-    return RoundReport(round_id, started, finished, peak, tuple(result_of(r) for r in results))
+    round_id, started, finished, peak, results, store_error, outcome, slot_us = plain
+    return RoundReport(
+        round_id, started, finished, peak, tuple(result_of(r) for r in results), store_error, outcome, slot_us
+    )
 
 
 # -- the child ---------------------------------------------------------------------------------------------
@@ -291,9 +298,9 @@ def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[
 
 
 def _schedule(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[bytes]) -> int:
+    from desktop.usecases.schedule_store import open_schedule_store
     from probes.plan import load_plan
     from probes.scheduler import Scheduler
-    from probes.store import Store
 
     plan = load_plan(job["plan_path"])
     loop = asyncio.new_event_loop()
@@ -307,7 +314,10 @@ def _schedule(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: 
     def on_round(report: Any) -> None:
         write_frame(out, ROUND, plain_report(report), lock)
 
-    with Store(parse_location(job["db_path"])) as store:
+    store, unreachable = open_schedule_store(parse_location(job["db_path"]))
+    if unreachable is not None:
+        write_frame(out, NOTICE, unreachable, lock)
+    with store:
         scheduler = Scheduler(plan, store)
         try:
             stored = loop.run_until_complete(

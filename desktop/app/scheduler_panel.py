@@ -142,6 +142,7 @@ class SchedulerPanel(QGroupBox):
         self.task = SchedulerTask(plan, self.context.settings.store_location, grace_s=5.0)
         signals = self.task.signals
         signals.round_done.connect(self._round_done)
+        signals.notice.connect(self._store_unreachable)
         signals.stopped.connect(self._stopped)
         signals.failed.connect(self._failed)
         self.context.workers.start(self.task, signals, signals.stopped, signals.failed)
@@ -177,11 +178,17 @@ class SchedulerPanel(QGroupBox):
         )
         self.status.setText(f"{text} {extra}".strip())
 
+    def _store_unreachable(self, message: str) -> None:
+        """The store's server could not be reached at start: the scheduler measures into the spool."""
+        self.context.reporter.info(message)
+        self._show_next(message)
+
     def _round_done(self, report: RoundReport) -> None:
-        if report.round_id is not None:
+        note = report.store_note()
+        if report.round_id is not None and note is None:
             self.rounds += 1
             self.context.store_events.changed.emit()
-        self._show_next(report.describe() if report.results else "")
+        self._show_next(note or (report.describe() if report.results else ""))
         self.round_done.emit(report)
 
     def _end(self) -> None:

@@ -320,6 +320,7 @@ class ProbeTask(QRunnable):
 
 class SchedulerSignals(QObject):
     round_done = Signal(object)  # probes.scheduler.RoundReport
+    notice = Signal(str)  # the store cannot be reached: rounds wait in the spool until it is back
     stopped = Signal(int)  # rounds stored
     failed = Signal(str)
 
@@ -354,7 +355,7 @@ class SchedulerTask(QRunnable):
             child.kill_after((self.grace_s if grace_s is None else grace_s) + 5.0)
 
     def run(self) -> None:
-        from desktop.app.job_process import ERROR, ROUND, STOPPED, decode, report_of
+        from desktop.app.job_process import ERROR, NOTICE, ROUND, STOPPED, decode, report_of
 
         try:
             child = JobProcess(self.job)
@@ -369,6 +370,8 @@ class SchedulerTask(QRunnable):
         for kind, data in child.frames():
             if kind == ROUND:  # one frame per round (minutes apart): decoded here
                 self.signals.round_done.emit(report_of(decode(data)))
+            elif kind == NOTICE:
+                self.signals.notice.emit(str(decode(data)))
             else:
                 ending = (kind, decode(data))
         errors = child.finish()

@@ -123,27 +123,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _open_store(db: StoreLocation | None) -> Store:
-    """The store, opened now; a PostgreSQL store whose server cannot be reached is opened to connect at its
-    first use instead (said in the log: the scheduler measures into the spool until the server is back). A
-    SQLite file, or a server that answers with a refusal, is refused here as before."""
-    from probes.errors import StoreUnreachableError
-    from probes.paths import default_spool_path
-    from probes.store import Store
-    from probes.store_location import StoreUrl, location_or_default
+    """The store, or one that connects at its first use when its server cannot be reached (said in the log:
+    `desktop.usecases.schedule_store`)."""
+    from desktop.usecases.schedule_store import open_schedule_store
 
-    try:
-        return Store(db)
-    except StoreUnreachableError as exc:
-        location = location_or_default(db)
-        if not isinstance(location, StoreUrl):
-            raise
-        logging.getLogger("linkvet.schedule").warning(
-            _(
-                "the store {store} cannot be reached ({reason}): measuring into the spool {spool} until it is "
-                "back"
-            ).format(store=location, reason=exc, spool=default_spool_path())
-        )
-        return Store(location, connect_now=False)
+    store, unreachable = open_schedule_store(db)
+    if unreachable is not None:
+        logging.getLogger("linkvet.schedule").warning(unreachable)
+    return store
 
 
 def _once(scheduler: Scheduler, log_file: LogFile) -> int:

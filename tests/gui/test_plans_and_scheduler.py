@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -114,3 +117,34 @@ def test_the_scheduler_will_not_start_without_targets(window, qtbot) -> None:
     panel.start()
     assert not panel.running
     assert window.last_error is not None and "no targets switched on" in window.last_error.text()
+
+
+def test_with_its_shared_store_unreachable_the_scheduler_measures_into_the_spool(
+    window, qtbot, listener, tmp_path: Path
+) -> None:
+    """As `linkvet schedule` does: a PostgreSQL server that cannot be reached at start does not stop the
+    scheduler; it says so, measures, and keeps each round in the spool until the server is back."""
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there: the connection is refused
+    window.context.settings.store_url = f"postgresql://linkvet@127.0.0.1:{port}/linkvet"
+    window.context.targets.set_entries(
+        [TargetEntry(Target(Method.TCP, host="127.0.0.1", port=listener, name="lo"))]
+    )
+    panel = window.go_to("probe").scheduler
+    notes: list[str] = []
+    window.context.reporter.note.connect(notes.append)
+    with qtbot.waitSignal(panel.round_done, timeout=60_000) as round_signal:
+        panel.start_button.click()
+        assert panel.running
+    report = round_signal.args[0]
+    assert report.round_id is None and report.outcome == "spooled" and report.results[0].loss == 0.0
+    status = panel.status.text()
+    assert "0 round(s) stored" in status and "kept in the spool" in status, status
+    assert any("cannot be reached" in note and "measuring into the spool" in note for note in notes), notes
+    with qtbot.waitSignal(panel.task.signals.stopped, timeout=60_000):
+        panel.stop_button.click()
+    spool = Path(os.environ["XDG_DATA_HOME"]) / "linkvet" / "linkvet-spool.sqlite3"
+    with closing(sqlite3.connect(spool)) as db:
+        assert db.execute("SELECT count(*) FROM spooled").fetchone()[0] >= 1
