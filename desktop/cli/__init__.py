@@ -5,7 +5,7 @@
     desktop/cli/__init__.py   the entry point: the sub-command registry, `main`, the headless main job
     desktop/cli/errors.py     the exit codes and the one table from exception to exit code and message
     desktop/cli/<command>.py  one module per sub-command (probe, schedule, history, trace, catalog,
-                              questionnaire, size, score, vantages, export, accept, gui), each exposing `add_parser(subparsers)`, which registers
+                              questionnaire, size, score, vantages, merge, export, accept, gui), each exposing `add_parser(subparsers)`, which registers
                               it and sets `run=` (parsed arguments → exit code)
     desktop/cli/_common.py    options every sub-command shares, flags held to `probes.limits`; `_format.py`
                               tables and the progress line; `_safe_text.py` untrusted text escaped for the
@@ -46,6 +46,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "size",
     "score",
     "vantages",
+    "merge",
     "export",
     "accept",
     "gui",

@@ -181,16 +181,23 @@ def note(result: ProbeResult) -> str:
 
 
 class ProgressLine:
-    """A progress bar on stderr (rich's), drawn only when stderr is a terminal and gone when finished."""
+    """A progress bar on stderr (rich's), drawn only when stderr is a terminal and gone when finished; it
+    counts `what` (default: targets)."""
 
-    def __init__(self, out: TextIO = sys.stderr, enabled: bool | None = None) -> None:
+    def __init__(
+        self, out: TextIO = sys.stderr, enabled: bool | None = None, what: str | None = None
+    ) -> None:
         self.out = out
         self.enabled = out.isatty() if enabled is None else enabled
+        self.what = what
         self._bar: Any = None
         self._task: Any = None
 
     def __call__(self, progress: Progress) -> None:
-        if not self.enabled or progress.total == 0:
+        self.count(progress.done, progress.total)
+
+    def count(self, done: int, total: int) -> None:
+        if not self.enabled or total == 0:
             return
         if self._bar is None:
             from rich import progress as bars
@@ -199,15 +206,15 @@ class ProgressLine:
             self._bar = bars.Progress(
                 bars.BarColumn(),
                 bars.MofNCompleteColumn(),
-                bars.TextColumn(_("targets")),
+                bars.TextColumn(self.what or _("targets")),
                 bars.TimeElapsedColumn(),
                 console=Console(file=self.out, highlight=False),
                 transient=True,
                 auto_refresh=False,  # drawn on each report, no thread of its own
             )
             self._bar.start()
-            self._task = self._bar.add_task("", total=progress.total)
-        self._bar.update(self._task, completed=progress.done, total=progress.total)
+            self._task = self._bar.add_task("", total=total)
+        self._bar.update(self._task, completed=done, total=total)
         self._bar.refresh()
 
     def finish(self) -> None:

@@ -191,6 +191,11 @@ class Backend(Protocol):
         """Each trace's row (`probes.store.records.stored_trace`'s order) with its replies' (ttl, address)."""
         ...
 
+    def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
+        """Up to `limit` whole rounds with ids above `after_id`, as `statements.COPY_QUERIES` read them (the
+        rounds, their results with targets, samples, traces and trace probes); empty lists past the last."""
+        ...
+
     def counts(self) -> dict[str, int]: ...
 
     # -- alerts (`probes.store.alerts`: rows in its column orders; writes inside `transaction`) ------------

@@ -30,6 +30,37 @@ SELECT_SAMPLES = (
 )
 COUNT_SAMPLES = "SELECT s.target_id, count(*), count(s.rtt_ms) FROM results r CROSS JOIN samples s"
 SELECT_SAMPLE_REACH = "SELECT value FROM store_facts WHERE name = 'sample_reach_us'"
+# A batch of whole rounds as the write path takes them (`probes.store.copying`): the rounds with ids in
+# (?, ?], their results with their targets, samples, traces and the traces' probes, in the order written.
+# `?` placeholders (PostgreSQL: `probes.store.postgres.schema.qmark`).
+ROUND_ID_AFTER = "SELECT id FROM rounds WHERE id > ? ORDER BY id LIMIT ?"
+COPY_ROUNDS = (
+    "SELECT id, started_us, finished_us, source, plan, vantage, peak, tool_version, meta_json, uid, slot_us"
+    " FROM rounds WHERE id > ? AND id <= ? ORDER BY id"
+)
+COPY_RESULTS = (
+    "SELECT r.round_id, r.id, t.key, t.name, t.method, t.host, t.port, t.url, t.provider, t.region, t.line_type,"
+    " r.started_us, r.finished_us, r.sent, r.received, r.loss, r.rtt_min_ms, r.rtt_median_ms, r.rtt_mean_ms,"
+    " r.rtt_p95_ms, r.rtt_max_ms, r.jitter_ms, r.throughput_mbps, r.bytes, r.seconds, r.ttfb_ms, r.error,"
+    " r.message, r.metrics_json FROM results r JOIN targets t ON t.id = r.target_id"
+    " WHERE r.round_id > ? AND r.round_id <= ? ORDER BY r.round_id, r.id"
+)
+COPY_SAMPLES = (
+    "SELECT s.result_id, s.ts_us, s.seq, s.rtt_ms, s.error, s.phase FROM results r CROSS JOIN samples s"
+    " WHERE s.result_id = r.id AND r.round_id > ? AND r.round_id <= ? ORDER BY s.result_id, s.seq, s.ts_us"
+)
+COPY_TRACES = (
+    "SELECT tr.result_id, tr.started_us, tr.address, tr.protocol, tr.port, tr.probes_per_hop, tr.max_hops,"
+    " tr.privileged, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence, tr.route_doubts_json"
+    " FROM results r JOIN traces tr ON tr.result_id = r.id WHERE r.round_id > ? AND r.round_id <= ?"
+    " ORDER BY tr.result_id"
+)
+COPY_TRACE_REPLIES = (
+    "SELECT q.result_id, q.ttl, q.probe, q.sent_us, q.kind, q.address, q.rtt_ms, q.error, q.asn, q.prefix"
+    " FROM results r JOIN trace_replies q ON q.result_id = r.id WHERE r.round_id > ? AND r.round_id <= ?"
+    " ORDER BY q.result_id, q.ttl, q.probe"
+)
+COPY_QUERIES = (COPY_ROUNDS, COPY_RESULTS, COPY_SAMPLES, COPY_TRACES, COPY_TRACE_REPLIES)
 SELECT_TRACES = (
     "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
     " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"

@@ -13,9 +13,12 @@ from probes.errors import ErrorKind
 from probes.i18n import N_
 from probes.store.backend import Row, Rows
 from probes.store.postgres.connecting import translate, translated
+from probes.store.postgres.schema import qmark
 from probes.store.statements import (
+    COPY_QUERIES,
     COUNT_SAMPLES,
     COUNTED_TABLES,
+    ROUND_ID_AFTER,
     SELECT_RESULTS,
     SELECT_SAMPLE_REACH,
     SELECT_SAMPLES,
@@ -182,6 +185,17 @@ class PostgresReads:
                 yield row, replies
         except psycopg.Error as exc:
             raise translate(self.url, N_("could not read the traces"), exc) from exc
+
+    @translated(N_("could not read the rounds"))
+    def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
+        db = self._connection()
+        ids = db.execute(qmark(ROUND_ID_AFTER), (after_id, limit)).fetchall()
+        if not ids:
+            return tuple([] for _query in COPY_QUERIES)
+        bounds = (after_id, int(ids[-1][0]))
+        return tuple(
+            [tuple(row) for row in db.execute(qmark(query), bounds).fetchall()] for query in COPY_QUERIES
+        )
 
     @translated(N_("could not count the rows"))
     def counts(self) -> dict[str, int]:

@@ -32,9 +32,11 @@ from probes.store.sqlite.alerts import AlertStatements
 from probes.store.sqlite.opening import translate, translated
 from probes.store.sqlite.schema import SCHEMA_VERSION
 from probes.store.statements import (
+    COPY_QUERIES,
     COUNT_SAMPLES,
     COUNTED_TABLES,
     ROLLUP_TABLES,
+    ROUND_ID_AFTER,
     SELECT_RESULTS,
     SELECT_SAMPLE_REACH,
     SELECT_SAMPLES,
@@ -465,6 +467,14 @@ class SqliteBackend(AlertStatements):
                 "SELECT ttl, address FROM trace_replies WHERE result_id = ? ORDER BY ttl, probe", (row[0],)
             ).fetchall()
             yield row, replies
+
+    @translated(N_("could not read the rounds"))
+    def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
+        ids = self._db.execute(ROUND_ID_AFTER, (after_id, limit)).fetchall()
+        if not ids:
+            return tuple([] for _query in COPY_QUERIES)
+        bounds = (after_id, int(ids[-1][0]))
+        return tuple(self._db.execute(query, bounds).fetchall() for query in COPY_QUERIES)
 
     @translated(N_("could not count the rows"))
     def counts(self) -> dict[str, int]:
