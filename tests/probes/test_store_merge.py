@@ -8,8 +8,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
-import subprocess
-import sys
 from contextlib import closing
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,7 +21,6 @@ from probes.store import Store, WriteStatus, measured_round
 from probes.store.copying import merge_into
 from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
-from tests.conftest import REPO_ROOT, cli_env
 from tests.gui.synthetic_routes import write_route_history
 from tests.probes.test_store import T0, synthetic_result
 
@@ -167,26 +164,15 @@ def test_an_office_store_merged_into_postgresql_reads_the_same(tmp_path: Path, p
         assert merge_into(reader, writer).already_stored == counts.rounds
 
 
-def _linkvet(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "desktop.cli", *args],
-        cwd=REPO_ROOT,
-        env=cli_env(home),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def test_linkvet_merge_says_what_it_stored_in_english_and_chinese(tmp_path: Path) -> None:
+def test_linkvet_merge_says_what_it_stored_in_english_and_chinese(tmp_path: Path, run_linkvet: Any) -> None:
     source, team = tmp_path / "office.sqlite3", tmp_path / "team.sqlite3"
     fill_source(source)
     with Store(source, readonly=True) as reader:
         rounds, samples = reader.counts()["rounds"], reader.counts()["samples"]
-    first = _linkvet(tmp_path, "merge", str(source), "--db", str(team), "--vantage", "shanghai")
+    first = run_linkvet("merge", str(source), "--db", str(team), "--vantage", "shanghai")
     assert first.returncode == 0, first.stderr
     assert f": {rounds} of {rounds} rounds stored ({samples} samples)" in first.stdout
-    again = _linkvet(tmp_path, "merge", str(source), "--db", str(team), "--json")
+    again = run_linkvet("merge", str(source), "--db", str(team), "--json")
     assert json.loads(again.stdout) == {
         "rounds": rounds,
         "stored": 0,
@@ -194,9 +180,9 @@ def test_linkvet_merge_says_what_it_stored_in_english_and_chinese(tmp_path: Path
         "slot_taken": 0,
         "samples": 0,
     }
-    chinese = _linkvet(tmp_path, "--lang", "zh_CN", "merge", str(source), "--db", str(team))
+    chinese = run_linkvet("--lang", "zh_CN", "merge", str(source), "--db", str(team))
     assert chinese.returncode == 0 and f"已在结果库中：{rounds} 轮" in chinese.stdout, chinese.stdout
-    missing = _linkvet(tmp_path, "merge", str(tmp_path / "none.sqlite3"), "--db", str(team))
+    missing = run_linkvet("merge", str(tmp_path / "none.sqlite3"), "--db", str(team))
     assert missing.returncode == 2 and "no result store there to merge from" in missing.stderr
-    itself = _linkvet(tmp_path, "merge", str(team), "--db", str(team))
+    itself = run_linkvet("merge", str(team), "--db", str(team))
     assert itself.returncode == 2 and "cannot be merged into itself" in itself.stderr
