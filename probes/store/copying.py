@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
     from probes.store.store import Store
 
-_BATCH_ROUNDS = 20  # rounds read at a time: memory stays bounded (a round of 100 targets × 10 attempts: 1,000 samples)
+# Rounds read at a time: memory stays bounded (a round of 100 targets × 10 attempts holds 1,000 samples).
+_BATCH_ROUNDS = 20
 _UID = records.ROUND_COLUMNS.index("uid")
 _VANTAGE = records.ROUND_COLUMNS.index("vantage")
 _TARGET_WIDTH = len(records.TARGET_COLUMNS)
