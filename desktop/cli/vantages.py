@@ -18,13 +18,15 @@ from desktop.i18n import _
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = subparsers.add_parser(
         "vantages",
-        help="compare what each office (vantage point) sees of the same region",
-        description="Every region measured from two or more vantage points, one row per office: peak and "
-        "off-peak RTT and loss, the route class its own traces found; which office sees the worst peak, and "
-        "whether the route class differs by office.",
+        help=_("compare what each office (vantage point) sees of the same region"),
+        description=_(
+            "Every region measured from two or more vantage points, one row per office: peak and off-peak RTT "
+            "and loss, the route class its own traces found; which office sees the worst peak, and whether "
+            "the route class differs by office."
+        ),
     )
     add_measurement_options(p)
-    p.add_argument("--json", action="store_true", help="one JSON object per region per line")
+    p.add_argument("--json", action="store_true", help=_("one JSON object per region per line"))
     p.set_defaults(run=run)
 
 
@@ -43,7 +45,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     for comparison in comparisons:
         print(printable(f"{comparison.provider} / {comparison.region}"))
-        headers = ["vantage", "peak p50 ms", "peak p95 ms", "peak loss", "off-peak p95 ms", "route class", ""]
+        headers = [
+            _("VANTAGE"),
+            _("PEAK p50 ms"),
+            _("PEAK p95 ms"),
+            _("PEAK LOSS"),
+            _("OFF-PEAK p95 ms"),
+            _("ROUTE CLASS"),
+            "",
+        ]
         rows = [
             [
                 printable(view.vantage or "-"),

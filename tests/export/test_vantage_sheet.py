@@ -56,6 +56,10 @@ def test_linkvet_vantages_says_which_office_sees_the_worst_peak(run_linkvet: Run
     assert "raksmart / los-angeles" in done.stdout and "lambda / us-west-1" not in done.stdout
     assert "worst peak: beijing, its p95" in done.stdout and "above shenzhen's" in done.stdout
     assert "the route class differs by office: beijing 163, shanghai cn2-gia, shenzhen cn2-gia" in done.stdout
+    chinese = run_linkvet("--lang", "zh_CN", "vantages", "--db", str(db))
+    assert chinese.returncode == 0, chinese.stderr
+    assert "测量点" in chinese.stdout and "晚高峰 p95 毫秒" in chinese.stdout and "线路类别" in chinese.stdout
+    assert "各办公室测得的线路类别不同" in chinese.stdout
     (line,) = run_linkvet("vantages", "--db", str(db), "--json").stdout.splitlines()
     data = json.loads(line)
     assert data["worst_peak"] == "beijing" and data["route_differs"] is True
