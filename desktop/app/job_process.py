@@ -37,7 +37,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import astuple
 from typing import IO, Any
 
@@ -238,6 +238,37 @@ def watch_parent(stdin: IO[bytes], on_message: Callable[[dict[str, Any]], None])
         on_message(decode(frame[1]))
 
 
+def run_cancellable(
+    work: Coroutine[Any, Any, Any],
+    pump: Coroutine[Any, Any, Any],
+    out: IO[bytes],
+    lock: threading.Lock,
+    stdin: IO[bytes],
+) -> tuple[bool, Any]:
+    """Run `work` on a new event loop beside `pump` (which sends its frames as they come) until it ends, or
+    until the parent asks to cancel or stop (or goes away): then the C frame is sent. (Whether it ended,
+    what it returned.)"""
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(work)
+    pumping = loop.create_task(pump)
+
+    def on_message(message: dict[str, Any]) -> None:
+        if message.get("cancel") or message.get("stop"):
+            loop.call_soon_threadsafe(task.cancel)
+
+    threading.Thread(target=watch_parent, args=(stdin, on_message), daemon=True).start()
+    try:
+        return True, loop.run_until_complete(task)
+    except asyncio.CancelledError:
+        write_frame(out, CANCELLED, None, lock)
+        return False, None
+    finally:
+        pumping.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            loop.run_until_complete(pumping)
+        loop.close()
+
+
 def save_round(db_path: StoreLocation, results: list[ProbeResult], source: str = "probe") -> int | None:
     """Store one finished run as `linkvet probe` does (one round: results, samples and rollups)."""
     from probes.store import Store
@@ -258,26 +289,10 @@ def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[
         progress=outbox.progress,
         on_sample=outbox.sample,
     )
-    loop = asyncio.new_event_loop()
     started = time.monotonic()
-    task = loop.create_task(runner.run(targets))
-    pump = loop.create_task(outbox.pump())
-
-    def on_message(message: dict[str, Any]) -> None:
-        if message.get("cancel") or message.get("stop"):
-            loop.call_soon_threadsafe(task.cancel)
-
-    threading.Thread(target=watch_parent, args=(stdin, on_message), daemon=True).start()
-    try:
-        results = loop.run_until_complete(task)
-    except asyncio.CancelledError:
-        write_frame(out, CANCELLED, None, lock)
+    ended, results = run_cancellable(runner.run(targets), outbox.pump(), out, lock, stdin)
+    if not ended:
         return 0
-    finally:
-        pump.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            loop.run_until_complete(pump)
-        loop.close()
     outbox.flush()
     round_id, store_error = None, None
     if job.get("db_path") and results:

@@ -18,12 +18,11 @@ Child → parent, besides job_process' C (cancelled) and E (failed):
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from pathlib import Path
 from typing import IO, Any
 
-from desktop.app.job_process import CANCELLED, DONE, FLUSH_S, watch_parent, write_frame
+from desktop.app.job_process import DONE, FLUSH_S, run_cancellable, write_frame
 from probes.store_location import parse_location
 from probes.target import Target
 
@@ -79,27 +78,10 @@ def run(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[byt
     options = TraceOptions(**job["options"])
     targets = [Target.from_dict(t) for t in job["targets"]]
     replies = _Replies(out, lock, table)
-    loop = asyncio.new_event_loop()
-    task = loop.create_task(
-        _trace_all(targets, options, table, int(job.get("traces", 1)), replies, out, lock)
-    )
-    pump = loop.create_task(replies.pump())
-
-    def on_message(message: dict[str, Any]) -> None:
-        if message.get("cancel") or message.get("stop"):
-            loop.call_soon_threadsafe(task.cancel)
-
-    threading.Thread(target=watch_parent, args=(stdin, on_message), daemon=True).start()
-    try:
-        runs = loop.run_until_complete(task)
-    except asyncio.CancelledError:
-        write_frame(out, CANCELLED, None, lock)
+    work = _trace_all(targets, options, table, int(job.get("traces", 1)), replies, out, lock)
+    ended, runs = run_cancellable(work, replies.pump(), out, lock, stdin)
+    if not ended:
         return 0
-    finally:
-        pump.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            loop.run_until_complete(pump)
-        loop.close()
     replies.flush()
     done: dict[str, Any] = {"merged": [_merged(traces) for traces in runs], "store_error": None}
     every = [trace for traces in runs for trace in traces]

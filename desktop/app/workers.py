@@ -191,50 +191,34 @@ class JobProcess:
         threading.Thread(target=later, daemon=True).start()
 
 
-class ProbeSignals(QObject):
-    finished = Signal(object)  # the child's "done" report: pass it to ProbeTask.outcome()
+class ChildTaskSignals(QObject):
+    finished = Signal(object)  # the child's "done" report
     cancelled = Signal()
     failed = Signal(str)
 
 
-class ProbeTask(QRunnable):
-    """One run of the runner over `targets` in a child process, saved to the store at `db_path` if given.
+class ChildTask(QRunnable):
+    """A job run to its end in a `desktop.app.job_process` child (a probe run, a trace): the pool thread only
+    relays the child's frames, undecoded (it must not hold the GIL); the screen decodes them on the GUI
+    thread from its redraw timer (a subclass's `collect`, through `_collected`). The terminal frame fires
+    `finished` (with the child's report), `cancelled` or `failed`. `prefix` starts the child inside another
+    command (see `JobProcess`); `activity` names the child in failure messages ("probing")."""
 
-    The pool thread only relays the child's frames, undecoded; the screen calls `collect()` from its redraw
-    timer, which decodes them on the GUI thread, and `outcome()` once `finished` fired.
-    """
+    activity = "job"
 
-    def __init__(
-        self,
-        targets: Sequence[Target],
-        options: ProbeOptions | Mapping[Method, ProbeOptions],
-        db_path: StoreLocation | None,
-        *,
-        concurrency: int = 256,
-        gap_ms: float = 1.0,
-        source: str = "probe",
-    ) -> None:
+    def __init__(self, job: dict[str, Any], prefix: Sequence[str] = ()) -> None:
         super().__init__()
         self.setAutoDelete(False)
-        self.job = {
-            "kind": "probe",
-            "targets": list(targets),
-            "options": options if isinstance(options, ProbeOptions) else dict(options),
-            "db_path": None if db_path is None else location_text(db_path),
-            "concurrency": concurrency,
-            "gap_ms": gap_ms,
-            "source": source,
-        }
-        self.signals = ProbeSignals()
-        self.done = 0  # targets finished so far (as collected)
+        self.job = job
+        self.prefix = tuple(prefix)
+        self.signals = ChildTaskSignals()
         self._frames: collections.deque[tuple[bytes, bytes]] = collections.deque()
-        self._results: dict[int, ProbeResult] = {}
         self._lock = threading.Lock()
         self._child: JobProcess | None = None
         self._cancel_requested = False
 
     def cancel(self) -> None:
-        """Stop the run (from any thread): nothing of it is stored, `cancelled` fires."""
+        """Stop the job (from any thread): nothing of it is stored, `cancelled` fires."""
         with self._lock:
             self._cancel_requested = True
             child = self._child
@@ -247,27 +231,90 @@ class ProbeTask(QRunnable):
         """Frames received but not collected yet."""
         return len(self._frames)
 
+    def _collected(self, budget_s: float) -> Iterator[tuple[bytes, bytes]]:
+        """The frames received since the last call, until `budget_s` of decoding has passed (the rest waits
+        for the next call, so a burst is spread over several refreshes instead of freezing one)."""
+        import time
+
+        deadline = time.perf_counter() + budget_s
+        while time.perf_counter() < deadline:
+            try:
+                yield self._frames.popleft()
+            except IndexError:
+                return
+
+    def run(self) -> None:
+        from desktop.app.job_process import CANCELLED, DONE, ERROR, TERMINAL, decode
+
+        try:
+            child = JobProcess(self.job, self.prefix)
+        except OSError as exc:
+            self.signals.failed.emit(f"could not start the {self.activity} process: {exc}")
+            return
+        with self._lock:
+            self._child = child
+            if self._cancel_requested:
+                child.send({"cancel": True})
+        ending: tuple[bytes, Any] | None = None
+        for kind, data in child.frames():
+            if kind in TERMINAL:
+                ending = (kind, decode(data))
+            else:
+                self._frames.append((kind, data))  # no decoding here: this thread must not hold the GIL
+        errors = child.finish()
+        if ending is None:
+            self.signals.failed.emit(
+                f"the {self.activity} process ended unexpectedly: {errors or 'no message'}"
+            )
+        elif ending[0] == CANCELLED:
+            self.signals.cancelled.emit()
+        elif ending[0] == ERROR:
+            self.signals.failed.emit(str(ending[1]))
+        elif ending[0] == DONE:
+            self.signals.finished.emit(ending[1])
+
+
+class ProbeTask(ChildTask):
+    """One run of the runner over `targets` in a child process, saved to the store at `db_path` if given;
+    the screen calls `collect()` from its redraw timer and `outcome()` once `finished` fired."""
+
+    activity = "probing"
+
+    def __init__(
+        self,
+        targets: Sequence[Target],
+        options: ProbeOptions | Mapping[Method, ProbeOptions],
+        db_path: StoreLocation | None,
+        *,
+        concurrency: int = 256,
+        gap_ms: float = 1.0,
+        source: str = "probe",
+    ) -> None:
+        super().__init__(
+            {
+                "kind": "probe",
+                "targets": list(targets),
+                "options": options if isinstance(options, ProbeOptions) else dict(options),
+                "db_path": None if db_path is None else location_text(db_path),
+                "concurrency": concurrency,
+                "gap_ms": gap_ms,
+                "source": source,
+            }
+        )
+        self.done = 0  # targets finished so far (as collected)
+        self._results: dict[int, ProbeResult] = {}
+
     def collect(
         self, budget_s: float = 0.004
     ) -> tuple[list[PlainSample], dict[str, Summary], list[ProbeResult]]:
-        """Decode what arrived since the last call: samples, the live summaries, finished targets' results.
-
-        Stops after `budget_s` of decoding (the rest waits for the next call), so a burst, such as every
-        target finishing at once, is spread over several refreshes instead of freezing one.
-        """
-        import time
-
+        """Decode what arrived since the last call (within `budget_s`): samples, the live summaries, finished
+        targets' results."""
         from desktop.app.job_process import FINISHED, SAMPLES, decode, result_of, summary_of
 
         samples: list[PlainSample] = []
         summaries: dict[str, Summary] = {}
         finished: list[ProbeResult] = []
-        deadline = time.perf_counter() + budget_s
-        while time.perf_counter() < deadline:
-            try:
-                kind, data = self._frames.popleft()
-            except IndexError:
-                break
+        for kind, data in self._collected(budget_s):
             if kind == SAMPLES:
                 batch, live = decode(data)
                 samples.extend(batch)
@@ -288,34 +335,6 @@ class ProbeTask(QRunnable):
             done["store_error"],
             done["elapsed_s"],
         )
-
-    def run(self) -> None:
-        from desktop.app.job_process import CANCELLED, DONE, ERROR, TERMINAL, decode
-
-        try:
-            child = JobProcess(self.job)
-        except OSError as exc:
-            self.signals.failed.emit(f"could not start the probing process: {exc}")
-            return
-        with self._lock:
-            self._child = child
-            if self._cancel_requested:
-                child.send({"cancel": True})
-        ending: tuple[bytes, Any] | None = None
-        for kind, data in child.frames():
-            if kind in TERMINAL:
-                ending = (kind, decode(data))
-            else:
-                self._frames.append((kind, data))  # no decoding here: this thread must not hold the GIL
-        errors = child.finish()
-        if ending is None:
-            self.signals.failed.emit(f"the probing process ended unexpectedly: {errors or 'no message'}")
-        elif ending[0] == CANCELLED:
-            self.signals.cancelled.emit()
-        elif ending[0] == ERROR:
-            self.signals.failed.emit(str(ending[1]))
-        elif ending[0] == DONE:
-            self.signals.finished.emit(ending[1])
 
 
 class SchedulerSignals(QObject):
