@@ -57,6 +57,16 @@ def load_report(path: Path) -> dict[str, Any]:
                 "{file}: format_version {version} is newer than this linkvet understands ({known}); update linkvet"
             ).format(file=path, version=version, known=FORMAT_VERSION)
         )
+    for field, expected in (("checks", list), ("host", dict), ("claims", dict), ("facts", dict)):
+        if data.get(field) is not None and not isinstance(data[field], expected):
+            raise ReportFormatError(
+                _("{file}: {field}: expected {expected}, got {found}").format(
+                    file=path,
+                    field=field,
+                    expected=_("a list") if expected is list else _("an object"),
+                    found=type(data[field]).__name__,
+                )
+            )
     for index, check in enumerate(data.get("checks") or []):
         if not isinstance(check, dict) or check.get("verdict") not in VERDICTS:
             raise ReportFormatError(

@@ -213,6 +213,8 @@ REPORT = {
 @given(json_documents(REPORT))
 @example(DEEP_JSON)
 @example(LONG_JSON_NUMBER)
+@example(json.dumps({**REPORT, "checks": 1}))  # found by Hypothesis: a TypeError, not an AcceptError
+@example(json.dumps({**REPORT, "host": ["x"]}))
 def test_an_acceptance_report_reads_or_is_an_accept_error(scratch: Path, text: str) -> None:
     from probes.accept.report import load_report
 
