@@ -101,30 +101,39 @@ def label_filter(labels: dict[str, str | None], placeholder: str) -> tuple[list[
 
 
 def widen_sample_reach_sql(placeholder: str) -> str:
-    """The statement that raises the stored sample reach to a round's (never lowers it)."""
+    """The statement that raises the stored sample reach to a round's (never lowers it). It only updates the
+    row migration 8 made: a store without it (rows copied in from elsewhere) keeps having none, and its
+    readers keep looking at every run."""
     return (
-        f"INSERT INTO store_facts (name, value) VALUES ('sample_reach_us', {placeholder})"
-        " ON CONFLICT (name) DO UPDATE SET value = excluded.value WHERE excluded.value > store_facts.value"
+        f"UPDATE store_facts SET value = {placeholder}"
+        f" WHERE name = 'sample_reach_us' AND value < {placeholder}"
     )
 
 
 def sample_window(
-    since_us: int | None, until_us: int | None, reach_us: int, placeholder: str
+    since_us: int | None, until_us: int | None, reach_us: int | None, placeholder: str
 ) -> tuple[list[str], list[Any]]:
     """Clauses (on `results r CROSS JOIN samples s`) for the samples sent in [since_us, until_us): each run's
     samples, of the runs started within the sample reach of the window (so the index on the results' start
-    finds them), then the samples' own times."""
+    finds them), then the samples' own times. With no reach known (None), every run is looked at."""
     clauses: list[str] = ["s.result_id = r.id"]
     params: list[Any] = []
     if since_us is not None:
-        clauses += [f"r.started_us >= {placeholder}", f"s.ts_us >= {placeholder}"]
-        params += [since_us - reach_us, since_us]
+        if reach_us is not None:
+            clauses.append(f"r.started_us >= {placeholder}")
+            params.append(since_us - reach_us)
+        clauses.append(f"s.ts_us >= {placeholder}")
+        params.append(since_us)
     if until_us is not None:
-        clauses += [f"r.started_us < {placeholder}", f"s.ts_us < {placeholder}"]
-        params += [until_us + reach_us, until_us]
+        if reach_us is not None:
+            clauses.append(f"r.started_us < {placeholder}")
+            params.append(until_us + reach_us)
+        clauses.append(f"s.ts_us < {placeholder}")
+        params.append(until_us)
     return clauses, params
 
 
-def sample_reach(row: Sequence[Any] | None) -> int:
-    """The stored sample reach from `SELECT_SAMPLE_REACH`'s row (0 when none is stored)."""
-    return 0 if row is None or row[0] is None else max(0, int(row[0]))
+def sample_reach(row: Sequence[Any] | None) -> int | None:
+    """The stored sample reach from `SELECT_SAMPLE_REACH`'s row; None when the store has none (its rows
+    copied in from elsewhere without it, say): readers then look at every run rather than miss a sample."""
+    return None if row is None or row[0] is None else max(0, int(row[0]))

@@ -274,7 +274,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
 
     @translated(N_("could not save the samples"))
     def widen_sample_reach(self, reach_us: int) -> None:
-        self._connection().execute(_WIDEN_SAMPLE_REACH, (reach_us,))
+        self._connection().execute(_WIDEN_SAMPLE_REACH, (reach_us, reach_us))
 
     @translated(N_("could not save the trace"))
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:

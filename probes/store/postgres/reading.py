@@ -143,7 +143,7 @@ class PostgresReads:
             f"{SELECT_SAMPLES}{where_sql(where + window)} ORDER BY s.ts_us, s.seq", [*params, *window_params]
         )
 
-    def _sample_reach(self) -> int:
+    def _sample_reach(self) -> int | None:
         return sample_reach(self._connection().execute(SELECT_SAMPLE_REACH).fetchone())
 
     @translated(N_("could not read the rollups"))

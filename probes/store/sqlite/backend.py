@@ -247,7 +247,7 @@ class SqliteBackend(SqliteReads, AlertStatements):
 
     @translated(N_("could not save the samples"))
     def widen_sample_reach(self, reach_us: int) -> None:
-        self._db.execute(_WIDEN_SAMPLE_REACH, (reach_us,))
+        self._db.execute(_WIDEN_SAMPLE_REACH, (reach_us, reach_us))
 
     @translated(N_("could not save the trace"))
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None:

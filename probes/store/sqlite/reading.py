@@ -127,7 +127,7 @@ class SqliteReads:
             f"{SELECT_SAMPLES}{where_sql(where + window)} ORDER BY s.ts_us, s.seq", [*params, *window_params]
         )
 
-    def _sample_reach(self) -> int:
+    def _sample_reach(self) -> int | None:
         return sample_reach(self._db.execute(SELECT_SAMPLE_REACH).fetchone())
 
     @translated(N_("could not read the rollups"))
