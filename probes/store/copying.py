@@ -13,7 +13,6 @@ given one (`vantage`), so that an office's old rounds take their place beside th
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections import defaultdict
 from collections.abc import Iterator
@@ -35,6 +34,7 @@ _BATCH_ROUNDS = 20
 _UID = records.ROUND_COLUMNS.index("uid")
 _VANTAGE = records.ROUND_COLUMNS.index("vantage")
 _TARGET_WIDTH = len(records.TARGET_COLUMNS)
+_MADE_UID_NAMESPACE = uuid.UUID("6c696e6b-7665-7400-8000-726f756e6473")  # linkvet's, for rounds
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,5 @@ def _result_rows(
 def _made_uid(round_row: Row, results: tuple[ResultRows, ...]) -> str:
     """A uid for a round stored without one: the same for the same round in any store (what it measured:
     when, by which plan, from where, and each result's target and start)."""
-    digest = hashlib.sha256(
-        repr((tuple(round_row[1:]), [(r.target[0], r.result[0]) for r in results])).encode()
-    )
-    return str(uuid.UUID(bytes=digest.digest()[:16], version=5))
+    what = repr((tuple(round_row[1:]), [(r.target[0], r.result[0]) for r in results]))
+    return uuid.uuid5(_MADE_UID_NAMESPACE, what).hex  # the form of the ids measuring gives (uuid4().hex)

@@ -1,6 +1,7 @@
 """What a store's writer wrote last, reused while nobody else writes the store: a round's target ids, and the
 rollups of the periods the last round touched (the next round of a schedule usually adds to the same hour
-and quarter hour), and the sample reach it stored. It saves the write path a query of the targets and of the rollups, and decoding them.
+and quarter hour), and the sample reach it stored. It saves the write path a query of the targets and of the
+rollups, and decoding them.
 
 Trust rests on the backend's `generation`: a token that stays equal between two writes only if no other
 connection committed in between (SQLite's `PRAGMA data_version`), read inside the write transaction, when

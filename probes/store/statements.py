@@ -4,7 +4,7 @@ traces with their labels, the rollup tables per length, the tables counted. Plac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from probes.store.rollup import HOUR_S, PART_COLUMNS, QUARTER_S
@@ -137,3 +137,15 @@ def sample_reach(row: Sequence[Any] | None) -> int | None:
     """The stored sample reach from `SELECT_SAMPLE_REACH`'s row; None when the store has none (its rows
     copied in from elsewhere without it, say): readers then look at every run rather than miss a sample."""
     return None if row is None or row[0] is None else max(0, int(row[0]))
+
+
+def round_batch(
+    fetch: Callable[[str, Sequence[Any]], list[tuple[Any, ...]]], after_id: int, limit: int
+) -> tuple[list[tuple[Any, ...]], ...]:
+    """Up to `limit` whole rounds with ids above `after_id`, each of `COPY_QUERIES` run through `fetch` (a
+    backend's: `?` SQL and parameters → rows); empty lists past the last round."""
+    ids = fetch(ROUND_ID_AFTER, (after_id, limit))
+    if not ids:
+        return tuple([] for _query in COPY_QUERIES)
+    bounds = (after_id, int(ids[-1][0]))
+    return tuple(fetch(query, bounds) for query in COPY_QUERIES)

@@ -15,10 +15,8 @@ from probes.store.backend import Row, Rows
 from probes.store.postgres.connecting import translate, translated
 from probes.store.postgres.schema import qmark
 from probes.store.statements import (
-    COPY_QUERIES,
     COUNT_SAMPLES,
     COUNTED_TABLES,
-    ROUND_ID_AFTER,
     SELECT_RESULTS,
     SELECT_SAMPLE_REACH,
     SELECT_SAMPLES,
@@ -27,6 +25,7 @@ from probes.store.statements import (
     label_filter,
     rollup_select,
     rollup_table,
+    round_batch,
     sample_reach,
     sample_window,
     where_sql,
@@ -189,12 +188,10 @@ class PostgresReads:
     @translated(N_("could not read the rounds"))
     def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
         db = self._connection()
-        ids = db.execute(qmark(ROUND_ID_AFTER), (after_id, limit)).fetchall()
-        if not ids:
-            return tuple([] for _query in COPY_QUERIES)
-        bounds = (after_id, int(ids[-1][0]))
-        return tuple(
-            [tuple(row) for row in db.execute(qmark(query), bounds).fetchall()] for query in COPY_QUERIES
+        return round_batch(
+            lambda sql, params: [tuple(row) for row in db.execute(qmark(sql), params).fetchall()],
+            after_id,
+            limit,
         )
 
     @translated(N_("could not count the rows"))

@@ -14,10 +14,8 @@ from probes.i18n import N_
 from probes.store.backend import Row, Rows
 from probes.store.sqlite.opening import translate, translated
 from probes.store.statements import (
-    COPY_QUERIES,
     COUNT_SAMPLES,
     COUNTED_TABLES,
-    ROUND_ID_AFTER,
     SELECT_RESULTS,
     SELECT_SAMPLE_REACH,
     SELECT_SAMPLES,
@@ -26,6 +24,7 @@ from probes.store.statements import (
     label_filter,
     rollup_select,
     rollup_table,
+    round_batch,
     sample_reach,
     sample_window,
     where_sql,
@@ -181,11 +180,7 @@ class SqliteReads:
 
     @translated(N_("could not read the rounds"))
     def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
-        ids = self._db.execute(ROUND_ID_AFTER, (after_id, limit)).fetchall()
-        if not ids:
-            return tuple([] for _query in COPY_QUERIES)
-        bounds = (after_id, int(ids[-1][0]))
-        return tuple(self._db.execute(query, bounds).fetchall() for query in COPY_QUERIES)
+        return round_batch(lambda sql, params: self._db.execute(sql, params).fetchall(), after_id, limit)
 
     @translated(N_("could not count the rows"))
     def counts(self) -> dict[str, int]:
