@@ -1,6 +1,7 @@
 """Benchmark: probe 1,000 loopback addresses × 10 echoes with linkvet and with fping, same list, same pacing.
 
-    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--floor]
+    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--floor] [--c-floor]
+        [--phases]
 
 Both send one packet per millisecond across targets (fping -i 1) and 200 ms apart to one target (fping -p 200),
 so neither can finish in under count × targets × 1 ms. Prints wall time, CPU time (user + system, the whole
@@ -12,6 +13,16 @@ Goal (issue 18): CPU ≤ 2× fping's and wall ≤ 1.05× fping's, with zero self
 makes for the same packets on a socket set up as the engine's (one precise sleep, one `sendto` per packet;
 the transmit stamps and replies read every 5 ms): the CPU a Python prober cannot go below (that loop's own
 thread, start-up not counted).
+
+`--c-floor` also runs, each run, the same loop as a C program (compiled here with `cc`; raw sockets, so
+root): the engine's socket set-up (kernel receive stamps, transmit stamps on the error queue, only echo
+replies let through), the same pacing, reads every 5 packets. Its whole process's CPU is what linkvet's
+design costs without the interpreter: next to fping's, it shows what the transmit stamps add, and next to
+`--floor`, what running the same system calls from Python adds.
+
+`--phases` also runs linkvet once more each run, with each thread's CPU clock read at its turns: the
+interpreter's start, the imports, the rest of the main thread (the event loop: tasks, outcomes, results,
+output) and the engine's thread.
 
 linkvet runs from bytecode written beforehand (by a one-echo run) into a temporary cache (PYTHONPYCACHEPREFIX),
 as an installed package runs from the bytecode pip compiles at install; a checkout run with
@@ -71,6 +82,8 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--floor", action="store_true", help="also time the bare system-call loop")
+    parser.add_argument("--c-floor", action="store_true", help="also time that loop as a C program")
+    parser.add_argument("--phases", action="store_true", help="also split linkvet's CPU by thread and phase")
     args = parser.parse_args()
     fping = shutil.which("fping")
     if fping is None:
@@ -78,9 +91,12 @@ def main() -> int:
         return 2
     pairs: list[tuple[Run, Run]] = []
     floors: list[float] = []
+    c_floors: list[float] = []
+    phases: list[dict[str, float]] = []
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "targets.txt"
         listing.write_text("\n".join(addresses(args.targets)) + "\n")
+        c_floor = build_c_floor(Path(tmp)) if args.c_floor else None
         env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         # One short run first writes the bytecode of every module a probe imports into that cache.
@@ -94,6 +110,10 @@ def main() -> int:
             pairs.append((f_run, l_run))
             if args.floor:
                 floors.append(run_floor(listing, args.count, env))
+            if c_floor is not None:
+                c_floors.append(run_c_floor(c_floor, listing, args.count))
+            if args.phases:
+                phases.append(run_phases(listing, args.count, args.targets, env))
     print(f"{args.targets} loopback targets x {args.count} echoes, 1 ms between packets, 200 ms per target")
     print(
         f"{'run':<5}{'tool':<10}{'wall s':>9}{'cpu s':>9}{'sent':>8}{'lost':>7}{'median ms':>11}{'p99 ms':>9}"
@@ -118,6 +138,21 @@ def main() -> int:
             f"bare loop of the engine thread's system calls: {min(floors):.2f}–{max(floors):.2f} s CPU "
             f"({', '.join(f'{f:.2f}' for f in floors)}), {min(floors) / max(p[0].cpu_s for p in pairs):.2f}–"
             f"{max(floors) / min(p[0].cpu_s for p in pairs):.2f}× fping's whole run"
+        )
+    if c_floors:
+        ratios = [c / fr.cpu_s for c, (fr, _lr) in zip(c_floors, pairs, strict=True)]
+        print(
+            f"that loop as a C program (whole process): {min(c_floors):.2f}–{max(c_floors):.2f} s CPU "
+            f"({', '.join(f'{c:.2f}' for c in c_floors)}), {min(ratios):.2f}–{max(ratios):.2f}× fping's run "
+            "by run"
+        )
+    if phases:
+        print(
+            "linkvet's CPU by phase (thread CPU clocks, s): "
+            + "; ".join(
+                f"{name} {min(p[name] for p in phases):.3f}–{max(p[name] for p in phases):.3f}"
+                for name in phases[0]
+            )
         )
     return 0
 
@@ -166,6 +201,106 @@ def run_floor(listing: Path, count: int, env: dict[str, str]) -> float:
     return float(done.stdout.strip())
 
 
+_C_FLOOR = r"""
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <linux/icmp.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static uint16_t checksum(const uint16_t *p, int n) {
+    uint32_t s = 0;
+    for (; n > 1; n -= 2) s += *p++;
+    s = (s >> 16) + (s & 0xffff);
+    return (uint16_t)~(s + (s >> 16));
+}
+
+int main(int argc, char **argv) {
+    if (argc != 3) return 2;
+    static struct sockaddr_in to[65536];
+    char line[64];
+    int targets = 0, count = atoi(argv[2]);
+    FILE *listing = fopen(argv[1], "r");
+    while (listing && targets < 65536 && fgets(line, sizeof line, listing)) {
+        line[strcspn(line, "\n")] = 0;
+        to[targets].sin_family = AF_INET;
+        if (inet_aton(line, &to[targets].sin_addr)) targets++;
+    }
+    int fd = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK, IPPROTO_ICMP);
+    if (fd < 0) { perror("raw ICMP socket"); return 1; }
+    int on = 1, stamping = SOF_TIMESTAMPING_TX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
+                           SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY;
+    struct icmp_filter replies_only = {~(1U << ICMP_ECHOREPLY)};
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on);
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &stamping, sizeof stamping);
+    setsockopt(fd, SOL_RAW, ICMP_FILTER, &replies_only, sizeof replies_only);
+    prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0);
+    int64_t due = now_ns();
+    long replies = 0, stamps = 0;
+    for (long n = 0; n < (long)count * targets; n++) {
+        struct timespec at = {due / 1000000000LL, due % 1000000000LL};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
+        uint16_t packet[32] = {0};
+        struct icmphdr *header = (struct icmphdr *)packet;
+        header->type = ICMP_ECHO;
+        header->un.echo.id = htons(0x6c76);
+        header->un.echo.sequence = htons((uint16_t)n);
+        header->checksum = checksum(packet, sizeof packet);
+        sendto(fd, packet, sizeof packet, 0, (struct sockaddr *)&to[n % targets], sizeof to[0]);
+        due = now_ns() + 1000000;
+        if (n % 5) continue;
+        char data[2048], control[512];
+        for (int queue = MSG_ERRQUEUE; ; ) {
+            struct iovec io = {data, sizeof data};
+            struct msghdr m = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = control,
+                               .msg_controllen = sizeof control};
+            if (recvmsg(fd, &m, queue) >= 0) { queue ? stamps++ : replies++; continue; }
+            if (!queue) break;
+            queue = 0;
+        }
+    }
+    printf("%ld %ld\n", replies, stamps);
+    return 0;
+}
+"""
+
+
+def build_c_floor(folder: Path) -> Path | None:
+    """The C loop, compiled; None (with why) where no C compiler is installed or it fails."""
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        print("--c-floor: no C compiler here (apt-get install gcc); left out", file=sys.stderr)
+        return None
+    source, binary = folder / "c_floor.c", folder / "c_floor"
+    source.write_text(_C_FLOOR)
+    done = subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"--c-floor: the C loop did not compile; left out\n{done.stderr}", file=sys.stderr)
+        return None
+    return binary
+
+
+def run_c_floor(binary: Path, listing: Path, count: int) -> float:
+    """The CPU seconds of the C loop's whole process."""
+    _wall, cpu, done = timed([str(binary), str(listing), str(count)])
+    if done.returncode != 0:
+        raise SystemExit(f"the C loop failed (raw sockets need root): {done.stderr.strip()}")
+    return cpu
+
+
 def run_fping(fping: str, listing: Path, count: int, targets: int) -> Run:
     f_wall, f_cpu, f_out = timed(
         [fping, "-C", str(count), "-q", "-i", "1", "-p", "200", "-t", "2000", "-f", str(listing)]
@@ -175,29 +310,64 @@ def run_fping(fping: str, listing: Path, count: int, targets: int) -> Run:
     return Run("fping", f_wall, f_cpu, targets * count, f_values.count("-"), rtts)
 
 
+_PHASES = """
+import sys, time
+start = time.thread_time()
+import desktop.cli, desktop.cli.probe, probes.icmp_worker
+imported = time.thread_time()
+thread = {}
+serve = probes.icmp_worker.Worker._serve
+def timed_serve(self):
+    began = time.thread_time()
+    try:
+        serve(self)
+    finally:
+        thread["cpu"] = time.thread_time() - began
+probes.icmp_worker.Worker._serve = timed_serve
+code = desktop.cli.main(sys.argv[1:])
+main = time.thread_time()
+print(f"{start} {imported - start} {main - imported} {thread['cpu']}", file=sys.stderr)
+sys.exit(code)
+"""
+
+
+def run_phases(listing: Path, count: int, targets: int, env: dict[str, str]) -> dict[str, float]:
+    """One more linkvet run, its CPU split by thread and phase."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PHASES, *_probe_arguments(listing, count, targets)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode not in (0, 1):
+        raise SystemExit(done.stderr)
+    start, imports, event_loop, engine = (float(v) for v in done.stderr.splitlines()[-1].split())
+    return {"start": start, "imports": imports, "event loop": event_loop, "engine thread": engine}
+
+
+def _probe_arguments(listing: Path, count: int, targets: int) -> list[str]:
+    return [
+        "probe",
+        "--file",
+        str(listing),
+        "--count",
+        str(count),
+        "--interval",
+        "0.2",
+        "--gap-ms",
+        "1",
+        "--timeout",
+        "2",
+        "--concurrency",
+        str(targets),
+        "--json",
+        "--no-store",
+    ]
+
+
 def run_linkvet(listing: Path, count: int, targets: int, env: dict[str, str]) -> Run | None:
     l_wall, l_cpu, l_out = timed(
-        [
-            sys.executable,
-            "-m",
-            "desktop.cli",
-            "probe",
-            "--file",
-            str(listing),
-            "--count",
-            str(count),
-            "--interval",
-            "0.2",
-            "--gap-ms",
-            "1",
-            "--timeout",
-            "2",
-            "--concurrency",
-            str(targets),
-            "--json",
-            "--no-store",
-        ],
-        env=env,
+        [sys.executable, "-m", "desktop.cli", *_probe_arguments(listing, count, targets)], env=env
     )
     if l_out.returncode not in (0, 1):
         print(l_out.stderr, file=sys.stderr)
