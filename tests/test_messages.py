@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import string
 import sys
 
@@ -69,6 +70,41 @@ def test_compiled_catalogs_are_fresh(domain: str, language: str) -> None:
     assert mo.exists(), f"{mo} missing: run `python packaging/update_messages.py`"
     fresh = messages.mo_bytes(messages.read(po, language, domain))
     assert mo.read_bytes() == fresh, f"{mo} is stale: run `python packaging/update_messages.py`"
+
+
+_CJK = "\u4e00-\u9fff"
+# Chinese sentences take full-width punctuation; a placeholder or `code` counts as a word (X) beside them.
+_ASCII_PUNCTUATION = re.compile(
+    rf"[{_CJK}][,;]|[{_CJK}]:(?!端口)|[,;][{_CJK}]|:(?!端口)[{_CJK}]|\([^()]*[{_CJK}][^()]*\)"
+)
+# The glossary's words (desktop/locale/glossary.md) for terms whose English is unambiguous.
+_GLOSSARY = (
+    ("spool", r"\bspool\b", "暂存库"),
+    ("the store", r"\bthe store\b", "结果库"),
+    ("peak hours", r"(?<!-)\bpeak hours?\b", "晚高峰"),
+)
+
+
+def _words(text: str) -> str:
+    return re.sub(r"\{[^{}]*\}|`[^`]*`", "X", text)
+
+
+@pytest.mark.parametrize("domain", messages.DOMAINS)
+def test_chinese_uses_full_width_punctuation_and_the_glossary(domain: str) -> None:
+    catalog = messages.read(messages.po_path(domain, "zh_CN"), "zh_CN", domain)
+    problems = []
+    for message in catalog:
+        if not message.id:
+            continue
+        ids = message.id if isinstance(message.id, tuple) else (message.id,)
+        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+        for text in strings:
+            if (found := _ASCII_PUNCTUATION.search(_words(text))) is not None:
+                problems.append(f"{text!r}: ASCII punctuation in Chinese ({found.group()!r})")
+            for term, pattern, word in _GLOSSARY:
+                if any(re.search(pattern, _words(i)) for i in ids) and word not in text:
+                    problems.append(f"{text!r}: {ids[0]!r} says {term!r}, the glossary's word is {word}")
+    assert not problems, "\n".join(problems)
 
 
 @pytest.mark.parametrize("domain", messages.DOMAINS)

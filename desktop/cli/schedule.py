@@ -46,8 +46,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     p.add_argument(
         "--status",
         action="store_true",
-        help="show this plan's agent: the store (reachable or not), who holds the plan's lock, the last stored "
-        "round, and the rounds waiting in the spool; exit 3 when the store cannot be reached",
+        help=_(
+            "show this plan's agent: the store (reachable or not), who holds the plan's lock, the last stored "
+            "round, and the rounds waiting in the spool; exit 3 when the store cannot be reached"
+        ),
     )
     p.add_argument(
         "--grace",

@@ -199,9 +199,9 @@ def test_the_words_follow_the_language(receiver: Receiver) -> None:
     finally:
         set_language(None)
     body = receiver.requests[0].json
-    assert body["markdown"]["title"] == "linkvet 告警:sj 触发 sj-loss"
+    assert body["markdown"]["title"] == "linkvet 告警：sj 触发 sj-loss"
     assert (
-        "告警 sj-loss(来自 shanghai):sj (icmp 198.18.0.1):最近 3 轮丢包率 12.5%,高于 2%"
+        "告警 sj-loss（来自 shanghai）：sj (icmp 198.18.0.1)：最近 3 轮丢包率 12.5%，高于 2%"
         in body["markdown"]["text"]
     )
     assert _events()[0]["status"] == "firing"  # the enumerated values stay as they are
