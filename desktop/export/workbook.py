@@ -129,10 +129,12 @@ def _method(
     if measurements is not None and measurements.timed_by:
         extra.append(
             (
-                "Probe backends",
+                _("Probe backends"),
                 ", ".join(f"{label}: {count}" for label, count in measurements.timed_by),
-                "results per probe backend and who timed their RTTs "
-                "(kernel, kernel-rx, user); see the README's platform table for each one's precision",
+                _(
+                    "results per probe backend and who timed their RTTs (kernel, kernel-rx, user); see the "
+                    "README's platform table for each one's precision"
+                ),
             )
         )
     if procurement is not None:

@@ -114,6 +114,9 @@ def test_headers_reasons_and_method_are_chinese(both: tuple[Exported, Exported])
     assert gates <= {"通过"} | {g for g in gates if g.startswith(("未通过：", "通过（未检查："))}
     method = {row[0].value: row[1].value for row in book["方法说明"].iter_rows(min_row=2)}
     assert "定义：抖动" in method and "工作表：线路质量" in method and method["工作簿格式版本"] == "1"
+    english = [label for label in method if not CJK.search(str(label))]
+    assert not english, english  # every row's label reads in Chinese
+    assert "探测后端" in method  # who timed the RTTs
     breakdown = [c.value for c in book["得分明细"][1]]
     assert "门槛：显存满足任务需求" in breakdown  # the checklist's titles too
 
