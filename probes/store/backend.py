@@ -28,7 +28,7 @@ holds as stale (heartbeat 0).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
@@ -191,9 +191,12 @@ class Backend(Protocol):
         """Each trace's row (`probes.store.records.stored_trace`'s order) with its replies' (ttl, address)."""
         ...
 
-    def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
+    def round_batch(
+        self, after_id: int, limit: int, wanted: Callable[[list[Row]], Collection[int]] | None = None
+    ) -> tuple[list[Row], ...]:
         """Up to `limit` whole rounds with ids above `after_id`, as `statements.COPY_QUERIES` read them (the
-        rounds, their results with targets, samples, traces and trace probes); empty lists past the last."""
+        rounds, their results with targets, samples, traces and trace probes); empty lists past the last.
+        With `wanted`, only the rounds it picks from the batch's round rows are read whole."""
         ...
 
     def counts(self) -> dict[str, int]: ...

@@ -4,7 +4,7 @@ from `Backend.round_batch` in `probes.store.statements.COPY_QUERIES`' column ord
 
 A merge writes each round of the source through the destination's own write path (`probes.store.writing`),
 so it is stored once whatever happens: a round the destination holds already (its uid, e.g. forwarded
-there by an agent, or merged before) is left alone, and so is a scheduled round whose (vantage, plan, slot)
+there by an agent, or merged before) is left alone, its results and samples not even read, and so is a scheduled round whose (vantage, plan, slot)
 the destination holds from another round. A round stored before rounds had ids (schema 5) gets one made
 from what it measured, the same every time, so merging twice stores it once too. Rollups are the
 destination's: its write path adds each round's samples to them. A round without a vantage point may be
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import uuid
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,8 +25,6 @@ from probes.store.measured import MeasuredRound, ResultRows
 from probes.store.writing import WriteStatus
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from probes.store.store import Store
 
 # Rounds read at a time: memory stays bounded (a round of 100 targets × 10 attempts holds 1,000 samples).
@@ -52,15 +50,30 @@ class MergeCounts:
         return self.stored + self.already_stored + self.slot_taken
 
 
-def stored_rounds(backend: Backend, *, vantage: str | None = None) -> Iterator[MeasuredRound]:
+def stored_rounds(
+    backend: Backend, *, vantage: str | None = None, held: Callable[[str], bool] | None = None
+) -> Iterator[MeasuredRound | str]:
     """Every round of the store, oldest id first, as a `MeasuredRound` (read a batch of rounds at a time);
-    a round without a vantage point gets `vantage` when one is given."""
+    a round without a vantage point gets `vantage` when one is given. A round whose uid `held` says is
+    held elsewhere comes as that uid alone, none of its rows read (a round stored without a uid is always
+    read whole: its uid is made from what it measured)."""
     after = 0
+    uid_at = 1 + _UID  # in a round row, behind its id
+
+    def unheld(rounds: list[Row]) -> list[int]:
+        return [int(r[0]) for r in rounds if r[uid_at] is None or held is None or not held(str(r[uid_at]))]
+
     while True:
-        rounds, results, samples, traces, replies = backend.round_batch(after, _BATCH_ROUNDS)
+        rounds, results, samples, traces, replies = backend.round_batch(
+            after, _BATCH_ROUNDS, None if held is None else unheld
+        )
         if not rounds:
             return
-        yield from _assembled(rounds, results, samples, traces, replies, vantage)
+        read = {int(row[0]) for row in rounds} if held is None else set(unheld(rounds))
+        whole = [row for row in rounds if int(row[0]) in read]
+        assembled = _assembled(whole, results, samples, traces, replies, vantage)
+        for row in rounds:
+            yield next(assembled) if int(row[0]) in read else str(row[uid_at])
         after = int(rounds[-1][0])
 
 
@@ -71,17 +84,26 @@ def merge_into(
     vantage: str | None = None,
     on_round: Callable[[MergeCounts], None] | None = None,
 ) -> MergeCounts:
-    """Write every round of `source` into `destination` (each in its own transaction); the counts."""
+    """Write every round of `source` into `destination` (each in its own transaction); the counts. A round
+    the destination holds already (its uid) is counted without reading its results and samples, so merging
+    the same store again reads little more than its rounds."""
     stored = already = taken = samples = 0
-    for measured in stored_rounds(source.backend, vantage=vantage):
-        written = destination.write_round(measured)
-        if written.status is WriteStatus.STORED:
-            stored += 1
-            samples += measured.samples
-        elif written.status is WriteStatus.ALREADY_STORED:
+
+    def held(uid: str) -> bool:
+        return destination.backend.round_of(uid) is not None
+
+    for measured in stored_rounds(source.backend, vantage=vantage, held=held):
+        if isinstance(measured, str):
             already += 1
         else:
-            taken += 1
+            written = destination.write_round(measured)
+            if written.status is WriteStatus.STORED:
+                stored += 1
+                samples += measured.samples
+            elif written.status is WriteStatus.ALREADY_STORED:
+                already += 1
+            else:
+                taken += 1
         if on_round is not None:
             on_round(MergeCounts(stored, already, taken, samples))
     return MergeCounts(stored, already, taken, samples)

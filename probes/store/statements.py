@@ -4,7 +4,7 @@ traces with their labels, the rollup tables per length, the tables counted. Plac
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from probes.store.rollup import HOUR_S, PART_COLUMNS, QUARTER_S
@@ -140,12 +140,40 @@ def sample_reach(row: Sequence[Any] | None) -> int | None:
 
 
 def round_batch(
-    fetch: Callable[[str, Sequence[Any]], list[tuple[Any, ...]]], after_id: int, limit: int
+    fetch: Callable[[str, Sequence[Any]], list[tuple[Any, ...]]],
+    after_id: int,
+    limit: int,
+    wanted: Callable[[list[tuple[Any, ...]]], Collection[int]] | None = None,
 ) -> tuple[list[tuple[Any, ...]], ...]:
     """Up to `limit` whole rounds with ids above `after_id`, each of `COPY_QUERIES` run through `fetch` (a
-    backend's: `?` SQL and parameters → rows); empty lists past the last round."""
+    backend's: `?` SQL and parameters → rows); empty lists past the last round. With `wanted` (given the
+    batch's round rows, the ids of those to read whole), the other rounds come back as their round rows
+    only: nothing of their results, samples or traces is read."""
     ids = fetch(ROUND_ID_AFTER, (after_id, limit))
     if not ids:
         return tuple([] for _query in COPY_QUERIES)
     bounds = (after_id, int(ids[-1][0]))
-    return tuple(fetch(query, bounds) for query in COPY_QUERIES)
+    rounds = fetch(COPY_ROUNDS, bounds)
+    if wanted is None:
+        return (rounds, *(fetch(query, bounds) for query in COPY_QUERIES[1:]))
+    chosen = set(wanted(rounds))
+    parts: list[list[tuple[Any, ...]]] = [[] for _query in COPY_QUERIES[1:]]
+    for low, high in _runs([int(row[0]) for row in rounds], chosen):
+        for part, query in zip(parts, COPY_QUERIES[1:], strict=True):
+            part.extend(fetch(query, (low, high)))
+    return (rounds, *parts)
+
+
+def _runs(ids: list[int], chosen: set[int]) -> Iterator[tuple[int, int]]:
+    """The `(after, up to]` id bounds of each run of consecutive chosen ids in `ids` (ascending)."""
+    start: int | None = None
+    previous = ids[0] - 1 if ids else 0
+    for round_id in ids:
+        if round_id in chosen and start is None:
+            start = previous
+        elif round_id not in chosen and start is not None:
+            yield start, previous
+            start = None
+        previous = round_id
+    if start is not None:
+        yield start, previous

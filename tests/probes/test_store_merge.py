@@ -106,6 +106,41 @@ def test_a_merged_store_holds_everything_the_source_holds_and_merging_again_adds
         assert contents(writer)["rollups"] == before
 
 
+def _sample_reads(reader: Store) -> list[str]:
+    """The statements reading samples that the reader's SQLite connection runs from now on."""
+    statements: list[str] = []
+    reader.backend._db.set_trace_callback(  # type: ignore[attr-defined]
+        lambda sql: statements.append(sql) if "CROSS JOIN samples" in sql else None
+    )
+    return statements
+
+
+def test_merging_again_reads_only_the_rounds_the_destination_lacks(tmp_path: Path) -> None:
+    """A store merged before is not read again: only its rounds' rows (to see which the destination holds);
+    the results and samples of a round are read only when the destination lacks it."""
+    source, team = tmp_path / "office.sqlite3", tmp_path / "team.sqlite3"
+    fill_source(source)
+    with Store(source, readonly=True) as reader, Store(team) as writer:
+        first = _sample_reads(reader)
+        counts = merge_into(reader, writer)
+        assert first and counts.stored == counts.rounds
+        again = _sample_reads(reader)
+        assert merge_into(reader, writer).already_stored == counts.rounds
+        assert again == []
+    target = Target(Method.ICMP, host="198.18.0.47")
+    later = synthetic_result(target, T0 + 86_400_000_000, [152.0, 153.0])
+    with Store(source) as store:
+        store.save_round(
+            [later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="t"
+        )
+    with Store(source, readonly=True) as reader, Store(team) as writer:
+        reads = _sample_reads(reader)
+        newer = merge_into(reader, writer)
+        assert (newer.stored, newer.already_stored, newer.samples) == (1, counts.rounds, 2)
+        assert len(reads) == 1  # the one new round's samples
+        assert contents(writer) == contents(reader)
+
+
 def test_rounds_stored_before_rounds_had_ids_are_merged_once_and_a_vantage_is_given_where_none_is(
     tmp_path: Path,
 ) -> None:
@@ -162,6 +197,11 @@ def test_an_office_store_merged_into_postgresql_reads_the_same(tmp_path: Path, p
         assert counts.stored == reader.counts()["rounds"]
         assert contents(writer) == contents(reader)
         assert merge_into(reader, writer).already_stored == counts.rounds
+    # And back out of PostgreSQL into another SQLite store, twice: the second time stores nothing.
+    with Store(postgres_url, readonly=True) as reader, Store(tmp_path / "copy.sqlite3") as writer:
+        assert merge_into(reader, writer).stored == counts.rounds
+        assert merge_into(reader, writer).already_stored == counts.rounds
+        assert contents(writer) == contents(reader)
 
 
 def test_linkvet_merge_says_what_it_stored_in_english_and_chinese(tmp_path: Path, run_linkvet: Any) -> None:

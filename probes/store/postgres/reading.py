@@ -4,7 +4,7 @@ lists of ids sent as one array (`= ANY(%s)`), no IN lists to split."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 import psycopg
@@ -186,12 +186,15 @@ class PostgresReads:
             raise translate(self.url, N_("could not read the traces"), exc) from exc
 
     @translated(N_("could not read the rounds"))
-    def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
+    def round_batch(
+        self, after_id: int, limit: int, wanted: Callable[[list[Row]], Collection[int]] | None = None
+    ) -> tuple[list[Row], ...]:
         db = self._connection()
         return round_batch(
             lambda sql, params: [tuple(row) for row in db.execute(qmark(sql), params).fetchall()],
             after_id,
             limit,
+            wanted,
         )
 
     @translated(N_("could not count the rows"))

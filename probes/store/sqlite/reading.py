@@ -5,7 +5,7 @@ lists (`_range_filter`)."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -179,8 +179,12 @@ class SqliteReads:
             yield row, replies
 
     @translated(N_("could not read the rounds"))
-    def round_batch(self, after_id: int, limit: int) -> tuple[list[Row], ...]:
-        return round_batch(lambda sql, params: self._db.execute(sql, params).fetchall(), after_id, limit)
+    def round_batch(
+        self, after_id: int, limit: int, wanted: Callable[[list[Row]], Collection[int]] | None = None
+    ) -> tuple[list[Row], ...]:
+        return round_batch(
+            lambda sql, params: self._db.execute(sql, params).fetchall(), after_id, limit, wanted
+        )
 
     @translated(N_("could not count the rows"))
     def counts(self) -> dict[str, int]:
