@@ -92,6 +92,11 @@ class Runner:
             if self.progress is not None:
                 self.progress(Progress(done, total, result, time.monotonic() - started))
 
+        # Every method the round needs is imported now, before any measurement is in flight: importing one
+        # mid-round (httpx for the first HTTP target) holds the event loop up for as long as it takes, and
+        # a refusal, timed when the loop sees it, would read that much later (or past its timeout: lost).
+        for method in {t.method for t in targets}:
+            MEASURES.load(method)
         if self.progress is not None:
             self.progress(Progress(0, total, None, 0.0))
         # Every attempt's sample is also kept here, so a target that overruns its time budget still

@@ -34,8 +34,13 @@ class _Measures(dict[Method, Measure]):
         self[method] = measure
         return measure
 
+    def load(self, method: Method) -> None:
+        """Import the method's module now (a run does, for each of its methods, before measuring)."""
+        if method not in self:
+            self.__missing__(method)
 
-MEASURES: dict[Method, Measure] = _Measures()
+
+MEASURES = _Measures()
 
 # Methods that move bulk data: they run one at a time, after the latency probes of the same round, so that
 # they neither compete with each other for the office's uplink nor inflate the RTTs measured beside them

@@ -119,3 +119,33 @@ def test_the_budget_allows_for_waiting_behind_a_long_paced_queue(monkeypatch: py
     results = run(targets, ProbeOptions(count=2, interval_s=0.0, timeout_s=0.3), gap_ms=5.0)
     assert [r.error for r in results] == [None] * 200
     assert sum(r.received for r in results) == 400
+
+
+_LOADED_BEFORE_MEASURING = """
+import sys
+from probes.runner import Progress, run
+from probes.target import Method, ProbeOptions, parse_target
+
+loaded = {}
+
+def progress(event: Progress) -> None:
+    if event.done == 0:  # before the first measurement starts
+        loaded.update((name, name in sys.modules) for name in ("probes.methods.http", "httpx", "probes.methods.trace"))
+
+run([parse_target("127.0.0.1:9"), parse_target("http://127.0.0.1:9/")], ProbeOptions(count=1, timeout_s=0.5),
+    progress=progress)
+print(sorted(name for name, present in loaded.items() if present))
+"""
+
+
+def test_every_method_of_the_round_is_loaded_before_the_first_measurement() -> None:
+    """Importing httpx mid-round held the event loop up while TCP refusals waited to be seen (timed in user
+    space, they read a second late under strace): a round imports its methods first, and only those."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED_BEFORE_MEASURING], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[0] == "['httpx', 'probes.methods.http']"  # not the trace method
