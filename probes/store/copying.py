@@ -59,17 +59,17 @@ def stored_rounds(
     read whole: its uid is made from what it measured)."""
     after = 0
     uid_at = 1 + _UID  # in a round row, behind its id
+    read: set[int] = set()  # the batch's rounds read whole
 
-    def unheld(rounds: list[Row]) -> list[int]:
-        return [int(r[0]) for r in rounds if r[uid_at] is None or held is None or not held(str(r[uid_at]))]
+    def unheld(rounds: list[Row]) -> set[int]:
+        nonlocal read
+        read = {int(r[0]) for r in rounds if held is None or r[uid_at] is None or not held(str(r[uid_at]))}
+        return read
 
     while True:
-        rounds, results, samples, traces, replies = backend.round_batch(
-            after, _BATCH_ROUNDS, None if held is None else unheld
-        )
+        rounds, results, samples, traces, replies = backend.round_batch(after, _BATCH_ROUNDS, unheld)
         if not rounds:
             return
-        read = {int(row[0]) for row in rounds} if held is None else set(unheld(rounds))
         whole = [row for row in rounds if int(row[0]) in read]
         assembled = _assembled(whole, results, samples, traces, replies, vantage)
         for row in rounds:

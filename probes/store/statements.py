@@ -154,9 +154,7 @@ def round_batch(
         return tuple([] for _query in COPY_QUERIES)
     bounds = (after_id, int(ids[-1][0]))
     rounds = fetch(COPY_ROUNDS, bounds)
-    if wanted is None:
-        return (rounds, *(fetch(query, bounds) for query in COPY_QUERIES[1:]))
-    chosen = set(wanted(rounds))
+    chosen = {int(row[0]) for row in rounds} if wanted is None else set(wanted(rounds))
     parts: list[list[tuple[Any, ...]]] = [[] for _query in COPY_QUERIES[1:]]
     for low, high in _runs([int(row[0]) for row in rounds], chosen):
         for part, query in zip(parts, COPY_QUERIES[1:], strict=True):
