@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
@@ -62,17 +63,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             progress.finish()
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "rounds": counts.rounds,
-                    "stored": counts.stored,
-                    "already_stored": counts.already_stored,
-                    "slot_taken": counts.slot_taken,
-                    "samples": counts.samples,
-                }
-            )
-        )
+        print(json.dumps({"rounds": counts.rounds, **dataclasses.asdict(counts)}))
         return EXIT_OK
     print(
         ngettext(
