@@ -32,7 +32,7 @@ from desktop.export.sizing import sizing_sheet
 from desktop.export.vantages import vantage_sheet
 from desktop.i18n import N_, _
 from desktop.usecases.links import catalog_claims, to_link_summaries
-from probes.store import Store
+from probes.store import UNRECORDED, Store
 from probes.store_location import StoreLocation
 
 SHEET_NOTES = {  # by the sheet's `name`; shown through `_`
@@ -127,10 +127,16 @@ def _method(
             )
         )
     if measurements is not None and measurements.timed_by:
+        unrecorded = _("not recorded")
         extra.append(
             (
                 _("Probe backends"),
-                ", ".join(f"{label}: {count}" for label, count in measurements.timed_by),
+                _(", ").join(
+                    _("{label}: {count}").format(
+                        label=unrecorded if label == UNRECORDED else label, count=count
+                    )
+                    for label, count in measurements.timed_by
+                ),
                 _(
                     "results per probe backend and who timed their RTTs (kernel, kernel-rx, user); see the "
                     "README's platform table for each one's precision"

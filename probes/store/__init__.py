@@ -44,12 +44,13 @@ the locks' policy are the same code whichever answers.
 from probes.store.measured import MeasuredRound, measured_results, measured_round, run_metadata
 from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHistory
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
-from probes.store.store import Store
+from probes.store.store import UNRECORDED, Store
 from probes.store.writing import WriteStatus, Written
 
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "UNRECORDED",
     "MeasuredRound",
     "RoundInfo",
     "Store",

@@ -23,6 +23,8 @@ from probes.store.sqlite import SqliteBackend
 from probes.store.writing import Written
 from probes.store_location import StoreLocation, StoreUrl, identity, location_or_default
 
+UNRECORDED = "unrecorded"  # `Store.timed_by`'s label for results that say neither backend nor timestamps
+
 
 class Store:
     """An open result store, used by one thread at a time (it may be handed to another thread, as the
@@ -154,7 +156,7 @@ class Store:
         stored before the probe backends) with the number of results, the most common first."""
         out: list[tuple[str, int]] = []
         for backend, timestamps, count in self.backend.timing_counts(since_us, until_us):
-            label = "/".join(str(part) for part in (backend, timestamps) if part) or "unrecorded"
+            label = "/".join(str(part) for part in (backend, timestamps) if part) or UNRECORDED
             out.append((label, int(count)))
         return out
 

@@ -117,6 +117,7 @@ def test_headers_reasons_and_method_are_chinese(both: tuple[Exported, Exported])
     english = [label for label in method if not CJK.search(str(label))]
     assert not english, english  # every row's label reads in Chinese
     assert "探测后端" in method  # who timed the RTTs
+    assert "未记录：" in method["探测后端"] and "unrecorded" not in method["探测后端"], method["探测后端"]
     breakdown = [c.value for c in book["得分明细"][1]]
     assert "门槛：显存满足任务需求" in breakdown  # the checklist's titles too
 
