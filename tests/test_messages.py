@@ -80,7 +80,7 @@ _ASCII_PUNCTUATION = re.compile(
 # The glossary's words (desktop/locale/glossary.md) for terms whose English is unambiguous.
 _GLOSSARY = (
     ("spool", r"\bspool\b", "暂存库"),
-    ("the store", r"\bthe store\b", "结果库"),
+    ("the store", r"\bthe store\b|^Store:", "结果库"),
     ("peak hours", r"(?<!-)\bpeak hours?\b", "晚高峰"),
 )
 
@@ -89,21 +89,44 @@ def _words(text: str) -> str:
     return re.sub(r"\{[^{}]*\}|`[^`]*`", "X", text)
 
 
-@pytest.mark.parametrize("domain", messages.DOMAINS)
-def test_chinese_uses_full_width_punctuation_and_the_glossary(domain: str) -> None:
-    catalog = messages.read(messages.po_path(domain, "zh_CN"), "zh_CN", domain)
+def _wording_problems(messages_: list[tuple[tuple[str, ...], tuple[str, ...]]]) -> list[str]:
+    """For (English texts, their Chinese) pairs: ASCII punctuation in Chinese, a glossary term not in its word."""
     problems = []
-    for message in catalog:
-        if not message.id:
-            continue
-        ids = message.id if isinstance(message.id, tuple) else (message.id,)
-        strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    for ids, strings in messages_:
         for text in strings:
             if (found := _ASCII_PUNCTUATION.search(_words(text))) is not None:
                 problems.append(f"{text!r}: ASCII punctuation in Chinese ({found.group()!r})")
             for term, pattern, word in _GLOSSARY:
                 if any(re.search(pattern, _words(i)) for i in ids) and word not in text:
                     problems.append(f"{text!r}: {ids[0]!r} says {term!r}, the glossary's word is {word}")
+    return problems
+
+
+@pytest.mark.parametrize("domain", messages.DOMAINS)
+def test_chinese_uses_full_width_punctuation_and_the_glossary(domain: str) -> None:
+    catalog = messages.read(messages.po_path(domain, "zh_CN"), "zh_CN", domain)
+    pairs = [
+        (
+            message.id if isinstance(message.id, tuple) else (message.id,),
+            message.string if isinstance(message.string, tuple) else (message.string,),
+        )
+        for message in catalog
+        if message.id
+    ]
+    problems = _wording_problems(pairs)
+    assert not problems, "\n".join(problems)
+
+
+def test_the_window_uses_full_width_punctuation_and_the_glossary() -> None:
+    """The same for the window's translations (Qt's .ts file), so that it and the terminal say the same."""
+    import xml.etree.ElementTree as ET
+
+    ts = REPO_ROOT / "desktop" / "app" / "translations" / "linkvet_zh_CN.ts"
+    pairs = [
+        ((message.findtext("source") or "",), (message.findtext("translation") or "",))
+        for message in ET.parse(ts).iter("message")
+    ]
+    problems = _wording_problems(pairs)
     assert not problems, "\n".join(problems)
 
 

@@ -109,6 +109,15 @@ def _expected_s(method: Method, options: ProbeOptions) -> float:
     return options.count * options.interval_s + options.timeout_s
 
 
+_COLUMN_WIDTHS = {  # px; the others 80
+    LiveProbeModel.TARGET: 200,
+    LiveProbeModel.METHOD: 60,
+    LiveProbeModel.LINE_TYPE: 80,
+    LiveProbeModel.PROGRESS: 60,
+    LiveProbeModel.TREND: 140,
+}
+
+
 class ProbeScreen(QWidget):
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -169,18 +178,7 @@ class ProbeScreen(QWidget):
             LiveProbeModel.TREND, SparklineDelegate(LiveProbeModel.SparkRole, self.table)
         )
         self.table.setItemDelegateForColumn(LiveProbeModel.LINE_TYPE, LineTypeBadgeDelegate(self.table))
-        header = self.table.horizontalHeader()
-        header.setStretchLastSection(True)
-        # Fixed widths: sizing columns to their contents would read every row on every update.
-        widths = {
-            LiveProbeModel.TARGET: 200,
-            LiveProbeModel.METHOD: 60,
-            LiveProbeModel.LINE_TYPE: 80,
-            LiveProbeModel.PROGRESS: 60,
-            LiveProbeModel.TREND: 140,
-        }
-        for column in range(LiveProbeModel.STATUS):
-            self.table.setColumnWidth(column, widths.get(column, 80))
+        self.table.horizontalHeader().setStretchLastSection(True)
 
         from desktop.app.widgets.live_rtt_plot import LiveRttPlot
 
@@ -441,6 +439,7 @@ class ProbeScreen(QWidget):
                 self.tr("Status"),
             ]
         )
+        self._size_columns()
         self.model.state_texts = {
             "waiting": self.tr("waiting"),
             "running": self.tr("running"),
@@ -449,6 +448,14 @@ class ProbeScreen(QWidget):
         }
         self.model.lost_text = self.tr("lost")
         self.chart.set_labels(self.tr("RTT"), self.tr("ms"), self.tr("Seconds since the run started"))
+
+    def _size_columns(self) -> None:
+        """Fixed widths (sizing columns to their contents would read every row on every update), each at
+        least as wide as its header in the current language."""
+        header = self.table.horizontalHeader()
+        for column in range(LiveProbeModel.STATUS):
+            width = _COLUMN_WIDTHS.get(column, 80)
+            self.table.setColumnWidth(column, max(width, header.sectionSizeHint(column)))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

@@ -311,3 +311,19 @@ def _dialogs(window) -> list[object]:  # type: ignore[no-untyped-def]
         QuestionnaireExportDialog(window.context, catalogs, provider),
         OfferingForm(window.context, catalogs, provider),
     ]
+
+
+def test_the_probe_table_shows_its_chinese_headers_whole(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Fixed column widths grow to their header in the current language ("中位数（毫秒）" was cut off at 80 px),
+    switched at run time too."""
+    probe = window.go_to("probe")
+    window.language_actions["zh_CN"].trigger()
+    qtbot.waitUntil(lambda: probe.run_button.text() == "立即运行")
+    header = probe.table.horizontalHeader()
+    short = [
+        (probe.model.headerData(c, Qt.Orientation.Horizontal, DISPLAY), header.sectionSize(c))
+        for c in range(probe.model.STATUS)
+        if header.sectionSize(c) < header.sectionSizeHint(c)
+    ]
+    assert not short, short
+    assert header.sectionSize(probe.model.MEDIAN) > 80

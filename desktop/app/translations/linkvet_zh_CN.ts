@@ -697,11 +697,11 @@
 Measures the line from your office to GPU-hosting regions, above all at peak hours, and scores providers on the measured data.</source>
         <translation>linkvet {version}
 
-测量从办公室到 GPU 托管区域的线路质量（尤其是高峰时段），并依据实测数据为服务商评分。</translation>
+测量从办公室到 GPU 托管区域的线路质量（尤其是晚高峰），并依据实测数据为服务商评分。</translation>
     </message>
     <message>
         <source>Store: {path}</source>
-        <translation>数据库：{path}</translation>
+        <translation>结果库：{path}</translation>
     </message>
     <message>
         <source>linkvet — line and GPU vendor check</source>
@@ -1144,7 +1144,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
     <message>
         <source>Save the results in the store (for Charts and Export)</source>
-        <translation>将结果保存到数据库（供图表和导出使用）</translation>
+        <translation>将结果保存到结果库（供图表和导出使用）</translation>
     </message>
     <message>
         <source>Time since Run now, including starting the probing process</source>
@@ -1785,7 +1785,7 @@ after: {after}</source>
     </message>
     <message>
         <source>Save the traces in the store (for the history)</source>
-        <translation>保存追踪结果（用于历史）</translation>
+        <translation>将追踪结果保存到结果库（用于历史）</translation>
     </message>
     <message>
         <source>Trace</source>
