@@ -150,7 +150,11 @@ class Runner:
                 ).format(seconds=f"{budget:.0f}", done=len(samples), count=options.count),
             )
         except Exception as exc:  # a fault in a method must not cost the round the other targets' results
-            log.exception("internal error measuring %s with %s", target.name, target.method)
+            log.exception(
+                _("internal error measuring {target} with {method}").format(
+                    target=target.name, method=target.method
+                )
+            )
             return ProbeResult(
                 target,
                 started,

@@ -287,7 +287,7 @@ class Scheduler:
             try:
                 hook(report)
             except Exception:
-                log.exception("a round hook failed (the round itself is done)")
+                log.exception(_("a round hook failed (the round itself is done)"))
         return report
 
     async def run_once(self, slot_s: float | None = None) -> RoundReport:
@@ -565,7 +565,7 @@ def _log_skipped(skipped: list[float], report: RoundReport) -> None:
         ).format(
             count=len(skipped),
             slots=shown,
-            more=f", … {more} more" if more > 0 else "",
+            more=_(", … {count} more").format(count=more) if more > 0 else "",
             seconds=(report.finished_us - report.started_us) / 1e6,
         )
     )

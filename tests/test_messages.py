@@ -5,6 +5,7 @@ without a catalog reads as English."""
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.util
 import re
@@ -183,3 +184,75 @@ def test_argparse_speaks_the_language_linkvet_speaks() -> None:
         assert parser.format_usage().startswith("用法：")
     with language("en"):
         assert parser.format_usage().startswith("usage: ")
+
+
+# -- text that never went through gettext -----------------------------------------------------------------
+
+_ERROR_ROOTS = {"ProbesError", "CatalogError", "UsecaseError", "CliError"}
+_LOG_LEVELS = {"info", "warning", "error", "exception", "critical"}
+_LOGGERS = {"log", "logger", "logging"}
+
+
+def _sources() -> list[tuple[str, ast.Module]]:
+    return [
+        (str(path.relative_to(REPO_ROOT)), ast.parse(path.read_text(encoding="utf-8")))
+        for package in ("probes", "catalogs", "desktop")
+        for path in sorted((REPO_ROOT / package).rglob("*.py"))
+    ]
+
+
+def _error_classes(sources: list[tuple[str, ast.Module]]) -> set[str]:
+    """The names of linkvet's exception classes (every class descending from one of the trees' roots)."""
+    bases = {
+        node.name: {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+        for _path, tree in sources
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+    }
+    found = set(_ERROR_ROOTS)
+    while True:
+        more = {name for name, parents in bases.items() if parents & found} - found
+        if not more:
+            return found
+        found |= more
+
+
+def _english(node: ast.expr) -> str | None:
+    """The literal text of a str constant or f-string when it holds English words (placeholders, %-formats
+    and upper-case names such as NVML do not count), else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value
+    elif isinstance(node, ast.JoinedStr):
+        text = "".join(v.value if isinstance(v, ast.Constant) else "{}" for v in node.values)
+    else:
+        return None
+    words = re.sub(r"%[-#0-9.]*[sdgfr]|\{[^{}]*\}", " ", text)
+    return text if re.search(r"[a-z]{2,}", words) else None
+
+
+def test_every_log_line_and_error_text_goes_through_gettext() -> None:
+    """A line the scheduler logs (journalctl is where an office reads it) and the text of every linkvet
+    exception are marked for translation: a literal English text there would reach a Chinese user as
+    English. Found by reading the source: log calls and `raise` of the project's exception classes whose
+    message is a plain string or f-string with words in it."""
+    sources = _sources()
+    errors = _error_classes(sources)
+    found = []
+    for path, tree in sources:
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _LOG_LEVELS
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in _LOGGERS
+                and node.args
+                and _english(node.args[0])
+            ):
+                found.append(f"{path}:{node.lineno}: log.{node.func.attr}({_english(node.args[0])!r})")
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+                func = node.exc.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                if name in errors and _english(node.exc.args[0]):
+                    found.append(f"{path}:{node.lineno}: raise {name}({_english(node.exc.args[0])!r})")
+    assert not found, "\n".join(found)

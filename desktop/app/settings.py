@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QLocale, QObject, QSettings, Signal
+from PySide6.QtCore import QCoreApplication, QLocale, QObject, QSettings, Signal
 
 from probes.paths import data_dir as default_data_dir
 from probes.store_location import StoreLocation, StoreUrl, parse_location
@@ -40,7 +40,11 @@ def parse_peak_windows(lines: list[str]) -> list[PeakWindow]:
         try:
             windows.append(PeakWindow.parse(line))
         except PeakWindowError as exc:
-            raise PeakWindowError(f"peak window {number}: {exc}") from None
+            raise PeakWindowError(
+                QCoreApplication.translate("SettingsDialog", "peak window {number}: {reason}").format(
+                    number=number, reason=exc
+                )
+            ) from None
     return windows
 
 

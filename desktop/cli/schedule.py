@@ -185,7 +185,7 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
     def request_stop(signum: int) -> None:
         nonlocal requests
         requests += 1
-        log.info("received %s, stopping", signal.Signals(signum).name)
+        log.info(_("received {signal}, stopping").format(signal=signal.Signals(signum).name))
         stop.set()
         if requests > 1:
             raise KeyboardInterrupt  # a second signal: stop now
@@ -194,20 +194,31 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
         loop.add_signal_handler(signum, request_stop, signum)
     plan = scheduler.plan
     log.info(
-        "linkvet schedule: plan %s (%d targets), every %s, %s inside %s; store %s",
-        plan.path,
-        len(plan.targets),
-        format_duration(plan.every_s),
-        format_duration(plan.peak_every_s),
-        ", ".join(str(w) for w in plan.peak_windows),
-        scheduler.store.path,
+        ngettext(
+            "linkvet schedule: plan {plan} ({count} target), every {every}, {peak_every} inside {windows}; "
+            "store {store}",
+            "linkvet schedule: plan {plan} ({count} targets), every {every}, {peak_every} inside {windows}; "
+            "store {store}",
+            len(plan.targets),
+        ).format(
+            plan=plan.path,
+            count=len(plan.targets),
+            every=format_duration(plan.every_s),
+            peak_every=format_duration(plan.peak_every_s),
+            windows=_(", ").join(str(w) for w in plan.peak_windows),
+            store=scheduler.store.path,
+        )
     )
     try:
         log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
         stored = await scheduler.run_until(stop, grace_s=grace_s)
     finally:
         scheduler.close()
-    log.info("stopped after %d stored rounds", stored)
+    log.info(
+        ngettext("stopped after {count} stored round", "stopped after {count} stored rounds", stored).format(
+            count=stored
+        )
+    )
     log_file.check()
     unstored = scheduler.unstored
     if unstored:

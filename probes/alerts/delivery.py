@@ -19,6 +19,7 @@ import httpx
 from probes.alerts import formats, messages
 from probes.alerts.rules import Notifier, Secrets
 from probes.errors import DeliveryError
+from probes.i18n import _
 
 USER_AGENT = "linkvet-alerts"
 
@@ -46,7 +47,7 @@ def send(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]])
 def request_for(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> formats.Request:
     url = secrets.url or notifier.url
     if url is None:
-        raise DeliveryError(f"notifier {notifier.name} has no URL")
+        raise DeliveryError(_("notifier {name} has no URL").format(name=notifier.name))
     now = time.time()
     if notifier.type == "slack":
         return formats.slack(url, events)
@@ -71,7 +72,9 @@ def _post(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]
         raise DeliveryError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
     refused = formats.refusal(notifier.type, response.content)
     if refused is not None:
-        raise DeliveryError(f"the {notifier.type} bot refused the message: {refused}")
+        raise DeliveryError(
+            _("the {type} bot refused the message: {reason}").format(type=notifier.type, reason=refused)
+        )
 
 
 def email_message(notifier: Notifier, events: Sequence[dict[str, Any]]) -> EmailMessage:

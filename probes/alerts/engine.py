@@ -29,6 +29,7 @@ from probes.alerts import delivery, history, messages
 from probes.alerts.judge import Judgement, Point, counts, judge, judge_no_data, point_for
 from probes.alerts.rules import Alerting, AlertRule, Notifier, Secrets
 from probes.errors import DeliveryError, StoreError
+from probes.i18n import _, ngettext
 from probes.store import Store
 from probes.store.alerts import FIRING, OK, AlertLedger, AlertState, OutboxEntry
 from probes.store_location import StoreLocation
@@ -188,7 +189,7 @@ class AlertEngine:
         for state in changes:
             self.states[(state.rule, state.target_key)] = state
         for _rule, event in events:
-            log.warning("alert: %s", event["text"])
+            log.warning(_("alert: {text}").format(text=event["text"]))
         return len(notes)
 
     # -- delivering -------------------------------------------------------------------------------------
@@ -204,9 +205,11 @@ class AlertEngine:
             notifier = self.notifiers.get(name)
             if notifier is None:
                 log.error(
-                    "dropped %d notification(s) for notifier %s: the plan no longer has it",
-                    len(entries),
-                    name,
+                    ngettext(
+                        "dropped {count} notification for notifier {name}: the plan no longer has it",
+                        "dropped {count} notifications for notifier {name}: the plan no longer has it",
+                        len(entries),
+                    ).format(count=len(entries), name=name)
                 )
                 self.ledger.done([e.id for e in entries])
                 continue
@@ -219,12 +222,13 @@ class AlertEngine:
             if free_at > now:
                 if name not in self._holding:
                     log.warning(
-                        "notifier %s: rate limit reached (%d messages per %g s); %d notification(s) held, "
-                        "to be sent together",
-                        name,
-                        notifier.max_messages,
-                        notifier.per_s,
-                        len(due),
+                        ngettext(
+                            "notifier {name}: rate limit reached ({limit} messages per {per_s:g} s); "
+                            "{count} notification held, to be sent together",
+                            "notifier {name}: rate limit reached ({limit} messages per {per_s:g} s); "
+                            "{count} notifications held, to be sent together",
+                            len(due),
+                        ).format(name=name, limit=notifier.max_messages, per_s=notifier.per_s, count=len(due))
                     )
                     self._holding.add(name)
                 wake.append(free_at)
@@ -253,30 +257,47 @@ class AlertEngine:
             attempts = max(e.attempts for e in batch) + 1
             if attempts >= notifier.attempts:
                 log.error(
-                    "notifier %s (%s): gave up on %d notification(s) after %d attempts: %s",
-                    notifier.name,
-                    notifier.type,
-                    len(batch),
-                    attempts,
-                    exc,
+                    ngettext(
+                        "notifier {name} ({type}): gave up on {count} notification after {attempts} attempts: "
+                        "{reason}",
+                        "notifier {name} ({type}): gave up on {count} notifications after {attempts} attempts: "
+                        "{reason}",
+                        len(batch),
+                    ).format(
+                        name=notifier.name,
+                        type=notifier.type,
+                        count=len(batch),
+                        attempts=attempts,
+                        reason=exc,
+                    )
                 )
                 self.ledger.done(ids)
                 return None
             delay = float(min(self.retry_base_s * 2 ** (attempts - 1), self.retry_max_s))
             log.warning(
-                "notifier %s (%s): delivery failed (attempt %d of %d), retrying in %g s: %s",
-                notifier.name,
-                notifier.type,
-                attempts,
-                notifier.attempts,
-                delay,
-                exc,
+                _(
+                    "notifier {name} ({type}): delivery failed (attempt {attempt} of {attempts}), retrying in "
+                    "{delay_s:g} s: {reason}"
+                ).format(
+                    name=notifier.name,
+                    type=notifier.type,
+                    attempt=attempts,
+                    attempts=notifier.attempts,
+                    delay_s=delay,
+                    reason=exc,
+                )
             )
             self.ledger.retry(ids, attempts, int((now + delay) * 1e6), str(exc))
             return now + delay
         self._sent_at[notifier.name].append(now)
         self.ledger.done(ids)
-        log.info("notifier %s (%s): delivered %d notification(s)", notifier.name, notifier.type, len(batch))
+        log.info(
+            ngettext(
+                "notifier {name} ({type}): delivered {count} notification",
+                "notifier {name} ({type}): delivered {count} notifications",
+                len(batch),
+            ).format(name=notifier.name, type=notifier.type, count=len(batch))
+        )
         return None
 
 
@@ -308,25 +329,29 @@ class AlertWorker:
         self._thread.join(timeout=timeout_s)
         if self._thread.is_alive():
             log.warning(
-                "the alert worker did not finish in %g s; undelivered notifications stay queued", timeout_s
+                _(
+                    "the alert worker did not finish in {timeout_s:g} s; undelivered notifications stay queued"
+                ).format(timeout_s=timeout_s)
             )
 
     def _run(self) -> None:
         try:
             store = Store(self.db_path)
         except StoreError as exc:  # said plainly (a server that is down at start, say)
-            log.error("alerts are off: the alert worker cannot open the store: %s", exc)
+            log.error(
+                _("alerts are off: the alert worker cannot open the store: {reason}").format(reason=exc)
+            )
             self._ready.set()
             return
         except Exception:
-            log.exception("alerts are off: the alert worker cannot open the store")
+            log.exception(_("alerts are off: the alert worker cannot open the store"))
             self._ready.set()
             return
         try:
             try:
                 engine = AlertEngine(self.alerting, store, **self.engine_options)
             except Exception:
-                log.exception("alerts are off: the alert engine could not start")
+                log.exception(_("alerts are off: the alert engine could not start"))
                 return
             finally:
                 self._ready.set()
@@ -359,5 +384,5 @@ def _safely(call: Callable[[], Any]) -> Any:
     try:
         return call()
     except Exception:
-        log.exception("the alert worker hit an error (it carries on)")
+        log.exception(_("the alert worker hit an error (it carries on)"))
         return None

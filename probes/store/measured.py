@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes._version import __version__
+from probes.i18n import _
 from probes.results import ProbeResult
 from probes.store import records
 
@@ -212,32 +213,34 @@ def from_json(text: str) -> MeasuredRound:
     try:
         doc = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
-        raise ValueError(f"not JSON: {exc}") from None
+        raise ValueError(_("not JSON: {reason}").format(reason=exc)) from None
     if not isinstance(doc, dict) or doc.get("format") != RECORD_FORMAT:
-        raise ValueError(f"not a {RECORD_FORMAT} document")
+        raise ValueError(_("not a {format} document").format(format=RECORD_FORMAT))
     version = doc.get("version")
     if type(version) is not int or version not in _READ_VERSIONS:
         raise ValueError(
-            f"{RECORD_FORMAT} version {version!r}; this linkvet reads versions 1 to {RECORD_VERSION}"
+            _("{format} version {version}; this linkvet reads versions 1 to {newest}").format(
+                format=RECORD_FORMAT, version=repr(version), newest=RECORD_VERSION
+            )
         )
     round_row = _row(doc.get("round"), len(records.ROUND_COLUMNS), "round")
     if not isinstance(round_row[_UID], str) or not isinstance(round_row[0], int):
-        raise ValueError("the round has no id or no start")
+        raise ValueError(_("the round has no id or no start"))
     results = doc.get("results")
     if not isinstance(results, list):
-        raise ValueError("results: expected a list")
+        raise ValueError(_("results: expected a list"))
     return MeasuredRound(round_row, tuple(_result_of(r, i, version) for i, r in enumerate(results)))
 
 
 def _result_of(doc: object, index: int, version: int) -> ResultRows:
     where = f"results[{index}]"
     if not isinstance(doc, dict):
-        raise ValueError(f"{where}: expected an object")
+        raise ValueError(_("{where}: expected an object").format(where=where))
     columns = [doc.get(name) for name in ("ts_us", "seq", "rtt_ms", "error")]
     if version >= 2:
         columns.append(doc.get("phase"))
     if not all(isinstance(c, list) for c in columns) or len({len(c) for c in columns}) != 1:  # type: ignore[arg-type]
-        raise ValueError(f"{where}: the sample columns are not lists of one length")
+        raise ValueError(_("{where}: the sample columns are not lists of one length").format(where=where))
     ts, seq, rtt, error = columns[:4]
     phase = columns[4] if version >= 2 else [None] * len(ts)  # type: ignore[arg-type]
     assert (
@@ -248,17 +251,17 @@ def _result_of(doc: object, index: int, version: int) -> ResultRows:
         and isinstance(phase, list)
     )
     if not all(isinstance(v, int) for v in (*ts, *seq)):
-        raise ValueError(f"{where}: a sample's time or number is not an integer")
+        raise ValueError(_("{where}: a sample's time or number is not an integer").format(where=where))
     if not all(v is None or isinstance(v, int | float) for v in rtt):
-        raise ValueError(f"{where}: a sample's RTT is not a number")
+        raise ValueError(_("{where}: a sample's RTT is not a number").format(where=where))
     if not all(v is None or isinstance(v, str) for v in error):
-        raise ValueError(f"{where}: a sample's error is not text")
+        raise ValueError(_("{where}: a sample's error is not text").format(where=where))
     if not all(v is None or isinstance(v, str) for v in phase):
-        raise ValueError(f"{where}: a sample's phase is not text")
+        raise ValueError(_("{where}: a sample's phase is not text").format(where=where))
     trace = doc.get("trace")
     replies = doc.get("trace_replies", [])
     if not isinstance(replies, list):
-        raise ValueError(f"{where}: trace_replies: expected a list")
+        raise ValueError(_("{where}: trace_replies: expected a list").format(where=where))
     return ResultRows(
         _row(doc.get("target"), len(records.TARGET_COLUMNS), f"{where}.target"),
         _row(doc.get("result"), len(records.RESULT_COLUMNS) - 2, f"{where}.result"),
@@ -274,7 +277,7 @@ def _result_of(doc: object, index: int, version: int) -> ResultRows:
 
 def _row(value: object, width: int, where: str) -> Row:
     if not isinstance(value, list) or len(value) != width:
-        raise ValueError(f"{where}: expected a list of {width} values")
+        raise ValueError(_("{where}: expected a list of {width} values").format(where=where, width=width))
     if not all(v is None or isinstance(v, str | int | float) for v in value):
-        raise ValueError(f"{where}: a value is not text or a number")
+        raise ValueError(_("{where}: a value is not text or a number").format(where=where))
     return tuple(value)

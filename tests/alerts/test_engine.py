@@ -98,7 +98,7 @@ def test_a_failed_delivery_is_retried_with_backoff_then_delivered(
     assert len(requests) == 3 and len({r.body for r in requests}) == 1  # the same message each time
     assert "delivery failed (attempt 1 of 8), retrying in 10 s: HTTP 500" in caplog.text
     assert "(attempt 2 of 8), retrying in 20 s: HTTP 503" in caplog.text
-    assert "delivered 1 notification(s)" in caplog.text
+    assert "delivered 1 notification" in caplog.text
     assert HOOK_TOKEN not in caplog.text and HOOK_SECRET not in caplog.text
 
 
@@ -117,7 +117,7 @@ def test_a_delivery_that_keeps_failing_is_given_up_and_logged(
         clock.now += 10
         assert alerts.deliver_due() is None
         assert store.backend.outbox("office", "shanghai") == []
-    assert "ConnectError" in caplog.text and "gave up on 1 notification(s) after 2 attempts" in caplog.text
+    assert "ConnectError" in caplog.text and "gave up on 1 notification after 2 attempts" in caplog.text
     assert HOOK_TOKEN not in caplog.text
 
 

@@ -143,7 +143,7 @@ def test_an_alert_fires_reaches_webhook_and_mailbox_and_resolves_in_the_next_run
     assert [m["Subject"] for m in mails][1] == "linkvet alert resolved: line-loss for line"
     log = (tmp_path / "l.log").read_text()
     assert "wecom-key-123" not in log and SMTP_PASSWORD not in log
-    assert "notifier ops (wecom): delivered 2 notification(s)" in log
+    assert "notifier ops (wecom): delivered 2 notifications" in log
 
 
 def test_check_lists_the_rules_and_refuses_an_unset_secret(tmp_path: Path, mailbox: Mailbox) -> None:

@@ -230,6 +230,26 @@ def test_store_and_metrics_errors_in_chinese(tmp_path: Path) -> None:
     assert "'nowhere:x' 不是可监听的地址" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_a_store_from_a_newer_linkvet_is_refused_in_chinese(tmp_path: Path) -> None:
+    """An office box left on an older linkvet, its store upgraded by a newer one: the refusal names the
+    store and both schema versions, in Chinese."""
+    import sqlite3
+    from contextlib import closing
+
+    from probes.store.sqlite.schema import SCHEMA_VERSION
+
+    db = tmp_path / "future.sqlite3"
+    with closing(sqlite3.connect(db)) as connection:
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    done = linkvet(tmp_path, "history", "--db", str(db), LANG="zh_CN.UTF-8")
+    assert done.returncode == 3, done.stderr
+    assert f"{db} 由更新版本的 linkvet 写入（结果库结构版本 {SCHEMA_VERSION + 1}；" in done.stderr, (
+        done.stderr
+    )
+    assert f"最高只认识 {SCHEMA_VERSION}）。请升级 linkvet" in done.stderr
+    assert "written by" not in done.stderr and "Traceback" not in done.stderr
+
+
 def _parsers(
     parser: argparse.ArgumentParser, path: str = "linkvet"
 ) -> Iterator[tuple[str, argparse.ArgumentParser]]:

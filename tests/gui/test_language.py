@@ -294,6 +294,21 @@ def test_every_screen_reads_in_chinese(window, qtbot) -> None:  # type: ignore[n
     assert not english, "\n".join(english)
 
 
+def test_a_bad_peak_window_is_refused_in_chinese(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The settings dialog's refusal names the entry and says what is wrong in the window's language."""
+    from desktop.app.settings_dialog import SettingsDialog
+
+    window.language_actions["zh_CN"].trigger()
+    qtbot.waitUntil(lambda: nav_texts(window)[0] == "目标")
+    dialog = SettingsDialog(window.context.settings)
+    qtbot.addWidget(dialog)
+    dialog.peak.setPlainText("20:00-23:00 Asia/Shanghai\n25:00-26:00 Asia/Shanghai")
+    dialog.accept()
+    text = dialog.error.text()
+    assert text.startswith("第 2 个高峰时段："), text
+    assert _CJK.search(text.removeprefix("第 2 个高峰时段：")) and "peak window" not in text, text
+
+
 def _dialogs(window) -> list[object]:  # type: ignore[no-untyped-def]
     from catalogs.loader import load_catalogs
     from desktop.app.catalog_targets_dialog import CatalogTargetsDialog

@@ -2155,6 +2155,10 @@ after: {after}</source>
         <source>Put the password in ~/.pgpass (or the file PGPASSFILE names), not in the URL.</source>
         <translation>请把密码写在 ~/.pgpass（或 PGPASSFILE 指定的文件）中，不要写在 URL 里。</translation>
     </message>
+    <message>
+        <source>peak window {number}: {reason}</source>
+        <translation>第 {number} 个高峰时段：{reason}</translation>
+    </message>
 </context>
 <context>
     <name>SizingPanel</name>

@@ -138,8 +138,10 @@ def version_of(connection: psycopg.Connection[Any]) -> int:
 def refuse_newer(url: StoreUrl, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(
-            f"{url} was written by a newer linkvet (store schema {version}; this linkvet "
-            f"{__version__} knows up to {SCHEMA_VERSION}). Upgrade linkvet, or use another --db."
+            _(
+                "{store} was written by a newer linkvet (store schema {version}; this linkvet {ours} knows up "
+                "to {newest}). Upgrade linkvet, or use another --db."
+            ).format(store=url, version=version, ours=__version__, newest=SCHEMA_VERSION)
         )
 
 

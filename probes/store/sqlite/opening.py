@@ -176,8 +176,10 @@ def refuse_newer(db: sqlite3.Connection, path: Path) -> None:
     version = version_of(db)
     if version > SCHEMA_VERSION:
         raise SchemaVersionError(
-            f"{path} was written by a newer linkvet (store schema {version}; this linkvet "
-            f"{__version__} knows up to {SCHEMA_VERSION}). Upgrade linkvet, or use another --db."
+            _(
+                "{store} was written by a newer linkvet (store schema {version}; this linkvet {ours} knows up "
+                "to {newest}). Upgrade linkvet, or use another --db."
+            ).format(store=path, version=version, ours=__version__, newest=SCHEMA_VERSION)
         )
 
 
