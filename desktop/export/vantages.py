@@ -8,41 +8,45 @@ from typing import Any
 
 from desktop.export.measurements import Measurements
 from desktop.export.model import Column, Sheet
+from desktop.i18n import _
 from probes.analysis import compare_vantages
 
-VANTAGE_COLUMNS: tuple[Column, ...] = (
-    Column("provider", "Provider"),
-    Column("region", "Region"),
-    Column("vantage", "Vantage point"),
-    Column(
-        "worst_peak",
-        "Worst peak",
-        "bool",
-        note="this office sees the highest peak-hour p95 RTT of the region",
-    ),
-    Column(
-        "above_best_ms",
-        "Peak p95 above the best office",
-        "ms",
-        colour_scale="low-good",
-        note="this office's peak p95 minus the lowest of the region's offices",
-    ),
-    Column("peak_rtt_median_ms", "Peak median RTT", "ms"),
-    Column("peak_rtt_p95_ms", "Peak p95 RTT", "ms", colour_scale="low-good"),
-    Column("peak_loss", "Peak loss", "percent", decimals=2, colour_scale="low-good"),
-    Column("peak_samples", "Peak samples", "int"),
-    Column("offpeak_rtt_median_ms", "Off-peak median RTT", "ms"),
-    Column("offpeak_rtt_p95_ms", "Off-peak p95 RTT", "ms"),
-    Column("offpeak_loss", "Off-peak loss", "percent", decimals=2),
-    Column("route_class", "Route: traced class", note="from this office's own traceroutes"),
-    Column("route_agrees", "Route agrees with claim", "bool"),
-    Column(
-        "route_differs",
-        "Route class differs by office",
-        "bool",
-        note="the region's offices traced different classes (e.g. CN2 from one, 163 from another)",
-    ),
-)
+
+def vantage_columns() -> tuple[Column, ...]:
+    """The sheet's columns, their headers and notes in the current language."""
+    return (
+        Column("provider", _("Provider")),
+        Column("region", _("Region")),
+        Column("vantage", _("Vantage point")),
+        Column(
+            "worst_peak",
+            _("Worst peak"),
+            "bool",
+            note=_("this office sees the highest peak-hour p95 RTT of the region"),
+        ),
+        Column(
+            "above_best_ms",
+            _("Peak p95 above the best office"),
+            "ms",
+            colour_scale="low-good",
+            note=_("this office's peak p95 minus the lowest of the region's offices"),
+        ),
+        Column("peak_rtt_median_ms", _("Peak median RTT"), "ms"),
+        Column("peak_rtt_p95_ms", _("Peak p95 RTT"), "ms", colour_scale="low-good"),
+        Column("peak_loss", _("Peak loss"), "percent", decimals=2, colour_scale="low-good"),
+        Column("peak_samples", _("Peak samples"), "int"),
+        Column("offpeak_rtt_median_ms", _("Off-peak median RTT"), "ms"),
+        Column("offpeak_rtt_p95_ms", _("Off-peak p95 RTT"), "ms"),
+        Column("offpeak_loss", _("Off-peak loss"), "percent", decimals=2),
+        Column("route_class", _("Route: traced class"), note=_("from this office's own traceroutes")),
+        Column("route_agrees", _("Route agrees with claim"), "bool"),
+        Column(
+            "route_differs",
+            _("Route class differs by office"),
+            "bool",
+            note=_("the region's offices traced different classes (e.g. CN2 from one, 163 from another)"),
+        ),
+    )
 
 
 def vantage_rows(measurements: Measurements) -> list[dict[str, Any]]:
@@ -81,4 +85,4 @@ def vantage_sheet(measurements: Measurements) -> Sheet | None:
     rows = vantage_rows(measurements)
     if not rows:
         return None
-    return Sheet("Vantage points", VANTAGE_COLUMNS, rows, freeze_columns=3)
+    return Sheet("Vantage points", vantage_columns(), rows, freeze_columns=3, title=_("Vantage points"))

@@ -4,6 +4,7 @@ three offices measured (tests/analysis/test_vantages.py's `write_offices`)."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -15,6 +16,7 @@ from probes.store import Store
 from tests.analysis.test_vantages import write_offices
 
 Run = Callable[..., CompletedProcess[str]]
+CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
 def _store(tmp_path: Path) -> Path:
@@ -47,6 +49,28 @@ def test_the_vantage_points_sheet_puts_the_offices_side_by_side(run_linkvet: Run
         "cn2-gia",
     )
     assert all(r["Route class differs by office"] in (True, "yes") for r in rows.values())
+
+
+def test_the_vantage_points_sheet_reads_in_chinese(run_linkvet: Run, tmp_path: Path) -> None:
+    """In a Chinese workbook the sheet's name, headers and header notes are Chinese; its figures are the
+    English sheet's."""
+    db = _store(tmp_path)
+    english, chinese = tmp_path / "en.xlsx", tmp_path / "zh.xlsx"
+    assert run_linkvet("export", "--db", str(db), "--out", str(english)).returncode == 0
+    done = run_linkvet("--lang", "zh_CN", "export", "--db", str(db), "--out", str(chinese))
+    assert done.returncode == 0, done.stderr
+    book = openpyxl.load_workbook(chinese)
+    assert "测量点" in book.sheetnames and "Vantage points" not in book.sheetnames
+    sheet = book["测量点"]
+    headers = [cell.value for cell in sheet[1]]
+    assert headers[:3] == ["服务商", "区域", "测量点"]
+    assert "晚高峰 p95 高出最佳办公室（毫秒）" in headers and "各办公室测得的线路类别不同" in headers, headers
+    notes = [cell.comment.text for cell in sheet[1] if cell.comment is not None]
+    assert len(notes) == 4 and all(CJK.search(n) and "office" not in n for n in notes), notes
+    ours = pd.read_excel(chinese, sheet_name="测量点").to_numpy().tolist()
+    theirs = pd.read_excel(english, sheet_name="Vantage points").to_numpy().tolist()
+    assert [row[:3] for row in ours] == [row[:3] for row in theirs]
+    assert [row[4] for row in ours] == [row[4] for row in theirs]  # above the best office, ms
 
 
 def test_linkvet_vantages_says_which_office_sees_the_worst_peak(run_linkvet: Run, tmp_path: Path) -> None:
