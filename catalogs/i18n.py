@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import gettext
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -71,3 +71,26 @@ def _(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural message for `n`, in the current language."""
     return _translation.ngettext(singular, plural, n)
+
+
+def clauses(parts: Iterable[str]) -> str:
+    """Clauses of one sentence, one after another ("a; b" in English, "a；b" in Chinese)."""
+    return _("; ").join(parts)
+
+
+def items(parts: Iterable[str]) -> str:
+    """The items of a list ("a, b" in English, "a、b" in Chinese)."""
+    return _(", ").join(parts)
+
+
+_CLOSES = ("。", "！", "？", "；", "：", "）", "」")  # full-width marks: no space follows them
+
+
+def sentences(parts: Iterable[str]) -> str:
+    """Sentences one after another: a space between them, none after a full-width stop (Chinese)."""
+    text = ""
+    for part in parts:
+        if text and not text.endswith(_CLOSES):
+            text += " "
+        text += part
+    return text

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from catalogs.facts import Provenance
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses
 from catalogs.needs import BudgetSpec
 from catalogs.schema import Offering, Price
 
@@ -83,7 +83,7 @@ def offering_price(offering: Offering, region_id: str | None, gpus_per_node: int
     if value is None:
         return OfferingPrice(None, currency, _("node price, but GPUs per node unknown"), None, False)
     if region_id is None:
-        note = "; ".join(n for n in (note, _("lowest listed price, region not stated")) if n)
+        note = clauses(n for n in (note, _("lowest listed price, region not stated")) if n)
     return OfferingPrice(value, currency, note, offering.fact("prices"), price.covers == "gpus-only")
 
 

@@ -42,7 +42,7 @@ from functools import lru_cache
 from catalogs.checklist import ScaleRow
 from catalogs.errors import SizingError
 from catalogs.facts import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_NODE
-from catalogs.i18n import _, ngettext
+from catalogs.i18n import _, items, ngettext
 from catalogs.needs import NeedsProfile
 
 GB = 1e9
@@ -446,7 +446,7 @@ def size(
             ("params", "cpu"): _("parameters to host RAM"),
             ("params", "nvme"): _("parameters to local NVMe"),
         }
-        where = ", ".join(
+        where = items(
             moved[what, device]
             for what, device in (("optimizer", t.offload_optimizer), ("params", t.offload_params))
             if device != "none"

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuReference, default_gpu_reference
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses
 
 Verdict = Literal["confirmed", "contradicted", "unverified"]
 MEMORY_TOLERANCE = 0.95
@@ -108,7 +108,7 @@ def _not_read(facts: Mapping[str, Any], reader: str) -> str:
         for r in facts.get("read", [])
         if r.get("reader") == reader and r.get("status") != "read"
     ]
-    return "; ".join(str(r) for r in reasons if r) or _("not read")
+    return clauses(str(r) for r in reasons if r) or _("not read")
 
 
 def _unstated(seen: str) -> str:

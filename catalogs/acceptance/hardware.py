@@ -14,7 +14,7 @@ from catalogs.acceptance.check import (
     _not_read,
     _unstated,
 )
-from catalogs.i18n import _, ngettext
+from catalogs.i18n import _, clauses, ngettext
 from catalogs.loader import ProviderCatalog
 from catalogs.schema import Offering
 
@@ -241,7 +241,7 @@ def management_checks(
         if x
     ]
     text = (
-        _("BMC seen: {how}").format(how="; ".join(how))
+        _("BMC seen: {how}").format(how=clauses(how))
         if seen
         else _(
             "no IPMI device node, SMBIOS type 38 entry or ipmitool answer (a BMC not exposed to the OS, as in a "
@@ -295,7 +295,7 @@ def management_checks(
     bad = [f"{p['name']}: {p['description']}" for p in supplies if p.get("present") and not p.get("healthy")]
     text = _("{present} power supplies present, {healthy} healthy").format(present=present, healthy=healthy)
     if bad:
-        text = _("{supplies} ({faults})").format(supplies=text, faults="; ".join(bad))
+        text = _("{supplies} ({faults})").format(supplies=text, faults=clauses(bad))
     if mgmt.get("redundancy"):
         text = _("{supplies}; redundancy sensor: {sensor}").format(supplies=text, sensor=mgmt["redundancy"])
     measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from catalogs.checklist import Checklist, ScaleRow
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuMatch, GpuReference
-from catalogs.i18n import _, per_language
+from catalogs.i18n import _, items, per_language
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
@@ -143,7 +143,7 @@ class FactsBuilder:
         if vantage is not None:
             mine = [s for s in found if s.vantage == vantage]
             if not mine:
-                others = ", ".join(sorted({s.vantage or _("an unnamed vantage point") for s in found}))
+                others = items(sorted({s.vantage or _("an unnamed vantage point") for s in found}))
                 return None, _("measured only from {others}, not from {vantage}").format(
                     others=others, vantage=vantage
                 )

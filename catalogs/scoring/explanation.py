@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses, items, sentences
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Judgement, Source
 from catalogs.scoring.scaling import scaling_reason
@@ -122,10 +122,12 @@ def _unknown_text(entry: RankedOffering, unknown: list[Judgement], total_weight:
                 )
             )
         else:
-            named.append(f"{j.criterion} ({j.counted or 0.0:.2f})")
+            named.append(
+                _("{criterion} ({counted:.2f})").format(criterion=j.criterion, counted=j.counted or 0.0)
+            )
     return _(
         "Unknown ({share:.0%} of the weight, counted as {usual:.2f} each unless said): {criteria}."
-    ).format(share=share, usual=usual, criteria=", ".join(named))
+    ).format(share=share, usual=usual, criteria=items(named))
 
 
 def _standing_fact(fact: StandingFact) -> str:
@@ -152,12 +154,12 @@ def explain(entry: RankedOffering) -> str:
     lines = [_headline(entry)]
     failed = entry.failed_gates
     if failed:
-        gates = "; ".join(f"{g.criterion} ({g.reason})" for g in failed)
+        gates = clauses(_gate_text(g) for g in failed)
         lines.append(_("Fails: {gates}.").format(gates=gates))
     else:
         unchecked = [g for g in all_judged if g.kind == "gate" and g.status == "unknown"]
         if unchecked:
-            gates = "; ".join(f"{g.criterion} ({g.reason})" for g in unchecked)
+            gates = clauses(_gate_text(g) for g in unchecked)
             lines.append(_("Passes every gate it could check; unchecked: {gates}.").format(gates=gates))
         else:
             lines.append(_("Passes every gate."))
@@ -165,20 +167,23 @@ def explain(entry: RankedOffering) -> str:
     good = (j for j in known if (j.score or 0.0) >= 0.5)
     strong = sorted(good, key=lambda j: (-(j.weight * (j.score or 0.0)), j.criterion))[:3]
     if strong:
-        points = "; ".join(f"{j.criterion} = {j.score:.2f} ({j.reason})" for j in strong)
+        points = clauses(_point_text(j) for j in strong)
         lines.append(_("Strongest: {criteria}.").format(criteria=points))
     weak = sorted(
         (j for j in known if (j.score or 0.0) < 0.5), key=lambda j: ((j.score or 0.0) - 1) * j.weight
     )[:3]
     if weak:
-        points = "; ".join(f"{j.criterion} = {j.score:.2f} ({j.reason})" for j in weak)
+        points = clauses(_point_text(j) for j in weak)
         lines.append(_("Weakest: {criteria}.").format(criteria=points))
     unknown = [j for j in weighted if j.score is None]
     if unknown:
         lines.append(_unknown_text(entry, unknown, total_weight))
     if entry.next_rank is not None:
         if entry.margins:
-            ahead = ", ".join(f"{name} (+{diff:.2g})" for name, diff in entry.margins)
+            ahead = items(
+                _("{criterion} (+{difference:.2g})").format(criterion=name, difference=diff)
+                for name, diff in entry.margins
+            )
             lines.append(_("Ahead of #{rank} on: {criteria}.").format(rank=entry.next_rank, criteria=ahead))
         else:
             lines.append(
@@ -188,7 +193,10 @@ def explain(entry: RankedOffering) -> str:
             )
         lines.append(place_text(entry))
     if entry.ask_next:
-        asked = ", ".join(f"{s.criterion} (±{s.swing:.2f})" for s in entry.ask_next)
+        asked = items(
+            _("{criterion} (±{swing:.2f})").format(criterion=s.criterion, swing=s.swing)
+            for s in entry.ask_next
+        )
         lines.append(_("Ask next: {criteria}.").format(criteria=asked))
     lines.extend(_standing_fact(fact) for fact in entry.settled_facts)
     checks = entry.acceptance_checks
@@ -205,7 +213,7 @@ def explain(entry: RankedOffering) -> str:
                 confirmed=counts["confirmed"],
                 contradicted=counts["contradicted"],
                 unverified=counts["unverified"],
-                hosts=", ".join(hosts),
+                hosts=items(hosts),
             )
         )
         for check in checks:
@@ -218,12 +226,22 @@ def explain(entry: RankedOffering) -> str:
                         evidence=check.get("evidence", ""),
                     )
                 )
-    return " ".join(lines)
+    return sentences(lines)
+
+
+def _gate_text(gate: Judgement) -> str:
+    return _("{criterion} ({reason})").format(criterion=gate.criterion, reason=gate.reason)
+
+
+def _point_text(judged: Judgement) -> str:
+    return _("{criterion} = {score:.2f} ({reason})").format(
+        criterion=judged.criterion, score=judged.score, reason=judged.reason
+    )
 
 
 def _value(value: object) -> str:
     if isinstance(value, tuple | list):
-        return ", ".join(str(v) for v in value)
+        return items(str(v) for v in value)
     if isinstance(value, float):
         return f"{value:g}"
     return str(value)
@@ -247,6 +265,4 @@ def place_text(entry: RankedOffering) -> str:
                     rank=entry.next_rank, criterion=swing.criterion, swing=swing.swing
                 )
             )
-    return _("Place not decided: the unknowns that decide it are {unknowns}.").format(
-        unknowns=", ".join(parts)
-    )
+    return _("Place not decided: the unknowns that decide it are {unknowns}.").format(unknowns=items(parts))

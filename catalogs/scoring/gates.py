@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from catalogs.i18n import _
+from catalogs.i18n import _, items
 from catalogs.prices import cost_per_month
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import GateResult, Status
@@ -98,7 +98,7 @@ def _offload_text(facts: CandidateFacts) -> str:
             parts.append(_("{offload} GB NVMe per node of {nvme:g} TB").format(offload=offload, nvme=nvme))
         else:
             parts.append(_("{offload} GB NVMe per node (local NVMe not stated)").format(offload=offload))
-    return ", ".join(parts)
+    return items(parts)
 
 
 def enough_gpus(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> GateResult:

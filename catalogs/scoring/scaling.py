@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from catalogs.checklist import Checklist
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses
 from catalogs.scoring.candidates import CandidateFacts
 
 
@@ -99,4 +99,4 @@ def scaling_reason(facts: CandidateFacts, criterion: str, checklist: Checklist) 
                 "the plan spans {nodes} nodes, and a weak or unknown fabric weighs more with every node"
             ).format(nodes=nodes)
         )
-    return "; ".join(why)
+    return clauses(why)

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses, items
 from catalogs.scoring.methods import RankingMethod, rate, weighted_sums
 
 FACTORS = (0.8, 1.2)
@@ -45,15 +45,20 @@ class Sensitivity:
         if self.stable:
             text = _("stable: {top} stays first when any single weight moves ±20%").format(top=self.top)
         else:
-            moved = ", ".join(f"{c.criterion} ×{c.factor:g} → {c.new_top}" for c in self.changes)
+            moved = items(
+                _("{criterion} ×{factor:g} → {top}").format(
+                    criterion=c.criterion, factor=c.factor, top=c.new_top
+                )
+                for c in self.changes
+            )
             text = _("sensitive: the first place changes when {changes}").format(changes=moved)
-        return text + "; " + self.describe_unknowns()
+        return clauses((text, self.describe_unknowns()))
 
     def describe_unknowns(self) -> str:
         """Whether the first place survives the unknowns, in words."""
         if not self.overtakers:
             return _("it also survives the unknowns: no other candidate's best case reaches its worst case")
-        shown = ", ".join(self.overtakers[:3])
+        shown = items(self.overtakers[:3])
         more = len(self.overtakers) - 3
         if more > 0:
             return _(

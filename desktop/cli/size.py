@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogs.checklist import default_checklist
+from catalogs.i18n import clauses
 from catalogs.needs import NeedsProfile, load_needs, validate_needs
 from catalogs.sizing import SizingResult, scale_table_note, shards_per_node, size
 from desktop.cli.errors import EXIT_OK, UsageError, context
@@ -205,7 +206,7 @@ def _describe(needs: NeedsProfile, result: SizingResult, gpu_label: str) -> str:
     note = scale_table_note(result, default_checklist().scale_row(m.params))
     if note:
         lines.append(note)
-    lines.append(_("Assumptions: {assumptions}").format(assumptions="; ".join(result.assumptions)))
+    lines.append(_("Assumptions: {assumptions}").format(assumptions=clauses(result.assumptions)))
     return "\n".join(lines)
 
 

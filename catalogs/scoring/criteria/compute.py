@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from catalogs.i18n import N_, _
+from catalogs.i18n import N_, _, clauses
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result, Source
 from catalogs.scoring.judgement import fmt as _fmt
@@ -90,7 +90,7 @@ def inter_node_bandwidth(facts: CandidateFacts, params: Mapping[str, float], exp
                 low=_fmt(scale.min_gbit_s), high=_fmt(scale.preferred_gbit_s)
             )
         )
-    need = "; ".join(why) or _("need unknown")
+    need = clauses(why) or _("need unknown")
     if have is None:
         return None, _("fabric bandwidth not stated ({need})").format(need=need), None
     if have < required:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from catalogs.i18n import _, ngettext
+from catalogs.i18n import _, clauses, items, ngettext
 from catalogs.link_quality import PeriodStats
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
@@ -36,7 +36,7 @@ def _describe_period(stats: PeriodStats, peak: bool) -> str:
         amount.append(_("{hours:g} h").format(hours=stats.hours))
     if stats.samples is not None:
         amount.append(ngettext("{n} sample", "{n} samples", stats.samples).format(n=f"{stats.samples:,}"))
-    figures, over = ", ".join(parts), " / ".join(amount)
+    figures, over = items(parts), " / ".join(amount)
     if peak:
         text = _("peak: {figures} over {amount}") if amount else _("peak: {figures}")
     else:
@@ -141,7 +141,7 @@ def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bo
         )
     else:
         source = _("measured from {vantage}").format(vantage=vantage)
-    return score, "; ".join(parts), source
+    return score, clauses(parts), source
 
 
 def _thin_evidence(confidence: float, raw: float, unknown: float) -> str:
@@ -302,6 +302,6 @@ def line_responsiveness(facts: CandidateFacts, params: Mapping[str, float], expl
             "grade {grade}, {rpm} RPM) over {tests} test(s)"
         ).format(**values)
     if confidence < 1:
-        text += "; " + _thin_evidence(confidence, raw, unknown)
+        text = clauses((text, _thin_evidence(confidence, raw, unknown)))
     source = _("responsiveness tests from {vantage}").format(vantage=link.vantage or _("an unnamed vantage"))
     return score, text, source

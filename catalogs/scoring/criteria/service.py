@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses, items
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
 from catalogs.scoring.judgement import fmt as _fmt
@@ -38,7 +38,7 @@ def elasticity(facts: CandidateFacts, params: Mapping[str, float], explain: bool
         if explain:
             text.append(_("fabric upgrade path {path}").format(path=inter.upgrade_path))
     if parts:
-        return sum(parts) / len(parts), "; ".join(text), None
+        return sum(parts) / len(parts), clauses(text), None
     service = facts.service
     if service is not None and service.scale_out:
         source = service.provenance("scale_out") if explain else None
@@ -71,4 +71,4 @@ def support(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -
         parts.append(1.0 if sla >= good else max(0.0, 1 - (good - sla)))
         text.append(_("SLA {percent:g} %").format(percent=sla))
     score = sum(parts) / len(parts)
-    return (score, ", ".join(text), service.provenance("support_24x7")) if explain else (score, "", None)
+    return (score, items(text), service.provenance("support_24x7")) if explain else (score, "", None)
