@@ -23,6 +23,7 @@ no catalog falls back to English. `catalogs.i18n` and `desktop.i18n` are the sam
 from __future__ import annotations
 
 import gettext
+from collections.abc import Iterable
 from pathlib import Path
 
 DOMAIN = "probes"
@@ -51,3 +52,13 @@ def N_(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural message for `n`, in the current language."""
     return _translation.ngettext(singular, plural, n)
+
+
+def clauses(parts: Iterable[str]) -> str:
+    """Clauses of one sentence, one after another ("a; b" in English, "a；b" in Chinese)."""
+    return _("; ").join(parts)
+
+
+def items(parts: Iterable[str]) -> str:
+    """The items of a list ("a, b" in English, "a、b" in Chinese)."""
+    return _(", ").join(parts)

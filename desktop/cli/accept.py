@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from catalogs.i18n import clauses
 from desktop.cli._common import flag
 from desktop.cli._format import table
 from desktop.cli._safe_text import PrintableStream
@@ -306,7 +307,7 @@ def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
                 )
             else:
                 parts.append(_("{kind}: {ports} active").format(kind=kind, ports=v["active_ports"]))
-        lines.append((_("fabric:"), "; ".join(parts)))
+        lines.append((_("fabric:"), clauses(parts)))
     n = facts.get("nvme")
     nvme = unread
     if n:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from catalogs.i18n import clauses
 from catalogs.loader import ProviderCatalog, parse_catalog_text
 from catalogs.skypilot import ImportResult, catalog_to_toml, import_skypilot_csv
 from desktop.i18n import _
@@ -78,7 +79,7 @@ def import_to_file(
     if catalog is None:
         raise InputError(
             _("the imported catalog does not validate: {problems}").format(
-                problems="; ".join(str(p) for p in problems)
+                problems=clauses(str(p) for p in problems)
             )
         )
     target = target_for(out, provider["id"])

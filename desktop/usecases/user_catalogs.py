@@ -31,6 +31,7 @@ from pydantic import ValidationError
 
 from catalogs.errors import CatalogFileError
 from catalogs.facts import Provenance
+from catalogs.i18n import clauses
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.overlay import (
     Change,
@@ -80,7 +81,7 @@ class OfferingInvalid(InputError):
             else _("{field}: {message}").format(field=p.field, message=p.message)
             for p in problems
         ]
-        super().__init__("; ".join(lines))
+        super().__init__(clauses(lines))
 
 
 def user_folder() -> Path:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Literal, TypeVar
 
 from probes.errors import ErrorKind
-from probes.i18n import _, ngettext
+from probes.i18n import _, clauses, items, ngettext
 from probes.pacing import Pacer
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import Target
@@ -62,11 +62,11 @@ def describe_losses(samples: Sequence[Sample], noun: Noun, responders: Sequence[
     for s in failed:
         assert s.error is not None
         counts[s.error] = counts.get(s.error, 0) + 1
-    kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]))
+    kinds = items(f"{n} {kind}" for kind, n in sorted(counts.items(), key=lambda kv: -kv[1]))
     lost = sum(1 for s in on_line if s.rtt_ms is None)
     n = lost or len(failed)
     message = _loss_message(noun, lost=bool(lost), reported=bool(responders), n=n)
-    return message.format(n=n, total=len(on_line), kinds=kinds, responders=", ".join(responders))
+    return message.format(n=n, total=len(on_line), kinds=kinds, responders=items(responders))
 
 
 def _loss_message(noun: Noun, *, lost: bool, reported: bool, n: int) -> str:
@@ -175,7 +175,7 @@ def attempt_notes(
                     untimed,
                 ).format(n=untimed, total=len(sources))
             )
-    return AttemptNotes("; ".join(notes) or None, None if weakest is None else str(weakest))
+    return AttemptNotes(clauses(notes) or None, None if weakest is None else str(weakest))
 
 
 def local_failure_result(

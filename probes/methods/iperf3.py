@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.errors import ErrorKind
-from probes.i18n import _
+from probes.i18n import _, clauses
 from probes.methods._context import RunContext
 from probes.results import MetricValue, ProbeResult
 from probes.target import DEFAULT_IPERF3_PORT, ProbeOptions, Target
@@ -192,5 +192,13 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     if "download" not in directions and failed:
         headline = next(iter(failed.values()))
     error = headline.error if headline is not None else None
-    message = "; ".join(f"{name}: {d.message}" for name, d in failed.items() if d.message) or None
+    shown = {"upload": _("upload"), "download": _("download")}
+    message = (
+        clauses(
+            _("{direction}: {message}").format(direction=shown[name], message=d.message)
+            for name, d in failed.items()
+            if d.message
+        )
+        or None
+    )
     return ProbeResult(target, started, now_us(), error=error, message=message, metrics=metrics)

@@ -35,7 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
-from probes.i18n import _
+from probes.i18n import _, clauses
 from probes.icmp_engine import EchoOutcome
 from probes.loaded_latency import ABANDONED, RAMP_S, figures
 from probes.methods import tcp
@@ -263,7 +263,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         now_us(),
         samples=tuple(samples),
         error=error,
-        message="; ".join(notes) or None,
+        message=clauses(notes) or None,
         metrics=metrics,
     )
 

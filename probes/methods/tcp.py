@@ -32,7 +32,7 @@ import time
 from collections.abc import Awaitable, Callable
 
 from probes.errors import ErrorKind, ResolveFailed
-from probes.i18n import ngettext
+from probes.i18n import clauses, ngettext
 from probes.methods._attempts import attempt_notes, local_failure_result, send_paced
 from probes.methods._context import RunContext
 from probes.resolve import resolve
@@ -181,7 +181,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         started,
         now_us(),
         samples=samples,
-        message="; ".join(messages) or None,
+        message=clauses(messages) or None,
         metrics={**metrics, "timestamps": None if weakest is None else str(weakest)},
     )
 

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeVar, get_args
 
-from probes.i18n import N_, _, ngettext
+from probes.i18n import N_, _, clauses, items, ngettext
 from probes.routes.names import carrier_name, class_name, group_name
 from probes.routes.table import Backbone, NetworkMatch, NetworkTable
 
@@ -246,7 +246,7 @@ class RouteVerdict:
                     network=group_name(group), prefixes=prefixes, hops=_ttl_ranges(ttls)
                 )
             )
-        return _("{line}: {rule} ({where})").format(line=name, rule=self.rule_text, where="; ".join(spans))
+        return _("{line}: {rule} ({where})").format(line=name, rule=self.rule_text, where=clauses(spans))
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,7 +274,7 @@ class MergedVerdict:
             for cls, count in self.counts
             if cls != self.line_class
         ]
-        return "; ".join([head, *rest])
+        return clauses([head, *rest])
 
     @property
     def deciding(self) -> tuple[RouteVerdict, ...]:
@@ -426,10 +426,10 @@ def _doubts(
                 if CARRIER_OF_GROUP[g] == carrier
             ]
             parts.append(
-                _("{carrier} ({networks})").format(carrier=carrier_name(carrier), networks=", ".join(names))
+                _("{carrier} ({networks})").format(carrier=carrier_name(carrier), networks=items(names))
             )
         doubts.append(
-            _("backbones of several carriers on the path: {carriers}").format(carriers="; ".join(parts))
+            _("backbones of several carriers on the path: {carriers}").format(carriers=clauses(parts))
         )
     if rule is not None:
         unused = [g for g in _unique(i.group for i in seen if i.group) if g not in rule.needs]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from probes.errors import StoreError, UnstoredRoundsError
-from probes.i18n import _, ngettext
+from probes.i18n import _, clauses, ngettext
 from probes.store.measured import MeasuredRound, from_json
 from probes.store.sqlite.spool import Spool
 from probes.store.store import Store
@@ -156,4 +156,4 @@ def unstored_error(
         )
     if reason:
         lines.append(_("the store said: {reason}").format(reason=reason))
-    return UnstoredRoundsError("; ".join(lines), spooled=spooled, lost=lost)
+    return UnstoredRoundsError(clauses(lines), spooled=spooled, lost=lost)

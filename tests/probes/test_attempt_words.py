@@ -41,10 +41,30 @@ def test_losses_in_english() -> None:
 
 
 def test_losses_in_chinese(chinese: None) -> None:
-    assert describe_losses(SAMPLES, "echoes") == "4 个回显请求中丢失 3 个：2 timeout, 1 unreachable"
+    assert describe_losses(SAMPLES, "echoes") == "4 个回显请求中丢失 3 个：2 timeout、1 unreachable"
     assert (
         describe_losses(SAMPLES, "echoes", ["198.18.0.1", "198.18.0.2"])
-        == "4 个回显请求中丢失 3 个：2 timeout, 1 unreachable（由 198.18.0.1, 198.18.0.2 报告）"
+        == "4 个回显请求中丢失 3 个：2 timeout、1 unreachable（由 198.18.0.1、198.18.0.2 报告）"
     )
     refused = (Sample(0, 0, 0.1, ErrorKind.REFUSED), Sample(1, 1, 0.2))
     assert describe_losses(refused, "connects") == "2 次连接中有 1 次出错：1 refused"
+
+
+def test_several_notes_are_one_sentence_of_clauses(chinese: None) -> None:
+    """Losses, a late reply, an unsent attempt and user-space timing together: in Chinese the clauses join
+    with ；, the lists inside them with 、."""
+    from probes.methods._attempts import attempt_notes
+    from probes.timestamps import TimestampSource
+
+    notes = attempt_notes(
+        SAMPLES,
+        "echoes",
+        timeout_s=1.0,
+        late_ms=[1200.0],
+        sources=[TimestampSource.KERNEL, TimestampSource.USER],
+    )
+    assert notes.message is not None
+    clauses = notes.message.split("；")
+    assert len(clauses) == 4, notes.message  # the losses, the late reply, the unsent attempt, the timing
+    assert clauses[0] == "4 个回显请求中丢失 3 个：2 timeout、1 unreachable"
+    assert "; " not in notes.message and ", " not in notes.message
