@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from catalogs.i18n import sentences
 from catalogs.scoring import Ranking
 from desktop.app.checklist_words import criterion_title
 from desktop.app.models.ranking import BreakdownModel, RankingModel
@@ -94,8 +95,8 @@ class Scorecard(QWidget):
         entries = [e for e in ranking.entries if e.eligible or not self.passing_only.isChecked()]
         self.model.set_entries(entries)
         passing = sum(1 for e in ranking.entries if e.eligible)
-        notes = " ".join(f"{n}." for n in ranking.notes)
-        measured = self.tr("line quality measured for %n region(s)", "", self.regions_measured)
+        measured = self.tr("Line quality measured for %n region(s).", "", self.regions_measured)
+        after = sentences([measured, *(self.tr("Note: {note}.").format(note=n) for n in ranking.notes)])
         self.status.setText(
             self.tr(
                 "{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · "
@@ -106,7 +107,8 @@ class Scorecard(QWidget):
                 ms=self.ranking_time_s * 1000,
                 sensitivity=ranking.sensitivity.describe(),
             )
-            + f"\n{measured}. {notes}".rstrip()
+            + "\n"
+            + after
         )
         row = next((i for i, e in enumerate(entries) if e.label == self._selected_key), 0)
         if entries:

@@ -3,6 +3,8 @@ node (over its inter-node links), and a gate that could not be checked is not sh
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from desktop.app.models.ranking import RankingModel
@@ -43,3 +45,17 @@ def test_gates_column_matches_linkvet_score_and_the_workbook(score, window, qtbo
     window.set_language("zh_CN")
     qtbot.waitUntil(lambda: score.title.text() == "需求与评分")
     assert model.index(unchecked, RankingModel.GATES).data().startswith("通过（未核实：")
+
+
+def test_the_ranking_status_and_explanation_read_as_chinese_sentences(score, window, qtbot) -> None:
+    """The status under the needs (candidates, sensitivity, regions measured) and the selected entry's
+    explanation end their Chinese sentences with 。 and join clauses with ；, not in English's way."""
+    assert score.scorecard.status.text().rstrip().endswith(".")
+    window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: score.title.text() == "需求与评分")
+    qtbot.waitUntil(lambda: "已实测" in score.scorecard.status.text(), timeout=20_000)
+    status = score.scorecard.status.text()
+    explanation = score.scorecard.explanation.toPlainText()
+    for text in (status, explanation):
+        assert re.search(r"[\u4e00-\u9fff）][.;,]|[。；] ", text) is None, text
+    assert status.rstrip().endswith("。") and "第 1 名" in explanation and "；" in explanation

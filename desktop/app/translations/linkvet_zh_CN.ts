@@ -1971,10 +1971,14 @@ after: {after}</source>
 <context>
     <name>Scorecard</name>
     <message numerus="yes">
-        <source>line quality measured for %n region(s)</source>
+        <source>Line quality measured for %n region(s).</source>
         <translation>
-            <numerusform>已实测 %n 个区域的线路质量</numerusform>
+            <numerusform>已实测 %n 个区域的线路质量。</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Note: {note}.</source>
+        <translation>注意：{note}。</translation>
     </message>
     <message>
         <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
