@@ -28,16 +28,9 @@ class RouteVerdictView(QTextBrowser):
         """Per target its finished traces' verdicts (`TraceResult.as_dict()`), then the merged verdict and the
         claim checks of the child's final report (`done`, None while the run goes on)."""
         esc = html.escape
-        words = {
-            "error": esc(self.tr("Error")),
-            "verdict": esc(self.tr("Verdict")),
-            "source": esc(self.tr("source")),
-            "rule": esc(self.tr("Rule")),
-            "hop": esc(self.tr("hop {ttl}")),
-            "evidence": esc(self.tr("Evidence")),
-            "doubts": esc(self.tr("Doubts")),
-            "merged": esc(self.tr("Over all traces")),
-        }
+        hop = self.tr("hop {ttl}")
+        evidence = esc(self.tr("Evidence:"))
+        doubts = esc(self.tr("Doubts:"))
         out: list[str] = []
         for number, target in enumerate(targets):
             mine = [d for n, _i, d in finished if n == number]
@@ -46,35 +39,43 @@ class RouteVerdictView(QTextBrowser):
             out.append(f"<h3>{esc(str(target.name or target.host))}</h3>")
             for trace in mine:
                 if trace.get("error"):
-                    out.append(f"<p><b>{words['error']}</b>: {esc(str(trace.get('message') or ''))}</p>")
+                    text = self.tr("<b>Error</b>: {message}").format(
+                        message=esc(str(trace.get("message") or ""))
+                    )
+                    out.append(f"<p>{text}</p>")
                     continue
                 verdict = trace.get("verdict")
                 if verdict is None:
                     continue
-                out.append(
-                    f"<p><b>{words['verdict']}: {esc(verdict['class'])}</b> — "
-                    f"{esc(verdict['explanation'])}</p>"
+                text = self.tr("<b>Verdict: {line_class}</b> — {explanation}").format(
+                    line_class=esc(verdict["class"]), explanation=esc(verdict["explanation"])
                 )
-                rule = esc(verdict["rule"]) + (
-                    f" ({words['source']}: {esc(verdict['rule_source'])})" if verdict["rule_source"] else ""
-                )
-                out.append(f"<p>{words['rule']}: {rule}</p>")
+                out.append(f"<p>{text}</p>")
+                if verdict["rule_source"]:
+                    rule = self.tr("Rule: {rule} (source: {source})").format(
+                        rule=esc(verdict["rule"]), source=esc(verdict["rule_source"])
+                    )
+                else:
+                    rule = self.tr("Rule: {rule}").format(rule=esc(verdict["rule"]))
+                out.append(f"<p>{rule}</p>")
                 if verdict["evidence"]:
                     items = "".join(
-                        f"<li>{words['hop'].format(ttl=e['ttl'])} {esc(e['address'])} {esc(e['label'])} "
+                        f"<li>{esc(hop.format(ttl=e['ttl']))} {esc(e['address'])} {esc(e['label'])} "
                         f"AS{e['asn']} {esc(e['prefix'])} — {esc(e['source'])}</li>"
                         for e in verdict["evidence"]
                     )
-                    out.append(f"<p>{words['evidence']}:</p><ul>{items}</ul>")
+                    out.append(f"<p>{evidence}</p><ul>{items}</ul>")
                 if verdict["doubts"]:
                     items = "".join(f"<li>{esc(d)}</li>" for d in verdict["doubts"])
-                    out.append(f"<p>{words['doubts']}:</p><ul>{items}</ul>")
+                    out.append(f"<p>{doubts}</p><ul>{items}</ul>")
                 if trace.get("message"):
                     out.append(f"<p><i>{esc(str(trace['message']))}</i></p>")
             merged = (done or {}).get("merged") or []
             if number < len(merged) and merged[number] and merged[number]["traces"] > 1:
-                summary = merged[number]
-                out.append(f"<p><b>{words['merged']}</b>: {esc(summary['summary'])}</p>")
+                text = self.tr("<b>Over all traces</b>: {summary}").format(
+                    summary=esc(merged[number]["summary"])
+                )
+                out.append(f"<p>{text}</p>")
         report = done or {}
         for key, title in (
             ("claim", self.tr("Claim check")),
@@ -85,5 +86,8 @@ class RouteVerdictView(QTextBrowser):
                 flag = {True: self.tr("agrees"), False: self.tr("MISMATCH"), None: self.tr("not checkable")}[
                     check["agrees"]
                 ]
-                out.append(f"<p><b>{esc(title)} ({esc(flag)})</b>: {esc(check['evidence'])}</p>")
+                text = self.tr("<b>{check} ({verdict})</b>: {evidence}").format(
+                    check=esc(title), verdict=esc(flag), evidence=esc(check["evidence"])
+                )
+                out.append(f"<p>{text}</p>")
         self.setHtml("".join(out))

@@ -4,6 +4,7 @@ the timeline, and, as root, a trace through the route lab's backbone-addressed r
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -130,6 +131,27 @@ def test_the_history_names_the_fall_from_cn2_gia_to_163_on_its_timeline(window, 
 
 
 _LAB = lab_unavailable_reason()
+
+
+def test_the_verdict_reads_as_chinese_sentences(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """In Chinese the verdict, its rule and the claim check are labelled with full-width colons and
+    brackets: no label glued on with English punctuation."""
+    window.set_language("zh_CN")
+    window.context.targets.set_entries(
+        [TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="loopback", provider="acme", region="lo"))]
+    )
+    screen = window.go_to("routes")
+    screen.target.setCurrentIndex(0)
+    screen.protocol.setCurrentText("udp")
+    screen.probes.setValue(2)
+    screen.claim.setCurrentIndex(screen.claim.findData("cn2-gia"))
+    qtbot.mouseClick(screen.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: not screen.running and "线路声明核对" in screen.verdict.toPlainText(), timeout=60_000
+    )
+    text = screen.verdict.toPlainText()
+    assert "判定：other" in text and "规则：" in text and "线路声明核对（不符）：" in text, text
+    assert re.search(r"[\u4e00-\u9fff][:(;,]|\([^()]*[\u4e00-\u9fff]", text) is None, text
 
 
 @pytest.mark.lab

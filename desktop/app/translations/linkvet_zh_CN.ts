@@ -1637,36 +1637,36 @@ after: {after}</source>
 <context>
     <name>RouteVerdictView</name>
     <message>
-        <source>Error</source>
-        <translation>错误</translation>
-    </message>
-    <message>
-        <source>Verdict</source>
-        <translation>判定</translation>
-    </message>
-    <message>
-        <source>source</source>
-        <translation>来源</translation>
-    </message>
-    <message>
-        <source>Rule</source>
-        <translation>规则</translation>
-    </message>
-    <message>
         <source>hop {ttl}</source>
         <translation>第 {ttl} 跳</translation>
     </message>
     <message>
-        <source>Evidence</source>
-        <translation>依据</translation>
+        <source>Evidence:</source>
+        <translation>依据：</translation>
     </message>
     <message>
-        <source>Doubts</source>
-        <translation>存疑之处</translation>
+        <source>Doubts:</source>
+        <translation>存疑之处：</translation>
     </message>
     <message>
-        <source>Over all traces</source>
-        <translation>综合全部追踪</translation>
+        <source>&lt;b&gt;Error&lt;/b&gt;: {message}</source>
+        <translation>&lt;b&gt;错误&lt;/b&gt;：{message}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Verdict: {line_class}&lt;/b&gt; — {explanation}</source>
+        <translation>&lt;b&gt;判定：{line_class}&lt;/b&gt; — {explanation}</translation>
+    </message>
+    <message>
+        <source>Rule: {rule} (source: {source})</source>
+        <translation>规则：{rule}（来源：{source}）</translation>
+    </message>
+    <message>
+        <source>Rule: {rule}</source>
+        <translation>规则：{rule}</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Over all traces&lt;/b&gt;: {summary}</source>
+        <translation>&lt;b&gt;综合全部追踪&lt;/b&gt;：{summary}</translation>
     </message>
     <message>
         <source>Claim check</source>
@@ -1687,6 +1687,10 @@ after: {after}</source>
     <message>
         <source>not checkable</source>
         <translation>无法核对</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;{check} ({verdict})&lt;/b&gt;: {evidence}</source>
+        <translation>&lt;b&gt;{check}（{verdict}）&lt;/b&gt;：{evidence}</translation>
     </message>
 </context>
 <context>
