@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from catalogs.interconnects import fabric_name, intra_node_name
 from desktop.app.catalog_actions import CatalogActions
 from desktop.app.context import AppContext
 from desktop.app.models.offerings import OfferingsFilter, OfferingsModel
@@ -287,6 +288,7 @@ class CatalogScreen(QWidget):
         e = html.escape
         not_stated = self.tr("not stated")
         unknown = f"<i>{e(not_stated)}</i>"
+        yes, no = self.tr("yes"), self.tr("no")
 
         own_sources = row.get("fact_sources") or {}
 
@@ -306,6 +308,8 @@ class CatalogScreen(QWidget):
 
         def fact(label: str, value: Any, source: Any = None) -> str:
             # text from catalogs and vendors is untrusted: shown as text, never as markup or a formula
+            if isinstance(value, bool):
+                value = yes if value else no
             shown = unknown if value in (None, "", [], ()) else e(neutralise(str(value)))
             note = f" <span style='color:#78909c'>({e(neutralise(str(source)))})</span>" if source else ""
             return f"<tr><td><b>{e(label)}</b></td><td>{shown}{note}</td></tr>"
@@ -329,7 +333,7 @@ class CatalogScreen(QWidget):
                 " ".join(
                     str(x)
                     for x in (
-                        intra.get("kind"),
+                        intra.get("kind") and intra_node_name(intra["kind"]),
                         intra.get("bandwidth_gbytes_s") and f"{intra['bandwidth_gbytes_s']:g} GB/s",
                     )
                     if x
@@ -348,9 +352,9 @@ class CatalogScreen(QWidget):
                 " ".join(
                     str(x)
                     for x in (
-                        inter.get("fabric"),
+                        inter.get("fabric") and fabric_name(inter["fabric"]),
                         rate and f"{rate:g} Gbit/s",
-                        inter.get("rails") and f"× {inter['rails']} rails",
+                        inter.get("rails") and self.tr("× {rails} rails").format(rails=inter["rails"]),
                     )
                     if x
                 )

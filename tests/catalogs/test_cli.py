@@ -202,7 +202,7 @@ def test_score_explains_the_ranking(run_linkvet: Run) -> None:
     assert result.stdout.count("\n#") >= 3 - 1
     # by the worst case: the node whose NVSwitch, 8 × 400G InfiniBand and price a public source states
     assert "#1 coreweave/hgx-h100" in result.stdout
-    assert "InfiniBand" in result.stdout and "NVSWITCH 900 GB/s" in result.stdout
+    assert "InfiniBand" in result.stdout and "NVSwitch 900 GB/s" in result.stdout
     assert "whatever the unknowns are" in result.stdout and "Ask next:" in result.stdout
     pcie = next(line for line in result.stdout.splitlines() if line.startswith("First PCIe-only offering: #"))
     assert "— 1 ×" not in pcie and " × " in pcie  # a multi-GPU PCIe node, not a one-GPU node

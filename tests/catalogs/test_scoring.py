@@ -389,7 +389,7 @@ def test_done_when_70b_full_training_ranks_nvlink_infiniband_above_pcie_and_says
     nvlink_ib = [
         e
         for e in ranking.entries
-        if e.judgement("intra_node").reason.startswith(("NVLink", "NVSWITCH"))
+        if e.judgement("intra_node").reason.startswith(("NVLink", "NVSwitch"))
         and e.judgement("inter_node_fabric").reason.startswith("InfiniBand")
     ]
     pcie = [e for e in ranking.entries if "PCIe only" in e.judgement("intra_node").reason]
@@ -397,7 +397,7 @@ def test_done_when_70b_full_training_ranks_nvlink_infiniband_above_pcie_and_says
     assert max(e.rank for e in nvlink_ib) < min(e.rank for e in pcie)
     top = ranking.entries[0]
     assert top in nvlink_ib
-    assert ("NVLink" in top.explanation or "NVSWITCH" in top.explanation) and "InfiniBand" in top.explanation
+    assert ("NVLink" in top.explanation or "NVSwitch" in top.explanation) and "InfiniBand" in top.explanation
     assert "PCIe only (the documents say to avoid PCIe GPUs for training)" in pcie[0].explanation
     assert all(math.isfinite(e.total) for e in ranking.entries)
 

@@ -53,6 +53,28 @@ def test_catalog_lists_filters_and_sorts_offerings(catalog, qtbot) -> None:
     assert catalog.provider_file() is not None and catalog.provider_file().name == "lambda.toml"
 
 
+def test_interconnects_and_yes_no_facts_read_as_words_in_either_language(catalog, window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The catalog's values (`nvswitch`, `infiniband`, `other`, true) are identifiers; the table and the
+    detail pane show their names (NVSwitch, InfiniBand), and "other" and yes/no in the window's language."""
+    model = catalog.model
+    rows = range(model.rowCount())
+
+    def column(number: int) -> set[str]:
+        return {str(model.index(r, number).data()) for r in rows}
+
+    intra, fabric = column(OfferingsModel.INTRA), column(OfferingsModel.FABRIC)
+    assert any(t.startswith("NVSwitch") for t in intra) and not any(t.startswith("nvswitch") for t in intra)
+    assert any(t.startswith("InfiniBand") for t in fabric) and "other" in {t.split()[0] for t in fabric}
+    rdma = next(r for r in rows if (model.row(r).get("inter_node") or {}).get("rdma") is True)
+    catalog.table.selectRow(catalog.proxy.mapFromSource(model.index(rdma, 0)).row())
+    assert "True" not in catalog.detail.toPlainText()
+    window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: catalog.title.text() == "目录")
+    assert "其他" in {t.split()[0] for t in column(OfferingsModel.FABRIC)}
+    detail = catalog.detail.toPlainText()  # the selection is shown again in the new language
+    assert "RDMA\n是" in detail or "RDMA 是" in detail or "RDMA\t是" in detail, detail
+
+
 def test_a_catalog_region_goes_onto_the_probe_list_with_its_labels(catalog, window, qtbot) -> None:
     catalog.provider.setCurrentIndex(catalog.provider.findData("aws"))
     catalog.table.selectRow(0)

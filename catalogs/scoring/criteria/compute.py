@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from catalogs.i18n import N_, _, clauses
+from catalogs.i18n import _, clauses
+from catalogs.interconnects import fabric_name, intra_node_name
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result, Source
 from catalogs.scoring.judgement import fmt as _fmt
@@ -52,7 +53,7 @@ def intra_node(facts: CandidateFacts, params: Mapping[str, float], explain: bool
     source: Source = facts.offering.fact("intra_node.kind")
     if derived and facts.gpu is not None and facts.gpu.exact is not None:
         source = facts.gpu.exact.provenance._replace(derived=True)
-    name = "NVLink" if kind == "nvlink" else kind.upper()
+    name = intra_node_name(kind)
     if kind == "pcie":
         shown = (
             _("PCIe {bandwidth} GB/s: PCIe only (the documents say to avoid PCIe GPUs for training)")
@@ -102,20 +103,6 @@ def inter_node_bandwidth(facts: CandidateFacts, params: Mapping[str, float], exp
         text.format(gbit=_fmt(have), need=need),
         facts.offering.fact("inter_node.bandwidth_gbit_s"),
     )
-
-
-FABRIC_NAMES = {
-    "infiniband": "InfiniBand",
-    "roce": "RoCE",
-    "ethernet": "Ethernet",
-    "efa": "EFA",
-    "other": N_("other"),
-}
-
-
-def fabric_name(fabric: str) -> str:
-    """The fabric's name as people write it ("InfiniBand"; "other" in the current language)."""
-    return _(FABRIC_NAMES[fabric])
 
 
 def inter_node_fabric(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:

@@ -14,6 +14,7 @@ from PySide6.QtCore import (
     Qt,
 )
 
+from catalogs.interconnects import fabric_name, intra_node_name
 from desktop.app.models._table import HeaderedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
@@ -94,12 +95,12 @@ class OfferingsModel(HeaderedTableModel):
             if not intra.get("kind"):
                 return UNKNOWN
             bandwidth = intra.get("bandwidth_gbytes_s")
-            return f"{intra['kind']}" + (f" {bandwidth:g} GB/s" if bandwidth else "")
+            return intra_node_name(intra["kind"]) + (f" {bandwidth:g} GB/s" if bandwidth else "")
         if column == self.FABRIC:
             if not inter.get("fabric"):
                 return UNKNOWN
             rate = inter.get("bandwidth_gbit_s")
-            return f"{inter['fabric']}" + (f" {rate:g} Gb/s" if rate else "")
+            return fabric_name(inter["fabric"]) + (f" {rate:g} Gb/s" if rate else "")
         if column == self.PRICE:
             price = row.get("min_gpu_hour")
             return UNKNOWN if price is None else f"{price:,.2f} {row.get('currency') or ''}".strip()

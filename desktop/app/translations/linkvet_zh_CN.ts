@@ -91,6 +91,14 @@
         <translation>未说明</translation>
     </message>
     <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
         <source>GPU</source>
         <translation>GPU</translation>
     </message>
@@ -109,6 +117,10 @@
     <message>
         <source>Between nodes</source>
         <translation>节点间网络</translation>
+    </message>
+    <message>
+        <source>× {rails} rails</source>
+        <translation>× {rails} 轨</translation>
     </message>
     <message>
         <source>RDMA</source>
