@@ -82,3 +82,8 @@ def N_(message: str) -> str:
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural message for `n`, in the current language."""
     return _translation.ngettext(singular, plural, n)
+
+
+def npgettext(context: str, singular: str, plural: str, n: int) -> str:
+    """`ngettext` for a message whose text is also another message's (`context` tells them apart)."""
+    return _translation.npgettext(context, singular, plural, n)

@@ -37,7 +37,9 @@ LANGUAGES = ("zh_CN",)
 # Catalogs kept by hand (no extraction: the messages are another program's), by domain: the package they
 # ship in.
 HAND_KEPT = {"argparse": "desktop"}
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}  # N_: marked where defined, translated where shown
+# N_: marked where defined, translated where shown; npgettext: a context tells apart two messages of one text
+# (the header "GPU" and the unit "GPU"/"GPUs" of a count, a measure word in Chinese).
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2), "npgettext": ((1, "c"), 2, 3)}
 _CHECKLIST_TEXT = re.compile(r"^\s*(title|what)\s*=")
 # A fixed date, so that running this twice writes the same bytes.
 _DATE = datetime(2026, 12, 1, tzinfo=UTC)

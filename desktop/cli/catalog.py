@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from catalogs.interconnects import fabric_name, intra_node_name
 from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
 from desktop.cli._format import table
@@ -176,10 +177,10 @@ def run_list(args: argparse.Namespace) -> int:
     cells = []
     for row in rows:
         intra = row.get("intra_node", {})
-        intra_text = intra.get("kind", "?") + (
+        intra_text = intra_node_name(intra.get("kind", "?")) + (
             f" {intra['bandwidth_gbytes_s']:g}" if "bandwidth_gbytes_s" in intra else ""
         )
-        fabric = row.get("inter_node", {}).get("fabric", "?")
+        fabric = fabric_name(row.get("inter_node", {}).get("fabric", "?"))
         price = f"{row['min_gpu_hour']:.2f}" if row["min_gpu_hour"] is not None else "?"
         cells.append(
             [

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogs.checklist import Checklist
+from catalogs.interconnects import fabric_name, intra_node_name
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.prices import HOURS_PER_MONTH, cost_per_month, lowest_gpu_hour
@@ -356,9 +357,9 @@ def offering_row(catalog: ProviderCatalog, o: Offering) -> dict[str, Any]:
         "gpu": o.gpu,
         "gpu_memory_gb": o.gpu_memory_gb,
         "gpus_per_node": per_node,
-        "intra_node": None if o.intra_node is None else o.intra_node.kind,
+        "intra_node": None if o.intra_node is None else intra_node_name(o.intra_node.kind),
         "intra_node_gbytes_s": None if o.intra_node is None else o.intra_node.bandwidth_gbytes_s,
-        "fabric": None if o.inter_node is None else o.inter_node.fabric,
+        "fabric": None if o.inter_node is None else fabric_name(o.inter_node.fabric),
         "fabric_gbit_s": None if o.inter_node is None else o.inter_node.bandwidth_gbit_s,
         "rdma": None if o.inter_node is None else o.inter_node.rdma,
         "local_nvme_tb": None if o.storage is None else o.storage.local_nvme_tb,

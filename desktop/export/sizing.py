@@ -12,7 +12,7 @@ from catalogs.schema import Offering
 from catalogs.sizing import scale_table_note, size
 from desktop.export.model import FORMATS, Column, Sheet
 from desktop.export.procurement import Procurement
-from desktop.i18n import _, ngettext
+from desktop.i18n import _, ngettext, npgettext
 
 
 def sizing_columns() -> tuple[Column, ...]:
@@ -82,7 +82,7 @@ def sizing_sheet(p: Procurement, gpus: GpuReference | None = None) -> Sheet:
 
 def _unit_gpus(count: int | None) -> str:
     """The unit of a GPU count: "GPUs" (a measure word in Chinese)."""
-    return ngettext("GPU", "GPUs", count or 2)
+    return npgettext("unit of a count", "GPU", "GPUs", count or 2)
 
 
 def gpu_configurations(
