@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QUrl
+from PySide6.QtCore import QCoreApplication, QEvent, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from catalogs.i18n import sentences
 from desktop.app.context import AppContext
 from desktop.app.needs_form import DEFAULTS
 from desktop.usecases.export import ExportJob, ExportResult, run_export
@@ -44,9 +45,17 @@ def export_in_worker(job: ExportJob, needs: Mapping[str, Any] | None) -> tuple[E
     catalogs = load_catalog_set()
     profile = validate_needs(dict(needs)) if needs is not None else None
     result = run_export(replace(job, catalogs=catalogs, needs=profile))
-    notes = [f"catalog skipped: {error}" for error in catalogs.errors]
+    notes = [
+        QCoreApplication.translate("ExportScreen", "catalog skipped: {problem}").format(problem=error)
+        for error in catalogs.errors
+    ]
     if result.store_missing:
-        notes.append(f"no measurements yet ({job.db_path} does not exist): link-quality sheets are empty")
+        notes.append(
+            QCoreApplication.translate(
+                "ExportScreen",
+                "no measurements yet ({store} does not exist): the link-quality sheets are empty",
+            ).format(store=job.db_path)
+        )
     return result, notes
 
 
@@ -197,12 +206,17 @@ class ExportScreen(QWidget):
                 count=len(result.written), folder=result.folder
             )
         )
-        text = self.tr("Wrote {what} in {seconds:.1f} s: {regions} measured region(s)").format(
-            what=what, seconds=time.monotonic() - self._started, regions=result.regions
+        if result.ranked is None:
+            wrote = self.tr("Wrote {what} in {seconds:.1f} s: {regions} measured region(s).")
+        else:
+            wrote = self.tr(
+                "Wrote {what} in {seconds:.1f} s: {regions} measured region(s), {ranked} offerings ranked."
+            )
+        wrote = wrote.format(
+            what=what, seconds=time.monotonic() - self._started, regions=result.regions, ranked=result.ranked
         )
-        if result.ranked is not None:
-            text += self.tr(", {ranked} offerings ranked").format(ranked=result.ranked)
-        text += ". " + self.tr("Sheets: {sheets}.").format(sheets=", ".join(result.sheets))
+        sheets = self.tr("Sheets: {sheets}.").format(sheets=self.tr(", ").join(result.titles))
+        text = sentences([wrote, sheets])
         if notes:
             text += "\n" + "\n".join(notes)
         self.status.setText(text)

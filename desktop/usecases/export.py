@@ -58,7 +58,8 @@ class ExportResult:
     folder: Path  # where the files are (the workbook's folder, or the csv folder)
     regions: int  # regions measured (in the Link quality sheet's rows: each once, from however many vantages)
     ranked: int | None  # offerings ranked (None without a needs profile)
-    sheets: list[str]
+    sheets: list[str]  # their names (the same in every language: the csv files' names)
+    titles: list[str]  # the sheets as the workbook shows them, in its language
     store_missing: bool  # no result store at `db_path` yet: nothing measured
 
 
@@ -120,7 +121,8 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
     rows = workbook.sheet("Link quality").rows if "Link quality" in names else []
     regions = len({(row["provider"], row["region"]) for row in rows})
     ranked = len(workbook.sheet("Ranking").rows) if "Ranking" in names else None
-    return ExportResult(written, folder, regions, ranked, names, store_missing)
+    titles = [sheet.shown_name for sheet in workbook.sheets]
+    return ExportResult(written, folder, regions, ranked, names, titles, store_missing)
 
 
 def _request(job: ExportJob, store_path: StoreLocation, store_missing: bool) -> ExportRequest:

@@ -113,3 +113,22 @@ def test_the_export_is_in_the_windows_language(measured, qtbot, tmp_path: Path) 
         assert "服务商" in header and "晚高峰丢包率（比例 0-1）" in header, header
     finally:
         measured.set_language("en")
+
+
+def test_in_chinese_the_export_says_what_it_wrote_in_chinese(measured, qtbot, tmp_path: Path) -> None:
+    """The workbook is written in the window's language, and the screen names its sheets as the workbook
+    shows them, in Chinese sentences."""
+    measured.set_language("zh_CN")
+    screen = measured.go_to("export")
+    qtbot.waitUntil(lambda: screen.title.text() == "导出")
+    out = tmp_path / "zh.xlsx"
+    screen.out.setText(str(out))
+    screen.with_ranking.setChecked(False)
+    screen.export_button.click()
+    qtbot.waitUntil(lambda: not screen.running, timeout=120_000)
+    assert screen.result is not None, screen.status.text()
+    book = openpyxl.load_workbook(out, read_only=True)
+    status = screen.status.text()
+    assert f"工作表：{'、'.join(book.sheetnames)}。" in status, status
+    assert "线路质量" in book.sheetnames and "Link quality" not in status
+    assert ". " not in status and f"{REGIONS} 个已测区域。" in status

@@ -542,6 +542,14 @@
 <context>
     <name>ExportScreen</name>
     <message>
+        <source>catalog skipped: {problem}</source>
+        <translation>已跳过目录：{problem}</translation>
+    </message>
+    <message>
+        <source>no measurements yet ({store} does not exist): the link-quality sheets are empty</source>
+        <translation>尚无测量数据（{store} 不存在）：线路质量相关工作表为空</translation>
+    </message>
+    <message>
         <source>Save the workbook as</source>
         <translation>将工作簿另存为</translation>
     </message>
@@ -566,16 +574,20 @@
         <translation>{folder} 中的 {count} 个 CSV 文件</translation>
     </message>
     <message>
-        <source>Wrote {what} in {seconds:.1f} s: {regions} measured region(s)</source>
-        <translation>已在 {seconds:.1f} 秒内写入 {what}：{regions} 个已测区域</translation>
+        <source>Wrote {what} in {seconds:.1f} s: {regions} measured region(s).</source>
+        <translation>已在 {seconds:.1f} 秒内写入 {what}：{regions} 个已测区域。</translation>
     </message>
     <message>
-        <source>, {ranked} offerings ranked</source>
-        <translation>，{ranked} 个产品已排名</translation>
+        <source>Wrote {what} in {seconds:.1f} s: {regions} measured region(s), {ranked} offerings ranked.</source>
+        <translation>已在 {seconds:.1f} 秒内写入 {what}：{regions} 个已测区域，{ranked} 个产品已排名。</translation>
     </message>
     <message>
         <source>Sheets: {sheets}.</source>
         <translation>工作表：{sheets}。</translation>
+    </message>
+    <message>
+        <source>, </source>
+        <translation>、</translation>
     </message>
     <message>
         <source>Export written: {what}</source>
