@@ -350,7 +350,7 @@ class ChartsScreen(QWidget):
         """Save the chart on the current tab as a PNG; the path written."""
         widget = self.tabs.currentWidget()
         if not widget.grab().save(str(path), "PNG"):
-            raise OSError(f"{path}: could not write the PNG")
+            raise OSError(self.tr("{path}: could not write the PNG").format(path=path))
         return path
 
     def _ask_png(self) -> None:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+
 from desktop.app.workers import ChildTask
 from probes.store_location import StoreLocation, location_text
 from probes.target import Target
@@ -17,7 +19,7 @@ class TraceTask(ChildTask):
     """Trace each of `targets` `traces` times with `options` (TraceOptions' fields), storing the traces at
     `db_path` when given. `prefix` starts the child inside another command (see `JobProcess`)."""
 
-    activity = "tracing"
+    activity = QT_TRANSLATE_NOOP("Workers", "tracing")
 
     def __init__(
         self,

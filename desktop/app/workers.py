@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 
 from desktop.app.errors import error_text
 from probes.results import ProbeResult
@@ -133,13 +133,17 @@ class JobProcess:
         if (language := chosen_language()) is not None:  # the child words its messages as the window does
             env["LANGUAGE"] = language
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed in finish())
-        self.process = subprocess.Popen(
-            [*prefix, sys.executable, "-m", "desktop.app.job_process"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            env=env,
-        )
+        try:
+            self.process = subprocess.Popen(
+                [*prefix, sys.executable, "-m", "desktop.app.job_process"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self.stderr,
+                env=env,
+            )
+        except OSError:  # the command cannot be started: there is no child to finish
+            self.stderr.close()
+            raise
         self._lock = threading.Lock()
         self.send(job)
 
@@ -202,9 +206,10 @@ class ChildTask(QRunnable):
     relays the child's frames, undecoded (it must not hold the GIL); the screen decodes them on the GUI
     thread from its redraw timer (a subclass's `collect`, through `_collected`). The terminal frame fires
     `finished` (with the child's report), `cancelled` or `failed`. `prefix` starts the child inside another
-    command (see `JobProcess`); `activity` names the child in failure messages ("probing")."""
+    command (see `JobProcess`); `activity` names the child in failure messages ("probing", translated
+    where shown)."""
 
-    activity = "job"
+    activity = QT_TRANSLATE_NOOP("Workers", "measuring")
 
     def __init__(self, job: dict[str, Any], prefix: Sequence[str] = ()) -> None:
         super().__init__()
@@ -249,7 +254,11 @@ class ChildTask(QRunnable):
         try:
             child = JobProcess(self.job, self.prefix)
         except OSError as exc:
-            self.signals.failed.emit(f"could not start the {self.activity} process: {exc}")
+            self.signals.failed.emit(
+                QCoreApplication.translate(
+                    "Workers", "could not start the {activity} process: {reason}"
+                ).format(activity=QCoreApplication.translate("Workers", self.activity), reason=exc)
+            )
             return
         with self._lock:
             self._child = child
@@ -264,7 +273,12 @@ class ChildTask(QRunnable):
         errors = child.finish()
         if ending is None:
             self.signals.failed.emit(
-                f"the {self.activity} process ended unexpectedly: {errors or 'no message'}"
+                QCoreApplication.translate(
+                    "Workers", "the {activity} process ended unexpectedly: {reason}"
+                ).format(
+                    activity=QCoreApplication.translate("Workers", self.activity),
+                    reason=errors or QCoreApplication.translate("Workers", "no message"),
+                )
             )
         elif ending[0] == CANCELLED:
             self.signals.cancelled.emit()
@@ -278,7 +292,7 @@ class ProbeTask(ChildTask):
     """One run of the runner over `targets` in a child process, saved to the store at `db_path` if given;
     the screen calls `collect()` from its redraw timer and `outcome()` once `finished` fired."""
 
-    activity = "probing"
+    activity = QT_TRANSLATE_NOOP("Workers", "probing")
 
     def __init__(
         self,
@@ -379,7 +393,11 @@ class SchedulerTask(QRunnable):
         try:
             child = JobProcess(self.job)
         except OSError as exc:
-            self.signals.failed.emit(f"could not start the scheduler process: {exc}")
+            self.signals.failed.emit(
+                QCoreApplication.translate(
+                    "Workers", "could not start the scheduler process: {reason}"
+                ).format(reason=exc)
+            )
             return
         with self._lock:
             self._child = child
@@ -401,4 +419,8 @@ class SchedulerTask(QRunnable):
         elif self._stop_requested:
             self.signals.stopped.emit(0)  # killed after the grace period: the round in flight was dropped
         else:
-            self.signals.failed.emit(f"the scheduler process ended unexpectedly: {errors or 'no message'}")
+            self.signals.failed.emit(
+                QCoreApplication.translate(
+                    "Workers", "the scheduler process ended unexpectedly: {reason}"
+                ).format(reason=errors or QCoreApplication.translate("Workers", "no message"))
+            )

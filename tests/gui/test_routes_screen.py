@@ -154,6 +154,23 @@ def test_the_verdict_reads_as_chinese_sentences(window, qtbot) -> None:  # type:
     assert re.search(r"[\u4e00-\u9fff][:(;,]|\([^()]*[\u4e00-\u9fff]", text) is None, text
 
 
+def test_a_child_that_cannot_start_is_said_in_the_window_language(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """The tracing child process cannot be started (its command is missing): the error dialog says so in
+    Chinese, naming the system's reason; the screen is ready for another run."""
+    window.set_language("zh_CN")
+    window.context.targets.set_entries([TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="loopback"))])
+    screen = window.go_to("routes")
+    screen.target.setCurrentIndex(0)
+    screen.child_prefix = ("/nonexistent/linkvet-no-such-program",)
+    errors: list[tuple[str, str]] = []
+    window.context.reporter.fatal.connect(lambda title, message: errors.append((title, message)))
+    qtbot.mouseClick(screen.run_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(errors) and not screen.running, timeout=30_000)
+    (_title, message), *_ = errors
+    assert message.startswith("无法启动路由追踪进程：") and "linkvet-no-such-program" in message, message
+    assert screen.run_button.isEnabled()
+
+
 @pytest.mark.lab
 @pytest.mark.skipif(_LAB is not None, reason=_LAB or "")
 def test_through_the_route_lab_the_screen_tells_cn2_gt(window, qtbot) -> None:  # type: ignore[no-untyped-def]

@@ -331,6 +331,10 @@
         <translation>{target}：此时间范围内没有测量；最近一次测量在 {when}（请选更长的时间范围）</translation>
     </message>
     <message>
+        <source>{path}: could not write the PNG</source>
+        <translation>{path}：无法写入 PNG</translation>
+    </message>
+    <message>
         <source>Save chart as PNG</source>
         <translation>将图表保存为 PNG</translation>
     </message>
@@ -2462,6 +2466,41 @@ The file was kept as {aside}; starting with an empty list.</source>
     <message>
         <source>Back to the checklist&apos;s weights</source>
         <translation>恢复检查表默认权重</translation>
+    </message>
+</context>
+<context>
+    <name>Workers</name>
+    <message>
+        <source>tracing</source>
+        <translation>路由追踪</translation>
+    </message>
+    <message>
+        <source>measuring</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <source>could not start the {activity} process: {reason}</source>
+        <translation>无法启动{activity}进程：{reason}</translation>
+    </message>
+    <message>
+        <source>the {activity} process ended unexpectedly: {reason}</source>
+        <translation>{activity}进程意外结束：{reason}</translation>
+    </message>
+    <message>
+        <source>no message</source>
+        <translation>没有消息</translation>
+    </message>
+    <message>
+        <source>probing</source>
+        <translation>探测</translation>
+    </message>
+    <message>
+        <source>could not start the scheduler process: {reason}</source>
+        <translation>无法启动调度器进程：{reason}</translation>
+    </message>
+    <message>
+        <source>the scheduler process ended unexpectedly: {reason}</source>
+        <translation>调度器进程意外结束：{reason}</translation>
     </message>
 </context>
 </TS>
