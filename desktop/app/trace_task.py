@@ -19,7 +19,7 @@ class TraceTask(ChildTask):
     """Trace each of `targets` `traces` times with `options` (TraceOptions' fields), storing the traces at
     `db_path` when given. `prefix` starts the child inside another command (see `JobProcess`)."""
 
-    activity = QT_TRANSLATE_NOOP("Workers", "tracing")
+    activity: str = str(QT_TRANSLATE_NOOP("Workers", "tracing"))  # translated where shown
 
     def __init__(
         self,

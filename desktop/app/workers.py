@@ -209,7 +209,7 @@ class ChildTask(QRunnable):
     command (see `JobProcess`); `activity` names the child in failure messages ("probing", translated
     where shown)."""
 
-    activity = QT_TRANSLATE_NOOP("Workers", "measuring")
+    activity: str = str(QT_TRANSLATE_NOOP("Workers", "measuring"))  # translated where shown
 
     def __init__(self, job: dict[str, Any], prefix: Sequence[str] = ()) -> None:
         super().__init__()
@@ -292,7 +292,7 @@ class ProbeTask(ChildTask):
     """One run of the runner over `targets` in a child process, saved to the store at `db_path` if given;
     the screen calls `collect()` from its redraw timer and `outcome()` once `finished` fired."""
 
-    activity = QT_TRANSLATE_NOOP("Workers", "probing")
+    activity: str = str(QT_TRANSLATE_NOOP("Workers", "probing"))  # translated where shown
 
     def __init__(
         self,
