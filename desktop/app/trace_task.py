@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtCore import QCoreApplication
 
 from desktop.app.workers import ChildTask
 from probes.store_location import StoreLocation, location_text
@@ -19,7 +19,8 @@ class TraceTask(ChildTask):
     """Trace each of `targets` `traces` times with `options` (TraceOptions' fields), storing the traces at
     `db_path` when given. `prefix` starts the child inside another command (see `JobProcess`)."""
 
-    activity: str = str(QT_TRANSLATE_NOOP("Workers", "tracing"))  # translated where shown
+    def activity(self) -> str:
+        return QCoreApplication.translate("Workers", "tracing")
 
     def __init__(
         self,

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QRunnable, QThreadPool, Signal, Slot
 
 from desktop.app.errors import error_text
 from probes.results import ProbeResult
@@ -206,10 +206,10 @@ class ChildTask(QRunnable):
     relays the child's frames, undecoded (it must not hold the GIL); the screen decodes them on the GUI
     thread from its redraw timer (a subclass's `collect`, through `_collected`). The terminal frame fires
     `finished` (with the child's report), `cancelled` or `failed`. `prefix` starts the child inside another
-    command (see `JobProcess`); `activity` names the child in failure messages ("probing", translated
-    where shown)."""
+    command (see `JobProcess`); `activity` names the child in failure messages ("probing")."""
 
-    activity: str = str(QT_TRANSLATE_NOOP("Workers", "measuring"))  # translated where shown
+    def activity(self) -> str:
+        return QCoreApplication.translate("Workers", "measuring")
 
     def __init__(self, job: dict[str, Any], prefix: Sequence[str] = ()) -> None:
         super().__init__()
@@ -257,7 +257,7 @@ class ChildTask(QRunnable):
             self.signals.failed.emit(
                 QCoreApplication.translate(
                     "Workers", "could not start the {activity} process: {reason}"
-                ).format(activity=QCoreApplication.translate("Workers", self.activity), reason=exc)
+                ).format(activity=self.activity(), reason=exc)
             )
             return
         with self._lock:
@@ -276,7 +276,7 @@ class ChildTask(QRunnable):
                 QCoreApplication.translate(
                     "Workers", "the {activity} process ended unexpectedly: {reason}"
                 ).format(
-                    activity=QCoreApplication.translate("Workers", self.activity),
+                    activity=self.activity(),
                     reason=errors or QCoreApplication.translate("Workers", "no message"),
                 )
             )
@@ -292,7 +292,8 @@ class ProbeTask(ChildTask):
     """One run of the runner over `targets` in a child process, saved to the store at `db_path` if given;
     the screen calls `collect()` from its redraw timer and `outcome()` once `finished` fired."""
 
-    activity: str = str(QT_TRANSLATE_NOOP("Workers", "probing"))  # translated where shown
+    def activity(self) -> str:
+        return QCoreApplication.translate("Workers", "probing")
 
     def __init__(
         self,
