@@ -111,7 +111,9 @@ def test_router_reports_unreachable(unprivileged: bool) -> None:
     record = json.loads(out.stdout)
     assert record["privileged"] is (not unprivileged)
     assert (record["sent"], record["received"]) == (3, 0)
-    assert {s["error"] for s in record["samples"]} == {"unreachable"}
+    # The whole record on failure: once (in a full CI run, not again in 30 runs alone or under load) one echo
+    # of the unprivileged socket's three read `timeout` instead of `unreachable`.
+    assert {s["error"] for s in record["samples"]} == {"unreachable"}, (record, out.stderr)
     assert "198.18.41.1" in record["message"]
 
 
