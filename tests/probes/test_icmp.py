@@ -90,6 +90,10 @@ def test_router_reports_unreachable(unprivileged: bool) -> None:
         router.sysctl("net.ipv4.icmp_ratelimit", "0")  # else it answers one echo per second
         if unprivileged:
             office.sysctl("net.ipv4.ping_group_range", "0 2147483647")
+        # A router's "no route" answers have a limiter of their own (ip_error: net.ipv4.route.error_cost,
+        # one second by default, bursts of 5, a host-wide setting a namespace cannot change). Echoes 50 ms
+        # apart saw one answer held back in a CI run (and ping sees the same when the burst is spent), so the
+        # echoes go further apart than its cost: each one's answer is due.
         out = office.python(
             [
                 "-m",
@@ -99,7 +103,7 @@ def test_router_reports_unreachable(unprivileged: bool) -> None:
                 "--count",
                 "3",
                 "--interval",
-                "0.05",
+                "1.2",
                 "--timeout",
                 "1",
                 "--json",
@@ -111,8 +115,6 @@ def test_router_reports_unreachable(unprivileged: bool) -> None:
     record = json.loads(out.stdout)
     assert record["privileged"] is (not unprivileged)
     assert (record["sent"], record["received"]) == (3, 0)
-    # The whole record on failure: once (in a full CI run, not again in 30 runs alone or under load) one echo
-    # of the unprivileged socket's three read `timeout` instead of `unreachable`.
     assert {s["error"] for s in record["samples"]} == {"unreachable"}, (record, out.stderr)
     assert "198.18.41.1" in record["message"]
 
