@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuReference, default_gpu_reference
-from catalogs.i18n import _, clauses
+from catalogs.i18n import _, clauses, items
 
 Verdict = Literal["confirmed", "contradicted", "unverified"]
 MEMORY_TOLERANCE = 0.95
@@ -122,7 +122,7 @@ _FARTHEST_FIRST = {"SYS": 0, "SOC": 0, "NODE": 1, "PHB": 2, "PXB": 3, "PIX": 4}
 def _pairs_text(pairs: Sequence[str], limit: int = 8) -> str:
     """GPU pairs joined only through PCIe, the farthest paths (across the CPU interconnect) first."""
     pairs = sorted(pairs, key=lambda p: _FARTHEST_FIRST.get(p.rsplit(" ", 1)[-1], 5))
-    shown = ", ".join(pairs[:limit])
+    shown = items(pairs[:limit])
     if len(pairs) > limit:
         return _("{pairs} and {n} more").format(pairs=shown, n=len(pairs) - limit)
     return shown

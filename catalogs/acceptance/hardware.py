@@ -15,6 +15,7 @@ from catalogs.acceptance.check import (
     _unstated,
 )
 from catalogs.i18n import _, clauses, ngettext
+from catalogs.interconnects import fabric_name
 from catalogs.loader import ProviderCatalog
 from catalogs.schema import Offering
 
@@ -51,9 +52,9 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
             checks.append(_check(fact, claimed, None, "unverified", why, provenance=offering.fact(fact)))
         return checks
     ib, roce = _ports(facts, "infiniband"), _ports(facts, "roce")
-    seen = f"{_ports_text(ib, 'InfiniBand')}; {_ports_text(roce, 'RoCE')}"
+    seen = clauses((_ports_text(ib, "InfiniBand"), _ports_text(roce, "RoCE")))
     kind_ports = {"infiniband": ib, "roce": roce}.get(fabric or "", [])
-    label = {"infiniband": "InfiniBand", "roce": "RoCE"}.get(fabric or "", fabric or "")
+    label = fabric_name(fabric) if fabric else ""
     prov = offering.fact("inter_node.fabric")
     if fabric in ("infiniband", "roce"):
         checks.append(
@@ -292,7 +293,11 @@ def management_checks(
         return checks
     healthy = mgmt.get("power_supplies_healthy") or 0
     present = mgmt.get("power_supplies_present") or 0
-    bad = [f"{p['name']}: {p['description']}" for p in supplies if p.get("present") and not p.get("healthy")]
+    bad = [
+        _("{name}: {description}").format(name=p["name"], description=p["description"])
+        for p in supplies
+        if p.get("present") and not p.get("healthy")
+    ]
     text = _("{present} power supplies present, {healthy} healthy").format(present=present, healthy=healthy)
     if bad:
         text = _("{supplies} ({faults})").format(supplies=text, faults=clauses(bad))

@@ -16,7 +16,7 @@ from catalogs.acceptance.check import (
     reference_id_for,
 )
 from catalogs.gpus import GpuReference
-from catalogs.i18n import N_, _
+from catalogs.i18n import N_, _, items
 from catalogs.schema import Offering
 
 
@@ -45,7 +45,9 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
     models = list(inventory.get("models", []))
     ids = sorted({reference_id_for(name, gpus) or "" for name in models})
     count = inventory.get("count")
-    seen = f"{count} × {', '.join(models)} ({inventory.get('read_with')})"
+    seen = _("{count} × {models} ({read_with})").format(
+        count=count, models=items(models), read_with=inventory.get("read_with")
+    )
     # model
     if offering.gpu is None:
         checks.append(

@@ -224,7 +224,7 @@ def print_summary(report: dict[str, Any], out: TextIO) -> None:
     if missing:
         out.write("\n" + _("not read:") + "\n")
         for r in missing:
-            out.write(f"  {r['source']}: {r['reason']}\n")
+            out.write("  " + _("{name}: {text}").format(name=r["source"], text=r["reason"]) + "\n")
     checks = report.get("checks") or []
     if report.get("claims"):
         c = report["claims"]
@@ -244,7 +244,7 @@ def print_summary(report: dict[str, Any], out: TextIO) -> None:
         table([_("VERDICT"), _("FACT"), _("CLAIMED"), _("MEASURED")], rows, out)
         for ch in checks:
             if ch["verdict"] != "confirmed":
-                out.write(f"  {ch['fact']}: {ch['evidence']}\n")
+                out.write("  " + _("{name}: {text}").format(name=ch["fact"], text=ch["evidence"]) + "\n")
         s = report["summary"]
         counts = _("{confirmed} confirmed, {contradicted} contradicted, {unverified} unverified").format(
             confirmed=s["confirmed"], contradicted=s["contradicted"], unverified=s["unverified"]
@@ -334,7 +334,7 @@ def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
     nccl = facts.get("nccl")
     for run in (nccl or {}).get("runs", []):
         j = run["judgement"]
-        lines.append((_("NCCL:"), f"{run['source']}: {j['explanation']}"))
+        lines.append((_("NCCL:"), _("{name}: {text}").format(name=run["source"], text=j["explanation"])))
     if not nccl:
         lines.append((_("NCCL:"), _("no all_reduce_perf result")))
     rr = facts.get("return_route")
@@ -342,7 +342,11 @@ def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
         lines.append(_("return route, {direction}:").format(direction=rr["direction"]))
         for route in rr["routes"]:
             lines.append(
-                f"  {route.get('label') or route.get('address')}: {route.get('class_name') or route.get('error')}"
+                "  "
+                + _("{name}: {text}").format(
+                    name=route.get("label") or route.get("address"),
+                    text=route.get("class_name") or route.get("error"),
+                )
             )
     office = facts.get("office")
     if office:

@@ -22,6 +22,9 @@ from probes.accept import AcceptOptions, collect
 
 # The carrier whose endpoints a claimed line type is seen on, on the return path (CN2 and 163 are China
 # Telecom's backbones, 9929 and 4837 China Unicom's, CMI China Mobile's: probes.routes.classify.CARRIER_OF_GROUP).
+# The return-route endpoints' carriers (`probes.accept.return_route`), as people write them.
+_CARRIER_NAMES = {"telecom": "China Telecom", "unicom": "China Unicom", "mobile": "China Mobile"}
+
 CARRIER_OF_CLAIM = {
     "cn2-gia": "telecom",
     "cn2-gt": "telecom",
@@ -95,7 +98,7 @@ def route_check(report: dict[str, Any], claims: Claims, networks: Path | None = 
         why = (
             _("no return-route trace read (--return-route traces from this server)")
             if not routes
-            else _("no trace to a {carrier} endpoint").format(carrier=carrier)
+            else _("no trace to a {carrier} endpoint").format(carrier=_carrier(carrier))
         )
         return _check("line_types", claimed, None, "unverified", why, scope="region", provenance=prov)
     table = load_network_table(networks)
@@ -105,13 +108,14 @@ def route_check(report: dict[str, Any], claims: Claims, networks: Path | None = 
         )
         for r in relevant
     ]
-    summary = route_summary(claimed, verdicts, claimant=f"{claims.catalog.provider.name} ({region.id})")
+    claimant = _("{provider} ({region})").format(provider=claims.catalog.provider.name, region=region.id)
+    summary = route_summary(claimed, verdicts, claimant=claimant)
     assert summary is not None
     agrees = summary["agrees"]
     verdict: Verdict = "confirmed" if agrees is True else "contradicted" if agrees is False else "unverified"
     if carrier:
         evidence = _("return path (server → China {carrier}): {evidence}").format(
-            carrier=carrier, evidence=summary["evidence"]
+            carrier=_carrier(carrier), evidence=summary["evidence"]
         )
     else:
         evidence = _("return path (server → China carriers): {evidence}").format(evidence=summary["evidence"])
@@ -165,3 +169,9 @@ def accept(
 def _verified_as(report: dict[str, Any]) -> str:
     """How `linkvet accept import` will word a confirmed fact's source."""
     return f"verified on {report['host']['hostname']} at {report['created_at']} by linkvet accept ({report['mode']})"
+
+
+def _carrier(carrier: str | None) -> str:
+    from probes.routes.names import carrier_name
+
+    return "?" if carrier is None else carrier_name(_CARRIER_NAMES.get(carrier, carrier))

@@ -22,7 +22,7 @@ from typing import Any, Literal
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
-from probes.i18n import _
+from probes.i18n import _, items
 
 TOPO_FILE = "nvidia-smi-topo-m.txt"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -125,7 +125,7 @@ class Topology:
         if verdict == "pcie-only":
             kinds = sorted({p.path for p in self.pairs})
             return _("none of the {pairs} pairs of the {gpus} GPUs over NVLink (paths: {paths})").format(
-                pairs=len(self.pairs), gpus=n, paths=", ".join(kinds)
+                pairs=len(self.pairs), gpus=n, paths=items(kinds)
             )
         groups = " | ".join(",".join(g) for g in self.islands)
         return _("{pcie} of {pairs} GPU pairs only through PCIe; NVLink groups: {groups}").format(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -158,3 +159,28 @@ def test_record_then_replay_round_trip(tmp_path: Path) -> None:
     assert replay["facts"]["nccl"]["runs"][0]["peak_busbw_gbytes_s"] == 235.26  # type: ignore[index]
     for section in ("gpus", "rdma", "ethernet", "nvme", "topology", "fio"):
         assert replay["facts"][section] == live["facts"][section], section  # type: ignore[index]
+
+
+def test_the_report_reads_as_chinese_sentences(tmp_path: Path) -> None:
+    """In Chinese the report's labelled lines, lists and clauses take ：、；and （）: nothing glued on with
+    English punctuation around Chinese words (names, commands and data stay as they are; the labels' padding
+    after ：is layout)."""
+    env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
+    env["LANG"] = "zh_CN.UTF-8"
+    args = ["--replay", str(SCENARIOS / "pcie-box"), "--provider", "trialco", "--offering", "h100-sxm-8x"]
+    done = subprocess.run(
+        [sys.executable, "-m", "desktop.cli", "accept", *args, "--catalogs", str(CATALOGS)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 4, done.stderr
+    text = done.stdout
+    glued = re.compile(
+        r"[\u4e00-\u9fff）][;,:]|[;,:] ?[\u4e00-\u9fff（]|\([^()]*[\u4e00-\u9fff][^()]*\)|[。；] +[\u4e00-\u9fff]"
+    )
+    found = sorted({text[max(0, m.start() - 20) : m.end() + 20] for m in glued.finditer(text)})
+    assert not found, "\n".join(found)
+    assert "服务器 → 国内电信" in text and "上海电信：" in text and "InfiniBand 端口；" in text
