@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import stat
 import subprocess
@@ -13,6 +12,7 @@ import sys
 from pathlib import Path
 
 from tests.accept.conftest import CATALOGS, EDGE, REAL, SCENARIOS
+from tests.chinese import glued
 from tests.conftest import REPO_ROOT, cli_env
 
 
@@ -161,26 +161,12 @@ def test_record_then_replay_round_trip(tmp_path: Path) -> None:
         assert replay["facts"][section] == live["facts"][section], section  # type: ignore[index]
 
 
-def test_the_report_reads_as_chinese_sentences(tmp_path: Path) -> None:
+def test_the_report_reads_as_chinese_sentences(run_linkvet) -> None:  # type: ignore[no-untyped-def]
     """In Chinese the report's labelled lines, lists and clauses take ：、；and （）: nothing glued on with
-    English punctuation around Chinese words (names, commands and data stay as they are; the labels' padding
-    after ：is layout)."""
-    env = {k: v for k, v in cli_env(tmp_path).items() if k not in ("LANGUAGE", "LC_ALL", "LC_MESSAGES")}
-    env["LANG"] = "zh_CN.UTF-8"
+    English punctuation around Chinese words (`tests.chinese`)."""
     args = ["--replay", str(SCENARIOS / "pcie-box"), "--provider", "trialco", "--offering", "h100-sxm-8x"]
-    done = subprocess.run(
-        [sys.executable, "-m", "desktop.cli", "accept", *args, "--catalogs", str(CATALOGS)],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = run_linkvet("--lang", "zh_CN", "accept", *args, "--catalogs", str(CATALOGS))
     assert done.returncode == 4, done.stderr
     text = done.stdout
-    glued = re.compile(
-        r"[\u4e00-\u9fff）][;,:]|[;,:] ?[\u4e00-\u9fff（]|\([^()]*[\u4e00-\u9fff][^()]*\)|[。；] +[\u4e00-\u9fff]"
-    )
-    found = sorted({text[max(0, m.start() - 20) : m.end() + 20] for m in glued.finditer(text)})
-    assert not found, "\n".join(found)
+    assert not glued(text), "\n".join(glued(text))
     assert "服务器 → 国内电信" in text and "上海电信：" in text and "InfiniBand 端口；" in text

@@ -17,6 +17,7 @@ from catalogs import i18n
 from catalogs.errors import CatalogFileError
 from catalogs.loader import parse_catalog_text
 from tests.catalogs._builders import catalog_text, offering, region
+from tests.chinese import glued
 from tests.conftest import cli_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,13 +66,6 @@ def test_score_reasons_are_chinese_with_a_chinese_locale(tmp_path: Path) -> None
     assert not CJK.search(english.stdout)
 
 
-# Chinese text takes full-width punctuation: an ASCII ; or , beside a Chinese character, ASCII brackets
-# around Chinese words, or a space after a full-width stop is text glued together in English's way.
-_GLUED = re.compile(
-    r"[\u4e00-\u9fff）。][;,]|[;,] ?[\u4e00-\u9fff（]|\([^()]*[\u4e00-\u9fff][^()]*\)|[。；：] +"
-)
-
-
 @pytest.mark.parametrize("needs", ["example-70b-full.toml", "example-7b-lora.toml"])
 def test_explanations_and_sizing_are_punctuated_as_chinese(tmp_path: Path, needs: str) -> None:
     """The explanations `score` writes (also the workbook's and the window's) and `size`'s assumptions are
@@ -84,8 +78,7 @@ def test_explanations_and_sizing_are_punctuated_as_chinese(tmp_path: Path, needs
         done = linkvet(tmp_path, "zh_CN.UTF-8", *args)
         assert done.returncode == 0, done.stderr
         text += done.stdout
-    glued = sorted({text[max(0, m.start() - 20) : m.end() + 20] for m in _GLUED.finditer(text)})
-    assert not glued, "\n".join(glued)
+    assert not glued(text), "\n".join(glued(text))
     assert "；" in text and "、" in text and ("。最强项" in text or "。最弱项" in text)
     english = linkvet(tmp_path, "C.UTF-8", "score", "--needs", path, "--top", "3", "--db", db).stdout
     assert "; " in english and (". Passes every gate" in english or ". Fails:" in english)
