@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from catalogs.i18n import sentences
+from catalogs.i18n import items, sentences
 from desktop.app.context import AppContext
 from desktop.app.needs_form import DEFAULTS
 from desktop.usecases.export import ExportJob, ExportResult, run_export
@@ -215,7 +215,7 @@ class ExportScreen(QWidget):
         wrote = wrote.format(
             what=what, seconds=time.monotonic() - self._started, regions=result.regions, ranked=result.ranked
         )
-        sheets = self.tr("Sheets: {sheets}.").format(sheets=self.tr(", ").join(result.titles))
+        sheets = self.tr("Sheets: {sheets}.").format(sheets=items(result.titles))
         text = sentences([wrote, sheets])
         if notes:
             text += "\n" + "\n".join(notes)

@@ -590,10 +590,6 @@
         <translation>工作表：{sheets}。</translation>
     </message>
     <message>
-        <source>, </source>
-        <translation>、</translation>
-    </message>
-    <message>
         <source>Export written: {what}</source>
         <translation>导出完成：{what}</translation>
     </message>
