@@ -22,9 +22,6 @@ from probes.accept import AcceptOptions, collect
 
 # The carrier whose endpoints a claimed line type is seen on, on the return path (CN2 and 163 are China
 # Telecom's backbones, 9929 and 4837 China Unicom's, CMI China Mobile's: probes.routes.classify.CARRIER_OF_GROUP).
-# The return-route endpoints' carriers (`probes.accept.return_route`), as people write them.
-_CARRIER_NAMES = {"telecom": "China Telecom", "unicom": "China Unicom", "mobile": "China Mobile"}
-
 CARRIER_OF_CLAIM = {
     "cn2-gia": "telecom",
     "cn2-gt": "telecom",
@@ -33,6 +30,9 @@ CARRIER_OF_CLAIM = {
     "cu-4837": "unicom",
     "cmi": "mobile",
 }
+
+# The return-route endpoints' carriers (`probes.accept.return_route`), as people write them.
+_CARRIER_NAMES = {"telecom": "China Telecom", "unicom": "China Unicom", "mobile": "China Mobile"}
 
 
 class ClaimLookupError(InputError):
