@@ -321,7 +321,7 @@ def kernel_handshake_rtt_ms(sock: socket.socket) -> float | None:
 def kernel_receive_counters(sock: socket.socket) -> tuple[int, int] | None:
     """(data segments that reached the socket's TCP stack, in-order bytes received) so far, or None where
     the kernel does not say. Segments count on arrival even when TCP must hold them back behind a lost one,
-    so they show when data crossed the link; bytes give their average size."""
+    bytes only once they are in order, so the two together show when nothing was held back."""
     try:
         info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_DATA_LEN)
     except OSError:

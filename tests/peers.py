@@ -16,6 +16,7 @@ import trustme
 from tests.httpbody import read_body
 
 FILE_BYTES = 8 * 1024 * 1024
+PAUSE_BYTES = 1_000 + 200_000  # /pause: 1,000 bytes, 400 ms of nothing, the rest
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -60,6 +61,17 @@ class _Handler(BaseHTTPRequestHandler):
                     chunk = block[: FILE_BYTES - sent]
                     self.wfile.write(chunk)
                     sent += len(chunk)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+        elif path == "/pause":
+            self.send_response(200)
+            self.send_header("Content-Length", str(PAUSE_BYTES))
+            self.end_headers()
+            try:
+                self.wfile.write(b"x" * 1_000)
+                self.wfile.flush()
+                time.sleep(0.4)
+                self.wfile.write(b"y" * (PAUSE_BYTES - 1_000))
             except (BrokenPipeError, ConnectionResetError):
                 pass
         elif path == "/trickle":  # ~1 MB/s for up to 30 s

@@ -6,10 +6,11 @@ Figures (all connections together):
     seconds          first body byte → last body byte
     throughput_mbps  bytes × 8 / seconds / 10⁶
     steady_mbps      the rate after a warm-up (TCP slow start: the first second of the transfer, or the
-                     first 10% of bytes when it lasted under 2 s): the least-squares slope of the bytes that
-                     reached the connections' TCP stacks (TCP_INFO), so that data TCP holds back behind a
-                     lost segment counts when it crossed the link, not when the reader got it; where the
-                     kernel does not say, the slope of the bytes read
+                     first 10% of bytes when it lasted under 2 s): the connections' in-order bytes
+                     (TCP_INFO) between two moments in the window when TCP held nothing back behind a lost
+                     segment, so that it is the rate at which data crossed the link, each byte once,
+                     whatever the reader's stalls; where the kernel does not say, the least-squares slope
+                     of the bytes read
     steady_from_s, steady_to_s
                      the steady window, in seconds from the first body byte (one attempt only)
     ttfb_ms          request sent → response's first byte (the connections' earliest), timed as in the http
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import itertools
 import time
 from dataclasses import dataclass
 
@@ -100,7 +102,9 @@ async def _one_connection(
         try:
             if response.status_code >= 400:
                 raise _StatusError(response.status_code, response.reason_phrase)
-            async for chunk in response.aiter_raw(65536):
+            # Each chunk as the socket gave it (no chunk size: a 64 KiB chunker would hold the first bytes
+            # back until 64 KiB were in, a few round trips into TCP's slow start).
+            async for chunk in response.aiter_raw():
                 take = min(len(chunk), budget.remaining)
                 now = time.perf_counter_ns()
                 arrivals.append((now, take))
@@ -243,27 +247,53 @@ def _warm_up_end(arrivals: tuple[tuple[int, int], ...]) -> int | None:
 def _kernel_rate(
     kernel: tuple[tuple[tuple[int, int, int], ...], ...], window_start: int
 ) -> tuple[float, tuple[int, int]] | None:
-    """The connections' summed steady rate from the data segments that reached each one's TCP stack (times
-    their average size over the transfer) between its first and last sample in the window: the link's own
-    delivery, which a retransmission hole does not hold back. With the window actually measured (monotonic
-    ns). None unless every connection has samples."""
+    """The connections' summed steady rate: each one's in-order bytes between the first and the last of its
+    samples in the window at which TCP held nothing back (`_clean_samples`), over the time between them.
+    In-order bytes count each byte once (a second copy after a spurious retransmission adds nothing), and
+    at those samples they are all that had crossed the link, so a retransmission hole at either end of the
+    window does not skew the rate. With the window actually measured (monotonic ns). None unless every
+    connection has two such samples in the window."""
     rates, starts, ends = [], [], []
     for series in kernel:
-        if not series or series[-1][1] == 0:
+        clean = [sample for sample in _clean_samples(series) if sample[0] >= window_start]
+        if len(clean) < 2 or clean[-1][0] <= clean[0][0]:
             return None
-        bytes_per_segment = series[-1][2] / series[-1][1]
-        points = [(t, segments * bytes_per_segment) for t, segments, _bytes in series if t >= window_start]
-        if len(points) < 2 or points[-1][0] <= points[0][0]:
-            return None
-        # The kernel counts arrivals, so the plain rate between the window's ends is not skewed by a
-        # reader's stall (and, unlike a fitted slope, is the window's true average however it is sampled).
-        (t0, b0), (t1, b1) = points[0], points[-1]
+        (t0, _s0, b0), (t1, _s1, b1) = clean[0], clean[-1]
         rates.append((b1 - b0) * 8 / ((t1 - t0) / 1e9) / 1e6)
         starts.append(t0)
         ends.append(t1)
     if not rates:
         return None
     return float(sum(rates)), (min(starts), max(ends))
+
+
+def _clean_samples(series: tuple[tuple[int, int, int], ...]) -> list[tuple[int, int, int]]:
+    """The samples (time, data segments in, in-order bytes) of one connection at which its in-order bytes
+    were all the data that had reached it: no segment waited behind a hole.
+
+    With `size` the usual payload of a segment (the median bytes per segment between samples), the excess
+    `segments × size − bytes` grows while segments wait behind a hole and falls back once it is filled; a
+    duplicate or a short segment raises it for good. So a sample is clean when its excess is no higher than
+    at any later sample, and did not grow since the sample before (which a hole at the very end shows)."""
+    steps = [
+        (b1 - b0) / (s1 - s0)
+        for (_t0, s0, b0), (_t1, s1, b1) in itertools.pairwise(series)
+        if s1 > s0 and b1 > b0
+    ]
+    if not steps:
+        return []
+    size = float(np.median(steps))
+    slack = 2 * size  # rounding: a segment or two shorter than the usual one
+    excess = [segments * size - received for _t, segments, received in series]
+    clean = []
+    lowest_after = float("inf")
+    for i in range(len(series) - 1, -1, -1):
+        lowest_after = min(lowest_after, excess[i])
+        grew = i > 0 and excess[i] - excess[i - 1] > slack
+        if excess[i] <= lowest_after + slack and not grew:
+            clean.append(series[i])
+    clean.reverse()
+    return clean
 
 
 def _slope_mbps(points: list[tuple[int, int]], *, cumulative: bool) -> float | None:

@@ -326,7 +326,7 @@ def measure_throughput(lab: Lab, seconds: float) -> list[Row]:
             since_ns=start,
             until_ns=start + int(span_s * 1e9),
         )
-        return window.payload_bytes * 8 / span_s / 1e6
+        return window.new_payload_bytes * 8 / span_s / 1e6
 
     in_window = f"iperf3 -R -t {seconds:g} -O {OMIT_S}"
     for omit in (0, OMIT_S):

@@ -307,6 +307,8 @@ class Delivery:
     last_ns: int | None
     payload_per_ip_byte: float  # of full-size data packets (e.g. 1448 / 1500): what a rate limit counting
     # IP bytes leaves for TCP payload
+    new_payload_bytes: int = 0  # of `payload_bytes`, those the receiver had not been handed before (its
+    # goodput: a second copy of data already delivered, e.g. after a spurious retransmission, is left out)
 
     def capacity_mbps(self, shaped_rate_mbps: float) -> float:
         """The payload rate a link shaped to `shaped_rate_mbps` (IP bytes) can carry for this flow."""
@@ -355,19 +357,45 @@ def tcp_delivery(
         sel = sel[sel["dst"] == host_int]
         if port is not None:
             sel = sel[sel["dport"] == port]
-    sel = sel[sel[by] >= since_ns]
     if until_ns is not None:
         sel = sel[sel[by] <= until_ns]
+    history = sel  # everything delivered up to the window's end: what was new in the window
+    sel = sel[sel[by] >= since_ns]
     if not len(sel):
         return Delivery(0, 0, None, None, math.nan)
     full = sel[sel["ip_len"] == sel["ip_len"].max()]
+    earlier = history[history[by] < since_ns]
     return Delivery(
         int(sel["payload_len"].astype(np.int64).sum()),
         len(sel),
         int(sel[by].min()),
         int(sel[by].max()),
         float(full["payload_len"].mean() / full["ip_len"].mean()),
+        _sequence_covered(history) - _sequence_covered(earlier),
     )
+
+
+def _sequence_covered(segments: np.ndarray) -> int:
+    """Bytes of sequence space the `segments` cover, per flow (each copy of a byte counted once). Sequence
+    numbers are taken relative to each flow's first segment in the log, modulo 2**32."""
+    total = 0
+    flows = segments[["src", "dst", "sport", "dport"]]
+    for flow in np.unique(flows):
+        mine = segments[flows == flow]
+        mine = mine[np.argsort(mine["t_in_ns"], kind="stable")]
+        start = (mine["tcp_seq"].astype(np.int64) - int(mine["tcp_seq"][0])) % 2**32
+        start = np.where(start >= 2**31, start - 2**32, start)  # a byte before the first one seen
+        end = start + mine["payload_len"].astype(np.int64)
+        order = np.argsort(start, kind="stable")
+        reach = None
+        for a, b in zip(start[order].tolist(), end[order].tolist(), strict=True):
+            if reach is None or a >= reach:
+                total += b - a
+                reach = b
+            elif b > reach:
+                total += b - reach
+                reach = b
+    return total
 
 
 # --- statistics used on both sides of a comparison ------------------------------------------------------

@@ -8,7 +8,7 @@ from probes.errors import ErrorKind
 from probes.methods.download import throughput
 from probes.runner import run
 from probes.target import Method, ProbeOptions, parse_target
-from tests.peers import FILE_BYTES
+from tests.peers import FILE_BYTES, PAUSE_BYTES
 
 
 def fetch(url: str, **options: object):  # type: ignore[no-untyped-def]
@@ -110,3 +110,56 @@ def test_the_steady_rate_follows_the_link_not_the_reader_when_the_kernel_says() 
     kernel[-1] = (kernel[-1][0], kernel[-1][1], kernel[-1][1] * segment)  # at the end, all in order
     figures = throughput(tuple(arrivals), (tuple(kernel),))
     assert figures["steady_mbps"] == pytest.approx(100, rel=0.005)
+
+
+def _link(seconds: float, *, segment: int = 1448, per_10ms: int = 125_000) -> list[tuple[int, int, int]]:
+    """TCP_INFO samples every 10 ms of a link delivering `per_10ms` bytes in order, in full segments."""
+    return [
+        (k * 10_000_000, round(k * per_10ms / segment), round(k * per_10ms / segment) * segment)
+        for k in range(1, round(seconds * 100) + 1)
+    ]
+
+
+def _arrivals(kernel: list[tuple[int, int, int]]) -> tuple[tuple[int, int], ...]:
+    return tuple(
+        (t, b1 - b0) for (t, _s, b1), (_t, _s0, b0) in zip(kernel, [(0, 0, 0), *kernel], strict=False)
+    )
+
+
+def test_a_spurious_retransmission_does_not_lower_the_steady_rate() -> None:
+    # 100 Mbit/s for 4 s; at 0.5 s (in the warm-up) the sender resends a whole window already delivered:
+    # 700 segments that reach TCP (counted) but carry no new byte. An average size per segment over the
+    # transfer would spread them over the window and read the link 4% slow.
+    kernel, dup = [], 700
+    for t, segments, received in _link(4.0):
+        kernel.append((t, segments + (dup if t >= 500_000_000 else 0), received))
+    figures = throughput(_arrivals(kernel), (tuple(kernel),))
+    assert figures["steady_mbps"] == pytest.approx(100, rel=0.005)
+
+
+@pytest.mark.parametrize("hole_from_s", [1.0, 3.7])
+def test_a_hole_at_either_end_of_the_window_does_not_skew_the_steady_rate(hole_from_s: float) -> None:
+    # 100 Mbit/s for 4 s; a segment is lost at `hole_from_s` and its retransmission comes 250 ms later
+    # (or never, within the transfer: the hole at the end). Meanwhile segments keep arriving out of order
+    # and the in-order bytes stand still; the window's ends must not fall inside the hole.
+    segment, kernel = 1448, []
+    start, end = int(hole_from_s * 1e9), int((hole_from_s + 0.25) * 1e9)
+    for t, segments, received in _link(4.0, segment=segment):
+        if start <= t < end:
+            received = kernel[-1][2] if kernel and kernel[-1][0] >= start else received
+        kernel.append((t, segments, received))
+    figures = throughput(_arrivals(kernel), (tuple(kernel),))
+    assert figures["steady_mbps"] == pytest.approx(100, rel=0.005)
+    assert figures["steady_to_s"] is not None and figures["steady_from_s"] is not None
+    hole = (hole_from_s - 0.01, hole_from_s + 0.25)  # in seconds from the first sample
+    for edge in (figures["steady_from_s"], figures["steady_to_s"]):
+        assert not hole[0] < edge + 0.01 < hole[1], (edge, hole)
+
+
+def test_seconds_run_from_the_first_body_byte(http_server: str) -> None:
+    # /pause sends 1,000 bytes, waits 400 ms, then sends the rest: the transfer lasted 400 ms from its first
+    # body byte, however few bytes came first.
+    result = fetch(f"http://{http_server}/pause")
+    assert result.ok, result.message
+    assert result.metrics["bytes"] == PAUSE_BYTES
+    assert result.metrics["seconds"] == pytest.approx(0.4, abs=0.1)
