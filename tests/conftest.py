@@ -24,9 +24,20 @@ def _no_user_catalogs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyt
     monkeypatch.setenv("LINKVET_CATALOG_DIR", str(folder))
 
 
+# A lab test that fails runs once more (pytest-rerunfailures), and the summary lists it as rerun (`R`):
+# its figures are timed on a shared machine, against a link emulated by a process on the same CPUs, and
+# a stretch of host noise (the office's own stack slowed, ping off by as much as linkvet) fails one run
+# now and then with no fault in what is measured. Its bounds stay as they are; twice in a row fails.
+LAB_RERUNS = 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With LINKVET_PROBE_BACKEND naming another backend than linux (the CI-style run of the suite on the
-    portable backend), the tests of what only the linux backend does skip and say why."""
+    """Lab tests get their one rerun. With LINKVET_PROBE_BACKEND naming another backend than linux (the
+    CI-style run of the suite on the portable backend), the tests of what only the linux backend does skip
+    and say why."""
+    for item in items:
+        if "lab" in item.keywords:
+            item.add_marker(pytest.mark.flaky(reruns=LAB_RERUNS, reruns_delay=2))
     forced = os.environ.get("LINKVET_PROBE_BACKEND", "").strip().lower()
     if forced in ("", "auto", "linux"):
         return
