@@ -57,13 +57,14 @@ COMMAND_MODULES: tuple[str, ...] = (
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that sub-command's module is imported (a command's imports
     should not slow the others down). Its texts are in the current language: build it after choosing one."""
-    from desktop.cli._argparse_words import install
+    from desktop.cli._argparse_words import HelpFormatter, install
     from desktop.i18n import _
     from probes import __version__
 
     install()
     parser = argparse.ArgumentParser(
         prog="linkvet",
+        formatter_class=HelpFormatter,
         description=_("Measure the line from your office to GPU-hosting regions and score providers on it."),
     )
     parser.add_argument(
@@ -96,12 +97,15 @@ def _add_language_option(parser: argparse.ArgumentParser, default: object) -> No
 
 def _add_language_everywhere(parser: argparse.ArgumentParser) -> None:
     """`--lang` on every sub-command and verb too, so it may follow them; given nowhere, the top-level
-    default (None) stays, since a sub-command's is SUPPRESS."""
+    default (None) stays, since a sub-command's is SUPPRESS. Each lays out its help as the top level does
+    (full-width colons after Chinese headings)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for sub in dict.fromkeys(action.choices.values()):  # aliases share their parser
                 if "--lang" not in sub._option_string_actions:  # a command may define its own
                     _add_language_option(sub, default=argparse.SUPPRESS)
+                if sub.formatter_class is argparse.HelpFormatter:  # a command may choose its own layout
+                    sub.formatter_class = parser.formatter_class
                 _add_language_everywhere(sub)
 
 

@@ -8,12 +8,16 @@ ours would reach them. `install()` points argparse's two look-up functions (its 
 `desktop/locale/<lang>/LC_MESSAGES/argparse.mo` (the msgids are argparse's own; the .po is kept by hand and
 compiled by `python packaging/update_messages.py`), in the language `desktop.i18n` has in effect. A word
 without a translation, or a language without a catalog, stays argparse's English.
+
+argparse also puts an ASCII colon after each section's heading ("options:") itself; `HelpFormatter` ends a
+heading in Chinese with the full-width one ("选项："), as the translated "用法：" ends.
 """
 
 from __future__ import annotations
 
 import argparse
 import gettext
+import re
 from functools import cache
 
 from desktop import i18n
@@ -38,3 +42,25 @@ def install() -> None:
     """From now on argparse words its texts in the current language (idempotent)."""
     setattr(argparse, "_", _gettext)  # noqa: B010 (argparse's module globals, looked up at each call)
     setattr(argparse, "ngettext", _ngettext)  # noqa: B010
+
+
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout, with the colon after a Chinese section heading full-width."""
+
+    def __init__(self, prog: str, **kwargs: int) -> None:
+        super().__init__(prog, **kwargs)
+        self._headings: list[str] = []
+
+    def start_section(self, heading: str | None) -> None:
+        if heading and _CJK.search(heading):
+            self._headings.append(heading)
+        super().start_section(heading)
+
+    def format_help(self) -> str:
+        text = super().format_help()
+        for heading in self._headings:
+            text = re.sub(rf"^( *){re.escape(heading)}:$", rf"\g<1>{heading}：", text, flags=re.MULTILINE)
+        return text

@@ -136,6 +136,8 @@ def test_lang_zh_cn_overrides_an_english_environment(tmp_path: Path, networks: P
         and "用法：" in helped.stdout
         and "立即测量一个或多个主机或 URL" in helped.stdout
     )
+    # argparse's section headings end as Chinese ends them, not with its ASCII colon
+    assert "\n位置参数：\n" in helped.stdout and "\n选项：\n" in helped.stdout, helped.stdout
 
 
 @pytest.mark.parametrize(
@@ -275,6 +277,9 @@ def test_every_help_text_of_every_command_reads_in_chinese() -> None:
             for where, text in texts:
                 if text and text is not argparse.SUPPRESS and not _CJK.search(text):
                     english.append(f"{path} {where}: {text}")
+            for heading in re.findall(r"^ *(\S.*):$", parser.format_help(), flags=re.MULTILINE):
+                if _CJK.search(heading):
+                    english.append(f"{path} heading with an ASCII colon: {heading}:")
         assert not english, "\n".join(english)
     finally:
         i18n.set_language(None)
