@@ -9,6 +9,7 @@ business (and the error we measure).
 
 from __future__ import annotations
 
+import heapq
 import math
 import time
 from collections.abc import Iterable, Sequence
@@ -396,6 +397,72 @@ def _sequence_covered(segments: np.ndarray) -> int:
                 total += b - reach
                 reach = b
     return total
+
+
+@dataclass(frozen=True, slots=True)
+class InOrder:
+    """A flow's data as its receiver could read it: after each forwarded segment (`times_ns`, ascending), how
+    many bytes had arrived in order (`received`). A byte behind a hole counts once the hole is filled, as a
+    reading application (iperf3, curl) counts it; the wire's count (`tcp_delivery`) has it when it crossed."""
+
+    times_ns: np.ndarray
+    received: np.ndarray
+
+    @property
+    def first_ns(self) -> int:
+        return int(self.times_ns[0])
+
+    @property
+    def last_ns(self) -> int:
+        return int(self.times_ns[-1])
+
+    def bytes_by(self, at_ns: int) -> int:
+        """In-order bytes at `at_ns`."""
+        i = int(np.searchsorted(self.times_ns, at_ns, side="right")) - 1
+        return int(self.received[i]) if i >= 0 else 0
+
+    def rate_mbps(self, since_ns: int, until_ns: int) -> float:
+        return (self.bytes_by(until_ns) - self.bytes_by(since_ns)) * 8 / ((until_ns - since_ns) / 1e9) / 1e6
+
+
+def in_order(log: np.ndarray, host: str, *, direction: int, port: int, since_ns: int = 0) -> InOrder:
+    """The in-order delivery of the flow with `port` at the host's end that carried the most payload in
+    `direction` from `since_ns` on (iperf3's data connection rather than its control one)."""
+    host_int = ip_to_int(host)
+    sel = log[
+        (log["direction"] == direction)
+        & (log["proto"] == TCP)
+        & (log["fate"] == FORWARDED)
+        & (log["payload_len"] > 0)
+        & (log["t_out_ns"] >= since_ns)
+    ]
+    if direction == DOWN:
+        sel = sel[(sel["src"] == host_int) & (sel["sport"] == port)]
+        other = sel["dport"]
+    else:
+        sel = sel[(sel["dst"] == host_int) & (sel["dport"] == port)]
+        other = sel["sport"]
+    if not len(sel):
+        raise AssertionError(f"no TCP payload {host}:{port} in the log")
+    ports, index = np.unique(other, return_inverse=True)
+    weights = np.bincount(index, weights=sel["payload_len"].astype(np.float64))
+    sel = sel[other == ports[int(np.argmax(weights))]]
+    sel = sel[np.argsort(sel["t_out_ns"], kind="stable")]
+    start = (sel["tcp_seq"].astype(np.int64) - int(sel["tcp_seq"][0])) % 2**32
+    start = np.where(start >= 2**31, start - 2**32, start)
+    start -= start.min()  # the flow's first byte (which may have come later than a segment after it)
+    end = start + sel["payload_len"].astype(np.int64)
+    received = np.empty(len(sel), dtype=np.int64)
+    reach, held = 0, []  # the in-order edge; segments beyond it, as a heap of (start, end)
+    for i, (a, b) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
+        if a <= reach:
+            reach = max(reach, b)
+        else:
+            heapq.heappush(held, (a, b))
+        while held and held[0][0] <= reach:
+            reach = max(reach, heapq.heappop(held)[1])
+        received[i] = reach
+    return InOrder(sel["t_out_ns"].astype(np.int64), received)
 
 
 # --- statistics used on both sides of a comparison ------------------------------------------------------
