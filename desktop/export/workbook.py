@@ -71,7 +71,7 @@ def build_workbook(
 ) -> Workbook:
     """The workbook's sheets, in order: Ranking, Score breakdown (with a needs profile), Link quality,
     Hour-of-day (with a store), Vantage points (when a region was measured from two offices), GPU offerings,
-    Sizing (with a needs profile), Method."""
+    Sizing (with a needs profile), Acceptance checks (when a catalog holds acceptance results), Method."""
     exported_at = exported_at or datetime.now(UTC)
     options = request.measure
     if store is not None:
