@@ -295,6 +295,7 @@ def clock_pair() -> tuple[int, int]:
 
 _TCP_INFO_LEN = 104
 _TCPI_RETRANSMITS = 2  # u8: retransmissions of the current (SYN) segment
+_TCPI_RCV_MSS = 20  # u32: the largest segment payload received (the receiver's idea of the sender's MSS)
 _TCPI_RTT = 68  # u32, µs
 _TCPI_TOTAL_RETRANS = 100  # u32
 _TCPI_BYTES_ACKED = 120  # u64: payload bytes the peer acknowledged
@@ -318,10 +319,10 @@ def kernel_handshake_rtt_ms(sock: socket.socket) -> float | None:
     return float(rtt_us) / 1000.0
 
 
-def kernel_receive_counters(sock: socket.socket) -> tuple[int, int] | None:
-    """(data segments that reached the socket's TCP stack, in-order bytes received) so far, or None where
-    the kernel does not say. Segments count on arrival even when TCP must hold them back behind a lost one,
-    bytes only once they are in order, so the two together show when nothing was held back."""
+def kernel_receive_counters(sock: socket.socket) -> tuple[int, int, int] | None:
+    """(data segments that reached the socket's TCP stack, in-order bytes received, the largest segment
+    payload received: the receive MSS) so far, or None where the kernel does not say. Segments count on
+    arrival even when TCP must hold them back behind a lost one, so they show when data crossed the link."""
     try:
         info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_DATA_LEN)
     except OSError:
@@ -330,7 +331,8 @@ def kernel_receive_counters(sock: socket.socket) -> tuple[int, int] | None:
         return None
     (segments,) = struct.unpack_from("I", info, _TCPI_DATA_SEGS_IN)
     (received,) = struct.unpack_from("Q", info, _TCPI_BYTES_RECEIVED)
-    return int(segments), int(received)
+    (mss,) = struct.unpack_from("I", info, _TCPI_RCV_MSS)
+    return int(segments), int(received), int(mss)
 
 
 def kernel_bytes_acked(sock: socket.socket) -> int | None:

@@ -6,11 +6,10 @@ Figures (all connections together):
     seconds          first body byte → last body byte
     throughput_mbps  bytes × 8 / seconds / 10⁶
     steady_mbps      the rate after a warm-up (TCP slow start: the first second of the transfer, or the
-                     first 10% of bytes when it lasted under 2 s): the connections' in-order bytes
-                     (TCP_INFO) between two moments in the window when TCP held nothing back behind a lost
-                     segment, so that it is the rate at which data crossed the link, each byte once,
-                     whatever the reader's stalls; where the kernel does not say, the least-squares slope
-                     of the bytes read
+                     first 10% of bytes when it lasted under 2 s): the data segments that reached the
+                     connections' TCP stacks (TCP_INFO) times a full segment's payload, so that data TCP
+                     holds back behind a lost segment counts when it crossed the link, whatever the reader's
+                     stalls; where the kernel does not say, the least-squares slope of the bytes read
     steady_from_s, steady_to_s
                      the steady window, in seconds from the first body byte (one attempt only)
     ttfb_ms          request sent → response's first byte (the connections' earliest), timed as in the http
@@ -23,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import itertools
 import time
 from dataclasses import dataclass
 
@@ -50,18 +48,22 @@ _WARMUP_S = 1.0
 _WARMUP_FRACTION = 0.10
 
 
+KernelSample = tuple[int, int, int, int]
+"""(monotonic ns, data segments that had reached the connection's TCP stack, in-order bytes received, the
+largest segment payload seen: the kernel's receive MSS), at one chunk."""
+
+
 @dataclass(frozen=True, slots=True)
 class Transfer:
     """One attempt's outcome; `arrivals` are (monotonic ns, bytes) per received chunk, all connections;
-    `kernel` has, per connection, (monotonic ns, data segments that had reached its TCP stack, in-order
-    bytes received) at each chunk."""
+    `kernel` has, per connection, a `KernelSample` at each chunk."""
 
     sample: Sample
     arrivals: tuple[tuple[int, int], ...]
     ttfb_ms: float | None
     status: int | None
     error_message: str | None
-    kernel: tuple[tuple[tuple[int, int, int], ...], ...] = ()
+    kernel: tuple[tuple[KernelSample, ...], ...] = ()
     ttfb_source: str | None = None  # how `ttfb_ms` was timed: kernel or user-space
 
     @property
@@ -85,7 +87,7 @@ async def _one_connection(
     options: ProbeOptions,
     budget: _Budget,
     arrivals: list[tuple[int, int]],
-    kernel: list[tuple[int, int, int]],
+    kernel: list[KernelSample],
 ) -> tuple[float | None, str | None, int]:
     pinned = await pin(url)
     phases = PhaseTimer()
@@ -132,7 +134,7 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
     sent_at_us = now_us()
     budget = _Budget(options.download_max_bytes, options.download_max_seconds)
     arrivals: list[tuple[int, int]] = []
-    kernel: list[list[tuple[int, int, int]]] = [[] for _ in range(options.download_connections)]
+    kernel: list[list[KernelSample]] = [[] for _ in range(options.download_connections)]
     tasks = [
         asyncio.ensure_future(_one_connection(url, options, budget, arrivals, kernel[i]))
         for i in range(options.download_connections)
@@ -186,10 +188,10 @@ async def transfer_once(url: str, options: ProbeOptions, seq: int = 0) -> Transf
 
 
 def throughput(
-    arrivals: tuple[tuple[int, int], ...], kernel: tuple[tuple[tuple[int, int, int], ...], ...] = ()
+    arrivals: tuple[tuple[int, int], ...], kernel: tuple[tuple[KernelSample, ...], ...] = ()
 ) -> dict[str, float | int | None]:
     """bytes, seconds, throughput_mbps and steady_mbps of a transfer (see the module docstring); `kernel`
-    holds each connection's (time, data segments in, bytes received) series where the kernel reports it."""
+    holds each connection's `KernelSample` series where the kernel reports it."""
     total = sum(n for _t, n in arrivals)
     if len(arrivals) < 2:
         return {
@@ -245,55 +247,28 @@ def _warm_up_end(arrivals: tuple[tuple[int, int], ...]) -> int | None:
 
 
 def _kernel_rate(
-    kernel: tuple[tuple[tuple[int, int, int], ...], ...], window_start: int
+    kernel: tuple[tuple[KernelSample, ...], ...], window_start: int
 ) -> tuple[float, tuple[int, int]] | None:
-    """The connections' summed steady rate: each one's in-order bytes between the first and the last of its
-    samples in the window at which TCP held nothing back (`_clean_samples`), over the time between them.
-    In-order bytes count each byte once (a second copy after a spurious retransmission adds nothing), and
-    at those samples they are all that had crossed the link, so a retransmission hole at either end of the
-    window does not skew the rate. With the window actually measured (monotonic ns). None unless every
-    connection has two such samples in the window."""
+    """The connections' summed steady rate: each one's data segments that reached its TCP stack between its
+    first and last sample in the window, times the payload of a full segment (the kernel's receive MSS), over
+    the time between those samples. Segments count when they cross the link, in order or not, so neither a
+    reader's stall nor a retransmission hole at either end of the window moves the rate (in-order bytes per
+    segment, averaged over the transfer, would read low by what waited behind a hole at the last sample and by
+    every duplicate); a second copy of a segment (a spurious retransmission) and a short segment count as a
+    full one. With the window actually measured (monotonic ns). None unless every connection has samples."""
     rates, starts, ends = [], [], []
     for series in kernel:
-        clean = [sample for sample in _clean_samples(series) if sample[0] >= window_start]
-        if len(clean) < 2 or clean[-1][0] <= clean[0][0]:
+        points = [(t, segments) for t, segments, _bytes, _mss in series if t >= window_start]
+        size = series[-1][3] if series else 0
+        if not size or len(points) < 2 or points[-1][0] <= points[0][0]:
             return None
-        (t0, _s0, b0), (t1, _s1, b1) = clean[0], clean[-1]
-        rates.append((b1 - b0) * 8 / ((t1 - t0) / 1e9) / 1e6)
+        (t0, s0), (t1, s1) = points[0], points[-1]
+        rates.append((s1 - s0) * size * 8 / ((t1 - t0) / 1e9) / 1e6)
         starts.append(t0)
         ends.append(t1)
     if not rates:
         return None
     return float(sum(rates)), (min(starts), max(ends))
-
-
-def _clean_samples(series: tuple[tuple[int, int, int], ...]) -> list[tuple[int, int, int]]:
-    """The samples (time, data segments in, in-order bytes) of one connection at which its in-order bytes
-    were all the data that had reached it: no segment waited behind a hole.
-
-    With `size` the usual payload of a segment (the median bytes per segment between samples), the excess
-    `segments × size − bytes` grows while segments wait behind a hole and falls back once it is filled; a
-    duplicate or a short segment raises it for good. So a sample is clean when its excess is no higher than
-    at any later sample, and did not grow since the sample before (which a hole at the very end shows)."""
-    steps = [
-        (b1 - b0) / (s1 - s0)
-        for (_t0, s0, b0), (_t1, s1, b1) in itertools.pairwise(series)
-        if s1 > s0 and b1 > b0
-    ]
-    if not steps:
-        return []
-    size = float(np.median(steps))
-    slack = 2 * size  # rounding: a segment or two shorter than the usual one
-    excess = [segments * size - received for _t, segments, received in series]
-    clean = []
-    lowest_after = float("inf")
-    for i in range(len(series) - 1, -1, -1):
-        lowest_after = min(lowest_after, excess[i])
-        grew = i > 0 and excess[i] - excess[i - 1] > slack
-        if excess[i] <= lowest_after + slack and not grew:
-            clean.append(series[i])
-    clean.reverse()
-    return clean
 
 
 def _slope_mbps(points: list[tuple[int, int]], *, cumulative: bool) -> float | None:

@@ -424,6 +424,14 @@ class InOrder:
     def rate_mbps(self, since_ns: int, until_ns: int) -> float:
         return (self.bytes_by(until_ns) - self.bytes_by(since_ns)) * 8 / ((until_ns - since_ns) / 1e9) / 1e6
 
+    def first_past_ns(self, offset: int) -> int:
+        """When the in-order data first went past the flow's first `offset` bytes (e.g. an HTTP response's
+        header segment: when its body could first be read)."""
+        i = int(np.searchsorted(self.received, offset, side="right"))
+        if i >= len(self.received):
+            raise AssertionError(f"the flow never went past {offset} bytes")
+        return int(self.times_ns[i])
+
 
 def in_order(log: np.ndarray, host: str, *, direction: int, port: int, since_ns: int = 0) -> InOrder:
     """The in-order delivery of the flow with `port` at the host's end that carried the most payload in

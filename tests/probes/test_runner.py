@@ -110,11 +110,13 @@ def test_a_target_past_its_budget_keeps_what_it_measured(monkeypatch: pytest.Mon
 
 
 def test_the_budget_allows_for_waiting_behind_a_long_paced_queue(monkeypatch: pytest.MonkeyPatch) -> None:
-    # 200 targets × 2 echoes at 5 ms spacing take 2 s of pacing; with a per-target budget of 0.5 s the last
-    # targets would be cut off if waiting in the pacing queue counted against it.
+    # 200 targets × 2 echoes at 5 ms spacing take 2 s of pacing; every second echo's turn comes after 1 s,
+    # so with a per-target budget of 1 s every target would be cut off if waiting in the pacing queue
+    # counted against it. (A second of budget beyond the queue: a busy machine's late turns push the queue
+    # back, and CI once saw 0.5 s run out.)
     from probes import runner as runner_module
 
-    monkeypatch.setattr(runner_module, "_budget_s", lambda method, options: 0.5)
+    monkeypatch.setattr(runner_module, "_budget_s", lambda method, options: 1.0)
     targets = [parse_target(f"127.0.4.{i}") for i in range(1, 201)]
     results = run(targets, ProbeOptions(count=2, interval_s=0.0, timeout_s=0.3), gap_ms=5.0)
     assert [r.error for r in results] == [None] * 200
