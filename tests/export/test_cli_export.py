@@ -80,11 +80,15 @@ def scheduled_store(run_linkvet, tmp_path: Path, tcp_listener: int, http_server:
     return db
 
 
-def _from_histogram(exact_ms: float) -> float:
-    """What a rollup histogram can say for an exact percentile: itself within RELATIVE_ERROR, except below the
-    histogram's 10 µs floor (a loopback echo timed by the kernel at both ends takes ~5 µs), where every RTT is
-    in the first bucket, whose value is its midpoint."""
-    return exact_ms if exact_ms >= BASE_MS else BASE_MS * GROWTH**0.5
+def _as_histogram_holds_them(frame: pd.DataFrame) -> pd.DataFrame:
+    """The samples as a rollup histogram holds them: each RTT within RELATIVE_ERROR of itself, except below
+    the histogram's 10 µs floor (a loopback echo timed by the kernel at both ends takes ~5 µs), where it is the
+    first bucket's midpoint. A percentile interpolates between two ranks, either of which may be below the
+    floor (CI once read a p95 2.9% over the raw samples' own: loopback echoes straddle 10 µs)."""
+    floored = frame.copy()
+    rtt = floored["rtt_ms"]
+    floored["rtt_ms"] = rtt.where(rtt.isna() | (rtt >= BASE_MS), BASE_MS * GROWTH**0.5)
+    return floored
 
 
 def test_schedule_then_export_matches_the_store_and_opens_in_libreoffice(
@@ -115,11 +119,10 @@ def test_schedule_then_export_matches_the_store_and_opens_in_libreoffice(
             if expected["sent"]:
                 assert row[f"{side} loss (%)"] == pytest.approx(expected["loss"])
             if expected["received"]:
-                assert row[f"{side} p95 RTT (ms)"] == pytest.approx(
-                    _from_histogram(expected["rtt_p95_ms"]), rel=RELATIVE_ERROR
-                )
+                held = figures(_as_histogram_holds_them(reference.loc[mine & mask]))
+                assert row[f"{side} p95 RTT (ms)"] == pytest.approx(held["rtt_p95_ms"], rel=RELATIVE_ERROR)
                 assert row[f"{side} median RTT (ms)"] == pytest.approx(
-                    _from_histogram(expected["rtt_median_ms"]), rel=RELATIVE_ERROR
+                    held["rtt_median_ms"], rel=RELATIVE_ERROR
                 )
         assert row["Vantage point"] == "test-office"
     assert quality.loc["los-angeles", "Peak samples"] + quality.loc["los-angeles", "Off-peak samples"] == 30
