@@ -149,25 +149,20 @@ def test_http_connect_and_ttfb_match_truth(lab: Lab) -> None:
     assert result["ttfb_ms"] == pytest.approx(true_ttfb, abs=2.0)
 
 
+def _first_body_ns(log: np.ndarray, run: Any, region: Any) -> int:
+    """When the download's body could first be read: the in-order data went past the response's header
+    segment (linkvet counts `seconds` and its steady window from its first body byte, which it read then;
+    a body segment lost after the header does not move it)."""
+    flow = truth.in_order(log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns)
+    return flow.first_past_ns(flow.first_segment_bytes)
+
+
 def _delivered_in_steady_window(lab: Lab, run: Any, region: Any) -> float:
     """What the link delivered (the packet log, each byte once) over linkvet's own steady window, in Mbit/s
-    of payload. linkvet counts the window from its first body byte, which it read once TCP had it in order:
-    so does the truth (when the in-order data first went past the response's header segment, even if a
-    body segment after it was lost)."""
+    of payload."""
     result = run.result
     log = lab.packets(run.since_ns)
-    flow = truth.in_order(log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns)
-    header = truth.tcp_delivery(log, region.address, direction=DOWN, port=HTTP_PORT, since_ns=run.since_ns)
-    assert header.first_ns is not None
-    first_segment = truth.tcp_delivery(
-        log,
-        region.address,
-        direction=DOWN,
-        port=HTTP_PORT,
-        since_ns=header.first_ns,
-        until_ns=header.first_ns,
-    )
-    first = flow.first_past_ns(first_segment.payload_bytes)
+    first = _first_body_ns(log, run, region)
     start = first + int(result["steady_from_s"] * 1e9)
     end = first + int(result["steady_to_s"] * 1e9)
     window = truth.tcp_delivery(
@@ -195,14 +190,14 @@ def test_download_throughput_matches_the_shaped_rate(lab: Lab) -> None:
     assert result["steady_mbps"] == pytest.approx(_delivered_in_steady_window(lab, run, region), rel=0.05)
     # The whole-transfer average (slow start included) is what the log delivered over the same span: from
     # the first body bytes for `seconds` (data still in flight when linkvet stops reading is left out).
-    assert delivery.first_ns is not None
+    first = _first_body_ns(log, run, region)
     window = truth.tcp_delivery(
         log,
         region.address,
         direction=DOWN,
         port=HTTP_PORT,
-        since_ns=delivery.first_ns,
-        until_ns=delivery.first_ns + int(result["seconds"] * 1e9),
+        since_ns=first,
+        until_ns=first + int(result["seconds"] * 1e9),
     )
     true_average = window.new_payload_bytes * 8 / result["seconds"] / 1e6
     assert result["throughput_mbps"] == pytest.approx(true_average, rel=0.05)

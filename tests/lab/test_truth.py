@@ -45,6 +45,7 @@ LOG = _log(
 
 def test_in_order_delivery_counts_bytes_behind_a_hole_when_it_is_filled() -> None:
     flow = truth.in_order(LOG, HOST, direction=DOWN, port=80)
+    assert flow.first_segment_bytes == 1000
     assert [flow.bytes_by(t * 1_000_000_000) for t in (0, 1, 2, 3, 4, 5)] == [0, 1000, 1000, 1000, 4000, 4000]
     assert flow.rate_mbps(3_500_000_000, 4_500_000_000) == 3000 * 8 / 1e6
 

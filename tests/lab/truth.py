@@ -343,21 +343,7 @@ def tcp_delivery(
     """TCP payload forwarded in `direction` between the office and `host` (optionally only the flows with
     `port` at the host's end), handed over between `since_ns` and `until_ns` (by `t_out_ns`); only segments
     with at least `min_payload` bytes (e.g. 1000 to leave control messages out)."""
-    host_int = ip_to_int(host)
-    sel = log[
-        (log["direction"] == direction)
-        & (log["proto"] == TCP)
-        & (log["fate"] == FORWARDED)
-        & (log["payload_len"] >= max(min_payload, 1))
-    ]
-    if direction == DOWN:
-        sel = sel[sel["src"] == host_int]
-        if port is not None:
-            sel = sel[sel["sport"] == port]
-    else:
-        sel = sel[sel["dst"] == host_int]
-        if port is not None:
-            sel = sel[sel["dport"] == port]
+    sel = _tcp_payload(log, host, direction, port, min_payload)
     if until_ns is not None:
         sel = sel[sel[by] <= until_ns]
     history = sel  # everything delivered up to the window's end: what was new in the window
@@ -376,17 +362,38 @@ def tcp_delivery(
     )
 
 
+def _tcp_payload(
+    log: np.ndarray, host: str, direction: int, port: int | None, min_payload: int = 1
+) -> np.ndarray:
+    """The forwarded TCP segments with at least `min_payload` bytes of payload in `direction` between the
+    office and `host` (with `port` at the host's end, unless None)."""
+    host_int = ip_to_int(host)
+    sel = log[
+        (log["direction"] == direction)
+        & (log["proto"] == TCP)
+        & (log["fate"] == FORWARDED)
+        & (log["payload_len"] >= max(min_payload, 1))
+    ]
+    end, port_field = ("src", "sport") if direction == DOWN else ("dst", "dport")
+    sel = sel[sel[end] == host_int]
+    return sel if port is None else sel[sel[port_field] == port]
+
+
+def _byte_ranges(segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each segment of one flow as [start, end) in bytes from the flow's lowest sequence number seen
+    (sequence numbers wrap at 2**32; the first segment given is the reference)."""
+    start = (segments["tcp_seq"].astype(np.int64) - int(segments["tcp_seq"][0])) % 2**32
+    start = np.where(start >= 2**31, start - 2**32, start)  # a byte before the reference's
+    start -= start.min()
+    return start, start + segments["payload_len"].astype(np.int64)
+
+
 def _sequence_covered(segments: np.ndarray) -> int:
-    """Bytes of sequence space the `segments` cover, per flow (each copy of a byte counted once). Sequence
-    numbers are taken relative to each flow's first segment in the log, modulo 2**32."""
+    """Bytes of sequence space the `segments` cover, per flow (each copy of a byte counted once)."""
     total = 0
     flows = segments[["src", "dst", "sport", "dport"]]
     for flow in np.unique(flows):
-        mine = segments[flows == flow]
-        mine = mine[np.argsort(mine["t_in_ns"], kind="stable")]
-        start = (mine["tcp_seq"].astype(np.int64) - int(mine["tcp_seq"][0])) % 2**32
-        start = np.where(start >= 2**31, start - 2**32, start)  # a byte before the first one seen
-        end = start + mine["payload_len"].astype(np.int64)
+        start, end = _byte_ranges(segments[flows == flow])
         order = np.argsort(start, kind="stable")
         reach = None
         for a, b in zip(start[order].tolist(), end[order].tolist(), strict=True):
@@ -407,6 +414,9 @@ class InOrder:
 
     times_ns: np.ndarray
     received: np.ndarray
+    first_segment_bytes: (
+        int  # the payload of the flow's first segment in sequence (an HTTP response's header)
+    )
 
     @property
     def first_ns(self) -> int:
@@ -436,30 +446,16 @@ class InOrder:
 def in_order(log: np.ndarray, host: str, *, direction: int, port: int, since_ns: int = 0) -> InOrder:
     """The in-order delivery of the flow with `port` at the host's end that carried the most payload in
     `direction` from `since_ns` on (iperf3's data connection rather than its control one)."""
-    host_int = ip_to_int(host)
-    sel = log[
-        (log["direction"] == direction)
-        & (log["proto"] == TCP)
-        & (log["fate"] == FORWARDED)
-        & (log["payload_len"] > 0)
-        & (log["t_out_ns"] >= since_ns)
-    ]
-    if direction == DOWN:
-        sel = sel[(sel["src"] == host_int) & (sel["sport"] == port)]
-        other = sel["dport"]
-    else:
-        sel = sel[(sel["dst"] == host_int) & (sel["dport"] == port)]
-        other = sel["sport"]
+    sel = _tcp_payload(log, host, direction, port)
+    sel = sel[sel["t_out_ns"] >= since_ns]
     if not len(sel):
         raise AssertionError(f"no TCP payload {host}:{port} in the log")
+    other = sel["dport"] if direction == DOWN else sel["sport"]
     ports, index = np.unique(other, return_inverse=True)
     weights = np.bincount(index, weights=sel["payload_len"].astype(np.float64))
     sel = sel[other == ports[int(np.argmax(weights))]]
     sel = sel[np.argsort(sel["t_out_ns"], kind="stable")]
-    start = (sel["tcp_seq"].astype(np.int64) - int(sel["tcp_seq"][0])) % 2**32
-    start = np.where(start >= 2**31, start - 2**32, start)
-    start -= start.min()  # the flow's first byte (which may have come later than a segment after it)
-    end = start + sel["payload_len"].astype(np.int64)
+    start, end = _byte_ranges(sel)
     received = np.empty(len(sel), dtype=np.int64)
     reach, held = 0, []  # the in-order edge; segments beyond it, as a heap of (start, end)
     for i, (a, b) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
@@ -470,7 +466,8 @@ def in_order(log: np.ndarray, host: str, *, direction: int, port: int, since_ns:
         while held and held[0][0] <= reach:
             reach = max(reach, heapq.heappop(held)[1])
         received[i] = reach
-    return InOrder(sel["t_out_ns"].astype(np.int64), received)
+    first = int(np.argmin(start))
+    return InOrder(sel["t_out_ns"].astype(np.int64), received, int(end[first] - start[first]))
 
 
 # --- statistics used on both sides of a comparison ------------------------------------------------------
