@@ -72,6 +72,7 @@ class Train:
     __slots__ = (
         "address",
         "cancelled",
+        "core_id",
         "count",
         "due_ns",
         "fs",
@@ -105,3 +106,4 @@ class Train:
         self.next_index = 0
         self.due_ns = time.monotonic_ns()
         self.cancelled = False
+        self.core_id: int | None = None  # its id in the compiled engine (`probes.icmp_compiled`)

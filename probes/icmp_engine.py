@@ -47,6 +47,8 @@ import asyncio
 import socket
 from collections.abc import Callable
 
+from probes import compiled
+from probes.icmp_compiled import CompiledWorker
 from probes.icmp_echoes import EchoOutcome, Finished, Train
 from probes.icmp_socket import (
     LINUX_STYLE,
@@ -92,7 +94,7 @@ class IcmpEngine:
         self._privileged = privileged
         self._style = style
         self._token = _random_token()
-        self._worker: Worker | None = None
+        self._worker: Worker | CompiledWorker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def __aenter__(self) -> IcmpEngine:
@@ -164,7 +166,7 @@ class IcmpEngine:
             return future
         waiter = _TrainWaiter(future, count, on_outcome)
         train = Train(fs, address, count, _ns(interval_s), _ns(timeout_s), payload_bytes, pacer, waiter)
-        future.add_done_callback(lambda f: _cancel(train) if f.cancelled() else None)
+        future.add_done_callback(lambda f: worker.cancel(train) if f.cancelled() else None)
         with worker.lock:
             worker.submit(train)
         return future
@@ -185,7 +187,11 @@ class IcmpEngine:
     def _socket(self, family: int) -> FamilySocket:
         if self._worker is None:
             self._loop = asyncio.get_running_loop()
-            self._worker = Worker(self._loop, self._deliver, self._fail)
+            native = compiled.icmp
+            if native is not None and self._style is LINUX_STYLE:
+                self._worker = CompiledWorker(native, self._loop, self._deliver, self._fail)
+            else:
+                self._worker = Worker(self._loop, self._deliver, self._fail)
         worker = self._worker
         if worker.failure is not None:
             raise RuntimeError(f"the ICMP engine's thread failed: {worker.failure!r}") from worker.failure
@@ -219,10 +225,6 @@ class IcmpEngine:
             future = owner.future if isinstance(owner, _TrainWaiter) else owner
             if isinstance(future, asyncio.Future) and not future.done():
                 future.set_exception(error)
-
-
-def _cancel(train: Train) -> None:
-    train.cancelled = True
 
 
 def _ns(seconds: float) -> int:

@@ -149,6 +149,8 @@ class FamilySocket:
         self.family = family
         self.style = style
         self.sock, self.raw = open_icmp_socket(family, privileged)
+        self.fd = self.sock.fileno()
+        self.core_index = -1  # its index in the compiled engine (`probes.icmp_compiled`)
         self.v6 = family == socket.AF_INET6
         try:
             self.sock.setblocking(False)
@@ -189,10 +191,12 @@ class FamilySocket:
         try:
             restart_tx_keys(self.sock)
         except OSError as exc:
-            self.tx_refused = _("SO_TIMESTAMPING could not be reset: {reason}").format(
-                reason=exc.strerror or exc
-            )
-            self.tx_stamps = False
+            self.stamps_not_reset(exc.strerror or str(exc))
+
+    def stamps_not_reset(self, reason: str) -> None:
+        """The kernel refused to start the stamp keys again: this socket's sends are timed in user space."""
+        self.tx_refused = _("SO_TIMESTAMPING could not be reset: {reason}").format(reason=reason)
+        self.tx_stamps = False
 
     def close(self) -> None:
         self.sock.close()

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import heapq
 import itertools
 import math
@@ -47,6 +46,7 @@ from probes.sockets import (
     clock_pair,
     drain_error_queue,
     read_tx_stamps,
+    refusal_text,
     set_hop_limit,
     wall_to_monotonic,
     zone_problem,
@@ -111,6 +111,9 @@ class Worker:
     def submit(self, train: Train) -> None:
         heapq.heappush(self._trains, (train.due_ns, next(self._order), train))
         self._wake()
+
+    def cancel(self, train: Train) -> None:
+        train.cancelled = True
 
     def send_now(
         self,
@@ -340,7 +343,7 @@ class Worker:
                 self._sendto(fs, echo, packet)
         except OSError as exc:
             return EchoOutcome(
-                echo.sent_wall_ns // 1000, None, ErrorKind.SEND_FAILED, detail=_os_error_text(exc)
+                echo.sent_wall_ns // 1000, None, ErrorKind.SEND_FAILED, detail=refusal_text(exc.errno or 0)
             )
         finally:
             if ttl is not None:
@@ -494,10 +497,3 @@ class Worker:
             del echo.fs.keyed[echo.key]
         self._urgent |= echo.urgent
         self._ready.append((echo.owner, echo.index, outcome))
-
-
-def _os_error_text(exc: OSError) -> str:
-    """The system's words for a refused send, with the errno's name: `Network is unreachable (ENETUNREACH)`."""
-    name = errno.errorcode.get(exc.errno or 0)
-    text = exc.strerror or str(exc)
-    return f"{text} ({name})" if name else text

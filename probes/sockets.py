@@ -17,6 +17,7 @@ Raw and unprivileged ICMP sockets, IPv4 and IPv6, get them on Linux 6.x; a TCP s
 from __future__ import annotations
 
 import errno
+import os
 import socket
 import struct
 import sys
@@ -81,6 +82,13 @@ def zone_problem(address: str) -> str | None:
             zone=zone, address=address
         )
     return None
+
+
+def refusal_text(err: int) -> str:
+    """The system's words for a send it refused, with the errno's name: `Network is unreachable (ENETUNREACH)`."""
+    name = errno.errorcode.get(err)
+    text = os.strerror(err)
+    return f"{text} ({name})" if name else text
 
 
 def enable_receive_timestamps(sock: socket.socket) -> None:

@@ -49,6 +49,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+@pytest.fixture(params=["compiled", "python"])
+def engine_thread(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each ICMP engine thread in turn: the compiled one (`_linkvet_icmp`; skipped, saying why, where it is
+    not built) and the Python one (`probes.compiled.icmp` None here, LINKVET_PURE_PYTHON for the commands
+    a test starts). Both must give the same results."""
+    from probes import compiled
+
+    if request.param == "compiled":
+        if compiled.icmp is None:
+            pytest.skip(f"the compiled ICMP engine is not here: {compiled.icmp_problem}")
+        monkeypatch.delenv("LINKVET_PURE_PYTHON", raising=False)
+    else:
+        monkeypatch.setattr(compiled, "icmp", None)
+        monkeypatch.setenv("LINKVET_PURE_PYTHON", "1")
+    return str(request.param)
+
+
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """Environment for a `linkvet` subprocess: this checkout's code, a private data directory, and English
     whatever the language of whoever runs the tests (a test that wants another sets LANG or LANGUAGE)."""

@@ -313,17 +313,19 @@ def run_fping(fping: str, listing: Path, count: int, targets: int) -> Run:
 _PHASES = """
 import sys, time
 start = time.thread_time()
-import desktop.cli, desktop.cli.probe, probes.icmp_worker
+import desktop.cli, desktop.cli.probe, probes.icmp_worker, probes.icmp_compiled
 imported = time.thread_time()
 thread = {}
-serve = probes.icmp_worker.Worker._serve
-def timed_serve(self):
-    began = time.thread_time()
-    try:
-        serve(self)
-    finally:
-        thread["cpu"] = time.thread_time() - began
-probes.icmp_worker.Worker._serve = timed_serve
+def timed(run):
+    def timed_run(self):
+        began = time.thread_time()
+        try:
+            run(self)
+        finally:
+            thread["cpu"] = time.thread_time() - began
+    return timed_run
+for worker in (probes.icmp_worker.Worker, probes.icmp_compiled.CompiledWorker):
+    worker._run = timed(worker._run)
 code = desktop.cli.main(sys.argv[1:])
 main = time.thread_time()
 print(f"{start} {imported - start} {main - imported} {thread['cpu']}", file=sys.stderr)

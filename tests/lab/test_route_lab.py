@@ -57,6 +57,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.usefixtures("engine_thread")
 @pytest.mark.parametrize("path", ["gia", "gt", "n163"])
 def test_icmp_trace_classifies_each_path_with_its_evidence(lab: RouteLab, tmp_path: Path, path: str) -> None:
     data = trace_json(lab, tmp_path, lab.region(path), "-q", "3")
@@ -116,6 +117,7 @@ def test_udp_and_tcp_traces_see_the_same_gt_path(lab: RouteLab, tmp_path: Path, 
     assert trace["verdict"]["class"] == "cn2-gt"
 
 
+@pytest.mark.usefixtures("engine_thread")
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop CAP_NET_RAW")
 def test_unprivileged_icmp_trace_sees_every_hop(lab: RouteLab, tmp_path: Path) -> None:
     """Without CAP_NET_RAW, through the kernel's ping socket (allowed for group 0 in the office only). Each
@@ -161,6 +163,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.usefixtures("engine_thread")
 @pytest.mark.skipif(shutil.which("setpriv") is None, reason="needs setpriv to drop CAP_NET_RAW")
 def test_a_pending_icmp_error_does_not_swallow_the_next_probe(lab: RouteLab, tmp_path: Path) -> None:
     """On unprivileged sockets (UDP, ping) the kernel reports an earlier probe's ICMP error on the next send

@@ -1,6 +1,7 @@
 """The ICMP engine on real loopback sockets: batched sending and reading at 1,000 targets, pacing seen in the
 kernel's own transmit stamps, the fallback when the kernel gives none, what a send this machine refuses
-does, replies after the timeout, and IPv4-mapped addresses."""
+does, replies after the timeout, and IPv4-mapped addresses. Every test runs on both engine threads, the
+compiled one and the Python one (the `engine_thread` fixture)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from probes.sockets import enable_tx_timestamps
 from probes.target import ProbeOptions, parse_target
 from probes.timestamps import TimestampSource
 from tests.benchmarks.probe_vs_fping import addresses
+
+pytestmark = pytest.mark.usefixtures("engine_thread")
 
 # The kernel stamps on the wall clock, which NTP may slew by up to 500 ppm; sent_at_us is truncated to µs.
 _SLEW = 0.001
@@ -140,14 +143,18 @@ def test_a_zone_naming_no_interface_is_this_machine_s_error() -> None:
 
 
 def test_a_fault_in_the_engine_thread_fails_the_waiting_targets_instead_of_hanging(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, engine_thread: str
 ) -> None:
-    from probes import icmp_worker
+    from probes import icmp_compiled, icmp_worker
 
     def broken(*args: object) -> None:
         raise ZeroDivisionError("a bug in the thread")
 
-    monkeypatch.setattr(icmp_worker.Worker, "_answer", broken)  # called for every reply read
+    # Called for every reply read (Python), for every finished echo handed over (compiled).
+    if engine_thread == "python":
+        monkeypatch.setattr(icmp_worker.Worker, "_answer", broken)
+    else:
+        monkeypatch.setattr(icmp_compiled.CompiledWorker, "_outcome", broken)
     results = run(
         [parse_target("127.0.0.1"), parse_target("127.0.0.2")], ProbeOptions(count=3, interval_s=0.01)
     )

@@ -42,6 +42,7 @@ needs_icmp = pytest.mark.skipif(
 )
 
 
+@pytest.mark.usefixtures("engine_thread")
 @pytest.mark.parametrize(
     "protocol",
     [
@@ -74,6 +75,7 @@ def test_loopback_trace_reaches_in_one_hop_with_every_probe_counted(protocol: st
         pytest.param("tcp", marks=pytest.mark.linux_backend),
     ],
 )
+@pytest.mark.usefixtures("engine_thread")
 def test_ipv6_loopback_trace(protocol: str) -> None:
     result = trace("::1", TraceOptions(protocol=protocol, probes_per_hop=2, round_interval_s=0), TABLE)  # type: ignore[arg-type]
     assert result.ok, result.message

@@ -1,0 +1,223 @@
+"""The ICMP engine's thread with its per-packet work compiled (`_linkvet_icmp.Engine`, Linux).
+
+`probes.icmp_worker.Worker` is the engine's thread in Python. Its loop wakes once per paced packet and keeps
+every echo's bookkeeping in the interpreter: at 1,000 packets a second that cost several times fping's CPU.
+`CompiledWorker` has the same interface and the same rules, but its thread calls `Engine.run`, which does
+the whole loop in C without the GIL (the schedule, the pacer's turns, sends, stamps, replies, ICMP errors,
+RTTs, timeouts) and returns only when finished echoes are due to be handed over: the Python thread wakes at
+most 20 times a second (within 1 ms for a single echo, which traceroute waits for) and turns each finished
+echo into an `EchoOutcome`.
+
+The engine uses it for the Linux socket style where `probes.compiled.icmp` is built; elsewhere the Python
+thread. The pacer must be the compiled one too (`Pacer.state`, which `probes.compiled` picks the same way).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import struct
+import threading
+import time
+from collections.abc import Callable
+from types import ModuleType
+
+from probes.errors import ErrorKind
+from probes.icmp_echoes import EchoOutcome, Finished, Train
+from probes.icmp_socket import FamilySocket
+from probes.pacing import fine_timer_slack
+from probes.sockets import refusal_text, zone_problem
+from probes.timestamps import TimestampSource
+
+# The C engine's outcome codes (enum in probes/native/_linkvet_icmp.c).
+_ERRORS = (
+    None,
+    ErrorKind.LATE,
+    ErrorKind.TIMEOUT,
+    ErrorKind.SEND_FAILED,
+    ErrorKind.UNREACHABLE,
+    ErrorKind.TTL_EXCEEDED,
+)
+_SOURCES = (None, TimestampSource.KERNEL, TimestampSource.KERNEL_RX, TimestampSource.USER)
+_Outcome = tuple[object, int, int, float | None, int, str | None, float | None, int, int]
+
+
+class CompiledWorker:
+    """The sending and reading thread of one engine (`probes.icmp_worker.Worker`'s interface)."""
+
+    def __init__(
+        self,
+        native: ModuleType,
+        loop: asyncio.AbstractEventLoop,
+        deliver: Callable[[list[Finished]], None],
+        fail: Callable[[list[object], BaseException], None],
+    ) -> None:
+        self.lock = threading.Lock()
+        self.loop = loop
+        self._deliver = deliver
+        self._fail = fail
+        self.failure: BaseException | None = None
+        self.families: dict[int, FamilySocket] = {}
+        self._indexes: dict[int, FamilySocket] = {}  # the C engine's socket index → its socket
+        self._core = native.Engine()
+        self._stopping = False
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        os.set_blocking(self._wake_w, False)
+        self._thread = threading.Thread(target=self._run, name="linkvet-icmp", daemon=True)
+
+    # -- called from the event loop (each under `lock`, except `stop`) --------------------------------
+
+    def add_family(self, fs: FamilySocket) -> None:
+        fs.core_index = self._core.add_socket(
+            fs.fd, fs.family, fs.raw, fs.wire.ident, fs.wire.token, fs.tx_stamps
+        )
+        self.families[fs.family] = fs
+        self._indexes[fs.core_index] = fs
+        if not self._thread.is_alive():
+            self._thread.start()
+        self._wake()
+
+    def submit(self, train: Train) -> None:
+        refused = _destination_problem(train.fs, train.address)
+        if isinstance(refused, str):  # nothing to send: every echo is this machine's error
+            outcome = EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=refused)
+            self.loop.call_soon(self._deliver, [(train.owner, i, outcome) for i in range(train.count)])
+            return
+        pacer = train.pacer.state if train.pacer is not None else None
+        train.core_id = self._core.submit(
+            train.owner,
+            train.fs.core_index,
+            refused,
+            train.address,
+            train.count,
+            train.interval_ns,
+            train.timeout_ns,
+            train.payload_bytes,
+            pacer,
+            -1,
+            False,
+        )
+        self._wake()
+
+    def cancel(self, train: Train) -> None:
+        train.cancelled = True
+        if train.core_id is not None:
+            self._core.cancel(train.core_id)
+
+    def send_now(
+        self,
+        fs: FamilySocket,
+        address: str,
+        timeout_ns: int,
+        payload_bytes: int,
+        ttl: int | None,
+        owner: object,
+    ) -> EchoOutcome | None:
+        """Send one echo now (in this thread); its outcome if this machine cannot send to the address, else
+        None (it comes later, promptly)."""
+        destination = _destination_problem(fs, address)
+        if isinstance(destination, str):
+            return EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=destination)
+        self._core.submit(
+            owner,
+            fs.core_index,
+            destination,
+            address,
+            1,
+            0,
+            timeout_ns,
+            payload_bytes,
+            None,
+            -1 if ttl is None else ttl,
+            True,
+        )
+        self._wake()
+        return None
+
+    def stop(self) -> tuple[list[Finished], list[object]]:
+        """Stop the thread, close the sockets. Returns what was still in flight, as timed out, and the owners
+        of the trains with echoes not yet sent."""
+        with self.lock:
+            self._stopping = True
+        self._core.stop()
+        self._wake()
+        if self._thread.is_alive() and threading.current_thread() is not self._thread:
+            self._thread.join(timeout=5)
+        outcomes, unsent = self._core.close()
+        left = self._finished(outcomes)
+        with self.lock:
+            for fs in self.families.values():
+                fs.close()
+            self.families.clear()
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+        return left, unsent
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # full (a wake-up is already pending) or closed
+            os.write(self._wake_w, b"!")
+
+    # -- the thread ---------------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        """The thread: the compiled loop, and each batch of finished echoes handed to the event loop. A fault
+        fails every echo still waiting (their callers see the exception)."""
+        try:
+            fine_timer_slack()
+            while True:
+                outcomes, stopping, refused = self._core.run(self._wake_r)
+                for index, err in refused:
+                    fs = self._indexes[index]
+                    if fs.tx_stamps:
+                        fs.stamps_not_reset(os.strerror(err))
+                batch = self._finished(outcomes)
+                if batch:
+                    try:
+                        self.loop.call_soon_threadsafe(self._deliver, batch)
+                    except RuntimeError:  # the event loop is closed: nobody is waiting any more
+                        return
+                if stopping:
+                    return
+        except Exception as exc:
+            with self.lock:
+                self.failure = exc
+                self._stopping = True
+            self._core.stop()
+            owners: list[object] = []
+            with contextlib.suppress(Exception):  # what is still waiting: unsent trains, echoes in flight
+                outcomes, unsent = self._core.close()
+                owners = [*unsent, *(o[0] for o in outcomes)]
+            with contextlib.suppress(RuntimeError):  # the event loop is closed: nobody waits
+                self.loop.call_soon_threadsafe(self._fail, owners, exc)
+
+    def _finished(self, outcomes: list[_Outcome]) -> list[Finished]:
+        return [(o[0], o[1], self._outcome(o)) for o in outcomes]
+
+    def _outcome(self, o: _Outcome) -> EchoOutcome:
+        _owner, _index, sent_at_us, rtt_ms, error, responder, answered_ms, source, err = o
+        detail = refusal_text(err) if err else None
+        return EchoOutcome(
+            sent_at_us, rtt_ms, _ERRORS[error], responder, answered_ms, _SOURCES[source], detail
+        )
+
+
+def _destination_problem(fs: FamilySocket, address: str) -> bytes | str:
+    """The `struct sockaddr_in` / `sockaddr_in6` of an IP address, or why this machine cannot send to it (a
+    zone that names no interface)."""
+    if "%" in address:
+        problem = zone_problem(address)
+        if problem is not None:
+            return problem
+    try:
+        if fs.family == socket.AF_INET6:
+            host, _sep, zone = address.partition("%")
+            scope = (int(zone) if zone.isdigit() else socket.if_nametoindex(zone)) if zone else 0
+            return struct.pack(
+                "=HHI16sI", socket.AF_INET6, 0, 0, socket.inet_pton(socket.AF_INET6, host), scope
+            )
+        return struct.pack("=HH4s8x", socket.AF_INET, 0, socket.inet_pton(socket.AF_INET, address))
+    except (OSError, ValueError) as exc:
+        return str(exc)
