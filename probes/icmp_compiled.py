@@ -87,7 +87,7 @@ class CompiledWorker:
             self.loop.call_soon(self._deliver, [(train.owner, i, outcome) for i in range(train.count)])
             return
         pacer = train.pacer.state if train.pacer is not None else None
-        train.core_id = self._core.submit(
+        train.core_id, wake = self._core.submit(
             train.owner,
             train.fs.core_index,
             refused,
@@ -100,7 +100,8 @@ class CompiledWorker:
             -1,
             False,
         )
-        self._wake()
+        if wake:  # the thread waits on the pipe; otherwise it sees the train within 2 ms
+            self._wake()
 
     def cancel(self, train: Train) -> None:
         train.cancelled = True
@@ -121,7 +122,7 @@ class CompiledWorker:
         destination = _destination_problem(fs, address)
         if isinstance(destination, str):
             return EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=destination)
-        self._core.submit(
+        _id, wake = self._core.submit(
             owner,
             fs.core_index,
             destination,
@@ -134,7 +135,8 @@ class CompiledWorker:
             -1 if ttl is None else ttl,
             True,
         )
-        self._wake()
+        if wake:
+            self._wake()
         return None
 
     def stop(self) -> tuple[list[Finished], list[object]]:

@@ -265,7 +265,7 @@ typedef struct {
     Train *train; /* holds a reference */
     int index, error, source, responder, err_no;
     int64_t sent_at_us, rtt_ns, answered_ns;
-    char text[INET6_ADDRSTRLEN];
+    char text[INET6_ADDRSTRLEN + 16]; /* an address, with an IPv6 zone */
 } Done;
 
 typedef struct {
@@ -289,6 +289,7 @@ typedef struct {
     PacerObject *slot_pacer; /* borrowed: the pacer whose slot the next train's echo holds */
     int64_t slot, order, next_id, handoff_ns, read_due_ns;
     int urgent, stopping, in_flight, fault;
+    int watching; /* the thread waits in ppoll on the wake-up pipe: a new echo must write to it */
     unsigned char packet[PACKET_BYTES];
 } EngineObject;
 
@@ -555,12 +556,11 @@ static void read_errqueue_now(EngineObject *e, Sock *s) {
     s->awaiting = stamps >= s->awaiting ? 0 : s->awaiting - stamps;
 }
 
-static void source_text(const struct sockaddr_storage *source, char *text, size_t size) {
-    text[0] = 0;
-    if (source->ss_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)source)->sin_addr, text, size);
-    else if (source->ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)source)->sin6_addr, text, size);
+/* Who sent a packet, as Python's socket module words it (getnameinfo, NI_NUMERICHOST: a link-local IPv6
+   router keeps its zone); "" when it cannot be said. */
+static void source_text(const struct sockaddr_storage *source, socklen_t length, char *text, size_t size) {
+    if (getnameinfo((const struct sockaddr *)source, length, text, (socklen_t)size, NULL, 0, NI_NUMERICHOST) != 0)
+        text[0] = 0;
 }
 
 /* Everything the socket holds: its error queue (stamps, ICMP errors), then its replies (and, on raw
@@ -637,8 +637,8 @@ static void drain(EngineObject *e, Sock *s) {
         if (quoted_len < 8 || quoted[0] != request_type || ((quoted[4] << 8) | quoted[5]) != s->ident) continue;
         Echo *echo = take_pending(s, (uint16_t)((quoted[6] << 8) | quoted[7]), &dest);
         if (echo == NULL) continue;
-        char router[INET6_ADDRSTRLEN];
-        source_text(&source, router, sizeof router);
+        char router[NI_MAXHOST];
+        source_text(&source, msg.msg_namelen, router, sizeof router);
         answer(e, echo, rx_wall_ns, error, router);
     }
 }
@@ -959,8 +959,9 @@ static PyObject *Engine_add_socket(EngineObject *self, PyObject *args) {
 }
 
 /* submit(owner, sock, sockaddr, address, count, interval_ns, timeout_ns, payload_bytes, pacer, ttl, single)
-   -> id. `single`: one echo sent now, in the caller's thread (traceroute; ttl >= 0 limits its hops), its
-   outcome handed over promptly. */
+   -> (id, wake). `single`: one echo sent now, in the caller's thread (traceroute; ttl >= 0 limits its hops),
+   its outcome handed over promptly. `wake`: the thread waits on the wake-up pipe (a long wait): write to
+   it; otherwise it is in a short sleep and sees the new work within PRECISE_SLEEP_NS. */
 static PyObject *Engine_submit(EngineObject *self, PyObject *args) {
     PyObject *owner, *address, *pacer_arg;
     const char *dest;
@@ -1012,12 +1013,13 @@ static PyObject *Engine_submit(EngineObject *self, PyObject *args) {
         if (single) {
             t->count = t->next_index = 1;
             send_echo(self, t, 0);
+            self->urgent = 1;
             train_unref(self, t); /* its echo in flight, or its outcome, holds it now */
-            result = PyLong_FromLongLong(t->id);
+            result = Py_BuildValue("(LO)", (long long)t->id, self->watching ? Py_True : Py_False);
         } else if (heap_push(self, t) < 0) {
             PyErr_NoMemory();
         } else {
-            result = PyLong_FromLongLong(t->id);
+            result = Py_BuildValue("(LO)", (long long)t->id, self->watching ? Py_True : Py_False);
         }
     }
     pthread_mutex_unlock(&self->mutex);
@@ -1145,26 +1147,38 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args) {
             woken = 0;
             continue;
         }
+        if (delay <= PRECISE_SLEEP_NS && delay >= 0) {
+            /* A short wait (a paced stream at a 1 ms gap waits once per packet): a precise sleep to the
+               instant (1 ns timer slack), nothing watched; what comes meanwhile waits at most this long. */
+            struct timespec until = {.tv_sec = wake_at / 1000000000, .tv_nsec = wake_at % 1000000000};
+            pthread_mutex_unlock(&self->mutex);
+            while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL) == EINTR) {
+            }
+            pthread_mutex_lock(&self->mutex);
+            woken = 0;
+            continue;
+        }
+        /* A long wait ends when a reply comes, or the wake-up pipe says there is something new. */
         struct pollfd fds[1 + MAX_SOCKS];
         int nfds = 1;
         fds[0].fd = wake_fd;
         fds[0].events = POLLIN;
-        int watch = delay < 0 || delay > PRECISE_SLEEP_NS; /* long waits end when a reply comes */
-        for (int i = 0; watch && i < self->nsocks; i++) {
+        for (int i = 0; i < self->nsocks; i++) {
             fds[nfds].fd = self->socks[i].fd;
             fds[nfds].events = POLLIN;
             nfds++;
         }
+        self->watching = 1;
         pthread_mutex_unlock(&self->mutex);
         struct timespec ts = {.tv_sec = delay / 1000000000, .tv_nsec = delay % 1000000000};
         int r = ppoll(fds, (nfds_t)nfds, delay < 0 ? NULL : &ts, NULL);
         pthread_mutex_lock(&self->mutex);
-        woken = watch;
+        self->watching = 0;
+        woken = 1;
         if (r > 0 && (fds[0].revents & POLLIN)) {
             char sink[256];
             while (read(wake_fd, sink, sizeof sink) > 0) {
             }
-            woken = 1;
         }
     }
     stopping = self->stopping;
@@ -1237,9 +1251,10 @@ static PyMethodDef Engine_methods[] = {
      "add_socket(fd, family, raw, ident, token, tx_stamps) -> index"},
     {"submit", (PyCFunction)Engine_submit, METH_VARARGS,
      "submit(owner, sock, sockaddr, address, count, interval_ns, timeout_ns, payload_bytes, pacer, ttl, single)\n"
-     "-> id: a train of echoes, or with single one echo sent at once"},
+     "-> (id, wake): a train of echoes, or with single one echo sent at once; wake: write the wake-up pipe"},
     {"cancel", (PyCFunction)Engine_cancel, METH_VARARGS, "cancel(id): send no more of that train's echoes"},
-    {"stop", (PyCFunction)Engine_stop, METH_NOARGS, "stop(): make run() return (then write the wake-up pipe)"},
+    {"stop", (PyCFunction)Engine_stop, METH_NOARGS, "stop(): make run() return (within PRECISE_SLEEP_NS, or\n"
+     "at once once the wake-up pipe is written)"},
     {"run", (PyCFunction)Engine_run, METH_VARARGS, "run(wake_fd) -> (outcomes, stopping, refused)"},
     {"close", (PyCFunction)Engine_close, METH_NOARGS, "close() -> (outcomes, unsent owners)"},
     {NULL},

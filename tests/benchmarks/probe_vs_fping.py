@@ -1,13 +1,16 @@
 """Benchmark: probe 1,000 loopback addresses × 10 echoes with linkvet and with fping, same list, same pacing.
 
     python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--floor] [--c-floor]
-        [--phases]
+        [--phases] [--python]
 
 Both send one packet per millisecond across targets (fping -i 1) and 200 ms apart to one target (fping -p 200),
 so neither can finish in under count × targets × 1 ms. Prints wall time, CPU time (user + system, the whole
 process: interpreter start, imports, probing, printing) and lost echoes for each, and linkvet's figures as
 ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the spread of the ratios.
 Goal (issue 18): CPU ≤ 2× fping's and wall ≤ 1.05× fping's, with zero self-inflicted loss.
+
+linkvet runs with its compiled engine thread where it is built (`probes.compiled`; the first line says which
+it used); `--python` also runs it each run with the Python one (LINKVET_PURE_PYTHON), as `linkvet-py`.
 
 `--floor` also times, each run, a bare Python loop making only the system calls the ICMP engine's thread
 makes for the same packets on a socket set up as the engine's (one precise sleep, one `sendto` per packet;
@@ -84,12 +87,16 @@ def main() -> int:
     parser.add_argument("--floor", action="store_true", help="also time the bare system-call loop")
     parser.add_argument("--c-floor", action="store_true", help="also time that loop as a C program")
     parser.add_argument("--phases", action="store_true", help="also split linkvet's CPU by thread and phase")
+    parser.add_argument(
+        "--python", action="store_true", help="also run linkvet with its Python engine thread"
+    )
     args = parser.parse_args()
     fping = shutil.which("fping")
     if fping is None:
         print("fping is not installed (apt-get install fping)", file=sys.stderr)
         return 2
     pairs: list[tuple[Run, Run]] = []
+    pythons: list[Run] = []
     floors: list[float] = []
     c_floors: list[float] = []
     phases: list[dict[str, float]] = []
@@ -108,23 +115,41 @@ def main() -> int:
             if l_run is None:
                 return 1
             pairs.append((f_run, l_run))
+            if args.python:
+                p_run = run_linkvet(listing, args.count, args.targets, env | {"LINKVET_PURE_PYTHON": "1"})
+                if p_run is None:
+                    return 1
+                pythons.append(
+                    Run("linkvet-py", p_run.wall_s, p_run.cpu_s, p_run.sent, p_run.lost, p_run.rtts_ms)
+                )
             if args.floor:
                 floors.append(run_floor(listing, args.count, env))
             if c_floor is not None:
                 c_floors.append(run_c_floor(c_floor, listing, args.count))
             if args.phases:
                 phases.append(run_phases(listing, args.count, args.targets, env))
-    print(f"{args.targets} loopback targets x {args.count} echoes, 1 ms between packets, 200 ms per target")
+    from probes import compiled
+
+    engine = "compiled" if compiled.icmp is not None else f"Python ({compiled.icmp_problem})"
+    print(
+        f"{args.targets} loopback targets x {args.count} echoes, 1 ms between packets, 200 ms per target; "
+        f"linkvet's engine thread: {engine}"
+    )
     print(
         f"{'run':<5}{'tool':<10}{'wall s':>9}{'cpu s':>9}{'sent':>8}{'lost':>7}{'median ms':>11}{'p99 ms':>9}"
     )
     for number, (f_run, l_run) in enumerate(pairs, start=1):
-        for r in (f_run, l_run):
+        for r in (f_run, l_run, *pythons[number - 1 : number]):
             print(
                 f"{number:<5}{r.tool:<10}{r.wall_s:>9.2f}{r.cpu_s:>9.2f}{r.sent:>8}{r.lost:>7}"
                 f"{_q(r.rtts_ms, 0.5):>11.3f}{_q(r.rtts_ms, 0.99):>9.3f}"
             )
         print(f"{number:<5}{'ratio':<10}{l_run.wall_s / f_run.wall_s:>9.2f}{l_run.cpu_s / f_run.cpu_s:>9.2f}")
+        if pythons:
+            p_run = pythons[number - 1]
+            print(
+                f"{number:<5}{'ratio-py':<10}{p_run.wall_s / f_run.wall_s:>9.2f}{p_run.cpu_s / f_run.cpu_s:>9.2f}"
+            )
     walls = [lr.wall_s / fr.wall_s for fr, lr in pairs]
     cpus = [lr.cpu_s / fr.cpu_s for fr, lr in pairs]
     print(
@@ -133,6 +158,13 @@ def main() -> int:
         f" linkvet {min(p[1].cpu_s for p in pairs):.2f}–{max(p[1].cpu_s for p in pairs):.2f} s); "
         f"load average {os.getloadavg()[0]:.2f}"
     )
+    if pythons:
+        ratios = [p.cpu_s / fr.cpu_s for p, (fr, _lr) in zip(pythons, pairs, strict=True)]
+        print(
+            f"linkvet with the Python engine thread: CPU {min(p.cpu_s for p in pythons):.2f}–"
+            f"{max(p.cpu_s for p in pythons):.2f} s, {min(ratios):.2f}–{max(ratios):.2f}× fping's, lost "
+            f"{sum(p.lost for p in pythons)}"
+        )
     if floors:
         print(
             f"bare loop of the engine thread's system calls: {min(floors):.2f}–{max(floors):.2f} s CPU "

@@ -6,7 +6,9 @@ compiled one and the Python one (the `engine_thread` fixture)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
+import os
 import socket
 from collections import defaultdict
 
@@ -14,6 +16,7 @@ import pytest
 
 from probes import icmp_socket
 from probes.errors import ErrorKind
+from probes.icmp_echoes import EchoOutcome
 from probes.icmp_engine import IcmpEngine
 from probes.pacing import Pacer
 from probes.runner import run
@@ -161,3 +164,42 @@ def test_a_fault_in_the_engine_thread_fails_the_waiting_targets_instead_of_hangi
     assert [r.error for r in results] == [ErrorKind.INTERNAL, ErrorKind.INTERNAL]
     assert all("the ICMP engine's thread failed" in (r.message or "") for r in results)
     assert all("a bug in the thread" in (r.message or "") for r in results)
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0, reason="watching the echo requests on loopback needs a raw socket (root)"
+)
+def test_a_cancelled_train_sends_no_more_and_the_others_go_on() -> None:
+    """A target given up (its future cancelled: a deadline, the user) stops its train: a raw socket watching
+    loopback sees no echo request to it after the cancel, while another train goes on to its end."""
+    watcher = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    watcher.setblocking(False)
+
+    def requests_to(address: str) -> int:
+        count = 0
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                packet = watcher.recv(2048)
+                header = (packet[0] & 0x0F) * 4
+                if packet[header] == 8 and socket.inet_ntoa(packet[16:20]) == address:
+                    count += 1
+        return count
+
+    async def scenario() -> tuple[int, int, list[EchoOutcome]]:
+        async with IcmpEngine() as engine:
+            given_up = engine.train("127.0.0.3", socket.AF_INET, count=100, interval_s=0.01, timeout_s=1.0)
+            other = engine.train("127.0.0.4", socket.AF_INET, count=30, interval_s=0.01, timeout_s=1.0)
+            await asyncio.sleep(0.1)
+            given_up.cancel()
+            await asyncio.sleep(0.01)  # an echo on its way out as the train was cancelled
+            before = requests_to("127.0.0.3")
+            outcomes = await other
+            return before, requests_to("127.0.0.3"), outcomes
+
+    try:
+        before, after, outcomes = asyncio.run(scenario())
+    finally:
+        watcher.close()
+    assert 3 <= before < 100
+    assert after == 0  # nothing more to the cancelled target in the ~0.2 s the other train went on
+    assert len(outcomes) == 30 and all(o.rtt_ms is not None for o in outcomes)
