@@ -36,6 +36,11 @@ Platforms. The socket set-up and the way replies carry their stamps are the prob
 for no kernel stamps and times both ends in user space, reading the moment a reply arrives; macOS's takes
 the kernel's receive stamps (SO_TIMESTAMP, µs). Windows has an engine of its own (`probes.backends.windows`).
 
+Compiled. With Linux's style, where `_linkvet_icmp` is built (`probes.compiled`), the thread is
+`probes.icmp_compiled.CompiledWorker`: the same loop and rules with the whole per-packet path in C, without
+the GIL, waking Python only to hand finished echoes over (at fping's rate the Python thread costs about twice
+the CPU). Elsewhere, and with LINKVET_PURE_PYTHON set, `probes.icmp_worker.Worker`.
+
 Matching. Replies are matched by (address, sequence) and, on raw sockets, a random identifier per socket and
 a token per engine in the payload (`probes.icmp_wire`); raw sockets pass only replies and errors to us
 (ICMP_FILTER). ICMP errors reach an unprivileged socket on its error queue (`probes.sockets`).
