@@ -349,9 +349,14 @@ static void heap_pop(EngineObject *e) {
     if (e->heap_len) heap_down(e, 0);
 }
 
+/* A train's last reference gone (called under the engine's mutex): its Python objects are released later,
+   with the GIL (`release_dead`). Out of memory for that list, it is kept (a leak) and the run fails. */
 static void train_unref(EngineObject *e, Train *t) {
     if (--t->refs > 0) return;
-    /* Python objects are released later, with the GIL; there is always room (reserved on submit). */
+    if (grow((void **)&e->dead, &e->dead_cap, e->dead_len + 1, sizeof(Train *)) < 0) {
+        e->fault = ENOMEM;
+        return;
+    }
     e->dead[e->dead_len++] = t;
 }
 
@@ -876,15 +881,32 @@ static PyObject *Engine_new(PyTypeObject *type, PyObject *args, PyObject *kwds) 
     return (PyObject *)self;
 }
 
+/* The engine's mutex, taken from Python (with the GIL): the GIL is let go while waiting for it, since the
+   engine's thread holds the mutex without the GIL. */
+static void lock_engine(EngineObject *e) {
+    if (pthread_mutex_trylock(&e->mutex) == 0) return;
+    Py_BEGIN_ALLOW_THREADS
+    pthread_mutex_lock(&e->mutex);
+    Py_END_ALLOW_THREADS
+}
+
+/* Release the trains nobody refers to any more (with the GIL, not holding the mutex: dropping an owner may
+   run Python code, which may call the engine). */
 static void release_dead(EngineObject *e) {
-    for (Py_ssize_t i = 0; i < e->dead_len; i++) {
-        Train *t = e->dead[i];
+    lock_engine(e);
+    Train **dead = e->dead;
+    Py_ssize_t n = e->dead_len;
+    e->dead = NULL;
+    e->dead_len = e->dead_cap = 0;
+    pthread_mutex_unlock(&e->mutex);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        Train *t = dead[i];
         Py_XDECREF(t->owner);
         Py_XDECREF(t->address);
         Py_XDECREF((PyObject *)t->pacer);
         free(t);
     }
-    e->dead_len = 0;
+    free(dead);
 }
 
 static void Engine_dealloc(EngineObject *self) {
@@ -906,16 +928,8 @@ static void Engine_dealloc(EngineObject *self) {
     free(self->heap);
     free(self->done);
     release_dead(self);
-    free(self->dead);
     pthread_mutex_destroy(&self->mutex);
     Py_TYPE(self)->tp_free((PyObject *)self);
-}
-
-static void lock_engine(EngineObject *e) {
-    if (pthread_mutex_trylock(&e->mutex) == 0) return;
-    Py_BEGIN_ALLOW_THREADS
-    pthread_mutex_lock(&e->mutex);
-    Py_END_ALLOW_THREADS
 }
 
 static PyObject *Engine_add_socket(EngineObject *self, PyObject *args) {
@@ -999,31 +1013,32 @@ static PyObject *Engine_submit(EngineObject *self, PyObject *args) {
     if (dest_len == sizeof(struct sockaddr_in6)) memcpy(t->addr, &((struct sockaddr_in6 *)&t->dest)->sin6_addr, 16);
     else memcpy(t->addr, &((struct sockaddr_in *)&t->dest)->sin_addr, 4);
     lock_engine(self);
-    PyObject *result = NULL;
+    int taken = 0; /* the engine holds the train now (it frees it: read nothing of it after unlocking) */
+    int wake = self->watching;
+    long long id = 0;
     if (sock < 0 || sock >= self->nsocks) {
         PyErr_SetString(PyExc_ValueError, "no such socket");
-    } else if (grow((void **)&self->dead, &self->dead_cap, self->dead_len + self->heap_len + self->in_flight + self->done_len + 2,
-                    sizeof(Train *)) < 0) {
-        PyErr_NoMemory();
     } else {
         t->sock = sock;
-        t->id = ++self->next_id;
-        t->refs = 1;
+        t->id = id = ++self->next_id;
         t->due_ns = clock_ns(CLOCK_MONOTONIC);
         if (single) {
             t->count = t->next_index = 1;
+            t->refs = 1;
             send_echo(self, t, 0);
             self->urgent = 1;
             train_unref(self, t); /* its echo in flight, or its outcome, holds it now */
-            result = Py_BuildValue("(LO)", (long long)t->id, self->watching ? Py_True : Py_False);
+            taken = 1;
         } else if (heap_push(self, t) < 0) {
             PyErr_NoMemory();
         } else {
-            result = Py_BuildValue("(LO)", (long long)t->id, self->watching ? Py_True : Py_False);
+            t->refs = 1;
+            taken = 1;
         }
     }
     pthread_mutex_unlock(&self->mutex);
-    if (result == NULL && t->refs == 0) {
+    PyObject *result = taken ? Py_BuildValue("(LO)", id, wake ? Py_True : Py_False) : NULL;
+    if (!taken) {
         Py_DECREF(owner);
         Py_DECREF(address);
         Py_XDECREF((PyObject *)t->pacer);
@@ -1187,8 +1202,8 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args) {
     pthread_mutex_unlock(&self->mutex);
     Py_END_ALLOW_THREADS
     PyObject *list = finish_outcomes(self, done, n);
-    lock_engine(self);
     release_dead(self);
+    lock_engine(self);
     PyObject *refused = refusals(self);
     pthread_mutex_unlock(&self->mutex);
     if (list == NULL || refused == NULL) {
@@ -1235,9 +1250,7 @@ static PyObject *Engine_close(EngineObject *self, PyObject *args) {
     take_done(self, &done, &n);
     pthread_mutex_unlock(&self->mutex);
     PyObject *list = finish_outcomes(self, done, n);
-    lock_engine(self);
     release_dead(self);
-    pthread_mutex_unlock(&self->mutex);
     if (list == NULL || unsent == NULL) {
         Py_XDECREF(list);
         Py_XDECREF(unsent);
