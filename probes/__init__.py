@@ -15,7 +15,7 @@ Where things are
     loaded_latency.py  a responsiveness test's figures from its probes: RTT under load, RPM, the grade
     runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
                     sending thread `icmp_worker.py`, or compiled `icmp_compiled.py` over
-                    `native/_linkvet_icmp.c` where `compiled.py` finds it built; its echoes
+                    `native/` (C) where `compiled.py` finds it built; its echoes
                     `icmp_echoes.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
     backends/       the probe backends, one chosen per run: linux (kernel stamps), portable (user-space
                     timing), macos, windows (the ICMP API); each result records its `backend`

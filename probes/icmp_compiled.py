@@ -31,7 +31,7 @@ from probes.pacing import fine_timer_slack
 from probes.sockets import refusal_text, zone_problem
 from probes.timestamps import TimestampSource
 
-# The C engine's outcome codes (enum in probes/native/_linkvet_icmp.c).
+# The C engine's outcome codes (enums in probes/native/engine.c).
 _ERRORS = (
     None,
     ErrorKind.LATE,
