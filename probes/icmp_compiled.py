@@ -62,7 +62,6 @@ class CompiledWorker:
         self.families: dict[int, FamilySocket] = {}
         self._indexes: dict[int, FamilySocket] = {}  # the C engine's socket index → its socket
         self._core = native.Engine()
-        self._stopping = False
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -81,16 +80,16 @@ class CompiledWorker:
         self._wake()
 
     def submit(self, train: Train) -> None:
-        refused = _destination_problem(train.fs, train.address)
-        if isinstance(refused, str):  # nothing to send: every echo is this machine's error
-            outcome = EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=refused)
+        destination = _destination(train.fs, train.address)
+        if isinstance(destination, str):  # nothing to send: every echo is this machine's error
+            outcome = EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=destination)
             self.loop.call_soon(self._deliver, [(train.owner, i, outcome) for i in range(train.count)])
             return
         pacer = train.pacer.state if train.pacer is not None else None
         train.core_id, wake = self._core.submit(
             train.owner,
             train.fs.core_index,
-            refused,
+            destination,
             train.address,
             train.count,
             train.interval_ns,
@@ -119,7 +118,7 @@ class CompiledWorker:
     ) -> EchoOutcome | None:
         """Send one echo now (in this thread); its outcome if this machine cannot send to the address, else
         None (it comes later, promptly)."""
-        destination = _destination_problem(fs, address)
+        destination = _destination(fs, address)
         if isinstance(destination, str):
             return EchoOutcome(time.time_ns() // 1000, None, ErrorKind.SEND_FAILED, detail=destination)
         _id, wake = self._core.submit(
@@ -142,8 +141,6 @@ class CompiledWorker:
     def stop(self) -> tuple[list[Finished], list[object]]:
         """Stop the thread, close the sockets. Returns what was still in flight, as timed out, and the owners
         of the trains with echoes not yet sent."""
-        with self.lock:
-            self._stopping = True
         self._core.stop()
         self._wake()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
@@ -167,6 +164,7 @@ class CompiledWorker:
     def _run(self) -> None:
         """The thread: the compiled loop, and each batch of finished echoes handed to the event loop. A fault
         fails every echo still waiting (their callers see the exception)."""
+        outcomes: list[_Outcome] = []
         try:
             fine_timer_slack()
             while True:
@@ -186,12 +184,12 @@ class CompiledWorker:
         except Exception as exc:
             with self.lock:
                 self.failure = exc
-                self._stopping = True
             self._core.stop()
-            owners: list[object] = []
-            with contextlib.suppress(Exception):  # what is still waiting: unsent trains, echoes in flight
-                outcomes, unsent = self._core.close()
-                owners = [*unsent, *(o[0] for o in outcomes)]
+            # What is still waiting: the batch being handed over, unsent trains, echoes in flight.
+            owners: list[object] = [o[0] for o in outcomes]
+            with contextlib.suppress(Exception):
+                left, unsent = self._core.close()
+                owners += [*unsent, *(o[0] for o in left)]
             with contextlib.suppress(RuntimeError):  # the event loop is closed: nobody waits
                 self.loop.call_soon_threadsafe(self._fail, owners, exc)
 
@@ -206,7 +204,7 @@ class CompiledWorker:
         )
 
 
-def _destination_problem(fs: FamilySocket, address: str) -> bytes | str:
+def _destination(fs: FamilySocket, address: str) -> bytes | str:
     """The `struct sockaddr_in` / `sockaddr_in6` of an IP address, or why this machine cannot send to it (a
     zone that names no interface)."""
     if "%" in address:

@@ -100,7 +100,7 @@ typedef struct {
     Py_ssize_t dead_len, dead_cap;
     PacerObject *slot_pacer; /* borrowed: the pacer whose slot the next train's echo holds */
     int64_t slot, order, next_id, handoff_ns, read_due_ns;
-    int urgent, stopping, in_flight, fault;
+    int urgent, stopping, fault;
     int watching; /* the thread waits in ppoll on the wake-up pipe: a new echo must write to it */
     unsigned char packet[PACKET_BYTES];
 } EngineObject;
@@ -193,7 +193,6 @@ static int add_done(EngineObject *e, Train *t, int index, int64_t sent_at_us) {
 static void finish(EngineObject *e, Echo *echo, Done *outcome) {
     Sock *s = &e->socks[echo->train->sock];
     echo->done = 1;
-    e->in_flight--;
     if (echo->key >= 0 && s->keyed[echo->key % KEY_SLOTS] == echo) s->keyed[echo->key % KEY_SLOTS] = NULL;
     if (add_done(e, echo->train, echo->index, outcome->sent_at_us) == 0) {
         Done *d = &e->done[e->done_len - 1];
@@ -206,6 +205,23 @@ static void finish(EngineObject *e, Echo *echo, Done *outcome) {
     }
     if (echo->urgent) e->urgent = 1;
     train_unref(e, echo->train); /* the echo's own reference; the Done holds another */
+}
+
+/* When an echo left (UTC µs): its kernel transmit stamp, else the time taken just before its send. */
+static int64_t sent_at_us(const Echo *echo) {
+    return (echo->tx_wall_ns >= 0 ? echo->tx_wall_ns : echo->sent_wall_ns) / 1000;
+}
+
+/* An echo still in flight is lost (its deadline passed, or the engine closes). */
+static void time_out(EngineObject *e, Echo *echo) {
+    Sock *s = &e->socks[echo->train->sock];
+    if (s->by_seq[echo->seq] == echo) s->by_seq[echo->seq] = NULL;
+    Done outcome;
+    memset(&outcome, 0, sizeof outcome);
+    outcome.sent_at_us = sent_at_us(echo);
+    outcome.error = E_TIMEOUT;
+    outcome.rtt_ns = outcome.answered_ns = -1;
+    finish(e, echo, &outcome);
 }
 
 static void clock_pair(int64_t *mono, int64_t *wall) {
@@ -254,7 +270,7 @@ static void answer(EngineObject *e, Echo *echo, int64_t rx_wall_ns, int error, c
     }
     Done outcome;
     memset(&outcome, 0, sizeof outcome);
-    outcome.sent_at_us = (echo->tx_wall_ns >= 0 ? echo->tx_wall_ns : echo->sent_wall_ns) / 1000;
+    outcome.sent_at_us = sent_at_us(echo);
     outcome.answered_ns = answered;
     outcome.source = source;
     if (responder == NULL) {
@@ -472,14 +488,7 @@ static int64_t expire(EngineObject *e) {
                     if (earliest < 0 || echo->deadline_ns < earliest) earliest = echo->deadline_ns;
                     break;
                 }
-                Sock *s = &e->socks[echo->train->sock];
-                if (s->by_seq[echo->seq] == echo) s->by_seq[echo->seq] = NULL;
-                Done outcome;
-                memset(&outcome, 0, sizeof outcome);
-                outcome.sent_at_us = (echo->tx_wall_ns >= 0 ? echo->tx_wall_ns : echo->sent_wall_ns) / 1000;
-                outcome.error = E_TIMEOUT;
-                outcome.rtt_ns = outcome.answered_ns = -1;
-                finish(e, echo, &outcome);
+                time_out(e, echo);
             }
             q->head = echo->next;
             if (q->head == NULL) q->tail = NULL;
@@ -629,7 +638,6 @@ static int64_t send_echo(EngineObject *e, Train *t, int index) {
     else q->head = echo;
     q->tail = echo;
     t->refs++;
-    e->in_flight++;
     return echo->sent_mono_ns;
 }
 
@@ -1038,15 +1046,7 @@ static PyObject *Engine_close(EngineObject *self, PyObject *args) {
     lock_engine(self);
     for (int i = 0; i < self->nfifos; i++) {
         for (Echo *echo = self->fifos[i].head; echo != NULL; echo = echo->next) {
-            if (echo->done) continue;
-            Sock *s = &self->socks[echo->train->sock];
-            if (s->by_seq[echo->seq] == echo) s->by_seq[echo->seq] = NULL;
-            Done outcome;
-            memset(&outcome, 0, sizeof outcome);
-            outcome.sent_at_us = (echo->tx_wall_ns >= 0 ? echo->tx_wall_ns : echo->sent_wall_ns) / 1000;
-            outcome.error = E_TIMEOUT;
-            outcome.rtt_ns = outcome.answered_ns = -1;
-            finish(self, echo, &outcome);
+            if (!echo->done) time_out(self, echo);
         }
     }
     PyObject *unsent = PyList_New(0);
