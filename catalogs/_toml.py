@@ -2,7 +2,7 @@
 and the SkyPilot CSV's text): the one place where file, TOML and validation problems become our errors,
 with file, line, field and what was expected. Every `catalogs` module that reads a file reads it here.
 
-    read_text(path)            a regular file's text (`catalogs._textinput`: FIFOs, devices and folders refused
+    read_text(path)            a regular file's text (`probes.textinput`: FIFOs, devices and folders refused
                                at once, size bounded); unreadable → `CatalogFileError`, not UTF-8 →
                                `TomlSyntaxError`
     parse(text, path)          TOML → plain data; invalid → `TomlSyntaxError` with the line
@@ -29,10 +29,11 @@ from typing import Any
 import rtoml
 from pydantic import BaseModel, ValidationError
 
-from catalogs._textinput import MAX_INPUT_BYTES, InputRefused, check_structure, decode, read_bytes
 from catalogs._toml_lines import LineFinder
 from catalogs.errors import CatalogFileError, SchemaError, TomlSyntaxError
 from catalogs.i18n import _
+from probes.inputfile import field_name
+from probes.textinput import MAX_INPUT_BYTES, InputRefused, check_structure, decode, read_bytes
 
 __all__ = ["LazyLines", "LineFinder", "Lines", "parse", "read_text", "validation_errors"]
 
@@ -291,13 +292,6 @@ def _model_at(loc: tuple[str | int, ...], root: type[BaseModel]) -> type[BaseMod
     return model
 
 
-def _field_name(loc: tuple[str | int, ...]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
-
-
 def _in_owner(message: str, raw: Any, loc: tuple[str | int, ...]) -> str:
     """`message` saying which offering or region it is about, when `loc` is inside one whose raw data has
     its id (the 4th offering is "p5.48xlarge")."""
@@ -356,7 +350,7 @@ def validation_errors(
                 _in_owner(message, raw, loc),
                 path=path,
                 line=lines(loc),
-                field=_field_name(loc),
+                field=field_name(loc),
                 expected=expected,
             )
         )

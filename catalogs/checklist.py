@@ -7,20 +7,17 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from catalogs import _toml
 from catalogs.errors import ChecklistError, UnknownCriterionError
 from catalogs.i18n import _
+from probes.inputfile import FileModel
 
 CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class Criterion(_Strict):
+class Criterion(FileModel):
     id: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     kind: Literal["gate", "weighted"]
     weight: float = Field(default=0.0, ge=0, le=1000)
@@ -49,7 +46,7 @@ class Criterion(_Strict):
         return self
 
 
-class ScaleRow(_Strict):
+class ScaleRow(FileModel):
     min_params_b: float = Field(ge=0)
     max_params_b: float = Field(gt=0)
     gpus: str
@@ -61,19 +58,19 @@ class ScaleRow(_Strict):
     documents: str
 
 
-class Evidence(_Strict):
+class Evidence(FileModel):
     full_confidence_hours: float = Field(default=24, gt=0)
     full_confidence_samples: float = Field(default=1000, gt=0)
 
 
-class MultiNode(_Strict):
+class MultiNode(FileModel):
     """How a plan that spans nodes weighs the fabric between them (see checklist.toml)."""
 
     criteria: tuple[str, ...] = ("inter_node_bandwidth", "inter_node_fabric", "rdma", "lossless_ethernet")
     full_node_gpus: int = Field(default=8, ge=1, le=72)
 
 
-class Checklist(_Strict):
+class Checklist(FileModel):
     format_version: Literal[1]
     unknown_score: float = Field(default=0.25, ge=0, le=1)
     evidence: Evidence = Evidence()

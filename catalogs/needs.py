@@ -8,12 +8,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 
 from catalogs import _toml
 from catalogs.errors import NeedsProfileError
 from catalogs.facts import implausible
 from catalogs.i18n import _, ngettext
+from probes.inputfile import FileModel
 
 NEEDS_FORMAT_VERSION = 1
 Mode = Literal["pretrain", "full", "lora", "qlora"]
@@ -25,11 +26,7 @@ OffloadDevice = Literal["none", "cpu", "nvme"]
 EXAMPLE_NEEDS = Path(__file__).with_name("needs") / "example-70b-full.toml"  # the documents' 70B case
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class ModelSpec(_Strict):
+class ModelSpec(FileModel):
     params: float  # total parameters, e.g. 70e9
     architecture: Literal["dense", "moe"] = "dense"
     active_params: float | None = None  # MoE: parameters active per token
@@ -73,7 +70,7 @@ class ModelSpec(_Strict):
         return self.active_params if self.architecture == "moe" and self.active_params else self.params
 
 
-class TrainingSpec(_Strict):
+class TrainingSpec(FileModel):
     mode: Mode = "full"
     precision: Precision = "bf16"  # bf16/fp16 = mixed precision with fp32 master weights
     optimizer: Optimizer = "adamw"
@@ -112,13 +109,13 @@ class TrainingSpec(_Strict):
         return self
 
 
-class ClusterSpec(_Strict):
+class ClusterSpec(FileModel):
     gpus_wanted: int | None = Field(default=None, ge=1, le=1_000_000)
     nodes_wanted: int | None = Field(default=None, ge=1, le=100_000)
     memory_reserve: float = Field(default=0.10, ge=0, lt=1)  # share of GPU memory kept free
 
 
-class LocationSpec(_Strict):
+class LocationSpec(FileModel):
     team: str | None = None  # where the team works, e.g. "Shanghai"
     data: str | None = None  # where the training data is
     vantage: str | None = None  # the LinkSummary vantage that stands for the team's office
@@ -127,7 +124,7 @@ class LocationSpec(_Strict):
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 
 
-class BudgetSpec(_Strict):
+class BudgetSpec(FileModel):
     """What the team may spend, and in which currency prices are compared.
 
     Prices are compared only within one currency: an offering priced in another currency is "price unknown"
@@ -166,7 +163,7 @@ class BudgetSpec(_Strict):
         return None if rate is None else amount * rate
 
 
-class NeedsProfile(_Strict):
+class NeedsProfile(FileModel):
     format_version: Literal[1] = 1
     name: str = "training needs"
     model: ModelSpec

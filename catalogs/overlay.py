@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from catalogs import _toml
 from catalogs.errors import CatalogFileError, FormatVersionError
@@ -58,6 +58,7 @@ from catalogs.facts import AsOf, Standing, Text
 from catalogs.i18n import _
 from catalogs.loader import ProviderCatalog, check_references
 from catalogs.schema import CatalogFile
+from probes.inputfile import FileModel
 
 OVERLAY_FORMAT = "linkvet-catalog-overlay"
 OVERLAY_VERSION = 1
@@ -71,11 +72,7 @@ _KEY = re.compile(
 Value = str | int | float | bool | list[Any]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-class EarlierValue(_Strict):
+class EarlierValue(FileModel):
     """A value a fact had before it was replaced."""
 
     value: Value
@@ -86,7 +83,7 @@ class EarlierValue(_Strict):
     replaced_on: AsOf
 
 
-class OverlayFact(_Strict):
+class OverlayFact(FileModel):
     key: str = Field(pattern=_KEY.pattern)
     value: Value
     standing: Standing = "claimed"
@@ -107,7 +104,7 @@ class OverlayFact(_Strict):
         )
 
 
-class StoredCheck(_Strict):
+class StoredCheck(FileModel):
     """An acceptance check imported from a report (`linkvet accept import`)."""
 
     offering: str
@@ -126,7 +123,7 @@ class StoredCheck(_Strict):
         return (self.offering, self.region, self.host, self.created_at, self.fact)
 
 
-class OverlayFile(_Strict):
+class OverlayFile(FileModel):
     format: Literal["linkvet-catalog-overlay"] = "linkvet-catalog-overlay"
     format_version: Literal[1] = 1
     provider: str = Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)

@@ -13,25 +13,25 @@ Where things are
                     what http and download share in `_httpcommon.py`, their connections' kernel timestamps
                     (TTFB) in `_kernel_times.py` (SO_TIMESTAMPING) and `_timed_transport.py` (the httpx transport)
     loaded_latency.py  a responsiveness test's figures from its probes: RTT under load, RPM, the grade
-    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine (`icmp_engine.py`: its
-                    sending thread `icmp_worker.py`, or compiled `icmp_compiled.py` over
-                    `native/` (C) where `compiled.py` finds it built; its echoes
-                    `icmp_echoes.py`, sockets `icmp_socket.py`, packets `icmp_wire.py`)
+    runner.py       many targets at once, paced (`pacing.py`), one shared ICMP engine
+    icmp/           the ICMP engine: its thread in Python or compiled (`icmp/native/`, C), echoes, sockets,
+                    packets
     backends/       the probe backends, one chosen per run: linux (kernel stamps), portable (user-space
                     timing), macos, windows (the ICMP API); each result records its `backend`
     traceroute/     traceroute over ICMP, UDP or TCP;  routes/  the network table and route verdicts
     sockets.py      the linux backend's socket plumbing (kernel receive and transmit timestamps, error
                     queues, TCP_INFO)
     resolve.py      DNS (and IPv4-mapped IPv6 addresses to IPv4)
-    plan.py         plan files; peak.py peak windows; scheduler.py  the rounds of `linkvet schedule`
-    metrics.py      Prometheus metrics of the rounds (`--metrics-listen`);  alerts/  `[[alerts]]` rules,
-                    judged after each round, told to webhooks and mailboxes
+    peak.py         peak windows
+    schedule/       plan files, the scheduler of `linkvet schedule`, its Prometheus metrics
+    alerts/         `[[alerts]]` rules, judged after each round, told to webhooks and mailboxes
     store/          the result store (SQLite): records, write and read paths, rollups, alert states, the
                     SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep
     analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
-    inputfile.py    the one reader of input files (regular files only, bounded; `_textinput.py`, shared
-                    with `catalogs`, checks TOML/JSON nesting and numbers before parsing)
+    inputfile.py    the one reader of input files (regular files only, bounded; `textinput.py`, which
+                    `catalogs` reads through too, checks TOML/JSON nesting and numbers before parsing);
+                    the strict base of every file model and where a field's line is
     timestamps.py   UTC µs timestamps; paths.py default file locations
 """
 

@@ -20,6 +20,7 @@ import ipaddress
 import re
 import unicodedata
 import urllib.parse
+from dataclasses import dataclass
 
 import idna
 
@@ -152,3 +153,51 @@ def url_host(url: str) -> str:
     """The host of a URL `normalise_url` has written."""
     host = urllib.parse.urlsplit(url).hostname or ""
     return normalise_host(urllib.parse.unquote(host))
+
+
+# -- where a server of ours listens ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListenAddress:
+    host: str
+    port: int
+
+    @property
+    def loopback(self) -> bool:
+        if self.host == "localhost":
+            return True
+        try:
+            return ipaddress.ip_address(self.host).is_loopback
+        except ValueError:
+            return False
+
+    def __str__(self) -> str:
+        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+
+
+def parse_listen(text: str) -> ListenAddress:
+    """`HOST:PORT`, `[IPv6]:PORT` or `:PORT` (loopback); ValueError naming what was expected."""
+    text = text.strip()
+    host, sep, port_text = text.rpartition(":")
+    if not sep:
+        host, port_text = "", text
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    host = host or "127.0.0.1"
+    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
+        raise ValueError(
+            _("{text!r} is not an address to listen on (expected HOST:PORT, e.g. 127.0.0.1:9108)").format(
+                text=text
+            )
+        )
+    if host != "localhost":
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            raise ValueError(
+                _(
+                    "{host!r} is not an IP address (give the address to listen on, e.g. 127.0.0.1 or ::1)"
+                ).format(host=host)
+            ) from None
+    return ListenAddress(host, int(port_text))

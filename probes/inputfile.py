@@ -9,7 +9,7 @@ every input is opened here, and every way that can fail is put into words once. 
     parse_json(text, error)     the same for JSON
     check_regular(path, error)  for a path another library opens (the SQLite store): not a FIFO or device
 
-The checks themselves are `probes._textinput` (shared, byte for byte, with `catalogs._textinput`).
+The checks themselves are `probes.textinput` (which `catalogs` reads through too).
 """
 
 from __future__ import annotations
@@ -18,11 +18,15 @@ import os
 import re
 import stat
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from probes._textinput import (
+from pydantic import BaseModel, BeforeValidator, ConfigDict
+
+from probes import limits
+from probes.i18n import _
+from probes.textinput import (
     MAX_INPUT_BYTES,
     InputRefused,
     check_structure,
@@ -31,9 +35,20 @@ from probes._textinput import (
     not_regular_reason,
     read_bytes,
 )
-from probes.i18n import _
 
-__all__ = ["MAX_INPUT_BYTES", "ErrorFactory", "check_regular", "parse_json", "parse_toml", "read_text"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "Cadence",
+    "ErrorFactory",
+    "FileModel",
+    "check_regular",
+    "explain",
+    "field_name",
+    "locate",
+    "parse_json",
+    "parse_toml",
+    "read_text",
+]
 
 ErrorFactory = Callable[[str, int | None], Exception]  # (what is wrong, the 1-based line or None)
 
@@ -93,3 +108,82 @@ def check_regular(path: Path, error: ErrorFactory) -> None:
         raise error(_("cannot read the file: {reason}").format(reason=exc.strerror or exc), None) from None
     if not stat.S_ISREG(mode):
         raise error(not_regular_reason(mode), None)
+
+
+# -- the models of the files' tables, and where a field is written ----------------------------------------
+
+
+class FileModel(BaseModel):
+    """The base of every file's pydantic model: no unknown keys, frozen, no NaN or infinities."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+
+Cadence = Annotated[float, BeforeValidator(lambda value: limits.parse_duration(value, limits.CADENCE))]
+
+
+def explain(error: Any) -> str:
+    """One of pydantic's errors (an item of `ValidationError.errors()`) in our words."""
+    kind = error["type"]
+    message = str(error["msg"])
+    if kind == "extra_forbidden":
+        return _("unknown field (check its spelling; the manual gives the file's format)")
+    if kind == "missing":
+        return _("missing (this field is required)")
+    if kind == "enum":
+        expected = error.get("ctx", {}).get("expected", "")
+        return _("got {value!r}, expected one of {expected}").format(
+            value=error.get("input"), expected=expected
+        )
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    given = error.get("input")
+    if kind not in ("value_error",) and not isinstance(given, dict | list):
+        return _("{problem} (got {value!r})").format(problem=message, value=given)
+    return message
+
+
+def field_name(loc: Sequence[str | int]) -> str:
+    """A pydantic location as the file writes it: `targets[2].port`."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
+
+
+def locate(text: str, loc: Sequence[str | int]) -> int | None:
+    """The 1-based line in TOML `text` where the value at `loc` (e.g. ("targets", 2, "port")) is written,
+    or the line of its table when the key itself is absent; None if it cannot be found."""
+    lines = text.splitlines()
+    table: tuple[str | int, ...] = ()
+    array_counts: dict[str, int] = {}
+    table_lines: dict[tuple[str | int, ...], int] = {}
+    want = tuple(loc)
+    best: int | None = None
+    for number, line in enumerate(lines, start=1):
+        header = _HEADER.match(line)
+        if header and not line.lstrip().startswith("#") and "=" not in line.split("]")[0]:
+            name = header.group(2).strip().strip('"')
+            parts: list[str | int] = list(name.split("."))
+            if header.group(1) == "[[":
+                index = array_counts.get(name, -1) + 1
+                array_counts[name] = index
+                parts.append(index)
+            table = tuple(parts)
+            table_lines[table] = number
+            if want[: len(table)] == table and (best is None or len(table) >= 1):
+                best = number
+            continue
+        key_match = re.match(r"^\s*([A-Za-z0-9_\-\"\.]+)\s*=", line)
+        if not key_match:
+            continue
+        key_parts: tuple[str | int, ...] = tuple(p.strip('"') for p in key_match.group(1).split("."))
+        full = table + key_parts
+        if full == want[: len(full)] and len(full) <= len(want):
+            best = number
+            if full == want:
+                return number
+    return best

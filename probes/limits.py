@@ -1,6 +1,6 @@
 """The one validation of every count, duration, time and size linkvet's measuring takes from a person, with
 the same limits whether it comes from a flag or a file: the CLI's argparse types are built from these
-(`desktop.cli._common.flag`), and so are the plan's fields (`probes.plan`), `ProbeOptions` and
+(`desktop.cli._common.flag`), and so are the plan's fields (`probes.schedule.plan`), `ProbeOptions` and
 `TraceOptions`. NaN and infinities are refused everywhere; so is a number out of range, rather than
 overflowing later (`--since 9999999d`, `every = inf`).
 

@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Protocol
 
-from probes import compiled
+from probes.icmp import native
 
 PR_SET_TIMERSLACK = 29
 
@@ -34,9 +34,9 @@ class Pacer:
         self.gap_ns = round(self.gap_s * 1e9)
         # The compiled state where it is built (the ICMP engine's compiled sends take their turns in it without
         # the interpreter); the same rules in Python otherwise.
-        native = compiled.icmp
+        built = native.icmp
         self.state: PacerState = (
-            native.Pacer(self.gap_ns) if native is not None else PythonPacerState(self.gap_ns)
+            built.Pacer(self.gap_ns) if built is not None else PythonPacerState(self.gap_ns)
         )
 
     def turn_ns(self, slot: int | None = None) -> tuple[int, int | None]:

@@ -3,7 +3,7 @@ statistics derived from the samples (definitions in `probes.stats`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -129,3 +129,16 @@ class ProbeResult(SummaryFields):
         if samples:
             out["samples"] = [s.as_dict() for s in self.samples]
         return out
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where a run stands; `result` is the target that just finished (None for the initial report)."""
+
+    done: int
+    total: int
+    result: ProbeResult | None
+    elapsed_s: float
+
+
+ProgressHook = Callable[[Progress], None]

@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 
 from probes.backends import ProbeBackend, choose_backend
 from probes.errors import ErrorKind
@@ -22,7 +21,7 @@ from probes.i18n import _
 from probes.methods import BULK_METHODS, MEASURES, RunContext
 from probes.methods._context import SampleHook
 from probes.pacing import Pacer
-from probes.results import ProbeResult, Sample
+from probes.results import ProbeResult, Progress, ProgressHook, Sample
 from probes.target import Method, ProbeOptions, Target
 from probes.timestamps import now_us
 
@@ -33,17 +32,6 @@ DEFAULT_GAP_MS = 1.0  # fping's `-i 1`: at most one packet per millisecond acros
 _DEADLINE_SLACK_S = 30.0
 
 
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """Where a run stands; `result` is the target that just finished (None for the initial report)."""
-
-    done: int
-    total: int
-    result: ProbeResult | None
-    elapsed_s: float
-
-
-ProgressHook = Callable[[Progress], None]
 OptionsLike = ProbeOptions | Mapping[Method, ProbeOptions]
 
 

@@ -2,7 +2,7 @@
 clock, for when something happened. Durations come from monotonic clocks (`time.perf_counter_ns`), never
 from these, with one exception: an RTT between two kernel stamps (a packet's transmit and its reply's
 receive stamp), which the kernel takes on the wall clock; the ICMP engine checks such an RTT against the
-monotonic clock (`probes.icmp_engine`). `TimestampSource` says who timed an RTT's two ends."""
+monotonic clock (`probes.icmp.engine`). `TimestampSource` says who timed an RTT's two ends."""
 
 from __future__ import annotations
 

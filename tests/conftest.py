@@ -52,16 +52,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.fixture(params=["compiled", "python"])
 def engine_thread(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each ICMP engine thread in turn: the compiled one (`_linkvet_icmp`; skipped, saying why, where it is
-    not built) and the Python one (`probes.compiled.icmp` None here, LINKVET_PURE_PYTHON for the commands
+    not built) and the Python one (`probes.icmp.native.icmp` None here, LINKVET_PURE_PYTHON for the commands
     a test starts). Both must give the same results."""
-    from probes import compiled
+    from probes.icmp import native
 
     if request.param == "compiled":
-        if compiled.icmp is None:
-            pytest.skip(f"the compiled ICMP engine is not here: {compiled.icmp_problem}")
+        if native.icmp is None:
+            pytest.skip(f"the compiled ICMP engine is not here: {native.icmp_problem}")
         monkeypatch.delenv("LINKVET_PURE_PYTHON", raising=False)
     else:
-        monkeypatch.setattr(compiled, "icmp", None)
+        monkeypatch.setattr(native, "icmp", None)
         monkeypatch.setenv("LINKVET_PURE_PYTHON", "1")
     return str(request.param)
 

@@ -1,5 +1,4 @@
-"""The shared reading checks (`probes/_textinput.py`, `catalogs/_textinput.py`): the two copies are the same
-file; a FIFO, a folder, a socket or a device is refused at once, never read; a file's size is bounded; a
+"""The shared reading checks (`probes/textinput.py`, which `catalogs` reads through too): a FIFO, a folder, a socket or a device is refused at once, never read; a file's size is bounded; a
 BOM is dropped; and the structure check measures the nesting TOML and JSON really have, refusing what no
 parser should meet (issue 12)."""
 
@@ -19,19 +18,8 @@ import tomli_w
 from hypothesis import given
 from hypothesis import strategies as st
 
-from catalogs import _textinput as catalogs_copy
-from probes import _textinput
-from probes._textinput import MAX_DEPTH, InputRefused, check_structure, decode, loads_json, read_bytes
-from tests.conftest import REPO_ROOT
+from probes.textinput import MAX_DEPTH, InputRefused, check_structure, decode, loads_json, read_bytes
 from tests.fuzz.strategies import FUZZ
-
-
-def test_the_two_copies_are_one_file() -> None:
-    probes_copy = (REPO_ROOT / "probes" / "_textinput.py").read_bytes()
-    assert (REPO_ROOT / "catalogs" / "_textinput.py").read_bytes() == probes_copy, (
-        "edit probes/_textinput.py and copy it to catalogs/_textinput.py"
-    )
-    assert catalogs_copy.MAX_DEPTH == _textinput.MAX_DEPTH
 
 
 def _refusal(path: Path) -> InputRefused:

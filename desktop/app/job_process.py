@@ -4,7 +4,7 @@ Why a process, and why plain frames. Probing is Python work (the runner, the ICM
 reply). In a thread of the GUI process it shares the interpreter lock with the GUI thread, whose every paint
 calls back into Python hundreds of times and then queues behind it: with 200 targets the window stalled for
 hundreds of milliseconds. So the child runs exactly what the CLI runs (`probes.runner.Runner`,
-`Store.save_round`, `probes.scheduler.Scheduler.run_until`) and the parent's relay thread only moves bytes;
+`Store.save_round`, `probes.schedule.scheduler.Scheduler.run_until`) and the parent's relay thread only moves bytes;
 the frames hold plain tuples and dicts (no dataclasses, whose unpickling runs Python code; a target travels
 as `Target.as_dict`), decoded on the GUI thread by the screen's redraw timer.
 
@@ -149,7 +149,7 @@ def plain_report(report: Any) -> tuple[Any, ...]:
 
 
 def report_of(plain: Sequence[Any]) -> Any:
-    from probes.scheduler import RoundReport
+    from probes.schedule.report import RoundReport
 
     round_id, started, finished, peak, results, store_error, outcome, slot_us = plain
     return RoundReport(
@@ -314,8 +314,8 @@ def _probe(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[
 
 def _schedule(job: dict[str, Any], out: IO[bytes], lock: threading.Lock, stdin: IO[bytes]) -> int:
     from desktop.usecases.schedule_store import open_schedule_store
-    from probes.plan import load_plan
-    from probes.scheduler import Scheduler
+    from probes.schedule.plan import load_plan
+    from probes.schedule.scheduler import Scheduler
 
     plan = load_plan(job["plan_path"])
     loop = asyncio.new_event_loop()

@@ -1,4 +1,4 @@
-"""Start and stop the scheduler from the app: the same `probes.scheduler.Scheduler` `linkvet schedule` runs,
+"""Start and stop the scheduler from the app: the same `probes.schedule.scheduler.Scheduler` `linkvet schedule` runs,
 on a plan file or on the probe list (saved as a plan in the data folder, so the office box can run the very
 same file with `linkvet schedule --plan`)."""
 
@@ -28,14 +28,14 @@ from desktop.app.workers import SchedulerTask
 from probes.errors import PlanError
 
 if TYPE_CHECKING:  # the plan reader (pydantic) loads when a plan is first used, not with the screen
-    from probes.plan import Plan
-    from probes.scheduler import RoundReport
+    from probes.schedule.plan import Plan
+    from probes.schedule.report import RoundReport
 
 GUI_PLAN_NAME = "gui-plan"
 
 
 class SchedulerPanel(QGroupBox):
-    round_done = Signal(object)  # probes.scheduler.RoundReport, for the live table
+    round_done = Signal(object)  # probes.schedule.scheduler.RoundReport, for the live table
 
     def __init__(self, context: AppContext, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -105,7 +105,7 @@ class SchedulerPanel(QGroupBox):
     def build_plan(self) -> Plan:
         """The plan to run: the chosen file, or the probe list written as `gui-plan.toml` in the data folder."""
         from desktop.usecases.probe_list import save_as_plan
-        from probes.plan import load_plan
+        from probes.schedule.plan import load_plan
 
         chosen = self.source.currentData()
         if chosen is not None:
@@ -167,7 +167,7 @@ class SchedulerPanel(QGroupBox):
             self.task.stop(grace_s=0.0)
 
     def _show_next(self, extra: str = "") -> None:
-        from probes.scheduler import next_slot
+        from probes.schedule.timetable import next_slot
 
         if self.plan is None:
             return

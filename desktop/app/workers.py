@@ -5,7 +5,7 @@ signals created on the GUI thread, so its results arrive there as queued signal 
 the text `desktop.app.errors.error_text` gives). Callbacks passed to `Workers.submit` should be methods of
 live `QObject`s (screens), which Qt calls on their own thread.
 
-`ProbeTask` and `SchedulerTask` run the same `probes.runner.Runner` and `probes.scheduler.Scheduler` the CLI
+`ProbeTask` and `SchedulerTask` run the same `probes.runner.Runner` and `probes.schedule.scheduler.Scheduler` the CLI
 runs, in a child process (`desktop.app.job_process`, which says why); their pool thread only relays what the
 child reports. Samples arrive faster than a screen should redraw, so they go into buffers that the screen
 drains from a 2-5 Hz timer.
@@ -353,14 +353,14 @@ class ProbeTask(ChildTask):
 
 
 class SchedulerSignals(QObject):
-    round_done = Signal(object)  # probes.scheduler.RoundReport
+    round_done = Signal(object)  # probes.schedule.scheduler.RoundReport
     notice = Signal(str)  # the store cannot be reached: rounds wait in the spool until it is back
     stopped = Signal(int)  # rounds stored
     failed = Signal(str)
 
 
 class SchedulerTask(QRunnable):
-    """`linkvet schedule` inside the app: `probes.scheduler.Scheduler.run_until` in a child process until
+    """`linkvet schedule` inside the app: `probes.schedule.scheduler.Scheduler.run_until` in a child process until
     `stop()`; the round in flight gets `grace_s` to finish, else it is dropped (never half-stored)."""
 
     def __init__(self, plan: Any, db_path: StoreLocation, *, grace_s: float = 10.0) -> None:

@@ -131,7 +131,7 @@ def headless_main_job() -> int:
     default store, then the bundled catalogs ranked for the example needs profile with what is measured."""
     from catalogs.needs import EXAMPLE_NEEDS
     from desktop.i18n import _
-    from probes.plan import EXAMPLE_PLAN
+    from probes.schedule.plan import EXAMPLE_PLAN
 
     intro = _(
         "linkvet: no display here, so instead of the desktop application: one measuring round of the example "

@@ -15,8 +15,7 @@ from probes.results import timed_by
 from probes.target import Method
 
 if TYPE_CHECKING:  # the runner pulls in httpx; commands that only print tables need not pay for it
-    from probes.results import ProbeResult
-    from probes.runner import Progress
+    from probes.results import ProbeResult, Progress
 
 
 def number(value: Any, digits: int = 2, suffix: str = "") -> str:

@@ -21,11 +21,11 @@ from probes import limits
 from probes.limits import format_duration
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
+    from probes.addresses import ListenAddress
     from probes.alerts.engine import AlertWorker
     from probes.alerts.rules import Secrets
-    from probes.metrics import ListenAddress
-    from probes.plan import Plan
-    from probes.scheduler import RoundHook, RoundReport, Scheduler
+    from probes.schedule.plan import Plan
+    from probes.schedule.scheduler import RoundHook, RoundReport, Scheduler
     from probes.store import Store
     from probes.store_location import StoreLocation
 
@@ -82,7 +82,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     from probes.paths import log_path
-    from probes.plan import load_plan
+    from probes.schedule.plan import load_plan
 
     plan = load_plan(args.plan)
     if args.check:
@@ -94,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     log_file = setup_logging(args.log_file or log_path(), args.quiet)
     store = _open_store(args.db)  # a store that cannot be used is said here, before anything is measured
     try:
-        from probes.scheduler import Scheduler
+        from probes.schedule.scheduler import Scheduler
 
         if args.once:
             alerts = _start_alerts(plan, store.path, secrets)
@@ -241,7 +241,7 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
 
 
 def _listen_address(text: str) -> ListenAddress:
-    from probes.metrics import parse_listen
+    from probes.addresses import parse_listen
 
     try:
         return parse_listen(text)
@@ -253,7 +253,7 @@ class _Metrics:
     """The scheduler's metrics and the server publishing them."""
 
     def __init__(self, plan: Plan, address: ListenAddress) -> None:
-        from probes.metrics import MetricsServer, RoundMetrics
+        from probes.schedule.metrics import MetricsServer, RoundMetrics
 
         self.metrics = RoundMetrics(plan.vantage, plan.name, (p.target for p in plan.targets))
         self.server = MetricsServer(self.metrics.registry, address)
@@ -333,7 +333,7 @@ def _status(plan: Plan, db: StoreLocation | None) -> int:
     round arrive, and how many rounds wait in its spool (read without the store: the spool is local)."""
     from probes.errors import StoreError
     from probes.paths import default_spool_path
-    from probes.scheduler import lock_name
+    from probes.schedule.timetable import lock_name
     from probes.store import Store
     from probes.store.locks import LockHolder
     from probes.store.sqlite.spool import Spool
@@ -399,7 +399,7 @@ def _status(plan: Plan, db: StoreLocation | None) -> int:
 def _check(plan: Plan) -> int:
     import time
 
-    from probes.scheduler import cadence_at, next_slot
+    from probes.schedule.timetable import cadence_at, next_slot
 
     print(
         printable(

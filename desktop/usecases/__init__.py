@@ -27,8 +27,8 @@
                                     trace`, the Routes screen); a region's route history and its changes
     desktop/usecases/errors.py      the errors raised here (the faces word every error in one place each)
 
-What they build on: `probes` (targets, runner, store, analysis, plan files: `probes.plan` reads them,
-`probes.plan_writer` writes them), `catalogs` (catalogs, sizing, scoring) and `desktop.export` (the
+What they build on: `probes` (targets, runner, store, analysis, plan files: `probes.schedule.plan` reads them,
+`probes.schedule.plan_writer` writes them), `catalogs` (catalogs, sizing, scoring) and `desktop.export` (the
 workbook's sheets and its xlsx/csv writers). Modules import their heavy dependencies (the store, the
 analysis) when a use-case runs, so a face that loads one does not pay for the others.
 """

@@ -1,6 +1,6 @@
 """The probe list: the targets the user has chosen (typed in, taken from a catalog region, imported from a
 plan file), each with its labels and whether it takes part in the next run, kept in a small versioned JSON
-file in the data folder; and the list run as a plan (`probes.plan_writer`).
+file in the data folder; and the list run as a plan (`probes.schedule.plan_writer`).
 
 `ProbeListFile` reads and writes the list; a file it cannot read is kept aside (renamed `.unreadable`),
 never overwritten silently.
@@ -23,7 +23,7 @@ from probes.target import Target
 if TYPE_CHECKING:  # the plan modules and the catalogs (pydantic) load on first use, not with the probe list
     from catalogs.loader import CatalogSet
     from probes.peak import PeakWindow
-    from probes.plan import Plan
+    from probes.schedule.plan import Plan
 
 PROBE_LIST_VERSION = 1
 ORIGIN_CUSTOM = "custom"
@@ -119,7 +119,7 @@ class ProbeListFile:
 
 def entries_from_plan(path: Path) -> tuple[Plan, list[TargetEntry]]:
     """The plan at `path` and its targets as probe-list entries (raises `PlanError` naming file and line)."""
-    from probes.plan import load_plan
+    from probes.schedule.plan import load_plan
 
     plan = load_plan(path)
     return plan, [TargetEntry(p.target, origin=f"plan:{plan.name}") for p in plan.targets]
@@ -150,7 +150,7 @@ def save_as_plan(
     return it as the scheduler reads it. `options` are the Probe screen's saved options (`count`, 0 or absent
     for 10, `interval_s`, `timeout_s`). Raises `PlanError` for what the scheduler would refuse and `OSError`
     when the file cannot be written."""
-    from probes.plan_writer import plan_text, write_plan
+    from probes.schedule.plan_writer import plan_text, write_plan
 
     text = plan_text(
         [e.target for e in entries if e.enabled],

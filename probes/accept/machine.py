@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from probes import _textinput
+from probes import textinput
 from probes.accept.errors import ReadError
 from probes.errors import Unavailable
 from probes.i18n import _
@@ -77,12 +77,12 @@ def decode(data: bytes, where: str) -> str:
 
 def read_file(path: Path, *, limit: int = MAX_OUTPUT_BYTES, shown: str | None = None) -> str:
     """A user-supplied or recorded file, at most `limit` bytes, read as every input is
-    (`probes._textinput`: a FIFO or a device is refused, never read). Missing or unreadable: `Unavailable`;
+    (`probes.textinput`: a FIFO or a device is refused, never read). Missing or unreadable: `Unavailable`;
     not a regular file, larger than the limit or not text: `ReadError`."""
     where = shown or str(path)
     try:
-        return _textinput.decode(_textinput.read_bytes(path, limit))
-    except _textinput.InputRefused as refused:
+        return textinput.decode(textinput.read_bytes(path, limit))
+    except textinput.InputRefused as refused:
         if refused.kind == "missing":
             raise Unavailable(_("{path} does not exist").format(path=where)) from None
         if refused.kind == "unreadable":

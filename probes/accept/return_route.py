@@ -127,7 +127,7 @@ def read_recorded_traces(machine: Machine, table: NetworkTable) -> tuple[list[di
 async def _trace_all(
     endpoints: tuple[Endpoint, ...], table: NetworkTable, protocol: str, probes: int
 ) -> list[Any]:
-    from probes.icmp_engine import IcmpEngine
+    from probes.icmp.engine import IcmpEngine
     from probes.traceroute import TraceOptions, trace_host
 
     options = TraceOptions(protocol=protocol, probes_per_hop=probes)  # type: ignore[arg-type]

@@ -36,7 +36,7 @@ from probes.store_location import StoreLocation
 from probes.target import Target
 
 if TYPE_CHECKING:
-    from probes.scheduler import RoundReport
+    from probes.schedule.report import RoundReport
 
 log = logging.getLogger("linkvet.alerts")
 

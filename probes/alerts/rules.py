@@ -1,4 +1,4 @@
-"""A plan's `[[alerts]]` rules and `[notifiers.NAME]` tables (read by `probes.plan.parse_plan`):
+"""A plan's `[[alerts]]` rules and `[notifiers.NAME]` tables (read by `probes.schedule.plan.parse_plan`):
 
     [[alerts]]
     name = "sj-loss"                   # unique in the plan; shown in every notification
@@ -52,12 +52,12 @@ from email.utils import parseaddr
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from probes.errors import PeakWindowError, PlanError
 from probes.i18n import _, ngettext
+from probes.inputfile import Cadence, FileModel, explain, field_name, locate
 from probes.peak import PeakWindow
-from probes.plan import Cadence, PlannedTarget, _explain, _field_name, locate
 from probes.target import Method, Target
 
 Kind = Literal["loss", "p95", "throughput", "route", "no_data"]
@@ -83,11 +83,11 @@ EnvName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$", max_length=2
 RuleName = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$", max_length=100)]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+class _AliasedModel(FileModel):
+    model_config = ConfigDict(populate_by_name=True)  # `for_` and its alias `for`
 
 
-class RuleModel(_Strict):
+class RuleModel(_AliasedModel):
     name: RuleName
     when: Kind
     above: float | None = Field(default=None, ge=0, le=100)
@@ -135,7 +135,7 @@ class RuleModel(_Strict):
         return self
 
 
-class NotifierModel(_Strict):
+class NotifierModel(_AliasedModel):
     type: NotifierType
     url: str | None = None
     url_env: EnvName | None = None
@@ -195,7 +195,7 @@ class NotifierModel(_Strict):
         return self
 
 
-class AlertingModel(_Strict):
+class AlertingModel(_AliasedModel):
     alerts: list[RuleModel] = Field(default_factory=list)
     notifiers: dict[Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")], NotifierModel] = Field(
         default_factory=dict
@@ -304,7 +304,7 @@ def parse_alerting(
     raw: Mapping[str, Any],
     text: str,
     path: str,
-    targets: Sequence[PlannedTarget],
+    targets: Sequence[Target],
     peak_windows: Sequence[PeakWindow],
 ) -> Alerting:
     """The plan's `alerts` and `notifiers` tables, checked against its targets; PlanError naming the file,
@@ -314,7 +314,7 @@ def parse_alerting(
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])
-        raise PlanError(path, _explain(first), line=locate(text, loc), field=_field_name(loc)) from None
+        raise PlanError(path, explain(first), line=locate(text, loc), field=field_name(loc)) from None
     notifiers = {
         name: _notifier(name, spec, locate(text, ("notifiers", name)))
         for name, spec in model.notifiers.items()
@@ -330,7 +330,7 @@ def parse_alerting(
                     name=spec.name, index=seen[spec.name]
                 ),
                 line=locate(text, (*where, "name")),
-                field=_field_name((*where, "name")),
+                field=field_name((*where, "name")),
             )
         seen[spec.name] = index
         for position, name in enumerate(spec.notify):
@@ -341,7 +341,7 @@ def parse_alerting(
                         name=name, known=", ".join(sorted(notifiers)) or "-"
                     ),
                     line=locate(text, (*where, "notify")),
-                    field=_field_name((*where, "notify", position)),
+                    field=field_name((*where, "notify", position)),
                 )
         rules.append(_rule(spec, index, text, path, targets, peak_windows))
     return Alerting(path, tuple(rules), notifiers)
@@ -352,21 +352,21 @@ def _rule(
     index: int,
     text: str,
     path: str,
-    targets: Sequence[PlannedTarget],
+    targets: Sequence[Target],
     peak_windows: Sequence[PeakWindow],
 ) -> AlertRule:
     where: tuple[str | int, ...] = ("alerts", index)
-    names = {p.target.name for p in targets}
+    names = {t.name for t in targets}
     for position, name in enumerate(spec.targets or []):
         if name not in names:
             raise PlanError(
                 path,
                 _("the plan has no target named {name!r}").format(name=name),
                 line=locate(text, (*where, "targets")),
-                field=_field_name((*where, "targets", position)),
+                field=field_name((*where, "targets", position)),
             )
     methods = KIND_METHODS[spec.when] & set(spec.methods or Method)
-    chosen = frozenset(p.target.key for p in targets if _selects(spec, p.target, methods))
+    chosen = frozenset(t.key for t in targets if _selects(spec, t, methods))
     if not chosen:
         raise PlanError(
             path,
@@ -374,7 +374,7 @@ def _rule(
                 kind=spec.when, methods=", ".join(sorted(m.value for m in KIND_METHODS[spec.when]))
             ),
             line=locate(text, where),
-            field=_field_name(where),
+            field=field_name(where),
         )
     windows: tuple[PeakWindow, ...] = ()
     if spec.windows is not None:
@@ -386,7 +386,7 @@ def _rule(
                 path,
                 _("`peak_only` needs peak windows: the plan's [schedule] peak_windows is empty"),
                 line=locate(text, (*where, "peak_only")),
-                field=_field_name((*where, "peak_only")),
+                field=field_name((*where, "peak_only")),
             )
     threshold_field = _THRESHOLD_FIELD[spec.when]
     threshold = getattr(spec, threshold_field) if threshold_field else None

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from probes.icmp_echoes import EchoOutcome
+from probes.icmp.echoes import EchoOutcome
 from probes.pacing import Pacer
 from probes.timestamps import TimestampSource
 
@@ -18,7 +18,7 @@ OutcomeHook = Callable[[int, EchoOutcome], None]
 
 
 class EchoEngine(Protocol):
-    """Sends ICMP echoes and matches their answers (`probes.icmp_engine.IcmpEngine` is the sockets' one,
+    """Sends ICMP echoes and matches their answers (`probes.icmp.engine.IcmpEngine` is the sockets' one,
     `probes.backends.windows.WindowsIcmpEngine` the Windows ICMP API's). One per event loop."""
 
     async def __aenter__(self) -> EchoEngine: ...

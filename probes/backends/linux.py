@@ -5,8 +5,8 @@ from the kernel's TCP_INFO, traceroute over ICMP, UDP and TCP."""
 from __future__ import annotations
 
 from probes.backends.base import EchoEngine, ProbeBackend
-from probes.icmp_engine import IcmpEngine
-from probes.icmp_socket import LINUX_STYLE
+from probes.icmp.engine import IcmpEngine
+from probes.icmp.socket import LINUX_STYLE
 from probes.sockets import kernel_handshake_rtt_ms
 from probes.timestamps import TimestampSource
 

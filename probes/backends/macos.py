@@ -16,8 +16,8 @@ import socket
 import struct
 
 from probes.backends.base import EchoEngine, ProbeBackend, no_kernel_handshake_rtt
-from probes.icmp_engine import IcmpEngine
-from probes.icmp_socket import Ancillary, IcmpSocketStyle
+from probes.icmp.engine import IcmpEngine
+from probes.icmp.socket import Ancillary, IcmpSocketStyle
 from probes.timestamps import TimestampSource
 
 SO_TIMESTAMP = 0x0400  # Darwin's sys/socket.h (Linux's is 29)

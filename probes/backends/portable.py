@@ -14,8 +14,8 @@ import contextlib
 import socket
 
 from probes.backends.base import EchoEngine, ProbeBackend, no_kernel_handshake_rtt
-from probes.icmp_engine import IcmpEngine
-from probes.icmp_socket import Ancillary, IcmpSocketStyle
+from probes.icmp.engine import IcmpEngine
+from probes.icmp.socket import Ancillary, IcmpSocketStyle
 from probes.timestamps import TimestampSource
 
 _RCVBUF_BYTES = 4 * 1024 * 1024

@@ -30,7 +30,7 @@ from probes.backends import windows_api as api
 from probes.backends.base import EchoEngine, OutcomeHook, ProbeBackend, no_kernel_handshake_rtt
 from probes.errors import ErrorKind, IcmpNotPermitted
 from probes.i18n import _
-from probes.icmp_echoes import EchoOutcome
+from probes.icmp.echoes import EchoOutcome
 from probes.pacing import Pacer
 from probes.timestamps import TimestampSource
 

@@ -12,7 +12,7 @@ import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
 from probes.i18n import _
-from probes.icmp_echoes import EchoOutcome
+from probes.icmp.echoes import EchoOutcome
 from probes.methods import tcp
 from probes.methods._attempts import attempt_notes, local_failure_result
 from probes.methods._context import RunContext

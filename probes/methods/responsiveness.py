@@ -36,7 +36,7 @@ from typing import TypeVar
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
 from probes.i18n import _, clauses
-from probes.icmp_engine import EchoOutcome
+from probes.icmp.engine import EchoOutcome
 from probes.loaded_latency import ABANDONED, RAMP_S, figures
 from probes.methods import tcp
 from probes.methods._context import RunContext

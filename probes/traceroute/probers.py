@@ -22,7 +22,7 @@ from typing import Protocol
 
 from probes.backends.base import EchoEngine
 from probes.errors import ErrorKind
-from probes.icmp_echoes import EchoOutcome
+from probes.icmp.echoes import EchoOutcome
 from probes.sockets import (
     ICMP4_PORT_UNREACHABLE,
     ICMP4_TIME_EXCEEDED,

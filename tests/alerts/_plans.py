@@ -9,9 +9,9 @@ from typing import Any
 
 from probes.alerts.engine import AlertEngine
 from probes.alerts.rules import resolve_secrets
-from probes.plan import Plan, parse_plan
 from probes.results import ProbeResult, Sample
-from probes.scheduler import RoundReport
+from probes.schedule.plan import Plan, parse_plan
+from probes.schedule.report import RoundReport
 from probes.store import Store
 from tests.alerts.conftest import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
 

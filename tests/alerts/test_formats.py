@@ -19,7 +19,7 @@ from probes.alerts.judge import Judgement
 from probes.alerts.messages import FIRING, RESOLVED, event
 from probes.alerts.rules import Notifier, Secrets
 from probes.errors import DeliveryError
-from probes.plan import parse_plan
+from probes.schedule.plan import parse_plan
 from tests.alerts.conftest import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
 
 SECRET = "SECa1b2c3-signing-secret"

@@ -10,8 +10,8 @@ import pytest
 from probes.alerts.judge import Point, counts, judge, judge_no_data, point_for
 from probes.alerts.rules import resolve_secrets
 from probes.errors import ErrorKind, PlanError
-from probes.plan import parse_plan
 from probes.results import ProbeResult, Sample
+from probes.schedule.plan import parse_plan
 from probes.target import parse_target
 
 HEAD = """\

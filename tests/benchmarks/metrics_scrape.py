@@ -25,15 +25,15 @@ from collections.abc import Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 
-from probes.metrics import (
+from probes.addresses import parse_listen
+from probes.results import ProbeResult, Sample
+from probes.schedule.metrics import (
     SMOKEPING_BUCKETS_S,
     TARGET_LABELS,
     MetricsServer,
     RoundMetrics,
-    parse_listen,
 )
-from probes.results import ProbeResult, Sample
-from probes.scheduler import RoundReport
+from probes.schedule.report import RoundReport
 from probes.target import Method, Target
 
 

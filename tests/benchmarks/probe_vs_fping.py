@@ -9,7 +9,7 @@ process: interpreter start, imports, probing, printing) and lost echoes for each
 ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the spread of the ratios.
 Goal (issue 18): CPU ≤ 2× fping's and wall ≤ 1.05× fping's, with zero self-inflicted loss.
 
-linkvet runs with its compiled engine thread where it is built (`probes.compiled`; the first line says which
+linkvet runs with its compiled engine thread where it is built (`probes.icmp.native`; the first line says which
 it used); `--python` also runs it each run with the Python one (LINKVET_PURE_PYTHON), as `linkvet-py`.
 
 `--floor` also times, each run, a bare Python loop making only the system calls the ICMP engine's thread
@@ -128,9 +128,9 @@ def main() -> int:
                 c_floors.append(run_c_floor(c_floor, listing, args.count))
             if args.phases:
                 phases.append(run_phases(listing, args.count, args.targets, env))
-    from probes import compiled
+    from probes.icmp import native
 
-    engine = "compiled" if compiled.icmp is not None else f"Python ({compiled.icmp_problem})"
+    engine = "compiled" if native.icmp is not None else f"Python ({native.icmp_problem})"
     print(
         f"{args.targets} loopback targets x {args.count} echoes, 1 ms between packets, 200 ms per target; "
         f"linkvet's engine thread: {engine}"
@@ -191,7 +191,7 @@ def main() -> int:
 
 _FLOOR = """
 import socket, sys, time
-from probes.icmp_socket import FamilySocket
+from probes.icmp.socket import FamilySocket
 from probes.pacing import fine_timer_slack
 from probes.sockets import read_tx_stamps
 
@@ -345,7 +345,7 @@ def run_fping(fping: str, listing: Path, count: int, targets: int) -> Run:
 _PHASES = """
 import sys, time
 start = time.thread_time()
-import desktop.cli, desktop.cli.probe, probes.icmp_worker, probes.icmp_compiled
+import desktop.cli, desktop.cli.probe, probes.icmp.worker, probes.icmp.compiled
 imported = time.thread_time()
 thread = {}
 def timed(run):
@@ -356,7 +356,7 @@ def timed(run):
         finally:
             thread["cpu"] = time.thread_time() - began
     return timed_run
-for worker in (probes.icmp_worker.Worker, probes.icmp_compiled.CompiledWorker):
+for worker in (probes.icmp.worker.Worker, probes.icmp.compiled.CompiledWorker):
     worker._run = timed(worker._run)
 code = desktop.cli.main(sys.argv[1:])
 main = time.thread_time()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from probes.plan import EXAMPLE_PLAN
+from probes.schedule.plan import EXAMPLE_PLAN
 
 
 def test_probe_json_done_when(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -194,7 +194,7 @@ def test_tcp_probe_notes_in_chinese(tmp_path: Path, closed_port: int) -> None:
 def test_schedule_once_reads_in_chinese(tmp_path: Path) -> None:
     """`schedule --once` in a Chinese locale: the round's line (RoundReport.describe, in the log) and what
     it prints read in Chinese; the table's error kinds stay values."""
-    from probes.plan import EXAMPLE_PLAN
+    from probes.schedule.plan import EXAMPLE_PLAN
 
     log = tmp_path / "schedule.log"
     done = linkvet(
@@ -223,7 +223,7 @@ def test_store_and_metrics_errors_in_chinese(tmp_path: Path) -> None:
     missing = linkvet(tmp_path, "history", "--db", str(db), LANG="zh_CN.UTF-8")
     assert missing.returncode == 3, missing.stderr
     assert f"{db}：这里还没有结果库（请先运行一次探测）" in missing.stderr
-    from probes.plan import EXAMPLE_PLAN
+    from probes.schedule.plan import EXAMPLE_PLAN
 
     bad = linkvet(
         tmp_path, "schedule", "--plan", str(EXAMPLE_PLAN), "--metrics-listen", "nowhere:x", LANG="zh_CN.UTF-8"

@@ -232,7 +232,7 @@ def test_catalog_list_and_score_tables_line_up(tmp_path: Path, env: dict[str, st
 
 def test_the_progress_bar_draws_on_a_terminal_only_and_goes_when_done() -> None:
     from desktop.cli._format import ProgressLine
-    from probes.runner import Progress
+    from probes.results import Progress
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

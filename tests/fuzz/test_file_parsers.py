@@ -22,8 +22,8 @@ from desktop.usecases.links import read_link_file
 from desktop.usecases.probe_list import ProbeListFile
 from probes import limits
 from probes.errors import AcceptError, NetworkTableError, PlanError, TargetError
-from probes.plan import EXAMPLE_PLAN, parse_plan
 from probes.routes.table import bundled_table_path, parse_table_text
+from probes.schedule.plan import EXAMPLE_PLAN, parse_plan
 from probes.target import parse_target_list
 from tests.fuzz.strategies import FUZZ, json_documents, toml_documents
 

@@ -11,8 +11,7 @@ import threading
 from desktop.app import job_process as jp
 from desktop.app.workers import JobProcess
 from probes.errors import ErrorKind
-from probes.results import ProbeResult, Sample
-from probes.runner import Progress
+from probes.results import ProbeResult, Progress, Sample
 from probes.stats import summarize
 from probes.target import Method, ProbeOptions, Target
 

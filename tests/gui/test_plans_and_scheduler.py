@@ -14,8 +14,8 @@ import pytest
 from desktop.usecases.probe_list import TargetEntry, entries_from_plan
 from probes.errors import PlanError
 from probes.peak import DEFAULT_PEAK_WINDOWS
-from probes.plan import EXAMPLE_PLAN, load_plan
-from probes.plan_writer import plan_text, write_plan
+from probes.schedule.plan import EXAMPLE_PLAN, load_plan
+from probes.schedule.plan_writer import plan_text, write_plan
 from probes.store import Store
 from probes.target import Method, Target, parse_target
 

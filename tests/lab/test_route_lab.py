@@ -139,7 +139,7 @@ def test_unprivileged_icmp_trace_sees_every_hop(lab: RouteLab, tmp_path: Path) -
 
 DEFERRED_ERRORS = """
 import asyncio, json, socket, time
-from probes.icmp_engine import IcmpEngine
+from probes.icmp.engine import IcmpEngine
 from probes.traceroute.probers import UdpProber
 
 async def main():

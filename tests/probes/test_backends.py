@@ -25,10 +25,10 @@ import pytest
 
 from probes.backends import BACKEND_ENV, backend_named, choose_backend, macos, windows, windows_api
 from probes.errors import ErrorKind, IcmpNotPermitted, ProbeBackendError
-from probes.plan import parse_plan
 from probes.routes import bundled_table
 from probes.runner import Runner, run
-from probes.scheduler import Scheduler
+from probes.schedule.plan import parse_plan
+from probes.schedule.scheduler import Scheduler
 from probes.store import Store
 from probes.target import ProbeOptions, parse_target
 from probes.timestamps import TimestampSource
@@ -209,7 +209,7 @@ def test_macos_datagram_sockets_get_raw_socket_packets_built_and_parsed() -> Non
     """macOS's unprivileged ICMP sockets keep our identifier, want the IPv4 checksum filled in and deliver
     the IPv4 header and routers' errors (icmplib's reading of them): the engine builds and parses for them
     as for a raw socket (`datagram_like_raw`). The packets here are hand-built."""
-    from probes.icmp_wire import EchoWire, ones_complement_sum
+    from probes.icmp.wire import EchoWire, ones_complement_sum
 
     token = b"linkvet!"
     wire = EchoWire(v6=False, raw=macos.MACOS_STYLE.datagram_like_raw, ident=0x1234, token=token)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from probes import compiled
-from probes.icmp_engine import IcmpEngine
-from probes.icmp_wire import fold, ones_complement_sum
+from probes.icmp import native
+from probes.icmp.engine import IcmpEngine
+from probes.icmp.wire import fold, ones_complement_sum
 from probes.pacing import PacerState, PythonPacerState
 
 
@@ -39,31 +39,31 @@ def _can_build() -> str | None:
 def test_pip_built_the_compiled_engine_where_it_can() -> None:
     # The README's test command installs the checkout first; with a compiler there, the build must be here
     # and current, or the engine tests would all quietly test the Python thread only.
-    assert compiled.icmp is not None, compiled.icmp_problem
+    assert native.icmp is not None, native.icmp_problem
 
 
 def test_a_stale_build_or_the_switch_leaves_the_python_path_and_says_why(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     stale = types.ModuleType("_linkvet_icmp")
-    stale.API = compiled.API - 1  # type: ignore[attr-defined]
+    stale.API = native.API - 1  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "_linkvet_icmp", stale)
-    module, problem = compiled._load()
+    module, problem = native._load()
     assert module is None
     assert problem == (
-        f"_linkvet_icmp is a build of another version (API {compiled.API - 1}, this code needs "
-        f"{compiled.API}): reinstall"
+        f"_linkvet_icmp is a build of another version (API {native.API - 1}, this code needs "
+        f"{native.API}): reinstall"
     )
     monkeypatch.setenv("LINKVET_PURE_PYTHON", "1")
-    assert compiled._load() == (None, "LINKVET_PURE_PYTHON is set")
+    assert native._load() == (None, "LINKVET_PURE_PYTHON is set")
 
 
 def _states() -> list[object]:
-    native = compiled.icmp
-    skip = pytest.mark.skip(reason=f"the compiled pacer is not here: {compiled.icmp_problem}")
+    built = native.icmp
+    skip = pytest.mark.skip(reason=f"the compiled pacer is not here: {native.icmp_problem}")
     return [
         pytest.param(PythonPacerState, id="python"),
-        pytest.param(native.Pacer if native else None, id="compiled", marks=() if native else skip),
+        pytest.param(built.Pacer if built else None, id="compiled", marks=() if built else skip),
     ]
 
 
@@ -89,8 +89,8 @@ def test_both_pacer_states_keep_the_same_rules(state_class: type[PacerState]) ->
 
 def test_a_negative_gap_reads_as_none() -> None:
     states: list[PacerState] = [PythonPacerState(-5)]
-    if compiled.icmp is not None:
-        states.append(compiled.icmp.Pacer(-5))
+    if native.icmp is not None:
+        states.append(native.icmp.Pacer(-5))
     for state in states:
         assert state.gap_ns == 0
         assert state.turn_ns(None) == (0, None) and state.turn_ns(None) == (0, None)

@@ -14,10 +14,10 @@ from collections import defaultdict
 
 import pytest
 
-from probes import icmp_socket
 from probes.errors import ErrorKind
-from probes.icmp_echoes import EchoOutcome
-from probes.icmp_engine import IcmpEngine
+from probes.icmp import socket as icmp_socket
+from probes.icmp.echoes import EchoOutcome
+from probes.icmp.engine import IcmpEngine
 from probes.pacing import Pacer
 from probes.runner import run
 from probes.sockets import enable_tx_timestamps
@@ -148,7 +148,8 @@ def test_a_zone_naming_no_interface_is_this_machine_s_error() -> None:
 def test_a_fault_in_the_engine_thread_fails_the_waiting_targets_instead_of_hanging(
     monkeypatch: pytest.MonkeyPatch, engine_thread: str
 ) -> None:
-    from probes import icmp_compiled, icmp_worker
+    from probes.icmp import compiled as icmp_compiled
+    from probes.icmp import worker as icmp_worker
 
     def broken(*args: object) -> None:
         raise ZeroDivisionError("a bug in the thread")

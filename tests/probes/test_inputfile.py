@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from probes.errors import NetworkTableError, PlanError
-from probes.plan import load_plan
 from probes.routes.table import read_table_file
+from probes.schedule.plan import load_plan
 
 CASES: list[tuple[Callable[[Path], object], str, str]] = [
     (lambda p: None, "no such file", "no such file"),

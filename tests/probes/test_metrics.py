@@ -21,11 +21,12 @@ import pytest
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
+from probes.addresses import parse_listen
 from probes.errors import ErrorKind
-from probes.metrics import SMOKEPING_BUCKETS_S, MetricsServer, RoundMetrics, parse_listen
-from probes.plan import parse_plan
 from probes.runner import run
-from probes.scheduler import Scheduler
+from probes.schedule.metrics import SMOKEPING_BUCKETS_S, MetricsServer, RoundMetrics
+from probes.schedule.plan import parse_plan
+from probes.schedule.scheduler import Scheduler
 from probes.store import Store
 from probes.target import ProbeOptions, parse_target
 from tests.conftest import cli_env

@@ -9,7 +9,7 @@ import pytest
 from probes import limits
 from probes.errors import PlanError
 from probes.limits import parse_duration
-from probes.plan import EXAMPLE_PLAN, load_plan, parse_plan
+from probes.schedule.plan import EXAMPLE_PLAN, load_plan, parse_plan
 from probes.target import Method
 
 GOOD = """\

@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from probes.runner import Progress, Runner, run
+from probes.results import Progress
+from probes.runner import Runner, run
 from probes.target import Method, ProbeOptions, Target, parse_target
 
 
@@ -125,7 +126,8 @@ def test_the_budget_allows_for_waiting_behind_a_long_paced_queue(monkeypatch: py
 
 _LOADED_BEFORE_MEASURING = """
 import sys
-from probes.runner import Progress, run
+from probes.results import Progress
+from probes.runner import run
 from probes.target import Method, ProbeOptions, parse_target
 
 loaded = {}

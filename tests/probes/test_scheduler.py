@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from probes.plan import parse_plan
-from probes.scheduler import Scheduler, cadence_at, next_slot
+from probes.schedule.plan import parse_plan
+from probes.schedule.scheduler import Scheduler
+from probes.schedule.timetable import cadence_at, next_slot
 from probes.store import Store
 from probes.store.sqlite.spool import Spool
 from tests.conftest import cli_env

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from probes.errors import IcmpNotPermitted
-from probes.icmp_engine import IcmpEngine
+from probes.icmp.engine import IcmpEngine
 from probes.routes import bundled_table
 from probes.traceroute import TraceOptions, trace
 from tests.conftest import REPO_ROOT, cli_env

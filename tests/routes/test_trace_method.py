@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from probes.plan import parse_plan
 from probes.routes import bundled_table, route_summary_from_traces
 from probes.runner import run
+from probes.schedule.plan import parse_plan
 from probes.store import MIGRATIONS, SCHEMA_VERSION, Store, run_metadata
 from probes.target import Method, ProbeOptions, Target
 
@@ -141,7 +141,7 @@ def test_a_schema_1_store_is_upgraded_to_hold_traces(tmp_path: Path) -> None:
 def test_the_scheduler_runs_and_stores_a_plan_s_trace_targets(tmp_path: Path) -> None:
     import asyncio
 
-    from probes.scheduler import Scheduler
+    from probes.schedule.scheduler import Scheduler
 
     plan = parse_plan(
         """

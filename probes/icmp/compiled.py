@@ -1,6 +1,6 @@
 """The ICMP engine's thread with its per-packet work compiled (`_linkvet_icmp.Engine`, Linux).
 
-`probes.icmp_worker.Worker` is the engine's thread in Python. Its loop wakes once per paced packet and keeps
+`probes.icmp.worker.Worker` is the engine's thread in Python. Its loop wakes once per paced packet and keeps
 every echo's bookkeeping in the interpreter: at 1,000 packets a second that cost several times fping's CPU.
 `CompiledWorker` has the same interface and the same rules, but its thread calls `Engine.run`, which does
 the whole loop in C without the GIL (the schedule, the pacer's turns, sends, stamps, replies, ICMP errors,
@@ -8,8 +8,8 @@ RTTs, timeouts) and returns only when finished echoes are due to be handed over:
 most 20 times a second (within 1 ms for a single echo, which traceroute waits for) and turns each finished
 echo into an `EchoOutcome`.
 
-The engine uses it for the Linux socket style where `probes.compiled.icmp` is built; elsewhere the Python
-thread. The pacer must be the compiled one too (`Pacer.state`, which `probes.compiled` picks the same way).
+The engine uses it for the Linux socket style where `probes.icmp.native.icmp` is built; elsewhere the Python
+thread. The pacer must be the compiled one too (`Pacer.state`, which `probes.icmp.native` picks the same way).
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ from collections.abc import Callable
 from types import ModuleType
 
 from probes.errors import ErrorKind
-from probes.icmp_echoes import EchoOutcome, Finished, Train
-from probes.icmp_socket import FamilySocket
+from probes.icmp.echoes import EchoOutcome, Finished, Train
+from probes.icmp.socket import FamilySocket
 from probes.pacing import fine_timer_slack
 from probes.sockets import refusal_text, zone_problem
 from probes.timestamps import TimestampSource
 
-# The C engine's outcome codes (enums in probes/native/engine.c).
+# The C engine's outcome codes (enums in probes/icmp/native/engine.c).
 _ERRORS = (
     None,
     ErrorKind.LATE,
@@ -45,7 +45,7 @@ _Outcome = tuple[object, int, int, float | None, int, str | None, float | None, 
 
 
 class CompiledWorker:
-    """The sending and reading thread of one engine (`probes.icmp_worker.Worker`'s interface)."""
+    """The sending and reading thread of one engine (`probes.icmp.worker.Worker`'s interface)."""
 
     def __init__(
         self,

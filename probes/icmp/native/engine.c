@@ -1,6 +1,6 @@
 /* The ICMP engine's thread, compiled: the trains' schedule, the pacer's turns, each echo built and sent,
    the kernel's transmit and receive stamps, replies and ICMP errors matched, RTTs, late replies, timeouts
-   (module.c says how it fits; probes/icmp_worker.py is the same thread in Python, rule for rule). */
+   (module.c says how it fits; probes/icmp/worker.py is the same thread in Python, rule for rule). */
 
 #include "linkvet_icmp.h"
 
@@ -36,7 +36,7 @@ static int64_t timespec_ns(const unsigned char *data) {
 #endif
 #define OPT_ID_FLAG (1 << 7)
 
-/* Outcome codes, as probes/icmp_compiled.py maps them to ErrorKind and TimestampSource. */
+/* Outcome codes, as probes/icmp/compiled.py maps them to ErrorKind and TimestampSource. */
 enum { E_NONE, E_LATE, E_TIMEOUT, E_SEND_FAILED, E_UNREACHABLE, E_TTL_EXCEEDED };
 enum { S_NONE, S_KERNEL, S_KERNEL_RX, S_USER };
 enum { R_NONE, R_ADDRESS, R_TEXT };
@@ -397,7 +397,7 @@ static void source_text(const struct sockaddr_storage *source, socklen_t length,
 }
 
 /* Everything the socket holds: its error queue (stamps, ICMP errors), then its replies (and, on raw
-   sockets, ICMP errors quoting our requests), as probes.icmp_wire.EchoWire.parse reads them. */
+   sockets, ICMP errors quoting our requests), as probes.icmp.wire.EchoWire.parse reads them. */
 static void drain(EngineObject *e, Sock *s) {
     read_errqueue(e, s);
     unsigned char data[READ_BYTES];
@@ -1087,7 +1087,7 @@ static PyMethodDef Engine_methods[] = {
 
 PyTypeObject EngineType = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "_linkvet_icmp.Engine",
-    .tp_doc = "The ICMP engine's sending and reading thread's state (probes/icmp_compiled.py drives it).",
+    .tp_doc = "The ICMP engine's sending and reading thread's state (probes/icmp/compiled.py drives it).",
     .tp_basicsize = sizeof(EngineObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = Engine_new,

@@ -34,24 +34,19 @@
     line_type = "standard"
     every = "1h"                        # optional: measure this target at most this often
 
-Errors name the file, the line, the field and what was expected. `probes.plan_writer` writes this format
+Errors name the file, the line, the field and what was expected. `probes.schedule.plan_writer` writes this format
 (the desktop app's probe list saved as a plan). `[[alerts]]` rules and `[notifiers.NAME]` tables are read by
 `probes.alerts.rules` (see there) into `Plan.alerting`.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
     Field,
     ValidationError,
     ValidationInfo,
@@ -60,13 +55,12 @@ from pydantic import (
 )
 
 from probes import inputfile, limits
+from probes.alerts.rules import Alerting, parse_alerting
 from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.i18n import _
+from probes.inputfile import Cadence, FileModel, explain, field_name, locate
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target
-
-if TYPE_CHECKING:
-    from probes.alerts.rules import Alerting
 
 PLAN_VERSION = 1
 EXAMPLE_PLAN = Path(__file__).with_name("plans") / "example.toml"  # loopback targets: runs anywhere
@@ -77,14 +71,7 @@ def _within(limit: limits.Limit) -> AfterValidator:
     return AfterValidator(limit.check)
 
 
-Cadence = Annotated[float, BeforeValidator(lambda value: limits.parse_duration(value, limits.CADENCE))]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
-
-
-class OptionsModel(_Strict):
+class OptionsModel(FileModel):
     count: Annotated[int, _within(limits.COUNT)] | None = None
     interval: Annotated[float, _within(limits.INTERVAL)] | None = None
     timeout: Annotated[float, _within(limits.TIMEOUT)] | None = None
@@ -139,7 +126,7 @@ class DefaultsModel(OptionsModel):
     responsiveness: OptionsModel | None = None
 
 
-class ScheduleModel(_Strict):
+class ScheduleModel(FileModel):
     every: Cadence = 300.0
     peak_every: Cadence | None = None
     peak_windows: list[str] | None = None
@@ -168,7 +155,7 @@ class ScheduleModel(_Strict):
         return value
 
 
-class TargetModel(_Strict):
+class TargetModel(FileModel):
     name: str | None = Field(default=None, min_length=1)
     host: str | None = None
     url: str | None = None
@@ -186,7 +173,7 @@ class TargetModel(_Strict):
         return self
 
 
-class PlanModel(_Strict):
+class PlanModel(FileModel):
     version: int
     name: str | None = None
     vantage: str | None = None
@@ -244,7 +231,7 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = tuple(first["loc"])
-        raise PlanError(path, _explain(first), line=locate(text, loc), field=_field_name(loc)) from None
+        raise PlanError(path, explain(first), line=locate(text, loc), field=field_name(loc)) from None
     if model.version != PLAN_VERSION:
         raise PlanError(
             path,
@@ -257,10 +244,8 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
     plan = _build(model, text, path)
     if not alerting_raw:
         return plan
-    from probes.alerts.rules import parse_alerting
-
-    alerting = parse_alerting(alerting_raw, text, path, plan.targets, plan.peak_windows)
-    return replace(plan, alerting=alerting)
+    targets = [p.target for p in plan.targets]
+    return replace(plan, alerting=parse_alerting(alerting_raw, text, path, targets, plan.peak_windows))
 
 
 def _error(path: str) -> inputfile.ErrorFactory:
@@ -294,7 +279,7 @@ def _build(model: PlanModel, text: str, path: str) -> Plan:
                     line_type=spec.line_type,
                 )
             except TargetError as exc:
-                raise PlanError(path, f"{exc}", line=locate(text, loc), field=_field_name(loc)) from None
+                raise PlanError(path, f"{exc}", line=locate(text, loc), field=field_name(loc)) from None
             if target.key in seen:
                 raise PlanError(
                     path,
@@ -369,68 +354,3 @@ def _host_of(url: str | None) -> str | None:
         return urlsplit(url).hostname
     except ValueError:
         return None  # the URL itself is reported invalid where the target is built
-
-
-def _explain(error: Any) -> str:
-    kind = error["type"]
-    message = str(error["msg"])
-    if kind == "extra_forbidden":
-        return _("unknown field (check its spelling; see the plan format in the README)")
-    if kind == "missing":
-        return _("missing (this field is required)")
-    if kind == "enum":
-        expected = error.get("ctx", {}).get("expected", "")
-        return _("got {value!r}, expected one of {expected}").format(
-            value=error.get("input"), expected=expected
-        )
-    if message.startswith("Value error, "):
-        message = message[len("Value error, ") :]
-    given = error.get("input")
-    if kind not in ("value_error",) and not isinstance(given, dict | list):
-        return _("{problem} (got {value!r})").format(problem=message, value=given)
-    return message
-
-
-def _field_name(loc: Sequence[str | int]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-_HEADER = re.compile(r"^\s*(\[\[?)\s*([^\]]+?)\s*(\]\]?)\s*(#.*)?$")
-
-
-def locate(text: str, loc: Sequence[str | int]) -> int | None:
-    """The 1-based line in TOML `text` where the value at `loc` (e.g. ("targets", 2, "port")) is written,
-    or the line of its table when the key itself is absent; None if it cannot be found."""
-    lines = text.splitlines()
-    table: tuple[str | int, ...] = ()
-    array_counts: dict[str, int] = {}
-    table_lines: dict[tuple[str | int, ...], int] = {}
-    want = tuple(loc)
-    best: int | None = None
-    for number, line in enumerate(lines, start=1):
-        header = _HEADER.match(line)
-        if header and not line.lstrip().startswith("#") and "=" not in line.split("]")[0]:
-            name = header.group(2).strip().strip('"')
-            parts: list[str | int] = list(name.split("."))
-            if header.group(1) == "[[":
-                index = array_counts.get(name, -1) + 1
-                array_counts[name] = index
-                parts.append(index)
-            table = tuple(parts)
-            table_lines[table] = number
-            if want[: len(table)] == table and (best is None or len(table) >= 1):
-                best = number
-            continue
-        key_match = re.match(r"^\s*([A-Za-z0-9_\-\"\.]+)\s*=", line)
-        if not key_match:
-            continue
-        key_parts: tuple[str | int, ...] = tuple(p.strip('"') for p in key_match.group(1).split("."))
-        full = table + key_parts
-        if full == want[: len(full)] and len(full) <= len(want):
-            best = number
-            if full == want:
-                return number
-    return best

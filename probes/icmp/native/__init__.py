@@ -1,10 +1,10 @@
-"""linkvet's compiled part, where it is built: `_linkvet_icmp` (probes/native/), the ICMP engine's thread
-(`Engine`, driven by `probes.icmp_compiled`) and the run's pacer state (`Pacer`).
+"""linkvet's compiled part, where it is built: `_linkvet_icmp` (probes/icmp/native/), the ICMP engine's thread
+(`Engine`, driven by `probes.icmp.compiled`) and the run's pacer state (`Pacer`).
 
 pip builds it on install where a C compiler is (Linux; optional: without one the install goes on). `icmp` is the
 module, or None with `icmp_problem` saying why: not built, built for another version of this code (its `API`
 differs), or `LINKVET_PURE_PYTHON` set (which makes every run take the Python path, for comparison). Whoever
-uses it picks at construction (`probes.pacing.Pacer`, `probes.icmp_engine.IcmpEngine`), so a test can set
+uses it picks at construction (`probes.pacing.Pacer`, `probes.icmp.engine.IcmpEngine`), so a test can set
 `icmp` to None to run the Python path.
 """
 

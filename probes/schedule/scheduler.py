@@ -28,137 +28,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from probes.errors import LockHeldError, StoreError, StoreUnreachableError
 from probes.i18n import _, ngettext
 from probes.paths import default_spool_path
 from probes.peak import in_any
-from probes.plan import Plan, PlannedTarget
-from probes.results import ProbeResult
-from probes.runner import ProgressHook, Runner
+from probes.results import ProgressHook
+from probes.runner import Runner
+from probes.schedule.plan import Plan, PlannedTarget
+from probes.schedule.report import RoundHook, RoundReport
+from probes.schedule.timetable import cadence_at, current_slot, lock_name, next_slot, skipped_slots
 from probes.store import MeasuredRound, Store, measured_results
 from probes.store.delivery import Delivered, Delivery, Outcome
 from probes.store.locks import HEARTBEAT_S, StoreLock
 from probes.store.sqlite.spool import Spool
 from probes.store.writer import RETRY_S, StoreWriter
-from probes.timestamps import iso_utc, now_us
+from probes.timestamps import now_us
 
 log = logging.getLogger("linkvet.schedule")
 
 _MAX_SKIPPED_LISTED = 20
 _DRAIN_S = 60.0  # at stop, how long the writer may take for what is queued (one busy wait and the spool)
-
-RoundHook = Callable[["RoundReport"], None]
-
-
-@dataclass(frozen=True, slots=True)
-class RoundReport:
-    """What one round did (for logs, the CLI and the GUI)."""
-
-    round_id: int | None  # None when nothing was due, or the store did not take it (see store_error)
-    started_us: int
-    finished_us: int
-    peak: bool
-    results: tuple[ProbeResult, ...]
-    store_error: str | None = None  # why the store did not take the round (it is in the spool unless lost)
-    outcome: str | None = None  # probes.store.delivery.Outcome's value; None when nothing was measured
-    slot_us: int | None = None
-
-    @property
-    def failed(self) -> int:
-        return sum(1 for r in self.results if not r.ok)
-
-    def store_note(self) -> str | None:
-        """For a person, in the current language: why the store does not hold this measured round (kept in
-        the spool, lost, or its slot taken by another round); None when it does, or nothing was measured."""
-        outcome = self.outcome
-        if outcome == Outcome.SPOOLED:
-            return _(
-                "could not store the round (kept in the spool, stored when the store takes rounds again): {reason}"
-            ).format(reason=self.store_error)
-        if outcome == Outcome.LOST:
-            return _("could not store the round, nor keep it in the spool: it is lost ({reason})").format(
-                reason=self.store_error
-            )
-        if outcome == Outcome.SLOT_TAKEN:
-            return _(
-                "the store already holds round {round} for this plan's slot {slot}: this round is not stored"
-            ).format(round=self.round_id, slot=iso_utc(self.slot_us or 0))
-        return None
-
-    def describe(self) -> str:
-        """One line on the round for a person, in the current language."""
-        if not self.results:
-            return _("nothing was due this round")
-        lossy = sum(1 for r in self.results if r.loss)
-        values = {
-            "round": self.round_id,
-            "n": len(self.results),
-            "seconds": f"{(self.finished_us - self.started_us) / 1e6:.1f}",
-            "failed": self.failed,
-            "lossy": lossy,
-        }
-        n = len(self.results)
-        if self.peak:
-            return ngettext(
-                "round {round} (peak): {n} target in {seconds} s, {failed} failed, {lossy} with loss",
-                "round {round} (peak): {n} targets in {seconds} s, {failed} failed, {lossy} with loss",
-                n,
-            ).format(**values)
-        return ngettext(
-            "round {round} (off-peak): {n} target in {seconds} s, {failed} failed, {lossy} with loss",
-            "round {round} (off-peak): {n} targets in {seconds} s, {failed} failed, {lossy} with loss",
-            n,
-        ).format(**values)
-
-
-def next_slot(plan: Plan, after_s: float) -> float:
-    """The first round start strictly after `after_s` (Unix seconds): the next multiple of the off-peak
-    cadence, or an earlier multiple of the peak cadence that falls inside a peak window."""
-    off_peak = (math.floor(after_s / plan.every_s) + 1) * plan.every_s
-    if plan.peak_every_s >= plan.every_s:
-        return off_peak
-    slot = (math.floor(after_s / plan.peak_every_s) + 1) * plan.peak_every_s
-    while slot < off_peak:
-        if in_any(plan.peak_windows, datetime.fromtimestamp(slot, tz=UTC)):
-            return slot
-        slot += plan.peak_every_s
-    return off_peak
-
-
-def cadence_at(plan: Plan, moment_s: float) -> float:
-    """The cadence in force at a moment."""
-    return (
-        plan.peak_every_s
-        if in_any(plan.peak_windows, datetime.fromtimestamp(moment_s, tz=UTC))
-        else plan.every_s
-    )
-
-
-def current_slot(plan: Plan, moment_s: float) -> float:
-    """The slot a round started at `moment_s` off the timetable belongs to (the last one not after it)."""
-    cadence = cadence_at(plan, moment_s)
-    return math.floor(moment_s / cadence) * cadence
-
-
-def skipped_slots(plan: Plan, planned_s: float, next_s: float) -> list[float]:
-    """The slots after `planned_s` and before `next_s` that no round will measure (a round ran past them)."""
-    skipped: list[float] = []
-    slot = next_slot(plan, planned_s)
-    while slot < next_s and len(skipped) <= 100_000:
-        skipped.append(slot)
-        slot = next_slot(plan, slot)
-    return skipped
-
-
-def lock_name(plan: Plan) -> str:
-    """The store lock a plan's scheduler holds: one per plan and vantage point."""
-    return f"schedule {plan.name} @ {plan.vantage or '-'}"
 
 
 class Scheduler:

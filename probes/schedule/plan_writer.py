@@ -1,7 +1,7 @@
-"""Writing plan files: a list of targets on a cadence as the documented plan format (`probes.plan`), so the
+"""Writing plan files: a list of targets on a cadence as the documented plan format (`probes.schedule.plan`), so the
 app's probe list can be run by `linkvet schedule --plan` (on this machine or an always-on office box).
 
-Every file is read back with `probes.plan.parse_plan` before it is saved, so what is written is exactly what
+Every file is read back with `probes.schedule.plan.parse_plan` before it is saved, so what is written is exactly what
 the scheduler accepts.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from probes.peak import PeakWindow
-from probes.plan import PLAN_VERSION, Plan, parse_plan
+from probes.schedule.plan import PLAN_VERSION, Plan, parse_plan
 from probes.target import Target
 
 

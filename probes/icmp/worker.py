@@ -16,7 +16,7 @@ false: the portable backend), a reply is timed when it is read, so the thread re
 waits for the sockets and the wake-up pipe in select(2) with the precise timeout of its next send, and reads
 whenever it wakes.
 
-The event loop side (`probes.icmp_engine.IcmpEngine`) creates the futures and owns them; the thread only
+The event loop side (`probes.icmp.engine.IcmpEngine`) creates the futures and owns them; the thread only
 ever sees their owners as opaque objects and hands back `(owner, index, EchoOutcome)` triples.
 """
 
@@ -35,9 +35,9 @@ from collections import deque
 from collections.abc import Callable
 
 from probes.errors import ErrorKind
-from probes.icmp_echoes import Echo, EchoOutcome, Finished, Train
-from probes.icmp_socket import FamilySocket
-from probes.icmp_wire import ECHO_HEADER, error_kind
+from probes.icmp.echoes import Echo, EchoOutcome, Finished, Train
+from probes.icmp.socket import FamilySocket
+from probes.icmp.wire import ECHO_HEADER, error_kind
 from probes.pacing import Pacer, fine_timer_slack
 from probes.sockets import (
     PENDING_ERROR_ERRNOS,

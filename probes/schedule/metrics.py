@@ -27,25 +27,23 @@ The series of a plan's targets exist from the start (counters at 0), so `rate()`
 
 from __future__ import annotations
 
-import ipaddress
 import math
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info, disable_created_metrics
 from prometheus_client.exposition import start_http_server
 
 from probes._version import __version__
-from probes.i18n import _
+from probes.addresses import ListenAddress
 from probes.results import ProbeResult
 from probes.target import Method, Target
 
 if TYPE_CHECKING:
     from wsgiref.simple_server import WSGIServer
 
-    from probes.scheduler import RoundReport
+    from probes.schedule.report import RoundReport
 
 # smokeping_prober's default `--buckets` (SuperQ/smokeping_prober README: 5e-05 … 26.2144 seconds, each
 # twice the one before), so histogram_quantile() and its heatmap dashboard read linkvet's series alike.
@@ -54,51 +52,6 @@ TARGET_LABELS = ("target", "method", "host", "provider", "region", "line_type", 
 RTT_METHODS = frozenset({Method.ICMP, Method.TCP})
 THROUGHPUT_METHODS = frozenset({Method.DOWNLOAD, Method.IPERF3})
 DEFAULT_PORT = 9108
-
-
-@dataclass(frozen=True, slots=True)
-class ListenAddress:
-    host: str
-    port: int
-
-    @property
-    def loopback(self) -> bool:
-        if self.host == "localhost":
-            return True
-        try:
-            return ipaddress.ip_address(self.host).is_loopback
-        except ValueError:
-            return False
-
-    def __str__(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
-
-
-def parse_listen(text: str) -> ListenAddress:
-    """`HOST:PORT`, `[IPv6]:PORT` or `:PORT` (loopback); ValueError naming what was expected."""
-    text = text.strip()
-    host, sep, port_text = text.rpartition(":")
-    if not sep:
-        host, port_text = "", text
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    host = host or "127.0.0.1"
-    if not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ValueError(
-            _("{text!r} is not an address to listen on (expected HOST:PORT, e.g. 127.0.0.1:9108)").format(
-                text=text
-            )
-        )
-    if host != "localhost":
-        try:
-            ipaddress.ip_address(host)
-        except ValueError:
-            raise ValueError(
-                _(
-                    "{host!r} is not an IP address (give the address to listen on, e.g. 127.0.0.1 or ::1)"
-                ).format(host=host)
-            ) from None
-    return ListenAddress(host, int(port_text))
 
 
 def _labels(target: Target, vantage: str | None) -> tuple[str, ...]:

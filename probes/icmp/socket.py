@@ -21,7 +21,7 @@ import icmplib
 
 from probes.errors import IcmpNotPermitted
 from probes.i18n import _
-from probes.icmp_wire import RAW_ICMP4_TYPES, RAW_ICMP6_TYPES, EchoWire
+from probes.icmp.wire import RAW_ICMP4_TYPES, RAW_ICMP6_TYPES, EchoWire
 from probes.sockets import (
     enable_error_queue,
     enable_receive_timestamps,
@@ -150,7 +150,7 @@ class FamilySocket:
         self.style = style
         self.sock, self.raw = open_icmp_socket(family, privileged)
         self.fd = self.sock.fileno()
-        self.core_index = -1  # its index in the compiled engine (`probes.icmp_compiled`)
+        self.core_index = -1  # its index in the compiled engine (`probes.icmp.compiled`)
         self.v6 = family == socket.AF_INET6
         try:
             self.sock.setblocking(False)

@@ -1,10 +1,10 @@
 /* _linkvet_icmp: the ICMP engine's sending and reading thread, compiled (Linux).
 
-   probes/icmp_worker.py is the engine's thread in Python; this is the same thread's work in C, for the
+   probes/icmp/worker.py is the engine's thread in Python; this is the same thread's work in C, for the
    platform where it runs once per packet at fping's rate: the trains' schedule, the pacer's turns, sequence
    numbers, building and sending each echo, the kernel's transmit stamps (error queue, OPT_ID keys) and
    receive stamps (SO_TIMESTAMPNS), matching replies and ICMP errors to echoes, RTTs, late replies and
-   timeouts. probes/icmp_compiled.py drives it from a Python thread that wakes only to hand finished echoes
+   timeouts. probes/icmp/compiled.py drives it from a Python thread that wakes only to hand finished echoes
    to the event loop (at most 20 times a second; a single echo within 1 ms); the interpreter is not entered
    per packet, and the GIL is released while it works.
 
@@ -17,7 +17,7 @@
 
    The rules are the Python thread's, rule for rule (its docstrings say why); tests/probes/test_icmp_engine.py
    runs every engine test on both. `API` changes whenever a signature or a result's shape does, so that a
-   stale build is not used with newer Python code (probes/compiled.py). Packets read are untrusted: every
+   stale build is not used with newer Python code (probes/icmp/native/__init__.py). Packets read are untrusted: every
    length is checked before a byte is read. */
 
 #include "linkvet_icmp.h"

@@ -1,5 +1,5 @@
 """One ICMP echo as the engine's thread keeps it: the outcome it hands back (`EchoOutcome`), an echo in
-flight (`Echo`) and a train of echoes to one address (`Train`). `probes.icmp_worker` sends and reads them."""
+flight (`Echo`) and a train of echoes to one address (`Train`). `probes.icmp.worker` sends and reads them."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass
 
 from probes.errors import ErrorKind
-from probes.icmp_socket import FamilySocket
+from probes.icmp.socket import FamilySocket
 from probes.pacing import Pacer
 from probes.timestamps import TimestampSource
 
@@ -106,4 +106,4 @@ class Train:
         self.next_index = 0
         self.due_ns = time.monotonic_ns()
         self.cancelled = False
-        self.core_id: int | None = None  # its id in the compiled engine (`probes.icmp_compiled`)
+        self.core_id: int | None = None  # its id in the compiled engine (`probes.icmp.compiled`)

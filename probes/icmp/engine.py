@@ -6,7 +6,7 @@ schedule, kernel timestamps at both ends, results handed to the event loop in ba
                                       timeout_s=2.0, pacer=pacer)          # methods/icmp.py
         outcome = await engine.send("198.51.100.7", socket.AF_INET, 2.0, ttl=5)   # traceroute: one echo now
 
-Design (see `probes.icmp_worker` for the thread's loop). The event loop used to wake up once per paced
+Design (see `probes.icmp.worker` for the thread's loop). The event loop used to wake up once per paced
 packet (a sleep, a timer, a future and a callback per echo, and a raw socket reading its own requests on
 loopback: ~80 µs of CPU per echo, four to ten times fping's). Now a dedicated thread owns the schedule of
 every echo train: it sleeps to the next send with `clock_nanosleep` (1 ns timer slack), sends, and reads
@@ -36,13 +36,13 @@ Platforms. The socket set-up and the way replies carry their stamps are the prob
 for no kernel stamps and times both ends in user space, reading the moment a reply arrives; macOS's takes
 the kernel's receive stamps (SO_TIMESTAMP, µs). Windows has an engine of its own (`probes.backends.windows`).
 
-Compiled. With Linux's style, where `_linkvet_icmp` is built (`probes.compiled`), the thread is
-`probes.icmp_compiled.CompiledWorker`: the same loop and rules with the whole per-packet path in C, without
+Compiled. With Linux's style, where `_linkvet_icmp` is built (`probes.icmp.native`), the thread is
+`probes.icmp.compiled.CompiledWorker`: the same loop and rules with the whole per-packet path in C, without
 the GIL, waking Python only to hand finished echoes over (at fping's rate the Python thread costs about twice
-the CPU). Elsewhere, and with LINKVET_PURE_PYTHON set, `probes.icmp_worker.Worker`.
+the CPU). Elsewhere, and with LINKVET_PURE_PYTHON set, `probes.icmp.worker.Worker`.
 
 Matching. Replies are matched by (address, sequence) and, on raw sockets, a random identifier per socket and
-a token per engine in the payload (`probes.icmp_wire`); raw sockets pass only replies and errors to us
+a token per engine in the payload (`probes.icmp.wire`); raw sockets pass only replies and errors to us
 (ICMP_FILTER). ICMP errors reach an unprivileged socket on its error queue (`probes.sockets`).
 """
 
@@ -52,17 +52,17 @@ import asyncio
 import socket
 from collections.abc import Callable
 
-from probes import compiled
-from probes.icmp_compiled import CompiledWorker
-from probes.icmp_echoes import EchoOutcome, Finished, Train
-from probes.icmp_socket import (
+from probes.icmp import native
+from probes.icmp.compiled import CompiledWorker
+from probes.icmp.echoes import EchoOutcome, Finished, Train
+from probes.icmp.socket import (
     LINUX_STYLE,
     FamilySocket,
     IcmpSocketStyle,
     icmp_permission_help,
     open_icmp_socket,
 )
-from probes.icmp_worker import Worker
+from probes.icmp.worker import Worker
 from probes.pacing import Pacer
 
 __all__ = ["EchoOutcome", "IcmpEngine", "icmp_permission_help", "open_icmp_socket"]
@@ -192,9 +192,9 @@ class IcmpEngine:
     def _socket(self, family: int) -> FamilySocket:
         if self._worker is None:
             self._loop = asyncio.get_running_loop()
-            native = compiled.icmp
-            if native is not None and self._style is LINUX_STYLE:
-                self._worker = CompiledWorker(native, self._loop, self._deliver, self._fail)
+            built = native.icmp
+            if built is not None and self._style is LINUX_STYLE:
+                self._worker = CompiledWorker(built, self._loop, self._deliver, self._fail)
             else:
                 self._worker = Worker(self._loop, self._deliver, self._fail)
         worker = self._worker

@@ -1,9 +1,8 @@
 """Reading a file someone handed us without trusting it: the file itself, its bytes, and the shape of its
 TOML or JSON before a parser sees it. Nothing here knows which file it is reading; the caller names it.
 
-This module exists twice, byte for byte: `probes/_textinput.py` and `catalogs/_textinput.py` (the two
-packages may not import each other; `tests/test_textinput.py` holds the copies equal). Each package turns
-`InputRefused` into its own error in one place (`probes.inputfile`, `catalogs._toml`).
+Both `probes` and `catalogs` read through it; each turns `InputRefused` into its own error in one place
+(`probes.inputfile`, `catalogs._toml`).
 
     read_bytes(path, limit)       a regular file's bytes, at most `limit`; a FIFO, a device, a socket or a
                                   folder is refused at once (opened without blocking, checked with fstat)
