@@ -1,20 +1,25 @@
 """`LinkSummary`: what scoring needs to know about the line from the office to a region.
 
-Defined here (not in `probes`) because `catalogs` must not import `probes`; the analysis in `probes`
-produces plain dicts of exactly this shape and the CLI/GUI layer converts them with `LinkSummary.from_dict`.
-Any number may be `None` (not measured). The shape is `LinkSummary.as_dict()`; `probes.analysis.link_summaries` produces it.
+Scoring's view of a measured line: `to_link_summary` builds it field by field from what the analysis in
+`probes` measured (`probes.analysis.MeasuredLink`), `LinkSummary.from_dict` from a `--links` file. Any number
+may be `None` (not measured). `catalog_claims`: the line type each catalog region claims, for route checks.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from catalogs.errors import LinkSummaryError
 from catalogs.i18n import _, ngettext
+from probes.timestamps import utc_seconds
+
+if TYPE_CHECKING:
+    from catalogs.loader import CatalogSet
+    from probes.analysis import MeasuredLink, Side
 
 _PERIOD_KEYS = (
     "rtt_median_ms",
@@ -290,3 +295,74 @@ class LinkSummary:
             "offpeak": self.offpeak.as_dict() if self.offpeak else None,
             "route": self.route.as_dict() if self.route else None,
         }
+
+
+# -- from what the analysis measured, and what the catalogs claim ------------------------------------
+
+# When a region claims several line types ("cn2-gia" and "bgp"), the one a trace can check and the buyer pays
+# for: the most specific backbone first (every one of them is in `probes.routes.EXPECTED_CLASS`).
+_CLAIM_ORDER = ("cn2-gia", "cn2-gt", "cu-9929", "cmi", "cu-4837", "163")
+
+
+def catalog_claims(catalogs: CatalogSet) -> dict[tuple[str, str], str]:
+    """(provider, region) → the line type the catalog claims for the region, for the route check of traces
+    whose targets carry no `line_type` label: the most specific backbone a trace can check, else the first
+    claim (`bgp`, which no trace can check). Regions that claim nothing are left out."""
+    claims: dict[tuple[str, str], str] = {}
+    for catalog in catalogs.providers:
+        for region in catalog.regions:
+            if not region.line_types:
+                continue
+            checkable = (t for t in _CLAIM_ORDER if t in region.line_types)
+            claims[(catalog.provider.id, region.id)] = next(checkable, region.line_types[0])
+    return claims
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _period(side: Side) -> PeriodStats:
+    return PeriodStats(
+        rtt_median_ms=_float(side.rtt_median_ms),
+        rtt_p95_ms=_float(side.rtt_p95_ms),
+        loss=_float(side.loss),
+        jitter_ms=_float(side.jitter_ms),
+        throughput_mbps=_float(side.throughput_mbps),
+        samples=int(side.sent),
+        hours=float(side.hours),
+        loaded_rtt_increase_ms=_float(side.loaded_rtt_increase_ms),
+        rpm=_float(side.rpm),
+        load_tests=int(side.load_tests),
+    )
+
+
+def to_link_summary(link: MeasuredLink) -> LinkSummary:
+    """The LinkSummary scoring reads, built from the analysis's result field by field (the same object
+    `LinkSummary.from_dict(link.as_dict())` gives)."""
+    route = link.route
+    return LinkSummary(
+        provider=link.provider,
+        region=link.region,
+        vantage=link.vantage,
+        period_start=utc_seconds(link.period_start_us),
+        period_end=utc_seconds(link.period_end_us),
+        peak_windows=tuple(str(w) for w in link.windows),
+        peak=_period(link.peak),
+        offpeak=_period(link.offpeak),
+        route=None
+        if route is None
+        else RouteCheck(
+            claimed_line_type=route.get("claimed_line_type"),
+            measured_class=route.get("measured_class"),
+            agrees=route.get("agrees"),
+            traces=route.get("traces"),
+            agreeing_traces=route.get("agreeing_traces"),
+            evidence=route.get("evidence"),
+        ),
+    )
+
+
+def to_link_summaries(links: Iterable[MeasuredLink]) -> list[LinkSummary]:
+    """Every measured line as the summary scoring reads."""
+    return [to_link_summary(link) for link in links]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -142,3 +143,13 @@ class Progress:
 
 
 ProgressHook = Callable[[Progress], None]
+
+
+class Outcome(StrEnum):
+    """What became of a measured round (`probes.store.delivery`)."""
+
+    STORED = "stored"
+    ALREADY_STORED = "already stored"
+    SLOT_TAKEN = "slot taken"
+    SPOOLED = "spooled"  # the store refused it; kept in the spool
+    LOST = "lost"  # neither the store nor the spool took it

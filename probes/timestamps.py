@@ -44,7 +44,18 @@ def iso_utc(us: int) -> str:
     return f"{_iso_second(seconds)}.{micro:06d}Z"
 
 
+def iso_second_utc(seconds: float) -> str:
+    """e.g. `2026-12-01T20:15:00Z`: a moment to the whole second (a period's ends, a schedule's slots)."""
+    return f"{_iso_second(int(seconds))}Z"
+
+
 @functools.lru_cache(maxsize=64)
 def _iso_second(seconds: int) -> str:
     """`2026-12-01T20:15:00`: the whole second, shared by the samples taken in it (a run prints thousands)."""
     return datetime.fromtimestamp(seconds, tz=UTC).isoformat(timespec="seconds").removesuffix("+00:00")
+
+
+def utc_seconds(us: int | None) -> datetime | None:
+    """A stored time (µs since the epoch) as an aware UTC datetime in whole seconds, as a summary's period
+    is published (`LinkSummary.period_start`, the export's period columns)."""
+    return None if us is None else datetime.fromtimestamp(us // 1_000_000, tz=UTC)

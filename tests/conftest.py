@@ -12,7 +12,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
-pytest_plugins = ["tests.peers", "tests.postgres_server"]
+pytest_plugins = ["tests.peers", "tests.postgres_server", "tests.notifiers"]
 
 
 @pytest.fixture(autouse=True)

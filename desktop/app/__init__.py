@@ -19,7 +19,9 @@
     desktop/app/widgets/         reusable widgets (plots, the sparkline and line-type delegates, a scroll area)
     desktop/app/models/          Qt item models the views read (unit-tested without a window)
     desktop/app/workers.py       QRunnable tasks: probes, store queries and exports off the GUI thread
-    desktop/app/job_process.py   the child process probing and scheduling run in (no Qt), and its frames
+    desktop/app/job_process.py   the child process probing and scheduling run in (no Qt: the use-cases
+                                 `desktop.usecases.measuring` and `desktop.usecases.agent`)
+    desktop/app/frames.py        the frames between the app and that child, the plain forms they carry
     desktop/app/chart_data.py    Qt-free arrays for the charts (all offices or one), computed in workers
     desktop/app/errors.py        `error_text`: how every error is worded for a dialog or the status bar
     desktop/app/context.py       what screens are given: settings, workers, the probe list, the reporter

@@ -375,7 +375,15 @@ class ProbeScreen(QWidget):
             self.context.store_events.changed.emit()
         summary = self.tr("; ").join(parts)
         self.context.reporter.info(self.tr("{summary}.").format(summary=summary))
-        if outcome.store_error:
+        if outcome.store_error and outcome.spooled:
+            self.context.reporter.error(
+                self.tr("Results kept in the spool"),
+                self.tr(
+                    "The store did not take this run; it is kept in the spool and stored by the next run "
+                    "or scheduled round that reaches the store.\n{error}"
+                ).format(error=outcome.store_error),
+            )
+        elif outcome.store_error:
             self.context.reporter.error(
                 self.tr("Results not stored"),
                 self.tr("The measurements are shown but could not be saved:\n{error}").format(

@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
-from desktop.app.job_process import DONE, FLUSH_S, run_cancellable, write_frame
+from desktop.app.frames import DONE, FLUSH_S, run_cancellable, write_frame
 from probes.store_location import parse_location
 from probes.target import Target
 

@@ -53,7 +53,7 @@ class TraceTask(ChildTask):
     ) -> tuple[list[tuple[Any, ...]], list[tuple[int, int, dict[str, Any]]]]:
         """Decode what arrived since the last call, within `budget_s`: the answers (H frames' tuples) and
         the traces that ended ((target number, trace number, TraceResult.as_dict()))."""
-        from desktop.app.job_process import decode
+        from desktop.app.frames import decode
         from desktop.app.trace_job import HOPS, TRACE
 
         replies: list[tuple[Any, ...]] = []

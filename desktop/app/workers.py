@@ -107,12 +107,18 @@ class Workers(QObject):
 
 @dataclass(frozen=True, slots=True)
 class ProbeOutcome:
-    """A finished run: the results in target order, the stored round's id, or why it was not stored."""
+    """A finished run: the results in target order, the stored round's id, or why it was not stored (and
+    whether it waits in the spool: `outcome` "spooled", or is lost)."""
 
     results: list[ProbeResult]
     round_id: int | None
     store_error: str | None
     elapsed_s: float
+    outcome: str | None = None  # probes.results.Outcome's value; None when nothing was to be kept
+
+    @property
+    def spooled(self) -> bool:
+        return self.outcome == "spooled"
 
 
 class JobProcess:
@@ -148,7 +154,7 @@ class JobProcess:
         self.send(job)
 
     def send(self, message: dict[str, Any]) -> None:
-        from desktop.app.job_process import JOB, write_frame
+        from desktop.app.frames import JOB, write_frame
 
         assert self.process.stdin is not None
         with contextlib.suppress(
@@ -158,7 +164,7 @@ class JobProcess:
 
     def frames(self) -> Iterator[tuple[bytes, bytes]]:
         """The child's frames, (kind, undecoded payload), until it exits (blocking: call on a pool thread)."""
-        from desktop.app.job_process import read_raw_frame
+        from desktop.app.frames import read_raw_frame
 
         assert self.process.stdout is not None
         while (frame := read_raw_frame(self.process.stdout)) is not None:
@@ -249,7 +255,7 @@ class ChildTask(QRunnable):
                 return
 
     def run(self) -> None:
-        from desktop.app.job_process import CANCELLED, DONE, ERROR, TERMINAL, decode
+        from desktop.app.frames import CANCELLED, DONE, ERROR, TERMINAL, decode
 
         try:
             child = JobProcess(self.job, self.prefix)
@@ -324,7 +330,7 @@ class ProbeTask(ChildTask):
     ) -> tuple[list[PlainSample], dict[str, Summary], list[ProbeResult]]:
         """Decode what arrived since the last call (within `budget_s`): samples, the live summaries, finished
         targets' results."""
-        from desktop.app.job_process import FINISHED, SAMPLES, decode, result_of, summary_of
+        from desktop.app.frames import FINISHED, SAMPLES, decode, result_of, summary_of
 
         samples: list[PlainSample] = []
         summaries: dict[str, Summary] = {}
@@ -349,6 +355,7 @@ class ProbeTask(ChildTask):
             done["round_id"],
             done["store_error"],
             done["elapsed_s"],
+            done.get("outcome"),
         )
 
 
@@ -389,7 +396,7 @@ class SchedulerTask(QRunnable):
             child.kill_after((self.grace_s if grace_s is None else grace_s) + 5.0)
 
     def run(self) -> None:
-        from desktop.app.job_process import ERROR, NOTICE, ROUND, STOPPED, decode, report_of
+        from desktop.app.frames import ERROR, NOTICE, ROUND, STOPPED, decode, report_of
 
         try:
             child = JobProcess(self.job)

@@ -6,7 +6,7 @@ import argparse
 import asyncio
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,13 +14,13 @@ from desktop.cli._common import add_db_option, add_vantage_option, flag, port_nu
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, UsageError, context
 from desktop.i18n import _
+from desktop.usecases.measuring import MeasuringJob
 from probes import limits
 from probes.target import DEFAULT_CONNECTIONS, DEFAULT_COUNTS
 
 if TYPE_CHECKING:  # for annotations; `run` imports the probes modules when a probe runs
     from probes.results import ProbeResult
-    from probes.store import Store
-    from probes.target import Method, ProbeOptions, Target
+    from probes.target import Target
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -188,61 +188,34 @@ def run(args: argparse.Namespace) -> int:
         )
         for m in {t.method for t in targets}
     }
-    # A store that cannot be used is said before measuring.
-    store = None if args.no_store else _open_store(args.db)
+    job = MeasuringJob(
+        targets,
+        options,
+        location=args.db,
+        keep=not args.no_store,
+        vantage=args.vantage,
+        source="probe",
+        interface="cli",
+        concurrency=args.concurrency,
+        gap_ms=args.gap_ms,
+    )
+    job.open()  # a store that cannot be used is said before measuring
     try:
-        results = _measure(targets, options, args)
+        results = _measure(job, quiet=len(targets) == 1 and args.json)
         _print(results, args.json)  # before storing: a store that refuses must not cost the user the figures
-        if store is not None:
-            _store(store, results, args.vantage)
+        kept = job.keep(results)
     finally:
-        if store is not None:
-            store.close()
+        job.close()
+    if kept is not None and kept.problem is not None:
+        with context(_("the results above were measured but not stored")):
+            raise kept.problem
     return EXIT_OK if all(r.ok for r in results) else EXIT_SOME_FAILED
 
 
-def _open_store(path: Path | None) -> Store:
-    from probes.store import Store  # pandas and NumPy load only when there is something to store
-
-    return Store(path)
-
-
-def _store(store: Store, results: Sequence[ProbeResult], vantage: str | None) -> None:
-    """Store the run as a round, or keep it in the spool when the store refuses it (and say so: exit 3)."""
-    from probes.paths import default_spool_path
-    from probes.store import measured_results
-    from probes.store.delivery import Delivery, Outcome, unstored_error
-    from probes.store.sqlite.spool import Spool
-
-    measured = measured_results(results, source="probe", vantage=vantage)
-    if measured is None:
-        return
-    spool = Spool(default_spool_path())
+def _measure(job: MeasuringJob, *, quiet: bool) -> list[ProbeResult]:
+    progress = ProgressLine(enabled=False if quiet else None)
     try:
-        delivery = Delivery(store, spool)
-        delivered = delivery.deliver(measured)
-        if delivered.outcome in (Outcome.SPOOLED, Outcome.LOST):
-            with context(_("the results above were measured but not stored")):
-                raise unstored_error(
-                    store,
-                    spool,
-                    spooled=delivery.waiting(),
-                    lost=int(delivered.outcome is Outcome.LOST),
-                    reason=delivered.reason,
-                )
-    finally:
-        spool.close()
-
-
-def _measure(
-    targets: Sequence[Target], options: Mapping[Method, ProbeOptions], args: argparse.Namespace
-) -> list[ProbeResult]:
-    from probes.runner import Runner
-
-    progress = ProgressLine(enabled=None if len(targets) > 1 or not args.json else False)
-    runner = Runner(options, concurrency=args.concurrency, gap_ms=args.gap_ms, progress=progress)
-    try:
-        return asyncio.run(runner.run(targets))
+        return asyncio.run(job.measure(progress=progress))
     finally:
         progress.finish()
 

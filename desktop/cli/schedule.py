@@ -17,16 +17,13 @@ from desktop.cli._logfile import LogFile, setup_logging
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, EnvironmentRefused, UsageError, context
 from desktop.i18n import _, ngettext
+from desktop.usecases.agent import Agent, MetricsAddressRefused, agent_status, next_rounds
 from probes import limits
 from probes.limits import format_duration
 
 if TYPE_CHECKING:  # for annotations; `run` imports the scheduler when a plan runs
     from probes.addresses import ListenAddress
-    from probes.alerts.engine import AlertWorker
-    from probes.alerts.rules import Secrets
     from probes.schedule.plan import Plan
-    from probes.schedule.scheduler import RoundHook, RoundReport, Scheduler
-    from probes.store import Store
     from probes.store_location import StoreLocation
 
 
@@ -90,93 +87,50 @@ def run(args: argparse.Namespace) -> int:
     if args.status:
         return _status(plan, args.db)
     _check_metrics_address(args)
-    secrets = _alert_secrets(plan)
     log_file = setup_logging(args.log_file or log_path(), args.quiet)
-    store = _open_store(args.db)  # a store that cannot be used is said here, before anything is measured
+    # Secrets, the store (a store that cannot be used is said here, before anything is measured), the
+    # metrics server and the alert worker: the one agent the window's scheduler runs too.
     try:
-        from probes.schedule.scheduler import Scheduler
-
+        agent = Agent.prepare(
+            plan,
+            args.db,
+            metrics=None if args.once else args.metrics_listen,
+            progress=ProgressLine() if args.once else None,
+        )
+    except MetricsAddressRefused as exc:
+        raise EnvironmentRefused(str(exc)) from exc
+    try:
         if args.once:
-            alerts = _start_alerts(plan, store.path, secrets)
-            try:
-                scheduler = Scheduler(
-                    plan, store, progress=ProgressLine(), hooks=[alerts.submit] if alerts else []
-                )
-                return _once(scheduler, log_file)
-            finally:
-                if alerts is not None:
-                    alerts.close()
-        metrics = _start_metrics(args, plan)
-        alerts = _start_alerts(plan, store.path, secrets)
-        try:
-            hooks: list[RoundHook] = []
-            if metrics is not None:
-                hooks.append(metrics.observe)
-            if alerts is not None:
-                hooks.append(alerts.submit)
-            return asyncio.run(_daemon(Scheduler(plan, store, hooks=hooks), args.grace, log_file))
-        finally:
-            if alerts is not None:
-                alerts.close()
-            if metrics is not None:
-                metrics.stop()
+            return _once(agent, log_file)
+        return asyncio.run(_daemon(agent, args.grace, log_file))
     finally:
-        store.close()
+        agent.close()
 
 
-def _open_store(db: StoreLocation | None) -> Store:
-    """The store, or one that connects at its first use when its server cannot be reached (said in the log:
-    `desktop.usecases.schedule_store`)."""
-    from desktop.usecases.schedule_store import open_schedule_store
-
-    store, unreachable = open_schedule_store(db)
-    if unreachable is not None:
-        logging.getLogger("linkvet.schedule").warning(unreachable)
-    return store
-
-
-def _once(scheduler: Scheduler, log_file: LogFile) -> int:
-    from probes.store.delivery import unstored_error
-
-    async def one_round() -> RoundReport:
-        await scheduler.take_lock()  # not beside a running scheduler of the same plan
-        try:
-            return await scheduler.run_once()
-        finally:
-            await scheduler.release_lock()
-
+def _once(agent: Agent, log_file: LogFile) -> int:
+    progress = agent.scheduler.progress
     try:
-        try:
-            report = asyncio.run(one_round())
-        finally:
-            if isinstance(scheduler.progress, ProgressLine):
-                scheduler.progress.finish()
-        logging.getLogger("linkvet.schedule").info(report.describe())
-        if not report.results:
-            print(_("nothing was due: every target of the plan was measured recently enough (its `every`)"))
-            log_file.check()
-            return EXIT_OK
-        headers, rows = result_rows(list(report.results))
-        table(headers, rows, sys.stdout)
-        if report.store_error is not None:
-            with context(_("the round above was measured but not stored")):
-                raise unstored_error(
-                    scheduler.store,
-                    scheduler.spool,
-                    spooled=scheduler.writer.delivery.waiting(),
-                    lost=scheduler.writer.lost,
-                    reason=report.store_error,
-                )
-        print(_("stored round {round} in {store}").format(round=report.round_id, store=scheduler.store.path))
-        log_file.check()
-        return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
+        report = asyncio.run(agent.run_once())
     finally:
-        scheduler.close()
+        if isinstance(progress, ProgressLine):
+            progress.finish()
+    logging.getLogger("linkvet.schedule").info(report.describe())
+    if not report.results:
+        print(_("nothing was due: every target of the plan was measured recently enough (its `every`)"))
+        log_file.check()
+        return EXIT_OK
+    headers, rows = result_rows(list(report.results))
+    table(headers, rows, sys.stdout)
+    problem = agent.report_problem(report)
+    if problem is not None:
+        with context(_("the round above was measured but not stored")):
+            raise problem
+    print(_("stored round {round} in {store}").format(round=report.round_id, store=agent.store.path))
+    log_file.check()
+    return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
 
 
-async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> int:
-    from probes.store.delivery import unstored_error
-
+async def _daemon(agent: Agent, grace_s: float, log_file: LogFile) -> int:
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -192,7 +146,7 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
 
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, request_stop, signum)
-    plan = scheduler.plan
+    plan = agent.plan
     log.info(
         ngettext(
             "linkvet schedule: plan {plan} ({count} target), every {every}, {peak_every} inside {windows}; "
@@ -206,35 +160,26 @@ async def _daemon(scheduler: Scheduler, grace_s: float, log_file: LogFile) -> in
             every=format_duration(plan.every_s),
             peak_every=format_duration(plan.peak_every_s),
             windows=_(", ").join(str(w) for w in plan.peak_windows),
-            store=scheduler.store.path,
+            store=agent.store.path,
         )
     )
-    try:
-        log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
-        stored = await scheduler.run_until(stop, grace_s=grace_s)
-    finally:
-        scheduler.close()
+    log_file.check()  # a log that cannot be written (/dev/full) is refused before the first round
+    stored = await agent.run_until(stop, grace_s=grace_s)
+    agent.scheduler.close()  # the writer hands over what it holds before the rounds are counted
     log.info(
         ngettext("stopped after {count} stored round", "stopped after {count} stored rounds", stored).format(
             count=stored
         )
     )
     log_file.check()
-    unstored = scheduler.unstored
-    if unstored:
-        error = unstored_error(
-            scheduler.store,
-            scheduler.spool,
-            spooled=unstored - scheduler.writer.lost,
-            lost=scheduler.writer.lost,
-            reason=None,
-        )
-        log.error(str(error))
-        raise error
-    if scheduler.lock_lost:
+    problem = agent.unstored_problem()
+    if problem is not None:
+        log.error(str(problem))
+        raise problem
+    if agent.lock_lost:
         raise EnvironmentRefused(
             _("stopped: another scheduler took over this plan's lock in the store {store}").format(
-                store=scheduler.store.path
+                store=agent.store.path
             )
         )
     return EXIT_OK
@@ -249,24 +194,7 @@ def _listen_address(text: str) -> ListenAddress:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-class _Metrics:
-    """The scheduler's metrics and the server publishing them."""
-
-    def __init__(self, plan: Plan, address: ListenAddress) -> None:
-        from probes.schedule.metrics import MetricsServer, RoundMetrics
-
-        self.metrics = RoundMetrics(plan.vantage, plan.name, (p.target for p in plan.targets))
-        self.server = MetricsServer(self.metrics.registry, address)
-
-    def observe(self, report: RoundReport) -> None:
-        self.metrics.observe(report)
-
-    def stop(self) -> None:
-        self.server.stop()
-
-
 def _check_metrics_address(args: argparse.Namespace) -> None:
-
     address: ListenAddress | None = args.metrics_listen
     if address is not None and not address.loopback and not args.metrics_public:
         raise UsageError(
@@ -277,130 +205,59 @@ def _check_metrics_address(args: argparse.Namespace) -> None:
         )
 
 
-def _start_metrics(args: argparse.Namespace, plan: Plan) -> _Metrics | None:
-
-    address: ListenAddress | None = args.metrics_listen
-    if address is None:
-        return None
-    metrics = _Metrics(plan, address)
-    try:
-        bound = metrics.server.start()
-    except OSError as exc:
-        raise EnvironmentRefused(
-            _("--metrics-listen {address}: cannot listen there: {reason}").format(
-                address=address, reason=exc.strerror or exc
-            )
-        ) from exc
-    logging.getLogger("linkvet.schedule").info("serving Prometheus metrics at http://%s/metrics", bound)
-    return metrics
-
-
-def _alert_secrets(plan: Plan) -> dict[str, Secrets]:
-    if not plan.alerting:
-        return {}
-    from probes.alerts.rules import resolve_secrets
-
-    return resolve_secrets(plan.alerting)
-
-
-def _start_alerts(plan: Plan, db: StoreLocation, secrets: dict[str, Secrets]) -> AlertWorker | None:
-    """The alert worker (its own thread and store connection), when the plan has rules."""
-    if not plan.alerting:
-        return None
-    from probes.alerts.engine import AlertWorker
-
-    cadences = [plan.every_s, *(p.every_s for p in plan.targets if p.every_s is not None)]
-    worker = AlertWorker(
-        plan.alerting,
-        db,
-        plan=plan.name,
-        vantage=plan.vantage,
-        targets=[p.target for p in plan.targets],
-        secrets=secrets,
-        longest_cadence_s=max(cadences),
-    )
-    worker.start()
-    logging.getLogger("linkvet.schedule").info(
-        "alerts: %d rule(s), notifiers %s",
-        len(plan.alerting.rules),
-        ", ".join(sorted(plan.alerting.notifiers)),
-    )
-    return worker
-
-
 def _status(plan: Plan, db: StoreLocation | None) -> int:
     """What an operator asks of an agent: is its store there, who holds the plan's lock, when did the last
-    round arrive, and how many rounds wait in its spool (read without the store: the spool is local)."""
-    from probes.errors import StoreError
-    from probes.paths import default_spool_path
-    from probes.schedule.timetable import lock_name
-    from probes.store import Store
-    from probes.store.locks import LockHolder
-    from probes.store.sqlite.spool import Spool
-    from probes.store_location import exists, identity, location_or_default
+    round arrive, and how many rounds wait in its spool."""
+    from probes.store_location import location_or_default
     from probes.timestamps import iso_utc
 
-    location = location_or_default(db)
     print(
         _("plan {plan} (vantage {vantage}), store {store}").format(
-            plan=plan.name, vantage=plan.vantage or "-", store=location
+            plan=plan.name, vantage=plan.vantage or "-", store=location_or_default(db)
         )
     )
-    spool = Spool(default_spool_path())
-    try:
-        backlog = spool.backlog(identity(location))
-    finally:
-        spool.close()
-    if backlog.rounds:
+    status = agent_status(plan, db)
+    if status.spooled_rounds:
         print(
             ngettext(
                 "spool: {count} round waiting ({samples} samples), spooled {oldest} ({spool})",
                 "spool: {count} rounds waiting ({samples} samples), the oldest spooled {oldest} ({spool})",
-                backlog.rounds,
+                status.spooled_rounds,
             ).format(
-                count=backlog.rounds,
-                samples=backlog.samples,
-                oldest=iso_utc(backlog.oldest_us or 0),
-                spool=spool.path,
+                count=status.spooled_rounds,
+                samples=status.spooled_samples,
+                oldest=iso_utc(status.oldest_spooled_us or 0),
+                spool=status.spool,
             )
         )
     else:
-        print(_("spool: nothing waiting ({spool})").format(spool=spool.path))
-    if not exists(location):
-        print(_("store: none yet at {store} (the first stored round creates it)").format(store=location))
+        print(_("spool: nothing waiting ({spool})").format(spool=status.spool))
+    if not status.store_exists:
+        print(_("store: none yet at {store} (the first stored round creates it)").format(store=status.store))
         return EXIT_OK
-    try:
-        store = Store(location, readonly=True)
-    except StoreError as exc:
-        print(_("store: not reachable: {reason}").format(reason=exc))
-        raise
-    with store:
-        print(_("store: reachable, schema {version}").format(version=store.schema_version))
-        row = store.backend.lock_row(lock_name(plan))
-        if row is None:
-            print(_("lock: free (no scheduler of this plan and vantage point runs against this store)"))
-        elif row[6] == 0:
-            print(_("lock: left by {holder}, who is gone").format(holder=LockHolder(*row).describe()))
-        else:
-            print(_("lock: held by {holder}").format(holder=LockHolder(*row).describe()))
-        vantage = plan.vantage or None
-        mine = [r for r in store.rounds(plan=plan.name, limit=500) if (r.vantage or None) == vantage]
-        if mine:
-            print(
-                _("last stored round: {round}, finished {finished}").format(
-                    round=mine[0].id, finished=iso_utc(mine[0].finished_us)
-                )
+    if status.unreachable is not None:
+        print(_("store: not reachable: {reason}").format(reason=status.unreachable))
+        raise status.unreachable
+    print(_("store: reachable, schema {version}").format(version=status.schema_version))
+    if status.lock is None:
+        print(_("lock: free (no scheduler of this plan and vantage point runs against this store)"))
+    elif not status.lock_alive:
+        print(_("lock: left by {holder}, who is gone").format(holder=status.lock))
+    else:
+        print(_("lock: held by {holder}").format(holder=status.lock))
+    if status.last_round is not None:
+        round_id, finished_us = status.last_round
+        print(
+            _("last stored round: {round}, finished {finished}").format(
+                round=round_id, finished=iso_utc(finished_us)
             )
-        else:
-            print(_("last stored round: none of this plan and vantage point yet"))
+        )
+    else:
+        print(_("last stored round: none of this plan and vantage point yet"))
     return EXIT_OK
 
 
 def _check(plan: Plan) -> int:
-    import time
-
-    from probes.schedule.timetable import cadence_at, next_slot
-
     print(
         printable(
             _("plan {plan} ({file}): {count} targets, vantage {vantage}").format(
@@ -426,14 +283,11 @@ def _check(plan: Plan) -> int:
         )
         rows.append([str(t.method), t.name, labels, every])
     table([_("METHOD"), _("TARGET"), _("LABELS"), _("AT MOST EVERY")], rows, sys.stdout)
-    moment = time.time()
     print(_("next rounds (UTC):"))
-    for _slot in range(5):
-        moment = next_slot(plan, moment)
-        cadence = format_duration(cadence_at(plan, moment))
+    for moment, cadence_s in next_rounds(plan):
         print(
             f"  {datetime.fromtimestamp(moment, tz=UTC):%Y-%m-%d %H:%M:%S}  "
-            + _("(cadence {cadence})").format(cadence=cadence)
+            + _("(cadence {cadence})").format(cadence=format_duration(cadence_s))
         )
     if plan.alerting:
         _check_alerts(plan)

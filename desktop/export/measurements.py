@@ -11,7 +11,6 @@ import pandas as pd
 
 from desktop.export.model import Column, LineChart, Sheet
 from desktop.i18n import _
-from desktop.usecases.links import utc_seconds
 from probes.analysis import (
     MeasuredLink,
     Scope,
@@ -23,6 +22,7 @@ from probes.analysis import (
 )
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store
+from probes.timestamps import utc_seconds
 
 RouteChecks = Callable[[Scope], Mapping[tuple[str, str], Mapping[str, Any]]]  # a scope's route checks
 

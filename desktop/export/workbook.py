@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from catalogs.checklist import Checklist, default_checklist
+from catalogs.link_quality import catalog_claims, to_link_summaries
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
 from catalogs.scoring import RankingMethod, rank_offerings
@@ -31,7 +32,6 @@ from desktop.export.procurement import (
 from desktop.export.sizing import sizing_sheet
 from desktop.export.vantages import vantage_sheet
 from desktop.i18n import N_, _
-from desktop.usecases.links import catalog_claims, to_link_summaries
 from probes.store import UNRECORDED, Store
 from probes.store_location import StoreLocation
 

@@ -2,6 +2,11 @@
 (`desktop.app`) parse, show and report; what they do is here, so `linkvet score` and the scorecard, or
 `linkvet export` and the Export screen, cannot drift apart. Imports no Qt and neither face.
 
+    desktop/usecases/measuring.py   measure targets now and keep the round (stored, else spooled, and said):
+                                    `linkvet probe` and the window's Probe screen
+    desktop/usecases/agent.py       the scheduling agent: a plan and a store become a scheduler wired with its
+                                    spool, lock, alerts and metrics (`linkvet schedule`, the window's
+                                    scheduler); the plan's next rounds and its agent's status
     desktop/usecases/links.py       measured line quality: the analysis's MeasuredLink → LinkSummary (field
                                     by field), from the store or a `--links` file; the catalogs' claims
                                     for the route checks
@@ -28,7 +33,8 @@
     desktop/usecases/errors.py      the errors raised here (the faces word every error in one place each)
 
 What they build on: `probes` (targets, runner, store, analysis, plan files: `probes.schedule.plan` reads them,
-`probes.schedule.plan_writer` writes them), `catalogs` (catalogs, sizing, scoring) and `desktop.export` (the
+`probes.schedule.plan_writer` writes them; the faces themselves never compose a run, a scheduler, the spool,
+alerts or metrics: tests/test_layering.py), `catalogs` (catalogs, sizing, scoring) and `desktop.export` (the
 workbook's sheets and its xlsx/csv writers). Modules import their heavy dependencies (the store, the
 analysis) when a use-case runs, so a face that loads one does not pay for the others.
 """

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from catalogs.link_quality import catalog_claims
 from catalogs.loader import CatalogSet
-from desktop.usecases.links import catalog_claims
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store_location import StoreLocation, exists
 

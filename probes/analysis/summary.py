@@ -21,7 +21,7 @@ from probes.analysis.data import prepare, vantages
 from probes.analysis.scope import Scope
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store import Store
-from probes.timestamps import iso_utc
+from probes.timestamps import iso_second_utc
 
 RouteVerdicts = Mapping[tuple[str, str], Mapping[str, Any]]
 # The route checks of a scope (narrowed to one vantage point), e.g. `lambda s: route_verdicts(store, s)`.
@@ -73,8 +73,12 @@ class MeasuredLink:
             "provider": self.provider,
             "region": self.region,
             "vantage": self.vantage,
-            "period_start": None if self.period_start_us is None else _iso_seconds(self.period_start_us),
-            "period_end": None if self.period_end_us is None else _iso_seconds(self.period_end_us),
+            "period_start": None
+            if self.period_start_us is None
+            else iso_second_utc(self.period_start_us // 1_000_000),
+            "period_end": None
+            if self.period_end_us is None
+            else iso_second_utc(self.period_end_us // 1_000_000),
             "peak_windows": [str(w) for w in self.windows],
             "peak": self.peak.as_dict(),
             "offpeak": self.offpeak.as_dict(),
@@ -160,7 +164,3 @@ def vantage_scopes(store: Store, scope: Scope) -> list[tuple[str | None, Scope]]
     return [
         (v, replace(scope, vantage=v) if v is not None else replace(scope, no_vantage=True)) for v in found
     ]
-
-
-def _iso_seconds(us: int) -> str:
-    return iso_utc(us // 1_000_000 * 1_000_000).replace(".000000Z", "Z")

@@ -7,8 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from probes.i18n import _, ngettext
-from probes.results import ProbeResult
-from probes.store.delivery import Outcome
+from probes.results import Outcome, ProbeResult
 from probes.timestamps import iso_utc
 
 RoundHook = Callable[["RoundReport"], None]
@@ -24,7 +23,7 @@ class RoundReport:
     peak: bool
     results: tuple[ProbeResult, ...]
     store_error: str | None = None  # why the store did not take the round (it is in the spool unless lost)
-    outcome: str | None = None  # probes.store.delivery.Outcome's value; None when nothing was measured
+    outcome: str | None = None  # probes.results.Outcome's value; None when nothing was measured
     slot_us: int | None = None
 
     @property

@@ -37,17 +37,17 @@ from probes.errors import LockHeldError, StoreError, StoreUnreachableError
 from probes.i18n import _, ngettext
 from probes.paths import default_spool_path
 from probes.peak import in_any
-from probes.results import ProgressHook
+from probes.results import Outcome, ProgressHook
 from probes.runner import Runner
 from probes.schedule.plan import Plan, PlannedTarget
 from probes.schedule.report import RoundHook, RoundReport
 from probes.schedule.timetable import cadence_at, current_slot, lock_name, next_slot, skipped_slots
 from probes.store import MeasuredRound, Store, measured_results
-from probes.store.delivery import Delivered, Delivery, Outcome
+from probes.store.delivery import Delivered, Delivery
 from probes.store.locks import HEARTBEAT_S, StoreLock
 from probes.store.sqlite.spool import Spool
 from probes.store.writer import RETRY_S, StoreWriter
-from probes.timestamps import now_us
+from probes.timestamps import iso_second_utc, now_us
 
 log = logging.getLogger("linkvet.schedule")
 
@@ -298,11 +298,7 @@ class Scheduler:
             while not stop.is_set():
                 wait = start_at - self.clock()
                 if wait > 0:
-                    log.info(
-                        _("next round at {moment}").format(
-                            moment=datetime.fromtimestamp(start_at, tz=UTC).isoformat(timespec="seconds")
-                        )
-                    )
+                    log.info(_("next round at {moment}").format(moment=iso_second_utc(start_at)))
                     try:
                         await asyncio.wait_for(stop.wait(), wait)
                         break
@@ -447,9 +443,7 @@ def _log_round(report: RoundReport) -> None:
 def _log_skipped(skipped: list[float], report: RoundReport) -> None:
     if not skipped:
         return
-    shown = ", ".join(
-        datetime.fromtimestamp(s, tz=UTC).isoformat(timespec="seconds") for s in skipped[:_MAX_SKIPPED_LISTED]
-    )
+    shown = ", ".join(iso_second_utc(s) for s in skipped[:_MAX_SKIPPED_LISTED])
     more = len(skipped) - _MAX_SKIPPED_LISTED
     log.warning(
         ngettext(

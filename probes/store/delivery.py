@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from enum import StrEnum
 
 from probes.errors import StoreError, UnstoredRoundsError
 from probes.i18n import _, clauses, ngettext
+from probes.results import Outcome
 from probes.store.measured import MeasuredRound, from_json
 from probes.store.sqlite.spool import Spool
 from probes.store.store import Store
@@ -24,14 +24,6 @@ from probes.store.writing import WriteStatus
 from probes.timestamps import iso_utc
 
 log = logging.getLogger("linkvet.store")
-
-
-class Outcome(StrEnum):
-    STORED = "stored"
-    ALREADY_STORED = "already stored"
-    SLOT_TAKEN = "slot taken"
-    SPOOLED = "spooled"  # the store refused it; kept in the spool
-    LOST = "lost"  # neither the store nor the spool took it
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,9 +124,10 @@ class Delivery:
 
 
 def unstored_error(
-    store: Store, spool: Spool, *, spooled: int, lost: int, reason: str | None
+    store: str, spool: Spool, *, spooled: int, lost: int, reason: str | None
 ) -> UnstoredRoundsError:
-    """The error that says how many measured rounds are not in the store, where they wait, and why."""
+    """The error that says how many measured rounds are not in the store (`store`: where it is, as shown),
+    where they wait, and why."""
     lines = []
     if spooled:
         lines.append(
@@ -144,7 +137,7 @@ def unstored_error(
                 "{count} measured rounds are not in the store {store}: they are kept in the spool {spool} and "
                 "are stored by the next `linkvet schedule` or `linkvet probe` that can write the store",
                 spooled,
-            ).format(count=spooled, store=store.path, spool=spool.path)
+            ).format(count=spooled, store=store, spool=spool.path)
         )
     if lost:
         lines.append(

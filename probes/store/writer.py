@@ -28,7 +28,8 @@ from typing import TypeVar
 
 from probes.errors import StoreError
 from probes.i18n import _
-from probes.store.delivery import Delivered, Delivery, Outcome
+from probes.results import Outcome
+from probes.store.delivery import Delivered, Delivery
 from probes.store.measured import MeasuredRound
 from probes.store.writing import WriteStatus
 

@@ -13,7 +13,7 @@ from probes.results import ProbeResult, Sample
 from probes.schedule.plan import Plan, parse_plan
 from probes.schedule.report import RoundReport
 from probes.store import Store
-from tests.alerts.conftest import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
+from tests.notifiers import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
 
 T0 = 1_800_000_000.0  # 2027-01-15T08:00:00Z, a Friday (16:00 in Shanghai: off-peak)
 HOOK_TOKEN = "tok-7f3a9c-never-logged"

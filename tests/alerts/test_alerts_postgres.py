@@ -7,7 +7,7 @@ from pathlib import Path
 
 from probes.store import Store
 from tests.alerts._plans import Clock, engine, load, plan_text, round_of
-from tests.alerts.conftest import Mailbox, Receiver
+from tests.notifiers import Mailbox, Receiver
 
 
 def test_fires_once_and_resolves_once_across_restarts_on_postgres(

@@ -16,7 +16,7 @@ from probes.alerts.engine import AlertWorker
 from probes.alerts.rules import resolve_secrets
 from probes.store import Store
 from tests.alerts._plans import HOOK_SECRET, HOOK_TOKEN, Clock, engine, environ, load, plan_text, round_of
-from tests.alerts.conftest import SMTP_USER, Mailbox, Receiver
+from tests.notifiers import SMTP_USER, Mailbox, Receiver
 
 
 def test_fires_once_stays_quiet_resolves_once_and_remembers_across_restarts(

@@ -20,7 +20,7 @@ from probes.alerts.messages import FIRING, RESOLVED, event
 from probes.alerts.rules import Notifier, Secrets
 from probes.errors import DeliveryError
 from probes.schedule.plan import parse_plan
-from tests.alerts.conftest import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
+from tests.notifiers import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
 
 SECRET = "SECa1b2c3-signing-secret"
 

@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.alerts.conftest import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
 from tests.conftest import cli_env
+from tests.notifiers import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
 
 
 def _plan(tmp_path: Path, port: int, mailbox: Mailbox) -> Path:

@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import REPO_ROOT, cli_env
 
 EXAMPLE_NEEDS = str(REPO_ROOT / "catalogs" / "needs" / "example-70b-full.toml")
-EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "plans" / "example.toml")
+EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "schedule" / "plans" / "example.toml")
 FIXTURE = REPO_ROOT / "tests" / "probes" / "fixtures" / "store-v2.sqlite3"
 
 

@@ -18,7 +18,7 @@ from tests.analysis.synthetic import save_traces, utc_us
 from tests.conftest import REPO_ROOT, cli_env
 
 EXAMPLE_NEEDS = str(REPO_ROOT / "catalogs" / "needs" / "example-70b-full.toml")
-EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "plans" / "example.toml")
+EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "schedule" / "plans" / "example.toml")
 
 
 def readme_exit_table() -> set[tuple[int, str]]:

@@ -19,7 +19,7 @@ import pytest
 from tests.conftest import REPO_ROOT, cli_env
 
 EXAMPLE_NEEDS = str(REPO_ROOT / "catalogs" / "needs" / "example-70b-full.toml")
-EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "plans" / "example.toml")
+EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "schedule" / "plans" / "example.toml")
 RunLinkvet = Callable[..., subprocess.CompletedProcess[str]]
 
 

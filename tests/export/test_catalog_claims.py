@@ -11,9 +11,9 @@ from subprocess import CompletedProcess
 
 import pandas as pd
 
+from catalogs.link_quality import catalog_claims
 from catalogs.loader import load_catalogs
 from catalogs.needs import EXAMPLE_NEEDS
-from desktop.usecases.links import catalog_claims
 from probes.store import Store
 from probes.target import Method, Target
 from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series

@@ -8,6 +8,7 @@ import os
 import socket
 import threading
 
+from desktop.app import frames
 from desktop.app import job_process as jp
 from desktop.app.workers import JobProcess
 from probes.errors import ErrorKind
@@ -29,20 +30,20 @@ def test_plain_forms_round_trip_to_equal_objects() -> None:
         message="m",
         metrics={"status": 200, "ttfb_ms": 12.5},
     )
-    back = jp.result_of(jp.plain_result(result))
+    back = frames.result_of(frames.plain_result(result))
     assert back == result and back.summary == result.summary and dict(back.metrics) == dict(result.metrics)
     stream = io.BytesIO()
-    jp.write_frame(stream, jp.FINISHED, [(0, jp.plain_result(result))])
+    frames.write_frame(stream, frames.FINISHED, [(0, frames.plain_result(result))])
     stream.seek(0)
-    kind, data = jp.read_raw_frame(stream)
-    assert kind == jp.FINISHED and jp.result_of(jp.decode(data)[0][1]) == result
-    assert jp.read_raw_frame(stream) is None
+    kind, data = frames.read_raw_frame(stream)
+    assert kind == frames.FINISHED and frames.result_of(frames.decode(data)[0][1]) == result
+    assert frames.read_raw_frame(stream) is None
 
 
 def test_frames_are_read_whole_from_a_pipe_that_returns_them_in_pieces() -> None:
     read_end, write_end = os.pipe()
     frame = io.BytesIO()
-    jp.write_frame(frame, jp.DONE, {"order": list(range(5000))})
+    frames.write_frame(frame, frames.DONE, {"order": list(range(5000))})
     data = frame.getvalue()
 
     def trickle() -> None:  # a few bytes at a time, as a pipe may deliver them to an unbuffered reader
@@ -53,9 +54,9 @@ def test_frames_are_read_whole_from_a_pipe_that_returns_them_in_pieces() -> None
     writer = threading.Thread(target=trickle)
     writer.start()
     with open(read_end, "rb", buffering=0) as raw:
-        kind, payload = jp.read_raw_frame(raw)
-        assert kind == jp.DONE and jp.decode(payload) == {"order": list(range(5000))}
-        assert jp.read_raw_frame(raw) is None
+        kind, payload = frames.read_raw_frame(raw)
+        assert kind == frames.DONE and frames.decode(payload) == {"order": list(range(5000))}
+        assert frames.read_raw_frame(raw) is None
     writer.join()
 
 
@@ -69,12 +70,12 @@ def test_outbox_files_fallback_samples_under_the_chosen_target_with_live_summari
     outbox.progress(Progress(1, 1, ProbeResult(twin, 0, 1, ()), 0.1))
     outbox.flush()
     stream.seek(0)
-    kind, data = jp.read_raw_frame(stream)
-    samples, summaries = jp.decode(data)
-    assert kind == jp.SAMPLES and {s[0] for s in samples} == {icmp.key}
-    assert jp.summary_of(summaries[icmp.key]) == summarize([1.0, None, 3.0])
-    kind, data = jp.read_raw_frame(stream)
-    assert kind == jp.FINISHED and jp.decode(data)[0][0] == 0
+    kind, data = frames.read_raw_frame(stream)
+    samples, summaries = frames.decode(data)
+    assert kind == frames.SAMPLES and {s[0] for s in samples} == {icmp.key}
+    assert frames.summary_of(summaries[icmp.key]) == summarize([1.0, None, 3.0])
+    kind, data = frames.read_raw_frame(stream)
+    assert kind == frames.FINISHED and frames.decode(data)[0][0] == 0
 
 
 def test_a_probe_job_in_the_child_process_reports_samples_results_and_the_end() -> None:
@@ -98,17 +99,17 @@ def test_a_probe_job_in_the_child_process_reports_samples_results_and_the_end() 
         kinds, results, samples = [], {}, []
         for kind, data in child.frames():
             kinds.append(kind)
-            payload = jp.decode(data)
-            if kind == jp.SAMPLES:
+            payload = frames.decode(data)
+            if kind == frames.SAMPLES:
                 samples.extend(payload[0])
-            elif kind == jp.FINISHED:
-                results.update({n: jp.result_of(p) for n, p in payload})
-            elif kind == jp.DONE:
+            elif kind == frames.FINISHED:
+                results.update({n: frames.result_of(p) for n, p in payload})
+            elif kind == frames.DONE:
                 done = payload
         errors = child.finish()
     finally:
         server.close()
-    assert kinds[-1] == jp.DONE and done["round_id"] is None, errors
+    assert kinds[-1] == frames.DONE and done["round_id"] is None, errors
     # The child ends cleanly: its waiting-for-cancel thread must not hold stdin's lock at shutdown (that made
     # Python wait 1 s and abort with SIGABRT after every run).
     assert child.process.returncode == 0 and "Fatal Python error" not in errors, errors
@@ -132,10 +133,10 @@ def test_cancelling_the_child_stores_nothing_and_says_so(tmp_path) -> None:
     kinds = []
     for kind, _ in child.frames():
         kinds.append(kind)
-        if kind == jp.SAMPLES and len(kinds) == 1:
+        if kind == frames.SAMPLES and len(kinds) == 1:
             child.send({"cancel": True})
     child.finish()
-    assert kinds[-1] == jp.CANCELLED and not db.exists()
+    assert kinds[-1] == frames.CANCELLED and not db.exists()
 
 
 def test_the_child_words_its_messages_in_the_language_chosen_for_the_window() -> None:
@@ -156,10 +157,10 @@ def test_the_child_words_its_messages_in_the_language_chosen_for_the_window() ->
         with language(chosen):
             child = JobProcess(job)
         found = [
-            jp.result_of(p)
+            frames.result_of(p)
             for kind, data in child.frames()
-            if kind == jp.FINISHED
-            for _, p in jp.decode(data)
+            if kind == frames.FINISHED
+            for _, p in frames.decode(data)
         ]
         child.finish()
         messages[chosen] = found[0].message

@@ -148,3 +148,52 @@ def test_with_its_shared_store_unreachable_the_scheduler_measures_into_the_spool
     spool = Path(os.environ["XDG_DATA_HOME"]) / "linkvet" / "linkvet-spool.sqlite3"
     with closing(sqlite3.connect(spool)) as db:
         assert db.execute("SELECT count(*) FROM spooled").fetchone()[0] >= 1
+
+
+def test_the_windows_scheduler_alerts_as_linkvet_schedule_does(
+    window, qtbot, silent_port, receiver, tmp_path: Path, monkeypatch
+) -> None:
+    """The window's scheduler is the agent `linkvet schedule` runs (`desktop.usecases.agent`): a plan with an
+    alert rule fires it to the plan's webhook (a loopback receiver), the secret resolved from the
+    environment, as tests/alerts/test_schedule_alerts.py shows for the command."""
+    monkeypatch.setenv("T_WECOM_URL", f"{receiver.base}/cgi-bin/webhook/send?key=window-key")
+    plan = tmp_path / "office.toml"
+    plan.write_text(
+        f"""\
+version = 1
+vantage = "shanghai"
+[schedule]
+every = "1m"
+peak_windows = []
+[defaults]
+count = 3
+interval = 0.01
+timeout = 0.3
+[[targets]]
+name = "line"
+host = "127.0.0.1"
+port = {silent_port}
+methods = ["tcp"]
+[[alerts]]
+name = "line-loss"
+when = "loss"
+above = 50
+rounds = 1
+notify = ["ops"]
+[notifiers.ops]
+type = "wecom"
+url_env = "T_WECOM_URL"
+"""
+    )
+    panel = window.go_to("probe").scheduler
+    panel.add_plan_file(plan)
+    with qtbot.waitSignal(panel.round_done, timeout=60_000) as round_signal:
+        panel.start_button.click()
+        assert panel.running
+    assert round_signal.args[0].results[0].loss == 1.0
+    (message,) = receiver.wait_for(1, timeout=30)
+    content = message.json["markdown"]["content"]
+    assert "FIRING line-loss from shanghai" in content and "loss 100.0%" in content
+    assert message.query["key"] == ["window-key"]
+    with qtbot.waitSignal(panel.task.signals.stopped, timeout=60_000):
+        panel.stop_button.click()

@@ -186,3 +186,48 @@ def test_responsiveness_is_a_method_and_its_probes_fill_the_row(window, qtbot, h
     with Store(window.context.settings.db_path, readonly=True) as store:
         phases = set(store.samples_frame()["phase"])
     assert phases == {"idle", "download-ramp", "download"}
+
+
+def test_a_round_the_store_refuses_waits_in_the_spool_and_reaches_the_store_later(
+    window, qtbot, listener, tmp_path
+) -> None:
+    """As `linkvet probe` does (`desktop.usecases.measuring`): a full disk refuses the round, the window says
+    it is kept in the spool, and the next run that reaches the store forwards it before its own."""
+    import os
+    import sqlite3
+    from contextlib import closing
+    from pathlib import Path
+
+    from tests.disks import fill, tiny_disk
+
+    def spooled() -> int:
+        spool = Path(os.environ["XDG_DATA_HOME"]) / "linkvet" / "linkvet-spool.sqlite3"
+        if not spool.exists():
+            return 0
+        with closing(sqlite3.connect(spool)) as db:
+            return int(db.execute("SELECT count(*) FROM spooled").fetchone()[0])
+
+    def run_once() -> None:
+        probe.run_button.click()
+        qtbot.waitUntil(lambda: not probe.running, timeout=60_000)
+
+    with tiny_disk(tmp_path) as disk:
+        window.context.settings.data_dir = disk
+        window.context.targets.set_entries(
+            [TargetEntry(Target(Method.TCP, host="127.0.0.1", port=listener, name="lo"))]
+        )
+        probe = window.go_to("probe")
+        probe.count.setValue(3)
+        probe.interval.setValue(0.01)
+        run_once()
+        assert "stored as round 1" in window.statusBar().currentMessage()
+        filler = fill(disk)
+        run_once()
+        assert window.last_error is not None
+        assert "kept in the spool" in window.last_error.text(), window.last_error.text()
+        assert spooled() == 1
+        filler.unlink()  # room again: the next run stores the spooled round, then its own
+        run_once()
+        assert spooled() == 0
+        with Store(window.context.settings.db_path, readonly=True) as store:
+            assert store.counts()["rounds"] == 3

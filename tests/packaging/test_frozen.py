@@ -83,7 +83,7 @@ def test_the_bundled_catalogs_needs_and_checklist_are_read(tmp_path: Path) -> No
 
 
 def test_the_bundled_plan_and_route_table_are_read(tmp_path: Path) -> None:
-    plan = folder() / "_internal" / "probes" / "plans" / "example.toml"
+    plan = folder() / "_internal" / "probes" / "schedule" / "plans" / "example.toml"
     checked = run(tmp_path, "schedule", "--plan", str(plan), "--check")
     assert checked.returncode == 0, checked.stderr
     assert "3 targets" in checked.stdout
@@ -131,7 +131,7 @@ def _child_job(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, job: dict
 ) -> tuple[list[bytes], dict, str, int]:
     """Run `job` in the frozen GUI's probing child, started by the GUI's own code as a frozen GUI starts it."""
-    from desktop.app import job_process as jp
+    from desktop.app import frames
     from desktop.app.workers import JobProcess
 
     for key, value in env_for(tmp_path).items():
@@ -141,8 +141,8 @@ def _child_job(
     kinds, done = [], {}
     for kind, data in child.frames():
         kinds.append(kind)
-        if kind == jp.DONE:
-            done = jp.decode(data)
+        if kind == frames.DONE:
+            done = frames.decode(data)
     errors = child.finish()
     return kinds, done, errors, child.process.returncode
 
@@ -150,18 +150,18 @@ def _child_job(
 def test_the_gui_program_runs_as_its_own_probing_child(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from desktop.app import job_process as jp
+    from desktop.app import frames
     from probes.target import ProbeOptions
 
     job = {"kind": "probe", "targets": [], "options": ProbeOptions(count=1), "db_path": None}
     kinds, done, errors, returncode = _child_job(tmp_path, monkeypatch, job)
-    assert kinds == [jp.DONE] and done["order"] == [], errors
+    assert kinds == [frames.DONE] and done["order"] == [], errors
     assert returncode == 0, errors
 
 
 @linux_only
 def test_the_frozen_child_probes_a_loopback_listener(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from desktop.app import job_process as jp
+    from desktop.app import frames
     from probes.target import Method, ProbeOptions, Target
 
     server = socket.socket()
@@ -179,7 +179,7 @@ def test_the_frozen_child_probes_a_loopback_listener(tmp_path: Path, monkeypatch
         kinds, done, errors, returncode = _child_job(tmp_path, monkeypatch, job)
     finally:
         server.close()
-    assert kinds[-1] == jp.DONE and done["store_error"] is None and done["round_id"] is not None, errors
+    assert kinds[-1] == frames.DONE and done["store_error"] is None and done["round_id"] is not None, errors
     assert returncode == 0 and db.exists(), errors
 
 

@@ -50,7 +50,7 @@ def test_the_bundled_data_files_are_the_catalogs_plans_routes_and_translations()
     files = {p.as_posix() for p in build.bundled_data_files()}
     expected = {
         p.relative_to(REPO_ROOT).as_posix()
-        for folder in ("catalogs/providers", "catalogs/needs", "probes/plans", "probes/routes")
+        for folder in ("catalogs/providers", "catalogs/needs", "probes/schedule/plans", "probes/routes")
         for p in (REPO_ROOT / folder).glob("*.toml")
     }
     expected |= {"catalogs/checklist.toml", "catalogs/gpus.toml", "desktop/app/translations/linkvet_zh_CN.qm"}

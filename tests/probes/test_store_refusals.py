@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import cli_env
+from tests.disks import fill, mounted, tiny_disk
 
 PLAN = (
     'version = 1\nvantage = "test-office"\n[schedule]\nevery = "{every}"\npeak_windows = []\n'
@@ -117,37 +118,6 @@ def _whole(db: Path, samples_per_round: int = 6) -> int:
     return int(rounds)
 
 
-@contextmanager
-def _mounted(where: Path, *options: str) -> Iterator[Path]:
-    where.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(["mount", *options, str(where)], capture_output=True, text=True)
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount here (root and CAP_SYS_ADMIN needed): {done.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)
-
-
-@contextmanager
-def _tiny_disk(tmp_path: Path) -> Iterator[Path]:
-    with _mounted(tmp_path / "disk", "-t", "tmpfs", "-o", "size=3m", "tmpfs") as disk:
-        yield disk
-
-
-def _fill(disk: Path) -> Path:
-    filler = disk / "filler"
-    # Unbuffered: a buffered file would try the bytes the full disk refused once more when closed.
-    with filler.open("wb", buffering=0) as out:
-        try:
-            while True:
-                out.write(b"\0" * 65536)
-                out.flush()
-        except OSError:
-            pass
-    return filler
-
-
 def test_a_second_scheduler_of_the_same_plan_refuses_naming_the_first(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
     plan = _plan(tmp_path)
@@ -191,11 +161,11 @@ def test_a_second_scheduler_of_the_same_plan_refuses_naming_the_first(tmp_path: 
 
 
 def test_a_full_disk_spools_the_rounds_and_they_are_stored_when_there_is_room_again(tmp_path: Path) -> None:
-    with _tiny_disk(tmp_path) as disk:
+    with tiny_disk(tmp_path) as disk:
         db = disk / "s.sqlite3"
         with _schedule(tmp_path, _plan(tmp_path), db) as daemon:
             _until(lambda: _count(db, "SELECT count(*) FROM rounds") >= 2, what="two stored rounds")
-            filler = _fill(disk)
+            filler = fill(disk)
             spooled = lambda: _count(_spool(tmp_path), "SELECT count(*) FROM spooled")  # noqa: E731
             _until(lambda: spooled() >= 3, what="three spooled rounds")
             filler.unlink()  # room again: the next round forwards the spool
@@ -211,11 +181,11 @@ def test_a_full_disk_spools_the_rounds_and_they_are_stored_when_there_is_room_ag
 def test_a_store_still_full_at_stop_is_exit_3_with_the_count_and_the_next_probe_stores_them(
     tmp_path: Path,
 ) -> None:
-    with _tiny_disk(tmp_path) as disk:
+    with tiny_disk(tmp_path) as disk:
         db = disk / "s.sqlite3"
         with _schedule(tmp_path, _plan(tmp_path), db) as daemon:
             _until(lambda: _count(db, "SELECT count(*) FROM rounds") >= 1, what="a stored round")
-            filler = _fill(disk)
+            filler = fill(disk)
             _until(
                 lambda: _count(_spool(tmp_path), "SELECT count(*) FROM spooled") >= 2, what="spooled rounds"
             )
@@ -243,7 +213,7 @@ def test_a_read_only_store_is_refused_before_anything_is_measured_and_still_read
     writable.mkdir()
     done = _linkvet(tmp_path, "probe", "127.0.0.1", "-c", "2", "-i", "0", "--db", str(writable / "s.sqlite3"))
     assert done.returncode == 0, done.stderr
-    with _mounted(tmp_path / "ro", "--bind", str(writable)) as ro:
+    with mounted(tmp_path / "ro", "--bind", str(writable)) as ro:
         subprocess.run(["mount", "-o", "remount,ro,bind", str(ro)], check=True)
         db = str(ro / "s.sqlite3")
         plan = str(_plan(tmp_path))
@@ -313,12 +283,12 @@ def test_a_round_that_outlasts_its_slot_logs_the_slots_it_skipped(tmp_path: Path
 def test_kill_9_while_rounds_wait_in_the_spool_then_restart_stores_every_finished_round_once(
     tmp_path: Path, delay_s: float
 ) -> None:
-    with _tiny_disk(tmp_path) as disk:
+    with tiny_disk(tmp_path) as disk:
         db = disk / "s.sqlite3"
         plan = _plan(tmp_path)
         with _schedule(tmp_path, plan, db) as first:
             _until(lambda: _count(db, "SELECT count(*) FROM rounds") >= 1, what="a stored round")
-            filler = _fill(disk)
+            filler = fill(disk)
             _until(
                 lambda: _count(_spool(tmp_path), "SELECT count(*) FROM spooled") >= 2, what="spooled rounds"
             )

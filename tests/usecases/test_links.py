@@ -9,13 +9,8 @@ from pathlib import Path
 import pytest
 
 from catalogs.errors import LinkSummaryError
-from catalogs.link_quality import LinkSummary
-from desktop.usecases.links import (
-    measured_link_summaries,
-    read_link_file,
-    stored_link_summaries,
-    to_link_summary,
-)
+from catalogs.link_quality import LinkSummary, to_link_summary
+from desktop.usecases.links import measured_link_summaries, read_link_file, stored_link_summaries
 from probes.analysis import Scope, link_summaries
 from probes.store import Store
 from tests.analysis.synthetic import utc_us

@@ -1,6 +1,7 @@
-"""Loopback peers the alert tests deliver to: a webhook receiver (an HTTP server thread on 127.0.0.1 that
-records every request and answers as it is told) and a mail server (aiosmtpd on 127.0.0.1: STARTTLS with a
-trustme certificate, AUTH LOGIN/PLAIN required, only after TLS)."""
+"""Loopback peers that alerts and reports are delivered to (a pytest plugin loaded by tests/conftest.py): a
+webhook receiver (an HTTP server thread on 127.0.0.1 that records every request and answers as it is told)
+and a mail server (aiosmtpd on 127.0.0.1: STARTTLS with a trustme certificate, AUTH LOGIN/PLAIN required,
+only after TLS)."""
 
 from __future__ import annotations
 
