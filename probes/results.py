@@ -153,3 +153,11 @@ class Outcome(StrEnum):
     SLOT_TAKEN = "slot taken"
     SPOOLED = "spooled"  # the store refused it; kept in the spool
     LOST = "lost"  # neither the store nor the spool took it
+
+
+@dataclass(frozen=True, slots=True)
+class PathHop:
+    """One TTL of a traced path: the addresses that answered there (none: a silent hop)."""
+
+    ttl: int
+    addresses: tuple[str, ...] = ()

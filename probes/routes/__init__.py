@@ -9,6 +9,7 @@ with the evidence, merge several traces, and compare the result with the line ty
 """
 
 from probes.errors import NetworkTableError, NetworkTableVersionError, RouteError
+from probes.results import PathHop
 from probes.routes.claims import (
     CATALOG_CLAIMANT,
     CLAIMED_LINE_TYPES,
@@ -23,7 +24,6 @@ from probes.routes.classify import (
     HopEvidence,
     LineClass,
     MergedVerdict,
-    PathHop,
     RouteVerdict,
     classify_path,
     merge_verdicts,

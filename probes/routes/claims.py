@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from typing import Any, Final, Literal, Protocol, get_args
 
 from probes.i18n import N_, _, ngettext
+from probes.results import PathHop
 from probes.routes.classify import (
     Group,
     LineClass,
-    PathHop,
     RouteVerdict,
     classify_path,
     join_words,

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Final, Literal, TypeVar, get_args
 
 from probes.i18n import N_, _, clauses, items, ngettext
+from probes.results import PathHop
 from probes.routes.names import carrier_name, class_name, group_name
 from probes.routes.table import Backbone, NetworkMatch, NetworkTable
 
@@ -166,14 +167,6 @@ RULES: Final[tuple[Rule, ...]] = (
         "oneclickvirt/backtrace@9ae07c7:model/model.go (电信CTGNET, a label of its own)",
     ),
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PathHop:
-    """One TTL of a traced path: the addresses that answered there (none: a silent hop)."""
-
-    ttl: int
-    addresses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from probes.results import ProbeResult
-from probes.routes.classify import PathHop
+from probes.results import PathHop, ProbeResult
 from probes.target import Target
 
 if TYPE_CHECKING:

@@ -30,7 +30,8 @@ from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed, TargetErro
 from probes.i18n import _, ngettext
 from probes.pacing import Pacer
 from probes.resolve import resolve
-from probes.routes.classify import PathHop, classify_path
+from probes.results import PathHop
+from probes.routes.classify import classify_path
 from probes.routes.table import NetworkMatch, NetworkTable
 from probes.timestamps import now_us
 from probes.traceroute.probers import (

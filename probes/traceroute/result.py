@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from probes.errors import ErrorKind
 from probes.i18n import _
-from probes.routes.classify import RULES, PathHop, RouteVerdict
+from probes.results import PathHop
+from probes.routes.classify import RULES, RouteVerdict
 from probes.routes.table import NetworkMatch
 from probes.stats import Summary, SummaryFields, summarize
 from probes.timestamps import iso_utc
