@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from contextlib import closing
 from pathlib import Path
@@ -139,6 +140,7 @@ def test_a_round_is_stored_once_and_a_slot_holds_one_round(pg_store: Store) -> N
 
 _WRITER = """
 import sys
+import time
 from probes.store import Store, measured_round
 from probes.target import Method, Target
 from probes.timestamps import now_us
@@ -190,6 +192,17 @@ def test_agents_opening_a_new_database_at_once_create_its_tables_once(postgres_u
         assert store.schema_version == SCHEMA_VERSION and store.counts()["rounds"] == 0
 
 
+def _until_session_ended(store: Store, pid: int, timeout_s: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with store.backend.connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE pid = %s", (pid,))
+            if cursor.fetchone()[0] == 0:
+                return
+        time.sleep(0.02)
+    raise AssertionError(f"the server did not end session {pid} in {timeout_s} s")
+
+
 def test_a_lock_ends_with_its_holders_connection(postgres_url: str) -> None:
     with Store(postgres_url) as one, Store(postgres_url) as two:
         mine = StoreLock(one.backend, "schedule p @ v", "first").take()
@@ -201,8 +214,12 @@ def test_a_lock_ends_with_its_holders_connection(postgres_url: str) -> None:
             two.backend.put_lock(("schedule p @ far", "tok", 1, "far-away-host", "far", now_us(), now_us()))
         with pytest.raises(LockHeldError, match="far-away-host"):
             StoreLock(one.backend, "schedule p @ far", "near").take()
-        # … and when its connection ends (a crash, a kill, a lost network), the lock is free at once.
+        # … and when its connection ends (a crash, a kill, a lost network), the lock is free at once: as soon
+        # as the server has ended that session (which it does on its own time after the client goes: waited
+        # for here, so a busy machine's slow backend exit is not read as the lock outliving its session).
+        session = two.backend.connection.execute("SELECT pg_backend_pid()").fetchone()[0]
         two.close()
+        _until_session_ended(one, session)
         assert StoreLock(one.backend, "schedule p @ far", "near").take()
         assert mine.token
 
