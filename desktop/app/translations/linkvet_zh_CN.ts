@@ -1133,6 +1133,16 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>{summary}。</translation>
     </message>
     <message>
+        <source>Results kept in the spool</source>
+        <translation>结果已存入暂存库</translation>
+    </message>
+    <message>
+        <source>The store did not take this run; it is kept in the spool and stored by the next run or scheduled round that reaches the store.
+{error}</source>
+        <translation>结果库没有接收这次测量；它已存入暂存库，下一次能写入结果库的测量或定时轮次会把它存入。
+{error}</translation>
+    </message>
+    <message>
         <source>Results not stored</source>
         <translation>结果未保存</translation>
     </message>
