@@ -2,7 +2,7 @@
 
 - `timeline` (in `timeline_data`, re-exported here): raw samples (NaN where lost) plus, per time bin, the
   median, the p5–p95 and min–max "smoke" and the share lost, each box covering only the time of its data.
-- `hour_profile`, `day_hour_matrix`: the analysis's own hour-of-day profile and day × hour matrix
+- `hour_profile`, `day_hour_grid`: the analysis's own hour-of-day profile and day × hour matrix
   (`probes.analysis`, the figures `linkvet export` writes), per target, as arrays for the plots.
 - `rtt_cdf`: from the store's hourly rollups, merging their RTT histograms with `probes.histogram`
   (within ±1 % of exact), so a month costs a few thousand rows.
@@ -135,7 +135,7 @@ class DayHourMatrix:
     sent: IntArray
 
 
-def day_hour_matrix(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
+def day_hour_grid(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
     """One target's rows of `probes.analysis.day_hour_matrix` as day × hour arrays."""
     if frame.empty:
         empty = np.empty((0, 24))
@@ -301,7 +301,7 @@ def load_charts(
             return target_scope(stored[target_id], since_us, until_us, choice)
 
         profiles = [(name, hour_profile(hour_of_day(store, scope(i), tz), tz)) for i, name in compare]
-        matrix = day_hour_matrix(analysis_matrix(store, scope(current[0]), tz), tz) if current else None
+        matrix = day_hour_grid(analysis_matrix(store, scope(current[0]), tz), tz) if current else None
     line = None
     if current is not None and samples is not None:
         line = timeline(

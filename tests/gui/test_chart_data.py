@@ -100,7 +100,7 @@ def test_hour_profile_and_heatmap_are_the_analysis_figures_per_target(tmp_path) 
 def test_empty_inputs_give_empty_charts_not_errors() -> None:
     empty = pd.DataFrame(columns=["hour_s", "hist_index", "hist_count"])
     assert chart_data.hour_profile(pd.DataFrame(), "UTC").sent.sum() == 0
-    assert chart_data.day_hour_matrix(pd.DataFrame(), "UTC").days == []
+    assert chart_data.day_hour_grid(pd.DataFrame(), "UTC").days == []
     assert chart_data.rtt_cdf(empty).received == 0
     assert chart_data.timeline(np.empty(0, np.int64), np.empty(0)).bin_start_s.size == 0
 
