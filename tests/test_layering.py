@@ -34,6 +34,7 @@ RULES: list[tuple[str, tuple[str, ...]]] = [
     ("catalogs", (*QT, "probes", "desktop")),
     ("desktop.usecases", (*QT, "desktop.app", "desktop.cli", "desktop.launch")),
     ("desktop.export", (*QT, "desktop.app", "desktop.cli", "desktop.launch")),
+    ("desktop.manual", (*QT, "probes", "catalogs", "desktop.app", "desktop.cli", "desktop.launch")),
     ("desktop.cli", (*QT, "desktop.app")),
     ("desktop.app", ("desktop.cli",)),
 ]
