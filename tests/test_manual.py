@@ -4,6 +4,7 @@ door whose test command is the one CI runs. (The window showing the pages: tests
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from fnmatch import fnmatch
@@ -159,3 +160,43 @@ def test_catalog_is_never_mulu_in_the_chinese_guide() -> None:
     for path in [*(MANUAL_DIR / "zh_CN").glob("*.md"), REPO_ROOT / "README.zh_CN.md"]:
         text = path.read_text(encoding="utf-8")
         assert "目录" not in text, f"{path}: 目录 at {text.index('目录')}"
+
+
+def test_no_line_breaks_inside_a_chinese_sentence() -> None:
+    """A line break between two Chinese characters shows as a space (on GitHub and in Qt): Chinese paragraphs
+    break lines only next to Latin text, code or spaces."""
+    wide = re.compile(r"[\u2014\u2018\u2019\u201c\u201d\u2026\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+    starts_a_block = re.compile(r"\s*(#|\||```|[-*+] |\d+\. |>|!\[)")
+    problems = []
+    for path in [*(MANUAL_DIR / "zh_CN").glob("*.md"), REPO_ROOT / "README.zh_CN.md"]:
+        lines = path.read_text(encoding="utf-8").split("\n")
+        fenced = False
+        for number, (line, following) in enumerate(itertools.pairwise(lines), start=1):
+            fenced ^= line.lstrip().startswith("```")
+            joined_in_prose = (
+                not fenced
+                and line.strip()
+                and following.strip()
+                and not line.lstrip().startswith(("|", "#", "```"))
+                and not starts_a_block.match(following)
+            )
+            if joined_in_prose and wide.match(line[-1]) and wide.match(following.lstrip()[0]):
+                problems.append(f"{path.name}:{number}: …{line[-8:]}⏎{following.lstrip()[:8]}…")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("path", [*all_pages(), *READMES], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_bold_text_renders_as_bold(path: Path) -> None:
+    """CommonMark closes `**` after punctuation only before a space or punctuation (`**添加…**加入` shows its
+    asterisks): parsed as GitHub and Qt parse it, no `**` is left in the text."""
+    from markdown_it import MarkdownIt  # rich's Markdown parser, a CommonMark implementation
+
+    parser = MarkdownIt("commonmark").enable("table")
+    left = [
+        child.content
+        for token in parser.parse(path.read_text(encoding="utf-8"))
+        if token.type == "inline"
+        for child in token.children or []
+        if child.type == "text" and "**" in child.content
+    ]
+    assert not left, left

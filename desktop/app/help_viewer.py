@@ -158,7 +158,9 @@ class HelpViewer(QDialog):
     def _source_changed(self, url: QUrl) -> None:
         path = Path(url.toLocalFile()) if url.isLocalFile() else None
         title = page_title(path) if path is not None and path.is_file() else url.toString()
-        self.setWindowTitle(self.tr("{page} — linkvet user guide").format(page=title))
+        guide = self.tr("linkvet user guide")
+        shown = self.tr("{page} — linkvet user guide").format(page=title)
+        self.setWindowTitle(guide if title in ("", guide) else shown)
 
     # -- language ------------------------------------------------------------------------------------------
 
@@ -167,11 +169,7 @@ class HelpViewer(QDialog):
         self.forward.setText(self.tr("Forward"))
         self.contents.setText(self.tr("Contents"))
         self.close_button.setText(self.tr("Close"))
-        url = self.browser.source()
-        if not url.isEmpty():
-            self._source_changed(url)
-        else:
-            self.setWindowTitle(self.tr("linkvet user guide"))
+        self._source_changed(self.browser.source())
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

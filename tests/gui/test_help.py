@@ -56,6 +56,7 @@ def test_getting_started_and_the_user_guide_open_in_english(window, qtbot) -> No
 
 def test_the_guide_opens_in_chinese_and_follows_a_language_switch(window, qtbot) -> None:
     window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: window.help_menu.title() == "帮助(&H)", timeout=5_000)  # LanguageChange is posted
     assert [a.text() for a in window.help_menu.actions()][:2] == ["快速入门(&G)", "用户指南(&U)"]
     window.getting_started_action.trigger()
     viewer = window.help_viewer
@@ -66,7 +67,8 @@ def test_the_guide_opens_in_chinese_and_follows_a_language_switch(window, qtbot)
     # Switching the window's language shows the same page in the new language.
     window.set_language("en")
     assert viewer.page == "getting-started" and first_line(viewer) == "Getting started"
-    assert viewer.back.text() == "Back"
+    qtbot.waitUntil(lambda: viewer.back.text() == "Back", timeout=5_000)
+    assert viewer.windowTitle() == "Getting started — linkvet user guide"
 
 
 def test_a_link_between_pages_opens_in_the_viewer_with_back_and_forward(window, qtbot) -> None:
