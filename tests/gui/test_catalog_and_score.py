@@ -69,7 +69,7 @@ def test_interconnects_and_yes_no_facts_read_as_words_in_either_language(catalog
     catalog.table.selectRow(catalog.proxy.mapFromSource(model.index(rdma, 0)).row())
     assert "True" not in catalog.detail.toPlainText()
     window.set_language("zh_CN")
-    qtbot.waitUntil(lambda: catalog.title.text() == "目录")
+    qtbot.waitUntil(lambda: catalog.title.text() == "服务商名录")
     assert "其他" in {t.split()[0] for t in column(OfferingsModel.FABRIC)}
     detail = catalog.detail.toPlainText()  # the selection is shown again in the new language
     assert "RDMA\n是" in detail or "RDMA 是" in detail or "RDMA\t是" in detail, detail
