@@ -4,7 +4,7 @@ Chinese. Qt-free; the window's Help menu shows them (`desktop/app/help_viewer.py
     desktop/manual/en/*.md      one page per chapter; `index.md` lists them, `getting-started.md` is the
                                 guided path for a new user
     desktop/manual/zh_CN/*.md   the same pages in Chinese, under the same file names
-    desktop/manual/images/      the pictures the pages show (copies of packaging/screenshots, so they ship)
+    desktop/manual/images/      the pictures the pages show (`packaging/screenshots.py` renders them here, so they ship)
 
 Pages link to each other by relative file name (`[Scheduling](scheduling.md)`), and to pictures as
 `../images/NAME.png`; `tests/test_manual.py` checks that every page exists in both languages and every link
