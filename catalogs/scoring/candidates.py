@@ -112,6 +112,13 @@ def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | N
     return size(needs, memory, per_node, tflops)
 
 
+def reference_plan(needs: NeedsProfile, memory_gb: float, per_node: int) -> int | None:
+    """The GPUs the sizing plans for `needs` on a reference node (`per_node` GPUs of `memory_gb` GB), None
+    when the job does not fit such GPUs at any count: the fixed yardstick the price criterion is scored
+    against (the sizing is cached, so asking for every candidate costs one sizing)."""
+    return _sizing(needs, memory_gb, per_node, None).planned_gpus
+
+
 class FactsBuilder:
     """Builds every candidate's facts for one ranking, with the GPU look-ups and sizings shared between
     candidates of the same GPU and node shape."""
