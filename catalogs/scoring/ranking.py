@@ -79,7 +79,8 @@ def rank_offerings(
     trials = _trial_ratings(table, matrix, eligible_rows, method)
     trial_names = weight_trials(table.ids, table.weights)
     eligible_list = eligible_rows.tolist()
-    labels = [pool[i].label for i in eligible_list]
+    label_of = {i: pool[i].label for i in eligible_list}
+    labels = [label_of[i] for i in eligible_list]
     titles = {c.id: c.title for c in checklist.criterion}
     checked = sensitivity(
         matrix[eligible_rows], table.weights, table.ids, labels, method, titles, trials[eligible_rows]
@@ -87,7 +88,7 @@ def rank_offerings(
     if eligible_list:
         first = next(i for i in ordered if eligible[i])
         ranked = [i for i in ordered if eligible[i]]
-        named = [pool[i].label for i in ranked]
+        named = [label_of[i] for i in ranked]
         checked = dataclasses.replace(checked, overtakers=overtakers(table, first, ranked, named))
     placed = decided_places(table, ordered, eligible, trials, trial_names)
     if eligible_list and not checked.stable:  # TOPSIS's first place can move with the weights alone

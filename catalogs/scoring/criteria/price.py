@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from catalogs.i18n import _
-from catalogs.scoring.candidates import CandidateFacts, reference_plan
+from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.judgement import Result
 from catalogs.scoring.judgement import fmt as _fmt
 
@@ -86,7 +86,7 @@ def reference_cluster(facts: CandidateFacts, params: Mapping[str, float]) -> Ref
     if per_gpu_hour is None:
         return None
     memory, per_node = params["reference_gpu_memory_gb"], int(params["reference_gpus_per_node"])
-    planned = reference_plan(facts.needs, memory, per_node)
+    planned = facts.references.planned(memory, per_node)
     own = planned is None
     gpus = facts.planned_gpus if planned is None else planned
     if not gpus:
