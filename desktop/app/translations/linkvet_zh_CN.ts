@@ -1133,6 +1133,16 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>{summary}。</translation>
     </message>
     <message>
+        <source>Results kept in the spool</source>
+        <translation>结果已留在暂存库</translation>
+    </message>
+    <message>
+        <source>The store did not take this run; it is kept in the spool and stored by the next run or scheduled round that reaches the store.
+{error}</source>
+        <translation>结果库没有接收这次运行；它已留在暂存库，下一次能连上结果库的运行或定时轮次会把它存入。
+{error}</translation>
+    </message>
+    <message>
         <source>Results not stored</source>
         <translation>结果未保存</translation>
     </message>
@@ -2009,10 +2019,6 @@ after: {after}</source>
         <translation>注意：{note}。</translation>
     </message>
     <message>
-        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
-        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 排名用时 {ms:.0f} 毫秒 · 敏感性：{sensitivity}</translation>
-    </message>
-    <message>
         <source>Only those passing every gate</source>
         <translation>仅显示通过全部门槛的</translation>
     </message>
@@ -2027,6 +2033,18 @@ after: {after}</source>
     <message>
         <source>#</source>
         <translation>#</translation>
+    </message>
+    <message>
+        <source>TOPSIS ↓</source>
+        <translation>TOPSIS ↓</translation>
+    </message>
+    <message>
+        <source>Score ↓</source>
+        <translation>得分 ↓</translation>
+    </message>
+    <message>
+        <source>At worst ↓</source>
+        <translation>最差情况 ↓</translation>
     </message>
     <message>
         <source>Score</source>
@@ -2063,6 +2081,10 @@ after: {after}</source>
     <message>
         <source>Unknown</source>
         <translation>未知</translation>
+    </message>
+    <message>
+        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by {method}, ordered by {order} · sensitivity: {sensitivity}</source>
+        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 按{method}排名，用时 {ms:.0f} 毫秒，排序依据：{order} · 敏感性：{sensitivity}</translation>
     </message>
     <message>
         <source>pass</source>
