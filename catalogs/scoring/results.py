@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from catalogs.errors import UnknownCriterionError
-from catalogs.i18n import _
+from catalogs.i18n import _, language_key
 from catalogs.scoring.bounds import RankOrder, Swing, ask_next, deciding_unknowns
 from catalogs.scoring.candidates import CandidateFacts, offering_label
 from catalogs.scoring.criteria.compute import intra_node_kind
@@ -60,7 +60,8 @@ class RankedOffering:
     _facts: CandidateFacts | None = field(default=None, repr=False, compare=False)
     _table: ScoreTable | None = field(default=None, repr=False, compare=False)
     _row: int = field(default=0, repr=False, compare=False)
-    _judged: list[tuple[Judgement, ...]] = field(default_factory=list, repr=False, compare=False)
+    # (language, judgements): built on first use, again when the language changes (their reasons are words)
+    _judged: list[tuple[int, tuple[Judgement, ...]]] = field(default_factory=list, repr=False, compare=False)
     _challenger_row: int | None = field(default=None, repr=False, compare=False)
     _order: RankOrder = field(default="score-min", repr=False, compare=False)
 
@@ -86,9 +87,12 @@ class RankedOffering:
     def judgements(self) -> tuple[Judgement, ...]:
         """Every checklist item for this entry, gates first, each with its reason and source (built on
         first use: ranking itself only needs the numbers, and these are the ranking's numbers)."""
-        if not self._judged and self._facts is not None and self._table is not None:
-            self._judged.append(judgements(self._facts, self._table, self._row))
-        return self._judged[0] if self._judged else ()
+        if self._facts is None or self._table is None:
+            return ()
+        language = language_key()
+        if not self._judged or self._judged[0][0] != language:
+            self._judged[:] = [(language, judgements(self._facts, self._table, self._row))]
+        return self._judged[0][1]
 
     @property
     def explanation(self) -> str:

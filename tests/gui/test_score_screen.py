@@ -100,6 +100,9 @@ def test_the_score_screen_names_criteria_and_the_method_in_words_in_both_languag
     window.set_language("zh_CN")
     qtbot.waitUntil(lambda: score.title.text() == "需求与评分")
     qtbot.waitUntil(lambda: "已实测" in score.scorecard.status.text(), timeout=20_000)
+    qtbot.waitUntil(lambda: not score.busy, timeout=20_000)
     chinese = _screen_words(score)
     assert "带外管理（BMC/IPMI）" in chinese
     assert raw_ids(chinese, chinese=True) == []
+    # ranked again in the new language: the reasons (prices, their derivation) are Chinese too
+    assert "GPU-hour" not in chinese and "derived:" not in chinese and "GPU 小时" in chinese
