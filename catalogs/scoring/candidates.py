@@ -88,6 +88,7 @@ class CandidateFacts:
     link: LinkSummary | None
     link_note: str
     scale: ScaleRow | None
+    references: ReferencePlans  # the needs profile sized on reference nodes (shared by the ranking)
     needs_fabric: bool = True  # the plan spans nodes (or cannot be shown to fit in one)
 
     @property
@@ -112,6 +113,22 @@ def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | N
     return size(needs, memory, per_node, tflops)
 
 
+class ReferencePlans:
+    """The GPUs the sizing plans for one needs profile on a reference node (`per_node` GPUs of `memory_gb`
+    GB), None when the job does not fit such GPUs at any count: the fixed yardstick the price criterion is
+    scored against. One per ranking, shared by its candidates, so it sizes each reference once."""
+
+    def __init__(self, needs: NeedsProfile) -> None:
+        self.needs = needs
+        self._planned: dict[tuple[float, int], int | None] = {}
+
+    def planned(self, memory_gb: float, per_node: int) -> int | None:
+        key = (memory_gb, per_node)
+        if key not in self._planned:
+            self._planned[key] = _sizing(self.needs, memory_gb, per_node, None).planned_gpus
+        return self._planned[key]
+
+
 class FactsBuilder:
     """Builds every candidate's facts for one ranking, with the GPU look-ups and sizings shared between
     candidates of the same GPU and node shape."""
@@ -128,6 +145,7 @@ class FactsBuilder:
         self.summaries: dict[tuple[str, str], list[LinkSummary]] = {}
         for summary in summaries:
             self.summaries.setdefault((summary.provider, summary.region), []).append(summary)
+        self.references = ReferencePlans(needs)
         self._gpu_cache: dict[tuple[str, float | None], GpuMatch | None] = {}
         self._sizing_cache: dict[tuple[float, int, float | None], SizingResult] = {}
 
@@ -216,5 +234,6 @@ class FactsBuilder:
             link=link,
             link_note=link_note,
             scale=self.scale,
+            references=self.references,
             needs_fabric=not (sizing is not None and fits_one_node),
         )

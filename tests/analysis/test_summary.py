@@ -28,6 +28,8 @@ SIDE_KEYS = {
     "loaded_rtt_increase_ms",
     "rpm",
     "load_tests",
+    "minutes",
+    "evenings",
 }
 
 
@@ -65,6 +67,9 @@ def test_summary_has_the_contract_shape_and_the_figures(week_store: Store) -> No
     assert la["peak"]["rtt_p95_ms"] == PEAK_MS and la["offpeak"]["rtt_median_ms"] == OFFPEAK_MS
     assert la["peak"]["samples"] == 2520 and la["peak"]["hours"] == 21
     assert la["offpeak"]["samples"] == 17640 and la["offpeak"]["hours"] == 147
+    # the time measured: a week of three-hour evenings is 7 evenings and 21 × 60 minutes at peak
+    assert la["peak"]["minutes"] == 21 * 60 and la["peak"]["evenings"] == 7
+    assert la["offpeak"]["minutes"] == 147 * 60 and la["offpeak"]["evenings"] is None
     assert la["peak"]["throughput_mbps"] == 30.0
     assert summaries["us-west-1"]["peak"]["throughput_mbps"] is None  # not measured: null, never 0
     json.dumps(la, allow_nan=False)  # plain JSON, no NaN

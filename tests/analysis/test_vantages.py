@@ -99,3 +99,25 @@ def test_one_vantage_point_or_none_compares_nothing(offices: Store) -> None:
     only = link_summaries(offices, Scope(vantage="shanghai"))
     assert compare_vantages(only) == []
     assert compare_vantages([]) == []
+
+
+def test_an_office_is_called_worse_only_beyond_the_interval_of_its_figures(tmp_path: Path) -> None:
+    # Two offices seeing the same line: their peak p95 lies 0.00 ms apart, so neither is the "worst"; a third
+    # whose evening is 1 ms worse on 200 ms (within the 2 % a p95 reading resolves) is not either.
+    with Store(tmp_path / "same.sqlite3") as store:
+        for vantage, peak_ms in (("shanghai", 200.0), ("beijing", 200.0), ("shenzhen", 201.0)):
+            write_series(store, [Series(LA, StepModel(150.0, peak_ms))], START, 24, vantage=vantage)
+        (la,) = compare_vantages(link_summaries(store))
+    assert la.judged == 3 and la.worst_peak is None and la.best_peak is None
+    assert la.peak_p95_spread_ms is not None and la.peak_p95_spread_ms < 200 * 0.02
+    assert la.as_dict()["worst_peak"] is None
+
+
+def test_linkvet_vantages_says_no_office_is_worse_within_the_interval(tmp_path: Path) -> None:
+    from desktop.cli.vantages import _spread_line
+
+    with Store(tmp_path / "same.sqlite3") as store:
+        for vantage in ("shanghai", "beijing"):
+            write_series(store, [Series(LA, StepModel(150.0, 200.0))], START, 24, vantage=vantage)
+        (la,) = compare_vantages(link_summaries(store))
+    assert _spread_line(la).startswith("no office sees a worse peak than the others")

@@ -85,11 +85,13 @@ def test_method_records_weights_needs_and_catalogs(
     procurement_export: tuple[Workbook, Path, Path, Path],
 ) -> None:
     _workbook, xlsx, _folder, out = procurement_export
-    weights = _weights(xlsx)
-    assert weights["price"] == 20.0 and len(weights) == len(default_checklist().weighted)
+    weights = _weights(xlsx)  # named by the criteria's titles, as every sentence of the workbook names them
+    price = default_checklist().get("price").title
+    assert weights[price] == 20.0 and len(weights) == len(default_checklist().weighted)
     method = pd.read_excel(xlsx, sheet_name="Method").set_index("Item")
     assert method.loc["Needs profile", "Note"] == str(out / "needs.toml")
-    assert method.loc["Scoring method", "Value"] == "weighted-sum"
+    assert method.loc["Scoring method", "Value"] == "weighted sum"
+    assert method.loc["Ranking order", "Value"].startswith("the score at worst")
     assert {"Catalog: raksmart", "Catalog: lambda"} <= set(method.index)
 
 

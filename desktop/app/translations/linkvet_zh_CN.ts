@@ -2058,10 +2058,6 @@ after: {after}</source>
         <translation>注意：{note}。</translation>
     </message>
     <message>
-        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
-        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 排名用时 {ms:.0f} 毫秒 · 敏感性：{sensitivity}</translation>
-    </message>
-    <message>
         <source>Only those passing every gate</source>
         <translation>仅显示通过全部门槛的</translation>
     </message>
@@ -2076,6 +2072,18 @@ after: {after}</source>
     <message>
         <source>#</source>
         <translation>#</translation>
+    </message>
+    <message>
+        <source>TOPSIS ↓</source>
+        <translation>TOPSIS ↓</translation>
+    </message>
+    <message>
+        <source>Score ↓</source>
+        <translation>得分 ↓</translation>
+    </message>
+    <message>
+        <source>At worst ↓</source>
+        <translation>最差情况 ↓</translation>
     </message>
     <message>
         <source>Score</source>
@@ -2112,6 +2120,10 @@ after: {after}</source>
     <message>
         <source>Unknown</source>
         <translation>未知</translation>
+    </message>
+    <message>
+        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by {method}, ordered by {order} · sensitivity: {sensitivity}</source>
+        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 按{method}排名，用时 {ms:.0f} 毫秒，排序依据：{order} · 敏感性：{sensitivity}</translation>
     </message>
     <message>
         <source>pass</source>
