@@ -21,6 +21,9 @@ Where things are
     rollup.py     the rollup maths: samples → additive parts per target and period (hour, quarter hour),
                   parts merged, the stored form (NumPy, no SQL); `sample_parts`, the one formula
     reading.py    the read path: backend rows → records, typed pandas frames and decoded rollups
+    reading_sql.py  the read path's queries, written once for both backends; `Dialect`: what SQLite and
+                  PostgreSQL say differently (placeholders, lists of ids, NULL-safe comparison, JSON fields,
+                  NULL order, the driver's errors), one small table per backend
     alerts.py     the alert tables: each alert's state and the notifications waiting (`AlertLedger`)
     delivery.py   rounds into the store, through the spool when it refuses them; forwarding the spool
     writer.py     a running scheduler's writer threads (spool first, then the store, off the event loop)
@@ -28,13 +31,14 @@ Where things are
     backend.py    `Backend`: the interface of the one layer that speaks SQL (and how PostgreSQL keeps locks)
     sqlite/       the SQLite backend: `schema.py` (tables, migrations, version), `opening.py` (checks before
                   and after opening, migrating, the translation of sqlite3's errors), `backend.py`
-                  (connection, pragmas, transactions, every statement), `alerts.py` (the alert tables'
-                  statements), `spool.py` (the spool file, SQLite whatever the store is)
+                  (connection, pragmas, transactions, the write path's statements), `dialect.py` (SQLite's
+                  words for the read path), `alerts.py` (the alert tables' statements), `spool.py` (the
+                  spool file, SQLite whatever the store is)
     postgres/     the PostgreSQL backend: `schema.py` (SQLite's migrations in PostgreSQL's words, one table of
                   differences), `connecting.py` (connecting, migrating under an advisory lock, checking the
                   schema, the translation of psycopg's errors), `backend.py` (connections, transactions, the
-                  write path's statements; writers take turns under an advisory lock), `reading.py` (the
-                  read path's queries), `alerts.py` (the alert tables' statements)
+                  write path's statements; writers take turns under an advisory lock), `dialect.py`
+                  (PostgreSQL's words for the read path), `alerts.py` (the alert tables' statements)
     statements.py the SQL text both backends read alike (the selects of results and traces, rollup tables)
 
 Both backends have the same schema and version; the write and read paths, the rollup maths, the spool and

@@ -15,7 +15,8 @@ with `StoreUnreachableError`.
 Samples and results go in with COPY, new targets in one multi-row INSERT, rollups in one pipelined batch.
 What a writer wrote last is reused while nobody else writes (`probes.store.recent`): every write transaction
 advances the sequence `store_writes`, so a writer that finds it where its own last write left it knows
-nobody else wrote since. The read path's queries are in `reading.py`.
+nobody else wrote since. The read path's queries are `probes.store.reading_sql`'s, in PostgreSQL's words
+(`dialect.py`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ from probes.store.backend import LOCK_COLUMNS, Row
 from probes.store.postgres import connecting
 from probes.store.postgres.alerts import PostgresAlertStatements
 from probes.store.postgres.connecting import WRITES_SEQUENCE, translate, translated
-from probes.store.postgres.reading import PostgresReads
+from probes.store.postgres.dialect import POSTGRES
+from probes.store.reading_sql import Connection, SqlReads
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
@@ -81,8 +83,11 @@ def _no_nan(row: Row) -> Row:
     return tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
 
 
-class PostgresBackend(PostgresReads, PostgresAlertStatements):
+class PostgresBackend(SqlReads, PostgresAlertStatements):
     """An open PostgreSQL result store (see `probes.store.backend.Backend` for what each method does)."""
+
+    dialect = POSTGRES
+    path: StoreUrl
 
     def __init__(
         self,
@@ -147,6 +152,9 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 self._open(db)
         assert self._db is not None
         return self._db
+
+    def _reading_connection(self) -> Connection:
+        return self._connection()
 
     @property
     def connection(self) -> psycopg.Connection[Any]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from probes.errors import ErrorKind, StoreError
 from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
+from probes.store.reading_sql import SqlReads
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
@@ -28,8 +29,8 @@ from probes.store.records import (
 from probes.store.rollup import PART_COLUMNS
 from probes.store.sqlite import opening
 from probes.store.sqlite.alerts import AlertStatements
+from probes.store.sqlite.dialect import SQLITE
 from probes.store.sqlite.opening import translate, translated
-from probes.store.sqlite.reading import SqliteReads
 from probes.store.sqlite.schema import SCHEMA_VERSION
 from probes.store.statements import (
     ROLLUP_TABLES,
@@ -57,13 +58,16 @@ _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("?")
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
 
 
-class SqliteBackend(SqliteReads, AlertStatements):
+class SqliteBackend(SqlReads, AlertStatements):
     """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the read
-    path's queries are in `probes.store.sqlite.reading`, the alert tables' statements in
-    `probes.store.sqlite.alerts`).
+    path's queries are `probes.store.reading_sql`'s, in the words of `probes.store.sqlite.dialect`; the alert
+    tables' statements are in `probes.store.sqlite.alerts`).
 
     `rebuild`, called with the backend inside a migration that asks for it, recomputes every rollup (the
     store passes its write path's rebuild; without it a migration leaves the rollups as they are)."""
+
+    dialect = SQLITE
+    path: Path
 
     def __init__(
         self,
@@ -104,6 +108,9 @@ class SqliteBackend(SqliteReads, AlertStatements):
         except BaseException:
             self._db.close()
             raise
+
+    def _reading_connection(self) -> sqlite3.Connection:
+        return self._db
 
     @property
     def connection(self) -> sqlite3.Connection:
