@@ -34,12 +34,12 @@ def store_traces(
     """Save each trace as a round of its own (`source` "trace"), as `linkvet trace` does."""
     from probes.backends import choose_backend
     from probes.methods.trace import to_probe_result
-    from probes.store import Store, run_metadata
+    from probes.store import Store, measured_round, run_metadata
 
     backend = choose_backend().name  # what `trace_host` measures with when given none
     with Store(db_path) as store:
         for trace in traces:
-            store.save_round(
+            measured = measured_round(
                 [to_probe_result(target, trace)],
                 started_us=trace.started_at_us,
                 finished_us=trace.finished_at_us,
@@ -47,6 +47,7 @@ def store_traces(
                 vantage=vantage,
                 meta=run_metadata(trace.privileged, backend) | {"trace_protocol": trace.protocol},
             )
+            store.write_round(measured)
 
 
 def stored_route_check(

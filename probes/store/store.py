@@ -7,15 +7,13 @@ and hands each call to the write path
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable
 
 import pandas as pd
 
-from probes.results import ProbeResult
 from probes.store import reading, writing
 from probes.store.backend import Backend
-from probes.store.measured import MeasuredRound, measured_results, measured_round
+from probes.store.measured import MeasuredRound
 from probes.store.recent import RecentRows
 from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHistory
 from probes.store.rollup import Rollups
@@ -76,50 +74,12 @@ class Store:
 
     # -- writing -----------------------------------------------------------------------------------------
 
-    def save_round(
-        self,
-        results: Sequence[ProbeResult],
-        *,
-        started_us: int,
-        finished_us: int,
-        source: str,
-        plan: str | None = None,
-        vantage: str | None = None,
-        peak: bool | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> int:
-        """Write one finished round (its results, samples and rollups) in one transaction; its id."""
-        measured = measured_round(
-            results,
-            started_us=started_us,
-            finished_us=finished_us,
-            source=source,
-            plan=plan,
-            vantage=vantage,
-            peak=peak,
-            meta=meta,
-        )
-        return self.write_round(measured).round_id
-
     def write_round(self, measured: MeasuredRound) -> Written:
         """Store a measured round in one transaction, unless the store has it (its uid) or another round of
-        its plan and vantage point measured its slot; what happened (`Written`)."""
+        its plan and vantage point measured its slot; what happened (`Written`). The one way into the store:
+        a round of results is made by `measured_round` (its span given) or `measured_results` (its span from
+        the results), a stored one read back by `probes.store.copying`, a spooled one by `from_json`."""
         return writing.write_round(self.backend, measured, self._recent)
-
-    def save_results(
-        self,
-        results: Sequence[ProbeResult],
-        *,
-        source: str,
-        plan: str | None = None,
-        vantage: str | None = None,
-        peak: bool | None = None,
-        meta: dict[str, Any] | None = None,
-    ) -> int | None:
-        """Store one run's results as a round (its span from the results, whether ICMP ran privileged in its
-        metadata); the round's id, or None when there was nothing to store."""
-        measured = measured_results(results, source=source, plan=plan, vantage=vantage, peak=peak, meta=meta)
-        return None if measured is None else self.write_round(measured).round_id
 
     def rebuild_rollups(self) -> int:
         """Recompute every rollup (hourly and quarter-hourly) from the raw samples; the rollup rows written."""

@@ -4,7 +4,7 @@
     python -m tests.benchmarks.analysis_postgres_vs_sqlite [--samples 10000000] [--days 30] [--regions 100]
         [--repeat 3] [--db PATH] [--url postgresql://…]
 
-The SQLite store is filled through `Store.save_round` as in `tests.benchmarks.analysis_vs_sql` (`--db PATH`
+The SQLite store is filled through `Store.write_round` as in `tests.benchmarks.analysis_vs_sql` (`--db PATH`
 keeps it for the next run); its rows are then copied as they are into an empty PostgreSQL store (COPY, table by
 table: the same targets, rounds, samples and rollups, ids included), so both answer from identical data. Each
 step is timed on both, interleaved (which goes first alternates), `--repeat` times: printed are the best, the
@@ -142,7 +142,7 @@ def measure(path: Path, url: str, plan: Plan, fill_s: float | None, copy_s: floa
             "samples",
             f"{plan.samples:,} ({plan.targets} regions × {plan.days} days × {plan.attempts} an hour)",
         ),
-        ("SQLite fill (save_round)", "reused" if fill_s is None else f"{fill_s:.1f} s"),
+        ("SQLite fill (write_round)", "reused" if fill_s is None else f"{fill_s:.1f} s"),
         ("copied into PostgreSQL (COPY)", f"{copy_s:.1f} s"),
     ]
     for name in steps:

@@ -5,7 +5,7 @@ from the raw samples by SQLite's GROUP BY and by pandas (the anchors), in the sa
     python -m tests.benchmarks.analysis_vs_sql [--samples 10000000] [--days 30] [--regions 100] [--db PATH]
         [--repeat 3]
 
-The store is filled through `Store.save_round` (one round an hour, one run per region spread over the
+The store is filled through `Store.write_round` (one round an hour, one run per region spread over the
 hour); `--db PATH` keeps it and reuses it next time (an older store is upgraded first, and the upgrade timed).
 Goals: 10,000,000 samples aggregate in under a second in a whole-hour zone, and in under 1.5 s in
 Asia/Kolkata or with a window such as 20:30-23:00. `--repeat` times each analysis step that many times and
@@ -36,6 +36,7 @@ from probes.peak import PeakWindow
 from probes.store import Store
 from probes.store.rollup import QUARTER_S
 from tests.benchmarks.filling import Plan, Timer, peak_rss_mib, report, rounds
+from tests.rounds import save_round
 
 WINDOW = [PeakWindow.parse("20:30-23:00 Asia/Shanghai")]
 OFF_QUARTER = [PeakWindow.parse("20:10-23:00 Asia/Shanghai")]
@@ -54,7 +55,7 @@ def filled_store(path: Path, plan: Plan) -> tuple[float | None, float | None]:
             leftover.unlink(missing_ok=True)
     with Store(path) as store, Timer() as fill:
         for begin, results in rounds(plan):
-            store.save_round(results, started_us=begin, finished_us=begin + 1, source="bench")
+            save_round(store, results, started_us=begin, finished_us=begin + 1, source="bench")
     return fill.seconds, None
 
 
@@ -204,7 +205,7 @@ def measure(
                 f"{plan.targets * plan.days * 24:,} hourly and {plan.targets * plan.days * 96:,} "
                 "quarter-hourly rollups)",
             ),
-            ("fill through Store.save_round", "reused" if fill_seconds is None else f"{fill_seconds:.1f} s"),
+            ("fill through Store.write_round", "reused" if fill_seconds is None else f"{fill_seconds:.1f} s"),
             *(
                 [("upgrade of the kept store (rollups rebuilt)", f"{upgrade_seconds:.1f} s")]
                 if upgrade_seconds

@@ -15,6 +15,7 @@ import pytest
 from probes.results import ProbeResult, Sample
 from probes.store import Store
 from probes.target import Method, Target
+from tests.rounds import save_round
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def save_lossy_round(db: Path, when: datetime) -> None:
     samples = tuple(Sample(i, start_us + i * 1_000_000, None if i == 2 else 150.0 + i) for i in range(4))
     with Store(db) as store:
         result = ProbeResult(target, start_us, start_us + 4_000_000, samples)
-        store.save_round([result], started_us=start_us, finished_us=start_us + 4_000_000, source="test")
+        save_round(store, [result], started_us=start_us, finished_us=start_us + 4_000_000, source="test")
 
 
 @pytest.fixture

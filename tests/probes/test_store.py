@@ -25,6 +25,7 @@ from probes.store import SCHEMA_VERSION, Store
 from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
+from tests.rounds import save_round
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOUR_US = 3_600_000_000
@@ -50,8 +51,8 @@ def store(tmp_path: Path) -> Store:
 def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
     target = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la", line_type="cn2-gia")
     result = synthetic_result(target, T0, [150.0, None, 151.5, 149.0])
-    round_id = store.save_round(
-        [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
+    round_id = save_round(
+        store, [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
     )
     assert store.counts() == {
         "targets": 1,
@@ -81,9 +82,9 @@ def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
 
 def test_labels_update_but_are_never_erased(store: Store) -> None:
     labelled = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la")
-    store.save_round([synthetic_result(labelled, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
+    save_round(store, [synthetic_result(labelled, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
     bare = Target(Method.ICMP, host="198.18.0.9")
-    store.save_round([synthetic_result(bare, T0 + 10, [1.0])], started_us=T0, finished_us=T0, source="t")
+    save_round(store, [synthetic_result(bare, T0 + 10, [1.0])], started_us=T0, finished_us=T0, source="t")
     (stored,) = store.targets()
     assert (stored.provider, stored.region) == ("acme", "la")
     assert store.targets(provider="acme") == [stored] and store.targets(provider="other") == []
@@ -97,7 +98,7 @@ def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
         rtts = [None if rng.random() < 0.05 else float(rng.normal(160, 8)) for _ in range(20)]
         results.append(synthetic_result(target, T0 + k * 600_000_000, rtts, spacing_us=30_000_000))
     for r in results:
-        store.save_round([r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
+        save_round(store, [r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
     hourly = store.hourly_frame()
     samples = store.samples_frame()
     samples["hour_s"] = samples.ts_us // 1_000_000 // 3600 * 3600
@@ -132,11 +133,11 @@ def test_a_window_finds_every_sample_sent_in_it_through_the_runs(store: Store) -
         Sample(1, T0 + HOUR_US + 1_000_000, None, ErrorKind.TIMEOUT),
     )
     stepped = ProbeResult(b, T0 + HOUR_US + 5_000_000, T0 + HOUR_US + 6_000_000, samples=stepped_samples)
-    store.save_round([long_run, stepped], started_us=T0, finished_us=T0 + 3 * HOUR_US, source="test")
+    save_round(store, [long_run, stepped], started_us=T0, finished_us=T0 + 3 * HOUR_US, source="test")
     for hour in range(4):
         short = synthetic_result(c, T0 + hour * HOUR_US + 30_000_000, [140.0, 141.0, None])
-        store.save_round(
-            [short], started_us=short.started_at_us, finished_us=short.finished_at_us, source="test"
+        save_round(
+            store, [short], started_us=short.started_at_us, finished_us=short.finished_at_us, source="test"
         )
     everything = store.samples_frame()
     assert len(everything) == 19 + 2 + 4 * 3
@@ -145,7 +146,9 @@ def test_a_window_finds_every_sample_sent_in_it_through_the_runs(store: Store) -
     # look at every run, and writing a round does not make one up.
     store.backend.connection.execute("DELETE FROM store_facts")  # type: ignore[attr-defined]
     later = synthetic_result(c, T0 + 5 * HOUR_US, [139.0])
-    store.save_round([later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="test")
+    save_round(
+        store, [later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="test"
+    )
     assert store.backend.connection.execute("SELECT count(*) FROM store_facts").fetchone()[0] == 0  # type: ignore[attr-defined]
     _every_window_is_exact(store, store.samples_frame())
 
@@ -232,7 +235,7 @@ def test_a_reader_sees_whole_rounds_while_a_writer_writes(tmp_path: Path) -> Non
     with Store(path) as writer, Store(path, readonly=True) as reader:
         for k in range(20):
             r = synthetic_result(target, T0 + k * HOUR_US, [1.0] * 50)
-            writer.save_round([r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
+            save_round(writer, [r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
             counts = reader.counts()
             assert counts["samples"] == 50 * counts["results"]
 
@@ -240,6 +243,7 @@ def test_a_reader_sees_whole_rounds_while_a_writer_writes(tmp_path: Path) -> Non
 WRITER = """
 import sys, time
 from probes.store import Store
+from tests.rounds import save_round
 from probes.results import ProbeResult, Sample
 from probes.target import Method, Target
 store = Store(sys.argv[1])
@@ -248,7 +252,7 @@ k = 0
 while True:
     now = time.time_ns() // 1000
     results = [ProbeResult(t, now, now, samples=tuple(Sample(j, now + j, 1.0 + j) for j in range(200))) for t in targets]
-    store.save_round(results, started_us=now, finished_us=now, source="t")
+    save_round(store, results, started_us=now, finished_us=now, source="t")
     k += 1
     print(k, flush=True)
 """
@@ -294,7 +298,7 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
             )
             for j, t in enumerate(targets)
         ]
-        store.save_round(results, started_us=start, finished_us=start + 30_000_000, source="t")
+        save_round(store, results, started_us=start, finished_us=start + 30_000_000, source="t")
     samples = store.samples_frame()
     samples["hour_s"] = samples.ts_us // 1_000_000 // 3600 * 3600
     expected = {}
@@ -352,7 +356,7 @@ def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(s
     )
     result = ProbeResult(target, T0, T0 + 4_000_000, samples=samples)
     assert (result.sent, result.received, result.loss) == (3, 2, pytest.approx(1 / 3))
-    store.save_round([result], started_us=T0, finished_us=T0 + 4_000_000, source="test")
+    save_round(store, [result], started_us=T0, finished_us=T0 + 4_000_000, source="test")
     assert store.samples_frame().error.tolist()[1:3] == ["send_failed", "timeout"]
     row = store.results_frame().iloc[0]
     assert (row.sent, row.received) == (3, 2)

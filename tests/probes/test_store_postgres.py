@@ -28,6 +28,7 @@ from tests.conftest import REPO_ROOT
 from tests.postgres_server import PASSWORD, PostgresServer, SessionDatabase
 from tests.probes import test_store as base
 from tests.probes.test_store import T0, synthetic_result
+from tests.rounds import save_round
 
 
 @pytest.fixture
@@ -260,14 +261,16 @@ def test_the_password_comes_from_the_password_file(
 def test_a_store_whose_server_restarted_is_used_again(own_postgres: PostgresServer) -> None:
     target = Target(Method.ICMP, host="198.18.0.5")
     with Store(own_postgres.url()) as store:
-        store.save_round([synthetic_result(target, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
+        save_round(store, [synthetic_result(target, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
         own_postgres.stop()
         with pytest.raises(StoreError, match="could not save the round"):
-            store.save_round(
-                [synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t"
+            save_round(
+                store, [synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t"
             )
         own_postgres.start()
-        store.save_round([synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t")
+        save_round(
+            store, [synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t"
+        )
         assert store.counts()["rounds"] == 2
 
 
@@ -346,6 +349,6 @@ def test_how_results_were_timed_reads_alike_on_both_backends(pg_store: Store, tm
     with Store(tmp_path / "s.sqlite3") as sqlite_store:
         for store in (sqlite_store, pg_store):
             for n, result in enumerate(results):
-                store.save_round([result], started_us=T0 + n, finished_us=T0 + n + 1, source="test")
+                save_round(store, [result], started_us=T0 + n, finished_us=T0 + n + 1, source="test")
             answers.append(store.timed_by())
     assert answers[0] == answers[1] == [("linux/kernel", 2), ("unrecorded", 1), ("portable/user", 1)]
