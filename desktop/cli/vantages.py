@@ -12,7 +12,7 @@ from desktop.cli._format import number, percent, table
 from desktop.cli._links import add_measurement_options, epoch_us, peak_windows
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK
-from desktop.i18n import _
+from desktop.i18n import _, vantage_name
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         ]
         rows = [
             [
-                printable(view.vantage or "-"),
+                printable(vantage_name(view.vantage)),
                 number(view.peak_rtt_median_ms),
                 number(view.peak_rtt_p95_ms),
                 percent(view.peak_loss),
@@ -70,16 +70,16 @@ def run(args: argparse.Namespace) -> int:
         if comparison.judged >= 2 and comparison.peak_p95_spread_ms is not None:
             print(
                 _("worst peak: {worst}, its p95 {spread} ms above {best}'s").format(
-                    worst=printable(comparison.worst_peak or "-"),
+                    worst=printable(vantage_name(comparison.worst_peak)),
                     spread=number(comparison.peak_p95_spread_ms),
-                    best=printable(comparison.best_peak or "-"),
+                    best=printable(vantage_name(comparison.best_peak)),
                 )
             )
         if comparison.route_differs:
             print(
                 _("the route class differs by office: {classes}").format(
                     classes=", ".join(
-                        f"{printable(v.vantage or '-')} {printable(v.route_class)}"
+                        f"{printable(vantage_name(v.vantage))} {printable(v.route_class)}"
                         for v in comparison.views
                         if v.route_class
                     )

@@ -1,24 +1,47 @@
 """The result store: raw samples are facts, rollups are derived from them in the same transaction.
 
 One SQLite file in WAL mode by default (the GUI reads while the scheduler writes), or a PostgreSQL database
-that several offices' agents share (`--db postgresql://…`; where a store is: `probes.store_location`). Every round is written in
-one transaction, so a kill at any moment loses at most the round in flight; a round the store refuses waits
-in the spool. Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` / `start_s` seconds at
-the start of the period. The schema version is the file's
-`PRAGMA user_version` (PostgreSQL: the row of `store_version`); older stores are migrated on open, newer
-ones refused (`SchemaVersionError`).
+that several offices' agents share (`--db postgresql://…`; where a store is: `probes.store_location`). Every
+round is written in one transaction, so a kill at any moment loses at most the round in flight; a round the
+store refuses waits in the spool. Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s` /
+`start_s` seconds at the start of the period. The schema version is the file's `PRAGMA user_version`
+(PostgreSQL: the row of `store_version`); older stores are migrated on open, newer ones refused
+(`SchemaVersionError`).
+
+What is measured is kept by series (`StoredSeries`): what was measured (a target's method and address, its
+`Target.key`), under which labels (name, provider, region, line type) and from which vantage point
+(`THIS_MACHINE` for rounds that named none). A series is never rewritten: a round with other labels, or
+from another office, adds to another series; results, samples, traces and rollups are keyed by series, so
+every reading carries the labels and vantage point it was measured with, and one office's rollups are its
+own.
+
+`Store`'s public methods (store.py)
+    Store(path | URL, readonly=False, connect_now=True), close(), with-block; identity, schema_version
+    write_round(MeasuredRound) -> Written       the one way in (rounds from `measured_round`,
+                                                `measured_results`, the spool's `from_json`, a merge)
+    rebuild_rollups() -> int
+    series(provider=, region=, line_type=, method=, vantage=) -> [StoredSeries]
+    find_series(text) -> [StoredSeries]         by name, host, URL or key (every label's, every office's)
+    vantages(since_us=, until_us=) -> [str]     named ones by name, then THIS_MACHINE
+    series_histories(method=, since_us=, until_us=) -> [SeriesHistory]
+    rounds(since_us=, plan=, limit=) -> [RoundInfo]; last_measured_us(key, vantage=); timed_by(...)
+    results_frame / samples_frame / rollup_frame(period_s, …) / hourly_frame (series_ids, since_us, until_us)
+    rollups(period_s, series_ids, since_us, until_us) -> Rollups; rollup_span(period_s)
+    traces(provider=, region=, line_type=, vantage=, series_ids=, since_us=, until_us=) -> [StoredTrace]
+    counts() -> {table: rows}
 
 Where things are
-    store.py      `Store`: open a store, save rounds, read records, frames and rollups (the only class most
-                  callers need)
-    records.py    row types read back (`StoredTarget`, `StoredTrace`, `RoundInfo`) and the rows written,
-                  in each table's column order
+    store.py      `Store`: open a store, write rounds, read series, records, frames and rollups (the only
+                  class most callers need)
+    records.py    row types read back (`StoredSeries`, `StoredTrace`, `SeriesHistory`, `RoundInfo`) and the
+                  rows written, in each table's column order; a round's series rows (`series_row`)
     measured.py   `MeasuredRound`: a finished round as the rows it becomes, with its stable id and slot,
-                  and its JSON form (what the spool keeps); `run_metadata`
+                  and its JSON form (what the spool keeps: each result's target row, labels included);
+                  `run_metadata`
     writing.py    the write path: a round in one transaction (unless its uid or slot is stored already),
-                  rollups merged, rollups rebuilt
+                  its series found or added, rollups merged, rollups rebuilt
     recent.py     what a writer wrote last, reused while nobody else writes the store
-    rollup.py     the rollup maths: samples → additive parts per target and period (hour, quarter hour),
+    rollup.py     the rollup maths: samples → additive parts per series and period (hour, quarter hour),
                   parts merged, the stored form (NumPy, no SQL); `sample_parts`, the one formula
     reading.py    the read path: backend rows → records, typed pandas frames and decoded rollups
     reading_sql.py  the read path's queries, written once for both backends; `Dialect`: what SQLite and
@@ -39,28 +62,32 @@ Where things are
                   schema, the translation of psycopg's errors), `backend.py` (connections, transactions, the
                   write path's statements; writers take turns under an advisory lock), `dialect.py`
                   (PostgreSQL's words for the read path), `alerts.py` (the alert tables' statements)
-    statements.py the SQL text both backends read alike (the selects of results and traces, rollup tables)
+    statements.py the SQL text both backends read alike (the selects of series, results and traces, rollup
+                  tables, a series' identity)
+    copying.py    rounds read back whole, and one store merged into another
 
 Both backends have the same schema and version; the write and read paths, the rollup maths, the spool and
 the locks' policy are the same code whichever answers.
 """
 
 from probes.store.measured import MeasuredRound, measured_results, measured_round, run_metadata
-from probes.store.records import RoundInfo, StoredTarget, StoredTrace, TargetHistory
+from probes.store.records import RoundInfo, SeriesHistory, StoredSeries, StoredTrace
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from probes.store.store import UNRECORDED, Store
 from probes.store.writing import WriteStatus, Written
+from probes.vantage import THIS_MACHINE
 
 __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
+    "THIS_MACHINE",
     "UNRECORDED",
     "MeasuredRound",
     "RoundInfo",
+    "SeriesHistory",
     "Store",
-    "StoredTarget",
+    "StoredSeries",
     "StoredTrace",
-    "TargetHistory",
     "WriteStatus",
     "Written",
     "measured_results",

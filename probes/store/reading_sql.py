@@ -25,8 +25,9 @@ from probes.store.statements import (
     SELECT_RESULTS,
     SELECT_SAMPLE_REACH,
     SELECT_SAMPLES,
+    SELECT_SERIES,
     SELECT_TRACES,
-    TARGET_FIELDS,
+    SERIES_FIELDS,
     label_filter,
     rollup_select,
     rollup_table,
@@ -135,22 +136,31 @@ class SqlReads:
             params.append(until)
         return clauses, params
 
-    @translated(N_("could not read the targets"))
-    def targets(self, labels: dict[str, str | None]) -> list[Row]:
-        where, params = label_filter(labels, "?")
-        sql = f"SELECT {TARGET_FIELDS} FROM targets{where_sql(where)} ORDER BY name, method"
+    @translated(N_("could not read the series"))
+    def series(self, labels: dict[str, str | None]) -> list[Row]:
+        where, params = label_filter(labels)
+        sql = f"{SELECT_SERIES}{where_sql(where)} ORDER BY name, method, vantage, id"
         return [tuple(row) for row in self._execute(sql, params).fetchall()]
 
-    @translated(N_("could not read the targets"))
-    def find_targets(self, text: str) -> list[Row]:
+    @translated(N_("could not read the series"))
+    def find_series(self, text: str) -> list[Row]:
         return [
             tuple(row)
             for row in self._execute(
-                f"SELECT {TARGET_FIELDS} FROM targets WHERE name = ? OR host = ? OR url = ? OR key = ?"
-                " ORDER BY method",
+                f"{SELECT_SERIES} WHERE name = ? OR host = ? OR url = ? OR key = ? ORDER BY method, vantage, id",
                 (text,) * 4,
             ).fetchall()
         ]
+
+    @translated(N_("could not read the results"))
+    def vantages(self, since_us: int | None, until_us: int | None) -> list[str]:
+        params: list[Any] = []
+        if since_us is None and until_us is None:
+            sql = "SELECT DISTINCT vantage FROM series"
+        else:
+            where, params = self._range_filter("r.series_id", "r.started_us", None, since_us, until_us)
+            sql = f"SELECT DISTINCT t.vantage FROM results r JOIN series t ON t.id = r.series_id{where_sql(where)}"
+        return sorted(str(row[0]) for row in self._execute(sql, params).fetchall())
 
     @translated(N_("could not read the rounds"))
     def rounds(self, since_us: int | None, plan: str | None, limit: int | None) -> list[Row]:
@@ -168,18 +178,19 @@ class SqlReads:
         return [tuple(row) for row in self._execute(sql, params).fetchall()]
 
     @translated(N_("could not read the results"))
-    def last_started_us(self, target_key: str) -> int | None:
+    def last_started_us(self, target_key: str, vantage: str | None) -> int | None:
+        where, params = label_filter({"key": target_key, "vantage": vantage})
         row = self._execute(
             # Newest first along the time index: a target measured lately is found at once.
-            "SELECT started_us FROM results WHERE target_id = (SELECT id FROM targets WHERE key = ?)"
+            f"SELECT started_us FROM results WHERE series_id IN (SELECT id FROM series{where_sql(where)})"
             " ORDER BY started_us DESC LIMIT 1",
-            (target_key,),
+            params,
         ).fetchone()
         return None if row is None or row[0] is None else int(row[0])
 
     @translated(N_("could not read the results"))
     def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
-        where, params = self._range_filter("target_id", "started_us", None, since_us, until_us)
+        where, params = self._range_filter("series_id", "started_us", None, since_us, until_us)
         backend, timestamps = (
             self.dialect.json_text.format(column="metrics_json", field=field)
             for field in ("backend", "timestamps")
@@ -192,44 +203,44 @@ class SqlReads:
         return [tuple(row) for row in self._execute(sql, params).fetchall()]
 
     @translated(N_("could not read the results"))
-    def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
-        where, params = self._range_filter("r.target_id", "r.started_us", None, since_us, until_us)
+    def series_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
+        where, params = self._range_filter("r.series_id", "r.started_us", None, since_us, until_us)
         if method is not None:
             where.append("t.method = ?")
             params.append(method)
-        columns = ", ".join(f"t.{c.strip()}" for c in TARGET_FIELDS.split(","))
+        columns = ", ".join(f"t.{c}" for c in SERIES_FIELDS)
         return [
             tuple(row)
             for row in self._execute(
                 f"SELECT {columns}, min(r.started_us), max(r.started_us), count(DISTINCT r.round_id)"
-                f" FROM results r JOIN targets t ON t.id = r.target_id{where_sql(where)}"
-                " GROUP BY t.id ORDER BY t.name, t.method",
+                f" FROM results r JOIN series t ON t.id = r.series_id{where_sql(where)}"
+                f" GROUP BY {columns} ORDER BY t.name, t.method, t.vantage, t.id",
                 params,
             ).fetchall()
         ]
 
     @translated(N_("could not read the samples"))
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
-        where, params = sample_window(since_us, until_us, self._sample_reach(), "?")
+        where, params = sample_window(since_us, until_us, self._sample_reach())
         # sent: not the attempts this machine could not send
         where.append(f"s.error {self.dialect.not_same} ?")
         params.append(str(ErrorKind.SEND_FAILED))
         return {
-            int(target_id): (int(sent), int(replies))
-            for target_id, sent, replies in self._execute(
-                f"{COUNT_SAMPLES}{where_sql(where)} GROUP BY s.target_id", params
+            int(series_id): (int(sent), int(replies))
+            for series_id, sent, replies in self._execute(
+                f"{COUNT_SAMPLES}{where_sql(where)} GROUP BY s.series_id", params
             )
         }
 
     @translated(N_("could not read the results"))
-    def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        where, params = self._range_filter("r.target_id", "r.started_us", target_ids, since_us, until_us)
+    def results(self, series_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
+        where, params = self._range_filter("r.series_id", "r.started_us", series_ids, since_us, until_us)
         return self._rows(f"{SELECT_RESULTS}{where_sql(where)} ORDER BY r.started_us, r.id", params)
 
     @translated(N_("could not read the samples"))
-    def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        where, params = self._range_filter("r.target_id", "", target_ids, None, None)
-        window, window_params = sample_window(since_us, until_us, self._sample_reach(), "?")
+    def samples(self, series_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
+        where, params = self._range_filter("r.series_id", "", series_ids, None, None)
+        window, window_params = sample_window(since_us, until_us, self._sample_reach())
         return self._rows(
             f"{SELECT_SAMPLES}{where_sql(where + window)} ORDER BY s.ts_us, s.seq", [*params, *window_params]
         )
@@ -239,11 +250,11 @@ class SqlReads:
 
     @translated(N_("could not read the rollups"))
     def rollups(
-        self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
+        self, period_s: int, series_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
     ) -> Rows:
         select, start = rollup_select(period_s)
-        where, params = self._range_filter("target_id", start, target_ids, since_s, until_s)
-        return self._rows(f"{select}{where_sql(where)} ORDER BY {start}, target_id", params)
+        where, params = self._range_filter("series_id", start, series_ids, since_s, until_s)
+        return self._rows(f"{select}{where_sql(where)} ORDER BY {start}, series_id", params)
 
     @translated(N_("could not read the rollups"))
     def rollup_span(self, period_s: int) -> tuple[int, int] | None:
@@ -257,14 +268,14 @@ class SqlReads:
     def traces(
         self,
         labels: dict[str, str | None],
-        target_ids: Sequence[int] | None,
+        series_ids: Sequence[int] | None,
         since_us: int | None,
         until_us: int | None,
     ) -> Iterator[tuple[Row, list[Row]]]:
         try:
-            label_clauses, params = label_filter(labels, "?")
+            label_clauses, params = label_filter(labels, "t")
             range_clauses, range_params = self._range_filter(
-                "tr.target_id", "tr.started_us", target_ids, since_us, until_us
+                "tr.series_id", "tr.started_us", series_ids, since_us, until_us
             )
             rows = self._execute(
                 f"{SELECT_TRACES}{where_sql(label_clauses + range_clauses)} ORDER BY tr.started_us, tr.result_id",

@@ -32,7 +32,7 @@ from tests.benchmarks.filling import Plan, Timer, report
 
 # Parents before children (PostgreSQL checks the references).
 TABLES = (
-    "targets",
+    "series",
     "rounds",
     "results",
     "samples",
@@ -67,7 +67,7 @@ def copy_into_postgres(sqlite_path: Path, url: str) -> float:
                 while rows := cursor.fetchmany(100_000):
                     for row in rows:
                         copy.write_row(row)
-        for table in ("targets", "rounds", "results"):  # identity columns continue after the copied ids
+        for table in ("series", "rounds", "results"):  # identity columns continue after the copied ids
             target.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), coalesce(max(id), 1)) FROM {table}"  # type: ignore[arg-type]
             )

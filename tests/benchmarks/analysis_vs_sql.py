@@ -136,12 +136,11 @@ def measure(
             quarters_only(lambda: hour_of_day(store, by_region)),
         )
         rss_rollups = peak_rss_mib()
-        ids = [t.id for t in store.targets()]
-        every_run = store.results_frame(ids)["result_id"].to_numpy(dtype=np.int64)
+        ids = [t.id for t in store.series()]
         step(
             "hour_of_day, Asia/Kolkata from raw samples (the fallback)",
             lambda: merge_cells(
-                build_cells(store, ids, [local_hour("Asia/Kolkata")], result_ids=every_run), ["hour"]
+                build_cells(store, ids, [local_hour("Asia/Kolkata")], raw_only=True), ["hour"]
             ),
             times=1,
         )
@@ -179,7 +178,7 @@ def measure(
     with Timer() as sql:
         rows = db.execute(
             "SELECT t.provider, t.region, ((s.ts_us / 3600000000) + 8) % 24 AS hour, count(*),"
-            " count(s.rtt_ms), avg(s.rtt_ms) FROM samples s JOIN targets t ON t.id = s.target_id"
+            " count(s.rtt_ms), avg(s.rtt_ms) FROM samples s JOIN series t ON t.id = s.series_id"
             " GROUP BY t.provider, t.region, hour"
         ).fetchall()
     db.close()
@@ -188,7 +187,7 @@ def measure(
     # Anchor 2: pandas over the raw samples, with the percentiles.
     with Timer() as grouping:
         frame = samples.assign(hour=(samples["ts_us"] // 3_600_000_000 + 8) % 24)
-        grouped = frame.groupby(["target_id", "hour"])["rtt_ms"]
+        grouped = frame.groupby(["series_id", "hour"])["rtt_ms"]
         pd.concat([grouped.size(), grouped.count(), grouped.median(), grouped.quantile(0.95)], axis=1)
     ours = timings["hour_of_day, Asia/Shanghai (hourly rollups)"][0]
     kolkata_s = timings["hour_of_day, Asia/Kolkata (quarter-hour rollups)"][0]

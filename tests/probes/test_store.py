@@ -21,7 +21,7 @@ from probes.analysis.cells import cells_from_samples
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
-from probes.store import SCHEMA_VERSION, Store
+from probes.store import SCHEMA_VERSION, THIS_MACHINE, Store
 from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
@@ -55,7 +55,7 @@ def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
         store, [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
     )
     assert store.counts() == {
-        "targets": 1,
+        "series": 1,
         "rounds": 1,
         "results": 1,
         "samples": 4,
@@ -80,14 +80,18 @@ def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
     assert store.samples_frame(since_us=T0 + 2_000_000).seq.tolist() == [2, 3]
 
 
-def test_labels_update_but_are_never_erased(store: Store) -> None:
+def test_labels_are_the_rounds_own_and_never_rewritten(store: Store) -> None:
     labelled = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la")
     save_round(store, [synthetic_result(labelled, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
     bare = Target(Method.ICMP, host="198.18.0.9")
     save_round(store, [synthetic_result(bare, T0 + 10, [1.0])], started_us=T0, finished_us=T0, source="t")
-    (stored,) = store.targets()
-    assert (stored.provider, stored.region) == ("acme", "la")
-    assert store.targets(provider="acme") == [stored] and store.targets(provider="other") == []
+    first, second = sorted(store.series(), key=lambda s: s.id)
+    assert (first.provider, first.region) == ("acme", "la") and (second.provider, second.region) == (
+        None,
+        None,
+    )
+    assert first.key == second.key and first.vantage == second.vantage == THIS_MACHINE
+    assert store.series(provider="acme") == [first] and store.series(provider="other") == []
 
 
 def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
@@ -154,7 +158,7 @@ def test_a_window_finds_every_sample_sent_in_it_through_the_runs(store: Store) -
 
 
 def _every_window_is_exact(store: Store, everything: pd.DataFrame) -> None:
-    ids = {t.host: t.id for t in store.targets()}
+    ids = {t.host: t.id for t in store.series()}
     windows = [
         (T0 + 2 * HOUR_US, T0 + 2 * HOUR_US + 30 * 60_000_000),  # the long run's middle only
         (T0 + HOUR_US, T0 + HOUR_US + 1),  # the stepped run's first sample, before its run started
@@ -170,16 +174,16 @@ def _every_window_is_exact(store: Store, everything: pd.DataFrame) -> None:
             & (everything.ts_us < (until if until is not None else 2**62))
         ]
         for chosen in (None, [ids["198.18.0.21"]], [ids["198.18.0.22"], ids["198.18.0.23"]]):
-            expected = inside if chosen is None else inside[inside.target_id.isin(chosen)]
+            expected = inside if chosen is None else inside[inside.series_id.isin(chosen)]
             got = store.samples_frame(chosen, since, until)
             assert _records(got) == _records(expected), (since, until, chosen)
         counts = {
-            h.target.id: (h.samples, h.replies)
-            for h in store.target_histories(since_us=since, until_us=until)
+            h.series.id: (h.samples, h.replies)
+            for h in store.series_histories(since_us=since, until_us=until)
         }
-        for target_id, group in inside.groupby("target_id"):
-            if target_id in counts:  # target_histories lists the targets with a result started in the window
-                assert counts[target_id] == (len(group), int(group.rtt_ms.notna().sum()))
+        for series_id, group in inside.groupby("series_id"):
+            if series_id in counts:  # series_histories lists the targets with a result started in the window
+                assert counts[series_id] == (len(group), int(group.rtt_ms.notna().sum()))
     assert store.samples_frame(None, T0 + 2 * HOUR_US, T0 + 2 * HOUR_US + 30 * 60_000_000).seq.tolist() == [
         12,
         0,
@@ -302,18 +306,18 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
     samples = store.samples_frame()
     samples["hour_s"] = samples.ts_us // 1_000_000 // 3600 * 3600
     expected = {}
-    for (target_id, hour_s), group in samples.groupby(["target_id", "hour_s"]):
-        expected[(target_id, hour_s)] = [len(group), int(group.rtt_ms.notna().sum()), 0.0, 0]
+    for (series_id, hour_s), group in samples.groupby(["series_id", "hour_s"]):
+        expected[(series_id, hour_s)] = [len(group), int(group.rtt_ms.notna().sum()), 0.0, 0]
     for _result_id, run in samples.sort_values(["result_id", "seq"]).groupby("result_id"):
         got = run.dropna(subset=["rtt_ms"])
         for (_, a), (_, b) in zip(got.iterrows(), got.iloc[1:].iterrows(), strict=False):
-            entry = expected[(int(b.target_id), int(b.hour_s))]
+            entry = expected[(int(b.series_id), int(b.hour_s))]
             entry[2] += abs(b.rtt_ms - a.rtt_ms)
             entry[3] += 1
     hourly = store.hourly_frame()
     assert len(hourly) == len(expected) == 12  # 6 targets × 2 hours
     for row in hourly.itertuples():
-        sent, received, jitter_sum, pairs = expected[(row.target_id, row.hour_s)]
+        sent, received, jitter_sum, pairs = expected[(row.series_id, row.hour_s)]
         assert (row.sent, row.received, row.jitter_pairs) == (sent, received, pairs)
         assert row.jitter_sum_ms == pytest.approx(jitter_sum)
 
@@ -321,7 +325,7 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
 def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     shutil.copyfile(FIXTURES / "store-v2.sqlite3", path)  # written by the schema-2 store
-    columns = "result_id, target_id, ts_us, seq, rtt_ms, error"
+    columns = "result_id, ts_us, seq, rtt_ms, error"
     with closing(sqlite3.connect(path)) as db:
         before = db.execute(f"SELECT {columns} FROM samples ORDER BY result_id, seq").fetchall()
         reach = db.execute(
@@ -337,10 +341,14 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
         before = [row for row in before if row[0] in kept]
         assert db.execute(f"SELECT {columns} FROM samples ORDER BY rowid").fetchall() == before
         assert len(before) > 800
+        # Each sample is its run's series' (schema 9: one series per target and vantage point).
+        assert not db.execute(
+            "SELECT count(*) FROM samples s JOIN results r ON r.id = s.result_id WHERE s.series_id <> r.series_id"
+        ).fetchone()[0]
         assert db.execute("SELECT value FROM store_facts WHERE name = 'sample_reach_us'").fetchone() == (
             reach,
         )
-    assert sorted(zip(frame.result_id, frame.seq, strict=True)) == sorted((r[0], r[3]) for r in before)
+    assert sorted(zip(frame.result_id, frame.seq, strict=True)) == sorted((r[0], r[2]) for r in before)
 
 
 def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(store: Store) -> None:
@@ -368,5 +376,5 @@ def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(s
     assert {p: store.rollup_frame(p)[["sent", "received"]].values.tolist() for p in PERIODS_S} == written
     raw = cells_from_samples(store.samples_frame(), []).frame
     assert raw[["sent", "received"]].values.tolist() == [[3, 2]]
-    (history,) = store.target_histories()
+    (history,) = store.series_histories()
     assert (history.samples, history.replies) == (3, 2)

@@ -37,10 +37,10 @@ def _records(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 
 def contents(store: Store) -> dict[str, Any]:
     """What the store holds, with its own ids replaced by what they stand for (target keys, run starts)."""
-    key_of = {t.id: t.key for t in store.targets()}
+    key_of = {t.id: t.key for t in store.series()}
     results = store.results_frame()
     run_of = {
-        int(r.result_id): (key_of[int(r.target_id)], int(r.started_us))
+        int(r.result_id): (key_of[int(r.series_id)], int(r.started_us))
         for r in results.itertuples(index=False)
     }
     samples = store.samples_frame()
@@ -48,14 +48,14 @@ def contents(store: Store) -> dict[str, Any]:
     rollups = {}
     for period in PERIODS_S:
         frame = store.rollup_frame(period)
-        frame["target_id"] = [key_of[int(i)] for i in frame.target_id]
+        frame["series_id"] = [key_of[int(i)] for i in frame.series_id]
         rollups[period] = _records(frame)
     return {
-        "targets": sorted(dataclasses.astuple(dataclasses.replace(t, id=0)) for t in store.targets()),
-        "results": _records(results.drop(columns=["result_id", "round_id", "target_id"])),
-        "samples": _records(samples.drop(columns=["result_id", "target_id"])),
+        "targets": sorted(dataclasses.astuple(dataclasses.replace(t, id=0)) for t in store.series()),
+        "results": _records(results.drop(columns=["result_id", "round_id", "series_id"])),
+        "samples": _records(samples.drop(columns=["result_id", "series_id"])),
         "rollups": rollups,
-        "traces": sorted(repr(dataclasses.replace(t, result_id=0, target_id=0)) for t in store.traces()),
+        "traces": sorted(repr(dataclasses.replace(t, result_id=0, series_id=0)) for t in store.traces()),
         "rounds": sorted(
             (r.started_us, r.finished_us, r.source, r.plan, r.vantage, r.peak) for r in store.rounds()
         ),

@@ -40,7 +40,7 @@ def pg_store(postgres_url: str) -> Iterator[Store]:
 # The store's own tests of what it keeps and answers, run on PostgreSQL as they run on SQLite.
 SHARED: list[Callable[[Store], None]] = [
     base.test_round_trip_keeps_every_sample_and_summary,
-    base.test_labels_update_but_are_never_erased,
+    base.test_labels_are_the_rounds_own_and_never_rewritten,
     base.test_hourly_rollups_match_the_raw_samples,
     base.test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss,
     base.test_a_window_finds_every_sample_sent_in_it_through_the_runs,
@@ -172,7 +172,7 @@ def test_many_writers_at_once_lose_no_round_and_no_rollup_update(postgres_url: s
         counts = store.counts()
         assert counts["rounds"] == writers * rounds
         assert counts["samples"] == writers * rounds * 20 * 3
-        assert counts["targets"] == 20
+        assert counts["series"] == 20 * writers  # each office its own series of the 20 targets
         hourly = store.hourly_frame()
         assert int(hourly.sent.sum()) == counts["samples"]  # every round's samples reached the rollups
         assert int(hourly.received.sum()) == writers * rounds * 20 * 2
@@ -320,7 +320,7 @@ def test_an_older_postgres_store_is_upgraded_doubles_removed_and_rollups_rebuilt
         assert store.schema_version == SCHEMA_VERSION
         assert [r.id for r in store.rounds()] == [1]  # the first stored of the doubles is kept
         assert store.counts() == {
-            "targets": 1,
+            "series": 1,
             "rounds": 1,
             "results": 1,
             "samples": 3,
