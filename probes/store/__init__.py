@@ -29,6 +29,10 @@ own.
     rollups(period_s, series_ids, since_us, until_us) -> Rollups; rollup_span(period_s)
     traces(provider=, region=, line_type=, vantage=, series_ids=, since_us=, until_us=) -> [StoredTrace]
     counts() -> {table: rows}
+    evaluations() -> [EvaluationDocument]; evaluation(name) -> EvaluationDocument | None
+    put_evaluation(name, body, format=, updated_by=, updated_us=) -> EvaluationDocument   (replaces)
+    delete_evaluation(name) -> bool             (no measurement is touched)
+    put_agent(AgentHealth) (upsert by vantage and evaluation_or_plan); agents(vantage=, evaluation_or_plan=)
 
 Where things are
     store.py      `Store`: open a store, write rounds, read series, records, frames and rollups (the only
@@ -48,6 +52,8 @@ Where things are
                   PostgreSQL say differently (placeholders, lists of ids, NULL-safe comparison, JSON fields,
                   NULL order, the driver's errors), one small table per backend
     alerts.py     the alert tables: each alert's state and the notifications waiting (`AlertLedger`)
+    documents.py  evaluation documents by name (`EvaluationDocument`: a versioned TOML body, not parsed
+                  here) and the office agents' health (`AgentHealth`); their SQL, once for both backends
     delivery.py   rounds into the store, through the spool when it refuses them; forwarding the spool
     writer.py     a running scheduler's writer threads (spool first, then the store, off the event loop)
     locks.py      named locks the store holds (one scheduler per plan and vantage point)
@@ -70,6 +76,7 @@ Both backends have the same schema and version; the write and read paths, the ro
 the locks' policy are the same code whichever answers.
 """
 
+from probes.store.documents import AgentHealth, EvaluationDocument
 from probes.store.measured import MeasuredRound, measured_results, measured_round, run_metadata
 from probes.store.records import RoundInfo, SeriesHistory, StoredSeries, StoredTrace
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
@@ -82,6 +89,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "THIS_MACHINE",
     "UNRECORDED",
+    "AgentHealth",
+    "EvaluationDocument",
     "MeasuredRound",
     "RoundInfo",
     "SeriesHistory",

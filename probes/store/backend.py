@@ -212,6 +212,28 @@ class Backend(Protocol):
 
     def counts(self) -> dict[str, int]: ...
 
+    # -- evaluations and agents (`probes.store.documents`: rows in its column orders) -----------------------
+
+    def evaluation_rows(self, name: str | None) -> list[Row]:
+        """The evaluation documents (`EVALUATION_COLUMNS` rows), that one when named, by name."""
+        ...
+
+    def put_evaluation_row(self, row: Row) -> None:
+        """Insert or replace an evaluation document, in a write transaction of its own."""
+        ...
+
+    def delete_evaluation_row(self, name: str) -> bool:
+        """Delete an evaluation document (its own write transaction); whether there was one."""
+        ...
+
+    def put_agent_row(self, row: Row) -> None:
+        """Insert or replace an agent's state (`AGENT_COLUMNS`), in a write transaction of its own."""
+        ...
+
+    def agent_rows(self, vantage: str | None, evaluation_or_plan: str | None) -> list[Row]:
+        """The agents' states (`AGENT_COLUMNS` rows; None: any), by evaluation or plan and vantage point."""
+        ...
+
     # -- alerts (`probes.store.alerts`: rows in its column orders; writes inside `transaction`) ------------
 
     def alert_states(self, plan: str, vantage: str) -> list[Row]: ...

@@ -72,16 +72,17 @@ class Dialect:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+S = TypeVar("S", bound="SqlReads")
 
 
 def translated(
     action: str,
-) -> Callable[[Callable[Concatenate[SqlReads, P], R]], Callable[Concatenate[SqlReads, P], R]]:
+) -> Callable[[Callable[Concatenate[S, P], R]], Callable[Concatenate[S, P], R]]:
     """A read whose driver errors become the store's (the backend's `Dialect.translate`). `action`: the
     failure as a message marked with `N_`."""
 
-    def decorate(method: Callable[Concatenate[SqlReads, P], R]) -> Callable[Concatenate[SqlReads, P], R]:
-        def wrapper(self: SqlReads, /, *args: P.args, **kwargs: P.kwargs) -> R:
+    def decorate(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
+        def wrapper(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
             try:
                 return method(self, *args, **kwargs)
             except self.dialect.errors as exc:

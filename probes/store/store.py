@@ -13,6 +13,7 @@ import pandas as pd
 
 from probes.store import reading, writing
 from probes.store.backend import Backend
+from probes.store.documents import AgentHealth, EvaluationDocument, agent_row, evaluation_row
 from probes.store.measured import MeasuredRound
 from probes.store.recent import RecentRows
 from probes.store.records import RoundInfo, SeriesHistory, StoredSeries, StoredTrace
@@ -20,6 +21,7 @@ from probes.store.rollup import Rollups
 from probes.store.sqlite import SqliteBackend
 from probes.store.writing import Written
 from probes.store_location import StoreLocation, StoreUrl, identity, location_or_default
+from probes.timestamps import now_us
 from probes.vantage import THIS_MACHINE
 
 UNRECORDED = "unrecorded"  # `Store.timed_by`'s label for results that say neither backend nor timestamps
@@ -233,3 +235,48 @@ class Store:
     def counts(self) -> dict[str, int]:
         """Row counts per table (for status lines and tests)."""
         return self.backend.counts()
+
+    # -- evaluations and agents (`probes.store.documents`) --------------------------------------------------
+
+    def evaluations(self) -> list[EvaluationDocument]:
+        """Every stored evaluation document, by name."""
+        return [EvaluationDocument(*row) for row in self.backend.evaluation_rows(None)]
+
+    def evaluation(self, name: str) -> EvaluationDocument | None:
+        """The evaluation document of this name, or None."""
+        found = self.backend.evaluation_rows(name)
+        return EvaluationDocument(*found[0]) if found else None
+
+    def put_evaluation(
+        self,
+        name: str,
+        body: str,
+        *,
+        format: int,
+        updated_by: str | None = None,
+        updated_us: int | None = None,
+    ) -> EvaluationDocument:
+        """Write (or replace) the evaluation document `name`: its TOML `body` of version `format`, written by
+        `updated_by`, at `updated_us` (default: now); what is stored. ValueError for an empty name, a format
+        that is no version, a body that is not text."""
+        document = EvaluationDocument(
+            name, format, body, now_us() if updated_us is None else updated_us, updated_by
+        )
+        self.backend.put_evaluation_row(evaluation_row(document))
+        return document
+
+    def delete_evaluation(self, name: str) -> bool:
+        """Delete the evaluation document `name` (no measurement is touched); whether there was one."""
+        return self.backend.delete_evaluation_row(name)
+
+    def put_agent(self, agent: AgentHealth) -> None:
+        """Record an office agent's state (replacing what its vantage point and evaluation or plan said
+        before). ValueError for one without a vantage point, an evaluation or plan, or a host."""
+        self.backend.put_agent_row(agent_row(agent))
+
+    def agents(
+        self, *, vantage: str | None = None, evaluation_or_plan: str | None = None
+    ) -> list[AgentHealth]:
+        """The office agents' states as they last reported them (None: any), by evaluation or plan and
+        vantage point."""
+        return [AgentHealth(*row) for row in self.backend.agent_rows(vantage, evaluation_or_plan)]

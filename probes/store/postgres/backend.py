@@ -32,11 +32,12 @@ import psycopg
 from probes.errors import ErrorKind, StoreError
 from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
+from probes.store.documents import DocumentStatements
 from probes.store.postgres import connecting
 from probes.store.postgres.alerts import PostgresAlertStatements
 from probes.store.postgres.connecting import WRITES_SEQUENCE, translate, translated
 from probes.store.postgres.dialect import POSTGRES
-from probes.store.reading_sql import Connection, SqlReads
+from probes.store.reading_sql import Connection
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
@@ -81,7 +82,7 @@ def _no_nan(row: Row) -> Row:
     return tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
 
 
-class PostgresBackend(SqlReads, PostgresAlertStatements):
+class PostgresBackend(DocumentStatements, PostgresAlertStatements):
     """An open PostgreSQL result store (see `probes.store.backend.Backend` for what each method does)."""
 
     dialect = POSTGRES

@@ -17,7 +17,7 @@ from pathlib import Path
 from probes.errors import ErrorKind, StoreError
 from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
-from probes.store.reading_sql import SqlReads
+from probes.store.documents import DocumentStatements
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
@@ -58,7 +58,7 @@ _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("?")
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
 
 
-class SqliteBackend(SqlReads, AlertStatements):
+class SqliteBackend(DocumentStatements, AlertStatements):
     """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the read
     path's queries are `probes.store.reading_sql`'s, in the words of `probes.store.sqlite.dialect`; the alert
     tables' statements are in `probes.store.sqlite.alerts`).

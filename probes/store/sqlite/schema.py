@@ -25,6 +25,8 @@ Tables
     store_facts   named numbers about what the store holds: `sample_reach_us`, the farthest any stored
                   sample lies from its result's start (so a window's samples are found through the results
                   started within that reach of it)
+    evaluations   evaluation documents by name: a versioned TOML body the evaluation model reads and writes
+    agents        per vantage point and evaluation (or plan), its office agent's health as last reported
 
 Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s`/`start_s` seconds at the start of the
 period. The version is `PRAGMA user_version`. Until schema 9 a `targets` row (one per key) carried its latest
@@ -407,6 +409,26 @@ MIGRATIONS: list[Sequence[str | Step]] = [
         "DROP TABLE targets",
         _move_to_series,
         REBUILD_ROLLUPS,
+    ),
+    (  # 10: evaluation documents by name, and the office agents' health (`probes.store.documents`)
+        """CREATE TABLE evaluations (
+            name TEXT PRIMARY KEY,
+            format INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            updated_us INTEGER NOT NULL,
+            updated_by TEXT
+        ) WITHOUT ROWID""",
+        """CREATE TABLE agents (
+            vantage TEXT NOT NULL,
+            evaluation_or_plan TEXT NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER,
+            version TEXT,
+            last_round_us INTEGER,
+            spooled_rounds INTEGER NOT NULL,
+            updated_us INTEGER NOT NULL,
+            PRIMARY KEY (vantage, evaluation_or_plan)
+        ) WITHOUT ROWID""",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
