@@ -22,7 +22,7 @@ from probes.analysis import Scope, hour_of_day, route_verdicts
 from probes.analysis.clock import local_hour
 from probes.analysis.data import prepare
 from probes.routes import bundled_table
-from probes.store import SCHEMA_VERSION, THIS_MACHINE, Store
+from probes.store import SCHEMA_VERSION, THIS_MACHINE, Store, measured_round
 from probes.store.postgres.schema import MIGRATIONS as POSTGRES_MIGRATIONS
 from probes.store.postgres.schema import VERSION_TABLE
 from probes.store.rollup import PERIODS_S, Rollups
@@ -276,3 +276,30 @@ def test_a_schema_8_postgres_store_upgrades_as_sqlite_does(postgres_url: str, tm
             )
             _round(store, old, T0 + 100 * HOUR_US, [150.0], vantage="beijing")
         assert pg.counts() == lite.counts() and pg.counts()["series"] == 6
+
+
+def test_an_old_spooled_round_lands_in_the_series_its_labels_and_vantage_name(any_store: Store) -> None:
+    """A round the spool kept in its version-1 form (before samples had phases) carries each result's target
+    row with its labels, and its round's vantage point: forwarded today it lands in those series."""
+    import json
+
+    from probes.store.measured import from_json, to_json
+
+    relabelled = Target(Method.ICMP, host=LA.host, name="sj-bgp", provider="vendorb", region="sj")
+    results = [synthetic_result(LA, T0, [150.0, None]), synthetic_result(relabelled, T0 + 1, [170.0])]
+    document = json.loads(
+        to_json(
+            measured_round(
+                results, started_us=T0, finished_us=T0 + 2_000_000, source="schedule", vantage="bj"
+            )
+        )
+    )
+    document["version"] = 1
+    for result in document["results"]:
+        del result["phase"]
+    any_store.write_round(from_json(json.dumps(document)))
+    assert [(s.name, s.provider, s.region, s.vantage) for s in any_store.series()] == [
+        ("la-cn2", "acme", "la", "bj"),
+        ("sj-bgp", "vendorb", "sj", "bj"),
+    ]
+    assert any_store.samples_frame().phase.isna().all()
