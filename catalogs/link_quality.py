@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from catalogs.errors import LinkSummaryError
 from catalogs.i18n import _, ngettext
 from probes.timestamps import utc_seconds
+from probes.vantage import THIS_MACHINE
 
 if TYPE_CHECKING:
     from catalogs.loader import CatalogSet
@@ -381,3 +382,11 @@ def to_link_summary(link: MeasuredLink) -> LinkSummary:
 def to_link_summaries(links: Iterable[MeasuredLink]) -> list[LinkSummary]:
     """Every measured line as the summary scoring reads."""
     return [to_link_summary(link) for link in links]
+
+
+def vantage_text(vantage: str | None) -> str:
+    """A summary's vantage point as people read it: its name; "this machine" for the rounds that named none
+    (`probes.vantage.THIS_MACHINE`, or a summary that names none)."""
+    if vantage is None or vantage == THIS_MACHINE:
+        return _("this machine")
+    return vantage

@@ -10,13 +10,14 @@ from catalogs.checklist import Checklist, ScaleRow
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuMatch, GpuReference
 from catalogs.i18n import _, items, per_language
-from catalogs.link_quality import LinkSummary
+from catalogs.link_quality import LinkSummary, vantage_text
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.prices import in_budget_currency, offering_price
 from catalogs.schema import Offering, Region, Service
 from catalogs.scoring.judgement import Source
 from catalogs.sizing import SizingResult, size
+from probes.vantage import THIS_MACHINE, vantage_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,12 +162,13 @@ class FactsBuilder:
         if vantage is not None:
             mine = [s for s in found if s.vantage == vantage]
             if not mine:
-                others = items(sorted({s.vantage or _("an unnamed vantage point") for s in found}))
+                others = items(sorted({vantage_text(s.vantage) for s in found}))
                 return None, _("measured only from {others}, not from {vantage}").format(
                     others=others, vantage=vantage
                 )
             return mine[0], ""
-        ordered = sorted(found, key=lambda s: (s.vantage is not None, s.vantage or ""))
+        # this machine's first (the rounds that named no vantage point), then by name
+        ordered = sorted(found, key=lambda s: (vantage_of(s.vantage) != THIS_MACHINE, s.vantage or ""))
         return ordered[0], ""
 
     def _gpu(self, offering: Offering) -> GpuMatch | None:

@@ -13,7 +13,7 @@ from desktop.cli._format import number, percent, table
 from desktop.cli._links import add_measurement_options, epoch_us, peak_windows
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK
-from desktop.i18n import _
+from desktop.i18n import _, vantage_name
 
 if TYPE_CHECKING:
     from probes.analysis import VantageComparison
@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         ]
         rows = [
             [
-                printable(view.vantage or "-"),
+                printable(vantage_name(view.vantage)),
                 number(view.peak_rtt_median_ms),
                 number(view.peak_rtt_p95_ms),
                 percent(view.peak_loss),
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 _("the route class differs by office: {classes}").format(
                     classes=", ".join(
-                        f"{printable(v.vantage or '-')} {printable(v.route_class)}"
+                        f"{printable(vantage_name(v.vantage))} {printable(v.route_class)}"
                         for v in comparison.views
                         if v.route_class
                     )
@@ -97,8 +97,10 @@ def _spread_line(comparison: VantageComparison) -> str:
         ).format(spread=spread)
     if comparison.best_peak is None:
         return _("worst peak: {worst}, its p95 up to {spread} ms above the others'").format(
-            worst=printable(comparison.worst_peak), spread=spread
+            worst=printable(vantage_name(comparison.worst_peak)), spread=spread
         )
     return _("worst peak: {worst}, its p95 {spread} ms above {best}'s").format(
-        worst=printable(comparison.worst_peak), spread=spread, best=printable(comparison.best_peak)
+        worst=printable(vantage_name(comparison.worst_peak)),
+        spread=spread,
+        best=printable(vantage_name(comparison.best_peak)),
     )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from probes import histogram
 from probes.analysis.summary import MeasuredLink
+from probes.vantage import THIS_MACHINE
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,7 @@ class VantageView:
 
 @dataclass(frozen=True, slots=True)
 class VantageComparison:
-    """One region from every vantage point that measured it, by vantage name (None, unnamed, last)."""
+    """One region from every vantage point that measured it, by vantage name (`THIS_MACHINE` last)."""
 
     provider: str
     region: str
@@ -135,7 +136,8 @@ def _beyond_below(best: VantageView, others: Sequence[VantageView]) -> bool:
 
 
 def _name_order(vantage: str | None) -> tuple[int, str]:
-    return (1, "") if vantage is None else (0, vantage)
+    """Named vantage points by name, then `THIS_MACHINE` (the rounds that named none)."""
+    return (1, "") if vantage is None or vantage == THIS_MACHINE else (0, vantage)
 
 
 def compare_vantages(links: Sequence[MeasuredLink]) -> list[VantageComparison]:

@@ -14,6 +14,7 @@ from probes.store import Store
 from probes.target import Method, Target
 from tests.analysis.synthetic import Series, StepModel, trace_result, utc_us, write_series
 from tests.analysis.week import LA, SJC
+from tests.rounds import save_round
 
 START = utc_us(2026, 11, 2)
 TRACED = Target(
@@ -26,7 +27,8 @@ CHINANET = ["10.0.0.1", "202.97.12.1", "202.97.50.1"]
 def _traces(store: Store, vantage: str, path: list[str], count: int = 3, start_us: int = START) -> None:
     for n in range(count):
         result = trace_result(TRACED, start_us + 3_600_000_000 + n * 60_000_000, path)
-        store.save_round(
+        save_round(
+            store,
             [result],
             started_us=result.started_at_us,
             finished_us=result.finished_at_us,

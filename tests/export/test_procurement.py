@@ -220,13 +220,13 @@ def test_ranking_and_score_breakdown_say_why_line_quality_is_empty(
     la = ranking.loc["los-angeles"]
     assert pd.isna(la["Line quality score"])
     assert la["Line quality: measured, or why not"] == (
-        "not measured (measured only from an unnamed vantage point, not from shanghai-office)"
+        "not measured (measured only from this machine, not from shanghai-office)"
     )
     breakdown = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Score breakdown").set_index("Region")
     why = breakdown.loc["los-angeles", "Unknown or not measured: why"]
     assert (
-        "Line quality from the team's office (measured, peak hours): not measured (measured only from an unnamed "
-        "vantage point, not from shanghai-office)"
+        "Line quality from the team's office (measured, peak hours): not measured (measured only from this "
+        "machine, not from shanghai-office)"
     ) in why
     # any vantage (the bundled examples leave it unset): measured, and the column shows the figures
     anywhere = ExportRequest(

@@ -16,6 +16,7 @@ from probes.results import ProbeResult, Sample
 from probes.stats import percentile, summarize
 from probes.store import Store
 from probes.target import Method, Target
+from tests.rounds import save_round
 
 
 def test_timeline_bins_match_the_stats_module_bin_by_bin() -> None:
@@ -55,8 +56,8 @@ def _store_with(path, rtts_by_hour: dict[int, list[float | None]]) -> Store:  # 
     for hour_s, rtts in rtts_by_hour.items():
         samples = tuple(Sample(i, hour_s * 1_000_000 + i * 1_000_000, r) for i, r in enumerate(rtts))
         result = ProbeResult(target, hour_s * 1_000_000, hour_s * 1_000_000 + len(rtts) * 1_000_000, samples)
-        store.save_round(
-            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="t"
+        save_round(
+            store, [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="t"
         )
     return store
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from catalogs.i18n import _, clauses, items, ngettext
-from catalogs.link_quality import PeriodStats
+from catalogs.link_quality import PeriodStats, vantage_text
 from catalogs.scoring.candidates import CandidateFacts
 from catalogs.scoring.criteria.trust import (
     duration_text,
@@ -140,7 +140,7 @@ def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bo
         parts.append(
             _("route contradicts the claimed {line_type}").format(line_type=link.route.claimed_line_type)
         )
-    vantage = link.vantage or _("an unnamed vantage")
+    vantage = vantage_text(link.vantage)
     if link.period_start and link.period_end:
         source = _("measured from {vantage}, {start} to {end}").format(
             vantage=vantage, start=f"{link.period_start:%Y-%m-%d}", end=f"{link.period_end:%Y-%m-%d}"
@@ -309,5 +309,5 @@ def line_responsiveness(facts: CandidateFacts, params: Mapping[str, float], expl
         ).format(**values)
     if confidence < 1:
         text = clauses((text, _thin_evidence(confidence, raw, unknown)))
-    source = _("responsiveness tests from {vantage}").format(vantage=link.vantage or _("an unnamed vantage"))
+    source = _("responsiveness tests from {vantage}").format(vantage=vantage_text(link.vantage))
     return score, text, source

@@ -1075,10 +1075,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
 <context>
     <name>OfficesPanel</name>
     <message>
-        <source>(no vantage point recorded)</source>
-        <translation>（未记录测量点）</translation>
-    </message>
-    <message>
         <source>worst peak (+{spread:.0f} ms vs the best)</source>
         <translation>晚高峰最差（比最好的测量点高 {spread:.0f} ms）</translation>
     </message>
