@@ -6,6 +6,7 @@ importing the same report twice changes nothing."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -70,7 +71,7 @@ def test_a_pcie_box_sold_as_nvswitch_turns_into_verified_and_contradicted_facts(
     assert settled["offering.intra_node.kind"]["file"] == str(folder / "trialco.toml")
     verdicts = {c["fact"]: c["verdict"] for c in data["acceptance_checks"]}
     assert verdicts["intra_node.kind"] == "contradicted" and verdicts["gpus_per_node"] == "confirmed"
-    assert "Verified fact: offering.intra_node.kind = pcie" in after.explanation
+    assert re.search(r"Verified fact: [^=.]+ = pcie", after.explanation), after.explanation
     assert "Acceptance checks:" in after.explanation
     # the same report again changes nothing
     text = (folder / "trialco.toml").read_bytes()
@@ -151,7 +152,8 @@ def test_done_when_the_report_imports_and_score_json_shows_the_verified_facts(
     assert rows[0][:4] == ("Provider", "Offering", "Region", "Server")
     assert any(r[5] == "intra_node.kind" and r[9] == "contradicted" for r in rows[1:])
     ranking = next(iter(book["Ranking"].iter_rows(max_row=1, values_only=True)))
-    assert {"Score at worst", "Score at best", "Known (%)", "Place", "Ask next"} <= set(ranking)
+    headers = {str(h).replace(" (orders the ranking)", "") for h in ranking}
+    assert {"Score at worst", "Score at best", "Known (%)", "Place", "Ask next"} <= headers, ranking
 
 
 def _no_links(tmp_path: Path) -> Path:
