@@ -38,6 +38,7 @@ from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, run_mapped
 
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "eval",
     "probe",
     "schedule",
     "history",

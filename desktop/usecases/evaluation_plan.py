@@ -34,7 +34,9 @@ PEAK_EVERY = "1m"
 TRACE_EVERY = "15m"
 TRANSFER_EVERY = "30m"
 ICMP_FALLBACK_PORT = 22  # where this machine may not send ICMP: the TCP handshake to the server's SSH
-DOWNLOAD_SECONDS = 15.0  # long enough to leave slow start on a 300 ms line; the analysis takes its steady rate
+DOWNLOAD_SECONDS = (
+    15.0  # long enough to leave slow start on a 300 ms line; the analysis takes its steady rate
+)
 DOWNLOAD_MAX_BYTES = 1024 * 1024 * 1024
 
 
@@ -104,7 +106,12 @@ def _planned(
     if catalog_method == "iperf3":
         return [
             PlannedEndpoint(
-                f"{candidate} iperf3 {shown}", {"host": host}, (Method.IPERF3,), labels, target.port, TRANSFER_EVERY
+                f"{candidate} iperf3 {shown}",
+                {"host": host},
+                (Method.IPERF3,),
+                labels,
+                target.port,
+                TRANSFER_EVERY,
             )
         ]
     if target.url is not None:
@@ -119,7 +126,9 @@ def _planned(
             )
         )
     elif target.method is Method.TCP:
-        out.append(PlannedEndpoint(f"{candidate} tcp {shown}", {"host": host}, (Method.TCP,), labels, target.port))
+        out.append(
+            PlannedEndpoint(f"{candidate} tcp {shown}", {"host": host}, (Method.TCP,), labels, target.port)
+        )
     port = target.port if target.method is Method.TCP else ICMP_FALLBACK_PORT
     out.append(PlannedEndpoint(f"{candidate} {host}", {"host": host}, (Method.ICMP,), labels, port))
     out.append(
