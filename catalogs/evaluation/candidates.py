@@ -28,8 +28,13 @@ class CandidateEndpoint:
 
 
 def _nearest(word: str, known: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.5)
-    return ", ".join(close) if close else "-"
+    """Up to three known ids a person may have meant: those that contain what was typed (shortest first),
+    then those spelt most alike."""
+    ids = list(dict.fromkeys(known))
+    containing = sorted((k for k in ids if word and word in k), key=len)
+    close = difflib.get_close_matches(word, ids, n=3, cutoff=0.5)
+    chosen = list(dict.fromkeys([*containing, *close]))[:3]
+    return ", ".join(chosen) if chosen else "-"
 
 
 def check_candidate(candidate: Candidate, catalogs: CatalogSet) -> ProviderCatalog:

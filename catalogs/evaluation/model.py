@@ -51,6 +51,7 @@ from probes.inputfile import field_name
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import Target, parse_target
 
+EXAMPLE_EVALUATION = Path(__file__).with_name("example.toml")  # three candidates on loopback: runs anywhere
 EVALUATION_FORMAT = "linkvet-evaluation"
 EVALUATION_VERSION = 1
 Carrier = Literal["ct", "cu", "cm"]
@@ -197,9 +198,10 @@ def check_endpoints(endpoints: Sequence[str], where: str) -> tuple[str, ...]:
             target = endpoint_target(text)
         except TargetError as exc:
             raise EvaluationError(
-                _("{where}: endpoint {text}: {problem}").format(
-                    where=where, text=repr(text)[:200], problem=exc
-                )
+                _(
+                    "{where}: endpoint {text}: expected an IP address, a host name, host:port or an http(s) URL "
+                    "({problem})"
+                ).format(where=where, text=repr(text)[:200], problem=exc)
             ) from None
         normal = target.url or target.name
         if target.key in seen:

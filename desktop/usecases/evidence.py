@@ -1,0 +1,480 @@
+"""The evaluation's evidence table: for each candidate, what is known and what is still missing for a decision,
+each cell with its state and the command that fills it (`linkvet eval show`, its JSON, the window's home, the
+report). No Qt.
+
+Kinds of evidence, per candidate:
+    line          the line off-peak and at the evening peak, per office (samples, peak evenings covered and
+                  how many more the line criterion needs before it can no longer move the candidate's place)
+    load          latency under load (responsiveness tests), per office
+    throughput    the download rate, per office (a lower bound when the transfers were too short to leave
+                  slow start)
+    route_out     the outbound route per office against the claimed line type (traces)
+    route_back    the return route from the trial server (`linkvet accept --return-route`, imported)
+    questionnaire the vendor's answers (facts added from the linkvet questionnaire)
+    acceptance    the trial server's checks (confirmed / contradicted / unverified)
+    price         a price for the offering
+A cell's state is `missing`, `partial`, `done` or `contradicted`; JSON keeps the ids (`as_dict`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from catalogs.evaluation.candidates import candidate_endpoints, claimed_line_type, offerings_of
+from catalogs.evaluation.model import Candidate, Evaluation
+from catalogs.link_quality import LinkSummary
+from catalogs.loader import CatalogSet, ProviderCatalog
+from desktop.i18n import _, ngettext
+from probes.store_location import StoreLocation
+
+State = Literal["missing", "partial", "done", "contradicted"]
+STATES: tuple[State, ...] = ("missing", "partial", "done", "contradicted")
+KINDS = ("line", "load", "throughput", "route_out", "route_back", "questionnaire", "acceptance", "price")
+THIS_MACHINE = "this-machine"  # rounds measured without an office: the one office of an evaluation with none
+ENOUGH_EVENINGS = 7  # peak evenings after which one more cannot move a candidate's line criterion (default)
+LOWER_BOUND_S = 5.0  # a transfer shorter than this never left slow start on a long line: its rate is a floor
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One piece of evidence: its state, what it says (in the current language), the command that fills or
+    settles it, and its figures (JSON)."""
+
+    state: State
+    text: str
+    next: str | None = None
+    figures: Mapping[str, Any] = field(default_factory=dict)
+    offices: Mapping[str, Cell] = field(default_factory=dict)  # per office, where the kind is per office
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"state": self.state, "text": self.text, "next": self.next, **self.figures}
+        if self.offices:
+            out["offices"] = {name: cell.as_dict() for name, cell in self.offices.items()}
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateEvidence:
+    candidate: Candidate
+    cells: Mapping[str, Cell]
+
+    @property
+    def next(self) -> list[str]:
+        """The commands that would fill this candidate's missing and partial evidence, in table order."""
+        return list(dict.fromkeys(c.next for c in self.cells.values() if c.next and c.state != "done"))
+
+    def as_dict(self) -> dict[str, Any]:
+        c = self.candidate
+        return {
+            "provider": c.provider,
+            "region": c.region,
+            "offering": c.offering,
+            "label": c.label,
+            "endpoints": list(c.endpoints),
+            "evidence": {kind: cell.as_dict() for kind, cell in self.cells.items()},
+            "next": self.next,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceTable:
+    evaluation: Evaluation
+    offices: tuple[str, ...]
+    candidates: tuple[CandidateEvidence, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        e = self.evaluation
+        return {
+            "evaluation": e.name,
+            "offices": list(self.offices),
+            "decide_by": e.decide_by,
+            "peak_windows": [str(w) for w in e.peak_windows],
+            "candidates": [c.as_dict() for c in self.candidates],
+        }
+
+
+def office_names(evaluation: Evaluation) -> tuple[str, ...]:
+    """The offices whose lines count: the evaluation's, or this machine's when it names none."""
+    return tuple(o.name for o in evaluation.offices) or (THIS_MACHINE,)
+
+
+def vantage_of(office: str) -> str | None:
+    """The vantage point stored with an office's rounds (None for this machine's)."""
+    return None if office == THIS_MACHINE else office
+
+
+# -- the cells ---------------------------------------------------------------------------------------------
+
+
+def _worst(states: Sequence[State]) -> State:
+    if "contradicted" in states:
+        return "contradicted"
+    if not states or all(s == "missing" for s in states):
+        return "missing"
+    if all(s == "done" for s in states):
+        return "done"
+    return "partial"
+
+
+def _measure_next(evaluation: Evaluation, office: str) -> str:
+    if office == THIS_MACHINE:
+        return f"linkvet schedule --eval {evaluation.name}"
+    return f"linkvet schedule --eval {evaluation.name} --vantage {office}"
+
+
+def line_cell(
+    evaluation: Evaluation, summaries: Mapping[str, LinkSummary | None], evenings: Mapping[str, int]
+) -> Cell:
+    """The line off-peak and at peak from each office; done when every office has covered enough peak
+    evenings that one more cannot move the line criterion."""
+    per_office: dict[str, Cell] = {}
+    for office, summary in summaries.items():
+        covered = evenings.get(office, 0)
+        offpeak = summary.offpeak.samples if summary is not None else 0
+        peak = summary.peak.samples if summary is not None else 0
+        more = max(0, ENOUGH_EVENINGS - covered)
+        figures = {
+            "offpeak_samples": offpeak,
+            "peak_samples": peak,
+            "peak_evenings": covered,
+            "evenings_to_settle": more,
+            "offpeak_rtt_median_ms": summary.offpeak.rtt_median_ms if summary else None,
+            "peak_rtt_median_ms": summary.peak.rtt_median_ms if summary else None,
+            "peak_loss": summary.peak.loss if summary else None,
+        }
+        if not offpeak and not peak:
+            per_office[office] = Cell(
+                "missing", _("not measured yet"), _measure_next(evaluation, office), figures
+            )
+            continue
+        text = ngettext(
+            "{offpeak} samples off-peak, {peak} at peak over {evenings} evening",
+            "{offpeak} samples off-peak, {peak} at peak over {evenings} evenings",
+            covered,
+        ).format(offpeak=offpeak, peak=peak, evenings=covered)
+        if more:
+            text += " " + ngettext(
+                "({count} more peak evening settles it)", "({count} more peak evenings settle it)", more
+            ).format(count=more)
+            per_office[office] = Cell("partial", text, _measure_next(evaluation, office), figures)
+        else:
+            per_office[office] = Cell("done", text, None, figures)
+    state = _worst([c.state for c in per_office.values()])
+    return Cell(state, _summary_text(per_office), _first_next(per_office), offices=per_office)
+
+
+def load_cell(
+    evaluation: Evaluation, candidate: Candidate, summaries: Mapping[str, LinkSummary | None]
+) -> Cell:
+    has_url = any(e.startswith(("http://", "https://")) for e in candidate.endpoints)
+    per_office: dict[str, Cell] = {}
+    for office, summary in summaries.items():
+        tests = (summary.peak.load_tests + summary.offpeak.load_tests) if summary else 0
+        if tests:
+            added = summary.peak.loaded_rtt_increase_ms if summary else None
+            text = ngettext("{count} test", "{count} tests", tests).format(count=tests)
+            if added is not None:
+                text += _(", +{ms:.0f} ms under load at peak").format(ms=added)
+            per_office[office] = Cell("done", text, None, {"load_tests": tests, "peak_added_ms": added})
+        elif not has_url:
+            per_office[office] = Cell(
+                "missing",
+                _("needs a test URL (a file on the vendor's server)"),
+                f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region "
+                f"{candidate.region} --test-ip URL",
+            )
+        else:
+            per_office[office] = Cell("missing", _("not measured yet"), _measure_next(evaluation, office))
+    return Cell(
+        _worst([c.state for c in per_office.values()]),
+        _summary_text(per_office),
+        _first_next(per_office),
+        offices=per_office,
+    )
+
+
+def throughput_cell(
+    evaluation: Evaluation,
+    candidate: Candidate,
+    summaries: Mapping[str, LinkSummary | None],
+    transfer_seconds: Mapping[str, float | None],
+) -> Cell:
+    has_url = any(e.startswith(("http://", "https://")) for e in candidate.endpoints)
+    per_office: dict[str, Cell] = {}
+    for office, summary in summaries.items():
+        rate = None
+        if summary is not None:
+            rate = (
+                summary.peak.throughput_mbps
+                if summary.peak.throughput_mbps is not None
+                else summary.offpeak.throughput_mbps
+            )
+        seconds = transfer_seconds.get(office)
+        if rate is None:
+            per_office[office] = Cell(
+                "missing",
+                _("needs a test URL (a file on the vendor's server)")
+                if not has_url
+                else _("not measured yet"),
+                _measure_next(evaluation, office)
+                if has_url
+                else f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region "
+                f"{candidate.region} --test-ip URL",
+            )
+            continue
+        figures = {
+            "peak_mbps": summary.peak.throughput_mbps if summary else None,
+            "offpeak_mbps": summary.offpeak.throughput_mbps if summary else None,
+            "lower_bound": seconds is not None and seconds < LOWER_BOUND_S,
+        }
+        if figures["lower_bound"]:
+            per_office[office] = Cell(
+                "partial",
+                _(
+                    "{rate:.1f} Mbit/s, a lower bound: the transfers ended in {seconds:.1f} s, before leaving "
+                    "slow start (a larger test file measures the line)"
+                ).format(rate=rate, seconds=seconds),
+                None,
+                figures,
+            )
+        else:
+            per_office[office] = Cell("done", _("{rate:.1f} Mbit/s").format(rate=rate), None, figures)
+    return Cell(
+        _worst([c.state for c in per_office.values()]),
+        _summary_text(per_office),
+        _first_next(per_office),
+        offices=per_office,
+    )
+
+
+def route_out_cell(
+    evaluation: Evaluation,
+    candidate: Candidate,
+    claim: str | None,
+    summaries: Mapping[str, LinkSummary | None],
+) -> Cell:
+    per_office: dict[str, Cell] = {}
+    for office, summary in summaries.items():
+        route = summary.route if summary is not None else None
+        if route is None or not route.traces:
+            per_office[office] = Cell("missing", _("no trace yet"), _measure_next(evaluation, office))
+            continue
+        figures = {
+            "claimed": route.claimed_line_type,
+            "measured": route.measured_class,
+            "traces": route.traces,
+            "agreeing_traces": route.agreeing_traces,
+            "agrees": route.agrees,
+        }
+        traces_text = _("{agreeing} of {traces} traces").format(
+            agreeing=route.agreeing_traces, traces=route.traces
+        )
+        if route.agrees is True:
+            per_office[office] = Cell(
+                "done",
+                _("{measured}, as claimed ({traces})").format(
+                    measured=route.measured_class, traces=traces_text
+                ),
+                None,
+                figures,
+            )
+        elif route.agrees is False:
+            per_office[office] = Cell(
+                "contradicted",
+                _("claimed {claimed}, measured {measured} ({traces} agree with the claim)").format(
+                    claimed=route.claimed_line_type, measured=route.measured_class, traces=traces_text
+                ),
+                None,
+                figures,
+            )
+        else:
+            per_office[office] = Cell(
+                "partial",
+                _("measured {measured}; the claim {claimed} cannot be checked from the route").format(
+                    measured=route.measured_class or "-", claimed=claim or "-"
+                ),
+                None,
+                figures,
+            )
+    return Cell(
+        _worst([c.state for c in per_office.values()]),
+        _summary_text(per_office),
+        _first_next(per_office),
+        offices=per_office,
+    )
+
+
+def _checks(catalog: ProviderCatalog | None, candidate: Candidate) -> list[Mapping[str, Any]]:
+    if catalog is None:
+        return []
+    offerings = {o.id for o in offerings_of(candidate, catalog)}
+    return [
+        c for c in catalog.checks if c.get("offering") in offerings or c.get("region") == candidate.region
+    ]
+
+
+def route_back_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Cell:
+    checks = [
+        c
+        for c in _checks(catalog, candidate)
+        if c.get("fact") == "line_types"
+        and c.get("scope") == "region"
+        and c.get("region") in (None, candidate.region)
+    ]
+    next_step = _accept_next(candidate)
+    if not checks:
+        return Cell("missing", _("no return-route trace from the trial server"), next_step)
+    latest = max(checks, key=lambda c: str(c.get("created_at", "")))
+    verdict = latest.get("verdict")
+    figures = {
+        "claimed": latest.get("claimed"),
+        "measured": latest.get("measured"),
+        "host": latest.get("host"),
+    }
+    if verdict == "confirmed":
+        return Cell(
+            "done", _("confirmed: {evidence}").format(evidence=latest.get("evidence", "")), None, figures
+        )
+    if verdict == "contradicted":
+        return Cell("contradicted", str(latest.get("evidence", "")), None, figures)
+    return Cell("partial", str(latest.get("evidence", "")), next_step, figures)
+
+
+def _accept_next(candidate: Candidate) -> str:
+    offering = candidate.offering or "OFFERING"
+    return (
+        f"linkvet accept --provider {candidate.provider} --offering {offering} --region {candidate.region} "
+        "--return-route --out report.json (on the trial server), then linkvet accept import report.json"
+    )
+
+
+def acceptance_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Cell:
+    checks = [c for c in _checks(catalog, candidate) if c.get("scope") != "region"]
+    if not checks:
+        return Cell("missing", _("no acceptance report imported"), _accept_next(candidate))
+    counts = {
+        v: sum(1 for c in checks if c.get("verdict") == v)
+        for v in ("confirmed", "contradicted", "unverified")
+    }
+    text = _("{confirmed} confirmed, {contradicted} contradicted, {unverified} unverified").format(**counts)
+    if counts["contradicted"]:
+        contradicted = sorted({str(c.get("fact")) for c in checks if c.get("verdict") == "contradicted"})
+        return Cell(
+            "contradicted",
+            text + _(" (contradicted: {facts})").format(facts=", ".join(contradicted)),
+            None,
+            {**counts, "contradicted_facts": contradicted},
+        )
+    state: State = "done" if counts["confirmed"] and not counts["unverified"] else "partial"
+    return Cell(state, text, None if state == "done" else _accept_next(candidate), counts)
+
+
+def questionnaire_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Cell:
+    from desktop.usecases.questionnaire import is_questionnaire_source
+
+    answered = 0
+    if catalog is not None:
+        tables = [catalog.data.provider, catalog.data.service, catalog.region(candidate.region)]
+        tables += list(offerings_of(candidate, catalog))
+        for table in tables:
+            if table is None:
+                continue
+            answered += sum(1 for p in table.facts.values() if is_questionnaire_source(p.source))
+    next_step = (
+        f"linkvet questionnaire export --provider {candidate.provider} --out {candidate.provider}.xlsx, "
+        f"then linkvet questionnaire import ANSWERED.xlsx --provider {candidate.provider}"
+    )
+    if not answered:
+        return Cell("missing", _("no answers imported"), next_step)
+    return Cell(
+        "done",
+        ngettext(
+            "{count} fact from the vendor's answers", "{count} facts from the vendor's answers", answered
+        ).format(count=answered),
+        None,
+        {"facts": answered},
+    )
+
+
+def price_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Cell:
+    offerings = offerings_of(candidate, catalog) if catalog is not None else []
+    priced = [o for o in offerings if any(p.gpu_hour or p.node_hour or p.node_month for p in o.prices)]
+    if not offerings:
+        return Cell("missing", _("no offering in the catalogs for this region"), None)
+    if not priced:
+        return Cell(
+            "missing",
+            _("no price listed"),
+            f"linkvet questionnaire export --provider {candidate.provider} --out {candidate.provider}.xlsx",
+        )
+    return Cell(
+        "done" if len(priced) == len(offerings) else "partial",
+        ngettext("{count} priced offering", "{count} priced offerings", len(priced)).format(
+            count=len(priced)
+        ),
+        None,
+        {"priced_offerings": len(priced), "offerings": len(offerings)},
+    )
+
+
+def _summary_text(per_office: Mapping[str, Cell]) -> str:
+    if len(per_office) == 1:
+        return next(iter(per_office.values())).text
+    return "; ".join(f"{office}: {cell.text}" for office, cell in per_office.items())
+
+
+def _first_next(per_office: Mapping[str, Cell]) -> str | None:
+    return next((c.next for c in per_office.values() if c.next and c.state != "done"), None)
+
+
+# -- the table ---------------------------------------------------------------------------------------------
+
+
+def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) -> EvidenceTable:
+    """The evaluation's evidence, read once from the store (every office's line, routes and transfers) and
+    from the catalogs (answers, acceptance checks, prices)."""
+    from desktop.usecases.evaluation import load_evaluation
+
+    evaluation = load_evaluation(db, name)
+    offices = office_names(evaluation)
+    measured = _measured(db, evaluation, catalogs)
+    rows = []
+    for candidate in evaluation.candidates:
+        catalog = catalogs.provider(candidate.provider)
+        claim = claimed_line_type(candidate, catalogs)
+        summaries = {
+            o: measured.summaries.get((candidate.provider, candidate.region, vantage_of(o))) for o in offices
+        }
+        evenings = {
+            o: measured.evenings.get((candidate.provider, candidate.region, vantage_of(o)), 0)
+            for o in offices
+        }
+        seconds = {
+            o: measured.transfer_s.get((candidate.provider, candidate.region, vantage_of(o))) for o in offices
+        }
+        _ = candidate_endpoints  # the endpoints measured are the plan's (`desktop.usecases.evaluation_plan`)
+        cells = {
+            "line": line_cell(evaluation, summaries, evenings),
+            "load": load_cell(evaluation, candidate, summaries),
+            "throughput": throughput_cell(evaluation, candidate, summaries, seconds),
+            "route_out": route_out_cell(evaluation, candidate, claim, summaries),
+            "route_back": route_back_cell(catalog, candidate),
+            "questionnaire": questionnaire_cell(catalog, candidate),
+            "acceptance": acceptance_cell(catalog, candidate),
+            "price": price_cell(catalog, candidate),
+        }
+        rows.append(CandidateEvidence(candidate, cells))
+    return EvidenceTable(evaluation, offices, tuple(rows))
+
+
+@dataclass(frozen=True, slots=True)
+class _Measured:
+    summaries: Mapping[tuple[str, str, str | None], LinkSummary]
+    evenings: Mapping[tuple[str, str, str | None], int]
+    transfer_s: Mapping[tuple[str, str, str | None], float | None]
+
+
+def _measured(db: StoreLocation | None, evaluation: Evaluation, catalogs: CatalogSet) -> _Measured:
+    raise NotImplementedError
