@@ -48,6 +48,7 @@ from probes.store_location import StoreLocation
 
 if TYPE_CHECKING:
     from probes.store import Store
+    from probes.store.records import EvaluationDocument
 
 ADDED_BY_USER = (
     "added by the user"  # the source of a provider or region `eval add` creates (data: not translated)
@@ -91,7 +92,7 @@ def list_evaluations(db: StoreLocation | None) -> list[EvaluationInfo]:
     with _open(db) as store:
         return [
             EvaluationInfo(e.name, len(e.candidates), tuple(o.name for o in e.offices))
-            for e in (_read(store, name) for name in store.evaluation_names())
+            for e in (_parsed(store, document) for document in store.evaluations())
         ]
 
 
@@ -100,20 +101,24 @@ def load_evaluation(db: StoreLocation | None, name: str) -> Evaluation:
         return _read(store, name)
 
 
+def _parsed(store: Store, document: EvaluationDocument) -> Evaluation:
+    return parse_evaluation(document.body, f"{store.path} (evaluation {document.name})")
+
+
 def _read(store: Store, name: str) -> Evaluation:
-    text = store.evaluation_text(name)
-    if text is None:
-        known = store.evaluation_names()
+    document = store.evaluation(name)
+    if document is None:
+        known = [d.name for d in store.evaluations()]
         raise InputError(
             _(
                 "no evaluation {name!r} in the store {store} (it has: {known}); `linkvet eval new` creates one"
             ).format(name=name[:80], store=store.path, known=", ".join(known) or "-")
         )
-    return parse_evaluation(text, f"{store.path} (evaluation {name})")
+    return _parsed(store, document)
 
 
 def save_evaluation(store: Store, evaluation: Evaluation) -> None:
-    store.put_evaluation(evaluation.name, EVALUATION_VERSION, to_toml(evaluation), _who())
+    store.put_evaluation(evaluation.name, to_toml(evaluation), format=EVALUATION_VERSION, updated_by=_who())
 
 
 def new_evaluation(
@@ -139,7 +144,7 @@ def new_evaluation(
         needs_source=str(needs_path),
     )
     with _open(db) as store:
-        if store.evaluation_text(name) is not None:
+        if store.evaluation(name) is not None:
             raise InputError(
                 _("the store {store} has an evaluation {name!r} already").format(store=store.path, name=name)
             )
@@ -263,7 +268,7 @@ def import_evaluation(db: StoreLocation | None, path: Path, *, replace: bool = F
     """An evaluation file into the store (refused when one of its name is there, unless `replace`)."""
     evaluation = read_evaluation_file(path)
     with _open(db) as store:
-        if not replace and store.evaluation_text(evaluation.name) is not None:
+        if not replace and store.evaluation(evaluation.name) is not None:
             raise InputError(
                 _("the store {store} has an evaluation {name!r} already (--replace replaces it)").format(
                     store=store.path, name=evaluation.name
