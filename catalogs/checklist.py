@@ -61,6 +61,7 @@ class ScaleRow(FileModel):
 class Evidence(FileModel):
     full_confidence_hours: float = Field(default=24, gt=0)
     full_confidence_samples: float = Field(default=1000, gt=0)
+    full_confidence_evenings: float = Field(default=7, gt=0)  # a peak figure: the evenings it rests on
 
 
 class MultiNode(FileModel):
@@ -94,6 +95,14 @@ class Checklist(FileModel):
     @property
     def weighted(self) -> tuple[Criterion, ...]:
         return tuple(c for c in self.criterion if c.kind == "weighted")
+
+    def shown_title(self, criterion_id: str) -> str:
+        """The item's title in the current language (`Criterion.shown_title`): how every human sentence names
+        a criterion; an id the checklist lacks reads as itself."""
+        for item in self.criterion:
+            if item.id == criterion_id:
+                return item.shown_title
+        return criterion_id
 
     def get(self, criterion_id: str) -> Criterion:
         for item in self.criterion:

@@ -33,17 +33,25 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 _translation: gettext.NullTranslations = gettext.translation(DOMAIN, LOCALE_DIR, fallback=True)
 _caches: list[Callable[[], None]] = []  # `cache_clear` of every `per_language` cache
+_switches = 0  # how many times `set_language` has run (`language_key`)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def set_language(language: str | None) -> None:
     """Use `language` (e.g. "zh_CN", "en"); None: follow the environment again."""
-    global _translation
+    global _translation, _switches
     languages = [language] if language else None
+    _switches += 1
     _translation = gettext.translation(DOMAIN, LOCALE_DIR, languages=languages, fallback=True)
     for clear in _caches:
         clear()
+
+
+def language_key() -> int:
+    """Which setting of the language the words are in now: a count that grows with every `set_language`
+    (for a cache of words kept on an object, where `per_language` cannot reach)."""
+    return _switches
 
 
 def per_language(maxsize: int) -> Callable[[F], F]:

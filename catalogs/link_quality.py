@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from catalogs.errors import LinkSummaryError
 from catalogs.i18n import _, ngettext
 from probes.timestamps import utc_seconds
+from probes.vantage import THIS_MACHINE
 
 if TYPE_CHECKING:
     from catalogs.loader import CatalogSet
@@ -32,6 +33,8 @@ _PERIOD_KEYS = (
     "loaded_rtt_increase_ms",
     "rpm",
     "load_tests",
+    "minutes",
+    "evenings",
 )
 _MEASURED_KEYS = _PERIOD_KEYS[:5]  # the figures of the line itself: some of them make a period measured
 _ROUTE_KEYS = ("claimed_line_type", "measured_class", "agrees", "traces", "agreeing_traces", "evidence")
@@ -170,6 +173,15 @@ class PeriodStats:
     loaded_rtt_increase_ms: float | None = None
     rpm: float | None = None
     load_tests: int | None = None
+    # The time measured: minutes (an hour at peak counts only its minutes inside the peak windows) and, at
+    # peak, on how many evenings (window occurrences): what the trust in a peak figure rests on.
+    minutes: float | None = None
+    evenings: int | None = None
+
+    @property
+    def measured_hours(self) -> float | None:
+        """The time measured in hours: the minutes when known, else the hours with samples."""
+        return self.minutes / 60 if self.minutes is not None else self.hours
 
     @classmethod
     def from_dict(cls, data: Any, where: str) -> PeriodStats | None:
@@ -196,6 +208,8 @@ class PeriodStats:
             ),
             rpm=_number(mapping.get("rpm"), f"{where}.rpm"),
             load_tests=_number(mapping.get("load_tests"), f"{where}.load_tests", integer=True),
+            minutes=_number(mapping.get("minutes"), f"{where}.minutes"),
+            evenings=_number(mapping.get("evenings"), f"{where}.evenings", integer=True),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -334,6 +348,8 @@ def _period(side: Side) -> PeriodStats:
         loaded_rtt_increase_ms=_float(side.loaded_rtt_increase_ms),
         rpm=_float(side.rpm),
         load_tests=int(side.load_tests),
+        minutes=_float(side.minutes),
+        evenings=None if side.evenings is None else int(side.evenings),
     )
 
 
@@ -366,3 +382,11 @@ def to_link_summary(link: MeasuredLink) -> LinkSummary:
 def to_link_summaries(links: Iterable[MeasuredLink]) -> list[LinkSummary]:
     """Every measured line as the summary scoring reads."""
     return [to_link_summary(link) for link in links]
+
+
+def vantage_text(vantage: str | None) -> str:
+    """A summary's vantage point as people read it: its name; "this machine" for the rounds that named none
+    (`probes.vantage.THIS_MACHINE`, or a summary that names none)."""
+    if vantage is None or vantage == THIS_MACHINE:
+        return _("this machine")
+    return vantage

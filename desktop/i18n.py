@@ -12,7 +12,8 @@ How the environment reads (gettext's own rules, the same in every domain): the f
 LC_MESSAGES and LANG that is set decides; LANGUAGE may list several (`zh_TW:zh_CN`). `zh_CN.UTF-8`,
 `zh_CN.GB18030`, `zh_CN` and `zh` read as zh_CN; `zh_TW`, `zh_HK`, `C`, `POSIX` and anything else without a
 catalog read as English. `current_language()` says which of `LANGUAGES` is in effect, e.g. for a file
-written in the language of the run (the workbook, the questionnaire).
+written in the language of the run (the workbook, the questionnaire). `vantage_name`: a vantage point as
+people read it, in every face ("this machine" for the rounds that named none).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 import catalogs.i18n
 import probes.i18n
+from probes.vantage import THIS_MACHINE
 
 DOMAIN = "desktop"
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
@@ -87,3 +89,12 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def npgettext(context: str, singular: str, plural: str, n: int) -> str:
     """`ngettext` for a message whose text is also another message's (`context` tells them apart)."""
     return _translation.npgettext(context, singular, plural, n)
+
+
+def vantage_name(vantage: str | None) -> str:
+    """A vantage point as people read it: its name; "this machine" for the rounds that named none
+    (`probes.vantage.THIS_MACHINE`, or None where nothing said where)."""
+    if vantage is None or vantage == THIS_MACHINE:
+        # TRANSLATORS: the vantage point (office) of the rounds measured without one: the machine linkvet runs on
+        return _("this machine")
+    return vantage

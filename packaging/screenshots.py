@@ -1,6 +1,6 @@
 """Render each screen of the desktop application to a PNG (the README's screenshots).
 
-    xvfb-run -a -s "-screen 0 1400x900x24" python packaging/screenshots.py [--out packaging/screenshots]
+    xvfb-run -a -s "-screen 0 1400x900x24" python packaging/screenshots.py [--out desktop/manual/images]
         [--language en|zh_CN]
 
 Runs from a checkout, in a private temporary data folder and settings file: the Charts screen reads a
@@ -26,7 +26,7 @@ os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=REPO / "packaging" / "screenshots")
+    parser.add_argument("--out", type=Path, default=REPO / "desktop" / "manual" / "images")
     parser.add_argument("--language", default="en", choices=["en", "zh_CN"])
     parser.add_argument("--days", type=float, default=7)
     args = parser.parse_args()

@@ -1,7 +1,7 @@
 """No import circles in `probes`, `catalogs` and `desktop`: the graph of every import statement (at the top of a
 module or inside a function: a lazy import runs too, only later; imports under `if TYPE_CHECKING:` are for
 annotations and never run) has no cycle. A circle is two modules each needing the other, so neither can be
-read, tested or moved alone (`probes.plan` ↔ `probes.alerts.rules` and `desktop.app.job_process` ↔
+read, tested or moved alone (`probes.schedule.plan` ↔ `probes.alerts.rules` and `desktop.app.job_process` ↔
 `desktop.app.trace_job` were the last ones). Package-level rules (the export never calls back into a
 use-case) are `tests/test_layering.py`'s."""
 

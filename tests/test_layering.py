@@ -47,6 +47,7 @@ RULES: list[tuple[str, tuple[str, ...]]] = [
     ("desktop.usecases", (*QT, "desktop.app", "desktop.cli", "desktop.launch")),
     # the export is what a use-case calls: it never calls back into one
     ("desktop.export", (*QT, "desktop.app", "desktop.cli", "desktop.launch", "desktop.usecases")),
+    ("desktop.manual", (*QT, "probes", "catalogs", "desktop.app", "desktop.cli", "desktop.launch")),
     ("desktop.cli", (*QT, "desktop.app", *JOBS)),
     ("desktop.app", ("desktop.cli", *JOBS)),
 ]

@@ -83,6 +83,8 @@ _GLOSSARY = (
     ("spool", r"\bspool\b", "暂存库"),
     ("the store", r"\bthe store\b|^Store:", "结果库"),
     ("peak hours", r"(?<!-)\bpeak hours?\b", "晚高峰"),
+    # a vendor's catalog: 服务商名录 (名录 in compounds), never 目录, which reads as "directory"
+    ("catalog", r"(?i)\bcatalogs?\b", "名录"),
 )
 
 
@@ -124,7 +126,7 @@ def test_the_window_uses_full_width_punctuation_and_the_glossary() -> None:
 
     ts = REPO_ROOT / "desktop" / "app" / "translations" / "linkvet_zh_CN.ts"
     pairs = [
-        ((message.findtext("source") or "",), (message.findtext("translation") or "",))
+        ((message.findtext("source") or "",), ("".join(message.find("translation").itertext()).strip(),))  # type: ignore[union-attr]
         for message in ET.parse(ts).iter("message")
     ]
     problems = _wording_problems(pairs)

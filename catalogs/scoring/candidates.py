@@ -10,13 +10,14 @@ from catalogs.checklist import Checklist, ScaleRow
 from catalogs.facts import Provenance
 from catalogs.gpus import GpuMatch, GpuReference
 from catalogs.i18n import _, items, per_language
-from catalogs.link_quality import LinkSummary
+from catalogs.link_quality import LinkSummary, vantage_text
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.prices import in_budget_currency, offering_price
 from catalogs.schema import Offering, Region, Service
 from catalogs.scoring.judgement import Source
 from catalogs.sizing import SizingResult, size
+from probes.vantage import THIS_MACHINE, vantage_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +89,7 @@ class CandidateFacts:
     link: LinkSummary | None
     link_note: str
     scale: ScaleRow | None
+    references: ReferencePlans  # the needs profile sized on reference nodes (shared by the ranking)
     needs_fabric: bool = True  # the plan spans nodes (or cannot be shown to fit in one)
 
     @property
@@ -112,6 +114,22 @@ def _sizing(needs: NeedsProfile, memory: float, per_node: int, tflops: float | N
     return size(needs, memory, per_node, tflops)
 
 
+class ReferencePlans:
+    """The GPUs the sizing plans for one needs profile on a reference node (`per_node` GPUs of `memory_gb`
+    GB), None when the job does not fit such GPUs at any count: the fixed yardstick the price criterion is
+    scored against. One per ranking, shared by its candidates, so it sizes each reference once."""
+
+    def __init__(self, needs: NeedsProfile) -> None:
+        self.needs = needs
+        self._planned: dict[tuple[float, int], int | None] = {}
+
+    def planned(self, memory_gb: float, per_node: int) -> int | None:
+        key = (memory_gb, per_node)
+        if key not in self._planned:
+            self._planned[key] = _sizing(self.needs, memory_gb, per_node, None).planned_gpus
+        return self._planned[key]
+
+
 class FactsBuilder:
     """Builds every candidate's facts for one ranking, with the GPU look-ups and sizings shared between
     candidates of the same GPU and node shape."""
@@ -128,6 +146,7 @@ class FactsBuilder:
         self.summaries: dict[tuple[str, str], list[LinkSummary]] = {}
         for summary in summaries:
             self.summaries.setdefault((summary.provider, summary.region), []).append(summary)
+        self.references = ReferencePlans(needs)
         self._gpu_cache: dict[tuple[str, float | None], GpuMatch | None] = {}
         self._sizing_cache: dict[tuple[float, int, float | None], SizingResult] = {}
 
@@ -143,12 +162,13 @@ class FactsBuilder:
         if vantage is not None:
             mine = [s for s in found if s.vantage == vantage]
             if not mine:
-                others = items(sorted({s.vantage or _("an unnamed vantage point") for s in found}))
+                others = items(sorted({vantage_text(s.vantage) for s in found}))
                 return None, _("measured only from {others}, not from {vantage}").format(
                     others=others, vantage=vantage
                 )
             return mine[0], ""
-        ordered = sorted(found, key=lambda s: (s.vantage is not None, s.vantage or ""))
+        # this machine's first (the rounds that named no vantage point), then by name
+        ordered = sorted(found, key=lambda s: (vantage_of(s.vantage) != THIS_MACHINE, s.vantage or ""))
         return ordered[0], ""
 
     def _gpu(self, offering: Offering) -> GpuMatch | None:
@@ -216,5 +236,6 @@ class FactsBuilder:
             link=link,
             link_note=link_note,
             scale=self.scale,
+            references=self.references,
             needs_fabric=not (sizing is not None and fits_one_node),
         )

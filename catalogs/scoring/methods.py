@@ -12,14 +12,27 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from catalogs.i18n import N_, _
+
 RankingMethod = Literal["weighted-sum", "topsis"]  # `--method`; the JSON value of `Ranking.method`
 RANKING_METHODS: tuple[RankingMethod, ...] = get_args(RankingMethod)
+_METHOD_TITLES = {"weighted-sum": N_("weighted sum"), "topsis": N_("TOPSIS")}
+
+
+def method_title(method: str) -> str:
+    """A ranking method as a sentence names it ("weighted sum", "TOPSIS"); the JSON keeps the id."""
+    title = _METHOD_TITLES.get(method)
+    return method if title is None else _(title)
 
 
 def weighted_sums(matrix: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Normalised weighted sum: Σ wᵢ·sᵢ / Σ wᵢ for each row (each column of `weights` is one weighting)."""
     if matrix.size == 0:
         return np.zeros((0, *weights.shape[1:]))
+    if weights.ndim == 1:
+        # row by row, never a matrix product: BLAS blocks a product by the matrix's size, so a row's sum
+        # could differ in its last bit with the number of rows, and a score must not depend on the others
+        return np.asarray((matrix * weights).sum(axis=1) / weights.sum())
     return np.asarray(matrix @ weights / weights.sum(axis=0))
 
 

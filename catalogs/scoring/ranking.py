@@ -19,12 +19,12 @@ from catalogs.i18n import _
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
-from catalogs.scoring.bounds import RankOrder, decided_places, overtakers, rating_matrix
+from catalogs.scoring.bounds import Place, RankOrder, decided_places, overtakers, rating_matrix
 from catalogs.scoring.candidates import CandidateFacts, FactsBuilder, candidates
 from catalogs.scoring.criteria import check_checklist
 from catalogs.scoring.methods import RankingMethod, topsis
 from catalogs.scoring.results import RankedOffering, Ranking
-from catalogs.scoring.sensitivity import sensitivity
+from catalogs.scoring.sensitivity import sensitivity, trial_ratings, weight_trials
 from catalogs.scoring.table import ScoreTable, score_table
 
 
@@ -76,7 +76,28 @@ def rank_offerings(
 
     ordered = sorted(range(len(pool)), key=order_key)
     margins = _margins(table, matrix, ordered, eligible)
-    placed = decided_places(table, ordered, eligible)
+    trials = _trial_ratings(table, matrix, eligible_rows, method)
+    trial_names = weight_trials(table.ids, table.weights)
+    eligible_list = eligible_rows.tolist()
+    label_of = {i: pool[i].label for i in eligible_list}
+    labels = [label_of[i] for i in eligible_list]
+    titles = {c.id: c.title for c in checklist.criterion}
+    checked = sensitivity(
+        matrix[eligible_rows], table.weights, table.ids, labels, method, titles, trials[eligible_rows]
+    )
+    if eligible_list:
+        first = next(i for i in ordered if eligible[i])
+        ranked = [i for i in ordered if eligible[i]]
+        named = [label_of[i] for i in ranked]
+        checked = dataclasses.replace(checked, overtakers=overtakers(table, first, ranked, named))
+    placed = decided_places(table, ordered, eligible, trials, trial_names)
+    if eligible_list and not checked.stable:  # TOPSIS's first place can move with the weights alone
+        top = ordered.index(first)
+        if placed[top].decided:
+            change = checked.changes[0]
+            winner = eligible_list[labels.index(change.new_top)]
+            placed[top] = Place(False, winner, (change.criterion, change.factor))
+    rank_of = {row: rank for rank, row in enumerate(ordered, start=1)}
     entries = tuple(
         _entry(
             rank,
@@ -87,20 +108,25 @@ def rank_offerings(
             closeness.get(i),
             margins[rank - 1],
             placed[rank - 1],
-            ordered[rank] if rank < len(ordered) else None,
+            rank_of,
             order,
         )
         for rank, i in enumerate(ordered, start=1)
     )
-    eligible_list = eligible_rows.tolist()
-    labels = [pool[i].label for i in eligible_list]
-    checked = sensitivity(matrix[eligible_rows], table.weights, table.ids, labels, method)
-    if eligible_list:
-        first = next(i for i in ordered if eligible[i])
-        checked = dataclasses.replace(checked, overtakers=overtakers(table, first, eligible_list, labels))
     named_weights = dict(zip(table.ids, table.weights.tolist(), strict=True))
     notes = _notes(needs, facts_of, build.summaries)
     return Ranking(entries, method, named_weights, checked, notes, order)
+
+
+def _trial_ratings(
+    table: ScoreTable, matrix: np.ndarray, eligible_rows: np.ndarray, method: RankingMethod
+) -> np.ndarray:
+    """Every row's rating under each single weight moved ±20 % (rows × trials), by what orders it: TOPSIS's
+    closeness among those passing every gate, else the weighted sum of `matrix`."""
+    rated = trial_ratings(matrix, table.weights, table.ids, "weighted-sum")
+    if method == "topsis" and eligible_rows.size:
+        rated[eligible_rows] = trial_ratings(matrix[eligible_rows], table.weights, table.ids, method)
+    return rated
 
 
 def _weights(checklist: Checklist, weights: Mapping[str, float] | None) -> dict[str, float]:
@@ -134,8 +160,8 @@ def _entry(
     eligible: bool,
     closeness: float | None,
     margins: tuple[tuple[str, float], ...] | None,
-    decided: bool | None,
-    next_row: int | None,
+    place: Place,
+    rank_of: Mapping[int, int],
     order: RankOrder,
 ) -> RankedOffering:
     candidate = facts.candidate
@@ -160,11 +186,13 @@ def _entry(
         currency=facts.price_currency,
         next_rank=rank + 1 if margins is not None else None,
         margins=margins or (),
-        decided=decided,
+        decided=place.decided,
+        challenger_rank=None if place.challenger is None else rank_of[place.challenger],
+        swayed_by=place.weight,
         _facts=facts,
         _table=table,
         _row=row,
-        _next_row=next_row if decided is not None else None,
+        _challenger_row=place.challenger,
         _order=order,
     )
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from catalogs.errors import UnknownCriterionError
-from catalogs.i18n import _
+from catalogs.i18n import _, language_key
 from catalogs.scoring.bounds import RankOrder, Swing, ask_next, deciding_unknowns
 from catalogs.scoring.candidates import CandidateFacts, offering_label
 from catalogs.scoring.criteria.compute import intra_node_kind
+from catalogs.scoring.criteria.trust import peak_evenings_needed
 from catalogs.scoring.explanation import explain, judgements
 from catalogs.scoring.judgement import Judgement
 from catalogs.scoring.methods import RankingMethod
@@ -26,9 +27,11 @@ class RankedOffering:
     (whatever the method); `score_min` and `score_max` the same sums with every unknown at its worst and at
     its best, `coverage` the share of the weight that is known; `topsis` its TOPSIS closeness among the
     candidates that pass every gate (None unless ranked by TOPSIS, and for a candidate that fails a gate).
-    `decided` says whether its place against the next entry holds whatever the unknowns are (None for the
-    last of its group), `deciding` the unknowns that decide it otherwise, `ask_next` its own unknowns whose
-    answers could move it most."""
+    `decided` says whether its place holds against every entry ranked below it, whatever the unknowns are and
+    with any single weight moved ±20 % (None for the last of its group); otherwise `challenger_rank` is the
+    entry that could still overtake it, `deciding` the unknowns that decide it (or `swayed_by` the weight
+    move that would, when the unknowns alone cannot). `ask_next` lists its own unknowns whose answers could
+    move it most."""
 
     rank: int
     provider: str
@@ -52,20 +55,28 @@ class RankedOffering:
     next_rank: int | None = None
     margins: tuple[tuple[str, float], ...] = ()
     decided: bool | None = None
+    challenger_rank: int | None = None  # who could still overtake it (None: decided, or last of its group)
+    swayed_by: tuple[str, float] | None = None  # (criterion, factor): a weight move that lets it overtake
     _facts: CandidateFacts | None = field(default=None, repr=False, compare=False)
     _table: ScoreTable | None = field(default=None, repr=False, compare=False)
     _row: int = field(default=0, repr=False, compare=False)
-    _judged: list[tuple[Judgement, ...]] = field(default_factory=list, repr=False, compare=False)
-    _next_row: int | None = field(default=None, repr=False, compare=False)
+    # (language, judgements): built on first use, again when the language changes (their reasons are words)
+    _judged: list[tuple[int, tuple[Judgement, ...]]] = field(default_factory=list, repr=False, compare=False)
+    _challenger_row: int | None = field(default=None, repr=False, compare=False)
     _order: RankOrder = field(default="score-min", repr=False, compare=False)
 
     @property
     def deciding(self) -> tuple[Swing, ...]:
-        """The unknowns that decide this place against the next one (empty when decided, or for the last of
-        its group); built on demand from the ranking's table."""
-        if self.decided is not False or self._table is None or self._next_row is None:
+        """The unknowns that decide this place against the challenger (empty when decided, when only a weight
+        move could reverse them, or for the last of its group); built on demand from the ranking's table."""
+        if (
+            self.decided is not False
+            or self.swayed_by is not None
+            or self._table is None
+            or self._challenger_row is None
+        ):
             return ()
-        return deciding_unknowns(self._table, self._row, self._next_row, self._order)
+        return deciding_unknowns(self._table, self._row, self._challenger_row, self._order)
 
     @property
     def ask_next(self) -> tuple[Swing, ...]:
@@ -76,9 +87,12 @@ class RankedOffering:
     def judgements(self) -> tuple[Judgement, ...]:
         """Every checklist item for this entry, gates first, each with its reason and source (built on
         first use: ranking itself only needs the numbers, and these are the ranking's numbers)."""
-        if not self._judged and self._facts is not None and self._table is not None:
-            self._judged.append(judgements(self._facts, self._table, self._row))
-        return self._judged[0] if self._judged else ()
+        if self._facts is None or self._table is None:
+            return ()
+        language = language_key()
+        if not self._judged or self._judged[0][0] != language:
+            self._judged[:] = [(language, judgements(self._facts, self._table, self._row))]
+        return self._judged[0][1]
 
     @property
     def explanation(self) -> str:
@@ -103,6 +117,38 @@ class RankedOffering:
         """How the node's GPUs are linked ("nvlink", "nvswitch", "pcie", "xgmi"), None when not stated."""
         found = intra_node_kind(self._facts) if self._facts is not None else None
         return found[0] if found else None
+
+    @property
+    def ordered_by(self) -> Literal["score-min", "total", "topsis"]:
+        """What orders this entry in the ranking: its score at worst (`score_min`), its score (`total`) or its
+        TOPSIS closeness; the faces show this figure first, so the order and the figure shown agree."""
+        return "topsis" if self.topsis is not None else self._order
+
+    @property
+    def rating(self) -> float:
+        """The figure `ordered_by` names: what the ranking orders this entry by."""
+        if self.topsis is not None:
+            return self.topsis
+        return self.score_min if self._order == "score-min" else self.total
+
+    def title(self, criterion: str) -> str:
+        """A checklist item's title in the current language: how every sentence names a criterion."""
+        return self._table.checklist.shown_title(criterion) if self._table is not None else criterion
+
+    @property
+    def peak_evenings(self) -> int | None:
+        """On how many peak evenings the line to this candidate's region was measured (None: not measured at
+        peak, or not counted by the summary)."""
+        link = self._facts.link if self._facts is not None else None
+        return link.peak.evenings if link is not None and link.peak is not None else None
+
+    @property
+    def peak_evenings_needed(self) -> int | None:
+        """How many more peak evenings until the line's peak figures are fully trusted (0: settled; None:
+        nothing measured, or evenings not counted): what the evidence table prints beside the line."""
+        if self._facts is None:
+            return None
+        return peak_evenings_needed(self._facts.link, self._facts.checklist.evidence)
 
     @property
     def price_is_lower_bound(self) -> bool:
@@ -169,7 +215,14 @@ class RankedOffering:
             "currency": self.currency,
             "price_is_lower_bound": self.price_is_lower_bound,
             "price_compared": self.price_compared,
+            "peak_evenings": self.peak_evenings,
+            "peak_evenings_needed": self.peak_evenings_needed,
+            "ordered_by": self.ordered_by,
             "decided": self.decided,
+            "challenger_rank": self.challenger_rank,
+            "swayed_by": None
+            if self.swayed_by is None
+            else {"criterion": self.swayed_by[0], "factor": self.swayed_by[1]},
             "deciding_unknowns": [s.as_dict() for s in self.deciding],
             "ask_next": [s.as_dict() for s in self.ask_next],
             "verified_facts": [f.as_dict() for f in self.settled_facts],
@@ -190,10 +243,16 @@ class Ranking:
     notes: tuple[str, ...] = field(default=())
     order: RankOrder = "score-min"
 
+    @property
+    def ordered_by(self) -> Literal["score-min", "total", "topsis"]:
+        """What orders the candidates that pass every gate (`RankedOffering.ordered_by`)."""
+        return "topsis" if self.method == "topsis" else self.order
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "method": self.method,
             "order": self.order,
+            "ordered_by": self.ordered_by,
             "weights": dict(self.weights),
             "sensitivity": self.sensitivity.as_dict(),
             "notes": list(self.notes),

@@ -1,7 +1,9 @@
 """From a criterion's own score to what it counts in the total: the one place these formulas are written.
 
-- Relative criteria (price, price per TFLOP: lower is better) score best / value, at most 1, the best being
-  the lowest positive value among the candidates that pass every gate (`best_value`, `relative_scores`).
+Every criterion scores a candidate on a fixed scale (the checklist's params, the needs profile, physical and
+published references), never relative to the other candidates: a candidate's score and bounds are the same
+whatever else is ranked beside it. Only the rank and TOPSIS's closeness depend on the others.
+
 - An unknown score counts as the checklist's `unknown_score`.
 - Some scores depend on the plan's node shape, not only on the offering (`plan_shape`, `scaled`): the GPU link
   inside a node is worth what it joins (2 GPUs per node for a 32-GPU job join little), and the fabric between
@@ -20,31 +22,6 @@ import numpy as np
 from catalogs.checklist import Checklist
 from catalogs.i18n import _, clauses
 from catalogs.scoring.candidates import CandidateFacts
-
-
-def relative_scores(values: np.ndarray, best: float | None) -> np.ndarray:
-    """best / value, at most 1, for each value of a criterion where lower is better; NaN (unknown) where
-    either is not a positive number (a price of 0 is not a price: it must not make every other offering
-    score 1) or the value is NaN (unknown)."""
-    usable_best = best if best is not None and best > 0 else np.nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(values > 0, np.minimum(1.0, usable_best / values), np.nan)
-
-
-def relative_score(value: float, best: float | None) -> float | None:
-    """`relative_scores` for one value: None when unknown."""
-    score = float(relative_scores(np.array([value], dtype=float), best)[0])
-    return None if np.isnan(score) else score
-
-
-def best_value(values: np.ndarray, eligible: np.ndarray) -> float | None:
-    """The best (lowest positive) raw value of a relative criterion: among the candidates that pass every
-    gate, else among all; None when no value is positive."""
-    positive = values > 0  # NaN (unknown) is not
-    among = values[positive & eligible]
-    if among.size == 0:
-        among = values[positive]
-    return float(among.min()) if among.size else None
 
 
 def _intra_reach(facts: CandidateFacts, full_node: int) -> tuple[float, int, int] | None:

@@ -49,6 +49,17 @@ for _criterion, _keys in CRITERION_FACTS.items():
 _TABLES = ("intra_node", "inter_node", "storage")
 
 
+def criteria_resting_on(fact: str, scope: str | None = None) -> tuple[str, ...]:
+    """The criteria that rest on a fact: its full key (`offering.bmc_ipmi`), or a catalog field with the
+    scope it is in (`intra_node.kind`, `offering`; any scope when None)."""
+    if scope is not None:
+        return _CRITERIA_OF.get(f"{scope}.{fact}", ())
+    found = _CRITERIA_OF.get(fact, ())
+    for prefix in ("offering", "service", "region"):
+        found = found or _CRITERIA_OF.get(f"{prefix}.{fact}", ())
+    return found
+
+
 @dataclass(frozen=True, slots=True)
 class StandingFact:
     """A fact of a candidate with its own provenance: where it is (`key`, e.g. `offering.bmc_ipmi`), its

@@ -3,7 +3,9 @@ by it, the margins and the sensitivity check read it, and every entry's judgemen
 reasons come from the same judging functions, `catalogs.scoring.explanation`): one path for every number.
 
 The hot path of a ranking: each judging function is called once per candidate with `explain=False`, and
-the relative scores and node-shape scaling (`catalogs.scoring.scaling`) are applied to whole columns.
+the node-shape scaling (`catalogs.scoring.scaling`) is applied to whole columns. Each row is judged on its
+own: every criterion scores on a fixed scale, so no row's numbers depend on which other rows are in the
+table (a candidate scores the same alone and among every bundled offering).
 
 Beside what each criterion counts, the table holds what it could count at worst and at best: a known score
 is itself at either end; an unknown one is 0 at worst and 1 at best, scaled for the plan's node shape like
@@ -21,11 +23,11 @@ import numpy as np
 
 from catalogs.checklist import Checklist
 from catalogs.scoring.candidates import CandidateFacts
-from catalogs.scoring.criteria import CRITERIA, PARTIAL, RELATIVE, CriterionFunction
+from catalogs.scoring.criteria import CRITERIA, PARTIAL, CriterionFunction
 from catalogs.scoring.gates import GATES, GateFunction
 from catalogs.scoring.judgement import Status
 from catalogs.scoring.methods import weighted_sums
-from catalogs.scoring.scaling import best_value, plan_shape, relative_scores, scaled
+from catalogs.scoring.scaling import plan_shape, scaled
 from catalogs.scoring.standing import contradicted_criteria
 
 
@@ -42,7 +44,7 @@ class ScoreTable:
     weights: np.ndarray  # per criterion
     gates: Sequence[tuple[Status, ...]]  # per candidate, one status per checklist gate (in checklist order)
     eligible: np.ndarray  # per candidate: no gate fails
-    unscaled: np.ndarray  # each criterion's own score (relative ones scored against the best), NaN unknown
+    unscaled: np.ndarray  # each criterion's own score on its fixed scale, NaN unknown
     counted: np.ndarray  # what the total counts: the score or the unknown score, scaled for the node shape
     totals: np.ndarray  # per candidate: the weighted sum of `counted`
     scaled_columns: frozenset[int]  # the columns the plan's node shape can scale
@@ -81,10 +83,7 @@ def score_table(
     contradicted = _contradicted_cells(facts_of, ids)
     for row, column in contradicted:
         raw[row, column] = 0.0
-    unscaled = raw.copy()
-    for j, criterion in enumerate(ids):
-        if criterion in RELATIVE:
-            unscaled[:, j] = relative_scores(raw[:, j], best_value(raw[:, j], eligible))
+    unscaled = raw  # every criterion scores on its own fixed scale: no column depends on the other rows
 
     multiplier = np.ones_like(unscaled)
     ratio = np.ones_like(unscaled)

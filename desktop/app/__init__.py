@@ -27,6 +27,7 @@
     desktop/app/context.py       what screens are given: settings, workers, the probe list, the reporter
     desktop/app/timeline_data.py the timeline's bins and the time each box covers (Qt-free)
     desktop/app/settings.py      QSettings-backed preferences
+    desktop/app/help_viewer.py   Help → Getting started / User guide: the manual's pages (`desktop.manual`)
     desktop/app/i18n.py          run-time language switching (translations/*.ts → *.qm)
 
 Importing this package pins pyqtgraph to PySide6 (it would otherwise try PyQt6 first).

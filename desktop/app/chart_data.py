@@ -2,15 +2,15 @@
 
 - `timeline` (in `timeline_data`, re-exported here): raw samples (NaN where lost) plus, per time bin, the
   median, the p5–p95 and min–max "smoke" and the share lost, each box covering only the time of its data.
-- `hour_profile`, `day_hour_matrix`: the analysis's own hour-of-day profile and day × hour matrix
+- `hour_profile`, `day_hour_grid`: the analysis's own hour-of-day profile and day × hour matrix
   (`probes.analysis`, the figures `linkvet export` writes), per target, as arrays for the plots.
 - `rtt_cdf`: from the store's hourly rollups, merging their RTT histograms with `probes.histogram`
   (within ±1 % of exact), so a month costs a few thousand rows.
 - `peak_spans`: the configured peak windows as hour-of-day spans in the charts' time zone.
 
-A `VantageChoice` narrows every chart to the rounds of one vantage point (office): the analysis's own
-vantage filter for the profile and matrix, the point's own runs for the timeline, and for the CDF a
-histogram of those runs' raw replies (the hourly rollups mix every vantage point's samples).
+The charts list targets (`ChartTarget`: a target as it was measured, under one name and labels, with its
+series from every vantage point). A `VantageChoice` narrows every chart to the series of one vantage point
+(office): each series is measured from one place and has its own samples and rollups.
 
 Times are UTC epoch seconds; hours of the day are in the time zone the caller names.
 """
@@ -34,7 +34,7 @@ from probes.analysis import Scope, hour_of_day, pivot_matrix
 from probes.analysis import day_hour_matrix as analysis_matrix
 from probes.analysis.scope import RTT_METHODS, THROUGHPUT_METHODS
 from probes.peak import PeakWindow
-from probes.store import Store, StoredTarget
+from probes.store import Store, StoredSeries
 from probes.store_location import StoreLocation, exists
 
 FloatArray = npt.NDArray[np.float64]
@@ -43,45 +43,79 @@ IntArray = npt.NDArray[np.int64]
 
 @dataclass(frozen=True, slots=True)
 class VantageChoice:
-    """Which rounds the charts draw: every vantage point's (`all`), or one's (`vantage`, None for rounds that
-    recorded none)."""
+    """Which series the charts draw: every vantage point's (`all`), or one's (`vantage`; `THIS_MACHINE` for
+    the rounds that named none)."""
 
     all: bool = True
     vantage: str | None = None
 
-    @property
-    def scope_vantage(self) -> str | None:
-        return None if self.all else self.vantage
-
-    @property
-    def no_vantage(self) -> bool:
-        return not self.all and self.vantage is None
-
-    def takes(self, vantage: str | None) -> bool:
-        """Whether a round from `vantage` is drawn."""
+    def takes(self, vantage: str) -> bool:
+        """Whether a series measured from `vantage` is drawn."""
         return self.all or vantage == self.vantage
 
 
 EVERY_VANTAGE = VantageChoice()
 
 
+@dataclass(frozen=True, slots=True)
+class ChartTarget:
+    """A target the charts list: what was measured (`key`) under one name and labels, with its series from
+    every vantage point that measured it (`series`, each its own); `id` is its first series' (stable while
+    the store keeps it)."""
+
+    id: int
+    key: str
+    name: str
+    method: str
+    provider: str | None
+    region: str | None
+    line_type: str | None
+    series: tuple[StoredSeries, ...]
+
+    def series_ids(self, choice: VantageChoice = EVERY_VANTAGE) -> list[int]:
+        """The ids of its series that `choice` draws."""
+        return [s.id for s in self.series if choice.takes(s.vantage)]
+
+
+def chart_targets(series: Sequence[StoredSeries]) -> list[ChartTarget]:
+    """The series grouped into the targets the charts list (by name, method and labels)."""
+    lines: dict[tuple[object, ...], list[StoredSeries]] = {}
+    for s in series:
+        lines.setdefault((s.key, s.name, s.provider, s.region, s.line_type), []).append(s)
+    targets = []
+    for mine in lines.values():
+        first = min(mine, key=lambda s: s.id)
+        targets.append(
+            ChartTarget(
+                first.id,
+                first.key,
+                first.name,
+                first.method,
+                first.provider,
+                first.region,
+                first.line_type,
+                tuple(mine),
+            )
+        )
+    return sorted(targets, key=lambda t: (t.name, t.method, t.id))
+
+
 def target_scope(
-    target: StoredTarget,
+    target: ChartTarget,
     since_us: int | None = None,
     until_us: int | None = None,
     choice: VantageChoice = EVERY_VANTAGE,
 ) -> Scope:
-    """The analysis scope of one stored target. Its RTTs are its own method's (the analysis counts only
-    ICMP and TCP by default; a chart of an HTTP target shows its request times)."""
+    """The analysis scope of one chart target: its series that `choice` draws, as one group. Its RTTs are
+    its own method's (the analysis counts only ICMP and TCP by default; a chart of an HTTP target shows its
+    request times)."""
     methods = RTT_METHODS if target.method in THROUGHPUT_METHODS else (target.method,)
     return Scope(
         by="target",
-        target=target.key,
+        series_ids=tuple(target.series_ids(choice)),
         since_us=since_us,
         until_us=until_us,
         rtt_methods=methods,
-        vantage=choice.scope_vantage,
-        no_vantage=choice.no_vantage,
     )
 
 
@@ -135,7 +169,7 @@ class DayHourMatrix:
     sent: IntArray
 
 
-def day_hour_matrix(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
+def day_hour_grid(frame: pd.DataFrame, tz: str) -> DayHourMatrix:
     """One target's rows of `probes.analysis.day_hour_matrix` as day × hour arrays."""
     if frame.empty:
         empty = np.empty((0, 24))
@@ -189,15 +223,6 @@ def rtt_cdf(hourly: pd.DataFrame) -> Cdf:
         list(hourly["hist_index"]), list(hourly["hist_count"]), np.zeros(len(hourly), np.int64), 1
     )[0]
     return _cdf_of(dense)
-
-
-def sample_cdf(rtt_ms: npt.ArrayLike) -> Cdf:
-    """The CDF of raw replies (NaN: lost, left out), in the rollups' histogram buckets."""
-    values = np.asarray(rtt_ms, dtype=np.float64)
-    values = values[~np.isnan(values)]
-    if values.size == 0:
-        return Cdf(np.empty(0), np.empty(0), 0)
-    return _cdf_of(np.bincount(histogram.bucket_of(values), minlength=histogram.N_BUCKETS).astype(np.int64))
 
 
 def _cdf_of(dense: npt.NDArray[np.int64]) -> Cdf:
@@ -255,12 +280,12 @@ class ChartBundle:
     choice: VantageChoice = EVERY_VANTAGE  # whose rounds they are
 
 
-def load_stored_targets(db_path: StoreLocation) -> list[StoredTarget]:
+def load_stored_targets(db_path: StoreLocation) -> list[ChartTarget]:
     """The targets with measurements in the store at `db_path` ([] when there is no store yet)."""
     if not exists(db_path):
         return []
     with Store(db_path, readonly=True) as store:
-        return store.targets()
+        return chart_targets(store.series())
 
 
 def load_charts(
@@ -274,34 +299,24 @@ def load_charts(
     max_bins: int = 600,
     choice: VantageChoice = EVERY_VANTAGE,
 ) -> ChartBundle:
-    """Query the store at `db_path` and compute the charts: `current` and `compare` are (target id, name);
-    `choice` narrows them to one vantage point's rounds."""
-    ids = sorted({i for i, _ in compare} | ({current[0]} if current else set()))
+    """Query the store at `db_path` and compute the charts: `current` and `compare` are (chart target id,
+    name); `choice` narrows them to one vantage point's series."""
+    wanted = {i for i, _ in compare} | ({current[0]} if current else set())
     with Store(db_path, readonly=True) as store:
-        stored = {t.id: t for t in store.targets() if t.id in ids}
-        samples = store.samples_frame([current[0]], since_us, until_us) if current else None
-        if choice.all:
-            hourly = store.hourly_frame(ids, since_us, until_us)
-            compared = None
-        else:
-            hourly = None
-            # Runs are stored with their round's vantage point; a run may start up to an hour before its samples.
-            since = None if since_us is None else since_us - 3_600_000_000
-            runs = store.results_frame(ids, since, until_us)
-            mine = runs.loc[runs["vantage"].map(choice.takes).astype(bool), "result_id"]
-            compared = store.samples_frame([i for i, _ in compare], since_us, until_us)
-            compared = compared.loc[compared["result_id"].isin(mine)]
-            if samples is not None:
-                samples = samples.loc[samples["result_id"].isin(mine)]
+        stored = {t.id: t for t in chart_targets(store.series()) if t.id in wanted}
+        drawn = {i: stored[i].series_ids(choice) for i in stored}
+        samples = store.samples_frame(drawn[current[0]], since_us, until_us) if current else None
+        hourly = store.hourly_frame(sorted({s for i, _ in compare for s in drawn[i]}), since_us, until_us)
         latest = None
         if current is not None and samples is not None and samples.empty:
-            latest = store.last_measured_us(stored[current[0]].key)
+            vantage = None if choice.all else choice.vantage
+            latest = store.last_measured_us(stored[current[0]].key, vantage=vantage)
 
         def scope(target_id: int) -> Scope:
             return target_scope(stored[target_id], since_us, until_us, choice)
 
         profiles = [(name, hour_profile(hour_of_day(store, scope(i), tz), tz)) for i, name in compare]
-        matrix = day_hour_matrix(analysis_matrix(store, scope(current[0]), tz), tz) if current else None
+        matrix = day_hour_grid(analysis_matrix(store, scope(current[0]), tz), tz) if current else None
     line = None
     if current is not None and samples is not None:
         line = timeline(
@@ -310,11 +325,5 @@ def load_charts(
             samples["result_id"].to_numpy(),
             max_bins=max_bins,
         )
-    if hourly is not None:
-        by_target = {int(k): frame for k, frame in hourly.groupby("target_id")} if not hourly.empty else {}
-        empty = hourly.iloc[0:0]
-        cdfs = [(name, rtt_cdf(by_target.get(i, empty))) for i, name in compare]
-    else:
-        assert compared is not None
-        cdfs = [(name, sample_cdf(compared.loc[compared["target_id"] == i, "rtt_ms"])) for i, name in compare]
+    cdfs = [(name, rtt_cdf(hourly.loc[hourly["series_id"].isin(drawn[i])])) for i, name in compare]
     return ChartBundle(tz, current[1] if current else None, line, matrix, profiles, cdfs, latest, choice)

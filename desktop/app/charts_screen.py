@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 from desktop.app.chart_data import (
     EVERY_VANTAGE,
     ChartBundle,
+    ChartTarget,
     VantageChoice,
     load_charts,
     load_stored_targets,
@@ -48,7 +49,6 @@ from desktop.app.widgets.hour_profile_plot import HourProfilePlot
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
 from desktop.app.widgets.timeline_plot import TimelinePlot
 from probes import timestamps
-from probes.store import StoredTarget
 
 if TYPE_CHECKING:
     from probes.analysis import VantageComparison
@@ -243,7 +243,7 @@ class ChartsScreen(QWidget):
                 return
         raise ValueError(f"{vantage!r} is not a compared vantage point")
 
-    def _targets_loaded(self, targets: list[StoredTarget]) -> None:
+    def _targets_loaded(self, targets: list[ChartTarget]) -> None:
         self.model.set_targets(targets)
         if not targets:
             self._current_id = None

@@ -1,4 +1,5 @@
-"""The main window: the screen list on the left, the current screen, the status bar, the menus.
+"""The main window: the screen list on the left, the current screen, the status bar, the menus (Help opens
+the user guide, `desktop/app/help_viewer.py`; the first start opens its Getting started page by itself).
 
 Screens are built the first time they are shown, so the window appears before the charting and analysis
 libraries are loaded; a background thread warms those imports meanwhile.
@@ -10,6 +11,7 @@ import gc
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
@@ -30,6 +32,10 @@ from desktop.app.context import AppContext
 from desktop.app.errors import error_text
 from desktop.app.i18n import LANGUAGE_NAMES, LanguageSwitcher
 from desktop.app.settings import AppSettings
+from desktop.manual import GETTING_STARTED, INDEX
+
+if TYPE_CHECKING:
+    from desktop.app.help_viewer import HelpViewer
 
 STYLE = """
 QListWidget#nav { background: #263238; color: #eceff1; border: none; font-size: 14px; outline: 0; }
@@ -108,11 +114,13 @@ class MainWindow(QMainWindow):
         language: LanguageSwitcher,
         *,
         warm: bool = True,
+        welcome: bool = True,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.context = context
         self.language = language
+        self.help_viewer: HelpViewer | None = None
         self.specs = [
             ScreenSpec("targets", lambda: self.tr("Targets"), _targets),
             ScreenSpec("probe", lambda: self.tr("Probe"), _probe),
@@ -167,6 +175,8 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self._show_current)
         if warm:
             threading.Thread(target=warm_imports, name="warm-imports", daemon=True).start()
+        if welcome and context.settings.first_start:  # a new user: the guided path, once
+            QTimer.singleShot(0, self, self.greet)
 
     # -- screens -----------------------------------------------------------------------------------------
 
@@ -234,8 +244,16 @@ class MainWindow(QMainWindow):
             self.language_menu.addAction(action)
             self.language_actions[code] = action
         self.help_menu = bar.addMenu("")
+        self.getting_started_action = QAction(self)
+        self.getting_started_action.triggered.connect(lambda: self.show_help(GETTING_STARTED))
+        self.user_guide_action = QAction(self)
+        self.user_guide_action.setShortcut(QKeySequence.StandardKey.HelpContents)
+        self.user_guide_action.triggered.connect(lambda: self.show_help(INDEX))
         self.about_action = QAction(self)
         self.about_action.triggered.connect(self.about)
+        self.help_menu.addAction(self.getting_started_action)
+        self.help_menu.addAction(self.user_guide_action)
+        self.help_menu.addSeparator()
         self.help_menu.addAction(self.about_action)
 
     def set_language(self, code: str) -> None:
@@ -258,6 +276,25 @@ class MainWindow(QMainWindow):
         from desktop.app.settings_dialog import SettingsDialog
 
         SettingsDialog(self.context.settings, self).exec()
+
+    def show_help(self, page: str) -> HelpViewer:
+        """The user guide's viewer on `page` (a page name of `desktop.manual`), in the window's language."""
+        if self.help_viewer is None:
+            from desktop.app.help_viewer import HelpViewer
+
+            self.help_viewer = HelpViewer(self.language.code, self)
+            self.help_viewer.missing.connect(
+                lambda path: self.show_note(self.tr("Not found: {path}").format(path=path))
+            )
+            self.language.switched.connect(self.help_viewer.set_language)
+            self.help_viewer.resize(self.help_viewer.sizeHint().boundedTo(self.size()))
+        self.help_viewer.show_page(page)
+        return self.help_viewer
+
+    def greet(self) -> None:
+        """The first start: Getting started, once."""
+        self.context.settings.getting_started_shown = True
+        self.show_help(GETTING_STARTED)
 
     def about(self) -> None:
         from probes import __version__
@@ -300,6 +337,8 @@ class MainWindow(QMainWindow):
         self.quit_action.setText(self.tr("&Quit"))
         self.language_menu.setTitle(self.tr("&Language"))
         self.help_menu.setTitle(self.tr("&Help"))
+        self.getting_started_action.setText(self.tr("&Getting started"))
+        self.user_guide_action.setText(self.tr("&User guide"))
         self.about_action.setText(self.tr("&About linkvet"))
         self._update_store_label()
 

@@ -20,6 +20,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from desktop.i18n import vantage_name
+from probes.vantage import THIS_MACHINE
+
 if TYPE_CHECKING:
     from probes.analysis import VantageComparison
     from probes.peak import PeakWindow
@@ -87,12 +90,13 @@ class OfficesPanel(QWidget):
 
     @property
     def vantages(self) -> list[str | None]:
-        """Every vantage point in the comparison, named ones by name, the unnamed one last."""
+        """Every vantage point in the comparison, named ones by name, this machine's (the rounds that named
+        none) last."""
         found = {view.vantage for c in self.comparisons for view in c.views}
-        return sorted(found, key=lambda v: (v is None, v or ""))
+        return sorted(found, key=lambda v: (v is None or v == THIS_MACHINE, v or ""))
 
     def office_name(self, vantage: str | None) -> str:
-        return vantage if vantage is not None else self.tr("(no vantage point recorded)")
+        return vantage_name(vantage)
 
     def _fill(self) -> None:
         rows = [(c, view) for c in self.comparisons for view in c.views]

@@ -285,6 +285,7 @@ class ScoreScreen(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:
             self.retranslate()
+            self._schedule()  # rank again: the reasons (prices, sizing, lines) are words of the language
         super().changeEvent(event)
 
 

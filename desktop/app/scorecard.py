@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from catalogs.i18n import sentences
-from catalogs.scoring import Ranking
+from catalogs.scoring import Ranking, method_title, order_title
 from desktop.app.checklist_words import criterion_title
 from desktop.app.models.ranking import BreakdownModel, RankingModel
 
@@ -47,7 +47,8 @@ class Scorecard(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)  # one line a candidate; a long cell is elided, its tooltip is whole
-        for column, width in {0: 36, 1: 150, 2: 215, 3: 80, 4: 190, 5: 120, 6: 110, 7: 130, 8: 80}.items():
+        widths = {0: 36, 1: 80, 2: 150, 3: 215, 4: 80, 5: 190, 6: 120, 7: 110, 8: 130, 9: 80}
+        for column, width in widths.items():
             self.table.setColumnWidth(column, width)
         self.breakdown = BreakdownModel(self, title=criterion_title)
         self.breakdown_table = QTableView()
@@ -88,10 +89,35 @@ class Scorecard(QWidget):
         self.ranking_time_s = ranking_time_s
         self._show()
 
+    def _rating_header(self) -> str:
+        """The header of the figure that orders the ranking, naming it."""
+        ordered_by = self.ranking.ordered_by if self.ranking is not None else "score-min"
+        if ordered_by == "topsis":
+            return self.tr("TOPSIS ↓")
+        if ordered_by == "total":
+            return self.tr("Score ↓")
+        return self.tr("At worst ↓")
+
+    def _ranking_headers(self) -> list[str]:
+        return [
+            self.tr("#"),
+            self._rating_header(),
+            self.tr("Score"),
+            self.tr("Gates"),
+            self.tr("Provider"),
+            self.tr("Offering"),
+            self.tr("Region"),
+            self.tr("GPU"),
+            self.tr("Plan"),
+            self.tr("$/GPU-h"),
+            self.tr("Unknown"),
+        ]
+
     def _show(self) -> None:
         ranking = self.ranking
         if ranking is None:
             return
+        self.model.set_headers(self._ranking_headers())
         entries = [e for e in ranking.entries if e.eligible or not self.passing_only.isChecked()]
         self.model.set_entries(entries)
         passing = sum(1 for e in ranking.entries if e.eligible)
@@ -99,12 +125,14 @@ class Scorecard(QWidget):
         after = sentences([measured, *(self.tr("Note: {note}.").format(note=n) for n in ranking.notes)])
         self.status.setText(
             self.tr(
-                "{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · "
-                "sensitivity: {sensitivity}"
+                "{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by "
+                "{method}, ordered by {order} · sensitivity: {sensitivity}"
             ).format(
                 total=len(ranking.entries),
                 passing=passing,
                 ms=self.ranking_time_s * 1000,
+                method=method_title(ranking.method),
+                order=order_title(ranking.ordered_by),
                 sensitivity=ranking.sensitivity.describe(),
             )
             + "\n"
@@ -131,20 +159,7 @@ class Scorecard(QWidget):
         self.passing_only.setText(self.tr("Only those passing every gate"))
         self.detail_tabs.setTabText(0, self.tr("Breakdown"))
         self.detail_tabs.setTabText(1, self.tr("In words"))
-        self.model.set_headers(
-            [
-                self.tr("#"),
-                self.tr("Score"),
-                self.tr("Gates"),
-                self.tr("Provider"),
-                self.tr("Offering"),
-                self.tr("Region"),
-                self.tr("GPU"),
-                self.tr("Plan"),
-                self.tr("$/GPU-h"),
-                self.tr("Unknown"),
-            ]
-        )
+        self.model.set_headers(self._ranking_headers())
         self.model.words = {
             "pass": self.tr("pass"),
             "unchecked": self.tr("pass (unchecked: {gates})"),

@@ -1,5 +1,6 @@
 """The application's preferences, persisted with QSettings: where the data lives, the peak windows and the
-time zone charts are drawn in, the language, and what the screens last used.
+time zone charts are drawn in, the language, what the screens last used, and whether this is the first start
+(no setting at all yet: the window then opens Help → Getting started once).
 
 `AppSettings` wraps an injected `QSettings` (tests pass one backed by a temporary ini file) and says when
 something changed, so screens follow without polling.
@@ -64,10 +65,13 @@ class AppSettings(QObject):
     SCORE_METHOD = "score/method"
     EXPORT_DIR = "export/dir"
     SCREEN = "window/screen"
+    GETTING_STARTED_SHOWN = "help/getting_started_shown"
 
     def __init__(self, store: QSettings | None = None, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._q = store if store is not None else QSettings("linkvet", "linkvet")
+        # No setting at all yet: linkvet starts for the first time for this user (the window greets them).
+        self.first_start = not self._q.allKeys()
 
     @property
     def qsettings(self) -> QSettings:
@@ -229,6 +233,15 @@ class AppSettings(QObject):
     @export_dir.setter
     def export_dir(self, path: Path) -> None:
         self._set(self.EXPORT_DIR, str(path))
+
+    @property
+    def getting_started_shown(self) -> bool:
+        """Help → Getting started has been shown by itself once (on the first start)."""
+        return str(self._q.value(self.GETTING_STARTED_SHOWN, "")).lower() == "true"
+
+    @getting_started_shown.setter
+    def getting_started_shown(self, shown: bool) -> None:
+        self._set(self.GETTING_STARTED_SHOWN, "true" if shown else "false")
 
     @property
     def screen(self) -> int:

@@ -1,5 +1,7 @@
-"""`linkvet history`: without a target, what the store holds (one line per target: method, address, first and
-last measurement, rounds, samples, loss); with one, that target's stored summaries, one line per round."""
+"""`linkvet history`: without a target, what the store holds (one line per series: a target as it was measured,
+its name and labels, from one vantage point; method, address, first and last measurement, rounds, samples,
+loss); with one, that target's stored summaries, one line per round, each under the name, labels and vantage
+point it was measured with."""
 
 from __future__ import annotations
 
@@ -13,9 +15,10 @@ from desktop.cli._common import add_db_option, flag, time_flag
 from desktop.cli._format import number, percent, table
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, UsageError
-from desktop.i18n import _, ngettext
+from desktop.i18n import _, ngettext, vantage_name
 from probes import limits
 from probes.results import timed_by
+from probes.target import Method
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,9 +26,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "history",
         help=_("list what the store holds, or show a target's stored measurements"),
         description=_(
-            "Without TARGET: every stored target with its method, address, first and last "
-            "measurement (UTC), rounds, samples and loss. With TARGET (its name, host, URL or store key): its "
-            "stored summaries, one per round, oldest first."
+            "Without TARGET: every stored target, once per name, labels and vantage point it was measured "
+            "with, with its method, address, first and last measurement (UTC), rounds, samples and loss. With "
+            "TARGET (its name, host, URL or store key): its stored summaries, one per round, oldest first."
         ),
     )
     p.add_argument(
@@ -43,9 +46,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
     )
     p.add_argument("--until", type=time_flag, help=_("up to this time (same forms as --since)"))
-    p.add_argument(
-        "--method", choices=["icmp", "tcp", "http", "download", "iperf3", "trace"], help=_("only this method")
-    )
+    p.add_argument("--method", choices=[str(m) for m in Method], help=_("only this method"))
     p.add_argument(
         "--limit",
         type=flag(limits.ROWS),
@@ -67,17 +68,17 @@ def run(args: argparse.Namespace) -> int:
 
     since = args.since or datetime.now(UTC) - timedelta(hours=24)
     with Store(args.db, readonly=True) as store:
-        targets = store.find_targets(args.target)
+        series = store.find_series(args.target)
         if args.method:
-            targets = [t for t in targets if t.method == args.method]
-        if not targets:
+            series = [s for s in series if s.method == args.method]
+        if not series:
             raise UsageError(
                 _("{target!r}: no such target in {store} (try the name, host or URL you probed)").format(
                     target=args.target, store=store.path
                 )
             )
         frame = store.results_frame(
-            [t.id for t in targets],
+            [s.id for s in series],
             since_us=int(since.timestamp() * 1e6),
             until_us=None if args.until is None else int(args.until.timestamp() * 1e6),
         )
@@ -98,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
         _("TIME (UTC)"),
         _("TARGET"),
         _("METHOD"),
+        _("VANTAGE"),
         _("SENT"),
         _("LOSS"),
         _("MEDIAN ms"),
@@ -112,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
             f"{row.started_at:%Y-%m-%d %H:%M:%S}",
             row.name,
             row.method,
+            vantage_name(row.vantage),
             str(row.sent),
             percent(_opt(row.loss)),
             number(_opt(row.rtt_median_ms)),
@@ -128,15 +131,15 @@ def run(args: argparse.Namespace) -> int:
 
 
 def list_targets(args: argparse.Namespace) -> int:
-    """What the store holds: one line (or JSON object) per target, by name and method."""
+    """What the store holds: one line (or JSON object) per series, by name, method and vantage point."""
     from probes.store import Store
 
     with Store(args.db, readonly=True) as store:
-        held = store.target_histories(method=args.method, since_us=_us(args.since), until_us=_us(args.until))
+        held = store.series_histories(method=args.method, since_us=_us(args.since), until_us=_us(args.until))
         path = store.path
     if args.limit:
         held = sorted(held, key=lambda h: h.last_us)[-args.limit :]
-        held.sort(key=lambda h: (h.target.name, h.target.method))
+        held.sort(key=lambda h: (h.series.name, h.series.method, h.series.vantage))
     if args.json:
         for history in held:
             sys.stdout.write(json.dumps(_history_dict(history), allow_nan=False) + "\n")
@@ -152,6 +155,7 @@ def list_targets(args: argparse.Namespace) -> int:
         _("TARGET"),
         _("METHOD"),
         _("ADDRESS"),
+        _("VANTAGE"),
         _("FIRST (UTC)"),
         _("LAST (UTC)"),
         _("ROUNDS"),
@@ -162,42 +166,44 @@ def list_targets(args: argparse.Namespace) -> int:
     ]
     rows = [
         [
-            h.target.name,
-            h.target.method,
-            _address(h.target.host, h.target.port, h.target.url),
+            h.series.name,
+            h.series.method,
+            h.series.address,
+            vantage_name(h.series.vantage),
             _iso(h.first_us, seconds=True),
             _iso(h.last_us, seconds=True),
             str(h.rounds),
             str(h.samples),
             percent(_loss(h.samples, h.replies)),
-            h.target.line_type or "",
-            " / ".join(label for label in (h.target.provider, h.target.region) if label),
+            h.series.line_type or "",
+            " / ".join(label for label in (h.series.provider, h.series.region) if label),
         ]
         for h in held
     ]
     table(headers, rows, sys.stdout)
     print(
         ngettext(
-            "{n} target in {store}; `linkvet history TARGET` lists a target's rounds",
-            "{n} targets in {store}; `linkvet history TARGET` lists a target's rounds",
+            "{n} series in {store}; `linkvet history TARGET` lists a target's rounds",
+            "{n} series in {store}; `linkvet history TARGET` lists a target's rounds",
             len(held),
         ).format(n=len(held), store=path)
     )
     return EXIT_OK
 
 
-def _history_dict(history: Any) -> dict[str, object]:  # a probes.store.TargetHistory
-    target = history.target
+def _history_dict(history: Any) -> dict[str, object]:  # a probes.store.SeriesHistory
+    series = history.series
     return {
-        "target": target.name,
-        "key": target.key,
-        "method": target.method,
-        "host": target.host,
-        "port": target.port,
-        "url": target.url,
-        "provider": target.provider,
-        "region": target.region,
-        "line_type": target.line_type,
+        "target": series.name,
+        "key": series.key,
+        "method": series.method,
+        "host": series.host,
+        "port": series.port,
+        "url": series.url,
+        "provider": series.provider,
+        "region": series.region,
+        "line_type": series.line_type,
+        "vantage": series.vantage,
         "first_at": _iso(history.first_us),
         "last_at": _iso(history.last_us),
         "rounds": history.rounds,
@@ -220,14 +226,6 @@ def _loss(samples: int, replies: int) -> float | None:
     return None if samples == 0 else (samples - replies) / samples
 
 
-def _address(host: str | None, port: int | None, url: str | None) -> str:
-    if url:
-        return url
-    if host and port is not None:
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    return host or ""
-
-
 def _opt(value: SupportsFloat | None) -> float | None:
     if value is None:
         return None
@@ -239,6 +237,7 @@ def _row_dict(row: Any) -> dict[str, object]:  # a row of DataFrame.itertuples: 
     metrics = json.loads(row.metrics_json) if row.metrics_json else {}
     out: dict[str, object] = {
         "target": row.name,
+        "key": row.key,
         "method": row.method,
         "host": row.host,
         "port": _int(row.port),

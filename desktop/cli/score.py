@@ -15,7 +15,14 @@ from typing import Any, TextIO, cast
 
 from catalogs.checklist import load_checklist
 from catalogs.needs import load_needs
-from catalogs.scoring import RANK_ORDERS, RANKING_METHODS, Ranking
+from catalogs.scoring import (
+    RANK_ORDERS,
+    RANKING_METHODS,
+    RankedOffering,
+    Ranking,
+    method_title,
+    order_title,
+)
 from desktop.cli._format import table
 from desktop.cli._links import add_measurement_options, stored_link_summaries
 from desktop.cli._safe_text import PrintableStream
@@ -89,13 +96,13 @@ def _print_ranking(ranking: Ranking, top: int) -> None:
     print(
         _(
             "{count} candidate(s) (offering × region): {passing} pass every gate, {failing} fail one. "
-            "Method: {method}. Order: {order}."
+            "Method: {method}. Ordered by {order}."
         ).format(
             count=len(ranking.entries),
             passing=len(passing),
             failing=len(failing),
-            method=ranking.method,
-            order=ranking.order,
+            method=method_title(ranking.method),
+            order=order_title(ranking.ordered_by),
         ),
         file=out,
     )
@@ -124,22 +131,41 @@ def _print_ranking(ranking: Ranking, top: int) -> None:
     print(_("Sensitivity: {sensitivity}.").format(sensitivity=ranking.sensitivity.describe()), file=out)
 
 
+def _place(entry: RankedOffering) -> str:
+    """ "decided", "#7 could overtake", or "-" for the last of its group."""
+    if entry.decided is None:
+        return "-"
+    if entry.decided:
+        return _("decided")
+    return _("#{rank} could overtake").format(rank=entry.challenger_rank or entry.next_rank)
+
+
 def _score_table(ranking: Ranking, top: int, out: TextIO) -> None:
-    """The first `top` entries in one table: place, offering, GPUs, score, its range and the share known."""
-    headers = [_("#"), _("OFFERING"), _("GPUS"), _("SCORE"), _("RANGE"), _("KNOWN"), _("GATES")]
+    """The first `top` entries in one table: place, offering, GPUs, then the figure that orders them first
+    (the score at worst by default), the score, the other bounds, the share known, the place and the gates."""
+    figures = {
+        "topsis": (_("TOPSIS"), lambda e: "-" if e.topsis is None else f"{e.topsis:.3f}"),
+        "score-min": (_("AT WORST"), lambda e: f"{e.score_min:.3f}"),
+        "total": (_("SCORE"), lambda e: f"{e.total:.3f}"),
+        "score-max": (_("AT BEST"), lambda e: f"{e.score_max:.3f}"),
+    }
+    first = ranking.ordered_by
+    shown = [first, *(k for k in ("score-min", "total", "score-max") if k != first)]
+    headers = [_("#"), _("OFFERING"), _("GPUS"), *(figures[k][0] for k in shown)]
+    headers += [_("KNOWN"), _("PLACE"), _("GATES")]
     rows = [
         [
             str(e.rank),
             e.label,
             f"{e.gpus_per_node or '?'} × {e.gpu or '?'}",
-            f"{e.total:.3f}",
-            f"{e.score_min:.3f}–{e.score_max:.3f}",
+            *(figures[k][1](e) for k in shown),
             f"{e.coverage * 100:.0f}%",
+            _place(e),
             _("pass") if e.eligible else _("fail"),
         ]
         for e in ranking.entries[:top]
     ]
-    table(headers, rows, out, right=(0, 3, 5))
+    table(headers, rows, out, right=(0, *range(3, 3 + len(shown) + 1)))
 
 
 def run(args: argparse.Namespace) -> int:

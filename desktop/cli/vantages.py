@@ -6,13 +6,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from desktop.cli._common import reader_store
 from desktop.cli._format import number, percent, table
 from desktop.cli._links import add_measurement_options, epoch_us, peak_windows
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK
-from desktop.i18n import _
+from desktop.i18n import _, vantage_name
+
+if TYPE_CHECKING:
+    from probes.analysis import VantageComparison
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         ]
         rows = [
             [
-                printable(view.vantage or "-"),
+                printable(vantage_name(view.vantage)),
                 number(view.peak_rtt_median_ms),
                 number(view.peak_rtt_p95_ms),
                 percent(view.peak_loss),
@@ -68,18 +72,12 @@ def run(args: argparse.Namespace) -> int:
         ]
         table(headers, rows, sys.stdout)
         if comparison.judged >= 2 and comparison.peak_p95_spread_ms is not None:
-            print(
-                _("worst peak: {worst}, its p95 {spread} ms above {best}'s").format(
-                    worst=printable(comparison.worst_peak or "-"),
-                    spread=number(comparison.peak_p95_spread_ms),
-                    best=printable(comparison.best_peak or "-"),
-                )
-            )
+            print(_spread_line(comparison))
         if comparison.route_differs:
             print(
                 _("the route class differs by office: {classes}").format(
                     classes=", ".join(
-                        f"{printable(v.vantage or '-')} {printable(v.route_class)}"
+                        f"{printable(vantage_name(v.vantage))} {printable(v.route_class)}"
                         for v in comparison.views
                         if v.route_class
                     )
@@ -87,3 +85,22 @@ def run(args: argparse.Namespace) -> int:
             )
         print()
     return EXIT_OK
+
+
+def _spread_line(comparison: VantageComparison) -> str:
+    """Which office sees the worst peak, only when it is worse beyond the figures' interval."""
+    spread = number(comparison.peak_p95_spread_ms)
+    if comparison.worst_peak is None:
+        return _(
+            "no office sees a worse peak than the others beyond the measurement's resolution (peak p95 "
+            "spread {spread} ms)"
+        ).format(spread=spread)
+    if comparison.best_peak is None:
+        return _("worst peak: {worst}, its p95 up to {spread} ms above the others'").format(
+            worst=printable(vantage_name(comparison.worst_peak)), spread=spread
+        )
+    return _("worst peak: {worst}, its p95 {spread} ms above {best}'s").format(
+        worst=printable(vantage_name(comparison.worst_peak)),
+        spread=spread,
+        best=printable(vantage_name(comparison.best_peak)),
+    )

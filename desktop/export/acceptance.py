@@ -37,26 +37,38 @@ def acceptance_columns() -> tuple[Column, ...]:
 
 def honest_columns(entry: RankedOffering) -> dict[str, Any]:
     """The Ranking sheet's columns on what is not known: the score at worst and at best, the share known,
-    whether the place is decided (and by what), and what to ask next."""
-    if entry.decided is None:
-        place = None
-    elif entry.decided:
-        place = _("decided")
-    else:
-        deciding = ", ".join(
-            s.criterion
-            if s.whose == "this"
-            else _("#{rank}'s {criterion}").format(rank=entry.next_rank, criterion=s.criterion)
-            for s in entry.deciding
-        )
-        place = _("depends on: {criteria}").format(criteria=deciding)
+    whether the place is decided (and if not, who could overtake it and by what), and what to ask next;
+    criteria named by their titles."""
     return {
         "score_min": entry.score_min,
         "score_max": entry.score_max,
         "coverage": entry.coverage,
-        "place": place,
-        "ask_next": ", ".join(f"{s.criterion} (±{s.swing:.2f})" for s in entry.ask_next) or None,
+        "place": place_summary(entry),
+        "ask_next": ", ".join(f"{entry.title(s.criterion)} (±{s.swing:.2f})" for s in entry.ask_next) or None,
     }
+
+
+def place_summary(entry: RankedOffering) -> str | None:
+    """ "decided", or who could still overtake it and by which unknowns (or weight move)."""
+    if entry.decided is None:
+        return None
+    if entry.decided:
+        return _("decided")
+    rank = entry.challenger_rank or entry.next_rank
+    if entry.swayed_by is not None:
+        criterion, factor = entry.swayed_by
+        return _("#{rank} could overtake with the weight of {criterion} ×{factor:g}").format(
+            rank=rank, criterion=entry.title(criterion), factor=factor
+        )
+    deciding = ", ".join(
+        entry.title(s.criterion)
+        if s.whose == "this"
+        else _("#{rank}'s {criterion}").format(rank=rank, criterion=entry.title(s.criterion))
+        for s in entry.deciding
+    )
+    if not deciding:
+        return _("#{rank} could overtake: level with it").format(rank=rank)
+    return _("#{rank} could overtake; depends on: {criteria}").format(rank=rank, criteria=deciding)
 
 
 def fact_sources_text(catalog: ProviderCatalog, offering: Offering) -> str | None:

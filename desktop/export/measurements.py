@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from desktop.export.model import Column, LineChart, Sheet
-from desktop.i18n import _
+from desktop.i18n import _, vantage_name
 from probes.analysis import (
     MeasuredLink,
     Scope,
@@ -89,7 +89,7 @@ def measure(
             return route_verdicts(store, scope, claims=claims)
 
     claimed: dict[tuple[str, str], set[str]] = {}
-    for t in store.targets():
+    for t in store.series():
         if t.provider and t.region and t.line_type:
             claimed.setdefault((t.provider, t.region), set()).add(t.line_type)
     regions: list[RegionQuality] = []
@@ -108,7 +108,9 @@ def measure(
         )
         for link in links:
             regions.append(RegionQuality(link, sorted(claimed.get((link.provider, link.region), ()))))
-        profiles.append(_measured(hour_of_day(store, scope, options.tz)).assign(vantage=vantage))
+        profiles.append(
+            _measured(hour_of_day(store, scope, options.tz)).assign(vantage=vantage_name(vantage))
+        )
     profile = pd.concat(profiles, ignore_index=True) if profiles else pd.DataFrame()
     timed_by = store.timed_by(since_us=options.since_us, until_us=options.until_us)
     return Measurements(regions, profile, options, [v for v, _ in scopes], timed_by)
@@ -230,7 +232,7 @@ def link_quality_rows(measurements: Measurements) -> list[dict[str, Any]]:
         row: dict[str, Any] = {
             "provider": link.provider,
             "region": link.region,
-            "vantage": link.vantage,
+            "vantage": vantage_name(link.vantage),
             "claimed_line_types": ", ".join(region.line_types) or None,
             "p95_diff_ms": c.p95_diff_ms,
             "p95_diff_ci_low": None if c.p95_diff_ci is None else c.p95_diff_ci[0],

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from desktop.export.model import WORKBOOK_FORMAT_VERSION, Column, Sheet
-from desktop.i18n import _
+from desktop.i18n import _, vantage_name
 from probes import __version__, histogram
 from probes.store_location import StoreLocation
 from probes.timestamps import iso_utc
@@ -111,7 +111,7 @@ def method_sheet(
         {"item": _("Peak windows"), "value": "; ".join(peak_windows)},
         {
             "item": _("Vantage points"),
-            "value": ", ".join(v or _("(not recorded)") for v in vantages) or _("none"),
+            "value": ", ".join(vantage_name(v) for v in vantages) or _("none"),
         },
         {"item": _("Confidence level"), "value": f"{confidence:.0%}"},
         {"item": _("Breach thresholds"), "value": ", ".join(f"{k} = {v}" for k, v in thresholds.items())},

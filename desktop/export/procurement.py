@@ -4,6 +4,7 @@ offerings, with the weights) and GPU offerings (the catalog rows used); the Sizi
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,12 +44,13 @@ def gate_status(status: str) -> str:
 
 
 def gates_text(entry: RankedOffering) -> str:
-    """ "pass", "fail: budget, vram_fits", or "pass (unchecked: capacity)"."""
+    """ "pass", "fail: Within budget, GPU memory fits the job", or "pass (unchecked: Enough GPUs)": the gates
+    named by their titles."""
     gates = [j for j in entry.judgements if j.kind == "gate"]
-    failed = [g.criterion for g in gates if g.status == "fail"]
+    failed = [entry.title(g.criterion) for g in gates if g.status == "fail"]
     if failed:
         return _("fail: {gates}").format(gates=", ".join(failed))
-    unchecked = [g.criterion for g in gates if g.status == "unknown"]
+    unchecked = [entry.title(g.criterion) for g in gates if g.status == "unknown"]
     if unchecked:
         return _("pass (unchecked: {gates})").format(gates=", ".join(unchecked))
     return _("pass")
@@ -88,17 +90,21 @@ def _point(j: Judgement, titles: dict[str, str]) -> str:
     return _("{criterion} {score:.2f}").format(criterion=titles.get(j.criterion, j.criterion), score=j.score)
 
 
-def ranking_columns() -> tuple[Column, ...]:
-    """The Ranking sheet's columns, worded in the current language."""
-    return (
-        Column("rank", _("Rank"), "int", width=7),
+ORDERING_COLUMN = {"score-min": "score_min", "total": "score", "topsis": "topsis"}
+
+
+def ranking_columns(ordered_by: str = "score-min") -> tuple[Column, ...]:
+    """The Ranking sheet's columns, worded in the current language; the figure that orders the ranking
+    (`ordered_by`, `Ranking.ordered_by`) comes right after the rank and says so, so that the order and the
+    figure beside the rank agree."""
+    figures: list[Column] = [
         Column(
             "score",
             _("Score"),
             "score",
             decimals=3,
             colour_scale="high-good",
-            note=_("normalised weighted sum, 0-1"),
+            note=_("normalised weighted sum, 0-1, with every unknown at the checklist's unknown score"),
         ),
         Column(
             "score_min",
@@ -106,7 +112,7 @@ def ranking_columns() -> tuple[Column, ...]:
             "score",
             decimals=3,
             colour_scale="high-good",
-            note=_("the score with every unknown at its worst (0); the weighted sum ranks by it"),
+            note=_("the score with every unknown at its worst (0)"),
         ),
         Column(
             "score_max",
@@ -115,6 +121,18 @@ def ranking_columns() -> tuple[Column, ...]:
             decimals=3,
             note=_("the score with every unknown at its best (1)"),
         ),
+        Column("topsis", "TOPSIS", "score", decimals=3, note=_("only with --method topsis")),
+    ]
+    key = ORDERING_COLUMN.get(ordered_by, "score")
+    figures.sort(key=lambda c: c.key != key)  # the ordering figure first, the others as they were
+    figures[0] = dataclasses.replace(
+        figures[0],
+        header=_("{title} (orders the ranking)").format(title=figures[0].header),
+        note=_("{note}; the ranking is ordered by this figure").format(note=figures[0].note),
+    )
+    return (
+        Column("rank", _("Rank"), "int", width=7),
+        *figures,
         Column(
             "coverage",
             _("Known"),
@@ -138,8 +156,7 @@ def ranking_columns() -> tuple[Column, ...]:
             wrap=True,
             note=_("the unknowns whose answers could move it most"),
         ),
-        Column("topsis", "TOPSIS", "score", decimals=3, note=_("only with --method topsis")),
-        # "pass", "fail: budget, vram_fits" or "pass (unchecked: …)": as wide as the longest, wrapped past 40.
+        # "pass", "fail: Within budget" or "pass (unchecked: …)": as wide as the longest, wrapped past 40.
         Column("gates", _("Gates"), wrap=True, max_width=40),
         Column("provider", _("Provider")),
         Column("provider_name", _("Provider name")),
@@ -216,7 +233,7 @@ def ranking_sheet(p: Procurement) -> Sheet:
                 "reason": one_line_reason(e, titles),
             }
         )
-    columns = ranking_columns()
+    columns = ranking_columns(p.ranking.ordered_by)
     if p.ranking.method != "topsis":
         columns = tuple(c for c in columns if c.key != "topsis")
     return Sheet("Ranking", columns, rows, freeze_columns=2, title=_("Ranking"))
@@ -233,8 +250,11 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
         Column("provider", _("Provider")),
         Column("offering", _("Offering")),
         Column("region", _("Region")),
-        Column("score", _("Score"), "score", decimals=3, colour_scale="high-good"),
     ]
+    ordering = ranking_columns(p.ranking.ordered_by)[1]  # the figure that orders the ranking, named so
+    if ordering.key != "score":
+        columns.append(ordering)
+    columns.append(Column("score", _("Score"), "score", decimals=3, colour_scale="high-good"))
     for criterion in p.checklist.criterion:
         if criterion.kind == "gate":
             columns.append(
@@ -281,6 +301,7 @@ def score_breakdown_sheet(p: Procurement) -> Sheet:
             "offering": e.offering,
             "region": e.region,
             "score": e.total,
+            ordering.key: e.rating,
         }
         why: list[str] = []
         for j in e.judgements:

@@ -8,7 +8,7 @@ from typing import Any
 
 from desktop.export.measurements import Measurements
 from desktop.export.model import Column, Sheet
-from desktop.i18n import _
+from desktop.i18n import _, vantage_name
 from probes.analysis import compare_vantages
 
 
@@ -60,7 +60,7 @@ def vantage_rows(measurements: Measurements) -> list[dict[str, Any]]:
                 {
                     "provider": comparison.provider,
                     "region": comparison.region,
-                    "vantage": view.vantage,
+                    "vantage": vantage_name(view.vantage),
                     "worst_peak": comparison.judged > 0 and view.vantage == comparison.worst_peak,
                     "above_best_ms": None
                     if view.peak_rtt_p95_ms is None or best is None or comparison.judged < 2

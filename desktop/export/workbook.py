@@ -12,7 +12,7 @@ from catalogs.checklist import Checklist, default_checklist
 from catalogs.link_quality import catalog_claims, to_link_summaries
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
-from catalogs.scoring import RankingMethod, rank_offerings
+from catalogs.scoring import RankingMethod, method_title, order_title, rank_offerings
 from desktop.export.acceptance import acceptance_sheet
 from desktop.export.measurements import (
     Measurements,
@@ -147,24 +147,27 @@ def _method(
         ranking = procurement.ranking
         total = sum(ranking.weights.values()) or 1.0
         extra.append((_("Needs profile"), f"{procurement.needs.name}", str(procurement.needs_path or "")))
-        extra.append((_("Scoring method"), ranking.method, _("gates first, then the weighted criteria")))
+        extra.append(
+            (
+                _("Scoring method"),
+                method_title(ranking.method),
+                _("gates first, then the weighted criteria"),
+            )
+        )
         extra.append(
             (
                 _("Ranking order"),
-                ranking.order,
-                _(
-                    "score-min: by the score with every unknown at its worst (ties by the score); total: by "
-                    "the score"
-                ),
+                order_title(ranking.ordered_by),
+                _("the Ranking sheet shows this figure right after the rank"),
             )
         )
-        titles = {c.id: c.shown_title for c in procurement.checklist.criterion}
+        checklist = procurement.checklist
         for criterion, weight in ranking.weights.items():
             extra.append(
                 (
-                    _("Weight: {criterion}").format(criterion=criterion),
+                    _("Weight: {criterion}").format(criterion=checklist.shown_title(criterion)),
                     f"{weight:g} ({weight / total:.1%})",
-                    titles.get(criterion, ""),
+                    checklist.get(criterion).shown_what,
                 )
             )
         extra.append(

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from desktop.i18n import _
+from desktop.i18n import _, ngettext
 from probes.addresses import ListenAddress
 from probes.errors import StoreError, UnstoredRoundsError
 from probes.results import ProgressHook
@@ -192,7 +192,7 @@ def _start_metrics(plan: Plan, address: ListenAddress) -> tuple[MetricsServer, C
                 address=address, reason=exc.strerror or exc
             )
         ) from exc
-    log.info("serving Prometheus metrics at http://%s/metrics", bound)
+    log.info(_("serving Prometheus metrics at http://{address}/metrics").format(address=bound))
     return server, metrics.observe
 
 
@@ -213,9 +213,11 @@ def _start_alerts(plan: Plan, db: StoreLocation, secrets: dict[str, Secrets]) ->
     )
     worker.start()
     log.info(
-        "alerts: %d rule(s), notifiers %s",
-        len(plan.alerting.rules),
-        ", ".join(sorted(plan.alerting.notifiers)),
+        ngettext(
+            "alerts: {count} rule, notifiers {notifiers}",
+            "alerts: {count} rules, notifiers {notifiers}",
+            len(plan.alerting.rules),
+        ).format(count=len(plan.alerting.rules), notifiers=", ".join(sorted(plan.alerting.notifiers)))
     )
     return worker
 

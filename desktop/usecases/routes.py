@@ -3,8 +3,8 @@
 (the Routes screen's timeline): when the route class or the hop list of each traced target changed, beside
 the region's RTT. No Qt; the store is opened here, so callers run these off the GUI thread.
 
-Changes are found per traced target (a region's two endpoints may take two paths): between two consecutive
-traces of one target, the *class* changed when the stored hops classify (with today's network table, as the
+Changes are found per traced series (a region's two endpoints may take two paths, and one endpoint traced
+from two offices is two series): between two consecutive traces of one series, the *class* changed when the stored hops classify (with today's network table, as the
 analysis does) into another class, and the *hop list* changed when a TTL that answered in both traces
 answered from no common address, or the destination answered at another TTL. A hop silent in one trace
 and answering in the other (a router's reply budget) is not a change.
@@ -34,12 +34,12 @@ def store_traces(
     """Save each trace as a round of its own (`source` "trace"), as `linkvet trace` does."""
     from probes.backends import choose_backend
     from probes.methods.trace import to_probe_result
-    from probes.store import Store, run_metadata
+    from probes.store import Store, measured_round, run_metadata
 
     backend = choose_backend().name  # what `trace_host` measures with when given none
     with Store(db_path) as store:
         for trace in traces:
-            store.save_round(
+            measured = measured_round(
                 [to_probe_result(target, trace)],
                 started_us=trace.started_at_us,
                 finished_us=trace.finished_at_us,
@@ -47,6 +47,7 @@ def store_traces(
                 vantage=vantage,
                 meta=run_metadata(trace.privileged, backend) | {"trace_protocol": trace.protocol},
             )
+            store.write_round(measured)
 
 
 def stored_route_check(
@@ -75,10 +76,11 @@ def claim_check(claimed: str | None, traces: Sequence[TraceResult]) -> dict[str,
 
 @dataclass(frozen=True, slots=True)
 class TracePoint:
-    """One stored trace as the history shows it: when, of which target, its class today and its hops."""
+    """One stored trace as the history shows it: when, of which series (the target, its labels and vantage
+    point), its class today and its hops."""
 
     at_us: int
-    target_id: int
+    series_id: int
     target: str
     line_class: str
     hops: Hops
@@ -132,14 +134,14 @@ def _last_ttl(hops: Hops) -> int | None:
 
 
 def route_changes(points: Sequence[TracePoint]) -> list[RouteChange]:
-    """Every change between consecutive traces of the same target, oldest first (pure)."""
+    """Every change between consecutive traces of the same series, oldest first (pure)."""
     from probes.routes.classify import premium_rank
 
     last: dict[int, TracePoint] = {}
     changes: list[RouteChange] = []
-    for point in sorted(points, key=lambda p: (p.at_us, p.target_id)):
-        before = last.get(point.target_id)
-        last[point.target_id] = point
+    for point in sorted(points, key=lambda p: (p.at_us, p.series_id)):
+        before = last.get(point.series_id)
+        last[point.series_id] = point
         if before is None or not point.hops or not before.hops:
             continue
         class_changed = before.line_class != point.line_class
@@ -201,12 +203,12 @@ def route_history(
     table = table or load_network_table()
     with Store(db_path, readonly=True) as store:
         traces = store.traces(provider=provider, region=region, since_us=since_us)
-        targets = store.targets(provider=provider, region=region)
-        rtt, method = _region_rtt(store, targets, since_us)
+        series = store.series(provider=provider, region=region)
+        rtt, method = _region_rtt(store, series, since_us)
     points = [
         TracePoint(
             at_us=t.started_us,
-            target_id=t.target_id,
+            series_id=t.series_id,
             target=t.name,
             line_class=classify_path(t.path, table, reached=t.reached).line_class,
             hops=t.hops,
@@ -221,10 +223,10 @@ def route_history(
 
 
 def _region_rtt(
-    store: Any, targets: Sequence[Any], since_us: int | None
+    store: Any, series: Sequence[Any], since_us: int | None
 ) -> tuple[list[tuple[int, float]], str | None]:
     for methods in (ROUTE_RTT_METHODS, ("trace",)):
-        ids = [t.id for t in targets if t.method in methods]
+        ids = [s.id for s in series if s.method in methods]
         if not ids:
             continue
         frame = store.results_frame(ids, since_us)

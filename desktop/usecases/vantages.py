@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from catalogs.link_quality import catalog_claims
-from catalogs.loader import CatalogSet
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store_location import StoreLocation, exists
 
 if TYPE_CHECKING:
+    from catalogs.loader import CatalogSet
     from probes.analysis import Scope, VantageComparison
 
 
@@ -27,6 +26,7 @@ def stored_vantage_comparisons(
     there is no store there yet."""
     if not exists(location):
         return []
+    from catalogs.link_quality import catalog_claims
     from catalogs.user import load_with_user
     from probes.analysis import Scope, compare_vantages, link_summaries, route_verdicts
     from probes.store import Store

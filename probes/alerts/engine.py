@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from probes.alerts import delivery, history, messages
-from probes.alerts.judge import Judgement, Point, counts, judge, judge_no_data, point_for
+from probes.alerts.judge import Point, RuleReading, counts, judge, judge_no_data, point_for
 from probes.alerts.rules import Alerting, AlertRule, Notifier, Secrets
 from probes.errors import DeliveryError, StoreError
 from probes.i18n import _, ngettext
@@ -149,7 +149,7 @@ class AlertEngine:
         self,
         rule: AlertRule,
         key: str,
-        judgement: Judgement,
+        judgement: RuleReading,
         now: int,
         changes: list[AlertState],
         events: list[tuple[AlertRule, dict[str, Any]]],

@@ -13,6 +13,7 @@ from typing import Any
 from probes.alerts.judge import UNKNOWN_ROUTE, Point, counts
 from probes.alerts.rules import AlertRule
 from probes.store import Store
+from probes.vantage import vantage_of
 
 MAX_LOOKBACK_S = 30 * 86400.0
 
@@ -40,7 +41,8 @@ def seed(
 ) -> tuple[dict[tuple[str, str], list[Point]], dict[str, int]]:
     """(rule name, target key) → points, oldest first; target key → when its last error-free result started."""
     wanted = set(keys)
-    ids = {t.id: t.key for t in store.targets() if t.key in wanted}
+    # This vantage point's series of the targets (rounds that named none are THIS_MACHINE's).
+    ids = {s.id: s.key for s in store.series(vantage=vantage_of(vantage)) if s.key in wanted}
     points: dict[tuple[str, str], list[Point]] = defaultdict(list)
     last_data: dict[str, int] = {}
     if not ids or not rules:
@@ -48,8 +50,7 @@ def seed(
     frame = store.results_frame(ids, since_us=since_us)
     if frame.empty:
         return points, last_data
-    mine = frame["plan"].eq(plan) & (frame["vantage"].eq(vantage) if vantage else frame["vantage"].isna())
-    frame = frame[mine]
+    frame = frame[frame["plan"].eq(plan)]
     rtts: Mapping[int, list[float]] = {}
     if any(rule.kind == "p95" for rule in rules):
         samples = store.samples_frame(ids, since_us=since_us)
@@ -57,9 +58,9 @@ def seed(
         rtts = samples.groupby("result_id")["rtt_ms"].apply(list).to_dict()
     routes: dict[int, str | None] = {}
     if any(rule.kind == "route" for rule in rules):
-        routes = {t.result_id: t.route_class for t in store.traces(target_ids=ids, since_us=since_us)}
+        routes = {t.result_id: t.route_class for t in store.traces(series_ids=ids, since_us=since_us)}
     for row in frame.itertuples(index=False):
-        key = ids[int(row.target_id)]
+        key = ids[int(row.series_id)]
         if row.error is None:
             last_data[key] = max(last_data.get(key, 0), int(row.started_us))
         for rule in rules:

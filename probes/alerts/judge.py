@@ -40,7 +40,7 @@ class Point:
 
 
 @dataclass(frozen=True, slots=True)
-class Judgement:
+class RuleReading:
     breaching: bool | None  # None: not enough to judge
     value: float | None = None  # percent, ms, Mbit/s or seconds without data
     observed: str | None = None  # the route class seen (route rules)
@@ -77,44 +77,44 @@ def point_for(rule: AlertRule, result: ProbeResult) -> Point | None:
     return None
 
 
-def judge(rule: AlertRule, points: Sequence[Point], baseline: str | None = None) -> Judgement:
+def judge(rule: AlertRule, points: Sequence[Point], baseline: str | None = None) -> RuleReading:
     """The rule on the target's last points (oldest first; only the last `rule.rounds` are read)."""
     if len(points) < rule.rounds:
-        return Judgement(None)
+        return RuleReading(None)
     window = points[-rule.rounds :]
     threshold = rule.threshold
     if rule.kind == "loss":
         sent = sum(p.sent for p in window)
         if sent == 0 or threshold is None:
-            return Judgement(None)
+            return RuleReading(None)
         value = 100.0 * sum(p.lost for p in window) / sent
-        return Judgement(value > threshold, value)
+        return RuleReading(value > threshold, value)
     if rule.kind == "p95":
         rtts = sorted(r for p in window for r in p.rtts_ms)
         p95 = percentile(rtts, 95)
         if p95 is None or threshold is None:
-            return Judgement(None)
-        return Judgement(p95 > threshold, p95)
+            return RuleReading(None)
+        return RuleReading(p95 > threshold, p95)
     if rule.kind == "throughput":
         rates = [p.mbps for p in window if p.mbps is not None]
         if len(rates) < rule.rounds or threshold is None:
-            return Judgement(None)
+            return RuleReading(None)
         value = sum(rates) / len(rates)
-        return Judgement(value < threshold, value)
+        return RuleReading(value < threshold, value)
     if rule.kind == "route":
         expected = rule.expect or baseline
         classes = [p.route_class for p in window]
         if expected is None or any(c is None for c in classes):
-            return Judgement(None)
+            return RuleReading(None)
         if all(c != expected for c in classes):
-            return Judgement(True, observed=classes[-1])
+            return RuleReading(True, observed=classes[-1])
         if all(c == expected for c in classes):
-            return Judgement(False, observed=expected)
-        return Judgement(None, observed=classes[-1])
+            return RuleReading(False, observed=expected)
+        return RuleReading(None, observed=classes[-1])
     raise ValueError(f"{rule.kind} rules are judged by judge_no_data")
 
 
-def judge_no_data(rule: AlertRule, last_data_us: int, now_us: int) -> Judgement:
+def judge_no_data(rule: AlertRule, last_data_us: int, now_us: int) -> RuleReading:
     assert rule.for_s is not None
     quiet_s = max(0.0, (now_us - last_data_us) / 1e6)
-    return Judgement(quiet_s > rule.for_s, quiet_s)
+    return RuleReading(quiet_s > rule.for_s, quiet_s)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from probes.alerts.judge import Judgement
+from probes.alerts.judge import RuleReading
 from probes.alerts.rules import AlertRule
 from probes.i18n import _, ngettext
 from probes.target import Target
@@ -32,7 +32,7 @@ def event(
     rule: AlertRule,
     target: Target,
     status: str,
-    judgement: Judgement,
+    judgement: RuleReading,
     *,
     plan: str,
     vantage: str | None,

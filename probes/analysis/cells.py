@@ -1,4 +1,4 @@
-"""The additive parts of a set of samples, per target, period and label ("cells"), and the statistics of
+"""The additive parts of a set of samples, per series, period and label ("cells"), and the statistics of
 merged cells.
 
 A cell holds what merges by addition: attempts sent and received, the RTT sum, min and max, the jitter sum
@@ -38,7 +38,7 @@ _DENSE_LIMIT = 4_000_000  # rows × buckets up to which histograms are merged de
 
 @dataclass(frozen=True, slots=True)
 class Cells:
-    """`frame`: one row per cell (target_id, hour_s, one column per label, the PART_COLUMNS, `raw` = answered
+    """`frame`: one row per cell (series_id, hour_s, one column per label, the PART_COLUMNS, `raw` = answered
     from raw samples); `hist`: the cells' RTT histograms, `row` = the cell's position in `frame`."""
 
     frame: pd.DataFrame
@@ -57,7 +57,7 @@ def cells_from_rollups(rollups: Rollups, labels: dict[str, IntArray]) -> Cells:
     p = rollups.parts
     frame = pd.DataFrame(
         {
-            "target_id": rollups.target_id,
+            "series_id": rollups.series_id,
             "hour_s": rollups.start_s // HOUR_S * HOUR_S,
             **{name: np.asarray(values, dtype=np.int64) for name, values in labels.items()},
             **p.columns(),
@@ -75,7 +75,7 @@ def cells_from_samples(
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> Cells:
-    """Cells (per target, UTC hour and label) of raw samples (as `Store.samples_frame` returns them: whole
+    """Cells (per series, UTC hour and label) of raw samples (as `Store.samples_frame` returns them: whole
     runs, so that each received RTT meets its predecessor). Only samples in the periods of `period_s` that
     start at `keep_starts` (UTC seconds) and in [since_us, until_us) become cells; the others serve as
     predecessors for jitter. Attempts this machine could not send (`Sample.local_failure`) are in no cell,
@@ -91,7 +91,7 @@ def cells_from_samples(
         keep &= ts < until_us
     kept_ts = ts[keep]
     keys = {
-        "target_id": s["target_id"].to_numpy(dtype=np.int64)[keep],
+        "series_id": s["series_id"].to_numpy(dtype=np.int64)[keep],
         "hour_s": kept_ts // US_PER_HOUR * HOUR_S,
         **{labeler.name: labeler(kept_ts) for labeler in labelers},
     }

@@ -21,6 +21,7 @@ from probes.analysis.confidence import (
     newcombe_interval,
     wilson_interval,
 )
+from probes.analysis.coverage import Coverage, side_coverage
 from probes.analysis.data import Prepared, prepare
 from probes.analysis.loads import summarise
 from probes.analysis.scope import Scope
@@ -49,6 +50,8 @@ class Side:
     loaded_rtt_increase_ms: float | None = None  # median over responsiveness tests (`probes.analysis.loads`)
     rpm: float | None = None  # their median RPM
     load_tests: int = 0
+    minutes: float | None = None  # the time measured on this side (`probes.analysis.coverage`)
+    evenings: int | None = None  # at peak: the distinct window occurrences (evenings) measured
 
     def as_dict(self) -> dict[str, Any]:
         """The `peak` / `offpeak` part of a LinkSummary (`catalogs.link_quality.LinkSummary.as_dict`)."""
@@ -63,6 +66,8 @@ class Side:
             "loaded_rtt_increase_ms": self.loaded_rtt_increase_ms,
             "rpm": self.rpm,
             "load_tests": self.load_tests,
+            "minutes": self.minutes,
+            "evenings": self.evenings,
         }
 
 
@@ -132,11 +137,13 @@ def compare_peak_from(
         merged_units = merge_cells(prepared.cells, ["group", "peak", "hour_s"], quantiles=())
         units = _UnitsByGroup(merged_units.frame, merged_units.hist, len(groups))
     loads = summarise(prepared.loads, ["group", "peak"])
+    covered = side_coverage(prepared.cells.frame, windows)
     out = []
     for number in range(len(groups)):
         labels = {k: _plain(v) for k, v in groups.iloc[number].items()}
         peak = _with_loads(_side(sides, medians, counts, number, 1, confidence), loads, (number, 1))
         offpeak = _with_loads(_side(sides, medians, counts, number, 0, confidence), loads, (number, 0))
+        peak, offpeak = _covered(peak, covered, (number, 1)), _covered(offpeak, covered, (number, 0))
         rtt_ci: dict[float, Interval | None] = {0.5: None, 0.95: None}
         loss_ci = None
         if intervals and units is not None:
@@ -309,6 +316,12 @@ def _side(
         transfers=int(counts.get(key, 0)),
         hours=int(row["hours"]),
     )
+
+
+def _covered(side: Side, covered: dict[tuple[int, int], Coverage], key: tuple[int, int]) -> Side:
+    """The side with the time it covers (none without measured hours)."""
+    found = covered.get(key)
+    return side if found is None else replace(side, minutes=found.minutes, evenings=found.evenings)
 
 
 def _with_loads(side: Side, loads: pd.DataFrame, key: tuple[int, int]) -> Side:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from probes.analysis.cells import Cells
-from probes.analysis.clock import US_PER_HOUR, Labeler
+from probes.analysis.clock import Labeler
 from probes.analysis.loads import load_tests
 from probes.analysis.scope import Scope, Selected, select
 from probes.analysis.sources import build_cells
@@ -20,7 +20,7 @@ from probes.store import Store
 @dataclass(frozen=True, slots=True)
 class Prepared:
     """A scope's data: `cells` (with a `group` column), `transfers` (one row per download/iperf3 result with a
-    throughput: group, target_id, started_us, throughput_mbps, one column per label), `loads` (one row per
+    throughput: group, series_id, started_us, throughput_mbps, one column per label), `loads` (one row per
     responsiveness test, `probes.analysis.loads.load_tests`), the selection."""
 
     scope: Scope
@@ -36,44 +36,30 @@ class Prepared:
         return self.selected.groups
 
 
-def vantages(store: Store, since_us: int | None = None, until_us: int | None = None) -> list[str | None]:
-    """The vantage points of the rounds in the period (None for rounds that recorded none), sorted."""
-    found = {
-        r.vantage for r in store.rounds(since_us=since_us) if until_us is None or r.started_us < until_us
-    }
-    return sorted(found, key=lambda v: (v is None, v or ""))
+def vantages(store: Store, since_us: int | None = None, until_us: int | None = None) -> list[str]:
+    """The vantage points with results in the period (`THIS_MACHINE` for rounds that named none), sorted."""
+    return store.vantages(since_us=since_us, until_us=until_us)
 
 
 def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared:
-    """Select the scope's targets and read their cells and transfers, labelled by `labelers`."""
+    """Select the scope's series and read their cells and transfers, labelled by `labelers`. A series is
+    measured from one vantage point, so a scope narrowed to one office reads that office's own rollups."""
     selected = select(store, scope)
     rtt_ids = selected.ids("rtt")
     throughput_ids = selected.ids("throughput")
-    result_ids = None
-    present = vantages(store, scope.since_us, scope.until_us) if scope.filters_vantage else []
-    if scope.filters_vantage and not all(scope.from_vantage(v) for v in present):
-        # Rollups mix every vantage point's samples: take this one's runs from the raw samples.
-        since = None if scope.since_us is None else scope.since_us - US_PER_HOUR
-        runs = store.results_frame(rtt_ids, since, scope.until_us)
-        mine = runs["vantage"].map(scope.from_vantage).to_numpy(dtype=bool)
-        result_ids = runs.loc[mine, "result_id"].to_numpy(dtype=np.int64)
-    cells = build_cells(
-        store, rtt_ids, labelers, since_us=scope.since_us, until_us=scope.until_us, result_ids=result_ids
-    )
+    cells = build_cells(store, rtt_ids, labelers, since_us=scope.since_us, until_us=scope.until_us)
     group_of = selected.group_of()
     frame = cells.frame
     frame["group"] = (
-        frame["target_id"].map(group_of).astype("int64") if len(frame) else pd.Series(dtype="int64")
+        frame["series_id"].map(group_of).astype("int64") if len(frame) else pd.Series(dtype="int64")
     )
     transfers = store.results_frame(throughput_ids, scope.since_us, scope.until_us)
-    if scope.filters_vantage:
-        transfers = transfers.loc[transfers["vantage"].map(scope.from_vantage).astype(bool)]
     transfers = transfers.loc[transfers["throughput_mbps"].notna()]
     started = transfers["started_us"].to_numpy(dtype=np.int64)
     transfers = pd.DataFrame(
         {
-            "group": transfers["target_id"].map(group_of).to_numpy(dtype=np.int64),
-            "target_id": transfers["target_id"].to_numpy(dtype=np.int64),
+            "group": transfers["series_id"].map(group_of).to_numpy(dtype=np.int64),
+            "series_id": transfers["series_id"].to_numpy(dtype=np.int64),
             "started_us": started,
             "throughput_mbps": transfers["throughput_mbps"].to_numpy(dtype=np.float64),
             **{labeler.name: labeler(started) for labeler in labelers},

@@ -26,21 +26,19 @@ SUMMARY_COLUMNS = ("loaded_rtt_increase_ms", "rpm", "load_tests")
 def load_tests(
     store: Store, scope: Scope, ids: Sequence[int], group_of: dict[int, int], labelers: Sequence[Labeler]
 ) -> pd.DataFrame:
-    """One row per stored responsiveness test of the targets `ids` in the scope's period and vantage point:
-    group, target_id, started_us, the `LOAD_FIGURES` (NaN where not measured), one column per label.
+    """One row per stored responsiveness test of the series `ids` in the scope's period:
+    group, series_id, started_us, the `LOAD_FIGURES` (NaN where not measured), one column per label.
     Tests without an increase (the download failed) are left out."""
     results = store.results_frame(ids, scope.since_us, scope.until_us) if ids else None
-    columns = ["group", "target_id", "started_us", *LOAD_FIGURES, *(labeler.name for labeler in labelers)]
+    columns = ["group", "series_id", "started_us", *LOAD_FIGURES, *(labeler.name for labeler in labelers)]
     if results is None or results.empty:
         return pd.DataFrame({c: pd.Series(dtype="float64") for c in columns})
-    if scope.filters_vantage:
-        results = results.loc[results["vantage"].map(scope.from_vantage).astype(bool)]
     metrics = [json.loads(text) if isinstance(text, str) else {} for text in results["metrics_json"]]
     started = results["started_us"].to_numpy(dtype=np.int64)
     frame = pd.DataFrame(
         {
-            "group": results["target_id"].map(group_of).to_numpy(dtype=np.int64),
-            "target_id": results["target_id"].to_numpy(dtype=np.int64),
+            "group": results["series_id"].map(group_of).to_numpy(dtype=np.int64),
+            "series_id": results["series_id"].to_numpy(dtype=np.int64),
             "started_us": started,
             **{name: [_number(m.get(name)) for m in metrics] for name in LOAD_FIGURES},
             **{labeler.name: labeler(started) for labeler in labelers},

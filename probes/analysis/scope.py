@@ -1,10 +1,14 @@
-"""What to analyse: which stored targets, over which period, from which vantage point, grouped how.
+"""What to analyse: which stored series, over which period, from which vantage point, grouped how.
 
-A `Scope` selects targets by their labels (or one target by name), and says how to group them: per target,
-per region (the catalog's `provider` + `region`), or per claimed line type. Targets without the labels a
-grouping needs are left out of that grouping (a sample cannot be attributed to a region it is not labelled
-with). RTT statistics come from the latency methods (ICMP echo, TCP connect); throughput from download and
-iperf3 results of the same group; latency under load from responsiveness tests (`probes.analysis.loads`).
+A `Scope` selects series (what was measured, with the labels it was measured under, from one vantage point:
+`probes.store.StoredSeries`) by their labels and vantage point (or one target by name), and says how to
+group them: per target (its key, name and labels: one line from every vantage point in the scope), per
+region (the catalog's `provider` + `region`), or per claimed line type. Series without the labels a grouping
+needs are left out of that grouping (a sample cannot be attributed to a region it was not labelled with).
+A series' labels are those its rounds were measured under, never rewritten: a later round with other labels
+is another series. RTT statistics come from the latency methods (ICMP echo, TCP connect); throughput from
+download and iperf3 results of the same group; latency under load from responsiveness tests
+(`probes.analysis.loads`).
 """
 
 from __future__ import annotations
@@ -16,11 +20,11 @@ import pandas as pd
 
 from probes.errors import ScopeError
 from probes.i18n import _
-from probes.store import Store, StoredTarget
+from probes.store import Store, StoredSeries
 
 GroupBy = Literal["target", "region", "line_type"]
 GROUP_COLUMNS: dict[str, tuple[str, ...]] = {
-    "target": ("target_id", "target", "method", "provider", "region", "line_type"),
+    "target": ("target", "method", "key", "provider", "region", "line_type"),
     "region": ("provider", "region"),
     "line_type": ("line_type",),
 }
@@ -40,53 +44,43 @@ class Scope:
     line_type: str | None = None
     since_us: int | None = None
     until_us: int | None = None
-    vantage: str | None = None  # only rounds measured from this vantage point; None = every round
-    no_vantage: bool = False  # only rounds that recorded no vantage point (beside others that did)
+    vantage: str | None = None  # only series measured from this vantage point (THIS_MACHINE: rounds that
+    # named none); None = every vantage point's
+    series_ids: tuple[int, ...] | None = None  # only these series (e.g. a chart's line); None = by the labels
     rtt_methods: tuple[str, ...] = RTT_METHODS
     throughput_methods: tuple[str, ...] = THROUGHPUT_METHODS
     load_methods: tuple[str, ...] = LOAD_METHODS
-
-    @property
-    def filters_vantage(self) -> bool:
-        return self.vantage is not None or self.no_vantage
-
-    def from_vantage(self, vantage: str | None) -> bool:
-        """Whether rounds from `vantage` are in the scope."""
-        if self.no_vantage:
-            return vantage is None
-        return self.vantage is None or vantage == self.vantage
 
     def __post_init__(self) -> None:
         if self.by not in GROUP_COLUMNS:
             raise ScopeError(
                 _("cannot group by {by!r} (expected target, region or line_type)").format(by=self.by)
             )
-        if self.vantage is not None and self.no_vantage:
-            raise ScopeError(_("a scope cannot ask for a vantage point and for rounds without one"))
         if self.since_us is not None and self.until_us is not None and self.since_us >= self.until_us:
             raise ScopeError(_("the period is empty: its start is not before its end"))
 
 
 @dataclass(frozen=True, slots=True)
 class Selected:
-    """The targets a scope selects, each with its group: `targets` has one row per stored target
-    (target_id, name, method, provider, region, line_type, group, kind ∈ {"rtt", "throughput", "load"});
-    `groups` one row per group (index = group number) with the grouping's label columns and `label`."""
+    """The series a scope selects, each with its group: `series` has one row per stored series (series_id,
+    key, target (its name), method, host, provider, region, line_type, vantage, group, kind ∈ {"rtt",
+    "throughput", "load"}); `groups` one row per group (index = group number) with the grouping's label
+    columns and `label`."""
 
-    targets: pd.DataFrame
+    series: pd.DataFrame
     groups: pd.DataFrame
 
     def ids(self, kind: str) -> list[int]:
-        return [int(i) for i in self.targets.loc[self.targets["kind"] == kind, "target_id"]]
+        return [int(i) for i in self.series.loc[self.series["kind"] == kind, "series_id"]]
 
     def group_of(self) -> dict[int, int]:
-        return dict(zip(self.targets["target_id"], self.targets["group"], strict=True))
+        return dict(zip(self.series["series_id"], self.series["group"], strict=True))
 
 
 def select(store: Store, scope: Scope) -> Selected:
-    """The stored targets in `scope`, grouped as it says."""
+    """The stored series in `scope`, grouped as it says."""
     if scope.target is not None:
-        found: list[StoredTarget] = store.find_targets(scope.target)
+        found: list[StoredSeries] = store.find_series(scope.target)
         if not found:
             raise ScopeError(
                 _("no stored target is called {target!r} (name, host, URL or key)").format(
@@ -102,16 +96,22 @@ def select(store: Store, scope: Scope) -> Selected:
                     (scope.provider, t.provider),
                     (scope.region, t.region),
                     (scope.line_type, t.line_type),
+                    (scope.vantage, t.vantage),
                 )
             )
         ]
     else:
-        stored = store.targets(provider=scope.provider, region=scope.region, line_type=scope.line_type)
-    return group_targets(stored, scope)
+        stored = store.series(
+            provider=scope.provider, region=scope.region, line_type=scope.line_type, vantage=scope.vantage
+        )
+    if scope.series_ids is not None:
+        wanted = set(scope.series_ids)
+        stored = [t for t in stored if t.id in wanted]
+    return group_series(stored, scope)
 
 
-def group_targets(stored: list[StoredTarget], scope: Scope) -> Selected:
-    """Assign each target its group and kind (pure: the grouping rule on its own)."""
+def group_series(stored: list[StoredSeries], scope: Scope) -> Selected:
+    """Assign each series its group and kind (pure: the grouping rule on its own)."""
     rows = []
     for t in stored:
         if t.method in scope.rtt_methods:
@@ -124,36 +124,49 @@ def group_targets(stored: list[StoredTarget], scope: Scope) -> Selected:
             continue
         rows.append(
             {
-                "target_id": t.id,
+                "series_id": t.id,
+                "key": t.key,
                 "target": t.name,
                 "method": t.method,
                 "host": t.host,
                 "provider": t.provider,
                 "region": t.region,
                 "line_type": t.line_type,
+                "vantage": t.vantage,
                 "kind": kind,
             }
         )
-    columns = ["target_id", "target", "method", "host", "provider", "region", "line_type", "kind"]
-    targets = pd.DataFrame(rows, columns=columns)
+    columns = [
+        "series_id",
+        "key",
+        "target",
+        "method",
+        "host",
+        "provider",
+        "region",
+        "line_type",
+        "vantage",
+        "kind",
+    ]
+    series = pd.DataFrame(rows, columns=columns)
     label_columns = list(GROUP_COLUMNS[scope.by])
-    needed = [c for c in label_columns if c not in ("target_id", "target", "method")]
     if scope.by != "target":
-        targets = targets.dropna(subset=needed)
-    targets = targets.sort_values(label_columns, kind="stable", na_position="last").reset_index(drop=True)
-    if targets.empty:
+        series = series.dropna(subset=label_columns)
+    series = series.sort_values([*label_columns, "vantage", "series_id"], kind="stable", na_position="last")
+    series = series.reset_index(drop=True)
+    if series.empty:
         groups = pd.DataFrame(columns=[*label_columns, "label"])
-        targets["group"] = pd.Series(dtype="int64")
-        return Selected(targets, groups)
-    key_frame = targets[label_columns].astype(object).where(targets[label_columns].notna(), None)
+        series["group"] = pd.Series(dtype="int64")
+        return Selected(series, groups)
+    key_frame = series[label_columns].astype(object).where(series[label_columns].notna(), None)
     keys = [tuple(row) for row in key_frame.itertuples(index=False, name=None)]
     numbers: dict[tuple[object, ...], int] = {}
     for key in keys:
         numbers.setdefault(key, len(numbers))
-    targets["group"] = [numbers[k] for k in keys]
+    series["group"] = [numbers[k] for k in keys]
     groups = pd.DataFrame(list(numbers), columns=label_columns)
     groups["label"] = [_label(scope.by, dict(zip(label_columns, k, strict=True))) for k in numbers]
-    return Selected(targets, groups)
+    return Selected(series, groups)
 
 
 def _label(by: str, labels: dict[str, object]) -> str:

@@ -6,8 +6,8 @@ wholly inside the scope's [since, until). The store keeps hourly and quarter-hou
 (`probes.store.rollup.PERIODS_S`): an hour that a +05:30 zone or a window starting at 20:30 splits is
 answered by its four quarter hours; only a quarter hour that is split too (a window edge at 20:10, a period
 that starts at 10:07) is answered from the raw samples, a day at a time, with each run's earlier samples read
-as well so jitter pairs are never lost. With `result_ids` (one vantage point's runs: rollups mix them all)
-every period comes from raw samples.
+as well so jitter pairs are never lost. Rollups are kept per series, and a series is measured from one
+vantage point: one office's figures come from its own rollups.
 """
 
 from __future__ import annotations
@@ -33,36 +33,33 @@ _MAX_GRID = 100_000  # periods checked on the time grid before reading rollups (
 
 def build_cells(
     store: Store,
-    target_ids: Sequence[int],
+    series_ids: Sequence[int],
     labelers: Sequence[Labeler],
     *,
     since_us: int | None = None,
     until_us: int | None = None,
-    result_ids: npt.ArrayLike | None = None,
     periods_s: Sequence[int] | None = None,
+    raw_only: bool = False,
 ) -> Cells:
-    """Cells of the targets' samples in [since_us, until_us), labelled by `labelers`, each period from the
+    """Cells of the series' samples in [since_us, until_us), labelled by `labelers`, each period from the
     longest rollups (of `periods_s`, longest first; default the store's) that answer it exactly, else from
-    the raw samples. With `result_ids`, only those runs count (e.g. one vantage point's), so every period
-    comes from raw samples."""
+    the raw samples. `raw_only`: every period from the raw samples (the answer the rollups must equal)."""
     periods_s = PERIODS_S if periods_s is None else periods_s
     names = [labeler.name for labeler in labelers]
     parts: list[Cells] = []
     pending: list[tuple[int, int]] | None = None  # the stretches still to answer; None: all of them
     fallback, finest = np.zeros(0, dtype=np.int64), periods_s[-1]
     for level, period_s in enumerate(periods_s):
-        last = level == len(periods_s) - 1 or result_ids is not None
+        last = level == len(periods_s) - 1 or raw_only
         if not last and pending is None and not _may_answer(store, period_s, labelers, since_us, until_us):
             continue  # no period of this length could answer (a +05:30 zone and hours): skip reading them
-        rollups = _rollups_in(store, period_s, target_ids, since_us, until_us, pending)
+        rollups = _rollups_in(store, period_s, series_ids, since_us, until_us, pending)
         if not len(rollups):
             if pending is None:
                 fallback = np.zeros(0, dtype=np.int64)  # nothing measured at all
             break  # (else the longer periods still pending come from raw samples)
         starts = np.unique(rollups.start_s)
-        exact = _exact(starts, period_s, labelers, since_us, until_us)
-        if result_ids is not None:
-            exact[:] = False
+        exact = _exact(starts, period_s, labelers, since_us, until_us) & (not raw_only)
         labels = label_periods(starts, period_s, labelers)[0]
         position = np.searchsorted(starts, rollups.start_s)
         answered = np.flatnonzero(exact[position])
@@ -76,13 +73,10 @@ def build_cells(
             break
         pending = _stretches(fallback, period_s)
     if fallback.size:
-        allowed = None if result_ids is None else np.asarray(result_ids, dtype=np.int64)
         for start_s, end_s in _chunks(_stretches(fallback, finest), _RAW_CHUNK_S):
             start_us = start_s * 1_000_000 if since_us is None else max(start_s * 1_000_000, since_us)
             end_us = end_s * 1_000_000 if until_us is None else min(end_s * 1_000_000, until_us)
-            samples = load_whole_runs(store, target_ids, start_us, end_us)
-            if allowed is not None:
-                samples = samples.loc[samples["result_id"].isin(allowed)]
+            samples = load_whole_runs(store, series_ids, start_us, end_us)
             parts.append(cells_from_samples(samples, labelers, fallback, finest, start_us, end_us))
     if not parts:
         return cells_from_rollups(
@@ -122,7 +116,7 @@ def _may_answer(
 def _rollups_in(
     store: Store,
     period_s: int,
-    target_ids: Sequence[int],
+    series_ids: Sequence[int],
     since_us: int | None,
     until_us: int | None,
     stretches: list[tuple[int, int]] | None,
@@ -130,19 +124,19 @@ def _rollups_in(
     """The rollups of this length in the period, only those inside `stretches` ([start_s, end_s) pairs) when
     given: read stretch by stretch, or (many stretches) the whole span at once and filtered."""
     if stretches is None:
-        return store.rollups(period_s, target_ids, since_us, until_us)
+        return store.rollups(period_s, series_ids, since_us, until_us)
     if not stretches:
         return Rollups.empty(period_s)
     if len(stretches) > _MAX_RANGE_QUERIES:
         span = _clamped(stretches[0][0], stretches[-1][1], since_us, until_us)
-        found = store.rollups(period_s, target_ids, *span)
+        found = store.rollups(period_s, series_ids, *span)
         begins = np.asarray([b for b, _ in stretches], dtype=np.int64)
         ends = np.asarray([e for _, e in stretches], dtype=np.int64)
         which = np.searchsorted(begins, found.start_s, side="right") - 1
         keep = (which >= 0) & (found.start_s < ends[np.maximum(which, 0)])
         return found.take(np.flatnonzero(keep))
     pieces = [
-        store.rollups(period_s, target_ids, *_clamped(begin, end, since_us, until_us))
+        store.rollups(period_s, series_ids, *_clamped(begin, end, since_us, until_us))
         for begin, end in stretches
     ]
     return Rollups.concat(pieces)
@@ -156,12 +150,12 @@ def _clamped(begin_s: int, end_s: int, since_us: int | None, until_us: int | Non
     )
 
 
-def load_whole_runs(store: Store, target_ids: Sequence[int], start_us: int, end_us: int) -> pd.DataFrame:
-    """Samples of the targets in [start_us, end_us), plus the earlier samples of the runs they belong to
+def load_whole_runs(store: Store, series_ids: Sequence[int], start_us: int, end_us: int) -> pd.DataFrame:
+    """Samples of the series in [start_us, end_us), plus the earlier samples of the runs they belong to
     (a run that started before `start_us` gives its first sample in range its jitter predecessor)."""
     lookback = US_PER_HOUR
     while True:
-        samples = store.samples_frame(target_ids, start_us - lookback, end_us)
+        samples = store.samples_frame(series_ids, start_us - lookback, end_us)
         in_range = samples["ts_us"].to_numpy() >= start_us
         first_seq = samples.groupby("result_id")["seq"].min()
         wanted = np.unique(samples.loc[in_range, "result_id"].to_numpy())
@@ -170,7 +164,7 @@ def load_whole_runs(store: Store, target_ids: Sequence[int], start_us: int, end_
         unsure = first_seq.loc[wanted][lambda seq: seq > 0].index.to_numpy()
         if unsure.size == 0 or lookback >= _MAX_RUN_LOOKBACK_US:
             return samples
-        started = store.results_frame(target_ids, start_us - lookback, end_us)["result_id"].to_numpy()
+        started = store.results_frame(series_ids, start_us - lookback, end_us)["result_id"].to_numpy()
         if np.isin(unsure, started).all():
             return samples  # they started inside the loaded stretch: nothing earlier to load
         lookback *= 4

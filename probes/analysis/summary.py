@@ -40,7 +40,7 @@ class MeasuredLink:
     """
 
     comparison: PeakComparison
-    vantage: str | None
+    vantage: str | None  # THIS_MACHINE for rounds that named none
     period_start_us: int | None
     period_end_us: int | None
     route: Mapping[str, Any] | None = None
@@ -154,13 +154,12 @@ def _share(value: Any) -> float | None:
 
 def vantage_scopes(store: Store, scope: Scope) -> list[tuple[str | None, Scope]]:
     """The scope split by vantage point: [(vantage, scope)], one entry per vantage point in the period
-    when there are several (each reading only its own rounds), else one entry for all rounds."""
-    if scope.filters_vantage:
+    when there are several (each reading only its own series), else one entry for all of them (its
+    vantage point; None when nothing was measured in the period). Rounds that named no vantage point are
+    `THIS_MACHINE`'s."""
+    if scope.vantage is not None:
         return [(scope.vantage, scope)]
     found = vantages(store, scope.since_us, scope.until_us)
     if len(found) <= 1:
-        # One vantage (or none recorded) in the period: every round is from it and the rollups answer.
         return [(found[0] if found else None, scope)]
-    return [
-        (v, replace(scope, vantage=v) if v is not None else replace(scope, no_vantage=True)) for v in found
-    ]
+    return [(v, replace(scope, vantage=v)) for v in found]

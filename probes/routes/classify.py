@@ -390,6 +390,25 @@ def _doubts(
     reached: bool | None,
     last_answer: int,
 ) -> list[str]:
+    """What could make the verdict wrong, one sentence each: hops not seen, several carriers' backbones,
+    networks the rule did not use, a lone CN2 hop, a hop answering from several networks, an IPv6 path."""
+    carriers = sorted({CARRIER_OF_GROUP[g] for g in groups})
+    return [
+        *_unseen(line_class, silent, reached, last_answer),
+        *_several_carriers(carriers, seen),
+        *_unused_by_rule(rule, seen, carriers),
+        *_lone_cn2_hop(line_class, seen),
+        *_load_balanced(seen, hops),
+        *(
+            [_("IPv6 path: the bundled IPv6 prefix table is partial (first entries per AS only)")]
+            if any(_is_ipv6(a) for hop in hops for a in hop.addresses)
+            else []
+        ),
+    ]
+
+
+def _unseen(line_class: LineClass, silent: list[int], reached: bool | None, last_answer: int) -> list[str]:
+    """Hops that did not answer, and the end of a path that never reached its destination."""
     doubts: list[str] = []
     if silent:
         if line_class == "cn2-gia":
@@ -409,33 +428,46 @@ def _doubts(
         doubts.append(
             _("the destination did not answer; hops after TTL {ttl} are unseen").format(ttl=last_answer)
         )
-    carriers = sorted({CARRIER_OF_GROUP[g] for g in groups})
-    if len(carriers) > 1:
-        parts = []
-        for carrier in carriers:
-            names = [
-                group_name(g)
-                for g in _unique(i.group for i in seen if i.group)
-                if CARRIER_OF_GROUP[g] == carrier
-            ]
-            parts.append(
-                _("{carrier} ({networks})").format(carrier=carrier_name(carrier), networks=items(names))
-            )
-        doubts.append(
-            _("backbones of several carriers on the path: {carriers}").format(carriers=clauses(parts))
+    return doubts
+
+
+def _several_carriers(carriers: list[str], seen: list[HopEvidence]) -> list[str]:
+    if len(carriers) <= 1:
+        return []
+    parts = []
+    for carrier in carriers:
+        names = [
+            group_name(g) for g in _unique(i.group for i in seen if i.group) if CARRIER_OF_GROUP[g] == carrier
+        ]
+        parts.append(_("{carrier} ({networks})").format(carrier=carrier_name(carrier), networks=items(names)))
+    return [_("backbones of several carriers on the path: {carriers}").format(carriers=clauses(parts))]
+
+
+def _unused_by_rule(rule: Rule | None, seen: list[HopEvidence], carriers: list[str]) -> list[str]:
+    if rule is None or len(carriers) > 1:
+        return []
+    unused = [g for g in _unique(i.group for i in seen if i.group) if g not in rule.needs]
+    if not unused:
+        return []
+    return [
+        _("also on the path, not used by the rule: {networks}").format(
+            networks=", ".join(group_name(g) for g in unused)
         )
-    if rule is not None:
-        unused = [g for g in _unique(i.group for i in seen if i.group) if g not in rule.needs]
-        if unused and len(carriers) <= 1:
-            doubts.append(
-                _("also on the path, not used by the rule: {networks}").format(
-                    networks=", ".join(group_name(g) for g in unused)
-                )
-            )
-    if line_class == "cn2-gia":
-        cn2_ttls = {i.ttl for i in seen if i.group == "cn2"}
-        if len(cn2_ttls) == 1:
-            doubts.append(_("only one CN2 hop ({hops})").format(hops=_ttl_ranges(sorted(cn2_ttls))))
+    ]
+
+
+def _lone_cn2_hop(line_class: LineClass, seen: list[HopEvidence]) -> list[str]:
+    if line_class != "cn2-gia":
+        return []
+    cn2_ttls = {i.ttl for i in seen if i.group == "cn2"}
+    if len(cn2_ttls) != 1:
+        return []
+    return [_("only one CN2 hop ({hops})").format(hops=_ttl_ranges(sorted(cn2_ttls)))]
+
+
+def _load_balanced(seen: list[HopEvidence], hops: list[PathHop]) -> list[str]:
+    """A TTL that answered from several listed networks, or from a listed and an unlisted address."""
+    doubts = []
     for ttl in sorted({i.ttl for i in seen}):
         at_ttl = [i for i in seen if i.ttl == ttl]
         hop_groups = _unique(i.group for i in at_ttl if i.group)
@@ -449,8 +481,6 @@ def _doubts(
                     ttl=ttl, answers=", ".join(who)
                 )
             )
-    if any(_is_ipv6(a) for hop in hops for a in hop.addresses):
-        doubts.append(_("IPv6 path: the bundled IPv6 prefix table is partial (first entries per AS only)"))
     return doubts
 
 

@@ -48,6 +48,7 @@ from probes.store.locks import HEARTBEAT_S, StoreLock
 from probes.store.sqlite.spool import Spool
 from probes.store.writer import RETRY_S, StoreWriter
 from probes.timestamps import iso_second_utc, now_us
+from probes.vantage import vantage_of
 
 log = logging.getLogger("linkvet.schedule")
 
@@ -121,7 +122,7 @@ class Scheduler:
         found: dict[str, int] = {}
         try:
             for key in keys:
-                last = self.store.last_measured_us(key)
+                last = self.store.last_measured_us(key, vantage=vantage_of(self.plan.vantage))
                 if last is not None:
                     found[key] = last
         except StoreError as exc:

@@ -83,9 +83,9 @@ class Backend(Protocol):
 
     def insert_round(self, row: Row) -> int: ...
 
-    def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
-        """Each row's target id (rows in `TARGET_COLUMNS` order, identified by `key`), inserting the new ones;
-        a stored target's name and labels are updated where the row has them, never erased."""
+    def series_ids(self, rows: Sequence[Row]) -> list[int]:
+        """Each row's series id (rows in `SERIES_COLUMNS` order, identified by key, name, labels and vantage
+        point), inserting the series not stored yet; a stored series is never changed."""
         ...
 
     def insert_results(self, rows: Sequence[Row]) -> list[int]:
@@ -104,7 +104,7 @@ class Backend(Protocol):
     def insert_trace(self, row: Row, replies: Sequence[Row]) -> None: ...
 
     def rollups_at(self, period_s: int, keys: Sequence[tuple[int, int]]) -> list[Row]:
-        """The stored rollups of this length (`ROLLUP_COLUMNS` rows) among these (target_id, start_s) keys, in
+        """The stored rollups of this length (`ROLLUP_COLUMNS` rows) among these (series_id, start_s) keys, in
         one query."""
         ...
 
@@ -117,7 +117,7 @@ class Backend(Protocol):
         ...
 
     def samples_in_run_order(self) -> Iterable[Row]:
-        """Every sample's (result_id, target_id, ts_us, rtt_ms), by result and attempt, streamed; not those this
+        """Every sample's (result_id, series_id, ts_us, rtt_ms), by result and attempt, streamed; not those this
         machine could not send (`Sample.local_failure`), which the rollups leave out."""
         ...
 
@@ -135,71 +135,104 @@ class Backend(Protocol):
 
     # -- reading ------------------------------------------------------------------------------------------
 
-    def targets(self, labels: dict[str, str | None]) -> list[Row]:
-        """`StoredTarget` rows with these labels (None: any), by name and method."""
+    def series(self, labels: dict[str, str | None]) -> list[Row]:
+        """`StoredSeries` rows with these labels (method, provider, region, line_type, vantage; None: any), by
+        name, method and vantage point."""
         ...
 
-    def find_targets(self, text: str) -> list[Row]:
-        """`StoredTarget` rows whose name, host, URL or key is `text`, by method."""
+    def find_series(self, text: str) -> list[Row]:
+        """`StoredSeries` rows whose name, host, URL or key is `text`, by method and vantage point."""
+        ...
+
+    def vantages(self, since_us: int | None, until_us: int | None) -> list[str]:
+        """The vantage points of the series with results started in [since_us, until_us) (every series' without
+        a period), sorted."""
         ...
 
     def rounds(self, since_us: int | None, plan: str | None, limit: int | None) -> list[Row]:
         """`RoundInfo` rows (peak as stored), newest first."""
         ...
 
-    def last_started_us(self, target_key: str) -> int | None: ...
+    def last_started_us(self, target_key: str, vantage: str | None) -> int | None:
+        """When the newest result of the target (its key) started, measured from `vantage` (None: anywhere)."""
+        ...
 
     def timing_counts(self, since_us: int | None, until_us: int | None) -> list[Row]:
         """(probe backend, who timed, results) of the results started in [since_us, until_us), from their
         `backend` and `timestamps` metrics (None where a result has none), the most common first."""
         ...
 
-    def target_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
-        """Per target with results in [since_us, until_us): its `StoredTarget` row, then the first and last
-        result's start and the number of rounds; by name and method."""
+    def series_spans(self, method: str | None, since_us: int | None, until_us: int | None) -> list[Row]:
+        """Per series with results in [since_us, until_us): its `StoredSeries` row, then the first and last
+        result's start and the number of rounds; by name, method and vantage point."""
         ...
 
     def sample_counts(self, since_us: int | None, until_us: int | None) -> dict[int, tuple[int, int]]:
-        """target_id → (samples, replies) of the attempts sent in [since_us, until_us)."""
+        """series_id → (samples, replies) of the attempts sent in [since_us, until_us)."""
         ...
 
-    def results(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        """Results with their target's labels and their round's vantage, plan and peak, oldest first."""
+    def results(self, series_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
+        """Results with their series (key, labels, vantage point) and their round's plan and peak, oldest
+        first."""
         ...
 
-    def samples(self, target_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
-        """Samples (target_id, ts_us, seq, rtt_ms, error, result_id, phase) by time and attempt."""
+    def samples(self, series_ids: Sequence[int] | None, since_us: int | None, until_us: int | None) -> Rows:
+        """Samples (series_id, ts_us, seq, rtt_ms, error, result_id, phase) by time and attempt."""
         ...
 
     def rollups(
-        self, period_s: int, target_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
+        self, period_s: int, series_ids: Sequence[int] | None, since_s: int | None, until_s: int | None
     ) -> Rows:
-        """Rollups of this length (`ROLLUP_COLUMNS`) with `since_s <= start_s < until_s`, by start and target."""
+        """Rollups of this length (`ROLLUP_COLUMNS`) with `since_s <= start_s < until_s`, by start and series."""
         ...
 
     def rollup_span(self, period_s: int) -> tuple[int, int] | None:
-        """The first and last start_s of the rollups of this length (all targets), or None; cheap."""
+        """The first and last start_s of the rollups of this length (all series), or None; cheap."""
         ...
 
     def traces(
         self,
         labels: dict[str, str | None],
-        target_ids: Sequence[int] | None,
+        series_ids: Sequence[int] | None,
         since_us: int | None,
         until_us: int | None,
     ) -> Iterator[tuple[Row, list[Row]]]:
-        """Each trace's row (`probes.store.records.stored_trace`'s order) with its replies' (ttl, address)."""
+        """Each trace's row (`probes.store.records.stored_trace`'s order) with its replies' (ttl, address), of
+        the series with these labels (as `series`)."""
         ...
 
     def round_batch(
         self, after_id: int, limit: int, wanted: Callable[[list[Row]], Collection[int]] | None = None
     ) -> tuple[list[Row], ...]:
         """Up to `limit` whole rounds with ids above `after_id`, as `statements.COPY_QUERIES` read them (the
-        rounds, their results with targets, samples, traces and trace probes); empty lists past the last.
+        rounds, their results with their series' target rows, samples, traces and trace probes); empty lists
+        past the last.
         With `wanted`, only the rounds it picks from the batch's round rows are read whole."""
         ...
 
     def counts(self) -> dict[str, int]: ...
+
+    # -- evaluations and agents (`probes.store.documents`: rows in its column orders) -----------------------
+
+    def evaluation_rows(self, name: str | None) -> list[Row]:
+        """The evaluation documents (`EVALUATION_COLUMNS` rows), that one when named, by name."""
+        ...
+
+    def put_evaluation_row(self, row: Row) -> None:
+        """Insert or replace an evaluation document, in a write transaction of its own."""
+        ...
+
+    def delete_evaluation_row(self, name: str) -> bool:
+        """Delete an evaluation document (its own write transaction); whether there was one."""
+        ...
+
+    def put_agent_row(self, row: Row) -> None:
+        """Insert or replace an agent's state (`AGENT_COLUMNS`), in a write transaction of its own."""
+        ...
+
+    def agent_rows(self, vantage: str | None, evaluation_or_plan: str | None) -> list[Row]:
+        """The agents' states (`AGENT_COLUMNS` rows; None: any), by evaluation or plan and vantage point."""
+        ...
 
     # -- alerts (`probes.store.alerts`: rows in its column orders; writes inside `transaction`) ------------
 

@@ -16,22 +16,22 @@ from probes.store.backend import Backend, Rows
 from probes.store.records import (
     RESULT_TEXT_COLUMNS,
     RoundInfo,
-    StoredTarget,
+    SeriesHistory,
+    StoredSeries,
     StoredTrace,
-    TargetHistory,
     stored_trace,
 )
 from probes.store.rollup import HOUR_S, PART_COLUMNS, ROLLUP_COLUMNS, Rollups
 
 _SAMPLE_TYPES = {
-    "target_id": "int64",
+    "series_id": "int64",
     "ts_us": "int64",
     "seq": "int64",
     "rtt_ms": "float64",
     "result_id": "int64",
 }
 _ROLLUP_TYPES = {
-    "target_id": "int64",
+    "series_id": "int64",
     "start_s": "int64",
     **{c: "float64" if c.endswith("_ms") else "int64" for c in PART_COLUMNS},
 }
@@ -43,31 +43,43 @@ _RESULT_NUMBERS = (
 )
 
 
-def targets(
+def series(
     backend: Backend,
     *,
     provider: str | None = None,
     region: str | None = None,
     line_type: str | None = None,
     method: str | None = None,
-) -> list[StoredTarget]:
-    labels = {"provider": provider, "region": region, "line_type": line_type, "method": method}
-    return [StoredTarget(*row) for row in backend.targets(labels)]
+    vantage: str | None = None,
+) -> list[StoredSeries]:
+    labels = {
+        "provider": provider,
+        "region": region,
+        "line_type": line_type,
+        "method": method,
+        "vantage": vantage,
+    }
+    return [StoredSeries(*row) for row in backend.series(labels)]
 
 
-def find_targets(backend: Backend, text: str) -> list[StoredTarget]:
-    return [StoredTarget(*row) for row in backend.find_targets(text)]
+def find_series(backend: Backend, text: str) -> list[StoredSeries]:
+    return [StoredSeries(*row) for row in backend.find_series(text)]
 
 
-def target_histories(
+def series_histories(
     backend: Backend, *, method: str | None = None, since_us: int | None = None, until_us: int | None = None
-) -> list[TargetHistory]:
+) -> list[SeriesHistory]:
     counts = backend.sample_counts(since_us, until_us)
+    width = len(StoredSeries.__slots__)
     return [
-        TargetHistory(
-            StoredTarget(*row[:10]), int(row[10]), int(row[11]), int(row[12]), *counts.get(row[0], (0, 0))
+        SeriesHistory(
+            StoredSeries(*row[:width]),
+            int(row[width]),
+            int(row[width + 1]),
+            int(row[width + 2]),
+            *counts.get(row[0], (0, 0)),
         )
-        for row in backend.target_spans(method, since_us, until_us)
+        for row in backend.series_spans(method, since_us, until_us)
     ]
 
 
@@ -82,11 +94,11 @@ def rounds(
 
 def results_frame(
     backend: Backend,
-    target_ids: Iterable[int] | None = None,
+    series_ids: Iterable[int] | None = None,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> pd.DataFrame:
-    frame = _frame(backend.results(_ids(target_ids), since_us, until_us))
+    frame = _frame(backend.results(_ids(series_ids), since_us, until_us))
     for column in _RESULT_NUMBERS:
         if frame[column].dtype == object:  # text where a number belongs, or all NULL
             try:
@@ -101,11 +113,11 @@ def results_frame(
 
 def samples_frame(
     backend: Backend,
-    target_ids: Iterable[int] | None = None,
+    series_ids: Iterable[int] | None = None,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> pd.DataFrame:
-    rows = backend.samples(_ids(target_ids), since_us, until_us)
+    rows = backend.samples(_ids(series_ids), since_us, until_us)
     frame = pd.DataFrame.from_records(rows.rows, columns=rows.columns)
     try:
         return frame.astype(_SAMPLE_TYPES)
@@ -116,14 +128,14 @@ def samples_frame(
 def rollup_frame(
     backend: Backend,
     period_s: int,
-    target_ids: Iterable[int] | None = None,
+    series_ids: Iterable[int] | None = None,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> pd.DataFrame:
     """Rollups of this length whose periods overlap [since_us, until_us), columns `ROLLUP_COLUMNS`."""
     since_s = None if since_us is None else since_us // 1_000_000 // period_s * period_s
     until_s = None if until_us is None else -(-until_us // 1_000_000)
-    rows = backend.rollups(period_s, _ids(target_ids), since_s, until_s)
+    rows = backend.rollups(period_s, _ids(series_ids), since_s, until_s)
     frame = pd.DataFrame.from_records(rows.rows, columns=list(ROLLUP_COLUMNS))
     try:
         frame = frame.astype(_ROLLUP_TYPES)
@@ -138,14 +150,14 @@ def rollup_frame(
 def rollups(
     backend: Backend,
     period_s: int,
-    target_ids: Iterable[int] | None = None,
+    series_ids: Iterable[int] | None = None,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> Rollups:
     """Rollups of this length whose periods overlap [since_us, until_us), decoded at once (`Rollups`)."""
     since_s = None if since_us is None else since_us // 1_000_000 // period_s * period_s
     until_s = None if until_us is None else -(-until_us // 1_000_000)
-    found = backend.rollups(period_s, _ids(target_ids), since_s, until_s)
+    found = backend.rollups(period_s, _ids(series_ids), since_s, until_s)
     try:
         return Rollups.of_rows(period_s, found.rows)
     except (TypeError, ValueError) as exc:
@@ -154,12 +166,12 @@ def rollups(
 
 def hourly_frame(
     backend: Backend,
-    target_ids: Iterable[int] | None = None,
+    series_ids: Iterable[int] | None = None,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> pd.DataFrame:
     """Rollups of the hours that overlap [since_us, until_us) (the start column named `hour_s`)."""
-    frame = rollup_frame(backend, HOUR_S, target_ids, since_us, until_us)
+    frame = rollup_frame(backend, HOUR_S, series_ids, since_us, until_us)
     return frame.rename(columns={"start_s": "hour_s"})
 
 
@@ -169,17 +181,18 @@ def traces(
     provider: str | None = None,
     region: str | None = None,
     line_type: str | None = None,
-    target_ids: Iterable[int] | None = None,
+    vantage: str | None = None,
+    series_ids: Iterable[int] | None = None,
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> list[StoredTrace]:
-    labels = {"provider": provider, "region": region, "line_type": line_type}
-    found = backend.traces(labels, _ids(target_ids), since_us, until_us)
+    labels = {"provider": provider, "region": region, "line_type": line_type, "vantage": vantage}
+    found = backend.traces(labels, _ids(series_ids), since_us, until_us)
     return [stored_trace(row, replies) for row, replies in found]
 
 
-def _ids(target_ids: Iterable[int] | None) -> list[int] | None:
-    return None if target_ids is None else [int(i) for i in target_ids]
+def _ids(series_ids: Iterable[int] | None) -> list[int] | None:
+    return None if series_ids is None else [int(i) for i in series_ids]
 
 
 def _damaged(backend: Backend, table: str, exc: BaseException) -> DamagedStoreError:

@@ -1,5 +1,10 @@
-"""The store's records: what reading gives back (`StoredTarget`, `StoredTrace`, `RoundInfo`) and the rows
-writing puts in, built from the engine's objects in the tables' column order (`*_COLUMNS`).
+"""The store's records: what reading gives back (`StoredSeries`, `StoredTrace`, `SeriesHistory`, `RoundInfo`)
+and the rows writing puts in, built from the engine's objects in the tables' column order (`*_COLUMNS`).
+
+A series is what was measured (a target's method and address: `Target.key`) with the labels it was measured
+under (name, provider, region, line type) and from which vantage point; rounds without one belong to
+`THIS_MACHINE`. A series is never rewritten: a round with other labels, or from another vantage point, adds
+to another series, so every row keeps the attribution it was measured with.
 
 No SQL here: a backend (`probes.store.sqlite`) inserts these tuples and turns its rows into these records.
 """
@@ -14,12 +19,16 @@ from typing import TYPE_CHECKING, Any
 
 from probes.results import PathHop, ProbeResult
 from probes.target import Target
+from probes.vantage import vantage_of
 
 if TYPE_CHECKING:
     from probes.traceroute.result import TraceResult
 
 # The columns each write fills, in the order of the row tuples below (the id columns come from the backend).
+# A target row (what a measured round carries per result, in the spool too) and a series row (the target row
+# and the vantage point of its round).
 TARGET_COLUMNS = ("key", "name", "method", "host", "port", "url", "provider", "region", "line_type")
+SERIES_COLUMNS = (*TARGET_COLUMNS, "vantage")
 ROUND_COLUMNS = (
     "started_us",
     "finished_us",
@@ -34,7 +43,7 @@ ROUND_COLUMNS = (
 )
 RESULT_COLUMNS = (
     "round_id",
-    "target_id",
+    "series_id",
     "started_us",
     "finished_us",
     "sent",
@@ -54,10 +63,10 @@ RESULT_COLUMNS = (
     "message",
     "metrics_json",
 )
-SAMPLE_COLUMNS = ("result_id", "target_id", "ts_us", "seq", "rtt_ms", "error", "phase")
+SAMPLE_COLUMNS = ("result_id", "series_id", "ts_us", "seq", "rtt_ms", "error", "phase")
 TRACE_COLUMNS = (
     "result_id",
-    "target_id",
+    "series_id",
     "started_us",
     "address",
     "protocol",
@@ -86,6 +95,7 @@ TRACE_REPLY_COLUMNS = (
 
 # The text columns of `Store.results_frame` (an all-NULL one must read as None, not as a float NaN).
 RESULT_TEXT_COLUMNS = (
+    "key",
     "name",
     "method",
     "host",
@@ -102,8 +112,10 @@ RESULT_TEXT_COLUMNS = (
 
 
 @dataclass(frozen=True, slots=True)
-class StoredTarget:
-    """A measured thing as the store knows it: its id, identity key and latest labels."""
+class StoredSeries:
+    """A stored series: its id, what was measured (`key`: method and address; host, port, URL), the labels
+    it was measured under and the vantage point it was measured from (`THIS_MACHINE` when its rounds named
+    none)."""
 
     id: int
     key: str
@@ -115,16 +127,36 @@ class StoredTarget:
     provider: str | None
     region: str | None
     line_type: str | None
+    vantage: str
+
+    @property
+    def address(self) -> str:
+        """What was measured, as people write it: the URL; `host:port` where the port is part of what was
+        measured (TCP, iperf3); the host alone for ICMP and traces (an ICMP target's port is only the TCP
+        port it falls back to)."""
+        return address(self.method, self.host, self.port, self.url)
+
+
+def address(method: str, host: str | None, port: int | None, url: str | None) -> str:
+    """A measured thing's address as people write it (see `StoredSeries.address`)."""
+    if url:
+        return url
+    if host and port is not None and method in _PORTED_METHODS:
+        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return host or ""
+
+
+_PORTED_METHODS = ("tcp", "iperf3")  # whose key names the port (`probes.target.Target.key`)
 
 
 @dataclass(frozen=True, slots=True)
 class StoredTrace:
-    """One stored traceroute: its target's labels, the addresses that answered per TTL, the route verdict
-    it got when it was traced (`route_class` None when the trace failed) and the vantage point its round
-    was traced from (None: not recorded)."""
+    """One stored traceroute: its series' labels (those it was traced under), the addresses that answered
+    per TTL, the route verdict it got when it was traced (`route_class` None when the trace failed) and the
+    vantage point it was traced from (`THIS_MACHINE` when its round named none)."""
 
     result_id: int
-    target_id: int
+    series_id: int
     name: str
     host: str | None
     provider: str | None
@@ -139,7 +171,7 @@ class StoredTrace:
     route_evidence: str | None
     route_doubts: tuple[str, ...]
     hops: tuple[tuple[int, tuple[str, ...]], ...]
-    vantage: str | None = None
+    vantage: str
 
     @property
     def path(self) -> tuple[PathHop, ...]:
@@ -148,11 +180,11 @@ class StoredTrace:
 
 
 @dataclass(frozen=True, slots=True)
-class TargetHistory:
-    """What the store holds of one target: when its first and last result started (UTC µs), in how many
+class SeriesHistory:
+    """What the store holds of one series: when its first and last result started (UTC µs), in how many
     rounds, its stored attempts (`samples`) and the replies among them."""
 
-    target: StoredTarget
+    series: StoredSeries
     first_us: int
     last_us: int
     rounds: int
@@ -174,6 +206,7 @@ class RoundInfo:
 
 
 def target_row(target: Target) -> tuple[Any, ...]:
+    """What a result measured, with its labels (`TARGET_COLUMNS`): the series row without its vantage."""
     return (
         target.key,
         target.name,
@@ -312,9 +345,16 @@ def trace_reply_rows(trace: TraceResult) -> list[tuple[Any, ...]]:
     return rows
 
 
+def series_row(target: tuple[Any, ...], vantage: str | None) -> tuple[Any, ...]:
+    """A series row (`SERIES_COLUMNS`) of a target row and its round's vantage point (`THIS_MACHINE` for
+    none); empty labels are none (the series' identity treats them alike)."""
+    labels = TARGET_COLUMNS.index("provider")
+    return (*target[:labels], *(value or None for value in target[labels:]), vantage_of(vantage))
+
+
 def stored_trace(row: tuple[Any, ...], replies: list[tuple[Any, ...]]) -> StoredTrace:
-    """A trace from its row (the `StoredTrace` fields up to `route_doubts`, the doubts as JSON, then the
-    round's vantage point) and its replies' (ttl, address) in TTL and probe order; each TTL keeps its
+    """A trace from its row (the `StoredTrace` fields up to `route_doubts`, the doubts as JSON, then its
+    series' vantage point) and its replies' (ttl, address) in TTL and probe order; each TTL keeps its
     distinct answering addresses."""
     hops: dict[int, list[str]] = {}
     for ttl, address in replies:
@@ -323,7 +363,7 @@ def stored_trace(row: tuple[Any, ...], replies: list[tuple[Any, ...]]) -> Stored
             addresses.append(str(address))
     return StoredTrace(
         result_id=row[0],
-        target_id=row[1],
+        series_id=row[1],
         name=row[2],
         host=row[3],
         provider=row[4],
@@ -338,7 +378,7 @@ def stored_trace(row: tuple[Any, ...], replies: list[tuple[Any, ...]]) -> Stored
         route_evidence=row[13],
         route_doubts=tuple(json.loads(row[14])) if row[14] else (),
         hops=tuple((ttl, tuple(addresses)) for ttl, addresses in sorted(hops.items())),
-        vantage=row[15] if len(row) > 15 else None,
+        vantage=row[15],
     )
 
 

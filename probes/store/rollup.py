@@ -1,12 +1,12 @@
-"""The rollup maths: samples → additive parts per target and period, and how parts merge. Pure NumPy, no SQL.
+"""The rollup maths: samples → additive parts per series and period, and how parts merge. Pure NumPy, no SQL.
 
 A rollup holds what merges by addition: attempts sent and received, the RTT sum, min and max, the jitter
 sum and pair count, and an RTT histogram (`probes.histogram`). A jitter pair is two consecutive received
 RTTs of the same run and belongs to the group of its later sample.
 
 `sample_parts` is the one formula for these sums. The write path (`probes.store.writing`) groups a round's
-samples by target and period with it and merges them into the stored rollups; the analysis
-(`probes.analysis.cells`) groups raw samples by target, period and label with it where no rollup answers.
+samples by series and period with it and merges them into the stored rollups; the analysis
+(`probes.analysis.cells`) groups raw samples by series, period and label with it where no rollup answers.
 
 The store keeps rollups of two lengths (`PERIODS_S`): UTC hours, and quarter hours so that every time zone
 in use (all offsets are multiples of 15 minutes: +05:30 Kolkata, +05:45 Kathmandu) and every window on a
@@ -43,8 +43,8 @@ PART_COLUMNS = (
     "jitter_sum_ms",
     "jitter_pairs",
 )
-# A stored rollup: its key (target, period start in UTC seconds), its parts, its histogram in sparse form.
-ROLLUP_COLUMNS = ("target_id", "start_s", *PART_COLUMNS, "hist_index", "hist_count")
+# A stored rollup: its key (series, period start in UTC seconds), its parts, its histogram in sparse form.
+ROLLUP_COLUMNS = ("series_id", "start_s", *PART_COLUMNS, "hist_index", "hist_count")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,24 +148,24 @@ def sample_parts(
 
 @dataclass(frozen=True, slots=True)
 class Rollups:
-    """Rollups of one period length: one per (target_id, start_s) key, keys sorted, and their parts."""
+    """Rollups of one period length: one per (series_id, start_s) key, keys sorted, and their parts."""
 
     period_s: int
-    target_id: IntArray
+    series_id: IntArray
     start_s: IntArray
     parts: Parts
 
     def __len__(self) -> int:
-        return int(self.target_id.size)
+        return int(self.series_id.size)
 
     @staticmethod
     def of_samples(
-        period_s: int, target_id: IntArray, run: IntArray, ts_us: IntArray, rtt_ms: FloatArray
+        period_s: int, series_id: IntArray, run: IntArray, ts_us: IntArray, rtt_ms: FloatArray
     ) -> Rollups:
         """The rollups of samples (in run and attempt order; `rtt_ms` NaN when lost)."""
-        target = np.asarray(target_id, dtype=np.int64)
+        series = np.asarray(series_id, dtype=np.int64)
         period_number = np.asarray(ts_us, dtype=np.int64) // 1_000_000 // period_s
-        keys, number = np.unique(_key(target, period_number), return_inverse=True)
+        keys, number = np.unique(_key(series, period_number), return_inverse=True)
         parts = sample_parts(run, rtt_ms, number, keys.size)
         return Rollups(period_s, keys >> 32, (keys & 0xFFFFFFFF) * period_s, parts)
 
@@ -182,12 +182,12 @@ class Rollups:
         which, bucket, count = histogram.sparse_entries(index_blobs, count_blobs)  # TypeError: not blobs
         if which.size != count.size or (bucket.size and int(bucket.max()) >= histogram.N_BUCKETS):
             raise ValueError("a rollup's histogram is malformed")
-        target, start, sent, received, pairs = (
+        series, start, sent, received, pairs = (
             np.asarray(columns[i], dtype=np.int64) for i in (0, 1, 2, 3, 8)
         )
         rtt_sum, rtt_min, rtt_max, jitter = (np.asarray(columns[i], dtype=np.float64) for i in (4, 5, 6, 7))
         parts = Parts(sent, received, rtt_sum, rtt_min, rtt_max, jitter, pairs, Hist(which, bucket, count))
-        return Rollups(period_s, target, start, parts)
+        return Rollups(period_s, series, start, parts)
 
     @staticmethod
     def empty(period_s: int) -> Rollups:
@@ -202,7 +202,7 @@ class Rollups:
         """The same samples' rollups of a longer period (a multiple of this one): their parts add up."""
         if period_s % self.period_s:
             raise ValueError(f"{period_s} s is not a multiple of {self.period_s} s")
-        keys, number = np.unique(_key(self.target_id, self.start_s // period_s), return_inverse=True)
+        keys, number = np.unique(_key(self.series_id, self.start_s // period_s), return_inverse=True)
         parts = self.parts.regroup(number, keys.size)
         return Rollups(period_s, keys >> 32, (keys & 0xFFFFFFFF) * period_s, parts)
 
@@ -213,13 +213,13 @@ class Rollups:
             return pieces[0]
         return Rollups(
             pieces[0].period_s,
-            np.concatenate([p.target_id for p in pieces]),
+            np.concatenate([p.series_id for p in pieces]),
             np.concatenate([p.start_s for p in pieces]),
             Parts.concat([p.parts for p in pieces]),
         )
 
     def keys(self) -> list[tuple[int, int]]:
-        return list(zip(self.target_id.tolist(), self.start_s.tolist(), strict=True))
+        return list(zip(self.series_id.tolist(), self.start_s.tolist(), strict=True))
 
     def take(self, order: IntArray) -> Rollups:
         """The rollups at these positions, in this order (a subset, or all of them reordered)."""
@@ -238,7 +238,7 @@ class Rollups:
             p.jitter_pairs[order],
             hist.regroup(position),
         )
-        return Rollups(self.period_s, self.target_id[order], self.start_s[order], parts)
+        return Rollups(self.period_s, self.series_id[order], self.start_s[order], parts)
 
     def plus(self, other: Rollups) -> Rollups:
         """The sums of both, key by key (keys in either)."""
@@ -246,9 +246,9 @@ class Rollups:
             raise ValueError("rollups of different periods do not add")
         if not len(other):
             return self
-        target = np.concatenate([self.target_id, other.target_id])
+        series = np.concatenate([self.series_id, other.series_id])
         start = np.concatenate([self.start_s, other.start_s])
-        keys, number = np.unique(_key(target, start // self.period_s), return_inverse=True)
+        keys, number = np.unique(_key(series, start // self.period_s), return_inverse=True)
         parts = Parts.concat([self.parts, other.parts]).regroup(number, keys.size)
         return Rollups(self.period_s, keys >> 32, (keys & 0xFFFFFFFF) * self.period_s, parts)
 
@@ -261,7 +261,7 @@ class Rollups:
         rtt_max = [None if v != v else v for v in p.rtt_max_ms.tolist()]
         return list(
             zip(
-                self.target_id.tolist(),
+                self.series_id.tolist(),
                 self.start_s.tolist(),
                 p.sent.tolist(),
                 p.received.tolist(),
@@ -281,8 +281,8 @@ class Rollups:
         return self.parts.hist.dense(len(self))
 
 
-def _key(target: IntArray, period_number: IntArray) -> IntArray:
-    return np.asarray(target, dtype=np.int64) * (1 << 32) + np.asarray(period_number, dtype=np.int64)
+def _key(series: IntArray, period_number: IntArray) -> IntArray:
+    return np.asarray(series, dtype=np.int64) * (1 << 32) + np.asarray(period_number, dtype=np.int64)
 
 
 def _encode_many(hist: Hist, n: int) -> tuple[list[bytes], list[bytes]]:

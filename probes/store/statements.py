@@ -1,6 +1,7 @@
 """The SQL text both backends share (plain SQL SQLite and PostgreSQL read alike): the selects of results and
-traces with their labels, the rollup tables per length, the tables counted. Placeholders differ (`?` and
-`%s`), so what takes parameters stays in each backend; see `probes.store.postgres.schema` for the DDL."""
+traces with their series' labels, the rollup tables per length, the tables counted. Written with `?`
+placeholders (PostgreSQL's: `probes.store.postgres.schema.qmark`); see `probes.store.postgres.schema` for
+the DDL."""
 
 from __future__ import annotations
 
@@ -9,30 +10,45 @@ from typing import Any
 
 from probes.store.rollup import HOUR_S, PART_COLUMNS, QUARTER_S
 
-COUNTED_TABLES = ("targets", "rounds", "results", "samples", "hourly", "quarter_hourly")
+COUNTED_TABLES = ("series", "rounds", "results", "samples", "hourly", "quarter_hourly")
 # Each rollup length's table and the name of its start column there.
 ROLLUP_TABLES = {HOUR_S: ("hourly", "hour_s"), QUARTER_S: ("quarter_hourly", "start_s")}
-TARGET_FIELDS = "id, key, name, method, host, port, url, provider, region, line_type"
+SERIES_FIELDS = (
+    "id",
+    "key",
+    "name",
+    "method",
+    "host",
+    "port",
+    "url",
+    "provider",
+    "region",
+    "line_type",
+    "vantage",
+)
+SELECT_SERIES = f"SELECT {', '.join(SERIES_FIELDS)} FROM series"
+# The columns of a series' identity (its unique index, where labels none and empty are alike).
+SERIES_IDENTITY = "key, name, provider, region, line_type, vantage"
 SELECT_RESULTS = (
-    "SELECT r.id AS result_id, r.round_id, r.target_id, t.name, t.method, t.host, t.port, t.url,"
+    "SELECT r.id AS result_id, r.round_id, r.series_id, t.key, t.name, t.method, t.host, t.port, t.url,"
     " t.provider, t.region, t.line_type, r.started_us, r.finished_us, r.sent, r.received, r.loss,"
     " r.rtt_min_ms, r.rtt_median_ms, r.rtt_mean_ms, r.rtt_p95_ms, r.rtt_max_ms, r.jitter_ms,"
     " r.throughput_mbps, r.bytes, r.seconds, r.ttfb_ms, r.error, r.message, r.metrics_json,"
-    " ro.vantage, ro.plan, ro.peak"
-    " FROM results r JOIN targets t ON t.id = r.target_id JOIN rounds ro ON ro.id = r.round_id"
+    " t.vantage, ro.plan, ro.peak"
+    " FROM results r JOIN series t ON t.id = r.series_id JOIN rounds ro ON ro.id = r.round_id"
 )
 # Samples are stored in run order and found through their runs (results): a run's samples lie within the
 # store's sample reach (`store_facts`) of its start. The runs come first (CROSS JOIN keeps SQLite's planner
 # to that order: the results' index on their start, then each run's samples); `sample_window` joins them.
 SELECT_SAMPLES = (
-    "SELECT s.target_id, s.ts_us, s.seq, s.rtt_ms, s.error, s.result_id, s.phase"
+    "SELECT s.series_id, s.ts_us, s.seq, s.rtt_ms, s.error, s.result_id, s.phase"
     " FROM results r CROSS JOIN samples s"
 )
-COUNT_SAMPLES = "SELECT s.target_id, count(*), count(s.rtt_ms) FROM results r CROSS JOIN samples s"
+COUNT_SAMPLES = "SELECT s.series_id, count(*), count(s.rtt_ms) FROM results r CROSS JOIN samples s"
 SELECT_SAMPLE_REACH = "SELECT value FROM store_facts WHERE name = 'sample_reach_us'"
 # A batch of whole rounds as the write path takes them (`probes.store.copying`): the rounds with ids in
-# (?, ?], their results with their targets, samples, traces and the traces' probes, in the order written.
-# `?` placeholders (PostgreSQL: `probes.store.postgres.schema.qmark`).
+# (?, ?], their results with their targets (a series row without its vantage point, which is the round's),
+# samples, traces and the traces' probes, in the order written.
 ROUND_ID_AFTER = "SELECT id FROM rounds WHERE id > ? ORDER BY id LIMIT ?"
 COPY_ROUNDS = (
     "SELECT id, started_us, finished_us, source, plan, vantage, peak, tool_version, meta_json, uid, slot_us"
@@ -42,7 +58,7 @@ COPY_RESULTS = (
     "SELECT r.round_id, r.id, t.key, t.name, t.method, t.host, t.port, t.url, t.provider, t.region, t.line_type,"
     " r.started_us, r.finished_us, r.sent, r.received, r.loss, r.rtt_min_ms, r.rtt_median_ms, r.rtt_mean_ms,"
     " r.rtt_p95_ms, r.rtt_max_ms, r.jitter_ms, r.throughput_mbps, r.bytes, r.seconds, r.ttfb_ms, r.error,"
-    " r.message, r.metrics_json FROM results r JOIN targets t ON t.id = r.target_id"
+    " r.message, r.metrics_json FROM results r JOIN series t ON t.id = r.series_id"
     " WHERE r.round_id > ? AND r.round_id <= ? ORDER BY r.round_id, r.id"
 )
 COPY_SAMPLES = (
@@ -62,11 +78,19 @@ COPY_TRACE_REPLIES = (
 )
 COPY_QUERIES = (COPY_ROUNDS, COPY_RESULTS, COPY_SAMPLES, COPY_TRACES, COPY_TRACE_REPLIES)
 SELECT_TRACES = (
-    "SELECT tr.result_id, tr.target_id, t.name, t.host, t.provider, t.region, t.line_type,"
+    "SELECT tr.result_id, tr.series_id, t.name, t.host, t.provider, t.region, t.line_type,"
     " tr.started_us, tr.address, tr.protocol, tr.reached, tr.route_class, tr.route_rule, tr.route_evidence,"
-    " tr.route_doubts_json, ro.vantage FROM traces tr JOIN targets t ON t.id = tr.target_id"
-    " JOIN results r ON r.id = tr.result_id JOIN rounds ro ON ro.id = r.round_id"
+    " tr.route_doubts_json, t.vantage FROM traces tr JOIN series t ON t.id = tr.series_id"
 )
+
+
+def series_identity(row: Sequence[Any], *, full: bool = False) -> tuple[Any, ...]:
+    """A series' identity from a row of `SERIES_IDENTITY`'s columns (`full`: a `SERIES_COLUMNS` row): key,
+    name, labels (empty as none) and vantage point."""
+    if full:
+        row = (row[0], row[1], row[6], row[7], row[8], row[9])
+    key, name, provider, region, line_type, vantage = row
+    return (key, name, provider or None, region or None, line_type or None, vantage)
 
 
 def rollup_table(period_s: int) -> tuple[str, str]:
@@ -79,13 +103,8 @@ def rollup_table(period_s: int) -> tuple[str, str]:
 def rollup_select(period_s: int) -> tuple[str, str]:
     """(SELECT … FROM table, the start column) for a rollup length; the start comes back as `start_s`."""
     table, start = rollup_table(period_s)
-    columns = ", ".join(("target_id", f"{start} AS start_s", *PART_COLUMNS, "hist_index", "hist_count"))
+    columns = ", ".join(("series_id", f"{start} AS start_s", *PART_COLUMNS, "hist_index", "hist_count"))
     return f"SELECT {columns} FROM {table}", start
-
-
-def kept(new: Any, old: Any) -> Any:
-    """A stored target's field after an update: the new value, or the old where the new one has none."""
-    return old if new is None else new
 
 
 def where_sql(clauses: Sequence[str]) -> str:
@@ -93,9 +112,10 @@ def where_sql(clauses: Sequence[str]) -> str:
     return (" WHERE " + " AND ".join(clauses)) if clauses else ""
 
 
-def label_filter(labels: dict[str, str | None], placeholder: str) -> tuple[list[str], list[Any]]:
-    """`column = ?` per label given (None: any), with its parameters; `placeholder` is the backend's."""
-    clauses = [f"{column} = {placeholder}" for column, value in labels.items() if value is not None]
+def label_filter(labels: dict[str, str | None], table: str = "") -> tuple[list[str], list[Any]]:
+    """`column = ?` per label given (None: any), with its parameters (columns of `table`, when named)."""
+    prefix = f"{table}." if table else ""
+    clauses = [f"{prefix}{column} = ?" for column, value in labels.items() if value is not None]
     params = [value for value in labels.values() if value is not None]
     return clauses, params
 
@@ -111,7 +131,7 @@ def widen_sample_reach_sql(placeholder: str) -> str:
 
 
 def sample_window(
-    since_us: int | None, until_us: int | None, reach_us: int | None, placeholder: str
+    since_us: int | None, until_us: int | None, reach_us: int | None
 ) -> tuple[list[str], list[Any]]:
     """Clauses (on `results r CROSS JOIN samples s`) for the samples sent in [since_us, until_us): each run's
     samples, of the runs started within the sample reach of the window (so the index on the results' start
@@ -120,15 +140,15 @@ def sample_window(
     params: list[Any] = []
     if since_us is not None:
         if reach_us is not None:
-            clauses.append(f"r.started_us >= {placeholder}")
+            clauses.append("r.started_us >= ?")
             params.append(since_us - reach_us)
-        clauses.append(f"s.ts_us >= {placeholder}")
+        clauses.append("s.ts_us >= ?")
         params.append(since_us)
     if until_us is not None:
         if reach_us is not None:
-            clauses.append(f"r.started_us < {placeholder}")
+            clauses.append("r.started_us < ?")
             params.append(until_us + reach_us)
-        clauses.append(f"s.ts_us < {placeholder}")
+        clauses.append("s.ts_us < ?")
         params.append(until_us)
     return clauses, params
 

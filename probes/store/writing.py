@@ -3,7 +3,8 @@ transaction, so a kill at any moment loses at most the round in flight; and the 
 samples. No SQL: rows come from `probes.store.measured`, rollup sums from `probes.store.rollup`.
 
 A round costs a handful of statements whatever its size: one look-up of its id and slot, one of all its
-targets, one insert of all its results and one of all its samples, and per rollup length one read of every
+series (what each result measured, with its labels, from the round's vantage point: `records.series_row`;
+none while this writer wrote them last), one insert of all its results and one of all its samples, and per rollup length one read of every
 rollup it touches and one write of the sums.
 """
 
@@ -22,6 +23,7 @@ from probes.i18n import N_, _
 from probes.store.backend import Backend
 from probes.store.measured import MeasuredRound
 from probes.store.recent import RecentRows
+from probes.store.records import series_row
 from probes.store.rollup import PERIODS_S, FloatArray, IntArray, Rollups
 
 _LOCAL_FAILURE = str(ErrorKind.SEND_FAILED)  # a sample's stored error when this machine could not send it
@@ -66,33 +68,33 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
                 return Written(holder, WriteStatus.SLOT_TAKEN)
         round_id = backend.insert_round(measured.round)
         results = measured.results
-        target_ids = _target_ids(backend, [r.target for r in results], recent)
+        series_ids = _series_ids(backend, [series_row(r.target, measured.vantage) for r in results], recent)
         result_ids = backend.insert_results(
-            [(round_id, target_id, *r.result) for r, target_id in zip(results, target_ids, strict=True)]
+            [(round_id, series_id, *r.result) for r, series_id in zip(results, series_ids, strict=True)]
         )
         # The round's samples in one statement, in result and attempt order.
         backend.insert_samples(
             itertools.chain.from_iterable(
                 zip(
                     itertools.repeat(result_id),
-                    itertools.repeat(target_id),
+                    itertools.repeat(series_id),
                     r.ts_us,
                     r.seq,
                     r.rtt_ms,
                     r.error,
                     r.phase,
                 )
-                for r, target_id, result_id in zip(results, target_ids, result_ids, strict=True)
+                for r, series_id, result_id in zip(results, series_ids, result_ids, strict=True)
             )
         )
-        for r, target_id, result_id in zip(results, target_ids, result_ids, strict=True):
+        for r, series_id, result_id in zip(results, series_ids, result_ids, strict=True):
             if r.trace is not None:
                 backend.insert_trace(
-                    (result_id, target_id, *r.trace), [(result_id, *reply) for reply in r.trace_replies]
+                    (result_id, series_id, *r.trace), [(result_id, *reply) for reply in r.trace_replies]
                 )
         lengths = np.fromiter((len(r.ts_us) for r in results), dtype=np.int64, count=len(results))
         total = int(lengths.sum())
-        target: IntArray = np.repeat(np.asarray(target_ids, dtype=np.int64), lengths)
+        series: IntArray = np.repeat(np.asarray(series_ids, dtype=np.int64), lengths)
         run: IntArray = np.repeat(np.asarray(result_ids, dtype=np.int64), lengths)
         ts = np.fromiter(itertools.chain.from_iterable(r.ts_us for r in results), dtype=np.int64, count=total)
         if total:
@@ -108,26 +110,26 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
             # Kept as samples, but the rollups count what went out on the line (`Sample.local_failure`).
             errors = itertools.chain.from_iterable(r.error for r in results)
             on_line = np.fromiter((e != _LOCAL_FAILURE for e in errors), dtype=np.bool_, count=total)
-            target, run, ts, rtt = target[on_line], run[on_line], ts[on_line], rtt[on_line]
-        add_to_rollups(backend, recent, target, run, ts, rtt)
+            series, run, ts, rtt = series[on_line], run[on_line], ts[on_line], rtt[on_line]
+        add_to_rollups(backend, recent, series, run, ts, rtt)
     return Written(round_id, WriteStatus.STORED)
 
 
-def _target_ids(backend: Backend, rows: list[tuple[Any, ...]], recent: RecentRows) -> list[int]:
-    ids, pending = recent.target_ids(rows)
+def _series_ids(backend: Backend, rows: list[tuple[Any, ...]], recent: RecentRows) -> list[int]:
+    ids, pending = recent.series_ids(rows)
     if pending:
         written = [rows[i] for i in pending]
-        new_ids = backend.upsert_targets(written)
-        recent.remember_targets(written, new_ids)
-        for position, target_id in zip(pending, new_ids, strict=True):
-            ids[position] = target_id
+        new_ids = backend.series_ids(written)
+        recent.remember_series(written, new_ids)
+        for position, series_id in zip(pending, new_ids, strict=True):
+            ids[position] = series_id
     return [int(i) for i in ids if i is not None]
 
 
 def add_to_rollups(
     backend: Backend,
     recent: RecentRows,
-    target_id: IntArray,
+    series_id: IntArray,
     run: IntArray,
     ts_us: IntArray,
     rtt_ms: FloatArray,
@@ -135,7 +137,7 @@ def add_to_rollups(
     """Merge samples (in run and attempt order, `rtt_ms` NaN when lost) into the stored rollups of every
     length: read the rollups they touch, add, write the sums back; the number of rollups written."""
     written = 0
-    shortest = Rollups.of_samples(PERIODS_S[-1], target_id, run, ts_us, rtt_ms)
+    shortest = Rollups.of_samples(PERIODS_S[-1], series_id, run, ts_us, rtt_ms)
     if not len(shortest):
         return 0
     for period_s in PERIODS_S:
@@ -170,20 +172,20 @@ def rebuild_rollups_in_transaction(backend: Backend) -> int:
     chunks = _whole_run_chunks(backend.samples_in_run_order(), _REBUILD_CHUNK)
     while True:
         try:
-            target, run, ts, rtt = next(chunks)
+            series, run, ts, rtt = next(chunks)
         except StopIteration:
             return written
         except (TypeError, ValueError) as exc:
             raise DamagedStoreError(
                 backend.path, _("a stored sample cannot be read: {problem}").format(problem=exc)
             ) from exc
-        written += add_to_rollups(backend, recent, target, run, ts, rtt)
+        written += add_to_rollups(backend, recent, series, run, ts, rtt)
 
 
 def _whole_run_chunks(
     rows: Iterable[Sequence[Any]], size: int
 ) -> Iterator[tuple[IntArray, IntArray, IntArray, FloatArray]]:
-    """(target, run, ts_us, rtt_ms) arrays of about `size` samples each from (result_id, target_id, ts_us,
+    """(series, run, ts_us, rtt_ms) arrays of about `size` samples each from (result_id, series_id, ts_us,
     rtt_ms) rows in run order; a run is never split between two chunks (its jitter pairs stay together)."""
     iterator = iter(rows)
     carry: list[Sequence[Any]] = []
@@ -202,9 +204,9 @@ def _whole_run_chunks(
                 carry = chunk
                 continue
             chunk, carry = chunk[:cut], chunk[cut:]  # the last (maybe unfinished) run goes to the next chunk
-        run, target, ts, rtt = zip(*chunk, strict=True)
+        run, series, ts, rtt = zip(*chunk, strict=True)
         yield (
-            np.asarray(target, dtype=np.int64),
+            np.asarray(series, dtype=np.int64),
             np.asarray(run, dtype=np.int64),
             np.asarray(ts, dtype=np.int64),
             np.array(rtt, dtype=np.float64),

@@ -14,6 +14,7 @@ from probes.schedule.plan import Plan, parse_plan
 from probes.schedule.report import RoundReport
 from probes.store import Store
 from tests.notifiers import SMTP_PASSWORD, SMTP_USER, Mailbox, Receiver
+from tests.rounds import save_results
 
 T0 = 1_800_000_000.0  # 2027-01-15T08:00:00Z, a Friday (16:00 in Shanghai: off-peak)
 HOOK_TOKEN = "tok-7f3a9c-never-logged"
@@ -90,7 +91,7 @@ def round_of(
             continue
         samples = tuple(Sample(i, start + i * 1000, None if i < lost else 150.0 + i) for i in range(count))
         results.append(ProbeResult(planned.target, start, start + count * 1000, samples))
-    round_id = store.save_results(
-        results, source="schedule", plan=plan.name, vantage=plan.vantage, peak=False
+    round_id = save_results(
+        store, results, source="schedule", plan=plan.name, vantage=plan.vantage, peak=False
     )
     return RoundReport(round_id, start, start + count * 1000, False, tuple(results))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from probes.alerts import delivery, formats
-from probes.alerts.judge import Judgement
+from probes.alerts.judge import RuleReading
 from probes.alerts.messages import FIRING, RESOLVED, event
 from probes.alerts.rules import Notifier, Secrets
 from probes.errors import DeliveryError
@@ -40,7 +40,7 @@ def _events(count: int = 1) -> list[dict[str, Any]]:
             rule,
             target,
             FIRING if i % 2 == 0 else RESOLVED,
-            Judgement(i % 2 == 0, 12.5),
+            RuleReading(i % 2 == 0, 12.5),
             plan="office",
             vantage="shanghai",
             since_us=1_800_000_000_000_000,

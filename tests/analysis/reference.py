@@ -17,10 +17,10 @@ def labelled_samples(
     Download and HTTP samples time requests, not round trips: the analysis leaves them out of RTT."""
     samples = store.samples_frame()
     targets = pd.DataFrame(
-        [(t.id, t.provider, t.region, t.line_type, t.method) for t in store.targets()],
-        columns=["target_id", "provider", "region", "line_type", "method"],
+        [(t.id, t.provider, t.region, t.line_type, t.method) for t in store.series()],
+        columns=["series_id", "provider", "region", "line_type", "method"],
     )
-    frame = samples.merge(targets, on="target_id")
+    frame = samples.merge(targets, on="series_id")
     frame = frame.loc[frame["method"].isin(methods)].sort_values(["result_id", "seq"]).reset_index(drop=True)
     local = pd.to_datetime(frame["ts_us"], unit="us", utc=True).dt.tz_convert(tz)
     frame["hour"] = local.dt.hour

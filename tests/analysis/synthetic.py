@@ -12,6 +12,7 @@ from probes.errors import ErrorKind
 from probes.results import ProbeResult, Sample
 from probes.store import Store
 from probes.target import Target
+from tests.rounds import save_round
 
 US = 1_000_000
 HOUR_US = 3600 * US
@@ -101,7 +102,8 @@ def write_series(
             results.append(ProbeResult(s.target, begin, int(ts[-1]) + 1000, samples))
         if extra is not None:
             results.extend(extra(begin))
-        store.save_round(
+        save_round(
+            store,
             results,
             started_us=begin,
             finished_us=begin + attempts_per_run * spacing_us,
@@ -143,6 +145,10 @@ def save_traces(store: Store, target: Target, paths: Sequence[Sequence[str]], st
     """One stored trace round per path (`trace_result`), a minute apart from `started_us`."""
     for n, hop_addresses in enumerate(paths):
         result = trace_result(target, started_us + n * 60_000_000, hop_addresses)
-        store.save_round(
-            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="trace"
+        save_round(
+            store,
+            [result],
+            started_us=result.started_at_us,
+            finished_us=result.finished_at_us,
+            source="trace",
         )

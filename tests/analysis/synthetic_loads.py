@@ -10,6 +10,7 @@ from probes.results import ProbeResult, Sample
 from probes.store import Store
 from probes.target import Method, Target
 from tests.analysis.synthetic import US, utc_us
+from tests.rounds import save_round
 
 REGION = {"provider": "raksmart", "region": "los-angeles"}
 LOAD = Target(Method.RESPONSIVENESS, url="http://198.18.1.1/large.bin", **REGION)
@@ -39,7 +40,8 @@ def write_loads(path: Path) -> Path:
         for day in range(2, 5):
             for hour_utc, loaded in ((3, OFFPEAK_LOADED_MS), (13, PEAK_LOADED_MS)):  # 11:00, 21:00 Shanghai
                 start = utc_us(2026, 11, day, hour_utc, 10)
-                writer.save_round(
+                save_round(
+                    writer,
                     [echoes(start, IDLE_MS), load_test(start + 20 * US, IDLE_MS, loaded)],
                     started_us=start,
                     finished_us=start + 30 * US,

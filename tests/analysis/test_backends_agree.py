@@ -99,9 +99,9 @@ def test_the_stores_hold_the_same_rows(both: tuple[Store, Store]) -> None:
     for period_s in (3600, 900):
         pd.testing.assert_frame_equal(sqlite.rollup_frame(period_s), postgres.rollup_frame(period_s))
     assert sqlite.traces() == postgres.traces()
-    assert sqlite.targets() == postgres.targets()
+    assert sqlite.series() == postgres.series()
     assert sqlite.rounds() == postgres.rounds()
-    assert sqlite.target_histories() == postgres.target_histories()
+    assert sqlite.series_histories() == postgres.series_histories()
 
 
 @pytest.mark.parametrize("scope", SCOPES, ids=["all", "beijing", "la", "since"])

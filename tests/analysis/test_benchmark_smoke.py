@@ -26,3 +26,14 @@ def test_export_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert export_scale.main(args) == 0
     out = capsys.readouterr().out
     assert "linkvet export --format xlsx" in out and "ratio linkvet / pandas" in out
+
+
+def test_offices_benchmark_runs(capsys: pytest.CaptureFixture[str], postgres_url: str) -> None:
+    from tests.benchmarks import offices_vs_sql
+
+    assert (
+        offices_vs_sql.main(["--samples", "3000", "--days", "1", "--repeat", "2", "--url", postgres_url]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "ratio ours: link summaries, peak / off-peak / SQL [postgres]" in out
+    assert out.rstrip().endswith("yes")  # the summaries count what SQL counts, on both backends

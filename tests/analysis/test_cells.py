@@ -31,12 +31,12 @@ def test_hist_quantiles_match_the_core(q: float, rows: int) -> None:
 
 @pytest.mark.parametrize("period_s", [HOUR_S, QUARTER_S])
 def test_cells_from_raw_samples_equal_the_stores_rollups(week_store: Store, period_s: int) -> None:
-    keys = ["target_id", "hour_s"]
+    keys = ["series_id", "hour_s"]
     rollups = merge_cells(cells_from_rollups(week_store.rollups(period_s), {}), keys)
     raw = merge_cells(cells_from_samples(week_store.samples_frame(), []), keys)
     a, b = rollups.frame, raw.frame
     assert len(a) == len(b) > 0
-    for column in ("target_id", "hour_s", "sent", "received", "jitter_pairs"):
+    for column in ("series_id", "hour_s", "sent", "received", "jitter_pairs"):
         assert (a[column].to_numpy() == b[column].to_numpy()).all(), column
     for column in ("rtt_sum_ms", "rtt_min_ms", "rtt_max_ms", "jitter_sum_ms"):
         assert np.allclose(a[column].to_numpy(), b[column].to_numpy(), equal_nan=True), column

@@ -96,7 +96,7 @@ def test_weekday_window_and_several_windows(week_store: Store) -> None:
         PeakWindow.parse("09:00-10:00 Europe/Berlin"),
     ]
     c = by_label(week_store, windows=windows)["raksmart/los-angeles"]
-    ts = week_store.samples_frame([t.id for t in week_store.targets(provider="raksmart", method="icmp")])
+    ts = week_store.samples_frame([t.id for t in week_store.series(provider="raksmart", method="icmp")])
     inside = mask_any(windows, ts["ts_us"].to_numpy())
     assert c.peak.sent == int(inside.sum())
     assert c.offpeak.sent == int((~inside).sum())

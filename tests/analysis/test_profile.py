@@ -158,4 +158,4 @@ def test_samples_are_never_counted_twice_across_hours(week_store: Store) -> None
 
 
 def week_store_ids(store: Store) -> list[int]:
-    return [t.id for t in store.targets() if t.method in ("icmp", "tcp")]
+    return [t.id for t in store.series() if t.method in ("icmp", "tcp")]

@@ -27,18 +27,17 @@ CASES = {
 
 
 def _ids(store: Store) -> list[int]:
-    return [t.id for t in store.targets() if t.method in ("icmp", "tcp")]
+    return [t.id for t in store.series() if t.method in ("icmp", "tcp")]
 
 
 def _compare(store: Store, labelers: list[Labeler], **period: int) -> tuple[int, int]:
     """Rollup-answered and raw-answered cells merged by target and labels must agree: counts exactly, sums to
     rounding, histograms (hence every percentile) exactly. Returns (raw cells of the rollup answer, cells)."""
     ids = _ids(store)
-    every_run = store.results_frame(ids)["result_id"].to_numpy()
     fast = build_cells(store, ids, labelers, **period)
-    raw = build_cells(store, ids, labelers, result_ids=every_run, **period)  # every period from raw samples
+    raw = build_cells(store, ids, labelers, raw_only=True, **period)  # every period from raw samples
     assert raw.raw_cells == len(raw.frame) > 0
-    keys = ["target_id", *(labeler.name for labeler in labelers)]
+    keys = ["series_id", *(labeler.name for labeler in labelers)]
     a, b = merge_cells(fast, keys), merge_cells(raw, keys)
     assert len(a.frame) == len(b.frame)
     for column in (*keys, "sent", "received", "jitter_pairs", "hours"):

@@ -13,7 +13,7 @@ from probes.analysis import MeasuredLink, Scope, compare_peak, link_summaries
 from probes.analysis.clock import in_peak
 from probes.analysis.data import prepare
 from probes.peak import DEFAULT_PEAK_WINDOWS
-from probes.store import Store
+from probes.store import THIS_MACHINE, Store
 from tests.analysis.synthetic import Series, StepModel, save_traces, utc_us, write_series
 from tests.analysis.week import LA, OFFPEAK_MS, PEAK_MS
 
@@ -28,6 +28,8 @@ SIDE_KEYS = {
     "loaded_rtt_increase_ms",
     "rpm",
     "load_tests",
+    "minutes",
+    "evenings",
 }
 
 
@@ -58,13 +60,16 @@ def test_summary_has_the_contract_shape_and_the_figures(week_store: Store) -> No
     assert set(la) == TOP_KEYS
     assert set(la["peak"]) == SIDE_KEYS and set(la["offpeak"]) == SIDE_KEYS
     assert la["provider"] == "raksmart"
-    assert la["vantage"] is None and la["route"] is None
+    assert la["vantage"] == THIS_MACHINE and la["route"] is None  # the week's rounds named no vantage point
     assert la["period_start"] == "2026-11-02T00:00:00Z"
     assert la["period_end"] == "2026-11-09T00:00:00Z"
     assert la["peak_windows"] == ["20:00-23:00 Asia/Shanghai"]
     assert la["peak"]["rtt_p95_ms"] == PEAK_MS and la["offpeak"]["rtt_median_ms"] == OFFPEAK_MS
     assert la["peak"]["samples"] == 2520 and la["peak"]["hours"] == 21
     assert la["offpeak"]["samples"] == 17640 and la["offpeak"]["hours"] == 147
+    # the time measured: a week of three-hour evenings is 7 evenings and 21 × 60 minutes at peak
+    assert la["peak"]["minutes"] == 21 * 60 and la["peak"]["evenings"] == 7
+    assert la["offpeak"]["minutes"] == 147 * 60 and la["offpeak"]["evenings"] is None
     assert la["peak"]["throughput_mbps"] == 30.0
     assert summaries["us-west-1"]["peak"]["throughput_mbps"] is None  # not measured: null, never 0
     json.dumps(la, allow_nan=False)  # plain JSON, no NaN
@@ -153,16 +158,17 @@ def test_route_verdicts_from_stored_traces_fill_the_route_part(tmp_path: Path) -
         assert summary["peak"]["samples"] == 3 * 4 * 30  # the trace targets' probes are not RTT samples
 
 
-def test_rounds_without_a_vantage_point_beside_named_ones(tmp_path: Path) -> None:
+def test_rounds_without_a_vantage_point_are_this_machines_office_beside_named_ones(tmp_path: Path) -> None:
     with Store(tmp_path / "v.sqlite3") as store:
         start = utc_us(2026, 11, 2)
         write_series(store, [Series(LA, StepModel(150.0, 220.0))], start, 24, vantage="shanghai-office")
         write_series(store, [Series(LA, StepModel(300.0, 300.0))], start, 24, vantage=None)
         summaries = {s["vantage"]: s for s in summary_dicts(store)}
-        assert set(summaries) == {"shanghai-office", None}
-        assert summaries[None]["offpeak"]["rtt_median_ms"] == pytest.approx(300.0, rel=0.01)
+        assert list(summaries) == ["shanghai-office", THIS_MACHINE]  # the named ones first
+        here = summaries[THIS_MACHINE]
+        assert here["offpeak"]["rtt_median_ms"] == pytest.approx(300.0, rel=0.01)
         assert summaries["shanghai-office"]["offpeak"]["rtt_median_ms"] == pytest.approx(150.0, rel=0.01)
-        assert summaries[None]["peak"]["samples"] == summaries["shanghai-office"]["peak"]["samples"] == 360
+        assert here["peak"]["samples"] == summaries["shanghai-office"]["peak"]["samples"] == 360
 
 
 def _unlabelled_163_traces(store: Store, region: str = "los-angeles") -> None:

@@ -14,6 +14,7 @@ from probes.store import Store
 from probes.target import Method, Target
 from tests.analysis.synthetic import Series, StepModel, trace_result, utc_us, write_series
 from tests.analysis.week import LA, SJC
+from tests.rounds import save_round
 
 START = utc_us(2026, 11, 2)
 TRACED = Target(
@@ -26,7 +27,8 @@ CHINANET = ["10.0.0.1", "202.97.12.1", "202.97.50.1"]
 def _traces(store: Store, vantage: str, path: list[str], count: int = 3, start_us: int = START) -> None:
     for n in range(count):
         result = trace_result(TRACED, start_us + 3_600_000_000 + n * 60_000_000, path)
-        store.save_round(
+        save_round(
+            store,
             [result],
             started_us=result.started_at_us,
             finished_us=result.finished_at_us,
@@ -99,3 +101,25 @@ def test_one_vantage_point_or_none_compares_nothing(offices: Store) -> None:
     only = link_summaries(offices, Scope(vantage="shanghai"))
     assert compare_vantages(only) == []
     assert compare_vantages([]) == []
+
+
+def test_an_office_is_called_worse_only_beyond_the_interval_of_its_figures(tmp_path: Path) -> None:
+    # Two offices seeing the same line: their peak p95 lies 0.00 ms apart, so neither is the "worst"; a third
+    # whose evening is 1 ms worse on 200 ms (within the 2 % a p95 reading resolves) is not either.
+    with Store(tmp_path / "same.sqlite3") as store:
+        for vantage, peak_ms in (("shanghai", 200.0), ("beijing", 200.0), ("shenzhen", 201.0)):
+            write_series(store, [Series(LA, StepModel(150.0, peak_ms))], START, 24, vantage=vantage)
+        (la,) = compare_vantages(link_summaries(store))
+    assert la.judged == 3 and la.worst_peak is None and la.best_peak is None
+    assert la.peak_p95_spread_ms is not None and la.peak_p95_spread_ms < 200 * 0.02
+    assert la.as_dict()["worst_peak"] is None
+
+
+def test_linkvet_vantages_says_no_office_is_worse_within_the_interval(tmp_path: Path) -> None:
+    from desktop.cli.vantages import _spread_line
+
+    with Store(tmp_path / "same.sqlite3") as store:
+        for vantage in ("shanghai", "beijing"):
+            write_series(store, [Series(LA, StepModel(150.0, 200.0))], START, 24, vantage=vantage)
+        (la,) = compare_vantages(link_summaries(store))
+    assert _spread_line(la).startswith("no office sees a worse peak than the others")

@@ -4,7 +4,7 @@
     python -m tests.benchmarks.analysis_postgres_vs_sqlite [--samples 10000000] [--days 30] [--regions 100]
         [--repeat 3] [--db PATH] [--url postgresql://…]
 
-The SQLite store is filled through `Store.save_round` as in `tests.benchmarks.analysis_vs_sql` (`--db PATH`
+The SQLite store is filled through `Store.write_round` as in `tests.benchmarks.analysis_vs_sql` (`--db PATH`
 keeps it for the next run); its rows are then copied as they are into an empty PostgreSQL store (COPY, table by
 table: the same targets, rounds, samples and rollups, ids included), so both answer from identical data. Each
 step is timed on both, interleaved (which goes first alternates), `--repeat` times: printed are the best, the
@@ -32,7 +32,7 @@ from tests.benchmarks.filling import Plan, Timer, report
 
 # Parents before children (PostgreSQL checks the references).
 TABLES = (
-    "targets",
+    "series",
     "rounds",
     "results",
     "samples",
@@ -67,7 +67,7 @@ def copy_into_postgres(sqlite_path: Path, url: str) -> float:
                 while rows := cursor.fetchmany(100_000):
                     for row in rows:
                         copy.write_row(row)
-        for table in ("targets", "rounds", "results"):  # identity columns continue after the copied ids
+        for table in ("series", "rounds", "results"):  # identity columns continue after the copied ids
             target.execute(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), coalesce(max(id), 1)) FROM {table}"  # type: ignore[arg-type]
             )
@@ -142,7 +142,7 @@ def measure(path: Path, url: str, plan: Plan, fill_s: float | None, copy_s: floa
             "samples",
             f"{plan.samples:,} ({plan.targets} regions × {plan.days} days × {plan.attempts} an hour)",
         ),
-        ("SQLite fill (save_round)", "reused" if fill_s is None else f"{fill_s:.1f} s"),
+        ("SQLite fill (write_round)", "reused" if fill_s is None else f"{fill_s:.1f} s"),
         ("copied into PostgreSQL (COPY)", f"{copy_s:.1f} s"),
     ]
     for name in steps:

@@ -5,7 +5,7 @@ from the raw samples by SQLite's GROUP BY and by pandas (the anchors), in the sa
     python -m tests.benchmarks.analysis_vs_sql [--samples 10000000] [--days 30] [--regions 100] [--db PATH]
         [--repeat 3]
 
-The store is filled through `Store.save_round` (one round an hour, one run per region spread over the
+The store is filled through `Store.write_round` (one round an hour, one run per region spread over the
 hour); `--db PATH` keeps it and reuses it next time (an older store is upgraded first, and the upgrade timed).
 Goals: 10,000,000 samples aggregate in under a second in a whole-hour zone, and in under 1.5 s in
 Asia/Kolkata or with a window such as 20:30-23:00. `--repeat` times each analysis step that many times and
@@ -36,6 +36,7 @@ from probes.peak import PeakWindow
 from probes.store import Store
 from probes.store.rollup import QUARTER_S
 from tests.benchmarks.filling import Plan, Timer, peak_rss_mib, report, rounds
+from tests.rounds import save_round
 
 WINDOW = [PeakWindow.parse("20:30-23:00 Asia/Shanghai")]
 OFF_QUARTER = [PeakWindow.parse("20:10-23:00 Asia/Shanghai")]
@@ -54,7 +55,7 @@ def filled_store(path: Path, plan: Plan) -> tuple[float | None, float | None]:
             leftover.unlink(missing_ok=True)
     with Store(path) as store, Timer() as fill:
         for begin, results in rounds(plan):
-            store.save_round(results, started_us=begin, finished_us=begin + 1, source="bench")
+            save_round(store, results, started_us=begin, finished_us=begin + 1, source="bench")
     return fill.seconds, None
 
 
@@ -135,12 +136,11 @@ def measure(
             quarters_only(lambda: hour_of_day(store, by_region)),
         )
         rss_rollups = peak_rss_mib()
-        ids = [t.id for t in store.targets()]
-        every_run = store.results_frame(ids)["result_id"].to_numpy(dtype=np.int64)
+        ids = [t.id for t in store.series()]
         step(
             "hour_of_day, Asia/Kolkata from raw samples (the fallback)",
             lambda: merge_cells(
-                build_cells(store, ids, [local_hour("Asia/Kolkata")], result_ids=every_run), ["hour"]
+                build_cells(store, ids, [local_hour("Asia/Kolkata")], raw_only=True), ["hour"]
             ),
             times=1,
         )
@@ -178,7 +178,7 @@ def measure(
     with Timer() as sql:
         rows = db.execute(
             "SELECT t.provider, t.region, ((s.ts_us / 3600000000) + 8) % 24 AS hour, count(*),"
-            " count(s.rtt_ms), avg(s.rtt_ms) FROM samples s JOIN targets t ON t.id = s.target_id"
+            " count(s.rtt_ms), avg(s.rtt_ms) FROM samples s JOIN series t ON t.id = s.series_id"
             " GROUP BY t.provider, t.region, hour"
         ).fetchall()
     db.close()
@@ -187,7 +187,7 @@ def measure(
     # Anchor 2: pandas over the raw samples, with the percentiles.
     with Timer() as grouping:
         frame = samples.assign(hour=(samples["ts_us"] // 3_600_000_000 + 8) % 24)
-        grouped = frame.groupby(["target_id", "hour"])["rtt_ms"]
+        grouped = frame.groupby(["series_id", "hour"])["rtt_ms"]
         pd.concat([grouped.size(), grouped.count(), grouped.median(), grouped.quantile(0.95)], axis=1)
     ours = timings["hour_of_day, Asia/Shanghai (hourly rollups)"][0]
     kolkata_s = timings["hour_of_day, Asia/Kolkata (quarter-hour rollups)"][0]
@@ -204,7 +204,7 @@ def measure(
                 f"{plan.targets * plan.days * 24:,} hourly and {plan.targets * plan.days * 96:,} "
                 "quarter-hourly rollups)",
             ),
-            ("fill through Store.save_round", "reused" if fill_seconds is None else f"{fill_seconds:.1f} s"),
+            ("fill through Store.write_round", "reused" if fill_seconds is None else f"{fill_seconds:.1f} s"),
             *(
                 [("upgrade of the kept store (rollups rebuilt)", f"{upgrade_seconds:.1f} s")]
                 if upgrade_seconds

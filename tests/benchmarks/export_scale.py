@@ -36,6 +36,7 @@ from probes.store import Store
 from probes.target import Method, Target
 from tests.benchmarks._synthetic import write_catalogs
 from tests.benchmarks.filling import Plan, Timer, report, rounds
+from tests.rounds import save_round
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 NEEDS = REPO_ROOT / "catalogs" / "needs" / "example-70b-full.toml"
@@ -72,7 +73,8 @@ def fill(path: Path, plan: Plan) -> float | None:
     targets = catalog_regions(plan.targets)
     with Store(path) as store, Timer() as t:
         for begin, results in rounds(plan):
-            store.save_round(
+            save_round(
+                store,
                 relabel(results, targets),
                 started_us=begin,
                 finished_us=begin + 1,

@@ -1,4 +1,4 @@
-"""Benchmark: store insert rate, samples through `Store.save_round` (results, samples and rollups, one
+"""Benchmark: store insert rate, samples through `Store.write_round` (results, samples and rollups, one
 transaction per round) beside a bare `executemany` of the same rows into a samples table with the same
 pragmas (the anchor), in two shapes:
 
@@ -34,6 +34,7 @@ import probes.store.writing
 from probes.store import Store
 from probes.store.rollup import HOUR_S, QUARTER_S
 from tests.benchmarks.filling import Plan, report, rounds
+from tests.rounds import save_round
 
 VARIANTS = {"both": (HOUR_S, QUARTER_S), "hourly": (HOUR_S,), "quarter": (QUARTER_S,)}
 
@@ -62,7 +63,7 @@ def _anchor(path: Path, ddl: Sequence[str]) -> sqlite3.Connection:
 
 
 def run_once(plan: Plan, prepared: list, folder: Path) -> tuple[float, list[float], dict[str, float]]:
-    """(save_round seconds, each anchor's seconds, rollup table sizes in MiB) of one interleaved run."""
+    """(write_round seconds, each anchor's seconds, rollup table sizes in MiB) of one interleaved run."""
     rows_per_round = [
         [
             (
@@ -87,7 +88,7 @@ def run_once(plan: Plan, prepared: list, folder: Path) -> tuple[float, list[floa
             for side in sides[n % len(sides) :] + sides[: n % len(sides)]:  # which goes first rotates
                 start = time.perf_counter()
                 if side == 0:
-                    store.save_round(results, started_us=begin, finished_us=begin + 1, source="bench")
+                    save_round(store, results, started_us=begin, finished_us=begin + 1, source="bench")
                     ours += time.perf_counter() - start
                 else:
                     db = anchors[side - 1]
@@ -134,12 +135,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             "rollups kept",
             f"{args.rollups} ({', '.join(f'{k} {v:.1f} MiB' for k, v in sorted(sizes.items()))})",
         ),
-        ("Store.save_round", f"{ours:8.2f} s  {n / ours:12,.0f} samples/s"),
+        ("Store.write_round", f"{ours:8.2f} s  {n / ours:12,.0f} samples/s"),
     ]
     for i, name in enumerate(ANCHORS):
         lines += [
             (f"anchor: bare executemany, {name}", f"{anchor[i]:8.2f} s  {n / anchor[i]:12,.0f} samples/s"),
-            ("  ratio (save_round time / anchor time)", f"{ours / anchor[i]:8.2f}"),
+            ("  ratio (write_round time / anchor time)", f"{ours / anchor[i]:8.2f}"),
         ]
         if len(runs) > 1:
             lines.append(("  ratios of the runs", ", ".join(f"{r:.2f}" for r in ratios[i])))

@@ -155,3 +155,21 @@ def test_tomllib_reasons_are_worded_in_the_language(chinese: None, document: str
 def test_a_language_without_a_catalog_reads_english(tmp_path: Path) -> None:
     result = linkvet(tmp_path, "fr_FR.UTF-8", "catalog", "validate", str(tmp_path / "nope.toml"))
     assert result.returncode == 2 and "no such file" in result.stderr and not CJK.search(result.stderr)
+
+
+def test_an_entrys_reasons_follow_a_language_switch() -> None:
+    """The judgements an entry builds on first use are words: read again after the language changed, they
+    come in the new language (the window keeps a ranking across a switch)."""
+    from catalogs.scoring import rank_offerings
+    from tests.catalogs._builders import catalog
+    from tests.catalogs.test_scoring import NVLINK_IB, job
+
+    (entry,) = rank_offerings(job(), [catalog("acme", region("r1") + NVLINK_IB)]).entries
+    assert entry.judgement("cooling").reason == "cooling not stated"
+    i18n.set_language("zh_CN")
+    try:
+        assert CJK.search(entry.judgement("cooling").reason)
+        assert CJK.search(entry.explanation)
+    finally:
+        i18n.set_language(None)
+    assert entry.judgement("cooling").reason == "cooling not stated"

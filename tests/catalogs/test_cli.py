@@ -205,7 +205,11 @@ def test_score_explains_the_ranking(run_linkvet: Run) -> None:
     # by the worst case: the node whose NVSwitch, 8 × 400G InfiniBand and price a public source states
     assert "#1 coreweave/hgx-h100" in result.stdout
     assert "InfiniBand" in result.stdout and "NVSwitch 900 GB/s" in result.stdout
-    assert "whatever the unknowns are" in result.stdout and "Ask next:" in result.stdout
+    # the figure that orders the ranking comes first, in the table and in each explanation
+    assert "ranked by its score at worst" in result.stdout and "Ask next:" in result.stdout
+    header = next(line for line in result.stdout.splitlines() if line.startswith("#  OFFERING"))
+    assert header.index("AT WORST") < header.index("SCORE") < header.index("AT BEST")
+    assert "Method: weighted sum. Ordered by the score at worst" in result.stdout
     pcie = next(line for line in result.stdout.splitlines() if line.startswith("First PCIe-only offering: #"))
     assert "— 1 ×" not in pcie and " × " in pcie  # a multi-GPU PCIe node, not a one-GPU node
     assert "Sensitivity:" in result.stdout

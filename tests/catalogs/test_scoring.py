@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from catalogs.checklist import default_checklist
+from catalogs.checklist import Checklist, default_checklist
 from catalogs.errors import ChecklistError
 from catalogs.link_quality import LinkSummary
 from catalogs.loader import load_catalogs
@@ -66,12 +66,35 @@ def two_offerings() -> Any:
     return [catalog("acme", region("r1") + NVLINK_IB + PCIE)]
 
 
+def priced(gpu_hour: float = 1.0, per_1000_tflop_hours: float = 1.0) -> Checklist:
+    """The bundled checklist with the price criteria's reference prices (USD) set, so that a test's figures
+    can be checked by hand whatever the bundled reference is."""
+    checklist = default_checklist()
+    criteria = []
+    for item in checklist.criterion:
+        if item.id == "price":
+            item = item.model_copy(update={"params": {**item.params, "reference_usd_per_gpu_hour": gpu_hour}})
+        elif item.id == "price_per_tflop":
+            params = {**item.params, "reference_usd_per_1000_tflop_hours": per_1000_tflop_hours}
+            item = item.model_copy(update={"params": params})
+        criteria.append(item)
+    return checklist.model_copy(update={"criterion": tuple(criteria)})
+
+
+def eight_gpus() -> NeedsProfile:
+    """7B ZeRO-3 on 8 GPUs: one whole 8-GPU node, so the rented GPUs are the planned ones, and the reference
+    cluster (80 GB GPUs) plans the same 8."""
+    return job(cluster__gpus_wanted=8)
+
+
 def test_hand_checked_weighted_sum() -> None:
-    # Only intra_node and price count, equally. 7B ZeRO-3 fits in one 8-GPU node: planned = min GPUs, the
-    # same on both (80 GB each), so the price ratio is the GPU-hour ratio.
-    # nvlink-ib: intra 0.8 + 0.2 · min(1, 900/900) = 1.0; price 1.0/2.0 = 0.5 → (1.0 + 0.5) / 2 = 0.75
-    # pcie:      intra 0.1 (checklist's pcie);          price best = 1.0     → (0.1 + 1.0) / 2 = 0.55
-    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1))
+    # Only intra_node and price count, equally. 8 GPUs of 80 GB on both: one whole node, and the reference
+    # cluster (8 × 80 GB at 1.00 USD/GPU-hour here: 8.00 USD/hour) plans the same 8 GPUs.
+    # nvlink-ib: intra 0.8 + 0.2 · min(1, 900/900) = 1.0; price 8/16 = 0.5      → (1.0 + 0.5) / 2 = 0.75
+    # pcie:      intra 0.1 (checklist's pcie);          price 8/8 = 1.0 (capped) → (0.1 + 1.0) / 2 = 0.55
+    ranking = rank_offerings(
+        eight_gpus(), two_offerings(), weights=only(intra_node=1, price=1), checklist=priced(1.0)
+    )
     first, second = ranking.entries
     assert (first.offering, second.offering) == ("nvlink-ib", "pcie")
     assert first.total == pytest.approx(0.75)
@@ -84,7 +107,9 @@ def test_hand_checked_weighted_sum() -> None:
 
 def test_price_outweighs_interconnect_when_weighted_so() -> None:
     # intra 1 vs price 3: nvlink-ib (1.0 + 3 · 0.5) / 4 = 0.625; pcie (0.1 + 3 · 1.0) / 4 = 0.775
-    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=3))
+    ranking = rank_offerings(
+        eight_gpus(), two_offerings(), weights=only(intra_node=1, price=3), checklist=priced(1.0)
+    )
     assert [e.offering for e in ranking.entries] == ["pcie", "nvlink-ib"]
     assert ranking.entries[0].total == pytest.approx(0.775)
     assert ranking.entries[1].total == pytest.approx(0.625)
@@ -96,7 +121,13 @@ def test_hand_checked_topsis() -> None:
     # Weighted: nvlink-ib (0.49752, 0.22361), pcie (0.04975, 0.44721); best (0.49752, 0.44721),
     # worst (0.04975, 0.22361). nvlink-ib: d⁺ = 0.22361, d⁻ = 0.44777 → 0.66688; pcie: d⁺ = 0.44777,
     # d⁻ = 0.22361 → 0.33312.
-    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1), method="topsis")
+    ranking = rank_offerings(
+        eight_gpus(),
+        two_offerings(),
+        weights=only(intra_node=1, price=1),
+        method="topsis",
+        checklist=priced(),
+    )
     first, second = ranking.entries
     assert first.offering == "nvlink-ib"
     assert first.topsis == pytest.approx(0.66688, abs=1e-4)
@@ -302,7 +333,10 @@ def test_a_bad_line_on_thin_evidence_never_ranks_above_an_unmeasured_region() ->
     claim = by_region["measured"].judgement("line_claim")
     assert claim.score == pytest.approx(unknown * (1 - 1 / 5))
     assert "scored below an untraced claim (0.25)" in claim.reason
-    assert "line_claim" in by_region["measured"].explanation.split("Weakest:")[1]
+    assert (
+        "Claimed line type matches the measured route"
+        in by_region["measured"].explanation.split("Weakest:")[1]
+    )
 
 
 def test_a_contradicted_claim_never_scores_above_an_untraced_one() -> None:
@@ -346,12 +380,20 @@ def test_vantage_of_the_team_is_preferred() -> None:
 def test_sensitivity_detects_a_fragile_first_place() -> None:
     # intra 1, price 1.9: nvlink-ib (1 + 1.9·0.5)/2.9 = 0.6724; pcie (0.1 + 1.9)/2.9 = 0.6897 → pcie first;
     # price × 0.8 → nvlink-ib 0.6786 > pcie 0.6609: the first place flips.
-    ranking = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1.9))
+    # (prices against a reference of 1.00 USD/GPU-hour on 8 GPUs: nvlink-ib 0.5, pcie 1.0)
+    ranking = rank_offerings(
+        eight_gpus(), two_offerings(), weights=only(intra_node=1, price=1.9), checklist=priced(1.0)
+    )
     assert ranking.entries[0].offering == "pcie"
     assert not ranking.sensitivity.stable
     change = next(c for c in ranking.sensitivity.changes if c.criterion == "price")
     assert change.factor == 0.8 and change.new_top.startswith("acme/nvlink-ib")
-    stable = rank_offerings(job(), two_offerings(), weights=only(intra_node=1, price=1))
+    # the words name the criterion by its title, and the first place is not called decided
+    assert "Price of the planned cluster ×0.8 → acme/nvlink-ib" in ranking.sensitivity.describe()
+    assert ranking.entries[0].decided is False and "Place decided" not in ranking.entries[0].explanation
+    stable = rank_offerings(
+        eight_gpus(), two_offerings(), weights=only(intra_node=1, price=1), checklist=priced(1.0)
+    )
     assert stable.sensitivity.stable and "stable" in stable.sensitivity.describe()
 
 
@@ -418,12 +460,15 @@ def test_the_top_of_the_70b_ranking_is_what_an_infrastructure_engineer_would_sho
         order=order,  # type: ignore[arg-type]
     )
     entries = [e for e in ranking.entries if e.eligible]
-    # The top 20 with a known GPU: NVLink between the GPUs, nodes of 8 (or a cluster that does not say).
+    # The top 20 with a known GPU: NVLink between the GPUs, nodes of 8 (or a cluster that does not say) in the
+    # top 10. With prices on a fixed scale (no longer against the set's cheapest, an L40S), H100 prices spread
+    # wider: Cudo's 4 × H100 node at 1.92 USD/GPU-hour comes within 0.003 (at worst) of Lambda's 8 × H100 at
+    # 3.99 and may rank among them; never a node of fewer than 4.
     top = [e for e in entries[:20] if e.gpu is not None]
     assert len(top) >= 19
-    for entry in top:
+    for position, entry in enumerate(top):
         assert entry.intra_node_kind in ("nvlink", "nvswitch"), entry.label
-        assert entry.gpus_per_node in (8, None), entry.label
+        assert entry.gpus_per_node in ((8, None) if position < 10 else (4, 8, None)), entry.label
     # Every eligible 8-GPU NVLink node ranks above every 1-GPU node and every PCIe node.
     full_nvlink = [e for e in entries if e.gpus_per_node == 8 and e.intra_node_kind in ("nvlink", "nvswitch")]
     single = [e for e in entries if e.gpus_per_node == 1]
@@ -495,7 +540,7 @@ def test_small_nodes_and_unknown_fabric_weigh_more_the_more_nodes_a_plan_spans()
     intra_one = by_id["one"].judgement("intra_node")
     assert intra_one.score == 0.0 and "no NVLink to speak of" in intra_one.reason
     assert by_id["one"].total == pytest.approx((0.0 + 0.25 * (1 / 32) ** 0.75) / 2)
-    assert "inter_node_fabric (0.03, 16 nodes)" in by_id["two"].explanation
+    assert "InfiniBand or RoCE between nodes (0.03, 16 nodes)" in by_id["two"].explanation
 
 
 def test_a_known_fabric_keeps_its_score_and_a_weak_one_loses_more_per_node() -> None:
@@ -534,7 +579,8 @@ def test_as_dict_is_json_ready() -> None:
 
 def test_price_counts_whole_nodes() -> None:
     # 7B LoRA fits on one GPU; on 2-GPU nodes at 1.0/GPU-hour the team still pays for 2 GPUs = 2.0/hour, so a
-    # 1-GPU node at 1.5/GPU-hour is cheaper: price 1.5/2.0 = 0.75 for the 2-GPU node.
+    # 1-GPU node at 1.5/GPU-hour is cheaper. Against the reference (the job on one 80 GB GPU at 1.50 USD/GPU-
+    # hour = 1.50 USD/hour): the 1-GPU node scores 1, the 2-GPU node 1.5/2.0 = 0.75.
     pair = offering(
         "pair", '["r1"]', gpu='"H100 SXM"', gpus_per_node="2", currency='"USD"', prices="[{ gpu_hour = 1.0 }]"
     )
@@ -550,11 +596,15 @@ def test_price_counts_whole_nodes() -> None:
         job(training__mode="lora", training__strategy="dp"),
         [catalog("acme", region("r1") + pair + single)],
         weights=only(price=1),
+        checklist=priced(1.5),
     )
     by_id = {e.offering: e for e in ranking.entries}
     assert by_id["single"].judgement("price").score == pytest.approx(1.0)
     assert by_id["pair"].judgement("price").score == pytest.approx(0.75)
-    assert "× 2 GPUs (whole nodes for 1 planned) = 2.00 USD/hour" in by_id["pair"].judgement("price").reason
+    reason = by_id["pair"].judgement("price").reason
+    assert (
+        "× 2 GPUs (whole nodes for 1 planned) = 2.00 USD/hour against the reference 1.50 USD/hour" in reason
+    )
 
 
 def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
@@ -569,10 +619,10 @@ def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
     assert by_region["r2"].judgement("line_claim").score is None
 
 
-def test_a_price_that_is_not_positive_never_sets_the_best_price() -> None:
+def test_a_price_that_is_not_positive_is_unknown_not_a_perfect_score() -> None:
     # The schema rejects gpu_hour = 0 (tests/catalogs/test_loader.py); a catalog built in code can still carry
-    # one. It must not become the best price (which scored every other offering 1.0), and is itself unknown.
-    from catalogs.scoring import relative_score
+    # one. It is unknown, not the best possible price, and changes no other offering's score.
+    from catalogs.scoring import reference_score
 
     base = catalog(
         "acme",
@@ -585,14 +635,14 @@ def test_a_price_that_is_not_positive_never_sets_the_best_price() -> None:
     )
     data = base.data.model_copy(update={"offerings": (*base.offerings, free_offering)})
     providers = [type(base)(None, data)]
-    ranking = rank_offerings(job(), providers, weights=only(price=1))
+    ranking = rank_offerings(eight_gpus(), providers, weights=only(price=1), checklist=priced(2.0))
     by_id = {e.offering: e for e in ranking.entries}
     assert by_id["nvlink-ib"].judgement("price").score == pytest.approx(1.0)
     assert by_id["dearer"].judgement("price").score == pytest.approx(0.5)
     assert by_id["free"].judgement("price").score is None
     assert by_id["free"].total == pytest.approx(default_checklist().unknown_score)
-    assert relative_score(0.0, 2.0) is None and relative_score(2.0, 0.0) is None
-    assert relative_score(4.0, 2.0) == pytest.approx(0.5)
+    assert reference_score(0.0, 2.0) is None and reference_score(2.0, 0.0) is None
+    assert reference_score(4.0, 2.0) == pytest.approx(0.5) and reference_score(1.0, 2.0) == 1.0
 
 
 def _priced(provider: str, currency: str, gpu_hour: float) -> Any:
@@ -606,7 +656,10 @@ def test_prices_in_another_currency_are_unknown_without_an_exchange_rate() -> No
     # The reviewer's case: CNY 15/GPU-hour was compared with USD 2.5 as if both were dollars (score 0.17).
     providers = [_priced("cny", "CNY", 15.0), _priced("usd", "USD", 2.5)]
     ranking = rank_offerings(
-        job(budget__gpu_hour_max=2.2), providers, weights=only(price=1, price_per_tflop=1)
+        job(budget__gpu_hour_max=2.2, cluster__gpus_wanted=8),
+        providers,
+        weights=only(price=1, price_per_tflop=1),
+        checklist=priced(2.5),
     )
     by_provider = {e.provider: e for e in ranking.entries}
     cny = by_provider["cny"]
@@ -627,12 +680,13 @@ def test_an_exchange_rate_from_the_needs_profile_makes_prices_comparable() -> No
         {
             "model": {"params": 7e9},
             "training": {"mode": "full", "strategy": "zero3"},
+            "cluster": {"gpus_wanted": 8},
             "budget": {"gpu_hour_max": 2.2, "currency": "USD", "exchange_rates": {"CNY": 0.14}},
         }
     )
-    ranking = rank_offerings(needs, providers, weights=only(price=1))
+    ranking = rank_offerings(needs, providers, weights=only(price=1), checklist=priced(2.1))
     by_provider = {e.provider: e for e in ranking.entries}
-    # 15 CNY × 0.14 = 2.10 USD/GPU-hour: the cheaper one; USD 2.50 scores 2.10 / 2.50 = 0.84
+    # 15 CNY × 0.14 = 2.10 USD/GPU-hour: at the reference (2.10 here); USD 2.50 scores 2.10 / 2.50 = 0.84
     assert by_provider["cny"].judgement("price").score == pytest.approx(1.0)
     assert by_provider["usd"].judgement("price").score == pytest.approx(2.1 / 2.5)
     reason = by_provider["cny"].judgement("price").reason
@@ -660,7 +714,9 @@ def test_a_gpus_only_price_is_a_lower_bound_not_the_best_price() -> None:
     # GCP's accelerator prices cover the GPUs; the host VM is billed on top. Ranked as whole-node prices they
     # took #1-#3 for the 7B LoRA example with price 1.00.
     providers = [catalog("acme", region("r1") + NVLINK_IB + GPUS_ONLY)]
-    ranking = rank_offerings(job(), providers, weights=only(price=1, price_per_tflop=1))
+    ranking = rank_offerings(
+        eight_gpus(), providers, weights=only(price=1, price_per_tflop=1), checklist=priced(2.0)
+    )
     by_id = {e.offering: e for e in ranking.entries}
     lower = by_id["gpus-only"]
     for criterion in ("price", "price_per_tflop"):
@@ -669,7 +725,7 @@ def test_a_gpus_only_price_is_a_lower_bound_not_the_best_price() -> None:
         assert "covers the GPUs only (the host VM is billed on top), a lower bound" in judged.reason
     assert lower.price_is_lower_bound and lower.price_compared is None
     assert lower.total == pytest.approx(default_checklist().unknown_score)
-    # the whole-node price (2.00) is the best price, not 2.00 against a 1.00 lower bound
+    # the whole-node price (2.00) is scored against the reference (2.00 here), not against the 1.00 lower bound
     assert by_id["nvlink-ib"].judgement("price").score == pytest.approx(1.0)
     assert [e.offering for e in ranking.entries] == ["nvlink-ib", "gpus-only"]
 

@@ -129,7 +129,7 @@ def test_what_to_ask_next_is_weight_times_swing() -> None:
         "power_redundancy",
     ]
     assert a.ask_next[0].swing == pytest.approx(3 / 9)
-    assert "Ask next: bmc_ipmi (±0.33)" in a.explanation
+    assert "Ask next: Out-of-band management (BMC/IPMI) (±0.33)" in a.explanation
 
 
 def test_a_decided_place_says_so() -> None:

@@ -16,9 +16,13 @@ checklist order, each with `weight` wᵢ and `counted` cᵢ):
   `counted`ᵢ ≤ `counted_max`ᵢ; a criterion known outright counts the same at both ends, an unknown one 0 and
   the most its node shape allows; `coverage` = Σ wᵢ·kᵢ / Σ wᵢ, kᵢ the known share (1 known, 0 unknown, for
   thin line evidence 1 − (`counted_max`ᵢ − `counted_min`ᵢ));
-- under `score-min` the entries that pass every gate are ordered by `score_min` (ties by total), a place is
-  decided exactly when its `score_min` is above the next entry's `score_max`, and "ask next" lists the
-  unknown criteria by (wᵢ / Σ wᵢ)·(`counted_max`ᵢ − `counted_min`ᵢ), largest first.
+- under `score-min` the entries that pass every gate are ordered by `score_min` (ties by total), and "ask
+  next" lists the unknown criteria by (wᵢ / Σ wᵢ)·(`counted_max`ᵢ − `counted_min`ᵢ), largest first;
+- a place is decided only when its `score_min` is above the `score_max` of every entry below it in its group;
+  when it is not, `challenger_rank` names one that could still overtake it: by its unknowns (its `score_max`
+  reaches this `score_min`, the highest best case below), or by one weight moved ±20 % (`swayed_by`: under
+  that weight the challenger rates above it by what orders the ranking); and the first place is decided
+  only when the sensitivity check says it is stable and survives the unknowns.
 The reference sums below are written out in plain Python, independently of the ranking's numpy.
 """
 
@@ -164,9 +168,47 @@ def check_bounds(ranking: Ranking) -> None:
         eligible = [e for e in ranking.entries if e.eligible]
         keys = [(round(e.score_min, 12), round(e.total, 12)) for e in eligible]
         assert keys == sorted(keys, reverse=True)
-    for entry, following in pairwise(ranking.entries):
-        if entry.next_rank is not None:
-            assert entry.decided == (entry.score_min > following.score_max + 1e-12), entry.label
+    check_places(ranking)
+
+
+def _rated(entry: RankedOffering, ranking: Ranking, moved: tuple[str, float] | None) -> float:
+    """What orders the entry (its score at worst, or its score) with one weight moved, in plain Python."""
+    parts = weighted(entry)
+    weights = [j.weight * (moved[1] if moved and j.criterion == moved[0] else 1.0) for j in parts]
+    values = [(j.counted_min if ranking.order == "score-min" else j.counted) or 0.0 for j in parts]
+    return sum(w * v for w, v in zip(weights, values, strict=True)) / sum(weights)
+
+
+def check_places(ranking: Ranking) -> None:
+    for group in (True, False):
+        entries = [e for e in ranking.entries if e.eligible == group]
+        highest_below = -math.inf
+        for position in range(len(entries) - 1, -1, -1):
+            entry = entries[position]
+            below = entries[position + 1 :]
+            if not below:
+                assert entry.decided is None and entry.challenger_rank is None
+                highest_below = entry.score_max
+                continue
+            by_rank = {e.rank: e for e in below}
+            if entry.decided:
+                assert entry.score_min > highest_below + 1e-12, entry.label
+                assert entry.challenger_rank is None and entry.swayed_by is None
+            elif entry.swayed_by is None:
+                challenger = by_rank[entry.challenger_rank or 0]
+                assert challenger.score_max == pytest.approx(highest_below, abs=1e-12), entry.label
+                assert challenger.score_max >= entry.score_min - 1e-12, entry.label
+            else:
+                assert entry.score_min > highest_below + 1e-12, entry.label
+                if ranking.method != "topsis":
+                    challenger = by_rank[entry.challenger_rank or 0]
+                    moved = entry.swayed_by
+                    assert _rated(challenger, ranking, moved) > _rated(entry, ranking, moved), entry.label
+            highest_below = max(highest_below, entry.score_max)
+    first = next((e for e in ranking.entries if e.eligible), None)
+    if first is not None and first.decided is not None:
+        sensitivity = ranking.sensitivity
+        assert first.decided == (sensitivity.stable and bool(sensitivity.survives_unknowns))
 
 
 def check_margins(ranking: Ranking) -> None:
@@ -239,7 +281,7 @@ def test_every_total_is_the_weighted_combination_of_its_own_judgements(case: str
         method=method,  # type: ignore[arg-type]
     )
     assert len(ranking.entries) > 100
-    # the cases reach every path that turns a score into what it counts: unknowns, relative prices, scaling
+    # the cases reach every path that turns a score into what it counts: unknowns, prices, scaling
     counted = [(j, e) for e in ranking.entries for j in weighted(e)]
     assert any(j.score is None for j, _ in counted)
     assert any(j.criterion == "price" and j.score is not None for j, _ in counted)

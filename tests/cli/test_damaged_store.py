@@ -56,7 +56,7 @@ DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "a missing table": (_sql("DROP TABLE quarter_hourly"), "the table quarter_hourly is missing"),
     "a missing column": (
         _sql(
-            "CREATE TABLE r2 AS SELECT id, round_id, target_id, started_us, finished_us FROM results",
+            "CREATE TABLE r2 AS SELECT id, round_id, series_id, started_us, finished_us FROM results",
             "DROP TABLE results",
             "ALTER TABLE r2 RENAME TO results",
         ),

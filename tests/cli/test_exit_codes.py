@@ -1,5 +1,6 @@
-"""One exit code per cause: the CLI's single table (`desktop.cli.errors.EXIT_RULES`) is the README's exit-code
-table, it matches by class hierarchy, and the same bad input ends every command that takes it the same way."""
+"""One exit code per cause: the CLI's single table (`desktop.cli.errors.EXIT_RULES`) is the user guide's exit-code
+table (`desktop/manual/*/exit-codes.md`, both languages), it matches by class hierarchy, and the same bad input
+ends every command that takes it the same way."""
 
 from __future__ import annotations
 
@@ -21,10 +22,13 @@ EXAMPLE_NEEDS = str(REPO_ROOT / "catalogs" / "needs" / "example-70b-full.toml")
 EXAMPLE_PLAN = str(REPO_ROOT / "probes" / "schedule" / "plans" / "example.toml")
 
 
-def readme_exit_table() -> set[tuple[int, str]]:
-    """(exit code, class name) of every row of the README's exit-code table."""
-    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    head = text.index("| exit | meaning | raised as |")
+GUIDE_TABLES = {"en": "| exit | meaning | raised as |", "zh_CN": "| 退出码 | 含义 | 对应的异常 |"}
+
+
+def guide_exit_table(language: str = "en") -> set[tuple[int, str]]:
+    """(exit code, class name) of every row of the user guide's exit-code table in `language`."""
+    text = (REPO_ROOT / "desktop" / "manual" / language / "exit-codes.md").read_text(encoding="utf-8")
+    head = text.index(GUIDE_TABLES[language])
     rows = []
     for line in text[head:].splitlines()[2:]:
         if not line.startswith("|"):
@@ -41,8 +45,9 @@ def readme_exit_table() -> set[tuple[int, str]]:
     return found
 
 
-def test_the_readme_table_is_the_clis_table() -> None:
-    assert readme_exit_table() == {(rule.code, rule.name) for rule in EXIT_RULES}
+@pytest.mark.parametrize("language", sorted(GUIDE_TABLES))
+def test_the_guides_table_is_the_clis_table(language: str) -> None:
+    assert guide_exit_table(language) == {(rule.code, rule.name) for rule in EXIT_RULES}
 
 
 def test_every_rule_names_a_real_exception_class() -> None:

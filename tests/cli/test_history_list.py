@@ -15,6 +15,7 @@ import pytest
 from probes.results import ProbeResult, Sample
 from probes.store import Store
 from probes.target import Method, Target
+from tests.rounds import save_round
 
 
 @pytest.fixture
@@ -40,7 +41,7 @@ def save_lossy_round(db: Path, when: datetime) -> None:
     samples = tuple(Sample(i, start_us + i * 1_000_000, None if i == 2 else 150.0 + i) for i in range(4))
     with Store(db) as store:
         result = ProbeResult(target, start_us, start_us + 4_000_000, samples)
-        store.save_round([result], started_us=start_us, finished_us=start_us + 4_000_000, source="test")
+        save_round(store, [result], started_us=start_us, finished_us=start_us + 4_000_000, source="test")
 
 
 @pytest.fixture
@@ -60,19 +61,32 @@ def test_the_list_names_every_stored_target_with_its_span_rounds_and_samples(
     out = run_linkvet("history", "--db", str(db))
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split()[:5] == ["TARGET", "METHOD", "ADDRESS", "FIRST", "(UTC)"]
+    assert lines[0].split()[:6] == ["TARGET", "METHOD", "ADDRESS", "VANTAGE", "FIRST", "(UTC)"]
     with Store(db, readonly=True) as store:
         frame = store.results_frame()
     tcp = frame[frame["method"] == "tcp"]
     first = datetime.fromtimestamp(tcp["started_us"].min() / 1e6, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     last = datetime.fromtimestamp(tcp["started_us"].max() / 1e6, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     row = next(line for line in lines if line.startswith(f"127.0.0.1:{listener}"))
-    assert row.split()[1:8] == ["tcp", f"127.0.0.1:{listener}", first, last, "2", "6", "0.0%"]
+    # Rounds that named no vantage point were measured from this machine.
+    assert row.split()[1:10] == [
+        "tcp",
+        f"127.0.0.1:{listener}",
+        "this",
+        "machine",
+        first,
+        last,
+        "2",
+        "6",
+        "0.0%",
+    ]
     lossy = next(line for line in lines if line.startswith("sj-cn2"))
     assert lossy.split()[1:] == [
         "icmp",
         "198.18.40.1",
-        *lossy.split()[3:5],
+        "this",
+        "machine",
+        *lossy.split()[5:7],
         "1",
         "4",
         "25.0%",
@@ -81,7 +95,7 @@ def test_the_list_names_every_stored_target_with_its_span_rounds_and_samples(
         "/",
         "san-jose",
     ]
-    assert lines[-1].startswith(f"2 targets in {db}")
+    assert lines[-1].startswith(f"2 series in {db}")
 
 
 def test_the_json_list_is_the_same_as_objects(run_linkvet, store_with_history: Path, listener: int) -> None:  # type: ignore[no-untyped-def]
@@ -97,6 +111,7 @@ def test_the_json_list_is_the_same_as_objects(run_linkvet, store_with_history: P
     lossy = records["sj-cn2"]
     assert (lossy["rounds"], lossy["samples"], lossy["replies"], lossy["loss"]) == (1, 4, 3, 0.25)
     assert (lossy["provider"], lossy["region"], lossy["line_type"]) == ("raksmart", "san-jose", "cn2-gia")
+    assert lossy["vantage"] == tcp["vantage"] == "this-machine"  # JSON keeps the id
     assert lossy["first_at"] == lossy["last_at"]
 
 

@@ -28,6 +28,7 @@ from tests.export.catalog_fixtures import write_catalogs, write_needs
 from tests.export.conftest import EXPORTED_AT
 from tests.export.libreoffice import ALL_SHEETS_CSV, convert
 from tests.export.test_layout import column_widths
+from tests.raw_ids import raw_ids
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 SHEETS_ZH = ["排名", "得分明细", "线路质量", "分时统计", "GPU 产品", "容量估算", "方法说明"]
@@ -199,3 +200,29 @@ def test_linkvet_export_writes_chinese_with_lang_or_a_chinese_locale(
     quality = next(folder.glob("*-link-quality.csv"))
     header = quality.read_text(encoding="utf-8-sig").splitlines()[0]
     assert "晚高峰丢包率（比例 0-1）" in header and "服务商" in header
+
+
+def _sheet_words(workbook: Workbook) -> list[tuple[str, str]]:
+    """(sheet, text) of every header, header note, title and text cell of every sheet."""
+    found = []
+    for sheet in workbook.sheets:
+        found.append((sheet.name, str(sheet.title or "")))
+        for column in sheet.columns:
+            found.append((sheet.name, f"{column.header} {column.note or ''}"))
+        for row in sheet.rows:
+            found += [(sheet.name, value) for value in row.values() if isinstance(value, str)]
+    return found
+
+
+def test_no_sentence_of_the_workbook_names_a_raw_criterion_or_method_id(
+    both: tuple[Exported, Exported],
+) -> None:
+    """The Ranking, Score breakdown and Method sheets name criteria by their titles and the method and order
+    in words (`linkvet score --json` keeps the ids), in both languages."""
+    (english, _), (chinese, _) = both
+    for workbook, is_chinese in ((english, False), (chinese, True)):
+        hits = [(sheet, text) for sheet, text in _sheet_words(workbook) if raw_ids(text, chinese=is_chinese)]
+        assert hits == []
+    words = "\n".join(text for _, text in _sheet_words(english))
+    assert "Weight: NVLink/NVSwitch between the GPUs of a node" in words
+    assert "weighted sum" in words and "(orders the ranking)" in words

@@ -139,8 +139,8 @@ def test_gates_column_fits_its_text(sub_ms_export: tuple[Workbook, Path, Path]) 
     width = column_widths(ws)[column]
     cells = [ws.cell(r, column) for r in range(2, ws.max_row + 1)]
     texts = {c.value for c in cells}
-    assert "fail: enough_gpus, budget" in texts
-    assert "pass (unchecked: vram_fits, enough_gpus, budget)" in texts
+    assert "fail: Enough GPUs, Within budget" in texts  # gates named by their titles, not their ids
+    assert "pass (unchecked: GPU memory fits the job, Enough GPUs, Within budget)" in texts
     assert 40 <= width <= 42  # fitted to the text, capped at 40 characters (+ XlsxWriter's padding)
     for cell in cells:
         assert cell.alignment.wrap_text, cell.value
@@ -149,7 +149,7 @@ def test_gates_column_fits_its_text(sub_ms_export: tuple[Workbook, Path, Path]) 
         lines = wrapped_lines(cell.value, width)
         height = ws.row_dimensions[cell.row].height or LINE_HEIGHT
         assert height >= LINE_HEIGHT * lines, (cell.value, height)
-    assert any(wrapped_lines(c.value, width) == 2 for c in cells)  # the longest wraps
+    assert any(wrapped_lines(c.value, width) >= 2 for c in cells)  # the longest wraps
 
 
 MS_SHEETS = {"Link quality": 2, "Hour-of-day": 2}  # sheet → rows of figures per region at least

@@ -85,11 +85,13 @@ def test_method_records_weights_needs_and_catalogs(
     procurement_export: tuple[Workbook, Path, Path, Path],
 ) -> None:
     _workbook, xlsx, _folder, out = procurement_export
-    weights = _weights(xlsx)
-    assert weights["price"] == 20.0 and len(weights) == len(default_checklist().weighted)
+    weights = _weights(xlsx)  # named by the criteria's titles, as every sentence of the workbook names them
+    price = default_checklist().get("price").title
+    assert weights[price] == 20.0 and len(weights) == len(default_checklist().weighted)
     method = pd.read_excel(xlsx, sheet_name="Method").set_index("Item")
     assert method.loc["Needs profile", "Note"] == str(out / "needs.toml")
-    assert method.loc["Scoring method", "Value"] == "weighted-sum"
+    assert method.loc["Scoring method", "Value"] == "weighted sum"
+    assert method.loc["Ranking order", "Value"].startswith("the score at worst")
     assert {"Catalog: raksmart", "Catalog: lambda"} <= set(method.index)
 
 
@@ -218,13 +220,13 @@ def test_ranking_and_score_breakdown_say_why_line_quality_is_empty(
     la = ranking.loc["los-angeles"]
     assert pd.isna(la["Line quality score"])
     assert la["Line quality: measured, or why not"] == (
-        "not measured (measured only from an unnamed vantage point, not from shanghai-office)"
+        "not measured (measured only from this machine, not from shanghai-office)"
     )
     breakdown = pd.read_excel(tmp_path / "comparison.xlsx", sheet_name="Score breakdown").set_index("Region")
     why = breakdown.loc["los-angeles", "Unknown or not measured: why"]
     assert (
-        "Line quality from the team's office (measured, peak hours): not measured (measured only from an unnamed "
-        "vantage point, not from shanghai-office)"
+        "Line quality from the team's office (measured, peak hours): not measured (measured only from this "
+        "machine, not from shanghai-office)"
     ) in why
     # any vantage (the bundled examples leave it unset): measured, and the column shows the figures
     anywhere = ExportRequest(

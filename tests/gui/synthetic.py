@@ -1,4 +1,4 @@
-"""Synthetic measurement history written through the real store (`Store.save_round`), for chart tests,
+"""Synthetic measurement history written through the real store (`Store.write_round`), for chart tests,
 benchmarks and the README screenshots. The lines are invented: each has a base RTT, jitter, and an evening
 peak (in Asia/Shanghai) with extra delay and loss, so the charts have something to show."""
 
@@ -15,6 +15,7 @@ import numpy as np
 from probes.results import ProbeResult, Sample
 from probes.store import Store
 from probes.target import Method, Target
+from tests.rounds import save_round
 
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 
@@ -152,7 +153,8 @@ def write_rounds(
                 )
                 results.append(ProbeResult(line.target, base_us, base_us + attempts * step_us, samples))
                 total += attempts
-            store.save_round(
+            save_round(
+                store,
                 results,
                 started_us=base_us,
                 finished_us=base_us + attempts * step_us,

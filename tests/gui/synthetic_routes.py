@@ -17,6 +17,7 @@ from probes.routes import PathHop, bundled_table, classify_path
 from probes.store import Store
 from probes.target import Method, Target
 from probes.traceroute.result import HopReply, TraceHop, TraceResult
+from tests.rounds import save_round
 
 REGION = {"provider": "raksmart", "region": "san-jose", "line_type": "cn2-gia"}
 HOST = "198.18.10.5"
@@ -74,7 +75,8 @@ def write_route_history(
             rtt = (178.0 if fallen else 134.0) + float(rng.normal(0, 2.0))
             trace = build_trace(moment, N163_PATH if fallen else GIA_PATH, rtt)
             start_us = trace.started_at_us
-            store.save_round(
+            save_round(
+                store,
                 [to_probe_result(TRACE_TARGET, trace)],
                 started_us=start_us,
                 finished_us=trace.finished_at_us,
@@ -85,7 +87,8 @@ def write_route_history(
                 for i in range(10)
             )
             echoes = ProbeResult(ECHO_TARGET, start_us + 5_000_000, start_us + 15_000_000, samples)
-            store.save_round(
+            save_round(
+                store,
                 [echoes],
                 started_us=start_us + 5_000_000,
                 finished_us=start_us + 15_000_000,

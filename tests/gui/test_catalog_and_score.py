@@ -69,7 +69,7 @@ def test_interconnects_and_yes_no_facts_read_as_words_in_either_language(catalog
     catalog.table.selectRow(catalog.proxy.mapFromSource(model.index(rdma, 0)).row())
     assert "True" not in catalog.detail.toPlainText()
     window.set_language("zh_CN")
-    qtbot.waitUntil(lambda: catalog.title.text() == "目录")
+    qtbot.waitUntil(lambda: catalog.title.text() == "服务商名录")
     assert "其他" in {t.split()[0] for t in column(OfferingsModel.FABRIC)}
     detail = catalog.detail.toPlainText()  # the selection is shown again in the new language
     assert "RDMA\n是" in detail or "RDMA 是" in detail or "RDMA\t是" in detail, detail
@@ -125,7 +125,10 @@ def test_moving_weights_reranks_and_matches_linkvet_score(score, qtbot, window) 
     expected = rank_offerings(needs, load_catalogs(), weights=score.weights())
     assert score.top_labels(10) == [e.label for e in expected.entries[:10]]
     top = score.ranking.entries[0]
-    assert top.eligible and top.judgement("price").score == 1.0
+    # prices are scored against a fixed reference, not the cheapest loaded: the first has the best price score
+    # of those passing every gate (whether or not it reaches 1)
+    best_price = max(e.judgement("price").score or 0.0 for e in score.ranking.entries if e.eligible)
+    assert top.eligible and top.judgement("price").score == best_price
     # The breakdown of the selected row lists every checklist item, gates first.
     assert [j.criterion for j in score.scorecard.breakdown.judgements()] == [
         c.id for c in default_checklist().gates
@@ -144,6 +147,13 @@ def test_scorecard_columns_carry_their_headers(score) -> None:
     top = model.entry(0)
     shown = model.index(0, RankingModel.SCORE).data()
     assert shown == f"{top.total:.3f} ({top.score_min:.2f}–{top.score_max:.2f}, {top.coverage:.0%})"
+    # beside the rank, the figure that orders the ranking, and its header says which (the worst case here):
+    # the order and the figure shown agree, row after row
+    assert header[RankingModel.RATING] == "At worst ↓"
+    ratings = [float(model.index(row, RankingModel.RATING).data()) for row in range(model.rowCount())]
+    passing = [r for r, e in zip(ratings, model.entries(), strict=True) if e.eligible]
+    assert passing == sorted(passing, reverse=True)
+    assert ratings[0] == pytest.approx(top.score_min, abs=5e-4)
     assert model.index(0, RankingModel.PROVIDER).data() == top.provider
     assert header[RankingModel.PROVIDER] == "Provider"
 

@@ -16,6 +16,7 @@ from probes.results import ProbeResult, Sample
 from probes.stats import percentile, summarize
 from probes.store import Store
 from probes.target import Method, Target
+from tests.rounds import save_round
 
 
 def test_timeline_bins_match_the_stats_module_bin_by_bin() -> None:
@@ -55,8 +56,8 @@ def _store_with(path, rtts_by_hour: dict[int, list[float | None]]) -> Store:  # 
     for hour_s, rtts in rtts_by_hour.items():
         samples = tuple(Sample(i, hour_s * 1_000_000 + i * 1_000_000, r) for i, r in enumerate(rtts))
         result = ProbeResult(target, hour_s * 1_000_000, hour_s * 1_000_000 + len(rtts) * 1_000_000, samples)
-        store.save_round(
-            [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="t"
+        save_round(
+            store, [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="t"
         )
     return store
 
@@ -100,7 +101,7 @@ def test_hour_profile_and_heatmap_are_the_analysis_figures_per_target(tmp_path) 
 def test_empty_inputs_give_empty_charts_not_errors() -> None:
     empty = pd.DataFrame(columns=["hour_s", "hist_index", "hist_count"])
     assert chart_data.hour_profile(pd.DataFrame(), "UTC").sent.sum() == 0
-    assert chart_data.day_hour_matrix(pd.DataFrame(), "UTC").days == []
+    assert chart_data.day_hour_grid(pd.DataFrame(), "UTC").days == []
     assert chart_data.rtt_cdf(empty).received == 0
     assert chart_data.timeline(np.empty(0, np.int64), np.empty(0)).bin_start_s.size == 0
 

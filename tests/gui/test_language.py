@@ -177,7 +177,7 @@ def test_catalog_details_are_translated(window, qtbot) -> None:
     catalog = window.go_to("catalog")
     qtbot.waitUntil(lambda: catalog.model.rowCount() > 0, timeout=20_000)
     window.set_language("zh_CN")
-    qtbot.waitUntil(lambda: catalog.title.text() == "目录")
+    qtbot.waitUntil(lambda: catalog.title.text() == "服务商名录")
     # lambda: a GPU with a reference entry, regions with endpoints; raksmart: a service section.
     for provider, chinese in (
         ("lambda", ("GPU 参考", "的区域", "个探测端点", "未说明")),

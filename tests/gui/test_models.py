@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import Qt
 
+from desktop.app.chart_data import ChartTarget, chart_targets
 from desktop.app.models.live_probe import LiveProbeModel
 from desktop.app.models.stored_targets import StoredTargetsModel
 from desktop.app.models.target_list import TargetListModel
@@ -17,7 +18,7 @@ from desktop.usecases.probe_list import ProbeListFile, TargetEntry
 from probes.errors import ErrorKind
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
-from probes.store import StoredTarget
+from probes.store import StoredSeries
 from probes.target import Method, Target, parse_target
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -113,10 +114,11 @@ def test_live_model_takes_the_result_as_truth_and_shows_errors_in_the_row(qapp) 
 
 
 def test_stored_targets_keep_their_ticks_across_a_reload(qapp) -> None:
-    def stored(i: int) -> StoredTarget:
-        return StoredTarget(
-            i, f"icmp:10.0.0.{i}", f"t{i}", "icmp", f"10.0.0.{i}", None, None, "p", "r", "bgp"
+    def stored(i: int) -> ChartTarget:
+        series = StoredSeries(
+            i, f"icmp:10.0.0.{i}", f"t{i}", "icmp", f"10.0.0.{i}", None, None, "p", "r", "bgp", "shanghai"
         )
+        return chart_targets([series])[0]
 
     model = StoredTargetsModel()
     model.set_targets([stored(1), stored(2), stored(3)])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from probes.store import Store
+from probes.store import THIS_MACHINE, Store
 from tests.analysis.test_vantages import write_offices
 from tests.analysis.week import LA
 
@@ -137,10 +137,10 @@ def test_rounds_that_recorded_no_vantage_point_are_an_office_of_their_own(window
     screen.range.setCurrentIndex(screen.range.count() - 1)
     screen.reload_targets()
     qtbot.waitUntil(lambda: not screen.offices_loading and bool(screen.offices.comparisons), timeout=20_000)
-    assert screen.vantage.itemText(screen.vantage.count() - 1) == "(no vantage point recorded)"
-    assert _table(screen.offices)[-1][screen.offices.OFFICE] == "(no vantage point recorded)"
+    assert screen.vantage.itemText(screen.vantage.count() - 1) == "this machine"
+    assert _table(screen.offices)[-1][screen.offices.OFFICE] == "this machine"
     _select(screen, qtbot, LA.name)
-    screen.choose_vantage(None)
+    screen.choose_vantage(THIS_MACHINE)
     qtbot.waitUntil(lambda: not screen.bundle.choice.all and not screen.loading, timeout=10_000)
     assert int(screen.bundle.timeline.sent.sum()) == 6 * 4 * 30
     ((_, profile),) = screen.bundle.profiles

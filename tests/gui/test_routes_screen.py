@@ -119,7 +119,7 @@ def test_the_history_names_the_fall_from_cn2_gia_to_163_on_its_timeline(window, 
     # the claim check over the whole period (the class most traces show)
     assert "claims CN2 GIA, traced via 59.43 (CN2), no 163 hop, on 28 of 48 traces" in panel.note.text()
     with Store(window.context.settings.db_path, readonly=True) as store:
-        assert store.find_targets(ECHO_TARGET.host or "")
+        assert store.find_series(ECHO_TARGET.host or "")
     # in the window's language: its own words and the core's class names (电信 163; CN2 GIA is a name)
     window.set_language("zh_CN")
     qtbot.waitUntil(lambda: screen.title.text() == "路由")

@@ -83,7 +83,9 @@ def test_without_the_socket_ttfb_falls_back_to_user_space_and_says_so(
     assert result.ttfb_source == "user-space"
     ttfb, total = result.timings["ttfb_ms"], result.timings["total_ms"]
     assert ttfb is not None and total is not None
-    assert WAIT_MS <= ttfb <= total
+    # The server's wait is in it; not to the millisecond: user space stamps the request once send() returns,
+    # which a busy machine may run after the server has started waiting (the kernel's stamps do not).
+    assert WAIT_MS / 2 <= ttfb <= total
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from probes.runner import run
 from probes.store import Store
 from probes.target import Method, ProbeOptions, parse_target
 from tests.netns import namespaces, needs_root
+from tests.rounds import save_results
 
 QUICK = ProbeOptions(
     count=1,
@@ -58,7 +59,7 @@ def test_phases_follow_their_own_schedule_through_idle_and_load(http_server: str
 def test_each_sample_is_stored_with_its_phase(http_server: str, tmp_path: Path) -> None:
     (result,) = run([parse_target(f"http://{http_server}/trickle", Method.RESPONSIVENESS)], QUICK)
     with Store(tmp_path / "s.sqlite3") as store:
-        store.save_results([result], source="test")
+        save_results(store, [result], source="test")
         frame = store.samples_frame()
         stored = store.results_frame()
     assert frame["phase"].tolist() == [s.phase for s in result.samples]

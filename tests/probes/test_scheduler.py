@@ -21,6 +21,7 @@ from probes.schedule.timetable import cadence_at, next_slot
 from probes.store import Store
 from probes.store.sqlite.spool import Spool
 from tests.conftest import cli_env
+from tests.rounds import save_round
 
 PLAN = """\
 version = 1
@@ -104,8 +105,13 @@ def test_after_a_restart_an_overdue_plan_runs_at_once(tmp_path: Path) -> None:
         now = [utc(3, 2)]
         scheduler = Scheduler(plan, store, clock=lambda: now[0])
         assert scheduler.first_start() == utc(3, 2)  # never ran: now
-        store.save_round(
-            [], started_us=int(utc(3, 1) * 1e6), finished_us=int(utc(3, 1) * 1e6), source="schedule", plan="p"
+        save_round(
+            store,
+            [],
+            started_us=int(utc(3, 1) * 1e6),
+            finished_us=int(utc(3, 1) * 1e6),
+            source="schedule",
+            plan="p",
         )
         assert scheduler.first_start() == utc(3, 5)  # ran a minute ago: the next slot
         now[0] = utc(3, 9)

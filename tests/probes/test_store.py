@@ -21,10 +21,11 @@ from probes.analysis.cells import cells_from_samples
 from probes.errors import ErrorKind, SchemaVersionError, StoreError
 from probes.results import ProbeResult, Sample
 from probes.stats import summarize
-from probes.store import SCHEMA_VERSION, Store
+from probes.store import SCHEMA_VERSION, THIS_MACHINE, Store
 from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
 from tests.conftest import REPO_ROOT
+from tests.rounds import save_round
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOUR_US = 3_600_000_000
@@ -50,11 +51,11 @@ def store(tmp_path: Path) -> Store:
 def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
     target = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la", line_type="cn2-gia")
     result = synthetic_result(target, T0, [150.0, None, 151.5, 149.0])
-    round_id = store.save_round(
-        [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
+    round_id = save_round(
+        store, [result], started_us=T0, finished_us=T0 + 5_000_000, source="test", vantage="sh"
     )
     assert store.counts() == {
-        "targets": 1,
+        "series": 1,
         "rounds": 1,
         "results": 1,
         "samples": 4,
@@ -79,14 +80,18 @@ def test_round_trip_keeps_every_sample_and_summary(store: Store) -> None:
     assert store.samples_frame(since_us=T0 + 2_000_000).seq.tolist() == [2, 3]
 
 
-def test_labels_update_but_are_never_erased(store: Store) -> None:
+def test_labels_are_the_rounds_own_and_never_rewritten(store: Store) -> None:
     labelled = Target(Method.ICMP, host="198.18.0.9", provider="acme", region="la")
-    store.save_round([synthetic_result(labelled, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
+    save_round(store, [synthetic_result(labelled, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
     bare = Target(Method.ICMP, host="198.18.0.9")
-    store.save_round([synthetic_result(bare, T0 + 10, [1.0])], started_us=T0, finished_us=T0, source="t")
-    (stored,) = store.targets()
-    assert (stored.provider, stored.region) == ("acme", "la")
-    assert store.targets(provider="acme") == [stored] and store.targets(provider="other") == []
+    save_round(store, [synthetic_result(bare, T0 + 10, [1.0])], started_us=T0, finished_us=T0, source="t")
+    first, second = sorted(store.series(), key=lambda s: s.id)
+    assert (first.provider, first.region) == ("acme", "la") and (second.provider, second.region) == (
+        None,
+        None,
+    )
+    assert first.key == second.key and first.vantage == second.vantage == THIS_MACHINE
+    assert store.series(provider="acme") == [first] and store.series(provider="other") == []
 
 
 def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
@@ -97,7 +102,7 @@ def test_hourly_rollups_match_the_raw_samples(store: Store) -> None:
         rtts = [None if rng.random() < 0.05 else float(rng.normal(160, 8)) for _ in range(20)]
         results.append(synthetic_result(target, T0 + k * 600_000_000, rtts, spacing_us=30_000_000))
     for r in results:
-        store.save_round([r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
+        save_round(store, [r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
     hourly = store.hourly_frame()
     samples = store.samples_frame()
     samples["hour_s"] = samples.ts_us // 1_000_000 // 3600 * 3600
@@ -132,11 +137,11 @@ def test_a_window_finds_every_sample_sent_in_it_through_the_runs(store: Store) -
         Sample(1, T0 + HOUR_US + 1_000_000, None, ErrorKind.TIMEOUT),
     )
     stepped = ProbeResult(b, T0 + HOUR_US + 5_000_000, T0 + HOUR_US + 6_000_000, samples=stepped_samples)
-    store.save_round([long_run, stepped], started_us=T0, finished_us=T0 + 3 * HOUR_US, source="test")
+    save_round(store, [long_run, stepped], started_us=T0, finished_us=T0 + 3 * HOUR_US, source="test")
     for hour in range(4):
         short = synthetic_result(c, T0 + hour * HOUR_US + 30_000_000, [140.0, 141.0, None])
-        store.save_round(
-            [short], started_us=short.started_at_us, finished_us=short.finished_at_us, source="test"
+        save_round(
+            store, [short], started_us=short.started_at_us, finished_us=short.finished_at_us, source="test"
         )
     everything = store.samples_frame()
     assert len(everything) == 19 + 2 + 4 * 3
@@ -145,13 +150,15 @@ def test_a_window_finds_every_sample_sent_in_it_through_the_runs(store: Store) -
     # look at every run, and writing a round does not make one up.
     store.backend.connection.execute("DELETE FROM store_facts")  # type: ignore[attr-defined]
     later = synthetic_result(c, T0 + 5 * HOUR_US, [139.0])
-    store.save_round([later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="test")
+    save_round(
+        store, [later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="test"
+    )
     assert store.backend.connection.execute("SELECT count(*) FROM store_facts").fetchone()[0] == 0  # type: ignore[attr-defined]
     _every_window_is_exact(store, store.samples_frame())
 
 
 def _every_window_is_exact(store: Store, everything: pd.DataFrame) -> None:
-    ids = {t.host: t.id for t in store.targets()}
+    ids = {t.host: t.id for t in store.series()}
     windows = [
         (T0 + 2 * HOUR_US, T0 + 2 * HOUR_US + 30 * 60_000_000),  # the long run's middle only
         (T0 + HOUR_US, T0 + HOUR_US + 1),  # the stepped run's first sample, before its run started
@@ -167,16 +174,16 @@ def _every_window_is_exact(store: Store, everything: pd.DataFrame) -> None:
             & (everything.ts_us < (until if until is not None else 2**62))
         ]
         for chosen in (None, [ids["198.18.0.21"]], [ids["198.18.0.22"], ids["198.18.0.23"]]):
-            expected = inside if chosen is None else inside[inside.target_id.isin(chosen)]
+            expected = inside if chosen is None else inside[inside.series_id.isin(chosen)]
             got = store.samples_frame(chosen, since, until)
             assert _records(got) == _records(expected), (since, until, chosen)
         counts = {
-            h.target.id: (h.samples, h.replies)
-            for h in store.target_histories(since_us=since, until_us=until)
+            h.series.id: (h.samples, h.replies)
+            for h in store.series_histories(since_us=since, until_us=until)
         }
-        for target_id, group in inside.groupby("target_id"):
-            if target_id in counts:  # target_histories lists the targets with a result started in the window
-                assert counts[target_id] == (len(group), int(group.rtt_ms.notna().sum()))
+        for series_id, group in inside.groupby("series_id"):
+            if series_id in counts:  # series_histories lists the targets with a result started in the window
+                assert counts[series_id] == (len(group), int(group.rtt_ms.notna().sum()))
     assert store.samples_frame(None, T0 + 2 * HOUR_US, T0 + 2 * HOUR_US + 30 * 60_000_000).seq.tolist() == [
         12,
         0,
@@ -232,7 +239,7 @@ def test_a_reader_sees_whole_rounds_while_a_writer_writes(tmp_path: Path) -> Non
     with Store(path) as writer, Store(path, readonly=True) as reader:
         for k in range(20):
             r = synthetic_result(target, T0 + k * HOUR_US, [1.0] * 50)
-            writer.save_round([r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
+            save_round(writer, [r], started_us=r.started_at_us, finished_us=r.finished_at_us, source="t")
             counts = reader.counts()
             assert counts["samples"] == 50 * counts["results"]
 
@@ -240,6 +247,7 @@ def test_a_reader_sees_whole_rounds_while_a_writer_writes(tmp_path: Path) -> Non
 WRITER = """
 import sys, time
 from probes.store import Store
+from tests.rounds import save_round
 from probes.results import ProbeResult, Sample
 from probes.target import Method, Target
 store = Store(sys.argv[1])
@@ -248,7 +256,7 @@ k = 0
 while True:
     now = time.time_ns() // 1000
     results = [ProbeResult(t, now, now, samples=tuple(Sample(j, now + j, 1.0 + j) for j in range(200))) for t in targets]
-    store.save_round(results, started_us=now, finished_us=now, source="t")
+    save_round(store, results, started_us=now, finished_us=now, source="t")
     k += 1
     print(k, flush=True)
 """
@@ -294,22 +302,22 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
             )
             for j, t in enumerate(targets)
         ]
-        store.save_round(results, started_us=start, finished_us=start + 30_000_000, source="t")
+        save_round(store, results, started_us=start, finished_us=start + 30_000_000, source="t")
     samples = store.samples_frame()
     samples["hour_s"] = samples.ts_us // 1_000_000 // 3600 * 3600
     expected = {}
-    for (target_id, hour_s), group in samples.groupby(["target_id", "hour_s"]):
-        expected[(target_id, hour_s)] = [len(group), int(group.rtt_ms.notna().sum()), 0.0, 0]
+    for (series_id, hour_s), group in samples.groupby(["series_id", "hour_s"]):
+        expected[(series_id, hour_s)] = [len(group), int(group.rtt_ms.notna().sum()), 0.0, 0]
     for _result_id, run in samples.sort_values(["result_id", "seq"]).groupby("result_id"):
         got = run.dropna(subset=["rtt_ms"])
         for (_, a), (_, b) in zip(got.iterrows(), got.iloc[1:].iterrows(), strict=False):
-            entry = expected[(int(b.target_id), int(b.hour_s))]
+            entry = expected[(int(b.series_id), int(b.hour_s))]
             entry[2] += abs(b.rtt_ms - a.rtt_ms)
             entry[3] += 1
     hourly = store.hourly_frame()
     assert len(hourly) == len(expected) == 12  # 6 targets × 2 hours
     for row in hourly.itertuples():
-        sent, received, jitter_sum, pairs = expected[(row.target_id, row.hour_s)]
+        sent, received, jitter_sum, pairs = expected[(row.series_id, row.hour_s)]
         assert (row.sent, row.received, row.jitter_pairs) == (sent, received, pairs)
         assert row.jitter_sum_ms == pytest.approx(jitter_sum)
 
@@ -317,7 +325,7 @@ def test_rollups_of_a_round_with_many_targets_match_a_direct_computation(store: 
 def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     shutil.copyfile(FIXTURES / "store-v2.sqlite3", path)  # written by the schema-2 store
-    columns = "result_id, target_id, ts_us, seq, rtt_ms, error"
+    columns = "result_id, ts_us, seq, rtt_ms, error"
     with closing(sqlite3.connect(path)) as db:
         before = db.execute(f"SELECT {columns} FROM samples ORDER BY result_id, seq").fetchall()
         reach = db.execute(
@@ -333,10 +341,14 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
         before = [row for row in before if row[0] in kept]
         assert db.execute(f"SELECT {columns} FROM samples ORDER BY rowid").fetchall() == before
         assert len(before) > 800
+        # Each sample is its run's series' (schema 9: one series per target and vantage point).
+        assert not db.execute(
+            "SELECT count(*) FROM samples s JOIN results r ON r.id = s.result_id WHERE s.series_id <> r.series_id"
+        ).fetchone()[0]
         assert db.execute("SELECT value FROM store_facts WHERE name = 'sample_reach_us'").fetchone() == (
             reach,
         )
-    assert sorted(zip(frame.result_id, frame.seq, strict=True)) == sorted((r[0], r[3]) for r in before)
+    assert sorted(zip(frame.result_id, frame.seq, strict=True)) == sorted((r[0], r[2]) for r in before)
 
 
 def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(store: Store) -> None:
@@ -352,7 +364,7 @@ def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(s
     )
     result = ProbeResult(target, T0, T0 + 4_000_000, samples=samples)
     assert (result.sent, result.received, result.loss) == (3, 2, pytest.approx(1 / 3))
-    store.save_round([result], started_us=T0, finished_us=T0 + 4_000_000, source="test")
+    save_round(store, [result], started_us=T0, finished_us=T0 + 4_000_000, source="test")
     assert store.samples_frame().error.tolist()[1:3] == ["send_failed", "timeout"]
     row = store.results_frame().iloc[0]
     assert (row.sent, row.received) == (3, 2)
@@ -364,5 +376,5 @@ def test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss(s
     assert {p: store.rollup_frame(p)[["sent", "received"]].values.tolist() for p in PERIODS_S} == written
     raw = cells_from_samples(store.samples_frame(), []).frame
     assert raw[["sent", "received"]].values.tolist() == [[3, 2]]
-    (history,) = store.target_histories()
+    (history,) = store.series_histories()
     assert (history.samples, history.replies) == (3, 2)

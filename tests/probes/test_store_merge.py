@@ -23,6 +23,7 @@ from probes.store.rollup import PERIODS_S
 from probes.target import Method, Target
 from tests.gui.synthetic_routes import write_route_history
 from tests.probes.test_store import T0, synthetic_result
+from tests.rounds import save_round
 
 START = datetime(2026, 11, 2, 8, tzinfo=UTC)
 
@@ -36,10 +37,10 @@ def _records(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
 
 def contents(store: Store) -> dict[str, Any]:
     """What the store holds, with its own ids replaced by what they stand for (target keys, run starts)."""
-    key_of = {t.id: t.key for t in store.targets()}
+    key_of = {t.id: t.key for t in store.series()}
     results = store.results_frame()
     run_of = {
-        int(r.result_id): (key_of[int(r.target_id)], int(r.started_us))
+        int(r.result_id): (key_of[int(r.series_id)], int(r.started_us))
         for r in results.itertuples(index=False)
     }
     samples = store.samples_frame()
@@ -47,14 +48,14 @@ def contents(store: Store) -> dict[str, Any]:
     rollups = {}
     for period in PERIODS_S:
         frame = store.rollup_frame(period)
-        frame["target_id"] = [key_of[int(i)] for i in frame.target_id]
+        frame["series_id"] = [key_of[int(i)] for i in frame.series_id]
         rollups[period] = _records(frame)
     return {
-        "targets": sorted(dataclasses.astuple(dataclasses.replace(t, id=0)) for t in store.targets()),
-        "results": _records(results.drop(columns=["result_id", "round_id", "target_id"])),
-        "samples": _records(samples.drop(columns=["result_id", "target_id"])),
+        "targets": sorted(dataclasses.astuple(dataclasses.replace(t, id=0)) for t in store.series()),
+        "results": _records(results.drop(columns=["result_id", "round_id", "series_id"])),
+        "samples": _records(samples.drop(columns=["result_id", "series_id"])),
         "rollups": rollups,
-        "traces": sorted(repr(dataclasses.replace(t, result_id=0, target_id=0)) for t in store.traces()),
+        "traces": sorted(repr(dataclasses.replace(t, result_id=0, series_id=0)) for t in store.traces()),
         "rounds": sorted(
             (r.started_us, r.finished_us, r.source, r.plan, r.vantage, r.peak) for r in store.rounds()
         ),
@@ -130,8 +131,8 @@ def test_merging_again_reads_only_the_rounds_the_destination_lacks(tmp_path: Pat
     target = Target(Method.ICMP, host="198.18.0.47")
     later = synthetic_result(target, T0 + 86_400_000_000, [152.0, 153.0])
     with Store(source) as store:
-        store.save_round(
-            [later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="t"
+        save_round(
+            store, [later], started_us=later.started_at_us, finished_us=later.finished_at_us, source="t"
         )
     with Store(source, readonly=True) as reader, Store(team) as writer:
         reads = _sample_reads(reader)
@@ -149,10 +150,15 @@ def test_rounds_stored_before_rounds_had_ids_are_merged_once_and_a_vantage_is_gi
     with Store(source) as store:
         for hour in range(3):
             result = synthetic_result(target, T0 + hour * 3_600_000_000, [150.0, 151.0])
-            store.save_round(
-                [result], started_us=result.started_at_us, finished_us=result.finished_at_us, source="t"
+            save_round(
+                store,
+                [result],
+                started_us=result.started_at_us,
+                finished_us=result.finished_at_us,
+                source="t",
             )
-        store.save_round(
+        save_round(
+            store,
             [synthetic_result(target, T0 + 5 * 3_600_000_000, [149.0])],
             started_us=T0 + 5 * 3_600_000_000,
             finished_us=T0 + 5 * 3_600_000_000 + 1_000_000,

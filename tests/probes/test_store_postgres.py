@@ -28,6 +28,7 @@ from tests.conftest import REPO_ROOT
 from tests.postgres_server import PASSWORD, PostgresServer, SessionDatabase
 from tests.probes import test_store as base
 from tests.probes.test_store import T0, synthetic_result
+from tests.rounds import save_round
 
 
 @pytest.fixture
@@ -39,7 +40,7 @@ def pg_store(postgres_url: str) -> Iterator[Store]:
 # The store's own tests of what it keeps and answers, run on PostgreSQL as they run on SQLite.
 SHARED: list[Callable[[Store], None]] = [
     base.test_round_trip_keeps_every_sample_and_summary,
-    base.test_labels_update_but_are_never_erased,
+    base.test_labels_are_the_rounds_own_and_never_rewritten,
     base.test_hourly_rollups_match_the_raw_samples,
     base.test_attempts_this_machine_could_not_send_are_kept_but_not_counted_as_loss,
     base.test_a_window_finds_every_sample_sent_in_it_through_the_runs,
@@ -171,7 +172,7 @@ def test_many_writers_at_once_lose_no_round_and_no_rollup_update(postgres_url: s
         counts = store.counts()
         assert counts["rounds"] == writers * rounds
         assert counts["samples"] == writers * rounds * 20 * 3
-        assert counts["targets"] == 20
+        assert counts["series"] == 20 * writers  # each office its own series of the 20 targets
         hourly = store.hourly_frame()
         assert int(hourly.sent.sum()) == counts["samples"]  # every round's samples reached the rollups
         assert int(hourly.received.sum()) == writers * rounds * 20 * 2
@@ -260,14 +261,16 @@ def test_the_password_comes_from_the_password_file(
 def test_a_store_whose_server_restarted_is_used_again(own_postgres: PostgresServer) -> None:
     target = Target(Method.ICMP, host="198.18.0.5")
     with Store(own_postgres.url()) as store:
-        store.save_round([synthetic_result(target, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
+        save_round(store, [synthetic_result(target, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
         own_postgres.stop()
         with pytest.raises(StoreError, match="could not save the round"):
-            store.save_round(
-                [synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t"
+            save_round(
+                store, [synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t"
             )
         own_postgres.start()
-        store.save_round([synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t")
+        save_round(
+            store, [synthetic_result(target, T0 + 9, [2.0])], started_us=T0, finished_us=T0, source="t"
+        )
         assert store.counts()["rounds"] == 2
 
 
@@ -317,7 +320,7 @@ def test_an_older_postgres_store_is_upgraded_doubles_removed_and_rollups_rebuilt
         assert store.schema_version == SCHEMA_VERSION
         assert [r.id for r in store.rounds()] == [1]  # the first stored of the doubles is kept
         assert store.counts() == {
-            "targets": 1,
+            "series": 1,
             "rounds": 1,
             "results": 1,
             "samples": 3,
@@ -346,6 +349,6 @@ def test_how_results_were_timed_reads_alike_on_both_backends(pg_store: Store, tm
     with Store(tmp_path / "s.sqlite3") as sqlite_store:
         for store in (sqlite_store, pg_store):
             for n, result in enumerate(results):
-                store.save_round([result], started_us=T0 + n, finished_us=T0 + n + 1, source="test")
+                save_round(store, [result], started_us=T0 + n, finished_us=T0 + n + 1, source="test")
             answers.append(store.timed_by())
     assert answers[0] == answers[1] == [("linux/kernel", 2), ("unrecorded", 1), ("portable/user", 1)]

@@ -40,7 +40,7 @@ def _rollups_from_samples(store: Store, period_s: int) -> Rollups:
     samples = store.samples_frame().sort_values(["result_id", "seq"], kind="stable")
     return Rollups.of_samples(
         period_s,
-        samples["target_id"].to_numpy(),
+        samples["series_id"].to_numpy(),
         samples["result_id"].to_numpy(),
         samples["ts_us"].to_numpy(),
         samples["rtt_ms"].to_numpy(),

@@ -14,6 +14,7 @@ from probes.i18n import set_language
 from probes.store import Store
 from probes.target import Method, Target
 from tests.probes.test_store import T0, synthetic_result
+from tests.rounds import save_round
 
 
 def _refusing_store(tmp_path: Path) -> Path:
@@ -44,7 +45,9 @@ def test_a_refused_write_names_the_store_and_what_failed(
     set_language(language)
     try:
         with Store(db) as store, pytest.raises(StoreError) as raised:
-            store.save_round([synthetic_result(target, T0, [1.0])], started_us=T0, finished_us=T0, source="t")
+            save_round(
+                store, [synthetic_result(target, T0, [1.0])], started_us=T0, finished_us=T0, source="t"
+            )
     finally:
         set_language(None)
     assert str(raised.value) == expected.format(db=db)

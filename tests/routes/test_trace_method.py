@@ -12,6 +12,7 @@ from probes.runner import run
 from probes.schedule.plan import parse_plan
 from probes.store import MIGRATIONS, SCHEMA_VERSION, Store, run_metadata
 from probes.target import Method, ProbeOptions, Target
+from tests.rounds import save_round
 
 
 def _trace_target() -> Target:
@@ -95,7 +96,8 @@ def test_traces_are_stored_with_their_hops_and_verdict(tmp_path: Path) -> None:
     results = run([_trace_target()], {Method.TRACE: options})
     with Store(tmp_path / "s.sqlite3") as store:
         for _ in range(2):
-            store.save_round(
+            save_round(
+                store,
                 results,
                 started_us=results[0].started_at_us,
                 finished_us=results[0].finished_at_us,

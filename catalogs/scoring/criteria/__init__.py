@@ -6,10 +6,10 @@ that names each one's judging function by its checklist id.
     operations.py   management network, BMC/IPMI, power redundancy, cooling
     line.py         measured line quality, latency under load, the route check of the claimed line type
     service.py      DDoS protection, elasticity, delivery time, support
-    price.py        the cluster's hourly price, price per TFLOP (relative: scored against the best)
+    price.py        the cluster's hourly price, price per TFLOP (against fixed reference prices)
 
-Each is `criterion(facts, params, explain) -> (score or raw value, reason, source)`; a score is 0..1 or None
-(unknown). `check_checklist` makes sure the checklist file and this registry name the same items.
+Each is `criterion(facts, params, explain) -> (score, reason, source)`; a score is 0..1 or None (unknown),
+on a fixed scale of its own (params, the needs profile, references): never relative to other candidates. `check_checklist` makes sure the checklist file and this registry name the same items.
 """
 
 from __future__ import annotations
@@ -49,8 +49,6 @@ CRITERIA: dict[str, CriterionFunction] = {
     "price": price.price,
     "price_per_tflop": price.price_per_tflop,
 }
-# Lower raw value is better; scored against the best candidate (`catalogs.scoring.scaling.relative_scores`).
-RELATIVE = frozenset({"price", "price_per_tflop"})
 
 EvidenceFunction = Callable[[CandidateFacts, Mapping[str, float]], tuple[float, float] | None]
 # Partly known on thin evidence: (measured, confidence); the untrusted share is unknown (worst 0, best 1).

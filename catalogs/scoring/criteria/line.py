@@ -3,23 +3,32 @@ evidence pulled toward the unknown score), its latency under load (responsivenes
 line adds), and whether the traced route bears out the claimed line type.
 
 Each is partly known when the evidence is thin: a score is `confidence × measured + (1 − confidence) ×
-unknown score`. `line_quality_evidence`, `line_responsiveness_evidence` and `line_claim_evidence` give (measured,
-confidence), from which
-the score table also takes their worst and best cases (the untrusted share at 0 and at 1)."""
+unknown score`. `line_quality_evidence`, `line_responsiveness_evidence` and `line_claim_evidence` give
+(measured, confidence), from which the score table also takes their worst and best cases (the untrusted share
+at 0 and at 1). How far measured figures are trusted (the evenings a peak rests on, the time measured) is
+`catalogs.scoring.criteria.trust`. Line quality is scored on fixed thresholds (the checklist's good and bad
+RTT, loss, jitter and throughput), never against the other regions measured."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from catalogs.i18n import _, clauses, items, ngettext
-from catalogs.link_quality import PeriodStats
+from catalogs.link_quality import PeriodStats, vantage_text
 from catalogs.scoring.candidates import CandidateFacts
+from catalogs.scoring.criteria.trust import (
+    duration_text,
+    evenings_text,
+    evidence_confidence,
+    peak_evenings_needed,
+    settle_text,
+)
 from catalogs.scoring.judgement import Result
 from catalogs.scoring.judgement import linear as _linear
 
 
 def _describe_period(stats: PeriodStats, peak: bool) -> str:
-    """ "peak: median 160 ms, p95 210 ms, loss 0.50%, … over 24 h / 1,000 samples"."""
+    """ "peak: median 160 ms, p95 210 ms, loss 0.50%, … over 3 h / on 2 evenings / 1,000 samples"."""
     parts = []
     if stats.rtt_median_ms is not None:
         parts.append(_("median {ms:.0f} ms").format(ms=stats.rtt_median_ms))
@@ -32,8 +41,11 @@ def _describe_period(stats: PeriodStats, peak: bool) -> str:
     if stats.throughput_mbps is not None:
         parts.append(_("{mbps:.0f} Mbit/s").format(mbps=stats.throughput_mbps))
     amount = []
-    if stats.hours is not None:
-        amount.append(_("{hours:g} h").format(hours=stats.hours))
+    duration = duration_text(stats)
+    if duration is not None:
+        amount.append(duration)
+    if peak and stats.evenings is not None:
+        amount.append(evenings_text(stats.evenings))
     if stats.samples is not None:
         amount.append(ngettext("{n} sample", "{n} samples", stats.samples).format(n=f"{stats.samples:,}"))
     figures, over = items(parts), " / ".join(amount)
@@ -66,17 +78,6 @@ def line_period_score(stats: PeriodStats, params: Mapping[str, float]) -> float 
     return sum(w * s for w, s in parts) / sum(w for w, _ in parts)
 
 
-def evidence_confidence(stats: PeriodStats, full_hours: float, full_samples: float) -> float:
-    """How far to trust a period's figures, 0..1: the smaller of hours/full_hours and samples/full_samples
-    (whichever are known); 0.5 when neither is stated."""
-    shares = []
-    if stats.hours is not None:
-        shares.append(min(1.0, stats.hours / full_hours))
-    if stats.samples is not None:
-        shares.append(min(1.0, stats.samples / full_samples))
-    return min(shares) if shares else 0.5
-
-
 def _measured_period(facts: CandidateFacts) -> tuple[PeriodStats, bool, float] | None:
     """The period line quality is judged on (peak hours, else off-peak at half trust), whether it is the
     peak, and the trust factor; None when nothing was measured."""
@@ -96,16 +97,18 @@ def line_quality_evidence(facts: CandidateFacts, params: Mapping[str, float]) ->
     found = _measured_period(facts)
     if found is None:
         return None
-    period, _peak, penalty = found
+    period, peak, penalty = found
     raw = line_period_score(period, params)
     if raw is None:
         return None
     evidence = facts.checklist.evidence
-    confidence = (
-        evidence_confidence(period, evidence.full_confidence_hours, evidence.full_confidence_samples)
-        * penalty
+    trust = evidence_confidence(
+        period,
+        evidence.full_confidence_hours,
+        evidence.full_confidence_samples,
+        evidence.full_confidence_evenings if peak else None,
     )
-    return raw, confidence
+    return raw, trust * penalty
 
 
 def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bool) -> Result:
@@ -130,11 +133,14 @@ def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bo
     parts = [_describe_period(period, peak)]
     if confidence < 1:
         parts.append(_thin_evidence(confidence, raw, unknown))
+        more = peak_evenings_needed(link, checklist.evidence)
+        if more:
+            parts.append(settle_text(more))
     if link.route is not None and link.route.agrees is False:
         parts.append(
             _("route contradicts the claimed {line_type}").format(line_type=link.route.claimed_line_type)
         )
-    vantage = link.vantage or _("an unnamed vantage")
+    vantage = vantage_text(link.vantage)
     if link.period_start and link.period_end:
         source = _("measured from {vantage}, {start} to {end}").format(
             vantage=vantage, start=f"{link.period_start:%Y-%m-%d}", end=f"{link.period_end:%Y-%m-%d}"
@@ -303,5 +309,5 @@ def line_responsiveness(facts: CandidateFacts, params: Mapping[str, float], expl
         ).format(**values)
     if confidence < 1:
         text = clauses((text, _thin_evidence(confidence, raw, unknown)))
-    source = _("responsiveness tests from {vantage}").format(vantage=link.vantage or _("an unnamed vantage"))
+    source = _("responsiveness tests from {vantage}").format(vantage=vantage_text(link.vantage))
     return score, text, source

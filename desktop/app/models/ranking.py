@@ -18,8 +18,24 @@ PASS, FAIL, UNKNOWN = "#2e7d32", "#c62828", "#b26a00"  # unknown: a dark amber, 
 
 
 class RankingModel(HeaderedTableModel):
-    RANK, SCORE, GATES, PROVIDER, OFFERING, REGION, GPU, PLAN, PRICE, UNKNOWNS = range(10)
-    HEADERS = ("#", "Score", "Gates", "Provider", "Offering", "Region", "GPU", "Plan", "$/GPU-h", "Unknown")
+    """The ranked candidates: after the rank, the figure that orders them (`RankedOffering.rating`: the score
+    at worst by default, TOPSIS's closeness with that method), its header naming it, so the order and the
+    figure beside the rank agree; then the score with its range and the share known."""
+
+    RANK, RATING, SCORE, GATES, PROVIDER, OFFERING, REGION, GPU, PLAN, PRICE, UNKNOWNS = range(11)
+    HEADERS = (
+        "#",
+        "At worst",
+        "Score",
+        "Gates",
+        "Provider",
+        "Offering",
+        "Region",
+        "GPU",
+        "Plan",
+        "$/GPU-h",
+        "Unknown",
+    )
     EntryRole = Qt.ItemDataRole.UserRole + 1
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -51,18 +67,21 @@ class RankingModel(HeaderedTableModel):
     def score_text(entry: RankedOffering) -> str:
         """The score, the range its unknowns leave (worst–best) and the share of the weight known: numbers
         only, the same in every language."""
-        text = f"{entry.total:.3f} ({entry.score_min:.2f}–{entry.score_max:.2f}, {entry.coverage:.0%})"
-        return text + (f" (TOPSIS {entry.topsis:.3f})" if entry.topsis is not None else "")
+        return f"{entry.total:.3f} ({entry.score_min:.2f}–{entry.score_max:.2f}, {entry.coverage:.0%})"
 
     @staticmethod
     def unchecked_gates(entry: RankedOffering) -> list[str]:
-        """The gates that could not be checked (a fact unknown): passed, but not shown to hold."""
-        return [j.criterion for j in entry.judgements if j.kind == "gate" and j.status == "unknown"]
+        """The gates that could not be checked (a fact unknown), by their titles: passed, not shown to hold."""
+        return [
+            entry.title(j.criterion) for j in entry.judgements if j.kind == "gate" and j.status == "unknown"
+        ]
 
     def _gates(self, entry: RankedOffering) -> str:
-        """As `linkvet score` and the workbook say it: "pass", "pass (unchecked: budget)", "fail: budget"."""
+        """As `linkvet score` and the workbook say it: "pass", "pass (unchecked: Within budget)", "fail: …"."""
         if not entry.eligible:
-            return self.words["fail"].format(gates=", ".join(j.criterion for j in entry.failed_gates))
+            return self.words["fail"].format(
+                gates=", ".join(entry.title(j.criterion) for j in entry.failed_gates)
+            )
         unchecked = self.unchecked_gates(entry)
         if unchecked:
             return self.words["unchecked"].format(gates=", ".join(unchecked))
@@ -94,6 +113,8 @@ class RankingModel(HeaderedTableModel):
                 return (
                     "?" if e.price_gpu_hour is None else f"{e.price_gpu_hour:,.2f} {e.currency or ''}".strip()
                 )
+            if column == self.RATING:
+                return f"{e.rating:.3f}"
             if column == self.SCORE:
                 return self.score_text(e)
             if column == self.GATES:
@@ -106,6 +127,7 @@ class RankingModel(HeaderedTableModel):
             return QBrush(QColor("#90a4ae"))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (
             self.RANK,
+            self.RATING,
             self.PRICE,
             self.SCORE,
             self.UNKNOWNS,

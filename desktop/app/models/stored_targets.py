@@ -1,14 +1,17 @@
-"""Targets the result store has measurements for (the Charts screen's list): tick several to compare them."""
+"""Targets the result store has measurements for (the Charts screen's list: `ChartTarget`, a target as it
+was measured under one name and labels, from every vantage point): tick several to compare them."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from desktop.app.models._table import HeaderedTableModel
-from probes.store import StoredTarget
+
+if TYPE_CHECKING:
+    from desktop.app.chart_data import ChartTarget
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -20,10 +23,10 @@ class StoredTargetsModel(HeaderedTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._targets: list[StoredTarget] = []
+        self._targets: list[ChartTarget] = []
         self._checked: set[int] = set()
 
-    def set_targets(self, targets: Iterable[StoredTarget]) -> None:
+    def set_targets(self, targets: Iterable[ChartTarget]) -> None:
         """Replace the list, keeping the ticks of targets still on it."""
         self.beginResetModel()
         self._targets = list(targets)
@@ -31,16 +34,16 @@ class StoredTargetsModel(HeaderedTableModel):
         self._checked &= ids
         self.endResetModel()
 
-    def targets(self) -> list[StoredTarget]:
+    def targets(self) -> list[ChartTarget]:
         return list(self._targets)
 
-    def target(self, row: int) -> StoredTarget:
+    def target(self, row: int) -> ChartTarget:
         return self._targets[row]
 
     def row_of(self, target_id: int) -> int | None:
         return next((i for i, t in enumerate(self._targets) if t.id == target_id), None)
 
-    def checked(self) -> list[StoredTarget]:
+    def checked(self) -> list[ChartTarget]:
         return [t for t in self._targets if t.id in self._checked]
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008

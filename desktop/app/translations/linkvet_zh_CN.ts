@@ -9,7 +9,7 @@
     </message>
     <message>
         <source>Delete {provider}/{offering} from your catalogs? Every fact you gave it goes; the bundled catalogs are not touched.</source>
-        <translation>从我的目录中删除 {provider}/{offering}？您为它填写的所有事实都会删除；内置目录不受影响。</translation>
+        <translation>从我的名录中删除 {provider}/{offering}？您为它填写的所有事实都会删除；内置名录不受影响。</translation>
     </message>
     <message>
         <source>Delete</source>
@@ -21,23 +21,23 @@
     </message>
     <message>
         <source>{provider}/{offering} deleted from your catalogs.</source>
-        <translation>已从我的目录中删除 {provider}/{offering}。</translation>
+        <translation>已从我的名录中删除 {provider}/{offering}。</translation>
     </message>
     <message>
         <source>Copy to my catalogs</source>
-        <translation>复制到我的目录</translation>
+        <translation>复制到我的名录</translation>
     </message>
     <message>
         <source>The copy of {provider}/{offering} in your catalogs (each fact keeps its source), under the id:</source>
-        <translation>{provider}/{offering} 在我的目录中的副本（每个事实保留其来源），ID 为：</translation>
+        <translation>{provider}/{offering} 在我的名录中的副本（每个事实保留其来源），ID 为：</translation>
     </message>
     <message>
         <source>{provider}/{offering} copied to your catalogs as {copy}.</source>
-        <translation>已将 {provider}/{offering} 复制到我的目录，ID 为 {copy}。</translation>
+        <translation>已将 {provider}/{offering} 复制到我的名录，ID 为 {copy}。</translation>
     </message>
     <message>
         <source>Your catalogs were not changed</source>
-        <translation>我的目录未更改</translation>
+        <translation>我的名录未更改</translation>
     </message>
     <message>
         <source>New offering…</source>
@@ -49,7 +49,7 @@
     </message>
     <message>
         <source>A bundled offering is not deleted or changed in place: copy it into your catalogs to make it yours.</source>
-        <translation>内置产品不能直接删除或修改：请先复制到我的目录，再按需编辑。</translation>
+        <translation>内置产品不能直接删除或修改：请先复制到我的名录，再按需编辑。</translation>
     </message>
     <message>
         <source>Questionnaire</source>
@@ -68,7 +68,7 @@
     <name>CatalogScreen</name>
     <message>
         <source>Loading the catalogs…</source>
-        <translation>正在加载目录…</translation>
+        <translation>正在加载名录…</translation>
     </message>
     <message>
         <source>all providers</source>
@@ -76,11 +76,11 @@
     </message>
     <message>
         <source>Some catalog files were skipped:</source>
-        <translation>部分目录文件已跳过：</translation>
+        <translation>部分名录文件已跳过：</translation>
     </message>
     <message>
         <source>Catalogs not loaded</source>
-        <translation>目录未加载</translation>
+        <translation>名录未加载</translation>
     </message>
     <message>
         <source>{shown} of {total} offerings · &apos;?&apos; = not stated by the source (unknown, not false)</source>
@@ -226,7 +226,7 @@
     </message>
     <message>
         <source>Catalog</source>
-        <translation>目录</translation>
+        <translation>服务商名录</translation>
     </message>
     <message>
         <source>Search provider, offering, GPU, region…</source>
@@ -254,7 +254,7 @@
     </message>
     <message>
         <source>Open the provider&apos;s catalog file</source>
-        <translation>打开服务商目录文件</translation>
+        <translation>打开服务商名录文件</translation>
     </message>
     <message>
         <source>Offering</source>
@@ -289,11 +289,11 @@
     <name>CatalogTargetsDialog</name>
     <message>
         <source>Targets from the catalogs</source>
-        <translation>从目录选择目标</translation>
+        <translation>从名录选择目标</translation>
     </message>
     <message>
         <source>Tick regions (or whole providers) to probe their public test endpoints. Each target keeps the region&apos;s provider, id and claimed line type, so its measurements join the catalog.</source>
-        <translation>勾选区域（或整个服务商）以探测其公开测试端点。每个目标都保留区域的服务商、ID 和宣称的线路类型，测量结果可与目录关联。</translation>
+        <translation>勾选区域（或整个服务商）以探测其公开测试端点。每个目标都保留区域的服务商、ID 和宣称的线路类型，测量结果可与名录关联。</translation>
     </message>
     <message>
         <source>Provider / region / endpoint</source>
@@ -547,7 +547,7 @@
     <name>ExportScreen</name>
     <message>
         <source>catalog skipped: {problem}</source>
-        <translation>已跳过目录：{problem}</translation>
+        <translation>已跳过名录：{problem}</translation>
     </message>
     <message>
         <source>no measurements yet ({store} does not exist): the link-quality sheets are empty</source>
@@ -651,7 +651,7 @@
     </message>
     <message>
         <source>Rank the catalog offerings for the needs on the Needs &amp;&amp; score screen</source>
-        <translation>按“需求与评分”页面的需求对目录产品排名</translation>
+        <translation>按“需求与评分”页面的需求对名录产品排名</translation>
     </message>
     <message>
         <source>Open folder</source>
@@ -660,6 +660,33 @@
     <message>
         <source>Open the workbook</source>
         <translation>打开工作簿</translation>
+    </message>
+</context>
+<context>
+    <name>HelpViewer</name>
+    <message>
+        <source>{page} — linkvet user guide</source>
+        <translation>{page} — linkvet 用户指南</translation>
+    </message>
+    <message>
+        <source>Back</source>
+        <translation>后退</translation>
+    </message>
+    <message>
+        <source>Forward</source>
+        <translation>前进</translation>
+    </message>
+    <message>
+        <source>Contents</source>
+        <translation>首页</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>关闭</translation>
+    </message>
+    <message>
+        <source>linkvet user guide</source>
+        <translation>linkvet 用户指南</translation>
     </message>
 </context>
 <context>
@@ -697,7 +724,7 @@
     </message>
     <message>
         <source>Catalog</source>
-        <translation>目录</translation>
+        <translation>服务商名录</translation>
     </message>
     <message>
         <source>Needs &amp; score</source>
@@ -710,6 +737,10 @@
     <message>
         <source>Language not available</source>
         <translation>语言不可用</translation>
+    </message>
+    <message>
+        <source>Not found: {path}</source>
+        <translation>找不到：{path}</translation>
     </message>
     <message>
         <source>About linkvet</source>
@@ -750,6 +781,14 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>&amp;Help</source>
         <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Getting started</source>
+        <translation>快速入门(&amp;G)</translation>
+    </message>
+    <message>
+        <source>&amp;User guide</source>
+        <translation>用户指南(&amp;U)</translation>
     </message>
     <message>
         <source>&amp;About linkvet</source>
@@ -887,11 +926,11 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <name>OfferingFields</name>
     <message>
         <source>Left empty: your fact is taken out of your catalogs on Save.</source>
-        <translation>留空：保存时从我的目录中移除您填写的这个事实。</translation>
+        <translation>留空：保存时从我的名录中移除您填写的这个事实。</translation>
     </message>
     <message>
         <source>Left empty: what the catalog says stays (nothing is deleted).</source>
-        <translation>留空：保留目录现有的值（不会删除任何内容）。</translation>
+        <translation>留空：保留名录现有的值（不会删除任何内容）。</translation>
     </message>
     <message>
         <source>not stated by any source</source>
@@ -969,7 +1008,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message numerus="yes">
         <source>%n changed value(s), valid by the catalog&apos;s rules: Save writes them into {file}.</source>
         <translation>
-            <numerusform>%n 个已更改的值符合目录规则：点击“保存”写入 {file}。</numerusform>
+            <numerusform>%n 个已更改的值符合名录规则：点击“保存”写入 {file}。</numerusform>
         </translation>
     </message>
     <message>
@@ -994,7 +1033,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
     <message>
         <source>Only the values you change are saved, each with the source and date below, into your own catalog folder ({folder}); the bundled catalogs are never changed. An empty field means not stated (unknown).</source>
-        <translation>只保存您更改的值，每个值都带上下面填写的来源和日期，写入您自己的目录文件夹（{folder}）；内置目录永远不会被修改。留空表示未说明（未知）。</translation>
+        <translation>只保存您更改的值，每个值都带上下面填写的来源和日期，写入您自己的名录文件夹（{folder}）；内置名录永远不会被修改。留空表示未说明（未知）。</translation>
     </message>
     <message>
         <source>Provider</source>
@@ -1035,10 +1074,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
 </context>
 <context>
     <name>OfficesPanel</name>
-    <message>
-        <source>(no vantage point recorded)</source>
-        <translation>（未记录测量点）</translation>
-    </message>
     <message>
         <source>worst peak (+{spread:.0f} ms vs the best)</source>
         <translation>晚高峰最差（比最好的测量点高 {spread:.0f} ms）</translation>
@@ -1131,6 +1166,16 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>{summary}.</source>
         <translation>{summary}。</translation>
+    </message>
+    <message>
+        <source>Results kept in the spool</source>
+        <translation>结果已存入暂存库</translation>
+    </message>
+    <message>
+        <source>The store did not take this run; it is kept in the spool and stored by the next run or scheduled round that reaches the store.
+{error}</source>
+        <translation>结果库没有接收这次测量；它已存入暂存库，下一次能写入结果库的测量或定时轮次会把它存入。
+{error}</translation>
     </message>
     <message>
         <source>Results not stored</source>
@@ -1343,7 +1388,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
     <message>
         <source>ids the catalog does not have yet, separated by commas</source>
-        <translation>目录中尚无的 ID，用逗号分隔</translation>
+        <translation>名录中尚无的 ID，用逗号分隔</translation>
     </message>
     <message>
         <source>no training needs (the questions in their own order)</source>
@@ -1400,7 +1445,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
     <message>
         <source>{answers} answers: {new} new facts, {same} the same as the catalog says, {conflicts} that contradict it (ticked: take the answer; unticked: keep what the catalog says). Nothing is written until you press Import.</source>
-        <translation>{answers} 个回答：{new} 个新事实，{same} 个与目录一致，{conflicts} 个与目录冲突（勾选：采用回答；不勾选：保留目录现有的值）。点击“导入”之前不会写入任何内容。</translation>
+        <translation>{answers} 个回答：{new} 个新事实，{same} 个与名录一致，{conflicts} 个与名录冲突（勾选：采用回答；不勾选：保留名录现有的值）。点击“导入”之前不会写入任何内容。</translation>
     </message>
     <message numerus="yes">
         <source>%n invalid answer(s) will be skipped (listed below).</source>
@@ -1438,11 +1483,11 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
     <message>
         <source>Writing the answers into your catalogs…</source>
-        <translation>正在把回答写入我的目录…</translation>
+        <translation>正在把回答写入我的名录…</translation>
     </message>
     <message>
         <source>{answers} answers written: {added} facts added, {changed} changed (earlier values kept in their history), {unchanged} unchanged, {kept} kept as the catalog says, in {file}.</source>
-        <translation>已写入 {answers} 个回答：新增 {added} 个事实，更改 {changed} 个（旧值保留在历史中），{unchanged} 个未变，{kept} 个保留目录现有的值，文件 {file}。</translation>
+        <translation>已写入 {answers} 个回答：新增 {added} 个事实，更改 {changed} 个（旧值保留在历史中），{unchanged} 个未变，{kept} 个保留名录现有的值，文件 {file}。</translation>
     </message>
     <message>
         <source>Import an answered questionnaire</source>
@@ -1502,7 +1547,7 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
     <message>
         <source>The catalog says now</source>
-        <translation>目录现有的值</translation>
+        <translation>名录现有的值</translation>
     </message>
     <message>
         <source>The answer</source>
@@ -1968,7 +2013,7 @@ after: {after}</source>
     <message numerus="yes">
         <source>%n catalog file(s) skipped (see the Catalog screen).</source>
         <translation>
-            <numerusform>已跳过 %n 个目录文件（见“目录”页面）。</numerusform>
+            <numerusform>已跳过 %n 个名录文件（见“服务商名录”页面）。</numerusform>
         </translation>
     </message>
     <message>
@@ -2009,10 +2054,6 @@ after: {after}</source>
         <translation>注意：{note}。</translation>
     </message>
     <message>
-        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms · sensitivity: {sensitivity}</source>
-        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 排名用时 {ms:.0f} 毫秒 · 敏感性：{sensitivity}</translation>
-    </message>
-    <message>
         <source>Only those passing every gate</source>
         <translation>仅显示通过全部门槛的</translation>
     </message>
@@ -2027,6 +2068,18 @@ after: {after}</source>
     <message>
         <source>#</source>
         <translation>#</translation>
+    </message>
+    <message>
+        <source>TOPSIS ↓</source>
+        <translation>TOPSIS ↓</translation>
+    </message>
+    <message>
+        <source>Score ↓</source>
+        <translation>得分 ↓</translation>
+    </message>
+    <message>
+        <source>At worst ↓</source>
+        <translation>最差情况 ↓</translation>
     </message>
     <message>
         <source>Score</source>
@@ -2063,6 +2116,10 @@ after: {after}</source>
     <message>
         <source>Unknown</source>
         <translation>未知</translation>
+    </message>
+    <message>
+        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by {method}, ordered by {order} · sensitivity: {sensitivity}</source>
+        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 按{method}排名，用时 {ms:.0f} 毫秒，排序依据：{order} · 敏感性：{sensitivity}</translation>
     </message>
     <message>
         <source>pass</source>
@@ -2271,11 +2328,11 @@ after: {after}</source>
     </message>
     <message>
         <source>catalog provider id, e.g. raksmart</source>
-        <translation>目录中的服务商 ID，例如 raksmart</translation>
+        <translation>名录中的服务商 ID，例如 raksmart</translation>
     </message>
     <message>
         <source>catalog region id, e.g. los-angeles</source>
-        <translation>目录中的区域 ID，例如 los-angeles</translation>
+        <translation>名录中的区域 ID，例如 los-angeles</translation>
     </message>
     <message>
         <source>Address</source>
@@ -2336,7 +2393,7 @@ The file was kept as {aside}; starting with an empty list.</source>
     </message>
     <message>
         <source>Catalogs not loaded</source>
-        <translation>目录未加载</translation>
+        <translation>名录未加载</translation>
     </message>
     <message>
         <source>Plan not imported</source>
@@ -2382,7 +2439,7 @@ The file was kept as {aside}; starting with an empty list.</source>
     </message>
     <message>
         <source>The probe list: what the Probe screen measures. Tick the targets to include; label each with its provider, region and the line type the vendor claims, so measurements join the catalog.</source>
-        <translation>探测列表：即“探测”页面要测量的目标。勾选要包含的目标；为每个目标标注服务商、区域以及服务商宣称的线路类型，以便测量结果与目录关联。</translation>
+        <translation>探测列表：即“探测”页面要测量的目标。勾选要包含的目标；为每个目标标注服务商、区域以及服务商宣称的线路类型，以便测量结果与名录关联。</translation>
     </message>
     <message>
         <source>Add…</source>
@@ -2398,7 +2455,7 @@ The file was kept as {aside}; starting with an empty list.</source>
     </message>
     <message>
         <source>From the catalogs…</source>
-        <translation>从目录添加…</translation>
+        <translation>从名录添加…</translation>
     </message>
     <message>
         <source>Import plan…</source>

@@ -12,10 +12,11 @@ call that found it broken fails with StoreError, which the delivery takes as "ke
 With `connect_now=False` (an agent that started while its server was unreachable) the first connection, and
 the migration and schema check with it, wait for the first call; until the server answers every call fails
 with `StoreUnreachableError`.
-Samples and results go in with COPY, new targets in one multi-row INSERT, rollups in one pipelined batch.
+Samples and results go in with COPY, new series in one multi-row INSERT, rollups in one pipelined batch.
 What a writer wrote last is reused while nobody else writes (`probes.store.recent`): every write transaction
 advances the sequence `store_writes`, so a writer that finds it where its own last write left it knows
-nobody else wrote since. The read path's queries are in `reading.py`.
+nobody else wrote since. The read path's queries are `probes.store.reading_sql`'s, in PostgreSQL's words
+(`dialect.py`).
 """
 
 from __future__ import annotations
@@ -31,24 +32,27 @@ import psycopg
 from probes.errors import ErrorKind, StoreError
 from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
+from probes.store.documents import DocumentStatements
 from probes.store.postgres import connecting
 from probes.store.postgres.alerts import PostgresAlertStatements
 from probes.store.postgres.connecting import WRITES_SEQUENCE, translate, translated
-from probes.store.postgres.reading import PostgresReads
+from probes.store.postgres.dialect import POSTGRES
+from probes.store.reading_sql import Connection
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
     SAMPLE_COLUMNS,
-    TARGET_COLUMNS,
+    SERIES_COLUMNS,
     TRACE_COLUMNS,
     TRACE_REPLY_COLUMNS,
 )
 from probes.store.rollup import PART_COLUMNS
 from probes.store.statements import (
     ROLLUP_TABLES,
-    kept,
+    SERIES_IDENTITY,
     rollup_select,
     rollup_table,
+    series_identity,
     widen_sample_reach_sql,
 )
 from probes.store_location import StoreUrl
@@ -61,9 +65,6 @@ def _insert(table: str, columns: Sequence[str]) -> str:
 
 
 _INSERT_ROUND = _insert("rounds", ROUND_COLUMNS) + " ON CONFLICT (uid) DO NOTHING RETURNING id"
-_UPDATE_TARGET = (
-    "UPDATE targets SET name = %s, port = %s, provider = %s, region = %s, line_type = %s WHERE id = %s"
-)
 _COPY_RESULTS = f"COPY results ({', '.join(('id', *RESULT_COLUMNS))}) FROM STDIN"
 _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("%s")
 _COPY_SAMPLES = f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN"
@@ -81,8 +82,11 @@ def _no_nan(row: Row) -> Row:
     return tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
 
 
-class PostgresBackend(PostgresReads, PostgresAlertStatements):
+class PostgresBackend(DocumentStatements, PostgresAlertStatements):
     """An open PostgreSQL result store (see `probes.store.backend.Backend` for what each method does)."""
+
+    dialect = POSTGRES
+    path: StoreUrl
 
     def __init__(
         self,
@@ -147,6 +151,9 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
                 self._open(db)
         assert self._db is not None
         return self._db
+
+    def _reading_connection(self) -> Connection:
+        return self._connection()
 
     @property
     def connection(self) -> psycopg.Connection[Any]:
@@ -216,43 +223,33 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             )
         return int(found[0])
 
-    @translated(N_("could not save the targets"))
-    def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
+    @translated(N_("could not save the series"))
+    def series_ids(self, rows: Sequence[Row]) -> list[int]:
         db = self._connection()
-        wanted = {row[0]: row for row in rows}  # by key; a later row of the same key wins
         stored = {
-            found[0]: found
+            series_identity(found[1:]): int(found[0])
             for found in db.execute(
-                "SELECT key, id, name, port, provider, region, line_type FROM targets WHERE key = ANY(%s)",
-                (list(wanted),),
+                f"SELECT id, {SERIES_IDENTITY} FROM series WHERE key = ANY(%s)",
+                (sorted({str(row[0]) for row in rows}),),
             )
         }
-        ids: dict[str, int] = {}
-        new = [row for key, row in wanted.items() if key not in stored]
+        new: dict[Row, Row] = {}  # identity → the first row of it (a later one may differ in the port)
+        for row in rows:
+            identity = series_identity(row, full=True)
+            if identity not in stored:
+                new.setdefault(identity, row)
         if new:
-            values = ", ".join(["(" + ", ".join(["%s"] * len(TARGET_COLUMNS)) + ")"] * len(new))
-            for key, target_id in db.execute(
-                f"INSERT INTO targets ({', '.join(TARGET_COLUMNS)}) VALUES {values} RETURNING key, id",
-                [v for row in new for v in row],
-            ):
-                ids[str(key)] = int(target_id)
-        for key, row in wanted.items():
-            old = stored.get(key)
-            if old is None:
-                continue
-            _key, target_id, name, port, provider, region, line_type = old
-            ids[key] = int(target_id)
-            # The name follows the newest measurement; port and labels are updated, never erased.
-            update = (
-                row[1],
-                kept(row[4], port),
-                kept(row[6], provider),
-                kept(row[7], region),
-                kept(row[8], line_type),
+            # Inside the write transaction nobody else inserts: the ids are the ones after the largest.
+            found = db.execute("SELECT coalesce(max(id), 0) + 1 FROM series").fetchone()
+            first = 1 if found is None else int(found[0])
+            added = {identity: first + n for n, identity in enumerate(new)}
+            values = ", ".join(["(" + ", ".join(["%s"] * (1 + len(SERIES_COLUMNS))) + ")"] * len(new))
+            db.execute(
+                f"INSERT INTO series (id, {', '.join(SERIES_COLUMNS)}) VALUES {values}",
+                [v for identity, row in new.items() for v in (added[identity], *row)],
             )
-            if update != (name, port, provider, region, line_type):
-                db.execute(_UPDATE_TARGET, (*update, target_id))
-        return [ids[row[0]] for row in rows]
+            stored.update(added)
+        return [stored[series_identity(row, full=True)] for row in rows]
 
     @translated(N_("could not save the results"))
     def insert_results(self, rows: Sequence[Row]) -> list[int]:
@@ -290,10 +287,10 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             return []
         select, start = rollup_select(period_s)
         wanted = set(keys)
-        targets = sorted({target for target, _ in keys})
+        series = sorted({series_id for series_id, _ in keys})
         low, high = min(s for _, s in keys), max(s for _, s in keys)
         rows = self._connection().execute(
-            f"{select} WHERE {start} BETWEEN %s AND %s AND target_id = ANY(%s)", (low, high, targets)
+            f"{select} WHERE {start} BETWEEN %s AND %s AND series_id = ANY(%s)", (low, high, series)
         )
         return [row for row in rows if (row[0], row[1]) in wanted]
 
@@ -302,11 +299,11 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
         if not rows:
             return
         table, start = rollup_table(period_s)
-        columns = ("target_id", start, *PART_COLUMNS, "hist_index", "hist_count")
+        columns = ("series_id", start, *PART_COLUMNS, "hist_index", "hist_count")
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
         with self._connection().cursor() as cursor:  # pipelined: one round trip for all the rows
             cursor.executemany(
-                f"{_insert(table, columns)} ON CONFLICT ({start}, target_id) DO UPDATE SET {updates}", rows
+                f"{_insert(table, columns)} ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}", rows
             )
 
     @translated(N_("could not clear the rollups"))
@@ -321,7 +318,7 @@ class PostgresBackend(PostgresReads, PostgresAlertStatements):
             with self._connection().cursor(name="linkvet_samples_in_run_order") as cursor:
                 cursor.itersize = 100_000
                 cursor.execute(  # what went out on the line: not what this machine could not send
-                    "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS DISTINCT FROM %s"
+                    "SELECT result_id, series_id, ts_us, rtt_ms FROM samples WHERE error IS DISTINCT FROM %s"
                     " ORDER BY result_id, seq",
                     (str(ErrorKind.SEND_FAILED),),
                 )

@@ -8,6 +8,8 @@ What differs
     REAL                            DOUBLE PRECISION (both IEEE 754 binary64)
     BLOB                            BYTEA
     ... WITHOUT ROWID               (nothing: PostgreSQL tables have no rowid)
+    DROP TABLE t                    DROP TABLE t CASCADE (PostgreSQL keeps other tables' foreign keys to t and
+                                    refuses to drop it under them; SQLite, its foreign keys off, lets them be)
     PRAGMA user_version             the one row of `store_version`
     ? placeholders in steps         %s (a step, written for sqlite3, runs through `QmarkConnection`)
 
@@ -34,6 +36,7 @@ DIALECT: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bREAL\b"), "DOUBLE PRECISION"),
     (re.compile(r"\bBLOB\b"), "BYTEA"),
     (re.compile(r"\)\s*WITHOUT ROWID\s*$"), ")"),
+    (re.compile(r"^DROP TABLE (\w+)$"), r"DROP TABLE \1 CASCADE"),
 )
 
 

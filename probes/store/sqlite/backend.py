@@ -17,25 +17,27 @@ from pathlib import Path
 from probes.errors import ErrorKind, StoreError
 from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
+from probes.store.documents import DocumentStatements
 from probes.store.records import (
     RESULT_COLUMNS,
     ROUND_COLUMNS,
     SAMPLE_COLUMNS,
-    TARGET_COLUMNS,
+    SERIES_COLUMNS,
     TRACE_COLUMNS,
     TRACE_REPLY_COLUMNS,
 )
 from probes.store.rollup import PART_COLUMNS
 from probes.store.sqlite import opening
 from probes.store.sqlite.alerts import AlertStatements
+from probes.store.sqlite.dialect import SQLITE
 from probes.store.sqlite.opening import translate, translated
-from probes.store.sqlite.reading import SqliteReads
 from probes.store.sqlite.schema import SCHEMA_VERSION
 from probes.store.statements import (
     ROLLUP_TABLES,
-    kept,
+    SERIES_IDENTITY,
     rollup_select,
     rollup_table,
+    series_identity,
     widen_sample_reach_sql,
 )
 
@@ -47,8 +49,7 @@ def _insert(table: str, columns: Sequence[str], verb: str = "INSERT") -> str:
 
 
 _INSERT_ROUND = _insert("rounds", ROUND_COLUMNS)
-_INSERT_TARGET = _insert("targets", TARGET_COLUMNS) + " RETURNING id"
-_UPDATE_TARGET = "UPDATE targets SET name = ?, port = ?, provider = ?, region = ?, line_type = ? WHERE id = ?"
+_INSERT_SERIES = _insert("series", ("id", *SERIES_COLUMNS))
 _INSERT_RESULT = _insert("results", ("id", *RESULT_COLUMNS))
 _INSERT_SAMPLE = _insert("samples", SAMPLE_COLUMNS)
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
@@ -57,13 +58,16 @@ _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("?")
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
 
 
-class SqliteBackend(SqliteReads, AlertStatements):
+class SqliteBackend(DocumentStatements, AlertStatements):
     """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the read
-    path's queries are in `probes.store.sqlite.reading`, the alert tables' statements in
-    `probes.store.sqlite.alerts`).
+    path's queries are `probes.store.reading_sql`'s, in the words of `probes.store.sqlite.dialect`; the alert
+    tables' statements are in `probes.store.sqlite.alerts`).
 
     `rebuild`, called with the backend inside a migration that asks for it, recomputes every rollup (the
     store passes its write path's rebuild; without it a migration leaves the rollups as they are)."""
+
+    dialect = SQLITE
+    path: Path
 
     def __init__(
         self,
@@ -104,6 +108,9 @@ class SqliteBackend(SqliteReads, AlertStatements):
         except BaseException:
             self._db.close()
             raise
+
+    def _reading_connection(self) -> sqlite3.Connection:
+        return self._db
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -198,38 +205,29 @@ class SqliteBackend(SqliteReads, AlertStatements):
     def insert_round(self, row: Row) -> int:
         return int(self._db.execute(_INSERT_ROUND, row).lastrowid or 0)
 
-    @translated(N_("could not save the targets"))
-    def upsert_targets(self, rows: Sequence[Row]) -> list[int]:
-        wanted = {row[0]: row for row in rows}  # by key; a later row of the same key wins
-        stored: dict[str, Row] = {}
-        keys = list(wanted)
+    @translated(N_("could not save the series"))
+    def series_ids(self, rows: Sequence[Row]) -> list[int]:
+        keys = sorted({str(row[0]) for row in rows})
+        stored: dict[Row, int] = {}
         for start in range(0, len(keys), _IN_CHUNK):
             chunk = keys[start : start + _IN_CHUNK]
             for found in self._db.execute(
-                f"SELECT key, id, name, port, provider, region, line_type FROM targets"
-                f" WHERE key IN ({', '.join('?' * len(chunk))})",
+                f"SELECT id, {SERIES_IDENTITY} FROM series WHERE key IN ({', '.join('?' * len(chunk))})",
                 chunk,
             ):
-                stored[found[0]] = found
-        ids: dict[str, int] = {}
-        for key, row in wanted.items():
-            old = stored.get(key)
-            if old is None:
-                ids[key] = int(self._db.execute(_INSERT_TARGET, row).fetchone()[0])
-                continue
-            _key, target_id, name, port, provider, region, line_type = old
-            ids[key] = int(target_id)
-            # The name follows the newest measurement; port and labels are updated, never erased.
-            new = (
-                row[1],
-                kept(row[4], port),
-                kept(row[6], provider),
-                kept(row[7], region),
-                kept(row[8], line_type),
-            )
-            if new != (name, port, provider, region, line_type):
-                self._db.execute(_UPDATE_TARGET, (*new, target_id))
-        return [ids[row[0]] for row in rows]
+                stored[series_identity(found[1:])] = int(found[0])
+        new: dict[Row, Row] = {}  # identity → the first row of it (a later one may differ in the port)
+        for row in rows:
+            identity = series_identity(row, full=True)
+            if identity not in stored:
+                new.setdefault(identity, row)
+        if new:
+            # Inside the write transaction nobody else inserts: the ids are the ones after the largest.
+            first = int(self._db.execute("SELECT coalesce(max(id), 0) + 1 FROM series").fetchone()[0])
+            added = {identity: first + n for n, identity in enumerate(new)}
+            self._db.executemany(_INSERT_SERIES, [(added[identity], *row) for identity, row in new.items()])
+            stored.update(added)
+        return [stored[series_identity(row, full=True)] for row in rows]
 
     @translated(N_("could not save the results"))
     def insert_results(self, rows: Sequence[Row]) -> list[int]:
@@ -260,13 +258,13 @@ class SqliteBackend(SqliteReads, AlertStatements):
             return []
         select, start = rollup_select(period_s)
         wanted = set(keys)
-        targets = sorted({target for target, _ in keys})
+        series = sorted({series_id for series_id, _ in keys})
         low, high = min(s for _, s in keys), max(s for _, s in keys)
         found: list[Row] = []
-        for first in range(0, len(targets), _IN_CHUNK):
-            chunk = targets[first : first + _IN_CHUNK]
+        for first in range(0, len(series), _IN_CHUNK):
+            chunk = series[first : first + _IN_CHUNK]
             rows = self._db.execute(
-                f"{select} WHERE {start} BETWEEN ? AND ? AND target_id IN ({', '.join('?' * len(chunk))})",
+                f"{select} WHERE {start} BETWEEN ? AND ? AND series_id IN ({', '.join('?' * len(chunk))})",
                 (low, high, *chunk),
             )
             found.extend(row for row in rows if (row[0], row[1]) in wanted)
@@ -275,10 +273,10 @@ class SqliteBackend(SqliteReads, AlertStatements):
     @translated(N_("could not save the rollups"))
     def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
         table, start = rollup_table(period_s)
-        columns = ("target_id", start, *PART_COLUMNS, "hist_index", "hist_count")
+        columns = ("series_id", start, *PART_COLUMNS, "hist_index", "hist_count")
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
         self._db.executemany(
-            f"{_insert(table, columns)} ON CONFLICT ({start}, target_id) DO UPDATE SET {updates}", rows
+            f"{_insert(table, columns)} ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}", rows
         )
 
     @translated(N_("could not clear the rollups"))
@@ -289,7 +287,7 @@ class SqliteBackend(SqliteReads, AlertStatements):
     def samples_in_run_order(self) -> Iterator[Row]:
         try:
             cursor = self._db.execute(  # what went out on the line: not what this machine could not send
-                "SELECT result_id, target_id, ts_us, rtt_ms FROM samples WHERE error IS NOT ?"
+                "SELECT result_id, series_id, ts_us, rtt_ms FROM samples WHERE error IS NOT ?"
                 " ORDER BY result_id, seq",
                 (str(ErrorKind.SEND_FAILED),),
             )

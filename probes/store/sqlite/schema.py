@@ -1,19 +1,22 @@
 """The SQLite schema: one list of migrations; the schema version is how many of them a file has had.
 
 Tables
-    targets   one row per measured thing (method + address), with its latest labels
+    series    one row per measured series: what was measured (method + address: the target's `key`, with its
+              name, host, port, URL), with which labels (provider, region, line type) and from which vantage
+              point (`this-machine` for rounds that named none); never rewritten: a round with other labels
+              or from elsewhere starts another series
     rounds    one row per measuring round (when, what plan, from which vantage point, tool version); `uid` is
               the round's stable id (a round forwarded twice from the spool is stored once) and `slot_us` the
               scheduled slot it measured: a (vantage, plan, slot) round is unique
-    results   one row per target per round: the summary statistics and the method's figures
+    results   one row per series per round: the summary statistics and the method's figures
     samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind, and for a
               `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL);
-              in the order written, indexed by run (result): a target's or a window's samples are found
+              in the order written, indexed by run (result): a series' or a window's samples are found
               through their results
-    hourly, quarter_hourly   per target and UTC hour / quarter hour: counts, sums and a mergeable RTT
+    hourly, quarter_hourly   per series and UTC hour / quarter hour: counts, sums and a mergeable RTT
               histogram (see probes.histogram), derived from samples in the same transaction that writes
               them, rebuildable from them
-    traces, trace_replies   a `trace` result's probes and the route verdict it got
+    traces, trace_replies   a `trace` result's probes and the route verdict it got (keyed by its series)
     alert_states   per plan, vantage point, alert rule and target: firing or ok, since when, the value judged
                    (`probes.alerts`; kept across restarts so an alert is told once, and its end once)
     alert_outbox   notifications not yet delivered (retried with backoff, survive a restart)
@@ -22,9 +25,13 @@ Tables
     store_facts   named numbers about what the store holds: `sample_reach_us`, the farthest any stored
                   sample lies from its result's start (so a window's samples are found through the results
                   started within that reach of it)
+    evaluations   evaluation documents by name: a versioned TOML body the evaluation model reads and writes
+    agents        per vantage point and evaluation (or plan), its office agent's health as last reported
 
 Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s`/`start_s` seconds at the start of the
-period. The version is `PRAGMA user_version`.
+period. The version is `PRAGMA user_version`. Until schema 9 a `targets` row (one per key) carried its latest
+labels, rewritten by each round; migration 9 splits it into one series per vantage point it was measured from,
+each with the labels the row had then.
 
 A migration is a list of SQL statements and steps: a step is a function of the connection (for what SQL
 alone cannot do cheaply), and `REBUILD_ROLLUPS` asks for every rollup to be recomputed from the raw samples
@@ -75,6 +82,84 @@ def _remove_double_rounds(db: sqlite3.Connection) -> None:
                 )
             db.execute("DELETE FROM results WHERE id = ?", (result_id,))
         db.execute("DELETE FROM rounds WHERE id = ?", (round_id,))
+
+
+_VANTAGE = "coalesce(nullif(ro.vantage, ''), 'this-machine')"  # probes.vantage.THIS_MACHINE, then
+
+
+def _split_targets(db: sqlite3.Connection) -> None:
+    """Schema 9: each target row becomes one series per vantage point its results were measured from (rounds
+    without one: `this-machine`), with the row's name and labels as they are (so old rounds keep the
+    attribution they had). The vantage point with the most results keeps the row's id, so the samples of a
+    target measured from one place stay as they are; the others get new ids, noted in the temporary table
+    `split_series` for `_move_to_series`. A row with no result left is dropped. Plain SQL both backends run
+    (on PostgreSQL through `QmarkConnection`)."""
+    pairs = db.execute(
+        f"SELECT r.target_id, {_VANTAGE}, count(*) FROM results r JOIN rounds ro ON ro.id = r.round_id"
+        f" GROUP BY r.target_id, {_VANTAGE} ORDER BY r.target_id, count(*) DESC, {_VANTAGE}"
+    ).fetchall()
+    rows = {
+        int(row[0]): tuple(row[1:])
+        for row in db.execute(
+            "SELECT id, key, name, method, host, port, url, provider, region, line_type FROM targets"
+        )
+    }
+    next_id = max(rows, default=0) + 1
+    db.execute(
+        "CREATE TEMPORARY TABLE split_series (target_id BIGINT NOT NULL, vantage TEXT NOT NULL,"
+        " series_id BIGINT NOT NULL, PRIMARY KEY (target_id, vantage))"
+    )
+    kept: set[int] = set()
+    for target_id, vantage, _results in pairs:
+        if int(target_id) not in rows:
+            continue  # a result whose target row is gone: its series cannot be named (never written so)
+        if target_id in kept:
+            series_id, next_id = next_id, next_id + 1
+        else:
+            series_id = int(target_id)
+            kept.add(series_id)
+        db.execute(
+            "INSERT INTO series (id, key, name, method, host, port, url, provider, region, line_type, vantage)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (series_id, *rows[int(target_id)], vantage),
+        )
+        db.execute("INSERT INTO split_series VALUES (?, ?, ?)", (target_id, vantage, series_id))
+
+
+def _move_to_series(db: sqlite3.Connection) -> None:
+    """Schema 9, once `target_id` is `series_id` and the targets (and PostgreSQL's references to them) are
+    gone: the results of a target's other vantage points, their samples and traces, to their series."""
+    moved = "SELECT target_id FROM split_series WHERE series_id <> target_id"
+    db.execute(
+        f"UPDATE results SET series_id = (SELECT sp.series_id FROM rounds ro, split_series sp"
+        f" WHERE ro.id = results.round_id AND sp.target_id = results.series_id AND sp.vantage = {_VANTAGE})"
+        f" WHERE series_id IN ({moved})"
+    )
+    for table in ("samples", "traces"):
+        db.execute(
+            f"UPDATE {table} SET series_id = (SELECT r.series_id FROM results r WHERE r.id = {table}.result_id)"
+            " WHERE result_id IN (SELECT r.id FROM results r JOIN split_series sp ON sp.series_id = r.series_id"
+            " WHERE sp.series_id <> sp.target_id)"
+        )
+    db.execute("DROP TABLE split_series")
+
+
+def _rollup_table(name: str, start: str) -> str:
+    """A rollup table keyed by (start, series) (schema 9; before it, by target)."""
+    return f"""CREATE TABLE {name} (
+            {start} INTEGER NOT NULL,
+            series_id INTEGER NOT NULL,
+            sent INTEGER NOT NULL,
+            received INTEGER NOT NULL,
+            rtt_sum_ms REAL NOT NULL,
+            rtt_min_ms REAL,
+            rtt_max_ms REAL,
+            jitter_sum_ms REAL NOT NULL,
+            jitter_pairs INTEGER NOT NULL,
+            hist_index BLOB NOT NULL,
+            hist_count BLOB NOT NULL,
+            PRIMARY KEY ({start}, series_id)
+        ) WITHOUT ROWID"""
 
 
 MIGRATIONS: list[Sequence[str | Step]] = [
@@ -293,6 +378,57 @@ MIGRATIONS: list[Sequence[str | Step]] = [
         ) WITHOUT ROWID""",
         "INSERT INTO store_facts (name, value) SELECT 'sample_reach_us', coalesce(max(abs(s.ts_us - r.started_us)), 0)"
         " FROM samples s JOIN results r ON r.id = s.result_id",
+    ),
+    (  # 9: series: what was measured, with which labels, from where, never rewritten (see the docstring);
+        # results, samples, traces and rollups keyed by series, so one vantage point's rollups are its own
+        """CREATE TABLE series (
+            id INTEGER PRIMARY KEY,
+            key TEXT NOT NULL,
+            name TEXT NOT NULL,
+            method TEXT NOT NULL,
+            host TEXT,
+            port INTEGER,
+            url TEXT,
+            provider TEXT,
+            region TEXT,
+            line_type TEXT,
+            vantage TEXT NOT NULL
+        )""",
+        "CREATE UNIQUE INDEX series_identity ON series"
+        " (key, name, coalesce(provider, ''), coalesce(region, ''), coalesce(line_type, ''), vantage)",
+        _split_targets,
+        "ALTER TABLE results RENAME COLUMN target_id TO series_id",
+        "ALTER TABLE samples RENAME COLUMN target_id TO series_id",
+        "ALTER TABLE traces RENAME COLUMN target_id TO series_id",
+        "DROP INDEX traces_target_time",
+        "CREATE INDEX traces_series_time ON traces (series_id, started_us)",
+        "DROP TABLE hourly",
+        "DROP TABLE quarter_hourly",
+        _rollup_table("hourly", "hour_s"),
+        _rollup_table("quarter_hourly", "start_s"),
+        "DROP TABLE targets",
+        _move_to_series,
+        REBUILD_ROLLUPS,
+    ),
+    (  # 10: evaluation documents by name, and the office agents' health (`probes.store.documents`)
+        """CREATE TABLE evaluations (
+            name TEXT PRIMARY KEY,
+            format INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            updated_us INTEGER NOT NULL,
+            updated_by TEXT
+        ) WITHOUT ROWID""",
+        """CREATE TABLE agents (
+            vantage TEXT NOT NULL,
+            evaluation_or_plan TEXT NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER,
+            version TEXT,
+            last_round_us INTEGER,
+            spooled_rounds INTEGER NOT NULL,
+            updated_us INTEGER NOT NULL,
+            PRIMARY KEY (vantage, evaluation_or_plan)
+        ) WITHOUT ROWID""",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
