@@ -105,9 +105,12 @@ def candidate_catalogs(evaluation: Evaluation, catalogs: CatalogSet) -> CatalogS
 
 
 def candidate_endpoints(candidate: Candidate, catalogs: CatalogSet) -> list[CandidateEndpoint]:
-    """Where the candidate is measured: the evaluation's endpoints first, then the catalog region's probe
-    endpoints (a vendor's questionnaire answers add theirs there), none twice."""
+    """Where the candidate is measured: the evaluation's endpoints first, then (unless the candidate says
+    not to) the catalog region's probe endpoints (a vendor's questionnaire answers add theirs there), none
+    twice."""
     found = [CandidateEndpoint(address, "evaluation") for address in candidate.endpoints]
+    if not candidate.catalog_endpoints:
+        return found
     catalog = catalogs.provider(candidate.provider)
     region = catalog.region(candidate.region) if catalog is not None else None
     if region is not None:

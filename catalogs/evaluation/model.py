@@ -19,6 +19,7 @@ sees the same one) as a versioned TOML document, which is also its file format (
     offering = "high-defence-gpu-server"   # optional: every offering of the provider in the region
     line_type = "cn2-gia"                  # optional: the line the vendor sells for this candidate
     endpoints = ["198.18.1.1", "https://lg.example.net/100MB.test"]
+    catalog_endpoints = true               # optional: the region's catalog endpoints too (default)
 
     [needs]                                # the needs profile, as in a needs file
     format_version = 1
@@ -92,6 +93,9 @@ class Candidate:
     offering: str | None = None
     line_type: str | None = None  # the line the vendor sells for it (None: the catalog region's claim)
     endpoints: tuple[str, ...] = ()
+    catalog_endpoints: bool = (
+        True  # also the region's endpoints in the catalogs (a vendor's answers add there)
+    )
 
     @property
     def key(self) -> tuple[str, str, str | None]:
@@ -273,6 +277,7 @@ def to_toml(evaluation: Evaluation) -> str:
                 **({"offering": c.offering} if c.offering else {}),
                 **({"line_type": c.line_type} if c.line_type else {}),
                 "endpoints": list(c.endpoints),
+                **({} if c.catalog_endpoints else {"catalog_endpoints": False}),
             }
             for c in evaluation.candidates
         ],
@@ -353,7 +358,13 @@ def parse_evaluation(text: str, path: Path | str = "<evaluation>") -> Evaluation
         ) from None
     evaluation = Evaluation(name, needs, tuple(offices), (), tuple(windows), decide_by)
     for index, item in enumerate(_tables(raw.get("candidates", []), fail, "candidates")):
-        _only(item, {"provider", "region", "offering", "line_type", "endpoints"}, fail, "candidates", index)
+        _only(
+            item,
+            {"provider", "region", "offering", "line_type", "endpoints", "catalog_endpoints"},
+            fail,
+            "candidates",
+            index,
+        )
         provider = _slug(item.get("provider"), fail, "candidates", index, "provider")
         region = _slug(item.get("region"), fail, "candidates", index, "region")
         offering = item.get("offering")

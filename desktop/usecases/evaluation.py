@@ -48,7 +48,7 @@ from probes.store_location import StoreLocation
 
 if TYPE_CHECKING:
     from probes.store import Store
-    from probes.store.records import EvaluationDocument
+    from probes.store.documents import EvaluationDocument
 
 ADDED_BY_USER = (
     "added by the user"  # the source of a provider or region `eval add` creates (data: not translated)

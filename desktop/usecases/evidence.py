@@ -22,18 +22,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from catalogs.checklist import Evidence, load_checklist
 from catalogs.evaluation.candidates import candidate_endpoints, claimed_line_type, offerings_of
 from catalogs.evaluation.model import Candidate, Evaluation
-from catalogs.link_quality import LinkSummary
+from catalogs.facts import Sourced
+from catalogs.link_quality import LinkSummary, PeriodStats
 from catalogs.loader import CatalogSet, ProviderCatalog
+from catalogs.scoring import peak_evenings_needed
 from desktop.i18n import _, ngettext
-from probes.store_location import StoreLocation
+from probes.store_location import StoreLocation, exists, location_or_default
+from probes.vantage import THIS_MACHINE
 
 State = Literal["missing", "partial", "done", "contradicted"]
 STATES: tuple[State, ...] = ("missing", "partial", "done", "contradicted")
 KINDS = ("line", "load", "throughput", "route_out", "route_back", "questionnaire", "acceptance", "price")
-THIS_MACHINE = "this-machine"  # rounds measured without an office: the one office of an evaluation with none
-ENOUGH_EVENINGS = 7  # peak evenings after which one more cannot move a candidate's line criterion (default)
 LOWER_BOUND_S = 5.0  # a transfer shorter than this never left slow start on a long line: its rate is a floor
 
 
@@ -100,11 +102,6 @@ def office_names(evaluation: Evaluation) -> tuple[str, ...]:
     return tuple(o.name for o in evaluation.offices) or (THIS_MACHINE,)
 
 
-def vantage_of(office: str) -> str | None:
-    """The vantage point stored with an office's rounds (None for this machine's)."""
-    return None if office == THIS_MACHINE else office
-
-
 # -- the cells ---------------------------------------------------------------------------------------------
 
 
@@ -124,27 +121,37 @@ def _measure_next(evaluation: Evaluation, office: str) -> str:
     return f"linkvet schedule --eval {evaluation.name} --vantage {office}"
 
 
+_NOTHING = PeriodStats()
+
+
+def _sides(summary: LinkSummary | None) -> tuple[PeriodStats, PeriodStats]:
+    """(peak, off-peak) of a line, each empty where it was not measured."""
+    if summary is None:
+        return _NOTHING, _NOTHING
+    return summary.peak or _NOTHING, summary.offpeak or _NOTHING
+
+
 def line_cell(
-    evaluation: Evaluation, summaries: Mapping[str, LinkSummary | None], evenings: Mapping[str, int]
+    evaluation: Evaluation, summaries: Mapping[str, LinkSummary | None], evidence: Evidence
 ) -> Cell:
-    """The line off-peak and at peak from each office; done when every office has covered enough peak
-    evenings that one more cannot move the line criterion."""
+    """The line off-peak and at peak from each office; done when every office has measured enough peak
+    evenings for its peak figures to be fully trusted (`catalogs.scoring.peak_evenings_needed`)."""
     per_office: dict[str, Cell] = {}
     for office, summary in summaries.items():
-        covered = evenings.get(office, 0)
-        offpeak = summary.offpeak.samples if summary is not None else 0
-        peak = summary.peak.samples if summary is not None else 0
-        more = max(0, ENOUGH_EVENINGS - covered)
+        peak, offpeak = _sides(summary)
+        covered = peak.evenings or 0
+        more = peak_evenings_needed(summary, evidence)
         figures = {
-            "offpeak_samples": offpeak,
-            "peak_samples": peak,
+            "offpeak_samples": offpeak.samples or 0,
+            "peak_samples": peak.samples or 0,
             "peak_evenings": covered,
             "evenings_to_settle": more,
-            "offpeak_rtt_median_ms": summary.offpeak.rtt_median_ms if summary else None,
-            "peak_rtt_median_ms": summary.peak.rtt_median_ms if summary else None,
-            "peak_loss": summary.peak.loss if summary else None,
+            "offpeak_rtt_median_ms": offpeak.rtt_median_ms,
+            "peak_rtt_median_ms": peak.rtt_median_ms,
+            "peak_rtt_p95_ms": peak.rtt_p95_ms,
+            "peak_loss": peak.loss,
         }
-        if not offpeak and not peak:
+        if not (offpeak.samples or peak.samples):
             per_office[office] = Cell(
                 "missing", _("not measured yet"), _measure_next(evaluation, office), figures
             )
@@ -153,7 +160,7 @@ def line_cell(
             "{offpeak} samples off-peak, {peak} at peak over {evenings} evening",
             "{offpeak} samples off-peak, {peak} at peak over {evenings} evenings",
             covered,
-        ).format(offpeak=offpeak, peak=peak, evenings=covered)
+        ).format(offpeak=offpeak.samples or 0, peak=peak.samples or 0, evenings=covered)
         if more:
             text += " " + ngettext(
                 "({count} more peak evening settles it)", "({count} more peak evenings settle it)", more
@@ -161,19 +168,32 @@ def line_cell(
             per_office[office] = Cell("partial", text, _measure_next(evaluation, office), figures)
         else:
             per_office[office] = Cell("done", text, None, figures)
-    state = _worst([c.state for c in per_office.values()])
-    return Cell(state, _summary_text(per_office), _first_next(per_office), offices=per_office)
+    return _per_office(per_office)
+
+
+def _add_url(evaluation: Evaluation, candidate: Candidate) -> str:
+    return (
+        f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region {candidate.region} "
+        "--test-ip URL"
+    )
+
+
+def _has_url(candidate: Candidate, catalogs: CatalogSet) -> bool:
+    return any(
+        e.address.startswith(("http://", "https://")) for e in candidate_endpoints(candidate, catalogs)
+    )
 
 
 def load_cell(
-    evaluation: Evaluation, candidate: Candidate, summaries: Mapping[str, LinkSummary | None]
+    evaluation: Evaluation, candidate: Candidate, summaries: Mapping[str, LinkSummary | None], has_url: bool
 ) -> Cell:
-    has_url = any(e.startswith(("http://", "https://")) for e in candidate.endpoints)
+    """Latency under load (responsiveness tests) from each office."""
     per_office: dict[str, Cell] = {}
     for office, summary in summaries.items():
-        tests = (summary.peak.load_tests + summary.offpeak.load_tests) if summary else 0
+        peak, offpeak = _sides(summary)
+        tests = (peak.load_tests or 0) + (offpeak.load_tests or 0)
         if tests:
-            added = summary.peak.loaded_rtt_increase_ms if summary else None
+            added = peak.loaded_rtt_increase_ms
             text = ngettext("{count} test", "{count} tests", tests).format(count=tests)
             if added is not None:
                 text += _(", +{ms:.0f} ms under load at peak").format(ms=added)
@@ -182,17 +202,11 @@ def load_cell(
             per_office[office] = Cell(
                 "missing",
                 _("needs a test URL (a file on the vendor's server)"),
-                f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region "
-                f"{candidate.region} --test-ip URL",
+                _add_url(evaluation, candidate),
             )
         else:
             per_office[office] = Cell("missing", _("not measured yet"), _measure_next(evaluation, office))
-    return Cell(
-        _worst([c.state for c in per_office.values()]),
-        _summary_text(per_office),
-        _first_next(per_office),
-        offices=per_office,
-    )
+    return _per_office(per_office)
 
 
 def throughput_cell(
@@ -200,36 +214,34 @@ def throughput_cell(
     candidate: Candidate,
     summaries: Mapping[str, LinkSummary | None],
     transfer_seconds: Mapping[str, float | None],
+    has_url: bool,
 ) -> Cell:
-    has_url = any(e.startswith(("http://", "https://")) for e in candidate.endpoints)
+    """The download rate from each office; a lower bound where the transfers were too short to leave slow
+    start."""
     per_office: dict[str, Cell] = {}
     for office, summary in summaries.items():
-        rate = None
-        if summary is not None:
-            rate = (
-                summary.peak.throughput_mbps
-                if summary.peak.throughput_mbps is not None
-                else summary.offpeak.throughput_mbps
-            )
-        seconds = transfer_seconds.get(office)
+        peak, offpeak = _sides(summary)
+        rate = peak.throughput_mbps if peak.throughput_mbps is not None else offpeak.throughput_mbps
         if rate is None:
-            per_office[office] = Cell(
-                "missing",
-                _("needs a test URL (a file on the vendor's server)")
-                if not has_url
-                else _("not measured yet"),
-                _measure_next(evaluation, office)
+            per_office[office] = (
+                Cell("missing", _("not measured yet"), _measure_next(evaluation, office))
                 if has_url
-                else f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region "
-                f"{candidate.region} --test-ip URL",
+                else Cell(
+                    "missing",
+                    _("needs a test URL (a file on the vendor's server)"),
+                    _add_url(evaluation, candidate),
+                )
             )
             continue
+        seconds = transfer_seconds.get(office)
+        lower_bound = seconds is not None and seconds < LOWER_BOUND_S
         figures = {
-            "peak_mbps": summary.peak.throughput_mbps if summary else None,
-            "offpeak_mbps": summary.offpeak.throughput_mbps if summary else None,
-            "lower_bound": seconds is not None and seconds < LOWER_BOUND_S,
+            "peak_mbps": peak.throughput_mbps,
+            "offpeak_mbps": offpeak.throughput_mbps,
+            "transfer_seconds": seconds,
+            "lower_bound": lower_bound,
         }
-        if figures["lower_bound"]:
+        if lower_bound:
             per_office[office] = Cell(
                 "partial",
                 _(
@@ -241,6 +253,10 @@ def throughput_cell(
             )
         else:
             per_office[office] = Cell("done", _("{rate:.1f} Mbit/s").format(rate=rate), None, figures)
+    return _per_office(per_office)
+
+
+def _per_office(per_office: dict[str, Cell]) -> Cell:
     return Cell(
         _worst([c.state for c in per_office.values()]),
         _summary_text(per_office),
@@ -290,14 +306,16 @@ def route_out_cell(
                 figures,
             )
         else:
-            per_office[office] = Cell(
-                "partial",
-                _("measured {measured}; the claim {claimed} cannot be checked from the route").format(
-                    measured=route.measured_class or "-", claimed=claim or "-"
-                ),
-                None,
-                figures,
+            text = (
+                _("measured {measured}; nothing claimed to check it against").format(
+                    measured=route.measured_class or "-"
+                )
+                if claim is None
+                else _("measured {measured}; the claim {claimed} cannot be checked from the route").format(
+                    measured=route.measured_class or "-", claimed=claim
+                )
             )
+            per_office[office] = Cell("partial", text, None, figures)
     return Cell(
         _worst([c.state for c in per_office.values()]),
         _summary_text(per_office),
@@ -376,8 +394,12 @@ def questionnaire_cell(catalog: ProviderCatalog | None, candidate: Candidate) ->
 
     answered = 0
     if catalog is not None:
-        tables = [catalog.data.provider, catalog.data.service, catalog.region(candidate.region)]
-        tables += list(offerings_of(candidate, catalog))
+        tables: list[Sourced | None] = [
+            catalog.data.provider,
+            catalog.data.service,
+            catalog.region(candidate.region),
+            *offerings_of(candidate, catalog),
+        ]
         for table in tables:
             if table is None:
                 continue
@@ -441,24 +463,18 @@ def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) ->
     offices = office_names(evaluation)
     measured = _measured(db, evaluation, catalogs)
     rows = []
+    evidence = load_checklist().evidence
     for candidate in evaluation.candidates:
         catalog = catalogs.provider(candidate.provider)
         claim = claimed_line_type(candidate, catalogs)
-        summaries = {
-            o: measured.summaries.get((candidate.provider, candidate.region, vantage_of(o))) for o in offices
-        }
-        evenings = {
-            o: measured.evenings.get((candidate.provider, candidate.region, vantage_of(o)), 0)
-            for o in offices
-        }
-        seconds = {
-            o: measured.transfer_s.get((candidate.provider, candidate.region, vantage_of(o))) for o in offices
-        }
-        _ = candidate_endpoints  # the endpoints measured are the plan's (`desktop.usecases.evaluation_plan`)
+        key = (candidate.provider, candidate.region)
+        summaries = {o: measured.summaries.get((*key, o)) for o in offices}
+        seconds = {o: measured.transfer_s.get((*key, o)) for o in offices}
+        has_url = _has_url(candidate, catalogs)
         cells = {
-            "line": line_cell(evaluation, summaries, evenings),
-            "load": load_cell(evaluation, candidate, summaries),
-            "throughput": throughput_cell(evaluation, candidate, summaries, seconds),
+            "line": line_cell(evaluation, summaries, evidence),
+            "load": load_cell(evaluation, candidate, summaries, has_url),
+            "throughput": throughput_cell(evaluation, candidate, summaries, seconds, has_url),
             "route_out": route_out_cell(evaluation, candidate, claim, summaries),
             "route_back": route_back_cell(catalog, candidate),
             "questionnaire": questionnaire_cell(catalog, candidate),
@@ -471,10 +487,40 @@ def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) ->
 
 @dataclass(frozen=True, slots=True)
 class _Measured:
-    summaries: Mapping[tuple[str, str, str | None], LinkSummary]
-    evenings: Mapping[tuple[str, str, str | None], int]
-    transfer_s: Mapping[tuple[str, str, str | None], float | None]
+    summaries: Mapping[tuple[str, str, str], LinkSummary]  # by (provider, region, vantage point)
+    transfer_s: Mapping[tuple[str, str, str], float | None]  # the median download's duration
 
 
 def _measured(db: StoreLocation | None, evaluation: Evaluation, catalogs: CatalogSet) -> _Measured:
-    raise NotImplementedError
+    """Each candidate region's line from each office, read once over the store (the analysis reads each
+    office's own rollups), and how long each office's downloads ran."""
+    from desktop.usecases.links import measured_link_summaries
+    from probes.analysis import Scope
+    from probes.store import Store
+
+    location = location_or_default(db)
+    if not exists(location):
+        return _Measured({}, {})
+    wanted = {(c.provider, c.region) for c in evaluation.candidates}
+    summaries: dict[tuple[str, str, str], LinkSummary] = {}
+    transfer_s: dict[tuple[str, str, str], float | None] = {}
+    with Store(location, readonly=True) as store:
+        for provider, region in sorted(wanted):
+            scope = Scope(provider=provider, region=region)
+            for summary in measured_link_summaries(store, scope, evaluation.peak_windows, catalogs):
+                summaries[(provider, region, summary.vantage or THIS_MACHINE)] = summary
+            for vantage, seconds in _download_seconds(store, provider, region).items():
+                transfer_s[(provider, region, vantage)] = seconds
+    return _Measured(summaries, transfer_s)
+
+
+def _download_seconds(store: Any, provider: str, region: str) -> dict[str, float | None]:
+    """Per vantage point, the median duration of the region's downloads (None where none finished)."""
+    series = store.series(provider=provider, region=region, method="download")
+    out: dict[str, float | None] = {}
+    for vantage in {s.vantage for s in series}:
+        ids = [s.id for s in series if s.vantage == vantage]
+        frame = store.results_frame(ids)
+        seconds = frame["seconds"].dropna() if len(frame) else frame.get("seconds")
+        out[vantage] = float(seconds.median()) if seconds is not None and len(seconds) else None
+    return out

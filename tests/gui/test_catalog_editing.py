@@ -280,7 +280,9 @@ def test_an_answered_questionnaire_is_previewed_a_conflict_chosen_and_written(
     qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
     assert dialog.preview is not None and dialog.import_button.isEnabled(), dialog.status.text()
     assert "2 that contradict it" in dialog.status.text()
-    assert not (user_dir() / "raksmart.overlay.toml").read_text(encoding="utf-8").count("2026-12-10")  # nothing yet
+    assert (
+        not (user_dir() / "raksmart.overlay.toml").read_text(encoding="utf-8").count("2026-12-10")
+    )  # nothing yet
     rows = {
         dialog.changes.item(r, dialog.KEY).text(): [dialog.changes.item(r, c).text() for c in range(5)]
         for r in range(dialog.changes.rowCount())
