@@ -378,9 +378,12 @@ def parse_evaluation(text: str, path: Path | str = "<evaluation>") -> Evaluation
             raise fail(_("expected a list of addresses"), "candidates", index, "endpoints")
         with _located(fail, "candidates", index, "endpoints"):
             endpoints = check_endpoints(endpoints_raw, f"{provider}/{region}")
+        from_catalog = item.get("catalog_endpoints", True)
+        if not isinstance(from_catalog, bool):
+            raise fail(_("expected true or false"), "candidates", index, "catalog_endpoints")
         with _located(fail, "candidates", index):
             evaluation = evaluation.with_candidate(
-                Candidate(provider, region, offering, line_type, endpoints)
+                Candidate(provider, region, offering, line_type, endpoints, from_catalog)
             )
     return evaluation
 

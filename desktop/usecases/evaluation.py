@@ -276,3 +276,14 @@ def import_evaluation(db: StoreLocation | None, path: Path, *, replace: bool = F
             )
         save_evaluation(store, evaluation)
     return evaluation
+
+
+def ensure_example(db: StoreLocation | None) -> str:
+    """The bundled example evaluation in the store (put there the first time); its name."""
+    from catalogs.evaluation.model import EXAMPLE_EVALUATION
+
+    example = read_evaluation_file(EXAMPLE_EVALUATION)
+    with _open(db) as store:
+        if store.evaluation(example.name) is None:
+            save_evaluation(store, example)
+    return example.name

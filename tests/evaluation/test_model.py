@@ -170,3 +170,10 @@ def test_a_candidates_endpoints_are_its_own_then_its_regions(catalogs) -> None: 
     region = catalogs.provider("raksmart").region("san-jose")
     assert len(endpoints) == 1 + sum(1 for e in region.endpoints if e.kind != "looking_glass")
     assert all(e.source != "evaluation" for e in endpoints[1:])
+
+
+def test_a_candidate_may_leave_out_its_regions_catalog_endpoints(catalogs) -> None:  # type: ignore[no-untyped-def]
+    own = Candidate("raksmart", "san-jose", None, None, ("198.18.1.1",), catalog_endpoints=False)
+    evaluation = _evaluation(own)
+    assert parse_evaluation(to_toml(evaluation)) == evaluation
+    assert [e.address for e in candidate_endpoints(own, catalogs)] == ["198.18.1.1"]
