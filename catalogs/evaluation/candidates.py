@@ -43,10 +43,7 @@ def check_candidate(candidate: Candidate, catalogs: CatalogSet) -> ProviderCatal
     catalog = catalogs.provider(candidate.provider)
     if catalog is None:
         raise EvaluationError(
-            _(
-                "no provider {provider!r} in the catalogs (nearest: {nearest}); `linkvet eval add` creates it "
-                "with --name"
-            ).format(
+            _("no provider {provider!r} in the catalogs (nearest: {nearest})").format(
                 provider=candidate.provider,
                 nearest=_nearest(candidate.provider, (c.provider.id for c in catalogs.providers)),
             )
