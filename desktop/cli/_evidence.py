@@ -71,7 +71,9 @@ def print_evidence(evidence: EvidenceTable, out: TextIO) -> None:
         print(printable(row.candidate.label), file=out)
         for kind in KINDS:
             cell = row.cells[kind]
-            print(f"  {kind_title(kind)}: {printable(cell.text)}", file=out)
+            print(
+                "  " + _("{kind}: {text}").format(kind=kind_title(kind), text=printable(cell.text)), file=out
+            )
         steps = row.next
         if steps:
             print("  " + _("next:"), file=out)

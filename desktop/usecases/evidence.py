@@ -162,9 +162,11 @@ def line_cell(
             covered,
         ).format(offpeak=offpeak.samples or 0, peak=peak.samples or 0, evenings=covered)
         if more:
-            text += " " + ngettext(
-                "({count} more peak evening settles it)", "({count} more peak evenings settle it)", more
-            ).format(count=more)
+            text = ngettext(
+                "{measured} ({count} more peak evening settles it)",
+                "{measured} ({count} more peak evenings settle it)",
+                more,
+            ).format(measured=text, count=more)
             per_office[office] = Cell("partial", text, _measure_next(evaluation, office), figures)
         else:
             per_office[office] = Cell("done", text, None, figures)
@@ -291,7 +293,7 @@ def route_out_cell(
             per_office[office] = Cell(
                 "done",
                 _("{measured}, as claimed ({traces})").format(
-                    measured=route.measured_class, traces=traces_text
+                    measured=_class(route.measured_class), traces=traces_text
                 ),
                 None,
                 figures,
@@ -300,7 +302,9 @@ def route_out_cell(
             per_office[office] = Cell(
                 "contradicted",
                 _("claimed {claimed}, measured {measured} ({traces} agree with the claim)").format(
-                    claimed=route.claimed_line_type, measured=route.measured_class, traces=traces_text
+                    claimed=_claim(route.claimed_line_type),
+                    measured=_class(route.measured_class),
+                    traces=traces_text,
                 ),
                 None,
                 figures,
@@ -308,11 +312,11 @@ def route_out_cell(
         else:
             text = (
                 _("measured {measured}; nothing claimed to check it against").format(
-                    measured=route.measured_class or "-"
+                    measured=_class(route.measured_class)
                 )
                 if claim is None
                 else _("measured {measured}; the claim {claimed} cannot be checked from the route").format(
-                    measured=route.measured_class or "-", claimed=claim
+                    measured=_class(route.measured_class), claimed=_claim(claim)
                 )
             )
             per_office[office] = Cell("partial", text, None, figures)
@@ -322,6 +326,18 @@ def route_out_cell(
         _first_next(per_office),
         offices=per_office,
     )
+
+
+def _class(line_class: str | None) -> str:
+    from probes.routes import class_name
+
+    return class_name(line_class) if line_class else "-"
+
+
+def _claim(line_type: str | None) -> str:
+    from probes.routes import claim_name
+
+    return claim_name(line_type) if line_type else "-"
 
 
 def _checks(catalog: ProviderCatalog | None, candidate: Candidate) -> list[Mapping[str, Any]]:
@@ -343,7 +359,14 @@ def route_back_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Ce
     ]
     next_step = _accept_next(candidate)
     if not checks:
-        return Cell("missing", _("no return-route trace from the trial server"), next_step)
+        return Cell(
+            "missing",
+            _(
+                "no return-route trace from the trial server (run linkvet accept there, then linkvet accept "
+                "import its report here)"
+            ),
+            next_step,
+        )
     latest = max(checks, key=lambda c: str(c.get("created_at", "")))
     verdict = latest.get("verdict")
     figures = {
@@ -361,17 +384,25 @@ def route_back_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Ce
 
 
 def _accept_next(candidate: Candidate) -> str:
+    """On the trial server; its report then goes through `linkvet accept import` at the office."""
     offering = candidate.offering or "OFFERING"
     return (
         f"linkvet accept --provider {candidate.provider} --offering {offering} --region {candidate.region} "
-        "--return-route --out report.json (on the trial server), then linkvet accept import report.json"
+        "--return-route --out report.json"
     )
 
 
 def acceptance_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Cell:
     checks = [c for c in _checks(catalog, candidate) if c.get("scope") != "region"]
     if not checks:
-        return Cell("missing", _("no acceptance report imported"), _accept_next(candidate))
+        return Cell(
+            "missing",
+            _(
+                "no acceptance report imported (run linkvet accept on the trial server, then linkvet accept "
+                "import its report here)"
+            ),
+            _accept_next(candidate),
+        )
     counts = {
         v: sum(1 for c in checks if c.get("verdict") == v)
         for v in ("confirmed", "contradicted", "unverified")
@@ -405,11 +436,14 @@ def questionnaire_cell(catalog: ProviderCatalog | None, candidate: Candidate) ->
                 continue
             answered += sum(1 for p in table.facts.values() if is_questionnaire_source(p.source))
     next_step = (
-        f"linkvet questionnaire export --provider {candidate.provider} --out {candidate.provider}.xlsx, "
-        f"then linkvet questionnaire import ANSWERED.xlsx --provider {candidate.provider}"
+        f"linkvet questionnaire export --provider {candidate.provider} --out {candidate.provider}.xlsx"
     )
     if not answered:
-        return Cell("missing", _("no answers imported"), next_step)
+        return Cell(
+            "missing",
+            _("no answers imported (send the vendor the questionnaire, then linkvet questionnaire import)"),
+            next_step,
+        )
     return Cell(
         "done",
         ngettext(
