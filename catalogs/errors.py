@@ -12,6 +12,7 @@ The tree (every error here derives from `CatalogError`)::
     │   ├── UnknownGpuError       a GPU model the GPU reference does not know
     │   ├── NeedsProfileError     a training-needs profile is invalid
     │   ├── ChecklistError        the checklist file is invalid or disagrees with the scoring code
+    │   ├── EvaluationError       an evaluation (its file, or a change asked of it) cannot be used
     │   └── SkyPilotImportError   a SkyPilot CSV cannot be turned into a catalog
     │       └── SkyPilotRowError  one of its rows cannot be understood (skipped; with `strict`, fatal)
     ├── LinkSummaryError          a link-quality summary dict does not have the agreed shape
@@ -99,6 +100,10 @@ class NeedsProfileError(CatalogFileError):
 
 class ChecklistError(CatalogFileError):
     """The checklist is invalid or disagrees with the scoring code."""
+
+
+class EvaluationError(CatalogFileError):
+    """An evaluation document, or a change asked of an evaluation (a candidate twice, a bad endpoint)."""
 
 
 class SkyPilotImportError(CatalogFileError):

@@ -5,8 +5,10 @@ The user's catalog folder is `$LINKVET_CATALOG_DIR` when set, else `catalogs/` i
 macOS, `%LOCALAPPDATA%\\linkvet\\catalogs` on Windows). It holds two kinds of file:
 
 - overlays (`format = "linkvet-catalog-overlay"`, `catalogs.overlay`): one per provider, named
-  `PROVIDER.toml`, merged over that provider's catalog by key — what `linkvet questionnaire import`,
-  `linkvet accept import` and the window's editing write;
+  `PROVIDER.overlay.toml`, merged over that provider's catalog by key — what `linkvet questionnaire import`,
+  `linkvet accept import`, `linkvet eval add` and the window's editing write (an overlay an earlier linkvet
+  wrote as `PROVIDER.toml` goes on being used there); linkvet never writes any other name, so a catalog file
+  the user wrote (`vendorb.toml`) and the overlay linkvet writes beside it never share one;
 - whole catalog files (as in `catalogs/providers/`): a provider of the user's own; one with the id of a
   bundled provider takes its place.
 
@@ -40,9 +42,24 @@ def user_catalog_dir() -> Path:
     return Path(platformdirs.user_config_dir("linkvet", appauthor=False)) / "catalogs"
 
 
+OVERLAY_SUFFIX = ".overlay.toml"
+
+
 def overlay_path(provider_id: str, folder: Path | None = None) -> Path:
-    """Where the overlay of `provider_id` lives in the user's catalog folder."""
-    return (folder or user_catalog_dir()) / f"{provider_id}.toml"
+    """Where the overlay of `provider_id` lives in the user's catalog folder: `PROVIDER.overlay.toml`, or the
+    `PROVIDER.toml` an earlier linkvet wrote as an overlay (never a catalog file the user wrote there)."""
+    folder = folder or user_catalog_dir()
+    legacy = folder / f"{provider_id}.toml"
+    if legacy.is_file() and _is_overlay_file(legacy):
+        return legacy
+    return folder / f"{provider_id}{OVERLAY_SUFFIX}"
+
+
+def _is_overlay_file(path: Path) -> bool:
+    try:
+        return is_overlay(_toml.parse(_toml.read_text(path), path))
+    except CatalogFileError:
+        return False
 
 
 def raw_catalog(catalog: ProviderCatalog) -> dict[str, Any]:

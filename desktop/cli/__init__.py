@@ -38,6 +38,7 @@ from desktop.cli.errors import EXIT_OK, EXIT_SOME_FAILED, run_mapped
 
 # Sub-command modules, in the order `linkvet --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
+    "eval",
     "probe",
     "schedule",
     "history",
@@ -127,23 +128,42 @@ def language_on_command_line(arguments: Sequence[str]) -> str | None:
 
 
 def headless_main_job() -> int:
-    """What `linkvet` alone does without a display: one measuring round of the bundled example plan into the
-    default store, then the bundled catalogs ranked for the example needs profile with what is measured."""
-    from catalogs.needs import EXAMPLE_NEEDS
+    """What `linkvet` alone does without a display: the bundled example evaluation (three candidates at
+    loopback test addresses) put into the default store, measured once, its evidence table and ranking shown,
+    and the next step for the user's own vendors."""
+    from catalogs.evaluation.model import EXAMPLE_EVALUATION
     from desktop.i18n import _
-    from probes.schedule.plan import EXAMPLE_PLAN
+    from desktop.usecases.evaluation import ensure_example
 
-    intro = _(
-        "linkvet: no display here, so instead of the desktop application: one measuring round of the example "
-        "plan ({plan}), then the bundled catalogs ranked for the example needs profile ({needs}). "
-        "`linkvet --help` lists every command."
+    print(
+        _(
+            "linkvet: no display here, so instead of the desktop application: the example evaluation "
+            "({file}: three candidates for the example 70B fine-tune, measured at loopback test addresses) "
+            "measured once, then what is known and missing for each, and their ranking. `linkvet --help` "
+            "lists every command."
+        ).format(file=EXAMPLE_EVALUATION.name)
+        + "\n",
+        flush=True,
     )
-    print(intro.format(plan=EXAMPLE_PLAN.name, needs=EXAMPLE_NEEDS.name) + "\n", flush=True)
-    measured = main(["schedule", "--plan", str(EXAMPLE_PLAN), "--once", "--quiet"])
+    name = ensure_example(None)
+    measured = main(["schedule", "--eval", name, "--once", "--quiet"])
     if measured not in (EXIT_OK, EXIT_SOME_FAILED):
         return measured
-    print(flush=True)
-    return main(["score", "--needs", str(EXAMPLE_NEEDS), "--top", "3"])
+    for step in (["eval", "show", name], ["score", "--eval", name, "--top", "3"]):
+        print(flush=True)
+        done = main(step)
+        if done != EXIT_OK:
+            return done
+    print(
+        "\n"
+        + _(
+            "Next, your own vendors: linkvet eval new NAME --needs FILE --office shanghai:ct, then "
+            "linkvet eval add NAME --provider ID --region ID --test-ip ADDRESS for each candidate, then "
+            "linkvet schedule --eval NAME --vantage shanghai on an always-on machine in that office."
+        ),
+        flush=True,
+    )
+    return EXIT_OK
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,7 +35,21 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "Run the rounds of a plan file until stopped (SIGTERM/SIGINT), storing each finished round."
         ),
     )
-    p.add_argument("--plan", type=Path, required=True, help=_("the plan file (TOML)"))
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--plan", type=Path, help=_("the plan file (TOML)"))
+    source.add_argument(
+        "--eval",
+        metavar="NAME",
+        help=_(
+            "measure an evaluation's candidates (in the store) as its plan says for the office --vantage names "
+            "(`linkvet eval plan` shows it)"
+        ),
+    )
+    p.add_argument(
+        "--vantage",
+        metavar="OFFICE",
+        help=_("with --eval: the office this machine measures from (one of the evaluation's offices)"),
+    )
     p.add_argument("--once", action="store_true", help=_("run one round now and exit"))
     p.add_argument(
         "--check", action="store_true", help=_("validate the plan, show the next rounds, and exit")
@@ -81,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
     from probes.paths import log_path
     from probes.schedule.plan import load_plan
 
-    plan = load_plan(args.plan)
+    if args.plan is not None and args.vantage is not None:
+        raise UsageError(_("--vantage goes with --eval (a plan file names its own vantage point)"))
+    plan = load_plan(args.plan) if args.plan is not None else _evaluation_plan(args)
     if args.check:
         return _check(plan)
     if args.status:
@@ -105,6 +121,33 @@ def run(args: argparse.Namespace) -> int:
         return asyncio.run(_daemon(agent, args.grace, log_file))
     finally:
         agent.close()
+
+
+def _evaluation_plan(args: argparse.Namespace) -> Plan:
+    """The plan an evaluation's office runs (`desktop.usecases.evaluation_plan`), from the store's evaluation
+    and the catalogs (bundled and the user's)."""
+    from desktop.cli.catalog import load_or_warn
+    from desktop.usecases.evaluation import load_evaluation
+    from desktop.usecases.evaluation_plan import evaluation_plan
+
+    evaluation = load_evaluation(args.db, args.eval)
+    if args.vantage is not None and evaluation.office(args.vantage) is None:
+        raise UsageError(
+            _(
+                "{name} has no office {office!r} (it has: {known}); `linkvet eval show {name}` lists them"
+            ).format(
+                name=evaluation.name,
+                office=args.vantage,
+                known=", ".join(o.name for o in evaluation.offices) or "-",
+            )
+        )
+    if args.vantage is None and evaluation.offices:
+        raise UsageError(
+            _("--vantage: name the office this machine measures from ({known})").format(
+                known=", ".join(o.name for o in evaluation.offices)
+            )
+        )
+    return evaluation_plan(evaluation, load_or_warn(None), args.vantage)
 
 
 def _once(agent: Agent, log_file: LogFile) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO, cast
 
@@ -50,8 +51,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     parser = subparsers.add_parser(
         "score", help=_("rank offerings for a needs profile and explain each rank")
     )
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--needs", type=Path, metavar="FILE", help=_("training-needs profile (TOML)"))
+    source.add_argument(
+        "--eval",
+        metavar="NAME",
+        help=_(
+            "rank an evaluation's candidates for its job, on the line its offices measured, in its peak windows"
+        ),
+    )
     parser.add_argument(
-        "--needs", type=Path, required=True, metavar="FILE", help=_("training-needs profile (TOML)")
+        "--market",
+        action="store_true",
+        help=_("with --eval: rank every bundled offering beside the candidates (their scores do not change)"),
     )
     parser.add_argument(
         "--links",
@@ -171,6 +183,10 @@ def _score_table(ranking: Ranking, top: int, out: TextIO) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.top < 0:
         raise UsageError(_("--top must be 0 or more"))
+    if args.eval is not None:
+        return _run_evaluation(args)
+    if args.market:
+        raise UsageError(_("--market goes with --eval"))
     needs = load_needs(args.needs)
     checklist = load_checklist(args.checklist) if args.checklist else None
     catalogs = load_or_warn(args.catalogs, args.user_catalogs)
@@ -184,3 +200,73 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_ranking(ranking, args.top)
     return EXIT_OK
+
+
+def _run_evaluation(args: argparse.Namespace) -> int:
+    from desktop.cli._links import epoch_us
+    from desktop.usecases.evaluation_score import rank_evaluation
+
+    if args.peak:
+        raise UsageError(_("--peak: the evaluation's peak windows count (`linkvet eval show` lists them)"))
+    checklist = load_checklist(args.checklist) if args.checklist else None
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    summaries = read_link_file(args.links) if args.links else None
+    ranked = rank_evaluation(
+        args.db,
+        args.eval,
+        catalogs,
+        market=args.market,
+        weights=dict(args.weight),
+        method=args.method,
+        order=args.order,
+        checklist=checklist,
+        summaries=summaries,
+        since_us=epoch_us(args.since),
+        until_us=epoch_us(args.until),
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "evaluation": ranked.evaluation.name,
+                    "needs": ranked.evaluation.needs.name,
+                    "market": ranked.market,
+                    "rankings": [
+                        {
+                            "office": r.office,
+                            **r.ranking.as_dict(),
+                            "deciding_offices": _deciding(r.deciding_offices),
+                        }
+                        for r in ranked.rankings
+                    ],
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
+        return EXIT_OK
+    for number, office_ranking in enumerate(ranked.rankings):
+        if number:
+            print()
+        print(_office_heading(office_ranking.office, office_ranking.deciding_offices))
+        _print_ranking(office_ranking.ranking, args.top)
+    return EXIT_OK
+
+
+def _deciding(deciding: Mapping[tuple[str, str], str]) -> dict[str, str]:
+    return {f"{provider}/{region}": office for (provider, region), office in deciding.items()}
+
+
+def _office_heading(office: str, deciding: Mapping[tuple[str, str], str]) -> str:
+    from desktop.i18n import vantage_name
+
+    if office == "worst":
+        if not deciding:
+            return _("Each candidate on its worse office's line (nothing measured yet).")
+        return _("Each candidate on its worse office's line: {regions}.").format(
+            regions=", ".join(
+                f"{provider}/{region} {vantage_name(chosen)}"
+                for (provider, region), chosen in sorted(deciding.items())
+            )
+        )
+    return _("On the line measured from {office}.").format(office=vantage_name(office))

@@ -60,6 +60,15 @@ from desktop.usecases.user_catalogs import apply_facts
 META_BY, META_ON = "meta.answered_by", "meta.answered_on"
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
 
+QUESTIONNAIRE_ANSWER = (
+    "answer to the linkvet questionnaire"  # in every answer's source (data: not translated)
+)
+
+
+def is_questionnaire_source(source: str | None) -> bool:
+    """Whether a fact's source is a vendor's answer to the linkvet questionnaire."""
+    return source is not None and QUESTIONNAIRE_ANSWER in source
+
 
 @dataclass(frozen=True, slots=True)
 class AnswerProblem:
@@ -423,7 +432,7 @@ def _fact(
             _("a key this questionnaire asks"),
         )
     name = catalog.provider.name if catalog is not None else answer.key
-    source = f"{name}'s answer to the linkvet questionnaire ({who}; {document})"
+    source = f"{name}'s {QUESTIONNAIRE_ANSWER} ({who}; {document})"
     try:
         fact = OverlayFact(
             key=answer.key,

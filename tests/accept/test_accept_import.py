@@ -46,7 +46,7 @@ def test_a_pcie_box_sold_as_nvswitch_turns_into_verified_and_contradicted_facts(
     needs = load_needs(EXAMPLE_NEEDS)
     before = entry(rank_offerings(needs, load_with_user([CATALOGS], folder)), "h100-sxm-8x")
     result = import_report(report, load_with_user([CATALOGS], folder), folder)
-    assert result.overlay == folder / "trialco.toml" and result.host == "h100-pcie"
+    assert result.overlay == folder / "trialco.overlay.toml" and result.host == "h100-pcie"
     assert result.checks_added == len(json.loads(report.read_text())["checks"])
     catalogs = load_with_user([CATALOGS], folder)
     offering = next(o for o in catalogs.provider("trialco").offerings if o.id == "h100-sxm-8x")  # type: ignore[union-attr]
@@ -68,16 +68,16 @@ def test_a_pcie_box_sold_as_nvswitch_turns_into_verified_and_contradicted_facts(
     assert settled["offering.intra_node.kind"]["standing"] == "verified"
     assert settled["offering.intra_node.kind"]["source"].startswith("verified on h100-pcie at ")
     assert settled["offering.inter_node.fabric"]["standing"] == "contradicted"
-    assert settled["offering.intra_node.kind"]["file"] == str(folder / "trialco.toml")
+    assert settled["offering.intra_node.kind"]["file"] == str(folder / "trialco.overlay.toml")
     verdicts = {c["fact"]: c["verdict"] for c in data["acceptance_checks"]}
     assert verdicts["intra_node.kind"] == "contradicted" and verdicts["gpus_per_node"] == "confirmed"
     assert re.search(r"Verified fact: [^=.]+ = pcie", after.explanation), after.explanation
     assert "Acceptance checks:" in after.explanation
     # the same report again changes nothing
-    text = (folder / "trialco.toml").read_bytes()
+    text = (folder / "trialco.overlay.toml").read_bytes()
     again = import_report(report, load_with_user([CATALOGS], folder), folder)
     assert again.checks_added == 0 and {c.what for c in again.changes} <= {"unchanged"}
-    assert (folder / "trialco.toml").read_bytes() == text
+    assert (folder / "trialco.overlay.toml").read_bytes() == text
 
 
 def test_a_confirmed_nvlink_node_is_verified_and_scores_above_what_was_contradicted(tmp_path: Path) -> None:

@@ -37,3 +37,15 @@ def test_offices_benchmark_runs(capsys: pytest.CaptureFixture[str], postgres_url
     out = capsys.readouterr().out
     assert "ratio ours: link summaries, peak / off-peak / SQL [postgres]" in out
     assert out.rstrip().endswith("yes")  # the summaries count what SQL counts, on both backends
+
+
+def test_evaluation_benchmark_runs(capsys: pytest.CaptureFixture[str], postgres_url: str) -> None:
+    from tests.benchmarks import evaluation_vs_sql
+
+    assert (
+        evaluation_vs_sql.main(["--samples", "3000", "--days", "1", "--repeat", "1", "--url", postgres_url])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "ratio eval show (evidence table) / SQL [postgres]" in out and "score --eval" in out
+    assert out.rstrip().endswith("yes")  # the evidence counts what SQL counts, on both backends

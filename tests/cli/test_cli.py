@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from probes.schedule.plan import EXAMPLE_PLAN
@@ -124,10 +125,19 @@ def test_linkvet_alone_runs_the_headless_main_job_without_a_display(tmp_path: Pa
         timeout=120,
     )
     assert out.returncode == 0, out.stderr
-    assert "no display here" in out.stdout
-    assert "stored round 1" in out.stdout  # measured into the default store…
+    assert "no display here" in out.stdout and "example evaluation" in out.stdout
+    assert "stored round 1" in out.stdout  # the example evaluation measured into the default store…
     assert (tmp_path / "xdg-data" / "linkvet" / "linkvet.sqlite3").exists()
-    assert "#1 " in out.stdout and "candidate(s)" in out.stdout  # …and ranked the bundled catalogs
+    # … at its loopback addresses only (never a provider's public endpoint) …
+    for address in ("127.0.0.11", "127.0.0.12", "127.0.0.13"):
+        assert re.search(rf"{re.escape(address)}\s+icmp\s+10/10", out.stdout), out.stdout
+        assert re.search(rf"{re.escape(address)}\s+trace\s", out.stdout), out.stdout
+    assert "cannot resolve" not in out.stdout and "http" not in out.stdout.split("stored round 1")[0]
+    # … its evidence table: the line measured off-peak (partial), the rest missing with the next step …
+    assert "CANDIDATE" in out.stdout and "partial" in out.stdout and "next:" in out.stdout
+    # … exactly its three candidates ranked, and what to do for one's own vendors.
+    assert "3 candidate(s)" in out.stdout and "#1 " in out.stdout
+    assert "linkvet eval new NAME --needs FILE" in out.stdout
     assert "Traceback" not in out.stderr
 
 

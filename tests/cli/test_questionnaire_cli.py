@@ -33,18 +33,18 @@ def test_export_answer_import_list_and_show(run_linkvet: Run, tmp_path: Path) ->
     assert imported.returncode == 0, imported.stderr
     assert "facts added" in imported.stdout and "written to" in imported.stdout
     user = Path(os.environ["LINKVET_CATALOG_DIR"])
-    assert (user / "raksmart.toml").exists()
+    assert (user / "raksmart.overlay.toml").exists()
     listed = run_linkvet("catalog", "list", "--provider", "raksmart", "--json")
     row = json.loads(listed.stdout)[0]
-    assert row["overlay"] == str(user / "raksmart.toml")
+    assert row["overlay"] == str(user / "raksmart.overlay.toml")
     assert row["fact_sources"]["offering.gpu"]["source"].endswith("(Li Wei (sales); answered.xlsx)")
     table = run_linkvet("catalog", "list", "--provider", "raksmart")
-    assert f"+ {user / 'raksmart.toml'}" in table.stdout
+    assert f"+ {user / 'raksmart.overlay.toml'}" in table.stdout
     shown = run_linkvet("catalog", "show", "raksmart", OFFERING)
     assert shown.returncode == 0, shown.stderr
     lines = shown.stdout.splitlines()
     gpu = lines.index(f"offering[{OFFERING}].gpu = H100 SXM")
-    assert "Li Wei (sales)" in lines[gpu + 1] and str(user / "raksmart.toml") in lines[gpu + 1]
+    assert "Li Wei (sales)" in lines[gpu + 1] and str(user / "raksmart.overlay.toml") in lines[gpu + 1]
     name = next(i for i, line in enumerate(lines) if line.startswith(f"offering[{OFFERING}].name = "))
     assert lines[name + 1].endswith("catalogs/providers/raksmart.toml")
     without = run_linkvet("catalog", "list", "--provider", "raksmart", "--json", "--no-user-catalogs")
@@ -61,7 +61,7 @@ def test_bad_answers_exit_2_and_write_nothing(run_linkvet: Run, tmp_path: Path) 
     assert "Traceback" not in result.stderr
     assert "Offerings, row " in result.stderr and f"offering[{OFFERING}].gpus_per_node" in result.stderr
     assert "given 'eight', expected a whole number" in result.stderr
-    assert not (Path(os.environ["LINKVET_CATALOG_DIR"]) / "raksmart.toml").exists()
+    assert not (Path(os.environ["LINKVET_CATALOG_DIR"]) / "raksmart.overlay.toml").exists()
     skipped = run_linkvet(
         "questionnaire", "import", str(answered), "--provider", "raksmart", "--skip-invalid"
     )

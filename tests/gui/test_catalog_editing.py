@@ -27,7 +27,7 @@ def user_dir() -> Path:
 
 
 def overlay_facts(provider: str = "raksmart") -> dict[str, dict[str, Any]]:
-    data = tomllib.loads((user_dir() / f"{provider}.toml").read_text(encoding="utf-8"))
+    data = tomllib.loads((user_dir() / f"{provider}.overlay.toml").read_text(encoding="utf-8"))
     return {fact["key"]: fact for fact in data["facts"]}
 
 
@@ -148,7 +148,7 @@ def test_the_form_checks_as_typed_with_the_loaders_messages_beside_the_field(cat
     settle(qtbot, form)
     assert form.problems == [] and form.save_button.isEnabled()
     form.reject()
-    assert not (user_dir() / "raksmart.toml").exists()  # nothing saved: nothing written
+    assert not (user_dir() / "raksmart.overlay.toml").exists()  # nothing saved: nothing written
 
 
 def test_editing_a_fact_and_its_source_keeps_the_earlier_value(catalog, score, qtbot) -> None:
@@ -280,7 +280,9 @@ def test_an_answered_questionnaire_is_previewed_a_conflict_chosen_and_written(
     qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
     assert dialog.preview is not None and dialog.import_button.isEnabled(), dialog.status.text()
     assert "2 that contradict it" in dialog.status.text()
-    assert not (user_dir() / "raksmart.toml").read_text(encoding="utf-8").count("2026-12-10")  # nothing yet
+    assert (
+        not (user_dir() / "raksmart.overlay.toml").read_text(encoding="utf-8").count("2026-12-10")
+    )  # nothing yet
     rows = {
         dialog.changes.item(r, dialog.KEY).text(): [dialog.changes.item(r, c).text() for c in range(5)]
         for r in range(dialog.changes.rowCount())
@@ -331,7 +333,7 @@ def test_a_bad_answers_file_is_reported_with_sheet_row_and_key_and_nothing_is_wr
     assert per_node[dialog.SHEET] == "Offerings" and int(per_node[dialog.ROW]) > 2
     assert per_node[dialog.GIVEN] == "eight" and per_node[dialog.EXPECTED] == "a whole number"
     assert "a price cannot be negative" in problems[f"offering[{OFFERING}].price.gpu_hour"][dialog.PROBLEM]
-    assert not (user_dir() / "raksmart.toml").exists()
+    assert not (user_dir() / "raksmart.overlay.toml").exists()
     # skipping the invalid answers: the rest previewed and written, the two listed and left out
     dialog.skip_invalid.setChecked(True)
     dialog.preview_button.click()
@@ -351,7 +353,7 @@ def test_a_bad_answers_file_is_reported_with_sheet_row_and_key_and_nothing_is_wr
         f"offering[{OFFERING}].gpus_per_node" not in facts
         and f"offering[{OFFERING}].price.gpu_hour" not in facts
     )
-    (user_dir() / "raksmart.toml").unlink()
+    (user_dir() / "raksmart.overlay.toml").unlink()
     # not a workbook at all: the reason, with the file, and still nothing written
     junk = tmp_path / "junk.xlsx"
     junk.write_text("not a workbook", encoding="utf-8")
@@ -359,7 +361,7 @@ def test_a_bad_answers_file_is_reported_with_sheet_row_and_key_and_nothing_is_wr
     dialog.preview_button.click()
     qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
     assert "junk.xlsx" in dialog.status.text() and not dialog.import_button.isEnabled()
-    assert not (user_dir() / "raksmart.toml").exists()
+    assert not (user_dir() / "raksmart.overlay.toml").exists()
 
 
 def test_a_questionnaire_is_exported_from_the_window_in_the_chosen_language(

@@ -214,7 +214,7 @@ def test_answered_imported_and_ranked_raksmart_moves_as_the_answers_say(
     answered = tmp_path / "answered.xlsx"
     assert answer_everything(export(tmp_path), answered) >= 30
     result = import_questionnaire(answered, load_catalog_set(), "raksmart")
-    assert result.overlay == user_dir / "raksmart.toml" and result.overlay.exists()
+    assert result.overlay == user_dir / "raksmart.overlay.toml" and result.overlay.exists()
     assert {c.what for c in result.changes} == {"added"}
     catalogs = load_catalog_set()
     after = raksmart(rank_offerings(needs, catalogs))
@@ -231,7 +231,7 @@ def test_answered_imported_and_ranked_raksmart_moves_as_the_answers_say(
     # each fact's source visible where the catalogs are listed (catalog list --json, the Catalog screen)
     row = next(r for r in offering_rows(catalogs, provider="raksmart"))
     fact = row["fact_sources"]["offering.inter_node.fabric"]
-    assert fact["file"] == str(user_dir / "raksmart.toml") and fact["standing"] == "claimed"
+    assert fact["file"] == str(user_dir / "raksmart.overlay.toml") and fact["standing"] == "claimed"
     assert "answered.xlsx" in fact["source"]
     screen_row = next(r for r in rows_with_reference(catalogs) if r["provider"] == "raksmart")
     assert screen_row["fact_sources"]["offering.gpu"]["source"] == fact["source"]
@@ -248,10 +248,10 @@ def test_importing_twice_changes_nothing_and_a_changed_answer_keeps_the_earlier_
     answered = tmp_path / "answered.xlsx"
     answer_everything(export(tmp_path), answered)
     import_questionnaire(answered, load_catalog_set(), "raksmart")
-    first = (user_dir / "raksmart.toml").read_bytes()
+    first = (user_dir / "raksmart.overlay.toml").read_bytes()
     again = import_questionnaire(answered, load_catalog_set(), "raksmart")
     assert {c.what for c in again.changes} == {"unchanged"}
-    assert (user_dir / "raksmart.toml").read_bytes() == first
+    assert (user_dir / "raksmart.overlay.toml").read_bytes() == first
     revised = tmp_path / "revised.xlsx"
     answer_everything(
         export(tmp_path),
@@ -261,7 +261,7 @@ def test_importing_twice_changes_nothing_and_a_changed_answer_keeps_the_earlier_
     changed = import_questionnaire(revised, load_catalog_set(), "raksmart")
     price = next(c for c in changed.changes if c.key.endswith("price.gpu_hour"))
     assert (price.what, price.before, price.after) == ("changed", 2.2, 1.9)
-    text = (user_dir / "raksmart.toml").read_text(encoding="utf-8")
+    text = (user_dir / "raksmart.overlay.toml").read_text(encoding="utf-8")
     assert "[[facts.history]]" in text and 'replaced_on = "' in text
     from desktop.usecases.catalog_facts import fact_lines
 
@@ -314,7 +314,7 @@ def test_bad_answers_are_reported_with_sheet_row_key_and_nothing_is_written(
     assert problems[f"offering[{OFFERING}].max_gpus"].message == "a formula is not an answer"
     assert "no question has this key" in problems[f"offering[{OFFERING}].warp_drive"].message
     assert f"Offerings, row {per_node.row}, offering[{OFFERING}].gpus_per_node" in str(raised.value)
-    assert not (user_dir / "raksmart.toml").exists()
+    assert not (user_dir / "raksmart.overlay.toml").exists()
     # --skip-invalid writes the valid ones and lists the rest
     skipped = import_questionnaire(answered, load_catalog_set(), "raksmart", skip_invalid=True)
     assert {p.key for p in skipped.skipped} == set(problems)
@@ -333,7 +333,7 @@ def test_an_answer_date_that_is_not_one_is_reported_on_its_row(tmp_path: Path, u
         "last Tuesday",
         "YYYY-MM-DD",
     )
-    assert not (user_dir / "raksmart.toml").exists()
+    assert not (user_dir / "raksmart.overlay.toml").exists()
     assert import_questionnaire(answered, load_catalog_set(), "raksmart", as_of="2026-12-05").answers >= 30
 
 
@@ -428,7 +428,7 @@ def test_any_answers_import_or_are_refused_with_sheet_row_and_key(
         cells[index % len(cells)].value = value
     answered = tmp_path / "fuzz.xlsx"
     book.save(answered)
-    overlay = user_dir / "raksmart.toml"
+    overlay = user_dir / "raksmart.overlay.toml"
     overlay.unlink(missing_ok=True)
     try:
         import_questionnaire(answered, load_catalog_set(), "raksmart")

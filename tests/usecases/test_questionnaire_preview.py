@@ -34,7 +34,7 @@ def test_a_first_answer_is_new_and_the_preview_writes_nothing(tmp_path: Path, us
     assert by_key[PRICE].answer == 2.2 and by_key[PRICE].unit == "per GPU-hour"
     assert "Li Wei, sales engineer" in by_key[GPU].source and by_key[GPU].as_of == "2026-12-03"
     assert (by_key[GPU].sheet, by_key[GPU].row) != ("", 0)
-    assert not (user_dir / "raksmart.toml").exists()
+    assert not (user_dir / "raksmart.overlay.toml").exists()
 
 
 def test_a_changed_answer_is_a_conflict_and_only_the_answers_taken_are_written(
@@ -75,4 +75,4 @@ def test_a_bad_answer_makes_the_preview_refuse_as_the_import_does(tmp_path: Path
     skipped = preview_questionnaire(bad, load_catalog_set(), "raksmart", skip_invalid=True)
     assert [p.key for p in skipped.problems] == [f"offering[{OFFERING}].gpus_per_node"]
     assert all(a.key != f"offering[{OFFERING}].gpus_per_node" for a in skipped.answers)
-    assert not (user_dir / "raksmart.toml").exists()
+    assert not (user_dir / "raksmart.overlay.toml").exists()

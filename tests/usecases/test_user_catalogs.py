@@ -93,7 +93,7 @@ def test_save_create_copy_and_delete(user_dir: Path) -> None:
         "RakSmart sales call",
         "2026-12-02",
     )
-    assert path == user_dir / "raksmart.toml"
+    assert path == user_dir / "raksmart.overlay.toml"
     catalogs = load_catalog_set()
     offering = catalogs.provider("raksmart").offerings[0]  # type: ignore[union-attr]
     assert (offering.gpu, offering.gpus_per_node, offering.cooling) == ("H100 SXM", 8, "liquid")
@@ -174,7 +174,7 @@ def test_a_write_that_fails_says_why_and_leaves_the_old_file_whole(user_dir: Pat
     from catalogs.overlay import OverlayFile
 
     save_offering(load_catalog_set(), "raksmart", "high-defence-gpu-server", {"gpu": "H100 SXM"}, "call")
-    before = (user_dir / "raksmart.toml").read_text(encoding="utf-8")
+    before = (user_dir / "raksmart.overlay.toml").read_text(encoding="utf-8")
     blocked = tmp_path / "blocked"
     blocked.write_text("a file where a folder should be", encoding="utf-8")
     with pytest.raises(WriteError, match="cannot write"):
@@ -183,7 +183,7 @@ def test_a_write_that_fails_says_why_and_leaves_the_old_file_whole(user_dir: Pat
     if full.exists():
         with pytest.raises(WriteError):
             write_overlay(OverlayFile(provider="raksmart"), full)
-    assert (user_dir / "raksmart.toml").read_text(encoding="utf-8") == before
+    assert (user_dir / "raksmart.overlay.toml").read_text(encoding="utf-8") == before
     assert not list(user_dir.glob(".*.tmp"))
 
 
@@ -237,10 +237,10 @@ def test_a_fact_of_ones_own_is_taken_out_again_and_only_ones_own(user_dir: Path)
         {"inter_node.fabric": "infiniband", "inter_node.bandwidth_gbit_s": 400},
         "quote",
     )
-    before = (user_dir / "raksmart.toml").read_bytes()
+    before = (user_dir / "raksmart.overlay.toml").read_bytes()
     with pytest.raises(OfferingInvalid) as raised:
         save_offering(
             load_catalog_set(), "raksmart", "high-defence-gpu-server", {}, "", forget={"inter_node.fabric"}
         )
     assert raised.value.problems[0].field.startswith("inter_node")
-    assert (user_dir / "raksmart.toml").read_bytes() == before
+    assert (user_dir / "raksmart.overlay.toml").read_bytes() == before

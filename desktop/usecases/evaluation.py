@@ -1,0 +1,289 @@
+"""The evaluation's use-cases, for `linkvet eval …`, the window and the agents: evaluations kept in the result
+store (so every office of a team store sees the same one), created, changed, listed, exported and imported.
+No Qt.
+
+    new_evaluation(db, name, needs_path, offices, peak_windows, decide_by)
+    add_candidate(db, name, provider, region, …)   a provider or region not in the catalogs is created in the
+                                                   user's catalogs with its id and name only
+    remove_candidate(db, name, label) / remove_evaluation(db, name)   no measurement is deleted
+    list_evaluations(db) / load_evaluation(db, name)
+    export_evaluation(db, name, out) / import_evaluation(db, path)
+
+Every change is checked before anything is written (a candidate twice, an unknown id named with the nearest
+ones, a bad endpoint) and written as one replacement of the evaluation's document.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import getpass
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from catalogs.errors import EvaluationError
+from catalogs.evaluation.candidates import check_candidate
+from catalogs.evaluation.model import (
+    EVALUATION_VERSION,
+    Candidate,
+    Evaluation,
+    Office,
+    check_decide_by,
+    check_endpoints,
+    check_name,
+    check_offices,
+    parse_evaluation,
+    read_evaluation_file,
+    to_toml,
+)
+from catalogs.loader import CatalogSet
+from catalogs.needs import load_needs
+from desktop.i18n import _
+from desktop.usecases.errors import InputError
+from desktop.usecases.files import write_text
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
+from probes.store_location import StoreLocation
+
+if TYPE_CHECKING:
+    from probes.store import Store
+    from probes.store.documents import EvaluationDocument
+
+ADDED_BY_USER = (
+    "added by the user"  # the source of a provider or region `eval add` creates (data: not translated)
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EvaluationInfo:
+    name: str
+    candidates: int
+    offices: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    """What `add_candidate` did: the evaluation now, and what it created in the user's catalogs."""
+
+    evaluation: Evaluation
+    created: tuple[str, ...]  # "provider vendorb", "region vendorb/sha-1"
+    catalog_file: Path | None
+
+
+def _open(db: StoreLocation | None) -> Store:
+    from probes.store import Store
+
+    return Store(db)
+
+
+def _who() -> str:
+    try:
+        return f"{getpass.getuser()}@{socket.gethostname()}"
+    except (KeyError, OSError):
+        return socket.gethostname()
+
+
+def list_evaluations(db: StoreLocation | None) -> list[EvaluationInfo]:
+    from probes.store_location import exists, location_or_default
+
+    if not exists(location_or_default(db)):
+        return []
+    with _open(db) as store:
+        return [
+            EvaluationInfo(e.name, len(e.candidates), tuple(o.name for o in e.offices))
+            for e in (_parsed(store, document) for document in store.evaluations())
+        ]
+
+
+def load_evaluation(db: StoreLocation | None, name: str) -> Evaluation:
+    with _open(db) as store:
+        return _read(store, name)
+
+
+def _parsed(store: Store, document: EvaluationDocument) -> Evaluation:
+    return parse_evaluation(document.body, f"{store.path} (evaluation {document.name})")
+
+
+def _read(store: Store, name: str) -> Evaluation:
+    document = store.evaluation(name)
+    if document is None:
+        known = [d.name for d in store.evaluations()]
+        raise InputError(
+            _(
+                "no evaluation {name!r} in the store {store} (it has: {known}); `linkvet eval new` creates one"
+            ).format(name=name[:80], store=store.path, known=", ".join(known) or "-")
+        )
+    return _parsed(store, document)
+
+
+def save_evaluation(store: Store, evaluation: Evaluation) -> None:
+    store.put_evaluation(evaluation.name, to_toml(evaluation), format=EVALUATION_VERSION, updated_by=_who())
+
+
+def new_evaluation(
+    db: StoreLocation | None,
+    name: str,
+    needs_path: Path,
+    *,
+    offices: Sequence[Office] = (),
+    peak_windows: Sequence[PeakWindow] = (),
+    decide_by: str = "worst",
+) -> Evaluation:
+    """A new, empty evaluation (refused when one of that name is in the store)."""
+    check_name(name)
+    needs = load_needs(needs_path)
+    offices = check_offices(offices)
+    evaluation = Evaluation(
+        name,
+        needs,
+        offices,
+        (),
+        tuple(peak_windows) or DEFAULT_PEAK_WINDOWS,
+        check_decide_by(decide_by, offices),
+        needs_source=str(needs_path),
+    )
+    with _open(db) as store:
+        if store.evaluation(name) is not None:
+            raise InputError(
+                _("the store {store} has an evaluation {name!r} already").format(store=store.path, name=name)
+            )
+        save_evaluation(store, evaluation)
+    return evaluation
+
+
+def add_candidate(
+    db: StoreLocation | None,
+    name: str,
+    catalogs: CatalogSet,
+    *,
+    provider: str,
+    region: str,
+    offering: str | None = None,
+    endpoints: Sequence[str] = (),
+    line_type: str | None = None,
+    provider_name: str | None = None,
+    region_name: str | None = None,
+    today: str | None = None,
+    catalog_folder: Path | None = None,
+) -> Added:
+    """Add a candidate; a provider or region the catalogs do not have is created in the user's catalogs with
+    its id and name only (nothing else claimed; the source says who added it and when)."""
+    check_name(provider, _("provider"))
+    check_name(region, _("region"))
+    endpoints = check_endpoints(list(endpoints), f"{provider}/{region}")
+    candidate = Candidate(provider, region, offering, line_type, endpoints)
+    with _open(db) as store:
+        evaluation = _read(store, name)
+        changed = evaluation.with_candidate(
+            candidate
+        )  # a candidate twice is refused before anything is written
+        _endpoints_not_shared(changed, candidate)
+        created, path = _create_in_catalogs(
+            catalogs, candidate, provider_name, region_name, today, catalog_folder
+        )
+        if created:
+            from desktop.usecases.user_catalogs import reload
+
+            catalogs = reload(folder=catalog_folder)
+        check_candidate(candidate, catalogs)
+        save_evaluation(store, changed)
+    return Added(changed, tuple(created), path)
+
+
+def _endpoints_not_shared(evaluation: Evaluation, candidate: Candidate) -> None:
+    """An address measured for two candidates would be one series with two candidates' labels: refused."""
+    from probes.target import parse_target
+
+    mine = {parse_target(e).key for e in candidate.endpoints}
+    for other in evaluation.candidates:
+        if other.key == candidate.key:
+            continue
+        shared = mine & {parse_target(e).key for e in other.endpoints}
+        if shared:
+            raise EvaluationError(
+                _("{endpoint} is an endpoint of {other} already").format(
+                    endpoint=sorted(shared)[0].partition(":")[2], other=other.label
+                )
+            )
+
+
+def _create_in_catalogs(
+    catalogs: CatalogSet,
+    candidate: Candidate,
+    provider_name: str | None,
+    region_name: str | None,
+    today: str | None,
+    folder: Path | None,
+) -> tuple[list[str], Path | None]:
+    from catalogs.overlay import OverlayFact
+    from desktop.usecases.user_catalogs import apply_facts
+
+    today = today or dt.date.today().isoformat()
+    catalog = catalogs.provider(candidate.provider)
+    facts: list[tuple[str, str]] = []
+    created = []
+    if catalog is None:
+        facts.append(("provider.name", provider_name or candidate.provider))
+        created.append(_("provider {provider}").format(provider=candidate.provider))
+    if catalog is None or catalog.region(candidate.region) is None:
+        if candidate.offering is not None:
+            check_candidate(candidate, catalogs)  # an offering is never invented: the nearest are named
+        facts.append((f"region[{candidate.region}].name", region_name or candidate.region))
+        created.append(
+            _("region {provider}/{region}").format(provider=candidate.provider, region=candidate.region)
+        )
+    if not facts:
+        return [], None
+    added = [
+        OverlayFact(key=key, value=value, standing="claimed", source=ADDED_BY_USER, as_of=today)
+        for key, value in facts
+    ]
+    path, _changes, errors = apply_facts(catalogs, candidate.provider, added, folder)
+    if errors:
+        raise errors[0]
+    return created, path
+
+
+def remove_candidate(db: StoreLocation | None, name: str, label: str) -> Evaluation:
+    """The candidate `provider/region[/offering]` taken out of the evaluation; its measurements stay."""
+    with _open(db) as store:
+        changed = _read(store, name).without_candidate(label)
+        save_evaluation(store, changed)
+    return changed
+
+
+def remove_evaluation(db: StoreLocation | None, name: str) -> None:
+    """The evaluation deleted from the store; its measurements stay."""
+    with _open(db) as store:
+        _read(store, name)
+        store.delete_evaluation(name)
+
+
+def export_evaluation(db: StoreLocation | None, name: str, out: Path) -> Path:
+    return write_text(out, to_toml(load_evaluation(db, name)))
+
+
+def import_evaluation(db: StoreLocation | None, path: Path, *, replace: bool = False) -> Evaluation:
+    """An evaluation file into the store (refused when one of its name is there, unless `replace`)."""
+    evaluation = read_evaluation_file(path)
+    with _open(db) as store:
+        if not replace and store.evaluation(evaluation.name) is not None:
+            raise InputError(
+                _("the store {store} has an evaluation {name!r} already (--replace replaces it)").format(
+                    store=store.path, name=evaluation.name
+                )
+            )
+        save_evaluation(store, evaluation)
+    return evaluation
+
+
+def ensure_example(db: StoreLocation | None) -> str:
+    """The bundled example evaluation in the store (put there the first time); its name."""
+    from catalogs.evaluation.model import EXAMPLE_EVALUATION
+
+    example = read_evaluation_file(EXAMPLE_EVALUATION)
+    with _open(db) as store:
+        if store.evaluation(example.name) is None:
+            save_evaluation(store, example)
+    return example.name
