@@ -314,7 +314,9 @@ def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
         nvme = _("{count} namespace(s), {tb} TB").format(count=n["count"], tb=f"{n['total_tb']:.2f}")
     lines.append((_("NVMe:"), nvme))
     f = facts.get("fio")
-    if f:
+    if f and f.get("doubt"):
+        lines.append((_("fio:"), _("could not judge: {reason}").format(reason=f["doubt"])))
+    elif f:
         lines.append(
             (
                 _("fio:"),
