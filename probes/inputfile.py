@@ -33,7 +33,15 @@ from probes._textinput import (
 )
 from probes.i18n import _
 
-__all__ = ["MAX_INPUT_BYTES", "ErrorFactory", "check_regular", "parse_json", "parse_toml", "read_text"]
+__all__ = [
+    "MAX_INPUT_BYTES",
+    "ErrorFactory",
+    "check_regular",
+    "not_regular_reason",
+    "parse_json",
+    "parse_toml",
+    "read_text",
+]
 
 ErrorFactory = Callable[[str, int | None], Exception]  # (what is wrong, the 1-based line or None)
 

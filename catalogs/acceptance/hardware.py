@@ -43,9 +43,9 @@ def _ports_text(ports: Sequence[Mapping[str, Any]], label: str) -> str:
     rates = sorted({float(p["rate_gbit_s"]) for p in rated})
     total = sum(float(p["rate_gbit_s"]) for p in rated)
     if not rated:
-        text = ngettext(
-            "{n} active {fabric} port", "{n} active {fabric} ports", len(ports)
-        ).format(n=len(ports), fabric=label)
+        text = ngettext("{n} active {fabric} port", "{n} active {fabric} ports", len(ports)).format(
+            n=len(ports), fabric=label
+        )
     else:
         text = ngettext(
             "{n} active {fabric} port at {rates} Gb/s ({total:g} Gbit/s together)",

@@ -129,9 +129,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
     from desktop.usecases.accept_import import import_report
+    from desktop.usecases.files import not_a_file
 
-    if not args.report.is_file():
-        raise UsageError(_("no such file: {file}").format(file=args.report))
+    if (problem := not_a_file(args.report)) is not None:
+        raise UsageError(_("{file}: {problem}").format(file=args.report, problem=problem))
     result = import_report(args.report, load_or_warn(args.catalogs, args.user_catalogs))
     where = f"{result.provider}/{result.offering}" + (f" in {result.region}" if result.region else "")
     print(

@@ -92,10 +92,11 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
+    from desktop.usecases.files import not_a_file
     from desktop.usecases.questionnaire import import_questionnaire
 
-    if not args.file.is_file():
-        raise UsageError(_("no such file: {file}").format(file=args.file))
+    if (unreadable := not_a_file(args.file)) is not None:
+        raise UsageError(_("{file}: {problem}").format(file=args.file, problem=unreadable))
     catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     result = import_questionnaire(
         args.file,

@@ -13,6 +13,19 @@ from pathlib import Path
 
 from desktop.i18n import _
 from desktop.usecases.errors import WriteError
+from probes.inputfile import not_regular_reason
+
+
+def not_a_file(path: Path) -> str | None:
+    """Why `path` cannot be read as an input file, in words — "no such file", "is a named pipe (FIFO), not a
+    regular file …", "is a folder, not a file", "is a device, …" — or None when it is a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return _("no such file")
+    except OSError as exc:
+        return _("cannot read: {reason}").format(reason=exc.strerror or exc)
+    return None if stat.S_ISREG(mode) else not_regular_reason(mode)
 
 
 def write_text(path: Path, text: str) -> Path:

@@ -24,13 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from catalogs.errors import CatalogFileError
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
-from catalogs.overlay import Change, OverlayFact
+from catalogs.overlay import Change, FactKey, OverlayFact
 from catalogs.questionnaire import (
     Question,
     all_questions,
+    answer_problem,
     answer_value,
     known_now,
     offering_questions,
@@ -55,7 +58,7 @@ from desktop.usecases.questionnaire_workbook import (
     too_long,
     write_questionnaire,
 )
-from desktop.usecases.user_catalogs import apply_facts
+from desktop.usecases.user_catalogs import apply_facts, current_overlay
 
 META_BY, META_ON = "meta.answered_by", "meta.answered_on"
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -74,14 +77,19 @@ class AnswerProblem:
     expected: str | None
 
     def describe(self) -> str:
-        return _("{sheet}, row {row}, {key}: {message}; given {given!r}, expected {expected}").format(
+        return _("{sheet}, row {row}, {key}: {message}; given {given}, expected {expected}").format(
             sheet=self.sheet,
             row=self.row,
-            key=self.key,
+            key=_short(self.key),
             message=self.message,
-            given=self.given,
+            given=_short(repr(self.given)),
             expected=self.expected or "?",
         )
+
+
+def _short(text: str, limit: int = 200) -> str:
+    """A value as a message echoes it: at most `limit` characters."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 class AnswersInvalid(InputError):
@@ -174,6 +182,8 @@ def build_model(request: QuestionnaireRequest, catalog: ProviderCatalog) -> Ques
         ("exported_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")),
         ("tool", f"linkvet {__version__}"),
         ("needs", request.needs.name if request.needs is not None else ""),
+        ("offerings", ", ".join(ident for ident, _offering in offerings_of(catalog, request.offerings))),
+        ("regions", ", ".join(regions)),
         (
             "note",
             _(
@@ -340,15 +350,36 @@ def check_answers(
         )
         answered_on = today or dt.date.today().isoformat()  # so the other answers are still checked
     document = path.name
+    asked = _asked(workbook.about, catalog)
     facts: list[tuple[Answer, OverlayFact]] = []
+    first_at: dict[str, Answer] = {}
     for answer in workbook.answers:
+        if answer.key in first_at:
+            earlier = first_at[answer.key]
+            problems.append(
+                AnswerProblem(
+                    answer.sheet,
+                    answer.row,
+                    answer.key,
+                    answer.value,
+                    _("the key is answered twice: here and in {sheet}, row {row}").format(
+                        sheet=earlier.sheet, row=earlier.row
+                    ),
+                    _("one answer per question"),
+                )
+            )
+            continue
+        first_at[answer.key] = answer
         if answer.key.startswith("meta.") or (answer.value is None and not answer.formula):
             continue
-        problem, fact = _fact(answer, questions, catalog, who, document, answered_on)
+        problem, fact = _fact(answer, questions, catalog, who, document, answered_on, asked)
         if problem is not None:
             problems.append(problem)
         elif fact is not None:
             facts.append((answer, fact))
+    bad_keys = {p.key for p in problems}  # a key answered twice: neither answer is taken
+    facts = [(a, f) for a, f in facts if f.key not in bad_keys]
+    facts = _as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
     _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
     problems += _located(errors, facts)
     if problems and not skip_invalid:
@@ -401,6 +432,27 @@ def import_questionnaire(
     return QuestionnaireImported(overlay_file, changes, checked.problems if skip_invalid else [], len(facts))
 
 
+@dataclass(frozen=True, slots=True)
+class _Asked:
+    """The offerings and regions a workbook asks about (its About sheet's `offerings` and `regions`; a
+    workbook written before they were listed asks about the catalog's own)."""
+
+    offerings: frozenset[str]
+    regions: frozenset[str]
+
+
+def _asked(about: Mapping[str, Any], catalog: ProviderCatalog | None) -> _Asked:
+    def listed(name: str, known: list[str]) -> frozenset[str]:
+        value = about.get(name)
+        if value is None:
+            return frozenset(known)
+        return frozenset(item.strip() for item in str(value).split(",") if item.strip())
+
+    offerings = [o.id for o in catalog.offerings] if catalog is not None else []
+    regions = [r.id for r in catalog.regions] if catalog is not None else []
+    return _Asked(listed("offerings", offerings), listed("regions", regions))
+
+
 def _fact(
     answer: Answer,
     questions: Sequence[Question],
@@ -408,6 +460,7 @@ def _fact(
     who: str,
     document: str,
     answered_on: str,
+    asked: _Asked,
 ) -> tuple[AnswerProblem | None, OverlayFact | None]:
     def problem(message: str, expected: str | None) -> tuple[AnswerProblem, None]:
         return AnswerProblem(answer.sheet, answer.row, answer.key, answer.value, message, expected), None
@@ -422,19 +475,87 @@ def _fact(
             _("no question has this key (was the hidden key column changed?)"),
             _("a key this questionnaire asks"),
         )
+    parsed = FactKey.parse(answer.key)
+    ident = parsed.ident if parsed is not None else None
+    if question.section == "offering" and ident not in asked.offerings:
+        return problem(
+            _("the questionnaire did not ask about offering {offering}").format(
+                offering=_short(str(ident), 80)
+            ),
+            _("an offering it asks about: {offerings}").format(
+                offerings=", ".join(sorted(asked.offerings)) or "-"
+            ),
+        )
+    if question.section == "region" and ident not in asked.regions:
+        return problem(
+            _("the questionnaire did not ask about region {region}").format(region=_short(str(ident), 80)),
+            _("a region it asks about: {regions}").format(regions=", ".join(sorted(asked.regions)) or "-"),
+        )
+    value = answer_value(question, answer.value)
+    refused = answer_problem(question, value)
+    if refused is not None:
+        return problem(*refused)
     name = catalog.provider.name if catalog is not None else answer.key
     source = f"{name}'s answer to the linkvet questionnaire ({who}; {document})"
     try:
         fact = OverlayFact(
             key=answer.key,
-            value=answer_value(question, answer.value),
+            value=value,
             source=source,
             as_of=answered_on,
             evidence=answer.evidence,
         )
-    except ValueError as exc:
-        return problem(str(exc).splitlines()[-1].strip(), None)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        return problem(_plain(first), None)
     return None, fact
+
+
+def _plain(error: Any) -> str:
+    """A validation problem in our words, without the validation library's own text or links."""
+    where = ".".join(str(part) for part in error.get("loc", ()))
+    kind = error.get("type", "")
+    if kind in ("string_too_long", "too_long"):
+        return _("{field}: too long").format(field=where)
+    if kind == "string_pattern_mismatch":
+        return _("{field}: not in the form expected").format(field=where)
+    if kind == "implausible":
+        return str(error.get("msg", ""))
+    return _("{field}: not a value this fact takes").format(field=where or _("the value"))
+
+
+def _answerer(source: str) -> str:
+    """The part of an answer's source that names who answered (the workbook's file name left out: a copy
+    of the same answers is the same answer)."""
+    return source.rsplit(";", 1)[0]
+
+
+def _as_before(
+    facts: list[tuple[Answer, OverlayFact]],
+    catalogs: CatalogSet,
+    provider: str,
+    folder: Path | None,
+    *,
+    dated: bool,
+) -> list[tuple[Answer, OverlayFact]]:
+    """The facts with each one that repeats the answer already held (the same value, standing, evidence and
+    answerer; the same date when the workbook states one) replaced by the held fact, so that importing the
+    same answers again — from the same workbook or a copy of it — changes nothing and adds no history."""
+    try:
+        held = {f.key: f for f in current_overlay(provider, folder).facts}
+    except CatalogFileError:
+        return facts  # the overlay's own problem is reported when it is written
+    kept = []
+    for answer, fact in facts:
+        old = held.get(fact.key)
+        same = (
+            old is not None
+            and (old.value, old.standing, old.evidence) == (fact.value, fact.standing, fact.evidence)
+            and _answerer(old.source) == _answerer(fact.source)
+            and (old.as_of == fact.as_of or not dated)
+        )
+        kept.append((answer, old if same and old is not None else fact))
+    return kept
 
 
 def _located(
