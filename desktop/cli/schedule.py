@@ -444,7 +444,7 @@ def _check_alerts(plan: Plan) -> None:
     """List the rules and notifiers; a notifier's unset environment variable is an error (exit 2)."""
     import os
 
-    from probes.alerts.rules import describe_rule, resolve_secrets
+    from probes.alerts.rules import describe_rule, mask_url, resolve_secrets
 
     alerting = plan.alerting
     assert alerting is not None
@@ -467,14 +467,19 @@ def _check_alerts(plan: Plan) -> None:
             (_("{variable} (set)") if os.environ.get(v) else _("{variable} (NOT SET)")).format(variable=v)
             for v in notifier.env_names
         )
-        print(
-            "  "
-            + _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
-                name=notifier.name,
-                type=notifier.type,
-                count=notifier.max_messages,
-                period=format_duration(notifier.per_s),
-                variables=variables or "-",
-            )
+        line = _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
+            name=notifier.name,
+            type=notifier.type,
+            count=notifier.max_messages,
+            period=format_duration(notifier.per_s),
+            variables=variables or "-",
         )
+        address = notifier.url or (os.environ.get(notifier.url_env) if notifier.url_env else None)
+        if address:  # its path and query, where bots keep their token, never shown
+            line = _("{notifier}; address {address}").format(notifier=line, address=mask_url(address))
+        elif notifier.smtp_host:
+            line = _("{notifier}; address {address}").format(
+                notifier=line, address=f"smtp://{notifier.smtp_host}:{notifier.smtp_port}"
+            )
+        print("  " + line)
     resolve_secrets(alerting)
