@@ -108,6 +108,7 @@ Text = Annotated[str, Field(min_length=1)]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 
 _LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MAX_URL_CHARS = 2048
 
 
@@ -255,6 +256,23 @@ class Sourced(BaseModel):
         if facts:
             unpacked["facts"] = facts
         return unpacked
+
+    @model_validator(mode="after")
+    def _no_control_characters(self) -> Any:
+        """No text of a catalog holds a NUL or another control character (a line break or a tab is fine in
+        a note): such a character ends a C string, hides text in a terminal and breaks a spreadsheet."""
+        for name in type(self).model_fields:
+            value = getattr(self, name)
+            texts = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) else []
+            for text in texts:
+                if isinstance(text, str) and (found := CONTROL_CHARACTER.search(text)) is not None:
+                    raise implausible(
+                        _("{field}: a control character (U+{code:04X}) in {value}").format(
+                            field=name, code=ord(found.group()), value=_shown(text)
+                        ),
+                        _("text without control characters"),
+                    )
+        return self
 
     def provenance(self, field: str, parent: Provenance | None = None) -> Provenance:
         """Provenance of `field`: its own, else this table's, else the parent's."""

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from desktop.cli._common import path_given
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.i18n import _, current_language
 
@@ -38,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=_("order the questions by how much their answer could move the ranking"),
     )
     export.add_argument(
-        "--out", type=Path, required=True, metavar="FILE.xlsx", help=_("the workbook to write")
+        "--out", type=path_given, required=True, metavar="FILE.xlsx", help=_("the workbook to write")
     )
     export.add_argument("--force", action="store_true", help=_("replace an existing file"))
     add_catalog_option(export)

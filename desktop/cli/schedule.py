@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import add_db_option, flag
+from desktop.cli._common import add_db_option, flag, path_given
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli._logfile import LogFile, setup_logging
 from desktop.cli._safe_text import printable
@@ -73,7 +73,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=_("allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)"),
     )
     p.add_argument(
-        "--log-file", type=Path, help=_("log file (default: linkvet.log in the user data directory)")
+        "--log-file", type=path_given, help=_("log file (default: linkvet.log in the user data directory)")
     )
     p.add_argument("-q", "--quiet", action="store_true", help=_("log warnings and errors only"))
     add_db_option(p)

@@ -30,6 +30,11 @@ def not_a_file(path: Path) -> str | None:
 
 def write_text(path: Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path`, creating its folder; the path written."""
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise WriteError(
+            _("{file}: cannot write: {folder} is a file, not a folder").format(file=path, folder=folder)
+        )
     try:
         if path.exists() and not stat.S_ISREG(path.stat().st_mode):
             with path.open("w", encoding="utf-8") as out:

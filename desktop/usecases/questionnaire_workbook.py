@@ -21,8 +21,9 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from desktop.export.safety import neutralise
+from desktop.export.xlsx import close_xlsx
 from desktop.i18n import _
-from desktop.usecases.errors import InputError
+from desktop.usecases.errors import InputError, WriteError
 
 FORMAT = "linkvet-questionnaire"
 FORMAT_VERSION = 1
@@ -133,8 +134,13 @@ def write_questionnaire(model: QuestionnaireModel, out: Path) -> int:
             hidden.write_string(offset, column, value)
     hidden.hide()
     hidden.protect("")
-    book.close()
-    partial.replace(out)
+    try:
+        close_xlsx(book, partial)
+        partial.replace(out)
+    except OSError as exc:
+        raise WriteError(
+            _("{file}: cannot write: {reason}").format(file=out, reason=exc.strerror or exc)
+        ) from exc
     return count
 
 

@@ -22,7 +22,9 @@ from probes.i18n import _
 
 IB_ROOT = "/sys/class/infiniband"
 NET_ROOT = "/sys/class/net"
-_RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s+Gb/sec\b(?:\s*\((\d+)X\s*([A-Z0-9]+)\))?.*$")
+_RATE = re.compile(
+    r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s+Gb/sec\b(?:\s*\((\d+)X\s*([A-Z0-9]+)\))?.*$"
+)
 _STATE = re.compile(r"^\s*(\d+)\s*:\s*(\S+)\s*$")
 
 # The rates an InfiniBand or RoCE port has: the kernel writes `rate` as its width × the lane speed
@@ -44,7 +46,24 @@ PORT_RATES_GBIT_S = frozenset(w * lane for w in WIDTHS for lane in LANE_GBIT_S.v
 # The speeds an Ethernet link reports in /sys/class/net/*/speed (Mbit/s): ethtool's SPEED_* values
 # (include/uapi/linux/ethtool.h). A virtual NIC may report any number its host sets; that is not judged.
 ETHERNET_MBIT_S = frozenset(
-    (10, 100, 1000, 2500, 5000, 10000, 14000, 20000, 25000, 40000, 50000, 56000, 100000, 200000, 400000, 800000)
+    (
+        10,
+        100,
+        1000,
+        2500,
+        5000,
+        10000,
+        14000,
+        20000,
+        25000,
+        40000,
+        50000,
+        56000,
+        100000,
+        200000,
+        400000,
+        800000,
+    )
 )
 
 

@@ -303,7 +303,9 @@ class ReplayMachine(Machine):
 
     def hostname(self) -> str:
         try:
-            name = read_file(self._inside("hostname"), limit=4096, shown=str(self.directory / "hostname")).strip()
+            name = read_file(
+                self._inside("hostname"), limit=4096, shown=str(self.directory / "hostname")
+            ).strip()
         except Unavailable:
             name = ""
         except ReadError:

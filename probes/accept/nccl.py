@@ -157,7 +157,8 @@ class NcclRun:
         big = [
             row
             for row in self.rows
-            if row.size_bytes >= min_bytes and any(side_problem(row, s, self.ranks) is None for s in row.sides())
+            if row.size_bytes >= min_bytes
+            and any(side_problem(row, s, self.ranks) is None for s in row.sides())
         ]
         return max(big, key=lambda row: self.busbw(row) or 0.0) if big else None
 
@@ -169,7 +170,9 @@ class NcclRun:
     def checked(self) -> bool:
         """Whether the run checked its results (`#wrong` is a count, not N/A)."""
         return all(
-            side.wrong is not None and side.wrong.upper() != "N/A" for row in self.rows for side in row.sides()
+            side.wrong is not None and side.wrong.upper() != "N/A"
+            for row in self.rows
+            for side in row.sides()
         )
 
     @property
@@ -255,7 +258,9 @@ class _Run:
         if not self.rows:
             raise ReadError(
                 where,
-                _("the table at line {line} has no size rows (did the test fail?)").format(line=self.header_line),
+                _("the table at line {line} has no size rows (did the test fail?)").format(
+                    line=self.header_line
+                ),
                 expected=_("one row per message size"),
             )
         doubts: list[str] = []
@@ -339,7 +344,9 @@ def parse_nccl_text(text: str, where: str) -> tuple[NcclRun, ...]:
             )
             raise ReadError(
                 where,
-                _("a result row that does not fit the header at line {line}").format(line=current.header_line),
+                _("a result row that does not fit the header at line {line}").format(
+                    line=current.header_line
+                ),
                 line=number,
                 expected=columns,
             )
@@ -380,7 +387,9 @@ def parse_nccl_text(text: str, where: str) -> tuple[NcclRun, ...]:
 def _json_float(value: Any, where: str, field: str) -> float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    raise ReadError(where, _("{field} is {value}").format(field=field, value=repr(value)[:80]), expected=_("a number"))
+    raise ReadError(
+        where, _("{field} is {value}").format(field=field, value=repr(value)[:80]), expected=_("a number")
+    )
 
 
 def _json_side(item: dict[str, Any], name: str, where: str, index: int) -> NcclSide | None:
@@ -475,7 +484,9 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
     collective = str(name)[:60] if name else None
     if collective is not None and not collective.startswith("all_reduce"):
         doubts.append(
-            _("the log is of {collective}; the references are all_reduce_perf's").format(collective=collective)
+            _("the log is of {collective}; the references are all_reduce_perf's").format(
+                collective=collective
+            )
         )
     return NcclRun(
         source=where,

@@ -69,7 +69,9 @@ class ReferenceTable:
         found: list[Limit] = []
         for name in names or [""]:
             lowered = name.lower()
-            match = next((lim for lim in self.limits if any(k.lower() in lowered for k in lim.gpu_names)), None)
+            match = next(
+                (lim for lim in self.limits if any(k.lower() in lowered for k in lim.gpu_names)), None
+            )
             if match is None:
                 match = max(self.limits, key=lambda lim: lim.gbytes_s_per_direction, default=None)
             if match is not None:
@@ -132,9 +134,9 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
     if not big:
         largest = max((row.size_bytes for row in run.rows), default=0)
         return not_judged(
-            _("no message of 1 GiB or more (largest {largest} bytes): the peak is judged at ≥ 1 GiB only").format(
-                largest=largest
-            )
+            _(
+                "no message of 1 GiB or more (largest {largest} bytes): the peak is judged at ≥ 1 GiB only"
+            ).format(largest=largest)
         )
     ref = next((r for r in table.references if r.matches(names, run.ranks, run.nodes)), None)
     limit = table.limit_for(names)
@@ -174,7 +176,12 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
                 usable.append((busbw, row))
             else:
                 not_used.append(
-                    {"size_bytes": row.size_bytes, "side": _side_name(row, side), "line": row.line, "why": problem}
+                    {
+                        "size_bytes": row.size_bytes,
+                        "side": _side_name(row, side),
+                        "line": row.line,
+                        "why": problem,
+                    }
                 )
     result["not_used"] = not_used
     set_aside = ""
@@ -195,7 +202,9 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
     result["peak_at_bytes"] = peak.size_bytes
     if ref is None or ref.busbw_gbytes_s is None:
         result["judgement"] = "no-reference"
-        text = _("peak {peak} GB/s at {size} bytes; no reference for {ranks} × {gpus} on {nodes} node(s)").format(
+        text = _(
+            "peak {peak} GB/s at {size} bytes; no reference for {ranks} × {gpus} on {nodes} node(s)"
+        ).format(
             peak=f"{peak_busbw:g}",
             size=peak.size_bytes,
             ranks=run.ranks or "?",

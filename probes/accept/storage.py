@@ -70,7 +70,9 @@ def fio_doubt(index: int, read_bw: float, iops: float, write_bw: float) -> str |
     """Why a fio job's figures cannot be a measurement (None: they can): not finite numbers of 0 or more,
     more than a server's PCIe lanes carry, or fewer bytes than its I/Os must have moved."""
     if not all(math.isfinite(x) and x >= 0 for x in (read_bw, iops, write_bw)):
-        return _("jobs[{index}]: a bandwidth or IOPS that is not a finite number of 0 or more").format(index=index)
+        return _("jobs[{index}]: a bandwidth or IOPS that is not a finite number of 0 or more").format(
+            index=index
+        )
     for figure in (read_bw, write_bw):
         if figure > MAX_READ_BYTES_S:
             return _(
@@ -148,9 +150,9 @@ def parse_fio_json(text: str, where: str) -> FioResult:
         iops += job_iops
         write_bw += job_write
     if doubt is None and read_bw > MAX_READ_BYTES_S:
-        doubt = _("{rate} GB/s over all jobs is more than a server's PCIe lanes carry (about {most} GB/s)").format(
-            rate=f"{read_bw / 1e9:.6g}", most=f"{MAX_READ_BYTES_S / 1e9:g}"
-        )
+        doubt = _(
+            "{rate} GB/s over all jobs is more than a server's PCIe lanes carry (about {most} GB/s)"
+        ).format(rate=f"{read_bw / 1e9:.6g}", most=f"{MAX_READ_BYTES_S / 1e9:g}")
     options = data.get("global options") or {}
     filename = options.get("filename") if isinstance(options, dict) else None
     version = data.get("fio version")

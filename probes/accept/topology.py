@@ -162,8 +162,10 @@ class Topology:
         """The matrix held to the GPU query's count (None: the query was not read): a matrix of another
         number of GPUs is not this machine's."""
         if count is None:
-            doubt = _("the GPU query (nvidia-smi -q, NVML) was not read, so the matrix's {gpus} GPUs cannot be "
-                      "held to it").format(gpus=len(self.gpus))
+            doubt = _(
+                "the GPU query (nvidia-smi -q, NVML) was not read, so the matrix's {gpus} GPUs cannot be "
+                "held to it"
+            ).format(gpus=len(self.gpus))
         elif count != len(self.gpus):
             doubt = _("the matrix has {matrix} GPUs but the GPU query reports {count}").format(
                 matrix=len(self.gpus), count=count
@@ -292,7 +294,9 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
             )
         )
     nics = tuple(c for c in columns if not _GPU.match(c))
-    return Topology(gpus=gpus, pairs=tuple(pairs), nics=nics, nic_names=tuple(nic_names), doubts=tuple(doubts))
+    return Topology(
+        gpus=gpus, pairs=tuple(pairs), nics=nics, nic_names=tuple(nic_names), doubts=tuple(doubts)
+    )
 
 
 def read_topology(machine: Machine) -> tuple[Topology | None, Reading]:
