@@ -188,6 +188,13 @@ def parse_overlay_text(
         return None, _toml.validation_errors(exc, path, raw, _toml.LazyLines(text), OverlayFile)
 
 
+def in_words(exc: ValidationError, model: type[BaseModel]) -> str:
+    """A validation failure of `model` in linkvet's words (field, what was wrong, what was expected): the
+    first problem, never the validation library's own text or its links."""
+    errors = _toml.validation_errors(exc, None, {}, _toml.LazyLines(""), model)
+    return str(errors[0]) if errors else _("not a valid value")
+
+
 def is_overlay(raw: Mapping[str, Any]) -> bool:
     return raw.get("format") == OVERLAY_FORMAT
 
@@ -463,6 +470,7 @@ __all__ = [
     "OverlayFact",
     "OverlayFile",
     "StoredCheck",
+    "in_words",
     "is_overlay",
     "merge_overlay",
     "merge_raw",

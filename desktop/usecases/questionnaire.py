@@ -100,7 +100,8 @@ class AnswersInvalid(InputError):
         head = _("{file}: {count} answer(s) not valid, nothing written:").format(
             file=file, count=len(problems)
         )
-        super().__init__("\n".join([head, *("  " + p.describe() for p in problems)]))
+        self.lines = [head, *("  " + p.describe() for p in problems)]  # printed line by line
+        super().__init__("\n".join(self.lines))
 
 
 # -- export ---------------------------------------------------------------------------------------------
