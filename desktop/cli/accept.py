@@ -159,7 +159,10 @@ def run(args: argparse.Namespace) -> int:
     if (args.provider is None) != (args.offering is None):
         raise UsageError(_("--provider and --offering go together"))
     if args.replay is not None and not args.replay.is_dir():
-        raise UsageError(_("--replay {dir}: not a directory").format(dir=args.replay))
+        from desktop.usecases.files import not_a_folder
+
+        what = not_a_folder(args.replay) or _("is not a folder")
+        raise UsageError(_("--replay {dir}: {problem}").format(dir=args.replay, problem=what))
     if args.out is not None and args.out.parent.exists() and not args.out.parent.is_dir():
         raise UsageError(
             _("--out {file}: {folder} is a file, not a folder").format(file=args.out, folder=args.out.parent)

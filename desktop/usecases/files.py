@@ -28,6 +28,25 @@ def not_a_file(path: Path) -> str | None:
     return None if stat.S_ISREG(mode) else not_regular_reason(mode)
 
 
+def not_a_folder(path: Path) -> str | None:
+    """Why `path` cannot be read as a folder, in words, or None when it is one."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return _("no such folder")
+    except OSError as exc:
+        return _("cannot read: {reason}").format(reason=exc.strerror or exc)
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISREG(mode):
+        return _("is a file, not a folder")
+    if stat.S_ISFIFO(mode):
+        return _("is a named pipe (FIFO), not a folder")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return _("is a device, not a folder")
+    return _("is not a folder")
+
+
 def write_text(path: Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path`, creating its folder; the path written."""
     folder = path.parent

@@ -118,3 +118,20 @@ def test_a_value_is_echoed_at_most_about_200_characters(
     runs = re.findall(r"a{50,}", text)
     assert runs and max(len(r) for r in runs) <= 200, [len(r) for r in runs]
     assert max(len(line) for line in text.splitlines()) < 600
+
+
+def test_a_replay_folder_that_is_not_one_is_named_for_what_it_is(
+    run_linkvet: RunLinkvet, tmp_path: Path
+) -> None:
+    fifo = tmp_path / "replay"
+    os.mkfifo(fifo)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    for given, words in (
+        (fifo, "is a named pipe (FIFO), not a folder"),
+        (a_file, "is a file, not a folder"),
+        (Path("/dev/null"), "is a device, not a folder"),
+        (tmp_path / "missing", "no such folder"),
+    ):
+        done = run_linkvet("accept", "--replay", str(given))
+        assert done.returncode == 2 and f"--replay {given}: {words}" in said(done)
