@@ -17,7 +17,7 @@ from typing import Any
 
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
-from probes.errors import Unavailable
+from probes.errors import ImpossibleReading, Unavailable
 from probes.i18n import _
 
 IB_ROOT = "/sys/class/infiniband"
@@ -124,7 +124,7 @@ class NetInterface:
 
 def parse_rate(text: str, where: str) -> float:
     """A port's `rate` in Gbit/s: a ReadError when it is not written as the kernel writes it, a
-    `RateImpossible` when it is but names no rate a port has (a width or lane speed that does not exist,
+    `ImpossibleReading` when it is but names no rate a port has (a width or lane speed that does not exist,
     or a figure that is not their product)."""
     match = _RATE.match(text)
     if not match:
@@ -138,26 +138,22 @@ def parse_rate(text: str, where: str) -> float:
     width, lane = match.group(2), match.group(3)
     if width is not None and lane is not None:
         if int(width) not in WIDTHS or lane not in LANE_GBIT_S:
-            raise RateImpossible(
+            raise ImpossibleReading(
                 _("{rate} Gb/sec names {width}X {lane}, a width or lane speed no port has").format(
                     rate=f"{rate:g}", width=width[:4], lane=lane[:8]
                 )
             )
         if rate != int(width) * LANE_GBIT_S[lane]:
-            raise RateImpossible(
+            raise ImpossibleReading(
                 _("{rate} Gb/sec is not {width}X {lane} ({expected} Gb/sec)").format(
                     rate=f"{rate:g}", width=width, lane=lane, expected=f"{int(width) * LANE_GBIT_S[lane]:g}"
                 )
             )
     elif rate not in PORT_RATES_GBIT_S:
-        raise RateImpossible(
+        raise ImpossibleReading(
             _("{rate} Gb/sec is not a rate an InfiniBand or RoCE port has").format(rate=f"{rate:.6g}")
         )
     return rate
-
-
-class RateImpossible(ValueError):
-    """A rate written as the kernel writes rates, but not one a port has; `str()` says why."""
 
 
 def parse_state(text: str, where: str) -> str:
@@ -215,7 +211,7 @@ def read_rdma_ports(machine: Machine) -> tuple[tuple[RdmaPort, ...] | None, Read
             else:
                 try:
                     rate = parse_rate(rate_text, machine.shown(f"{port}/rate"))
-                except RateImpossible as impossible:
+                except ImpossibleReading as impossible:
                     doubt = str(impossible)
             ports.append(
                 RdmaPort(

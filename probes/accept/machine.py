@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from probes import _textinput
 from probes.accept.errors import ReadError
-from probes.errors import Unavailable
+from probes.errors import OutsideReplay, Unavailable
 from probes.i18n import _
 
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024
@@ -267,10 +267,6 @@ class LiveMachine(Machine):
         for name in found:
             self._record(f"/dev/{name.replace('/', '-')}", "")
         return found
-
-
-class OutsideReplay(Unavailable):
-    """A replay directory's name that leads outside it (a link to /etc/passwd, `..`): not read."""
 
 
 class ReplayMachine(Machine):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from probes.accept.errors import ReadError
-from probes.accept.fabric import RateImpossible, parse_rate, parse_state
+from probes.accept.fabric import parse_rate, parse_state
 from probes.accept.gpus import parse_nvidia_smi_xml, parse_nvlink_status
 from probes.accept.management import parse_mc_info, parse_sdr_power
 from probes.accept.nccl import GIB, parse_nccl
 from probes.accept.nccl_reference import judge
 from probes.accept.storage import parse_fio_json
 from probes.accept.topology import parse_topo_matrix
+from probes.errors import ImpossibleReading
 from tests.accept.conftest import EDGE, REAL, SCENARIOS
 
 
@@ -102,7 +103,9 @@ def test_sysfs_values() -> None:
     assert parse_rate("400 Gb/sec (4X NDR)", "rate") == 400.0  # gpud's recorded H100 sysfs file
     assert parse_rate("200 Gb/sec (4X HDR)", "rate") == 200.0
     assert parse_rate("25 Gb/sec (1X EDR)", "rate") == 25.0 and parse_rate("56 Gb/sec", "rate") == 56.0
-    with pytest.raises(RateImpossible, match=r"25\.7812 Gb/sec is not a rate an InfiniBand or RoCE port has"):
+    with pytest.raises(
+        ImpossibleReading, match=r"25\.7812 Gb/sec is not a rate an InfiniBand or RoCE port has"
+    ):
         parse_rate("25.78125 Gb/sec", "rate")  # Ethernet's signalling rate: the kernel never writes it
     assert parse_state("4: ACTIVE", "state") == "ACTIVE" and parse_state("5: LinkUp", "p") == "LinkUp"
     with pytest.raises(ReadError, match=r"ports/1/rate:1: rate 'garbage'"):

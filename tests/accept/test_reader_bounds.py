@@ -18,12 +18,13 @@ from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from probes.accept.errors import ReadError
-from probes.accept.fabric import RateImpossible, parse_rate, read_rdma_ports, summarize_rdma
+from probes.accept.fabric import parse_rate, read_rdma_ports, summarize_rdma
 from probes.accept.machine import ReplayMachine
 from probes.accept.nccl import GIB, parse_nccl
 from probes.accept.nccl_reference import judge
 from probes.accept.storage import parse_fio_json
 from probes.accept.topology import parse_topo_matrix
+from probes.errors import ImpossibleReading
 from tests.fuzz.strategies import FUZZ
 
 PCIE_PATHS = ["PIX", "PXB", "PHB", "NODE", "SYS", "SOC"]
@@ -255,7 +256,7 @@ rate_texts = st.builds(
 def test_a_port_rate_is_one_the_kernel_writes(text: str) -> None:
     try:
         rate = parse_rate(text, "rate")
-    except (ReadError, RateImpossible) as error:
+    except (ReadError, ImpossibleReading) as error:
         event(type(error).__name__)
         return
     event("a rate")
