@@ -8,11 +8,14 @@ linkvet knows now with its source, so the vendor corrects rather than retypes. W
 questions are ordered by how much their answer could move the ranking (`catalogs.scoring.bounds`: weight ×
 swing) and each block says what the job needs.
 
-Import: every answer validated as the loader validates a catalog (the answers merged over the catalog;
-same rules, same messages), a bad one reported with sheet, row, key, what was given and what was expected;
-nothing written unless every answer is valid (or `skip_invalid`). Each fact keeps its provenance (the
-vendor's answer: who, the workbook, the evidence; the answer date; standing `claimed`) and a changed answer
-its earlier value; importing the same workbook twice changes nothing.
+Import: every answer held to its question first (a value in the list or range the question states, an
+endpoint an IP address, host name or http(s) URL: `catalogs.questionnaire.answer_problem`; an offering or
+region the workbook's About sheet does not list, a key no question has or a key answered twice is refused),
+then validated as the loader validates a catalog (the answers merged over the catalog; same rules, same
+messages); a bad one reported with sheet, row, key, what was given and what was expected; nothing written
+unless every answer is valid (or `skip_invalid`). Each fact keeps its provenance (the vendor's answer: who,
+the workbook, the evidence; the answer date; standing `claimed`) and a changed answer its earlier value;
+importing the same answers twice — the same workbook or a copy of it — changes nothing (`_as_before`).
 """
 
 from __future__ import annotations

@@ -4,8 +4,10 @@ openpyxl (answers as the vendor typed them; a formula is reported, never evaluat
 
 Every question sheet has the same columns (A to I): `key` (hidden), question, why it matters, unit, allowed
 values, what linkvet knows now, its source, the answer, the evidence. The `About` sheet names the format
-(`linkvet-questionnaire`, version 1), the provider and the language; the `Lists` sheet (hidden) holds the
-longer drop-down lists. Sheet names and texts are in the questionnaire's language; keys and allowed values
+(`linkvet-questionnaire`, version 1), the provider, the language and the offerings and regions it asks
+about; the `Lists` sheet (hidden) holds the longer drop-down lists. Reading is bounded before anything is
+decompressed (`_check_archive`: parts, each part's and the total uncompressed size, the compression ratio)
+and while reading (sheets, rows); a damaged part is an `InputError` naming the file and the sheet. Sheet names and texts are in the questionnaire's language; keys and allowed values
 never are.
 """
 
