@@ -22,33 +22,35 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from catalogs.errors import CatalogFileError
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
-from catalogs.overlay import Change, FactKey, OverlayFact
+from catalogs.overlay import Change, OverlayFact
 from catalogs.questionnaire import (
     Question,
     all_questions,
-    answer_problem,
-    answer_value,
     known_now,
     offering_questions,
     offerings_of,
     order_by_swing,
     provider_questions,
-    question_for,
     region_questions,
     shown,
 )
 from desktop.i18n import _, language
 from desktop.usecases.errors import InputError
+from desktop.usecases.questionnaire_answers import (
+    AnswerProblem,
+    AnswersInvalid,
+    answer_fact,
+    as_before,
+    asked_in,
+    located,
+)
 from desktop.usecases.questionnaire_workbook import (
     FORMAT,
     FORMAT_VERSION,
@@ -58,53 +60,12 @@ from desktop.usecases.questionnaire_workbook import (
     SheetModel,
     Validation,
     read_answers,
-    too_long,
     write_questionnaire,
 )
-from desktop.usecases.user_catalogs import apply_facts, current_overlay
+from desktop.usecases.user_catalogs import apply_facts
 
 META_BY, META_ON = "meta.answered_by", "meta.answered_on"
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerProblem:
-    """An answer the catalog's rules refuse: where it is, its key, what was given, why and what was
-    expected."""
-
-    sheet: str
-    row: int
-    key: str
-    given: Any
-    message: str
-    expected: str | None
-
-    def describe(self) -> str:
-        return _("{sheet}, row {row}, {key}: {message}; given {given}, expected {expected}").format(
-            sheet=self.sheet,
-            row=self.row,
-            key=_short(self.key),
-            message=self.message,
-            given=_short(repr(self.given)),
-            expected=self.expected or "?",
-        )
-
-
-def _short(text: str, limit: int = 200) -> str:
-    """A value as a message echoes it: at most `limit` characters."""
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
-class AnswersInvalid(InputError):
-    """Some answers are not valid; nothing was written. `problems` lists each one."""
-
-    def __init__(self, file: Path, problems: list[AnswerProblem]) -> None:
-        self.problems = problems
-        head = _("{file}: {count} answer(s) not valid, nothing written:").format(
-            file=file, count=len(problems)
-        )
-        self.lines = [head, *("  " + p.describe() for p in problems)]  # printed line by line
-        super().__init__("\n".join(self.lines))
 
 
 # -- export ---------------------------------------------------------------------------------------------
@@ -354,7 +315,7 @@ def check_answers(
         )
         answered_on = today or dt.date.today().isoformat()  # so the other answers are still checked
     document = path.name
-    asked = _asked(workbook.about, catalog)
+    asked = asked_in(workbook.about, catalog)
     facts: list[tuple[Answer, OverlayFact]] = []
     first_at: dict[str, Answer] = {}
     for answer in workbook.answers:
@@ -376,16 +337,16 @@ def check_answers(
         first_at[answer.key] = answer
         if answer.key.startswith("meta.") or (answer.value is None and not answer.formula):
             continue
-        problem, fact = _fact(answer, questions, catalog, who, document, answered_on, asked)
+        problem, fact = answer_fact(answer, questions, catalog, who, document, answered_on, asked)
         if problem is not None:
             problems.append(problem)
         elif fact is not None:
             facts.append((answer, fact))
     bad_keys = {p.key for p in problems}  # a key answered twice: neither answer is taken
     facts = [(a, f) for a, f in facts if f.key not in bad_keys]
-    facts = _as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
+    facts = as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
     _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
-    problems += _located(errors, facts)
+    problems += located(errors, facts)
     if problems and not skip_invalid:
         raise AnswersInvalid(path, problems)
     if problems:
@@ -395,7 +356,7 @@ def check_answers(
             _overlay, _changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
             if not errors:
                 break
-            more = _located(errors, facts)
+            more = located(errors, facts)
             problems += [p for p in more if p.key not in bad]
             bad |= {p.key for p in more} | {e.field or "" for e in errors}
             kept = [f for f in kept if f.key not in bad]
@@ -432,169 +393,8 @@ def import_questionnaire(
     facts = [(a, f) for a, f in checked.facts if f.key not in keep]
     overlay_file, changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder)
     if errors:  # an answer kept back that another needed, or the catalogs changed meanwhile
-        raise AnswersInvalid(path, _located(errors, facts))
+        raise AnswersInvalid(path, located(errors, facts))
     return QuestionnaireImported(overlay_file, changes, checked.problems if skip_invalid else [], len(facts))
-
-
-@dataclass(frozen=True, slots=True)
-class _Asked:
-    """The offerings and regions a workbook asks about (its About sheet's `offerings` and `regions`; a
-    workbook written before they were listed asks about the catalog's own)."""
-
-    offerings: frozenset[str]
-    regions: frozenset[str]
-
-
-def _asked(about: Mapping[str, Any], catalog: ProviderCatalog | None) -> _Asked:
-    def listed(name: str, known: list[str]) -> frozenset[str]:
-        value = about.get(name)
-        if value is None:
-            return frozenset(known)
-        return frozenset(item.strip() for item in str(value).split(",") if item.strip())
-
-    offerings = [o.id for o in catalog.offerings] if catalog is not None else []
-    regions = [r.id for r in catalog.regions] if catalog is not None else []
-    return _Asked(listed("offerings", offerings), listed("regions", regions))
-
-
-def _fact(
-    answer: Answer,
-    questions: Sequence[Question],
-    catalog: ProviderCatalog | None,
-    who: str,
-    document: str,
-    answered_on: str,
-    asked: _Asked,
-) -> tuple[AnswerProblem | None, OverlayFact | None]:
-    def problem(message: str, expected: str | None) -> tuple[AnswerProblem, None]:
-        return AnswerProblem(answer.sheet, answer.row, answer.key, answer.value, message, expected), None
-
-    if answer.formula:
-        return problem(_("a formula is not an answer"), _("the value itself, typed in (not a formula)"))
-    if too_long(answer):
-        return problem(_("the answer is too long"), _("at most 4000 characters"))
-    question = question_for(answer.key, questions)
-    if question is None:
-        return problem(
-            _("no question has this key (was the hidden key column changed?)"),
-            _("a key this questionnaire asks"),
-        )
-    parsed = FactKey.parse(answer.key)
-    ident = parsed.ident if parsed is not None else None
-    if question.section == "offering" and ident not in asked.offerings:
-        return problem(
-            _("the questionnaire did not ask about offering {offering}").format(
-                offering=_short(str(ident), 80)
-            ),
-            _("an offering it asks about: {offerings}").format(
-                offerings=", ".join(sorted(asked.offerings)) or "-"
-            ),
-        )
-    if question.section == "region" and ident not in asked.regions:
-        return problem(
-            _("the questionnaire did not ask about region {region}").format(region=_short(str(ident), 80)),
-            _("a region it asks about: {regions}").format(regions=", ".join(sorted(asked.regions)) or "-"),
-        )
-    value = answer_value(question, answer.value)
-    refused = answer_problem(question, value)
-    if refused is not None:
-        return problem(*refused)
-    name = catalog.provider.name if catalog is not None else answer.key
-    source = f"{name}'s answer to the linkvet questionnaire ({who}; {document})"
-    try:
-        fact = OverlayFact(
-            key=answer.key,
-            value=value,
-            source=source,
-            as_of=answered_on,
-            evidence=answer.evidence,
-        )
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        return problem(_plain(first), None)
-    return None, fact
-
-
-def _plain(error: Any) -> str:
-    """A validation problem in our words, without the validation library's own text or links."""
-    where = ".".join(str(part) for part in error.get("loc", ()))
-    kind = error.get("type", "")
-    if kind in ("string_too_long", "too_long"):
-        return _("{field}: too long").format(field=where)
-    if kind == "string_pattern_mismatch":
-        return _("{field}: not in the form expected").format(field=where)
-    if kind == "implausible":
-        return str(error.get("msg", ""))
-    return _("{field}: not a value this fact takes").format(field=where or _("the value"))
-
-
-def _answerer(source: str) -> str:
-    """The part of an answer's source that names who answered (the workbook's file name left out: a copy
-    of the same answers is the same answer)."""
-    return source.rsplit(";", 1)[0]
-
-
-def _as_before(
-    facts: list[tuple[Answer, OverlayFact]],
-    catalogs: CatalogSet,
-    provider: str,
-    folder: Path | None,
-    *,
-    dated: bool,
-) -> list[tuple[Answer, OverlayFact]]:
-    """The facts with each one that repeats the answer already held (the same value, standing, evidence and
-    answerer; the same date when the workbook states one) replaced by the held fact, so that importing the
-    same answers again — from the same workbook or a copy of it — changes nothing and adds no history."""
-    try:
-        held = {f.key: f for f in current_overlay(provider, folder).facts}
-    except CatalogFileError:
-        return facts  # the overlay's own problem is reported when it is written
-    kept = []
-    for answer, fact in facts:
-        old = held.get(fact.key)
-        same = (
-            old is not None
-            and (old.value, old.standing, old.evidence) == (fact.value, fact.standing, fact.evidence)
-            and _answerer(old.source) == _answerer(fact.source)
-            and (old.as_of == fact.as_of or not dated)
-        )
-        kept.append((answer, old if same and old is not None else fact))
-    return kept
-
-
-def _located(
-    errors: Sequence[CatalogFileError], facts: Sequence[tuple[Answer, OverlayFact]]
-) -> list[AnswerProblem]:
-    """The catalog's problems with the answers they come from (a problem of a fact not answered — a field
-    another answer needs — is put on that answer's row)."""
-    by_key: Mapping[str, Answer] = {f.key: a for a, f in facts}
-    located = []
-    for error in errors:
-        key = error.field or ""
-        answer = by_key.get(key) or _nearest(key, by_key)
-        if answer is None:
-            located.append(AnswerProblem("?", 0, key, None, error.message, error.expected))
-        else:
-            given = answer.value if answer.key == key else None
-            located.append(AnswerProblem(answer.sheet, answer.row, key, given, error.message, error.expected))
-    return located
-
-
-def _nearest(key: str, answers: Mapping[str, Answer]) -> Answer | None:
-    """The answer whose key shares the longest start with `key` (the same table of the same offering)."""
-    best, length = None, 0
-    for other, answer in answers.items():
-        shared = len(_common(key, other))
-        if shared > length and "." in _common(key, other):
-            best, length = answer, shared
-    return best
-
-
-def _common(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
 
 
 def _text(answer: Answer | None) -> str | None:
@@ -613,3 +413,17 @@ def _date(answer: Answer | None) -> str | None:
         return value.isoformat()
     text = str(value).strip()
     return (text[:10] if re.match(r"^\d{4}-\d{2}-\d{2}[T ]", text) else text) or None
+
+
+__all__ = [  # the answers' problems are checked in questionnaire_answers; every face imports them from here
+    "AnswerProblem",
+    "AnswersInvalid",
+    "CheckedAnswers",
+    "QuestionnaireImported",
+    "QuestionnaireRequest",
+    "QuestionnaireWritten",
+    "build_model",
+    "check_answers",
+    "export_questionnaire",
+    "import_questionnaire",
+]
