@@ -95,9 +95,11 @@ def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
     from desktop.usecases.files import not_a_file
     from desktop.usecases.questionnaire import import_questionnaire
+    from desktop.usecases.questionnaire_workbook import check_workbook
 
     if (unreadable := not_a_file(args.file)) is not None:
         raise UsageError(_("{file}: {problem}").format(file=args.file, problem=unreadable))
+    check_workbook(args.file)  # a zip bomb refused before the catalogs are loaded
     catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     result = import_questionnaire(
         args.file,

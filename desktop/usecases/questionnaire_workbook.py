@@ -253,6 +253,24 @@ MAX_ROWS = 20_000  # rows read from one sheet (a questionnaire has a few hundred
 MAX_SHEETS = 32
 
 
+def check_workbook(path: Path) -> None:
+    """What `read_answers` checks before it decompresses anything (size, then the zip's directory: a zip
+    bomb), for a face that wants the refusal before it loads anything else; `InputError` as there."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise InputError(
+            _("{file}: cannot read: {reason}").format(file=path, reason=exc.strerror or exc)
+        ) from exc
+    if size > MAX_FILE_BYTES:
+        raise InputError(
+            _("{file}: {size} bytes is more than a questionnaire holds (at most {limit})").format(
+                file=path, size=size, limit=MAX_FILE_BYTES
+            )
+        )
+    _check_archive(path)
+
+
 def _check_archive(path: Path) -> None:
     """Refuse a workbook whose members would decompress past the bounds above (a zip bomb), before any is
     decompressed; `InputError` naming the file and the member."""
@@ -329,24 +347,12 @@ def read_answers(path: Path) -> AnsweredWorkbook:
     import zipfile
     import zlib
 
+    if path.exists() and not path.is_file():
+        raise InputError(_("{file}: not a regular file").format(file=path))
+    check_workbook(path)  # before openpyxl is even loaded: a bomb is refused at once
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(
-            _("{file}: cannot read: {reason}").format(file=path, reason=exc.strerror or exc)
-        ) from exc
-    if not path.is_file():
-        raise InputError(_("{file}: not a regular file").format(file=path))
-    if size > MAX_FILE_BYTES:
-        raise InputError(
-            _("{file}: {size} bytes is more than a questionnaire holds (at most {limit})").format(
-                file=path, size=size, limit=MAX_FILE_BYTES
-            )
-        )
-    _check_archive(path)
     try:
         book = load_workbook(path, read_only=True, data_only=False)
     except (InvalidFileException, zipfile.BadZipFile, zlib.error, *_DAMAGE) as exc:
