@@ -25,7 +25,15 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal, NamedTuple, get_args
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from catalogs.i18n import _
@@ -257,22 +265,21 @@ class Sourced(BaseModel):
             unpacked["facts"] = facts
         return unpacked
 
-    @model_validator(mode="after")
-    def _no_control_characters(self) -> Any:
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, value: Any) -> Any:
         """No text of a catalog holds a NUL or another control character (a line break or a tab is fine in
         a note): such a character ends a C string, hides text in a terminal and breaks a spreadsheet."""
-        for name in type(self).model_fields:
-            value = getattr(self, name)
-            texts = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) else []
-            for text in texts:
-                if isinstance(text, str) and (found := CONTROL_CHARACTER.search(text)) is not None:
-                    raise implausible(
-                        _("{field}: a control character (U+{code:04X}) in {value}").format(
-                            field=name, code=ord(found.group()), value=_shown(text)
-                        ),
-                        _("text without control characters"),
-                    )
-        return self
+        texts = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) else []
+        for text in texts:
+            if isinstance(text, str) and (found := CONTROL_CHARACTER.search(text)) is not None:
+                raise implausible(
+                    _("a control character (U+{code:04X}) in {value}").format(
+                        code=ord(found.group()), value=_shown(text)
+                    ),
+                    _("text without control characters"),
+                )
+        return value
 
     def provenance(self, field: str, parent: Provenance | None = None) -> Provenance:
         """Provenance of `field`: its own, else this table's, else the parent's."""
