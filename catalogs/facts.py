@@ -19,11 +19,21 @@ the catalog file it was written in (set when a user catalog is merged over a bun
 from __future__ import annotations
 
 import datetime as dt
+import ipaddress
 import re
 from functools import lru_cache
 from typing import Annotated, Any, Literal, NamedTuple, get_args
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from catalogs.i18n import _
@@ -105,6 +115,85 @@ MAX_GPUS_PER_NODE = 72
 Text = Annotated[str, Field(min_length=1)]
 Slug = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9._-]*$", max_length=80)]
 
+_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+CONTROL_CHARACTER = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MAX_URL_CHARS = 2048
+
+
+def _shown(value: str) -> str:
+    """A refused address as a message shows it: quoted, control characters escaped, at most 80 characters."""
+    text = repr(value[:80])
+    return text if len(value) <= 80 else text + "…"
+
+
+def host_problem(value: str) -> str | None:
+    """Why `value` is not an IP address or a DNS host name (an internationalised one is read in its ASCII
+    form), or None when it is one."""
+    if not value or len(value) > 253:
+        return _("an address of {length} characters").format(length=len(value))
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value):
+        return _("an address with a space, a line break or a control character")
+    try:
+        ipaddress.ip_address(value)
+        return None
+    except ValueError:
+        pass
+    try:
+        ascii_name = value.rstrip(".").encode("idna").decode("ascii")
+    except UnicodeError:
+        return _("not a host name")
+    labels = ascii_name.split(".")
+    if not all(_LABEL.match(label) for label in labels) or labels[-1].isdigit():
+        return _("not an IP address or a host name")
+    return None
+
+
+def url_problem(value: str) -> str | None:
+    """Why `value` is not an http:// or https:// URL with a valid host, or None when it is one."""
+    if len(value) > MAX_URL_CHARS:
+        return _("a URL of {length} characters").format(length=len(value))
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in value):
+        return _("a URL with a space, a line break or a control character")
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
+    except ValueError:
+        return _("not a URL")
+    if parts.scheme.lower() not in ("http", "https"):
+        return _("a {scheme}: address, not an http:// or https:// URL").format(
+            scheme=parts.scheme[:20] or "?"
+        )
+    if not host:
+        return _("a URL without a host")
+    return host_problem(host)
+
+
+def _host(value: str) -> str:
+    problem = host_problem(value)
+    if problem is not None:
+        raise implausible(
+            _("{value}: {problem}").format(value=_shown(value), problem=problem),
+            _("an IP address or a host name, e.g. 203.0.113.10 or lg.example.net"),
+        )
+    return value
+
+
+def _url(value: str) -> str:
+    problem = url_problem(value)
+    if problem is not None:
+        raise implausible(
+            _("{value}: {problem}").format(value=_shown(value), problem=problem),
+            _("an http:// or https:// URL, e.g. https://lg.example.net/"),
+        )
+    return value
+
+
+# A probe target's host (an IP address or a DNS name) and a web address (http or https only): never a
+# `javascript:` or `file:` address, a space or a line break.
+HostName = Annotated[str, AfterValidator(_host)]
+WebUrl = Annotated[str, AfterValidator(_url)]
+
 
 class Provenance(NamedTuple):
     """Where a fact comes from. `derived` is true when linkvet worked it out from other facts.
@@ -175,6 +264,22 @@ class Sourced(BaseModel):
         if facts:
             unpacked["facts"] = facts
         return unpacked
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, value: Any) -> Any:
+        """No text of a catalog holds a NUL or another control character (a line break or a tab is fine in
+        a note): such a character ends a C string, hides text in a terminal and breaks a spreadsheet."""
+        texts = [value] if isinstance(value, str) else list(value) if isinstance(value, tuple) else []
+        for text in texts:
+            if isinstance(text, str) and (found := CONTROL_CHARACTER.search(text)) is not None:
+                raise implausible(
+                    _("a control character (U+{code:04X}) in {value}").format(
+                        code=ord(found.group()), value=_shown(text)
+                    ),
+                    _("text without control characters"),
+                )
+        return value
 
     def provenance(self, field: str, parent: Provenance | None = None) -> Provenance:
         """Provenance of `field`: its own, else this table's, else the parent's."""

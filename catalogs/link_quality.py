@@ -285,12 +285,20 @@ class LinkSummary:
                     where=where, value=windows
                 )
             )
+        start = _time(mapping.get("period_start"), f"{where}.period_start")
+        end = _time(mapping.get("period_end"), f"{where}.period_end")
+        if start is not None and end is not None and end < start:
+            raise LinkSummaryError(
+                _("{where}: period_end {end} is before period_start {start}").format(
+                    where=where, end=_iso(end), start=_iso(start)
+                )
+            )
         return cls(
             provider=str(_text(mapping.get("provider"), f"{where}.provider", required=True)),
             region=str(_text(mapping.get("region"), f"{where}.region", required=True)),
             vantage=_text(mapping.get("vantage"), f"{where}.vantage"),
-            period_start=_time(mapping.get("period_start"), f"{where}.period_start"),
-            period_end=_time(mapping.get("period_end"), f"{where}.period_end"),
+            period_start=start,
+            period_end=end,
             peak_windows=tuple(windows),
             peak=PeriodStats.from_dict(mapping.get("peak"), f"{where}.peak"),
             offpeak=PeriodStats.from_dict(mapping.get("offpeak"), f"{where}.offpeak"),

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import tomli_w
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from catalogs import _toml
 from catalogs.errors import CatalogFileError, FormatVersionError
@@ -183,6 +183,13 @@ def parse_overlay_text(
         return OverlayFile.model_validate(raw), []
     except ValidationError as exc:
         return None, _toml.validation_errors(exc, path, raw, _toml.LazyLines(text), OverlayFile)
+
+
+def in_words(exc: ValidationError, model: type[BaseModel]) -> str:
+    """A validation failure of `model` in linkvet's words (field, what was wrong, what was expected): the
+    first problem, never the validation library's own text or its links."""
+    errors = _toml.validation_errors(exc, None, {}, _toml.LazyLines(""), model)
+    return str(errors[0]) if errors else _("not a valid value")
 
 
 def is_overlay(raw: Mapping[str, Any]) -> bool:
@@ -460,6 +467,7 @@ __all__ = [
     "OverlayFact",
     "OverlayFile",
     "StoredCheck",
+    "in_words",
     "is_overlay",
     "merge_overlay",
     "merge_raw",

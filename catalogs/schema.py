@@ -24,11 +24,13 @@ from catalogs.facts import (
     MAX_GPU_MEMORY_GB,
     MAX_GPUS_PER_NODE,
     AsOf,
+    HostName,
     Provenance,
     Slug,
     Sourced,
     SourcedTable,
     Text,
+    WebUrl,
     implausible,
 )
 from catalogs.i18n import _
@@ -43,7 +45,6 @@ IntraNodeKind = Literal["nvswitch", "nvlink", "pcie", "xgmi"]
 Fabric = Literal["infiniband", "roce", "ethernet", "efa", "other"]
 Currency = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]
 Country = Annotated[str, Field(pattern=r"^[A-Z]{2}$")]
-Url = Annotated[str, Field(pattern=r"^https?://[^\s/]+")]
 
 
 def _positive(value: float | None) -> None:
@@ -57,8 +58,8 @@ class Endpoint(Sourced):
     """A public address in a region that linkvet can probe (or, for `looking_glass`, a page for humans)."""
 
     kind: EndpointKind
-    host: Text | None = None
-    url: Url | None = None
+    host: HostName | None = None
+    url: WebUrl | None = None
     port: int | None = Field(default=None, ge=1, le=65535)
     line_type: LineType | None = None  # the line this address sits on, when the vendor says
     note: str | None = None
@@ -356,7 +357,7 @@ class Service(SourcedTable):
 class Provider(SourcedTable):
     id: Slug
     name: Text
-    website: Url | None = None
+    website: WebUrl | None = None
     notes: str | None = None
 
 

@@ -28,6 +28,7 @@ import tomli_w
 
 from catalogs import _toml
 from catalogs.errors import SkyPilotImportError, SkyPilotRowError
+from catalogs.facts import CONTROL_CHARACTER
 from catalogs.gpus import GpuReference, GpuSpec, default_gpu_reference
 from catalogs.i18n import _, ngettext
 from catalogs.schema import FORMAT_VERSION
@@ -73,11 +74,18 @@ def slugify(text: str) -> str:
     return slug or "unnamed"
 
 
+# A number as a CSV writes one: digits, a point, an exponent. Python's float() reads more (`3_2.77` as
+# 32.77, ` inf`, `nan`), none of which a price or a count is.
+_DECIMAL = re.compile(r"^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$")
+
+
 def _number(value: str | None, column: str) -> float | None:
     text = (value or "").strip()
     if not text:
         return None
     try:
+        if not _DECIMAL.match(text):
+            raise ValueError(text)
         number = float(text)
     except ValueError:
         raise SkyPilotRowError(
@@ -243,6 +251,13 @@ class _Builder:
                     length=length, limit=MAX_CELL
                 )
             )
+        for column, cell in zip(columns, cells, strict=False):
+            if (found := CONTROL_CHARACTER.search(cell)) is not None:
+                raise SkyPilotRowError(
+                    _("{column}: a control character (U+{code:04X}) in the cell").format(
+                        column=column[:40], code=ord(found.group())
+                    )
+                )
         key = tuple(cells)
         if key in seen:
             self.result.duplicates += 1
@@ -274,6 +289,10 @@ class _Builder:
         price = _number(row.get("Price"), "Price")
         spot = _number(row.get("SpotPrice"), "SpotPrice")
         vcpus = _number(row.get("vCPUs"), "vCPUs")
+        if vcpus is not None and vcpus != int(vcpus):
+            raise SkyPilotRowError(
+                _("vCPUs {value!r} is not a whole number of vCPUs").format(value=row.get("vCPUs"))
+            )
         ram = _number(row.get("MemoryGiB"), "MemoryGiB")
         if price == 0:
             self.result.not_offered += 1

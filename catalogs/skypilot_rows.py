@@ -85,6 +85,8 @@ def gpu_info_mib(info: str) -> tuple[float | None, float | None]:
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
+    if isinstance(value, str) and not re.match(r"^\s*(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*$", value):
+        return None  # float() would read `3_2` as 32
     try:
         number = float(value)
     except ValueError:

@@ -29,8 +29,11 @@ environment:
     └── AcceptError               the acceptance readers (`probes.accept`): input that is there but wrong
         ├── ReadError             a recorded or live output malformed, truncated or too large (file, line)
         ├── ReportFormatError     an acceptance report of another format, or a newer version
+        ├── ImpossibleReading     a reading written as the tool writes it but impossible (a port rate no
+        │                         port has): the reader keeps the fact as "could not judge", with why
         └── Unavailable           an input is not there (missing command or file, permission denied);
-                                  the readers catch it and report the fact as not read, with why
+            │                     the readers catch it and report the fact as not read, with why
+            └── OutsideReplay     a replay directory's name that leads outside it: not read
 
 A fact `linkvet accept` cannot read at all (no nvidia-smi, no /sys/class/infiniband, permission denied) is not
 an error: the reader says "not read" and why, and the report goes on.
@@ -167,6 +170,9 @@ class ErrorKind(StrEnum):
 
     TIMEOUT = "timeout"  # no reply within the timeout: counted as loss
     LATE = "late"  # a reply came, but after the timeout: counted as loss, like a timeout
+    # A TCP handshake that completed only after its SYN was sent again (the SYN or the SYN-ACK was lost):
+    # loss on the line, counted as such; its late completion is kept as a figure, never as an RTT.
+    RETRANSMITTED = "retransmitted"
     UNREACHABLE = "unreachable"  # an ICMP destination/host/network unreachable came back
     TTL_EXCEEDED = "ttl_exceeded"  # a router on the way dropped the packet (time exceeded)
     DNS = "dns"  # the name did not resolve
@@ -219,6 +225,15 @@ class ReportFormatError(AcceptError):
     """An acceptance report that is not one, or is newer than this linkvet understands."""
 
 
+class ImpossibleReading(AcceptError):
+    """An output written as the tool writes it, holding a value it cannot hold (a port rate no port has);
+    `str()` says why. The reader keeps the fact with the value unknown and this reason ("could not judge")."""
+
+
 class Unavailable(AcceptError):
     """The input is not there (missing command or file, permission denied); `str()` says why. Caught by the
     acceptance readers, which report the fact as not read."""
+
+
+class OutsideReplay(Unavailable):
+    """A replay directory's name that leads outside it (a link to /etc/passwd, `..`): not read."""

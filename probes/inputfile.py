@@ -45,6 +45,7 @@ __all__ = [
     "explain",
     "field_name",
     "locate",
+    "not_regular_reason",
     "parse_json",
     "parse_toml",
     "read_text",

@@ -30,13 +30,17 @@ def timed_by(metrics: Mapping[str, object]) -> str:
 class Sample:
     """One attempt: when it was sent (UTC, µs since the epoch), its RTT in ms, or why there was none.
     `phase` says what the line was doing when a `responsiveness` probe was sent (`idle`, `download`, …;
-    `probes.methods.responsiveness.PHASES`); None for every other method."""
+    `probes.methods.responsiveness.PHASES`); None for every other method. `tick`: the slot of the method's
+    own schedule the attempt was sent in (a `responsiveness` probe: slot k is due k intervals after the
+    start), what the method decided rather than when the machine got round to it; kept in memory only
+    (not stored, not compared)."""
 
     seq: int
     sent_at_us: int
     rtt_ms: float | None
     error: ErrorKind | None = None
     phase: str | None = None
+    tick: int | None = field(default=None, compare=False)
 
     @property
     def lost(self) -> bool:

@@ -327,6 +327,20 @@ def kernel_handshake_rtt_ms(sock: socket.socket) -> float | None:
     return float(rtt_us) / 1000.0
 
 
+def kernel_handshake_retransmissions(sock: socket.socket) -> int | None:
+    """How many segments the kernel sent again on this connection so far (`tcpi_total_retrans`; right
+    after connect: the SYN's retransmissions, which a lost SYN or a lost SYN-ACK both cause), or None where
+    the kernel does not say. Readable after the connect ended either way (established or refused)."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_LEN)
+    except OSError:
+        return None
+    if len(info) < _TCPI_TOTAL_RETRANS + 4:
+        return None
+    (total_retrans,) = struct.unpack_from("I", info, _TCPI_TOTAL_RETRANS)
+    return max(int(total_retrans), int(info[_TCPI_RETRANSMITS]))
+
+
 def kernel_receive_counters(sock: socket.socket) -> tuple[int, int, int] | None:
     """(data segments that reached the socket's TCP stack, in-order bytes received, the largest segment
     payload received: the receive MSS) so far, or None where the kernel does not say. Segments count on

@@ -243,9 +243,15 @@ def parse_target_list(
 def load_target_list(
     path: Path, method: Method | None = None, port: int | None = None, **labels: str | None
 ) -> list[Target]:
-    """`parse_target_list` of a file, read as every input is (`probes.inputfile`)."""
+    """`parse_target_list` of a file, read as every input is (`probes.inputfile`); a file that names no
+    target (empty, or only comments and blank lines) is a TargetError: nothing would be measured."""
     text = inputfile.read_text(path, lambda message, line: TargetError(_where(path, line, message)))
-    return parse_target_list(text, str(path), method, port, **labels)
+    targets = parse_target_list(text, str(path), method, port, **labels)
+    if not targets:
+        raise TargetError(
+            _("{file}: names no target (only comments or blank lines): nothing to measure").format(file=path)
+        )
+    return targets
 
 
 def _where(path: Path, line: int | None, message: str) -> str:

@@ -14,15 +14,23 @@ from typing import Any
 
 from catalogs.acceptance.check import Check, _check, reference_id_for
 from catalogs.gpus import GpuReference
-from catalogs.i18n import _
+from catalogs.i18n import _, clauses
 from catalogs.needs import NeedsProfile
 from catalogs.schema import Offering
 from catalogs.sizing import size
 
 
 def _runs(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The runs that could be judged (their judgement's peak passed the physical bounds), each with its
+    judged peak as `peak_busbw_gbytes_s`."""
     nccl = report.get("facts", {}).get("nccl") or {}
-    return [r for r in nccl.get("runs", []) if r.get("peak_busbw_gbytes_s") is not None]
+    judged: list[Mapping[str, Any]] = []
+    for run in nccl.get("runs", []):
+        judgement = run.get("judgement") or {}
+        peak = judgement.get("peak_busbw_gbytes_s")
+        if judgement.get("judgement") != "not-judged" and isinstance(peak, int | float):
+            judged.append({**run, "peak_busbw_gbytes_s": peak})
+    return judged
 
 
 def nccl_reference_check(report: Mapping[str, Any]) -> Check:
@@ -31,7 +39,10 @@ def nccl_reference_check(report: Mapping[str, Any]) -> Check:
     if not runs:
         every = (report.get("facts", {}).get("nccl") or {}).get("runs", [])
         why = (
-            every[0]["judgement"]["explanation"]
+            clauses(
+                _("{log}: {judgement}").format(log=r["source"], judgement=r["judgement"]["explanation"])
+                for r in every[:3]
+            )
             if every
             else _("no all_reduce_perf log read (--nccl-log FILE or --nccl-tests DIR)")
         )
@@ -39,7 +50,7 @@ def nccl_reference_check(report: Mapping[str, Any]) -> Check:
     best = max(runs, key=lambda r: r["peak_busbw_gbytes_s"])
     judgement = best["judgement"]
     reference = judgement.get("reference")
-    claimed = None if reference is None else reference["busbw_gbytes_s"]
+    claimed = None if reference is None else reference.get("busbw_gbytes_s")
     verdict = {"at-reference": "confirmed", "below-reference": "contradicted"}.get(
         judgement["judgement"], "unverified"
     )

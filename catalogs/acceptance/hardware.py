@@ -25,16 +25,37 @@ def _ports(facts: Mapping[str, Any], kind: str) -> list[Mapping[str, Any]]:
     return [p for p in rdma.get("ports", []) if p.get("kind") == kind and p.get("active")]
 
 
+def _unjudged(ports: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The active ports whose rate is not a reading (an empty rate file, a rate no port has), with why."""
+    return [
+        _("{device} port {port}: {reason}").format(
+            device=p.get("device"), port=p.get("port"), reason=p.get("rate_doubt") or _("no rate")
+        )
+        for p in ports
+        if not isinstance(p.get("rate_gbit_s"), int | float)
+    ]
+
+
 def _ports_text(ports: Sequence[Mapping[str, Any]], label: str) -> str:
     if not ports:
         return _("no active {fabric} port").format(fabric=label)
-    rates = sorted({float(p["rate_gbit_s"]) for p in ports if p.get("rate_gbit_s") is not None})
-    total = sum(p.get("rate_gbit_s") or 0 for p in ports)
-    return ngettext(
-        "{n} active {fabric} port at {rates} Gb/s ({total:g} Gbit/s together)",
-        "{n} active {fabric} ports at {rates} Gb/s ({total:g} Gbit/s together)",
-        len(ports),
-    ).format(n=len(ports), fabric=label, rates="/".join(f"{r:g}" for r in rates), total=total)
+    rated = [p for p in ports if isinstance(p.get("rate_gbit_s"), int | float)]
+    rates = sorted({float(p["rate_gbit_s"]) for p in rated})
+    total = sum(float(p["rate_gbit_s"]) for p in rated)
+    if not rated:
+        text = ngettext("{n} active {fabric} port", "{n} active {fabric} ports", len(ports)).format(
+            n=len(ports), fabric=label
+        )
+    else:
+        text = ngettext(
+            "{n} active {fabric} port at {rates} Gb/s ({total:g} Gbit/s together)",
+            "{n} active {fabric} ports at {rates} Gb/s ({total:g} Gbit/s together)",
+            len(rated),
+        ).format(n=len(rated), fabric=label, rates="/".join(f"{r:g}" for r in rates), total=total)
+    unjudged = _unjudged(ports)
+    if unjudged:
+        text = _("{ports}; rate not judged: {unjudged}").format(ports=text, unjudged=clauses(unjudged))
+    return text
 
 
 def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
@@ -83,9 +104,21 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
         )
     claimed_bw = inter.bandwidth_gbit_s if inter else None
     rails = inter.rails if inter else None
-    total = sum(p.get("rate_gbit_s") or 0 for p in kind_ports)
+    unjudged = _unjudged(kind_ports)
+    total = None if unjudged else sum(float(p["rate_gbit_s"]) for p in kind_ports)
     bw_prov = offering.fact("inter_node.bandwidth_gbit_s")
-    if claimed_bw is None or fabric not in ("infiniband", "roce"):
+    if unjudged:
+        checks.append(
+            _check(
+                "inter_node.bandwidth_gbit_s",
+                claimed_bw,
+                None,
+                "unverified",
+                _("could not judge: {ports}").format(ports=clauses(unjudged)),
+                provenance=bw_prov,
+            )
+        )
+    elif claimed_bw is None or fabric not in ("infiniband", "roce"):
         checks.append(
             _check(
                 "inter_node.bandwidth_gbit_s",
@@ -113,6 +146,7 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
                 claimed=claimed_bw
             )
         else:
+            assert total is not None  # every port's rate was judged (`unjudged` is empty)
             ok = total >= BANDWIDTH_TOLERANCE * claimed_bw
             rule = _("{claimed:g} Gbit/s read as the node's total").format(claimed=claimed_bw)
         checks.append(

@@ -175,7 +175,9 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
         pairs = list(topo.get("pcie_pairs", []))
         text = topo.get("explanation", verdict)
         measured_kind = {"nvlink-all": "nvlink", "pcie-only": "pcie"}.get(verdict)
-        if verdict == "single-gpu":
+        if verdict == "not-judged":
+            checks.append(_check("intra_node.kind", kind, None, "unverified", text, provenance=prov))
+        elif verdict == "single-gpu":
             checks.append(
                 _check(
                     "intra_node.kind",
@@ -252,6 +254,11 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
     return checks
 
 
+# Twice the fastest single NVLink's rate each way (NVLink 5: 18 links, 900 GB/s one way, 50 GB/s a link,
+# stas00/ml-engineering@744d01e:network/README.md; nvidia-smi prints a little more, e.g. 26.562 for NVLink 4's
+# 25), with room for signalling: a link speed above it is not a reading.
+MAX_NVLINK_LINK_GBYTES_S = 110.0
+
 SHAPES = {  # a topology verdict that contradicts an NVLink claim, in words
     "nvlink-islands": N_("NVLink islands, not a full NVLink node"),
     "nvlink-partial": N_("not every pair over NVLink"),
@@ -284,8 +291,29 @@ def _nvlink_bandwidth(report: Mapping[str, Any], offering: Offering) -> Check:
         if speeds and all(isinstance(s, int | float) for s in speeds):
             per_gpu.append(2 * sum(speeds))
     measured = round(min(per_gpu), 1) if per_gpu and len(per_gpu) == len(gpus) else None
+    too_fast = [
+        (gpu.get("index"), link.get("link"), link.get("speed_gbytes_s"))
+        for gpu in gpus
+        for link in gpu.get("nvlinks", [])
+        if isinstance(link.get("speed_gbytes_s"), int | float)
+        and not 0 <= link["speed_gbytes_s"] <= MAX_NVLINK_LINK_GBYTES_S
+    ]
+    if too_fast:
+        gpu_index, link_index, speed = too_fast[0]
+        return _check(
+            "intra_node.bandwidth_gbytes_s",
+            claimed,
+            None,
+            "unverified",
+            _(
+                "could not judge: GPU {gpu} link {link} reads {speed:g} GB/s, not a speed one NVLink has "
+                "(at most {most:g} GB/s)"
+            ).format(gpu=gpu_index, link=link_index, speed=speed, most=MAX_NVLINK_LINK_GBYTES_S),
+            provenance=prov,
+        )
     if (
         topo is not None
+        and topo.get("verdict") != "not-judged"
         and topo.get("pcie_pairs")
         and intra is not None
         and intra.kind in ("nvlink", "nvswitch")

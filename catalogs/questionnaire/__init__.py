@@ -9,6 +9,7 @@ and written as the provider's overlay in the user's catalog folder (`catalogs.ov
 
 from catalogs.questionnaire.answers import (
     all_questions,
+    answer_problem,
     answer_value,
     known_now,
     offerings_of,
@@ -30,6 +31,7 @@ __all__ = [
     "YES_NO",
     "Question",
     "all_questions",
+    "answer_problem",
     "answer_value",
     "known_now",
     "offering_questions",

@@ -10,7 +10,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from catalogs.facts import Provenance
+from catalogs.facts import Provenance, host_problem, url_problem
+from catalogs.i18n import _
 from catalogs.loader import ProviderCatalog
 from catalogs.overlay import FactKey
 from catalogs.questionnaire.questions import (
@@ -124,9 +125,47 @@ def answer_value(question: Question, given: Any) -> Any:
     return text
 
 
+def answer_problem(question: Question, value: Any) -> tuple[str, str] | None:
+    """Why the catalog value an answer became (`answer_value`) is not an answer to `question`, with what was
+    expected; None when it is one. A value outside the list or range the questionnaire stated is refused here,
+    whatever the catalog's own rules would allow (they know no list of currencies or billing periods, and no
+    price too high); an endpoint must be an IP address, a host name or an http(s) URL."""
+    expected = question.allowed_text()
+    if question.kind in ("choice", "yes-no"):
+        if question.kind == "yes-no" and not isinstance(value, bool):
+            return _("not yes or no"), expected
+        if question.kind == "choice" and (not isinstance(value, str) or value not in question.allowed):
+            return _("not one of the values asked for"), expected
+    elif question.kind == "choices":
+        items = value if isinstance(value, list) else [value]
+        wrong = [str(item) for item in items if item not in question.allowed]
+        if wrong:
+            return _("{values}: not among the values asked for").format(
+                values=", ".join(wrong)[:200]
+            ), expected
+    elif question.kind in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+            return _("not a number"), expected
+        if question.kind == "integer" and not float(value).is_integer():
+            return _("not a whole number"), expected
+        low = -math.inf if question.minimum is None else question.minimum
+        high = math.inf if question.maximum is None else question.maximum
+        if not low <= value <= high:
+            return _("{value:g} is outside the range asked for").format(value=value), expected
+    elif question.kind == "endpoints":
+        for item in value if isinstance(value, list) else []:
+            address = item.get("url") or item.get("host") or ""
+            problem = url_problem(address) if "url" in item else host_problem(address)
+            if problem is not None:
+                shown_address = repr(address[:80]) + ("…" if len(address) > 80 else "")
+                return _("{address}: {problem}").format(address=shown_address, problem=problem), expected
+    return None
+
+
 def _endpoint(text: str) -> dict[str, Any]:
-    """A test address as a catalog endpoint: a URL is a looking-glass page, anything else a ping target."""
-    if text.lower().startswith(("http://", "https://")):
+    """A test address as a catalog endpoint: a URL (anything with `scheme:`, checked as a URL) is a
+    looking-glass page, anything else a ping target."""
+    if "://" in text or text.lower().startswith(("javascript:", "file:", "data:", "mailto:", "vbscript:")):
         return {"kind": "looking_glass", "url": text}
     return {"kind": "ping", "host": text}
 

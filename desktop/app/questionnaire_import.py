@@ -46,6 +46,7 @@ from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
 from desktop.app.questionnaire_dialogs import file_row, provider_choices
 from desktop.export.safety import neutralise
 from desktop.i18n import language
+from desktop.usecases.files import not_a_file
 from desktop.usecases.questionnaire import (
     AnswerProblem,
     AnswersInvalid,
@@ -214,8 +215,9 @@ class QuestionnaireImportDialog(QDialog):
         if self.running:
             return
         request = self.request()
-        if not request.path.is_file():
-            self._show(self.tr("no such file: {file}").format(file=request.path), error=True)
+        problem = not_a_file(request.path)
+        if problem is not None:
+            self._show(self.tr("{file}: {problem}").format(file=request.path, problem=problem), error=True)
             return
         self.running = True
         self.preview, self.previewed, self.imported = None, None, None

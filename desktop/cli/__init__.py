@@ -58,12 +58,12 @@ COMMAND_MODULES: tuple[str, ...] = (
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; with `only`, just that sub-command's module is imported (a command's imports
     should not slow the others down). Its texts are in the current language: build it after choosing one."""
-    from desktop.cli._argparse_words import HelpFormatter, install
+    from desktop.cli._argparse_words import HelpFormatter, Parser, install
     from desktop.i18n import _
     from probes import __version__
 
     install()
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="linkvet",
         formatter_class=HelpFormatter,
         description=_("Measure the line from your office to GPU-hosting regions and score providers on it."),

@@ -19,6 +19,7 @@ import argparse
 import gettext
 import re
 from functools import cache
+from typing import NoReturn
 
 from desktop import i18n
 
@@ -64,3 +65,13 @@ class HelpFormatter(argparse.HelpFormatter):
         for heading in self._headings:
             text = re.sub(rf"^( *){re.escape(heading)}:$", rf"\g<1>{heading}：", text, flags=re.MULTILINE)
         return text
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, its error line safe to print: a value it repeats back ("invalid choice: '…'") cut
+    to 200 characters and escaped (`desktop.cli._safe_text`), as every error line of linkvet is."""
+
+    def error(self, message: str) -> NoReturn:
+        from desktop.cli._safe_text import printable, shortened
+
+        super().error(printable(shortened(message)))

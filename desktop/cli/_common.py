@@ -7,6 +7,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from desktop.i18n import _
@@ -34,6 +35,16 @@ def store_location(text: str) -> StoreLocation:
         return parse_location(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def path_given(text: str) -> Path:
+    """An argparse `type=` for a file or folder to write (`--out`, `--record`, `--log-file`): a path, not an
+    empty name (which would be read as the current folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(_("an empty name is not a file or folder"))
+    if "\0" in text:
+        raise argparse.ArgumentTypeError(_("a name with a NUL character is not a file or folder"))
+    return Path(text)
 
 
 def add_vantage_option(parser: argparse.ArgumentParser) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from desktop.cli._safe_text import printable
 from desktop.i18n import _
@@ -33,32 +33,27 @@ def percent(fraction: float | None) -> str:
 def table(
     headers: Sequence[str], rows: Sequence[Sequence[str]], out: TextIO, right: Collection[int] = ()
 ) -> None:
-    """Columns as wide as their widest cell in display columns, two spaces apart, no cell wrapped or cut
-    (the columns numbered in `right` aligned to the right, as numbers are);
-    every cell goes through `printable` (no control character of a name or a host's message reaches the
-    terminal, no newline splits a row)."""
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
+    """Columns as wide as their widest cell in display columns (rich's `cell_len`: a CJK character takes
+    two), two spaces apart, no cell wrapped or cut (the columns numbered in `right` aligned to the right, as
+    numbers are); every cell goes through `printable` (no control character of a name or a host's message
+    reaches the terminal, no newline splits a row). Laid out here rather than by rich's Table, which takes
+    seconds for the tens of thousands of rows a plan may list (`schedule --check`)."""
+    from rich.cells import cell_len
 
     terminal = out.isatty()
-    grid = Table(box=None, pad_edge=False, padding=(0, 1), header_style="bold" if terminal else None)
-    for index, header in enumerate(headers):
-        justify: Literal["left", "right"] = "right" if index in right else "left"
-        grid.add_column(Text(printable(header)), no_wrap=True, justify=justify)
-    for row in rows:
-        grid.add_row(*(Text(printable(cell)) for cell in row))
-    rendered = Console(
-        width=1_000_000,  # never wrapped to the terminal's width: the terminal wraps a long line itself
-        color_system="standard" if terminal else None,
-        force_terminal=terminal,
-        highlight=False,
-        markup=False,
-        emoji=False,
-    )
-    with rendered.capture() as captured:
-        rendered.print(grid)
-    out.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    shown = [[printable(cell) for cell in row] for row in [headers, *rows]]
+    columns = max((len(row) for row in shown), default=0)
+    widths = [max((cell_len(row[i]) for row in shown if i < len(row)), default=0) for i in range(columns)]
+
+    def line(cells: Sequence[str], bold: bool = False) -> str:
+        parts = []
+        for index, cell in enumerate(cells):
+            gap = " " * (widths[index] - cell_len(cell))
+            padded = gap + cell if index in right else cell + gap
+            parts.append(f"\x1b[1m{padded}\x1b[0m" if bold and cell else padded)
+        return "  ".join(parts).rstrip() + "\n"
+
+    out.write(line(shown[0], bold=terminal) + "".join(line(row) for row in shown[1:]))
 
 
 def result_rows(results: Sequence[ProbeResult]) -> tuple[list[str], list[list[str]]]:

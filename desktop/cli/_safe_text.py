@@ -2,6 +2,8 @@
 target lists and remote hosts, and a control character in them must not act (`ESC[2J` clears the screen),
 nor a newline forge a line of its own (a target named "x\\n2026-12-01T00:00:00+0000 INFO round 999 …").
 
+    shortened(text)            every run of over 200 characters without a space cut (a message repeats
+                               at most that much of a value it refuses)
     printable(text)            every control character (C0, DEL, C1), line and paragraph separator and
                                bidirectional override written as a visible escape (`\\x1b`, `\\n`, `\\u202e`);
                                with keep_newlines=True, "\\n" stays (for a block of several lines)
@@ -38,6 +40,17 @@ def printable(text: object, *, keep_newlines: bool = False) -> str:
     """`str(text)` with nothing in it a terminal would act on (see the module's docstring)."""
     pattern = _UNSAFE_BUT_NEWLINE if keep_newlines else _UNSAFE
     return pattern.sub(_escape, str(text))
+
+
+ECHO_LIMIT = 200  # characters of one value a message repeats back
+_LONG_RUN = re.compile(rf"\S{{{ECHO_LIMIT + 1},}}")
+
+
+def shortened(text: str, limit: int = ECHO_LIMIT) -> str:
+    """`text` with every run of more than `limit` characters without a space (a host, a URL, a value
+    someone pasted) cut to its first `limit`, with "…" and how much was left out: a message echoes what it
+    refuses, never megabytes of it."""
+    return _LONG_RUN.sub(lambda m: f"{m.group()[:limit]}… (+{len(m.group()) - limit:,})", text)
 
 
 class OneLineFormatter(logging.Formatter):

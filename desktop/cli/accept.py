@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO, cast
 
 from catalogs.i18n import clauses
-from desktop.cli._common import flag
+from desktop.cli._common import flag, path_given
 from desktop.cli._format import table
 from desktop.cli._safe_text import PrintableStream
 from desktop.cli.errors import EXIT_CONTRADICTED, EXIT_OK, UsageError
@@ -45,7 +45,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--replay", type=Path, metavar="DIR", help=_("read recorded outputs from DIR instead of this machine")
     )
     source.add_argument(
-        "--record", type=Path, metavar="DIR", help=_("also write every output read into DIR (replayable)")
+        "--record",
+        type=path_given,
+        metavar="DIR",
+        help=_("also write every output read into DIR (replayable)"),
     )
     p.add_argument(
         "--provider", metavar="ID", help=_("catalog provider id (with --offering: check the claims)")
@@ -108,7 +111,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--no-nvml", action="store_true", help=_("do not use NVML even when nvidia-ml-py is installed")
     )
     p.add_argument("--json", action="store_true", help=_("print the report as JSON"))
-    p.add_argument("--out", type=Path, metavar="FILE", help=_("write the JSON report to FILE"))
+    p.add_argument("--out", type=path_given, metavar="FILE", help=_("write the JSON report to FILE"))
     p.set_defaults(run=run)
     verbs = p.add_subparsers(dest="accept_verb", metavar="import")
     importer = verbs.add_parser(
@@ -129,9 +132,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
     from desktop.usecases.accept_import import import_report
+    from desktop.usecases.files import not_a_file
 
-    if not args.report.is_file():
-        raise UsageError(_("no such file: {file}").format(file=args.report))
+    if (problem := not_a_file(args.report)) is not None:
+        raise UsageError(_("{file}: {problem}").format(file=args.report, problem=problem))
     result = import_report(args.report, load_or_warn(args.catalogs, args.user_catalogs))
     where = f"{result.provider}/{result.offering}" + (f" in {result.region}" if result.region else "")
     print(
@@ -155,7 +159,14 @@ def run(args: argparse.Namespace) -> int:
     if (args.provider is None) != (args.offering is None):
         raise UsageError(_("--provider and --offering go together"))
     if args.replay is not None and not args.replay.is_dir():
-        raise UsageError(_("--replay {dir}: not a directory").format(dir=args.replay))
+        from desktop.usecases.files import not_a_folder
+
+        what = not_a_folder(args.replay) or _("is not a folder")
+        raise UsageError(_("--replay {dir}: {problem}").format(dir=args.replay, problem=what))
+    if args.out is not None and args.out.parent.exists() and not args.out.parent.is_dir():
+        raise UsageError(
+            _("--out {file}: {folder} is a file, not a folder").format(file=args.out, folder=args.out.parent)
+        )
     if args.out is not None and not args.out.parent.exists():
         raise UsageError(
             _("--out {file}: the folder {folder} does not exist").format(
@@ -165,7 +176,9 @@ def run(args: argparse.Namespace) -> int:
     report = _accept(args)
     text = json.dumps(report, ensure_ascii=False, indent=1, allow_nan=False)
     if args.out is not None:
-        args.out.write_text(text + "\n", encoding="utf-8")
+        from desktop.usecases.files import write_text
+
+        write_text(args.out, text + "\n")
     if args.json:
         sys.stdout.write(text + "\n")
     else:
@@ -314,7 +327,9 @@ def _fact_lines(facts: dict[str, Any]) -> list[tuple[str, str] | str]:
         nvme = _("{count} namespace(s), {tb} TB").format(count=n["count"], tb=f"{n['total_tb']:.2f}")
     lines.append((_("NVMe:"), nvme))
     f = facts.get("fio")
-    if f:
+    if f and f.get("doubt"):
+        lines.append((_("fio:"), _("could not judge: {reason}").format(reason=f["doubt"])))
+    elif f:
         lines.append(
             (
                 _("fio:"),

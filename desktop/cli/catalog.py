@@ -11,6 +11,7 @@ from pathlib import Path
 from catalogs.interconnects import fabric_name, intra_node_name
 from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
+from desktop.cli._common import path_given
 from desktop.cli._format import table
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
@@ -93,7 +94,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     importer.add_argument("file", type=Path, metavar="FILE", help=_("SkyPilot vms.csv (or an extract of it)"))
     importer.add_argument(
         "--out",
-        type=Path,
+        type=path_given,
         default=Path("."),
         metavar="DIR|FILE.toml",
         help=_("a folder (written as PROVIDER.toml in it) or a .toml file (default: .)"),

@@ -111,6 +111,14 @@ def describe(exc: BaseException, rule: ExitRule) -> str | None:
     return ": ".join([*notes, _(rule.message).format(exc=exc)])
 
 
+class _Head(Exception):
+    """Stands for a multi-line exception's first line when its rule words it (its notes kept)."""
+
+    def __init__(self, exc: BaseException, text: str) -> None:
+        super().__init__(text)
+        self.__notes__ = list(getattr(exc, "__notes__", ()))
+
+
 def run_mapped(command: Callable[[], int], stderr: TextIO | None = None) -> int:
     """Run `command` and return its exit code, or the table's code for what it raised (after printing the
     table's line). An exception the table does not name propagates with its traceback."""
@@ -122,9 +130,20 @@ def run_mapped(command: Callable[[], int], stderr: TextIO | None = None) -> int:
             raise
         line = describe(exc, rule)
         if line is not None:
-            from desktop.cli._safe_text import printable
+            from desktop.cli._safe_text import printable, shortened
 
-            print(f"linkvet: {printable(line)}", file=stderr or sys.stderr)
+            # A message of several lines by design (`lines`: each problem of an import) is printed line by
+            # line, each escaped on its own; any other is one line, its line breaks shown as escapes.
+            lines = getattr(exc, "lines", None)
+            if isinstance(lines, list) and lines and str(exc) == "\n".join(lines):
+                head = describe(_Head(exc, str(lines[0])), rule) or str(lines[0])
+                out = [head, *(str(more) for more in lines[1:])]
+            else:
+                out = [line]
+            first, *rest = (printable(shortened(text)) for text in out)
+            print(f"linkvet: {first}", file=stderr or sys.stderr)
+            for more in rest:
+                print(more, file=stderr or sys.stderr)
         if isinstance(exc, BrokenPipeError):
             # Keep Python from complaining about the closed pipe when it flushes stdout at exit.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from catalogs.scoring import RANKING_METHODS
-from desktop.cli._common import add_db_option, reader_store, time_flag
+from desktop.cli._common import add_db_option, path_given, reader_store, time_flag
 from desktop.cli._links import epoch_us, peak_windows
 from desktop.cli.catalog import add_catalog_option, load_or_warn
 from desktop.cli.errors import EXIT_OK, UsageError
@@ -28,7 +28,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     p.add_argument(
         "--out",
-        type=Path,
+        type=path_given,
         required=True,
         metavar="PATH",
         help=_("the .xlsx file, or the csv folder (in a folder that exists)"),

@@ -7,6 +7,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from desktop.cli._common import path_given
 from desktop.cli.errors import EXIT_OK, UsageError
 from desktop.i18n import _, current_language
 
@@ -38,7 +39,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=_("order the questions by how much their answer could move the ranking"),
     )
     export.add_argument(
-        "--out", type=Path, required=True, metavar="FILE.xlsx", help=_("the workbook to write")
+        "--out", type=path_given, required=True, metavar="FILE.xlsx", help=_("the workbook to write")
     )
     export.add_argument("--force", action="store_true", help=_("replace an existing file"))
     add_catalog_option(export)
@@ -92,10 +93,13 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
+    from desktop.usecases.files import not_a_file
     from desktop.usecases.questionnaire import import_questionnaire
+    from desktop.usecases.questionnaire_workbook import check_workbook
 
-    if not args.file.is_file():
-        raise UsageError(_("no such file: {file}").format(file=args.file))
+    if (unreadable := not_a_file(args.file)) is not None:
+        raise UsageError(_("{file}: {problem}").format(file=args.file, problem=unreadable))
+    check_workbook(args.file)  # a zip bomb refused before the catalogs are loaded
     catalogs = load_or_warn(args.catalogs, args.user_catalogs)
     result = import_questionnaire(
         args.file,

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import add_db_option, flag
+from desktop.cli._common import add_db_option, flag, path_given
 from desktop.cli._format import ProgressLine, result_rows, table
 from desktop.cli._logfile import LogFile, setup_logging
 from desktop.cli._safe_text import printable
@@ -84,7 +84,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help=_("allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)"),
     )
     p.add_argument(
-        "--log-file", type=Path, help=_("log file (default: linkvet.log in the user data directory)")
+        "--log-file", type=path_given, help=_("log file (default: linkvet.log in the user data directory)")
     )
     p.add_argument("-q", "--quiet", action="store_true", help=_("log warnings and errors only"))
     add_db_option(p)
@@ -341,7 +341,7 @@ def _check_alerts(plan: Plan) -> None:
     """List the rules and notifiers; a notifier's unset environment variable is an error (exit 2)."""
     import os
 
-    from probes.alerts.rules import describe_rule, resolve_secrets
+    from probes.alerts.rules import describe_rule, mask_url, resolve_secrets
 
     alerting = plan.alerting
     assert alerting is not None
@@ -364,14 +364,19 @@ def _check_alerts(plan: Plan) -> None:
             (_("{variable} (set)") if os.environ.get(v) else _("{variable} (NOT SET)")).format(variable=v)
             for v in notifier.env_names
         )
-        print(
-            "  "
-            + _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
-                name=notifier.name,
-                type=notifier.type,
-                count=notifier.max_messages,
-                period=format_duration(notifier.per_s),
-                variables=variables or "-",
-            )
+        line = _("{name}: {type}, at most {count} messages per {period}; environment: {variables}").format(
+            name=notifier.name,
+            type=notifier.type,
+            count=notifier.max_messages,
+            period=format_duration(notifier.per_s),
+            variables=variables or "-",
         )
+        address = notifier.url or (os.environ.get(notifier.url_env) if notifier.url_env else None)
+        if address:  # its path and query, where bots keep their token, never shown
+            line = _("{notifier}; address {address}").format(notifier=line, address=mask_url(address))
+        elif notifier.smtp_host:
+            line = _("{notifier}; address {address}").format(
+                notifier=line, address=f"smtp://{notifier.smtp_host}:{notifier.smtp_port}"
+            )
+        print("  " + line)
     resolve_secrets(alerting)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import xlsxwriter
+import xlsxwriter.exceptions
 from wcwidth import wcwidth
 from xlsxwriter.format import Format
 from xlsxwriter.worksheet import Worksheet
@@ -54,8 +55,22 @@ def write_xlsx(workbook: Workbook, path: Path) -> None:
     formats = _Formats(book)
     for sheet in workbook.sheets:
         _write_sheet(book, formats, sheet)
-    book.close()
+    close_xlsx(book, partial)
     partial.replace(path)
+
+
+def close_xlsx(book: xlsxwriter.Workbook, partial: Path) -> None:
+    """Close (write) an XlsxWriter workbook; what the system refused (no permission, no space) as the
+    `OSError` it is — XlsxWriter wraps it in its own exception — with no partial file left behind."""
+    try:
+        book.close()
+    except xlsxwriter.exceptions.FileCreateError as exc:
+        partial.unlink(missing_ok=True)
+        cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else None
+        raise (cause or OSError(str(exc))) from None
+    except OSError:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 class _Formats:

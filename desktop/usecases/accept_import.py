@@ -20,9 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from catalogs.facts import Standing
 from catalogs.loader import CatalogSet, ProviderCatalog
-from catalogs.overlay import Change, OverlayFact, StoredCheck, put_checks, put_facts
+from catalogs.overlay import Change, OverlayFact, StoredCheck, in_words, put_checks, put_facts
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
 from desktop.usecases.user_catalogs import current_overlay, validate_overlay, write_overlay
@@ -65,8 +67,22 @@ def import_report(path: Path, catalogs: CatalogSet, folder: Path | None = None) 
     host = str((report.get("host") or {}).get("hostname") or "?")
     created = str(report.get("created_at") or "")
     checks = [c for c in report.get("checks") or [] if isinstance(c, dict)]
-    facts = [f for c in checks if (f := _fact(c, catalog, offering_id, region_id, host, created)) is not None]
-    stored = [_stored(c, offering_id, region_id, host, created, path.name) for c in checks]
+    facts: list[OverlayFact] = []
+    stored: list[StoredCheck] = []
+    for index, check in enumerate(checks):
+        model: type[OverlayFact | StoredCheck] = OverlayFact
+        try:
+            fact = _fact(check, catalog, offering_id, region_id, host, created)
+            model = StoredCheck
+            stored.append(_stored(check, offering_id, region_id, host, created, path.name))
+        except ValidationError as exc:  # a report changed by hand (or by someone else): said, never stored
+            raise InputError(
+                _("{file}: checks[{index}] ({fact}): {problem}").format(
+                    file=path, index=index, fact=str(check.get("fact"))[:80], problem=in_words(exc, model)
+                )
+            ) from None
+        if fact is not None:
+            facts.append(fact)
     overlay = current_overlay(provider_id, folder)
     with_checks, added = put_checks(overlay, stored)
     refused: list[str] = []

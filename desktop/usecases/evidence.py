@@ -421,7 +421,7 @@ def acceptance_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Ce
 
 
 def questionnaire_cell(catalog: ProviderCatalog | None, candidate: Candidate) -> Cell:
-    from desktop.usecases.questionnaire import is_questionnaire_source
+    from desktop.usecases.questionnaire_answers import is_questionnaire_source
 
     answered = 0
     if catalog is not None:

@@ -13,10 +13,47 @@ from pathlib import Path
 
 from desktop.i18n import _
 from desktop.usecases.errors import WriteError
+from probes.inputfile import not_regular_reason
+
+
+def not_a_file(path: Path) -> str | None:
+    """Why `path` cannot be read as an input file, in words — "no such file", "is a named pipe (FIFO), not a
+    regular file …", "is a folder, not a file", "is a device, …" — or None when it is a regular file."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return _("no such file")
+    except OSError as exc:
+        return _("cannot read: {reason}").format(reason=exc.strerror or exc)
+    return None if stat.S_ISREG(mode) else not_regular_reason(mode)
+
+
+def not_a_folder(path: Path) -> str | None:
+    """Why `path` cannot be read as a folder, in words, or None when it is one."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return _("no such folder")
+    except OSError as exc:
+        return _("cannot read: {reason}").format(reason=exc.strerror or exc)
+    if stat.S_ISDIR(mode):
+        return None
+    if stat.S_ISREG(mode):
+        return _("is a file, not a folder")
+    if stat.S_ISFIFO(mode):
+        return _("is a named pipe (FIFO), not a folder")
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return _("is a device, not a folder")
+    return _("is not a folder")
 
 
 def write_text(path: Path, text: str) -> Path:
     """Write `text` (UTF-8) to `path`, creating its folder; the path written."""
+    folder = path.parent
+    if folder.exists() and not folder.is_dir():
+        raise WriteError(
+            _("{file}: cannot write: {folder} is a file, not a folder").format(file=path, folder=folder)
+        )
     try:
         if path.exists() and not stat.S_ISREG(path.stat().st_mode):
             with path.open("w", encoding="utf-8") as out:

@@ -75,4 +75,20 @@ def read_link_file(path: Path) -> list[LinkSummary]:
                 file=path, kind=type(data).__name__
             )
         )
-    return [LinkSummary.from_dict(item, where=f"{path}: [{index}]") for index, item in enumerate(data)]
+    links = [LinkSummary.from_dict(item, where=f"{path}: [{index}]") for index, item in enumerate(data)]
+    first: dict[tuple[str, str, str | None], int] = {}
+    for index, link in enumerate(links):
+        key = (link.provider, link.region, link.vantage)
+        if key in first:  # which of the two is the line? Neither is taken over the other
+            raise LinkSummaryError(
+                _("{file}: [{index}] is {provider}/{region} from {vantage} again (as [{first}])").format(
+                    file=path,
+                    index=index,
+                    provider=link.provider,
+                    region=link.region,
+                    vantage=link.vantage or _("no vantage point"),
+                    first=first[key],
+                )
+            )
+        first[key] = index
+    return links

@@ -8,41 +8,49 @@ linkvet knows now with its source, so the vendor corrects rather than retypes. W
 questions are ordered by how much their answer could move the ranking (`catalogs.scoring.bounds`: weight ×
 swing) and each block says what the job needs.
 
-Import: every answer validated as the loader validates a catalog (the answers merged over the catalog;
-same rules, same messages), a bad one reported with sheet, row, key, what was given and what was expected;
-nothing written unless every answer is valid (or `skip_invalid`). Each fact keeps its provenance (the
-vendor's answer: who, the workbook, the evidence; the answer date; standing `claimed`) and a changed answer
-its earlier value; importing the same workbook twice changes nothing.
+Import: every answer held to its question first (a value in the list or range the question states, an
+endpoint an IP address, host name or http(s) URL: `catalogs.questionnaire.answer_problem`; an offering or
+region the workbook's About sheet does not list, a key no question has or a key answered twice is refused),
+then validated as the loader validates a catalog (the answers merged over the catalog; same rules, same
+messages); a bad one reported with sheet, row, key, what was given and what was expected; nothing written
+unless every answer is valid (or `skip_invalid`). Each fact keeps its provenance (the vendor's answer: who,
+the workbook, the evidence; the answer date; standing `claimed`) and a changed answer its earlier value;
+importing the same answers twice — the same workbook or a copy of it — changes nothing (`_as_before`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from catalogs.errors import CatalogFileError
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.overlay import Change, OverlayFact
 from catalogs.questionnaire import (
     Question,
     all_questions,
-    answer_value,
     known_now,
     offering_questions,
     offerings_of,
     order_by_swing,
     provider_questions,
-    question_for,
     region_questions,
     shown,
 )
 from desktop.i18n import _, language
 from desktop.usecases.errors import InputError
+from desktop.usecases.questionnaire_answers import (
+    AnswerProblem,
+    AnswersInvalid,
+    answer_fact,
+    as_before,
+    asked_in,
+    located,
+)
 from desktop.usecases.questionnaire_workbook import (
     FORMAT,
     FORMAT_VERSION,
@@ -52,56 +60,12 @@ from desktop.usecases.questionnaire_workbook import (
     SheetModel,
     Validation,
     read_answers,
-    too_long,
     write_questionnaire,
 )
 from desktop.usecases.user_catalogs import apply_facts
 
 META_BY, META_ON = "meta.answered_by", "meta.answered_on"
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
-
-QUESTIONNAIRE_ANSWER = (
-    "answer to the linkvet questionnaire"  # in every answer's source (data: not translated)
-)
-
-
-def is_questionnaire_source(source: str | None) -> bool:
-    """Whether a fact's source is a vendor's answer to the linkvet questionnaire."""
-    return source is not None and QUESTIONNAIRE_ANSWER in source
-
-
-@dataclass(frozen=True, slots=True)
-class AnswerProblem:
-    """An answer the catalog's rules refuse: where it is, its key, what was given, why and what was
-    expected."""
-
-    sheet: str
-    row: int
-    key: str
-    given: Any
-    message: str
-    expected: str | None
-
-    def describe(self) -> str:
-        return _("{sheet}, row {row}, {key}: {message}; given {given!r}, expected {expected}").format(
-            sheet=self.sheet,
-            row=self.row,
-            key=self.key,
-            message=self.message,
-            given=self.given,
-            expected=self.expected or "?",
-        )
-
-
-class AnswersInvalid(InputError):
-    """Some answers are not valid; nothing was written. `problems` lists each one."""
-
-    def __init__(self, file: Path, problems: list[AnswerProblem]) -> None:
-        self.problems = problems
-        head = _("{file}: {count} answer(s) not valid, nothing written:").format(
-            file=file, count=len(problems)
-        )
-        super().__init__("\n".join([head, *("  " + p.describe() for p in problems)]))
 
 
 # -- export ---------------------------------------------------------------------------------------------
@@ -183,6 +147,8 @@ def build_model(request: QuestionnaireRequest, catalog: ProviderCatalog) -> Ques
         ("exported_at", dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")),
         ("tool", f"linkvet {__version__}"),
         ("needs", request.needs.name if request.needs is not None else ""),
+        ("offerings", ", ".join(ident for ident, _offering in offerings_of(catalog, request.offerings))),
+        ("regions", ", ".join(regions)),
         (
             "note",
             _(
@@ -349,17 +315,38 @@ def check_answers(
         )
         answered_on = today or dt.date.today().isoformat()  # so the other answers are still checked
     document = path.name
+    asked = asked_in(workbook.about, catalog)
     facts: list[tuple[Answer, OverlayFact]] = []
+    first_at: dict[str, Answer] = {}
     for answer in workbook.answers:
+        if answer.key in first_at:
+            earlier = first_at[answer.key]
+            problems.append(
+                AnswerProblem(
+                    answer.sheet,
+                    answer.row,
+                    answer.key,
+                    answer.value,
+                    _("the key is answered twice: here and in {sheet}, row {row}").format(
+                        sheet=earlier.sheet, row=earlier.row
+                    ),
+                    _("one answer per question"),
+                )
+            )
+            continue
+        first_at[answer.key] = answer
         if answer.key.startswith("meta.") or (answer.value is None and not answer.formula):
             continue
-        problem, fact = _fact(answer, questions, catalog, who, document, answered_on)
+        problem, fact = answer_fact(answer, questions, catalog, who, document, answered_on, asked)
         if problem is not None:
             problems.append(problem)
         elif fact is not None:
             facts.append((answer, fact))
+    bad_keys = {p.key for p in problems}  # a key answered twice: neither answer is taken
+    facts = [(a, f) for a, f in facts if f.key not in bad_keys]
+    facts = as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
     _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
-    problems += _located(errors, facts)
+    problems += located(errors, facts)
     if problems and not skip_invalid:
         raise AnswersInvalid(path, problems)
     if problems:
@@ -369,7 +356,7 @@ def check_answers(
             _overlay, _changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
             if not errors:
                 break
-            more = _located(errors, facts)
+            more = located(errors, facts)
             problems += [p for p in more if p.key not in bad]
             bad |= {p.key for p in more} | {e.field or "" for e in errors}
             kept = [f for f in kept if f.key not in bad]
@@ -406,79 +393,8 @@ def import_questionnaire(
     facts = [(a, f) for a, f in checked.facts if f.key not in keep]
     overlay_file, changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder)
     if errors:  # an answer kept back that another needed, or the catalogs changed meanwhile
-        raise AnswersInvalid(path, _located(errors, facts))
+        raise AnswersInvalid(path, located(errors, facts))
     return QuestionnaireImported(overlay_file, changes, checked.problems if skip_invalid else [], len(facts))
-
-
-def _fact(
-    answer: Answer,
-    questions: Sequence[Question],
-    catalog: ProviderCatalog | None,
-    who: str,
-    document: str,
-    answered_on: str,
-) -> tuple[AnswerProblem | None, OverlayFact | None]:
-    def problem(message: str, expected: str | None) -> tuple[AnswerProblem, None]:
-        return AnswerProblem(answer.sheet, answer.row, answer.key, answer.value, message, expected), None
-
-    if answer.formula:
-        return problem(_("a formula is not an answer"), _("the value itself, typed in (not a formula)"))
-    if too_long(answer):
-        return problem(_("the answer is too long"), _("at most 4000 characters"))
-    question = question_for(answer.key, questions)
-    if question is None:
-        return problem(
-            _("no question has this key (was the hidden key column changed?)"),
-            _("a key this questionnaire asks"),
-        )
-    name = catalog.provider.name if catalog is not None else answer.key
-    source = f"{name}'s {QUESTIONNAIRE_ANSWER} ({who}; {document})"
-    try:
-        fact = OverlayFact(
-            key=answer.key,
-            value=answer_value(question, answer.value),
-            source=source,
-            as_of=answered_on,
-            evidence=answer.evidence,
-        )
-    except ValueError as exc:
-        return problem(str(exc).splitlines()[-1].strip(), None)
-    return None, fact
-
-
-def _located(
-    errors: Sequence[CatalogFileError], facts: Sequence[tuple[Answer, OverlayFact]]
-) -> list[AnswerProblem]:
-    """The catalog's problems with the answers they come from (a problem of a fact not answered — a field
-    another answer needs — is put on that answer's row)."""
-    by_key: Mapping[str, Answer] = {f.key: a for a, f in facts}
-    located = []
-    for error in errors:
-        key = error.field or ""
-        answer = by_key.get(key) or _nearest(key, by_key)
-        if answer is None:
-            located.append(AnswerProblem("?", 0, key, None, error.message, error.expected))
-        else:
-            given = answer.value if answer.key == key else None
-            located.append(AnswerProblem(answer.sheet, answer.row, key, given, error.message, error.expected))
-    return located
-
-
-def _nearest(key: str, answers: Mapping[str, Answer]) -> Answer | None:
-    """The answer whose key shares the longest start with `key` (the same table of the same offering)."""
-    best, length = None, 0
-    for other, answer in answers.items():
-        shared = len(_common(key, other))
-        if shared > length and "." in _common(key, other):
-            best, length = answer, shared
-    return best
-
-
-def _common(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
 
 
 def _text(answer: Answer | None) -> str | None:
@@ -497,3 +413,17 @@ def _date(answer: Answer | None) -> str | None:
         return value.isoformat()
     text = str(value).strip()
     return (text[:10] if re.match(r"^\d{4}-\d{2}-\d{2}[T ]", text) else text) or None
+
+
+__all__ = [  # the answers' problems are checked in questionnaire_answers; every face imports them from here
+    "AnswerProblem",
+    "AnswersInvalid",
+    "CheckedAnswers",
+    "QuestionnaireImported",
+    "QuestionnaireRequest",
+    "QuestionnaireWritten",
+    "build_model",
+    "check_answers",
+    "export_questionnaire",
+    "import_questionnaire",
+]

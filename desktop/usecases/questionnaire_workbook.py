@@ -4,8 +4,10 @@ openpyxl (answers as the vendor typed them; a formula is reported, never evaluat
 
 Every question sheet has the same columns (A to I): `key` (hidden), question, why it matters, unit, allowed
 values, what linkvet knows now, its source, the answer, the evidence. The `About` sheet names the format
-(`linkvet-questionnaire`, version 1), the provider and the language; the `Lists` sheet (hidden) holds the
-longer drop-down lists. Sheet names and texts are in the questionnaire's language; keys and allowed values
+(`linkvet-questionnaire`, version 1), the provider, the language and the offerings and regions it asks
+about; the `Lists` sheet (hidden) holds the longer drop-down lists. Reading is bounded before anything is
+decompressed (`_check_archive`: parts, each part's and the total uncompressed size, the compression ratio)
+and while reading (sheets, rows); a damaged part is an `InputError` naming the file and the sheet. Sheet names and texts are in the questionnaire's language; keys and allowed values
 never are.
 """
 
@@ -21,8 +23,9 @@ import xlsxwriter
 from xlsxwriter.worksheet import Worksheet
 
 from desktop.export.safety import neutralise
+from desktop.export.xlsx import close_xlsx
 from desktop.i18n import _
-from desktop.usecases.errors import InputError
+from desktop.usecases.errors import InputError, WriteError
 
 FORMAT = "linkvet-questionnaire"
 FORMAT_VERSION = 1
@@ -133,8 +136,13 @@ def write_questionnaire(model: QuestionnaireModel, out: Path) -> int:
             hidden.write_string(offset, column, value)
     hidden.hide()
     hidden.protect("")
-    book.close()
-    partial.replace(out)
+    try:
+        close_xlsx(book, partial)
+        partial.replace(out)
+    except OSError as exc:
+        raise WriteError(
+            _("{file}: cannot write: {reason}").format(file=out, reason=exc.strerror or exc)
+        ) from exc
     return count
 
 
@@ -233,14 +241,21 @@ class AnsweredWorkbook:
     answers: list[Answer]
 
 
-def read_answers(path: Path) -> AnsweredWorkbook:
-    """The About sheet and every answer of a questionnaire workbook; `InputError` naming the file when it
-    is not one (unreadable, too big, not an xlsx, not a linkvet questionnaire, a newer version)."""
-    import zipfile
+# What a questionnaire workbook may hold, checked from the zip's directory before a byte is decompressed
+# (Python's zipfile then never inflates a member past the size the directory gives it): an exported
+# questionnaire is about 30 KB in ten members, its largest sheet well under 1 MB, and compresses about 5:1.
+MAX_MEMBERS = 256
+MAX_MEMBER_BYTES = 8 * 1024 * 1024  # one member, uncompressed
+MAX_TOTAL_BYTES = 32 * 1024 * 1024  # every member together, uncompressed
+MAX_RATIO = 100  # uncompressed ÷ compressed, for a member over RATIO_FROM bytes
+RATIO_FROM = 1024 * 1024
+MAX_ROWS = 20_000  # rows read from one sheet (a questionnaire has a few hundred)
+MAX_SHEETS = 32
 
-    from openpyxl import load_workbook
-    from openpyxl.utils.exceptions import InvalidFileException
 
+def check_workbook(path: Path) -> None:
+    """What `read_answers` checks before it decompresses anything (size, then the zip's directory: a zip
+    bomb), for a face that wants the refusal before it loads anything else; `InputError` as there."""
     try:
         size = path.stat().st_size
     except OSError as exc:
@@ -253,11 +268,105 @@ def read_answers(path: Path) -> AnsweredWorkbook:
                 file=path, size=size, limit=MAX_FILE_BYTES
             )
         )
+    _check_archive(path)
+
+
+def _check_archive(path: Path) -> None:
+    """Refuse a workbook whose members would decompress past the bounds above (a zip bomb), before any is
+    decompressed; `InputError` naming the file and the member."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
+        raise InputError(
+            _("{file}: not an xlsx workbook ({reason})").format(file=path, reason=_reason(exc))
+        ) from None
+    if len(members) > MAX_MEMBERS:
+        raise InputError(
+            _("{file}: {count} parts in the archive, more than a questionnaire has (at most {most})").format(
+                file=path, count=len(members), most=MAX_MEMBERS
+            )
+        )
+    total = 0
+    for member in members:
+        name = member.filename[:80]
+        if member.file_size > MAX_MEMBER_BYTES:
+            raise InputError(
+                _(
+                    "{file}: {member} would unpack to {size} MB, more than a questionnaire holds (at most {most} MB)"
+                ).format(
+                    file=path,
+                    member=name,
+                    size=f"{member.file_size / 1e6:.0f}",
+                    most=MAX_MEMBER_BYTES // 10**6,
+                )
+            )
+        if member.file_size > RATIO_FROM and member.file_size > MAX_RATIO * max(member.compress_size, 1):
+            raise InputError(
+                _("{file}: {member} is compressed {ratio}:1, as a zip bomb is (at most {most}:1)").format(
+                    file=path,
+                    member=name,
+                    ratio=f"{member.file_size / max(member.compress_size, 1):.0f}",
+                    most=MAX_RATIO,
+                )
+            )
+        total += member.file_size
+    if total > MAX_TOTAL_BYTES:
+        raise InputError(
+            _(
+                "{file}: would unpack to {size} MB, more than a questionnaire holds (at most {most} MB)"
+            ).format(file=path, size=f"{total / 1e6:.0f}", most=MAX_TOTAL_BYTES // 10**6)
+        )
+
+
+def _reason(exc: BaseException) -> str:
+    """A foreign library's failure, in our words (its own text can be long and is never shown whole)."""
+    import zipfile
+    import zlib
+
+    if isinstance(exc, SyntaxError):  # xml.etree's ParseError, lxml's XMLSyntaxError
+        line = getattr(exc, "lineno", None)
+        return _("not well-formed XML at line {line}").format(line=line) if line else _("not well-formed XML")
+    if isinstance(exc, zipfile.BadZipFile | zlib.error | EOFError):
+        return _("its compressed data is damaged")
+    if isinstance(exc, OSError):
+        return exc.strerror or _("cannot be read")
+    return _("its content is not what an xlsx part holds")
+
+
+_DAMAGE = (KeyError, ValueError, TypeError, IndexError, AttributeError, EOFError, SyntaxError, OSError)
+
+
+def read_answers(path: Path) -> AnsweredWorkbook:
+    """The About sheet and every answer of a questionnaire workbook; `InputError` naming the file when it
+    is not one (unreadable, too big, a zip bomb, damaged, not an xlsx, not a linkvet questionnaire, a newer
+    version). Every read is bounded before it is decompressed (`_check_archive`) and while it is read
+    (`MAX_ROWS`, `MAX_SHEETS`)."""
+    import zipfile
+    import zlib
+
+    if path.exists() and not path.is_file():
+        raise InputError(_("{file}: not a regular file").format(file=path))
+    check_workbook(path)  # before openpyxl is even loaded: a bomb is refused at once
+    from openpyxl import load_workbook
+    from openpyxl.utils.exceptions import InvalidFileException
+
     try:
         book = load_workbook(path, read_only=True, data_only=False)
-    except (InvalidFileException, zipfile.BadZipFile, KeyError, OSError, ValueError) as exc:
-        raise InputError(_("{file}: not an xlsx workbook ({reason})").format(file=path, reason=exc)) from exc
+    except (InvalidFileException, zipfile.BadZipFile, zlib.error, *_DAMAGE) as exc:
+        raise InputError(
+            _("{file}: not an xlsx workbook ({reason})").format(file=path, reason=_reason(exc))
+        ) from None
+    sheet = _("the workbook's structure")
     try:
+        if len(book.sheetnames) > MAX_SHEETS:
+            raise InputError(
+                _("{file}: {count} sheets, more than a questionnaire has").format(
+                    file=path, count=len(book.sheetnames)
+                )
+            )
         about = _about(book)
         if about.get("format") != FORMAT:
             raise InputError(
@@ -270,9 +379,18 @@ def read_answers(path: Path) -> AnsweredWorkbook:
             raise InputError(
                 _(
                     "{file}: questionnaire format_version {version} is not one this linkvet reads (up to {known})"
-                ).format(file=path, version=version, known=FORMAT_VERSION)
+                ).format(file=path, version=str(version)[:40], known=FORMAT_VERSION)
             )
-        answers = [a for ws in book.worksheets for a in _answers(ws)]
+        answers = []
+        for ws in book.worksheets:
+            sheet = str(ws.title)[:80]
+            answers.extend(_answers(ws, path))
+    except (zipfile.BadZipFile, zlib.error, *_DAMAGE) as exc:
+        raise InputError(
+            _("{file}: the sheet {sheet} is damaged and cannot be read ({reason})").format(
+                file=path, sheet=sheet, reason=_reason(exc)
+            )
+        ) from None
     finally:
         book.close()
     return AnsweredWorkbook(about, answers)
@@ -282,14 +400,20 @@ def _about(book: Any) -> dict[str, Any]:
     for ws in book.worksheets:
         rows = list(ws.iter_rows(min_row=1, max_row=20, max_col=2, values_only=True))
         if rows and rows[0] and rows[0][0] == "format":
-            return {str(r[0]): r[1] for r in rows if r and r[0] is not None}
+            return {str(r[0])[:80]: r[1] for r in rows if r and r[0] is not None}
     return {}
 
 
-def _answers(ws: Any) -> list[Answer]:
+def _answers(ws: Any, path: Path) -> list[Answer]:
     found: list[Answer] = []
     header_seen = False
     for number, row in enumerate(ws.iter_rows(min_row=1, max_col=EVIDENCE + 1), start=1):
+        if number > MAX_ROWS:
+            raise InputError(
+                _(
+                    "{file}: the sheet {sheet} has more than {most} rows, more than a questionnaire has"
+                ).format(file=path, sheet=str(ws.title)[:80], most=MAX_ROWS)
+            )
         cells = list(row) + [None] * (EVIDENCE + 1 - len(row))
         key_cell = cells[KEY]
         key = getattr(key_cell, "value", None)

@@ -38,6 +38,7 @@ from catalogs.overlay import (
     FactKey,
     OverlayFact,
     OverlayFile,
+    in_words,
     merge_overlay,
     offering_key,
     put_facts,
@@ -240,7 +241,7 @@ def _facts_for(
             for error in exc.errors():
                 part = _FACT_PARTS.get(str(error["loc"][0]) if error["loc"] else "")
                 if part is None:
-                    problems.append(FieldProblem(path, given, error["msg"], None))
+                    problems.append(FieldProblem(path, given, in_words(exc, OverlayFact), None))
                     break
                 if part not in seen:
                     seen.add(part)

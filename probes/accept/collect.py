@@ -57,6 +57,8 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
 
     topology, reading = read_topology(machine)
     readings.append(reading)
+    if topology is not None:
+        topology = topology.against_gpu_query(None if inventory is None else len(inventory.gpus))
     facts["topology"] = None if topology is None else topology.as_dict()
 
     ports, reading = fabric.read_rdma_ports(machine)

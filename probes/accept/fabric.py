@@ -4,6 +4,9 @@
 
 `rate` reads like `200 Gb/sec (4X HDR)`, `state` like `4: ACTIVE`, `phys_state` like `5: LinkUp`,
 `link_layer` is `InfiniBand` or `Ethernet` (RoCE). A file that says something else is a ReadError naming it.
+A rate written that way but not one a port has (`PORT_RATES_GBIT_S`: 1e20 Gb/sec, `600 Gb/sec (4X HDR)`), an
+empty rate file and an Ethernet speed that is not one of ethtool's are not readings: the port or NIC is
+kept with its rate unknown and the reason (`rate_doubt`, `speed_doubt`), and nothing is judged on it.
 """
 
 from __future__ import annotations
@@ -14,13 +17,54 @@ from typing import Any
 
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
-from probes.errors import Unavailable
+from probes.errors import ImpossibleReading, Unavailable
 from probes.i18n import _
 
 IB_ROOT = "/sys/class/infiniband"
 NET_ROOT = "/sys/class/net"
-_RATE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s+Gb/sec\b.*$")
+_RATE = re.compile(
+    r"^\s*([0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)\s+Gb/sec\b(?:\s*\((\d+)X\s*([A-Z0-9]+)\))?.*$"
+)
 _STATE = re.compile(r"^\s*(\d+)\s*:\s*(\S+)\s*$")
+
+# The rates an InfiniBand or RoCE port has: the kernel writes `rate` as its width × the lane speed
+# (drivers/infiniband/core/sysfs.c, rate_show: "%d%s Gb/sec (%dX%s)"), widths 1X/2X/4X/8X/12X, lane speeds
+# SDR 2.5 … XDR 200 Gb/s (include/rdma/ib_verbs.h, enum ib_port_speed). Anything else is not a port's rate.
+LANE_GBIT_S = {
+    "SDR": 2.5,
+    "DDR": 5.0,
+    "QDR": 10.0,
+    "FDR10": 10.0,
+    "FDR": 14.0,
+    "EDR": 25.0,
+    "HDR": 50.0,
+    "NDR": 100.0,
+    "XDR": 200.0,
+}
+WIDTHS = (1, 2, 4, 8, 12)
+PORT_RATES_GBIT_S = frozenset(w * lane for w in WIDTHS for lane in LANE_GBIT_S.values())
+# The speeds an Ethernet link reports in /sys/class/net/*/speed (Mbit/s): ethtool's SPEED_* values
+# (include/uapi/linux/ethtool.h). A virtual NIC may report any number its host sets; that is not judged.
+ETHERNET_MBIT_S = frozenset(
+    (
+        10,
+        100,
+        1000,
+        2500,
+        5000,
+        10000,
+        14000,
+        20000,
+        25000,
+        40000,
+        50000,
+        56000,
+        100000,
+        200000,
+        400000,
+        800000,
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +77,10 @@ class RdmaPort:
     phys_state: str | None  # LinkUp, Disabled, Polling, ...
     link_layer: str | None  # InfiniBand, Ethernet
     hca_type: str | None = None
+    rate_doubt: str | None = None  # why `rate_gbit_s` is None for a port that has a rate file or should
+
+    def describe(self) -> str:
+        return f"{self.device} port {self.port}"
 
     @property
     def active(self) -> bool:
@@ -54,20 +102,30 @@ class RdmaPort:
             "kind": self.kind,
             "active": self.active,
             "hca_type": self.hca_type,
+            "rate_doubt": self.rate_doubt,
         }
 
 
 @dataclass(frozen=True, slots=True)
 class NetInterface:
     name: str
-    speed_mbit_s: int | None  # None: link down or not reported
+    speed_mbit_s: int | None  # None: link down, not reported, or not a speed Ethernet has (`speed_doubt`)
     operstate: str | None
+    speed_doubt: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "speed_mbit_s": self.speed_mbit_s, "operstate": self.operstate}
+        return {
+            "name": self.name,
+            "speed_mbit_s": self.speed_mbit_s,
+            "operstate": self.operstate,
+            "speed_doubt": self.speed_doubt,
+        }
 
 
 def parse_rate(text: str, where: str) -> float:
+    """A port's `rate` in Gbit/s: a ReadError when it is not written as the kernel writes it, a
+    `ImpossibleReading` when it is but names no rate a port has (a width or lane speed that does not exist,
+    or a figure that is not their product)."""
     match = _RATE.match(text)
     if not match:
         raise ReadError(
@@ -76,7 +134,26 @@ def parse_rate(text: str, where: str) -> float:
             line=1,
             expected="'<number> Gb/sec (…)', e.g. '200 Gb/sec (4X HDR)'",
         )
-    return float(match.group(1))
+    rate = float(match.group(1))
+    width, lane = match.group(2), match.group(3)
+    if width is not None and lane is not None:
+        if int(width) not in WIDTHS or lane not in LANE_GBIT_S:
+            raise ImpossibleReading(
+                _("{rate} Gb/sec names {width}X {lane}, a width or lane speed no port has").format(
+                    rate=f"{rate:g}", width=width[:4], lane=lane[:8]
+                )
+            )
+        if rate != int(width) * LANE_GBIT_S[lane]:
+            raise ImpossibleReading(
+                _("{rate} Gb/sec is not {width}X {lane} ({expected} Gb/sec)").format(
+                    rate=f"{rate:g}", width=width, lane=lane, expected=f"{int(width) * LANE_GBIT_S[lane]:g}"
+                )
+            )
+    elif rate not in PORT_RATES_GBIT_S:
+        raise ImpossibleReading(
+            _("{rate} Gb/sec is not a rate an InfiniBand or RoCE port has").format(rate=f"{rate:.6g}")
+        )
+    return rate
 
 
 def parse_state(text: str, where: str) -> str:
@@ -127,12 +204,22 @@ def read_rdma_ports(machine: Machine) -> tuple[tuple[RdmaPort, ...] | None, Read
             rate_text = _optional(machine, f"{port}/rate")
             state = _optional(machine, f"{port}/state")
             phys = _optional(machine, f"{port}/phys_state")
+            rate: float | None = None
+            doubt: str | None = None
+            if rate_text is None:
+                doubt = _("its rate file is empty or missing")
+            else:
+                try:
+                    rate = parse_rate(rate_text, machine.shown(f"{port}/rate"))
+                except ImpossibleReading as impossible:
+                    doubt = str(impossible)
             ports.append(
                 RdmaPort(
-                    device=device,
-                    port=int(number),
-                    rate_gbit_s=parse_rate(rate_text, machine.shown(f"{port}/rate")) if rate_text else None,
-                    rate_text=rate_text,
+                    device=device[:64],
+                    port=int(number[:6]),
+                    rate_gbit_s=rate,
+                    rate_doubt=doubt,
+                    rate_text=None if rate_text is None else rate_text[:80],
                     state=parse_state(state, machine.shown(f"{port}/state")) if state else None,
                     phys_state=parse_state(phys, machine.shown(f"{port}/phys_state")) if phys else None,
                     link_layer=_optional(machine, f"{port}/link_layer"),
@@ -167,22 +254,33 @@ def read_net_interfaces(machine: Machine) -> tuple[tuple[NetInterface, ...] | No
                     expected=_("Mbit/s as a whole number"),
                 ) from None
             speed = speed if speed > 0 else None  # -1: unknown (link down)
-        interfaces.append(NetInterface(name, speed, _optional(machine, f"{base}/operstate")))
+        doubt = None
+        if speed is not None and speed not in ETHERNET_MBIT_S:
+            doubt = _("{speed} Mbit/s is not a speed Ethernet has").format(speed=speed)
+            speed = None
+        interfaces.append(NetInterface(name[:64], speed, _optional(machine, f"{base}/operstate"), doubt))
     path = None if machine.live else machine.shown(NET_ROOT)
     return tuple(interfaces), Reading("ethernet", NET_ROOT, "sysfs", "read", path=path)
 
 
 def summarize_rdma(ports: tuple[RdmaPort, ...]) -> dict[str, Any]:
-    """Active ports per link layer with their rates, for the report and the checks."""
+    """Active ports per link layer with their rates, for the report and the checks. A total is given only
+    when every active port's rate was judged (`unjudged` lists those that were not, with why)."""
     summary: dict[str, Any] = {}
     for kind in ("infiniband", "roce"):
         active = [p for p in ports if p.kind == kind and p.active]
         rates = sorted({p.rate_gbit_s for p in active if p.rate_gbit_s is not None})
+        unjudged = [
+            _("{port}: could not judge its rate ({reason})").format(port=p.describe(), reason=p.rate_doubt)
+            for p in active
+            if p.rate_gbit_s is None
+        ]
         summary[kind] = {
             "active_ports": len(active),
             "rates_gbit_s": rates,
-            "total_gbit_s": sum(p.rate_gbit_s or 0.0 for p in active),
+            "total_gbit_s": None if unjudged else sum(p.rate_gbit_s or 0.0 for p in active),
             "max_port_gbit_s": max(rates) if rates else None,
             "inactive_ports": len([p for p in ports if p.kind == kind and not p.active]),
+            "unjudged": unjudged,
         }
     return summary

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from probes import textinput
 from probes.accept.errors import ReadError
-from probes.errors import Unavailable
+from probes.errors import OutsideReplay, Unavailable
 from probes.i18n import _
 
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024
@@ -127,6 +127,10 @@ class Machine:
 
     def save(self, relative: str, text: str) -> None:
         """Keep an output in the recording directory (live machines that record; a no-op otherwise)."""
+
+    def read_recorded(self, path: Path) -> str:
+        """A file `recorded` listed."""
+        return read_file(path)
 
 
 class LiveMachine(Machine):
@@ -266,35 +270,76 @@ class LiveMachine(Machine):
 
 
 class ReplayMachine(Machine):
-    """A directory of recorded outputs (see the module docstring for its layout)."""
+    """A directory of recorded outputs (see the module docstring for its layout). Only what lies inside it
+    is read: a name that leads out of it (a symbolic link to /etc/passwd, `..`) is not opened, listed or
+    printed — the input is "not read" with that reason — and what is read must be a regular file."""
 
     live = False
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
+        self._root = directory.resolve()
 
     def describe(self) -> str:
         return _("recorded outputs in {folder}").format(folder=self.directory)
 
+    def _inside(self, relative: str) -> Path:
+        """The path of `relative` in the replay directory, its links followed; `Unavailable` when it leads
+        outside the directory."""
+        local = self.directory / relative.lstrip("/")
+        try:
+            resolved = local.resolve()
+        except (OSError, RuntimeError):  # a link loop
+            raise OutsideReplay(
+                _("{path}: a symbolic link that leads nowhere; not read").format(path=local)
+            ) from None
+        if not resolved.is_relative_to(self._root):
+            raise OutsideReplay(_("{path} leads outside the replay folder; not read").format(path=local))
+        return resolved
+
     def hostname(self) -> str:
         try:
-            name = read_file(self.directory / "hostname", limit=4096).strip()
+            name = read_file(
+                self._inside("hostname"), limit=4096, shown=str(self.directory / "hostname")
+            ).strip()
         except Unavailable:
             name = ""
+        except ReadError:
+            name = ""
+        name = name.splitlines()[0][:253] if name else ""
         return name or f"replay of {self.directory.name}"
 
     def shown(self, path: str) -> str:
         return str(self.directory / path.lstrip("/"))
 
     def recorded(self, subdir: str) -> list[Path]:
-        folder = self.directory / subdir
+        try:
+            folder = self._inside(subdir)
+        except Unavailable:
+            return []
         if not folder.is_dir():
             return []
-        return sorted(p for p in folder.iterdir() if p.is_file())
+        found = []
+        for entry in sorted(folder.iterdir()):
+            try:
+                inside = self._inside(f"{subdir}/{entry.name}")
+            except Unavailable:
+                continue  # a link out of the folder: not read, not listed
+            if inside.is_file():
+                found.append(self.directory / subdir / entry.name)
+        return found
+
+    def read_recorded(self, path: Path) -> str:
+        """A file `recorded` listed, read only if it still lies inside the replay directory."""
+        relative = path.relative_to(self.directory).as_posix()
+        return read_file(self._inside(relative), shown=str(path))
 
     def run(self, argv: Sequence[str], *, record_as: str, timeout_s: float = 60.0) -> str:
+        shown = str(self.directory / record_as)
         try:
-            return read_file(self.directory / record_as, shown=str(self.directory / record_as))
+            return read_file(self._inside(record_as), shown=shown)
+        except OutsideReplay:
+            raise
         except Unavailable:
             raise Unavailable(
                 _("no {file} in the replay directory (`{command}` output)").format(
@@ -305,15 +350,24 @@ class ReplayMachine(Machine):
     def sys_read(self, path: str) -> str:
         local = self.directory / path.lstrip("/")
         try:
-            return read_file(local, limit=MAX_SYSFS_BYTES, shown=str(local)).rstrip("\n")
+            return read_file(self._inside(path), limit=MAX_SYSFS_BYTES, shown=str(local)).rstrip("\n")
+        except OutsideReplay:
+            raise
         except Unavailable:
             raise Unavailable(_("{path} is not in the replay directory").format(path=path)) from None
 
     def sys_list(self, path: str) -> list[str]:
-        local = self.directory / path.lstrip("/")
+        local = self._inside(path)
         if not local.is_dir():
             raise Unavailable(_("{path} is not in the replay directory").format(path=path))
         return sorted(os.listdir(local))
 
     def dev_entries(self, names: Sequence[str]) -> list[str]:
-        return [name for name in names if (self.directory / "dev" / name.replace("/", "-")).exists()]
+        found = []
+        for name in names:
+            try:
+                if self._inside(f"dev/{name.replace('/', '-')}").exists():
+                    found.append(name)
+            except Unavailable:
+                continue
+        return found

@@ -5,12 +5,20 @@ mixed in) or its `-J` JSON file, or a bounded run (`all_reduce_perf -b 1G -e 8G 
 The figure that counts is the **peak bus bandwidth at messages of 1 GiB or more** (out-of-place or
 in-place, whichever is higher). The log's "Avg bus bandwidth" footer averages every size, tiny messages
 included, so it understates the link; it is kept in the report but never judged.
+
+Only what the log itself vouches for is a reading: a side of a row whose correctness check failed (`#wrong`
+not 0, a pre-2022 `error` over nccl-tests' bound) or whose figures are not arithmetic of each other (algbw =
+size ÷ time, busbw = algbw × 2(n-1)/n) is not used (`side_problem`). A log holding two runs (a second banner,
+device list or header after rows) is read as two runs, each judged apart; a run that lists a rank twice,
+counts wrong values in its footer or is of another collective carries a doubt and is not judged
+(`nccl_reference.judge` says "could not judge" and why).
 """
 
 from __future__ import annotations
 
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -29,7 +37,25 @@ _RANK = re.compile(
     r"#\s*Rank\s+(\d+)(?:\s+Group\s+\d+)?\s+Pid\s+\d+\s+on\s+(\S+)\s+device\s+(\d+)\s+\[[^\]]*\]\s+(.+?)\s*$"
 )
 _AVG = re.compile(r"#\s*Avg bus bandwidth\s*:\s*([0-9.eE+-]+)")
+_OUT_OF_BOUNDS = re.compile(r"#\s*Out of bounds values\s*:\s*(\d+)")
 _NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)"
+# What a row may be off by and still be arithmetic of its own figures: nccl-tests prints bandwidths to
+# 0.01 GB/s and times to 4-5 digits (src/common.cu), so a row's algbw is its size ÷ time and its busbw its
+# algbw × 2(n-1)/n to well under this.
+ROW_TOLERANCE = 0.02
+# The largest error a pre-2022 `error` column may show for a row that passed (nccl-tests' DeltaMaxValue:
+# half 1e-2, float 1e-5, double 1e-12, integers 0); a bfloat16 row is held to half's bound.
+_ERROR_BOUND = {"half": 1e-2, "bfloat16": 1e-2, "float": 1e-5, "double": 1e-12}
+
+
+@dataclass(frozen=True, slots=True)
+class NcclSide:
+    """One side (out-of-place or in-place) of a result row, as printed."""
+
+    time_us: float | None
+    algbw_gbytes_s: float
+    busbw_gbytes_s: float
+    wrong: str | None  # the #wrong (or pre-2022 `error`) cell as printed; None when the file has none
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,13 +63,79 @@ class NcclRow:
     size_bytes: int
     dtype: str
     redop: str
-    busbw_out_gbytes_s: float
-    busbw_in_gbytes_s: float | None
-    algbw_out_gbytes_s: float
+    out: NcclSide
+    inn: NcclSide | None = None
+    line: int | None = None
+
+    @property
+    def busbw_out_gbytes_s(self) -> float:
+        return self.out.busbw_gbytes_s
+
+    @property
+    def busbw_in_gbytes_s(self) -> float | None:
+        return None if self.inn is None else self.inn.busbw_gbytes_s
 
     @property
     def busbw_gbytes_s(self) -> float:
-        return max(self.busbw_out_gbytes_s, self.busbw_in_gbytes_s or 0.0)
+        """The higher of the row's two sides that pass the row's own checks (`side_problem`), else 0."""
+        usable = [side.busbw_gbytes_s for side in self.sides() if side_problem(self, side, None) is None]
+        return max(usable, default=0.0)
+
+    def sides(self) -> tuple[NcclSide, ...]:
+        return (self.out,) if self.inn is None else (self.out, self.inn)
+
+
+def side_problem(row: NcclRow, side: NcclSide, ranks: int | None) -> str | None:
+    """Why a side of a row cannot be judged (None: it can): a failed correctness check, a figure that is not
+    a finite number, or figures that are not arithmetic of each other (algbw = size ÷ time, busbw = algbw ×
+    2(n-1)/n for all_reduce over n ranks)."""
+    wrong = _wrong(row, side)
+    if wrong is not None:
+        return wrong
+    figures = (side.algbw_gbytes_s, side.busbw_gbytes_s, side.time_us if side.time_us is not None else 0.0)
+    if not all(math.isfinite(f) and f >= 0 for f in figures):
+        return _("a bandwidth or time that is not a finite number of 0 or more")
+    if side.time_us is not None:
+        if side.time_us <= 0:
+            return _("a time of {time} µs").format(time=f"{side.time_us:g}")
+        expected = row.size_bytes / side.time_us / 1e3
+        if not _close(side.algbw_gbytes_s, expected):
+            return _("algbw {algbw} GB/s is not its size ÷ time ({expected} GB/s)").format(
+                algbw=f"{side.algbw_gbytes_s:g}", expected=f"{expected:.2f}"
+            )
+    if ranks is not None and ranks >= 1:
+        factor = 2 * (ranks - 1) / ranks  # 0 for one rank: nothing crosses a bus
+        if not _close(side.busbw_gbytes_s, side.algbw_gbytes_s * factor):
+            return _("busbw {busbw} GB/s is not algbw × 2(n-1)/n for {ranks} ranks ({expected} GB/s)").format(
+                busbw=f"{side.busbw_gbytes_s:g}",
+                ranks=ranks,
+                expected=f"{side.algbw_gbytes_s * factor:.2f}",
+            )
+    elif side.algbw_gbytes_s > 0 and not (
+        (1 - ROW_TOLERANCE) * side.algbw_gbytes_s <= side.busbw_gbytes_s < 2 * side.algbw_gbytes_s
+    ):
+        return _("busbw {busbw} GB/s is not between 1 and 2 × algbw {algbw} GB/s, as all_reduce's is").format(
+            busbw=f"{side.busbw_gbytes_s:g}", algbw=f"{side.algbw_gbytes_s:g}"
+        )
+    return None
+
+
+def _close(value: float, expected: float) -> bool:
+    return abs(value - expected) <= ROW_TOLERANCE * expected + 0.02
+
+
+def _wrong(row: NcclRow, side: NcclSide) -> str | None:
+    cell = side.wrong
+    if cell is None or cell.upper() == "N/A":
+        return None  # not checked by the run (validation: 0): said in the judgement, not refused
+    try:
+        value = float(cell)
+    except ValueError:
+        return _("its correctness cell reads {cell!r}").format(cell=cell[:20])
+    bound = _ERROR_BOUND.get(row.dtype, 0.0) if "." in cell or "e" in cell.lower() else 0.0
+    if not math.isfinite(value) or value > bound:
+        return _("its correctness check failed (#wrong {cell})").format(cell=cell[:20])
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +148,32 @@ class NcclRun:
     devices: tuple[str, ...]  # GPU names as the log names them
     rows: tuple[NcclRow, ...]
     avg_busbw_gbytes_s: float | None  # the footer: reported, never judged
+    doubts: tuple[str, ...] = ()  # why the whole run cannot be judged (two runs in one, a failed check)
+    first_line: int | None = None  # where the run starts in its file (when a file holds several)
 
     def peak(self, min_bytes: int = GIB) -> NcclRow | None:
-        big = [row for row in self.rows if row.size_bytes >= min_bytes]
-        return max(big, key=lambda row: row.busbw_gbytes_s) if big else None
+        """The row of the highest bus bandwidth at ≥ `min_bytes` among the sides that pass the row's own
+        checks (`side_problem`); None when there is none."""
+        big = [
+            row
+            for row in self.rows
+            if row.size_bytes >= min_bytes
+            and any(side_problem(row, s, self.ranks) is None for s in row.sides())
+        ]
+        return max(big, key=lambda row: self.busbw(row) or 0.0) if big else None
+
+    def busbw(self, row: NcclRow) -> float | None:
+        usable = [s.busbw_gbytes_s for s in row.sides() if side_problem(row, s, self.ranks) is None]
+        return max(usable) if usable else None
+
+    @property
+    def checked(self) -> bool:
+        """Whether the run checked its results (`#wrong` is a count, not N/A)."""
+        return all(
+            side.wrong is not None and side.wrong.upper() != "N/A"
+            for row in self.rows
+            for side in row.sides()
+        )
 
     @property
     def nodes(self) -> int | None:
@@ -75,7 +189,10 @@ class NcclRun:
             "nodes": self.nodes,
             "hosts": list(self.hosts),
             "devices": sorted(set(self.devices)),
-            "peak_busbw_gbytes_s": None if peak is None else peak.busbw_gbytes_s,
+            "first_line": self.first_line,
+            "doubts": list(self.doubts),
+            "results_checked": self.checked,
+            "peak_busbw_gbytes_s": None if peak is None else self.busbw(peak),
             "peak_at_bytes": None if peak is None else peak.size_bytes,
             "judged_from_bytes": GIB,
             "largest_bytes": max((row.size_bytes for row in self.rows), default=None),
@@ -85,13 +202,22 @@ class NcclRun:
                     "size_bytes": r.size_bytes,
                     "type": r.dtype,
                     "redop": r.redop,
-                    "busbw_out_gbytes_s": r.busbw_out_gbytes_s,
-                    "busbw_in_gbytes_s": r.busbw_in_gbytes_s,
-                    "algbw_out_gbytes_s": r.algbw_out_gbytes_s,
+                    "busbw_out_gbytes_s": r.out.busbw_gbytes_s,
+                    "busbw_in_gbytes_s": None if r.inn is None else r.inn.busbw_gbytes_s,
+                    "algbw_out_gbytes_s": r.out.algbw_gbytes_s,
+                    "time_out_us": r.out.time_us,
+                    "wrong_out": r.out.wrong,
+                    "wrong_in": None if r.inn is None else r.inn.wrong,
+                    "problem": _row_problem(r, self.ranks),
                 }
                 for r in self.rows
             ],
         }
+
+
+def _row_problem(row: NcclRow, ranks: int | None) -> str | None:
+    problems = [p for side in row.sides() if (p := side_problem(row, side, ranks)) is not None]
+    return problems[0] if len(problems) == len(row.sides()) else None
 
 
 def _row_pattern(has_root: bool) -> re.Pattern[str]:
@@ -100,93 +226,188 @@ def _row_pattern(has_root: bool) -> re.Pattern[str]:
     return re.compile(rf"^\s*(\d+)\s+(\d+)\s+(\w+)\s+(\w+)\s+{root}{side}(?:\s+{side})?\s*$")
 
 
-def parse_nccl_text(text: str, where: str) -> NcclRun:
-    header_line: int | None = None
-    has_root = False
-    pattern: re.Pattern[str] | None = None
-    rows: list[NcclRow] = []
-    hosts: list[str] = []
-    devices: list[str] = []
-    ranks: set[int] = set()
-    avg: float | None = None
-    collective: str | None = None
+def _time(text: str) -> float | None:
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value
+
+
+class _Run:
+    """One run of a text log while it is read: its devices, header, rows and footer."""
+
+    def __init__(self, first_line: int) -> None:
+        self.first_line = first_line
+        self.header_line: int | None = None
+        self.has_root = False
+        self.pattern: re.Pattern[str] | None = None
+        self.rows: list[NcclRow] = []
+        self.hosts: list[str] = []
+        self.devices: list[str] = []
+        self.ranks: list[int] = []
+        self.avg: float | None = None
+        self.out_of_bounds: int | None = None
+        self.collective: str | None = None
+
+    @property
+    def started(self) -> bool:
+        return self.header_line is not None or bool(self.rows)
+
+    def finish(self, where: str) -> NcclRun:
+        if not self.rows:
+            raise ReadError(
+                where,
+                _("the table at line {line} has no size rows (did the test fail?)").format(
+                    line=self.header_line
+                ),
+                expected=_("one row per message size"),
+            )
+        doubts: list[str] = []
+        repeated = sorted({rank for rank in self.ranks if self.ranks.count(rank) > 1})
+        if repeated:
+            doubts.append(
+                _("rank {ranks} listed more than once: two runs pasted into one log?").format(
+                    ranks=", ".join(str(r) for r in repeated[:5])
+                )
+            )
+        if self.out_of_bounds:
+            doubts.append(
+                _("nccl-tests counted {count} wrong values in this run (Out of bounds values)").format(
+                    count=self.out_of_bounds
+                )
+            )
+        collective = self.collective or ("all_reduce_perf" if self.has_root else None)
+        if collective is not None and not collective.startswith("all_reduce"):
+            doubts.append(
+                _("the log is of {collective}; the references are all_reduce_perf's").format(
+                    collective=collective[:60]
+                )
+            )
+        return NcclRun(
+            source=where,
+            format="current" if self.has_root else "pre-2022",
+            collective=collective,
+            ranks=len(set(self.ranks)) or None,
+            hosts=tuple(self.hosts),
+            devices=tuple(self.devices),
+            rows=tuple(self.rows),
+            avg_busbw_gbytes_s=self.avg,
+            doubts=tuple(doubts),
+            first_line=self.first_line,
+        )
+
+
+def parse_nccl_text(text: str, where: str) -> tuple[NcclRun, ...]:
+    """Every run of an all_reduce_perf text log: a second banner, device list or results header after a
+    run's rows starts the next run (two logs pasted into one are judged apart, never as one)."""
+    runs: list[_Run] = []
+    current = _Run(1)
     for number, raw in enumerate(text.splitlines(), start=1):
         line = _PREFIX.sub("", raw, count=1) if not raw.lstrip().startswith("#") else raw
         stripped = line.strip()
         if stripped.startswith("#"):
             rank = _RANK.search(stripped)
+            starts = (
+                "Collective test starting:" in stripped
+                or re.search(r"#\s*nThread\b", stripped) is not None
+                or (rank is not None and bool(current.rows))
+                or (re.search(r"\bsize\b", stripped) is not None and "busbw" in stripped and current.started)
+            )
+            if starts and current.started:
+                runs.append(current)
+                current = _Run(number)
             if rank:
-                ranks.add(int(rank.group(1)))
-                if rank.group(2) not in hosts:
-                    hosts.append(rank.group(2))
-                devices.append(rank.group(4))
+                current.ranks.append(int(rank.group(1)))
+                if rank.group(2) not in current.hosts:
+                    current.hosts.append(rank.group(2))
+                current.devices.append(rank.group(4))
             elif (found := _AVG.search(stripped)) is not None:
-                avg = float(found.group(1))
+                current.avg = _time(found.group(1))
+            elif (bounds := _OUT_OF_BOUNDS.search(stripped)) is not None:
+                current.out_of_bounds = int(bounds.group(1))
             elif "Collective test starting:" in stripped:
-                collective = stripped.split(":", 1)[1].strip()
+                current.collective = stripped.split(":", 1)[1].strip()
             elif re.search(r"\bsize\b", stripped) and "busbw" in stripped:
-                header_line = number
-                has_root = re.search(r"\broot\b", stripped) is not None
-                pattern = _row_pattern(has_root)
+                current.header_line = number
+                current.has_root = re.search(r"\broot\b", stripped) is not None
+                current.pattern = _row_pattern(current.has_root)
             continue
-        if pattern is None or not re.match(r"^\d+\s", stripped):
+        if current.pattern is None or not re.match(r"^\d+\s", stripped):
             continue  # NCCL INFO lines, banners, anything before the table
-        match = pattern.match(stripped)
+        match = current.pattern.match(stripped)
         if not match:
             columns = (
                 "size count type redop root time algbw busbw #wrong …"
-                if has_root
+                if current.has_root
                 else "size count type redop time algbw busbw error …"
             )
             raise ReadError(
                 where,
-                _("a result row that does not fit the header at line {line}").format(line=header_line),
+                _("a result row that does not fit the header at line {line}").format(
+                    line=current.header_line
+                ),
                 line=number,
                 expected=columns,
             )
         g = match.groups()
-        offset = 5 if has_root else 4
+        offset = 5 if current.has_root else 4
         try:
-            rows.append(
-                NcclRow(
-                    size_bytes=int(g[0]),
-                    dtype=g[2],
-                    redop=g[3],
-                    algbw_out_gbytes_s=float(g[offset + 1]),
-                    busbw_out_gbytes_s=float(g[offset + 2]),
-                    busbw_in_gbytes_s=float(g[offset + 6]) if g[offset + 6] is not None else None,
-                )
+            out = NcclSide(_time(g[offset]), float(g[offset + 1]), float(g[offset + 2]), g[offset + 3])
+            inn = (
+                NcclSide(_time(g[offset + 4]), float(g[offset + 5]), float(g[offset + 6]), g[offset + 7])
+                if g[offset + 6] is not None
+                else None
             )
         except ValueError:
             raise ReadError(where, _("a bandwidth that is not a number"), line=number) from None
-    if header_line is None:
+        current.rows.append(NcclRow(int(g[0]), g[2], g[3], out, inn, number))
+    if current.started:
+        runs.append(current)
+    if not runs:
         raise ReadError(
             where,
             _("no all_reduce_perf results table (no '# size count … busbw' header)"),
             expected=_("an nccl-tests log"),
         )
-    if not rows:
-        raise ReadError(
-            where,
-            _("the table at line {line} has no size rows (did the test fail?)").format(line=header_line),
-            expected=_("one row per message size"),
+    finished = [run.finish(where) for run in runs]
+    if len(finished) == 1:
+        return (finished[0],)
+    return tuple(
+        replace(
+            run,
+            source=_("{file} (run {n} of {count}, from line {line})").format(
+                file=where, n=n, count=len(finished), line=run.first_line
+            ),
         )
-    return NcclRun(
-        source=where,
-        format="current" if has_root else "pre-2022",
-        collective=collective or ("all_reduce_perf" if has_root else None),
-        ranks=len(ranks) or None,
-        hosts=tuple(hosts),
-        devices=tuple(devices),
-        rows=tuple(rows),
-        avg_busbw_gbytes_s=avg,
+        for n, run in enumerate(finished, start=1)
     )
 
 
 def _json_float(value: Any, where: str, field: str) -> float:
     if isinstance(value, int | float) and not isinstance(value, bool):
         return float(value)
-    raise ReadError(where, f"{field} is {value!r}", expected="a number")
+    raise ReadError(
+        where, _("{field} is {value}").format(field=field, value=repr(value)[:80]), expected=_("a number")
+    )
+
+
+def _json_side(item: dict[str, Any], name: str, where: str, index: int) -> NcclSide | None:
+    side = item.get(name)
+    if not isinstance(side, dict) or "bus_bw" not in side:
+        return None
+    label = f"results[{index}].{name}"
+    wrong = side.get("nwrong")
+    return NcclSide(
+        time_us=_json_float(side["time"], where, f"{label}.time") if "time" in side else None,
+        algbw_gbytes_s=_json_float(side.get("alg_bw", 0.0), where, f"{label}.alg_bw"),
+        busbw_gbytes_s=_json_float(side["bus_bw"], where, f"{label}.bus_bw"),
+        wrong=None
+        if wrong is None
+        else f"{wrong:g}"
+        if isinstance(wrong, int | float) and not isinstance(wrong, bool)
+        else str(wrong)[:20],
+    )
 
 
 def parse_nccl_json(text: str, where: str) -> NcclRun:
@@ -201,39 +422,34 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
     devices = [d for d in config.get("devices", []) if isinstance(d, dict)]
     rows = []
     for index, item in enumerate(data["results"]):
-        if not isinstance(item, dict) or not isinstance(item.get("size"), int):
+        if (
+            not isinstance(item, dict)
+            or not isinstance(item.get("size"), int)
+            or isinstance(item.get("size"), bool)
+            or item["size"] < 0
+        ):
             raise ReadError(
                 where,
                 _("results[{index}] has no size").format(index=index),
                 expected="size, out_of_place.bus_bw",
             )
-        out = item.get("out_of_place") or {}
-        inn = item.get("in_place") or {}
-        if not isinstance(out, dict) or not isinstance(inn, dict) or not (out or inn):
+        out = _json_side(item, "out_of_place", where, index)
+        inn = _json_side(item, "in_place", where, index)
+        if out is None and inn is None:
             raise ReadError(
                 where,
                 _("results[{index}] has no bandwidths").format(index=index),
                 expected=_("out_of_place / in_place objects"),
             )
-        busbw_out = (
-            _json_float(out.get("bus_bw", 0.0), where, f"results[{index}].out_of_place.bus_bw")
-            if out
-            else 0.0
-        )
+        first = out if out is not None else inn
+        assert first is not None
         rows.append(
             NcclRow(
                 size_bytes=item["size"],
-                dtype=str(item.get("type", "")),
-                redop=str(item.get("redop", "")),
-                busbw_out_gbytes_s=busbw_out,
-                busbw_in_gbytes_s=_json_float(inn["bus_bw"], where, f"results[{index}].in_place.bus_bw")
-                if "bus_bw" in inn
-                else None,
-                algbw_out_gbytes_s=_json_float(
-                    out.get("alg_bw", 0.0), where, f"results[{index}].out_of_place.alg_bw"
-                )
-                if out
-                else 0.0,
+                dtype=str(item.get("type", ""))[:20],
+                redop=str(item.get("redop", ""))[:20],
+                out=first,
+                inn=inn if out is not None else None,
             )
         )
     if not rows:
@@ -245,7 +461,7 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
     avg = data.get("average_bus_bandwidth")
     hosts: list[str] = []
     for device in devices:
-        host = str(device.get("hostname", ""))
+        host = str(device.get("hostname", ""))[:200]
         if host and host not in hosts:
             hosts.append(host)
     name = next(
@@ -256,22 +472,40 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         ),
         None,
     )
+    ranks = [d.get("rank") for d in devices]
+    doubts = []
+    repeated = sorted({str(r) for r in ranks if ranks.count(r) > 1})
+    if repeated:
+        doubts.append(
+            _("rank {ranks} listed more than once: two runs pasted into one log?").format(
+                ranks=", ".join(repeated[:5])
+            )
+        )
+    collective = str(name)[:60] if name else None
+    if collective is not None and not collective.startswith("all_reduce"):
+        doubts.append(
+            _("the log is of {collective}; the references are all_reduce_perf's").format(
+                collective=collective
+            )
+        )
     return NcclRun(
         source=where,
         format="json",
-        collective=str(name) if name else None,
+        collective=collective,
         ranks=len(devices) or None,
         hosts=tuple(hosts),
-        devices=tuple(str(d.get("device_info", "")) for d in devices),
+        devices=tuple(str(d.get("device_info", ""))[:200] for d in devices),
         rows=tuple(rows),
         avg_busbw_gbytes_s=float(avg["bandwidth"])
         if isinstance(avg, dict) and isinstance(avg.get("bandwidth"), int | float)
         else None,
+        doubts=tuple(doubts),
     )
 
 
-def parse_nccl(text: str, where: str) -> NcclRun:
-    return parse_nccl_json(text, where) if text.lstrip().startswith("{") else parse_nccl_text(text, where)
+def parse_nccl(text: str, where: str) -> tuple[NcclRun, ...]:
+    """Every run in an all_reduce_perf log or `-J` JSON file (a JSON file holds one)."""
+    return (parse_nccl_json(text, where),) if text.lstrip().startswith("{") else parse_nccl_text(text, where)
 
 
 def all_reduce_command(binary: Path, gpus: int) -> list[str]:
@@ -288,11 +522,12 @@ def read_nccl(
 ) -> tuple[tuple[NcclRun, ...], tuple[Reading, ...]]:
     runs: list[NcclRun] = []
     readings: list[Reading] = []
-    files = list(logs) + [p for p in machine.recorded("nccl") if p.suffix in (".log", ".json", ".txt")]
+    recorded = [p for p in machine.recorded("nccl") if p.suffix in (".log", ".json", ".txt")]
+    files = list(logs) + recorded
     for path in files:
         try:
-            text = read_file(path)
-            runs.append(parse_nccl(text, str(path)))
+            text = machine.read_recorded(path) if path in recorded else read_file(path)
+            runs.extend(parse_nccl(text, str(path)))
             if path in logs:
                 machine.save(f"nccl/{path.name}", text)  # a recording keeps the user's logs too
             readings.append(Reading("nccl", str(path), "file", "read", path=str(path)))
@@ -305,7 +540,7 @@ def read_nccl(
         command = all_reduce_command(binary, gpus)
         try:
             text = machine.run(command, record_as=RUN_FILE, timeout_s=timeout_s)
-            runs.append(parse_nccl(text, " ".join(command)))
+            runs.extend(parse_nccl(text, " ".join(command)))
             readings.append(Reading("nccl", " ".join(command), "command", "read"))
         except Unavailable as exc:
             readings.append(Reading("nccl", " ".join(command), "command", "not read", reason=str(exc)))

@@ -1,5 +1,11 @@
-"""The bundled NCCL reference table (`nccl_reference.toml`, every figure with its source) and the judgement
-of a measured all_reduce peak against it."""
+"""The bundled NCCL reference table (`nccl_reference.toml`: per GPU and node type the figure a healthy run
+reaches, each with its source or "none" where none is known, and each GPU's fastest link) and the
+judgement of a measured all_reduce peak against it.
+
+A figure is judged only when it is possible: the run carries no doubt (`NcclRun.doubts`), the side of the
+row passes the row's own checks (`nccl.side_problem`), its bus bandwidth is under twice the GPU's fastest
+link per direction (both directions of every link together) and under `ceiling` × the matching reference.
+Otherwise the judgement is `not-judged` with "could not judge: …" and the reason."""
 
 from __future__ import annotations
 
@@ -10,12 +16,17 @@ from pathlib import Path
 from typing import Any, Literal
 
 from probes.accept.errors import ReadError
-from probes.accept.nccl import NcclRun
-from probes.i18n import _
+from probes.accept.nccl import GIB, NcclRow, NcclRun, NcclSide, side_problem
+from probes.i18n import _, clauses, ngettext
 from probes.inputfile import parse_toml, read_text
 
 REFERENCE_PATH = Path(__file__).with_name("nccl_reference.toml")
 Judgement = Literal["at-reference", "below-reference", "no-reference", "not-judged"]
+
+
+def _matches_names(keys: Sequence[str], names: Sequence[str]) -> bool:
+    lowered = [n.lower() for n in names]
+    return bool(lowered) and all(any(key.lower() in name for key in keys) for name in lowered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,21 +36,47 @@ class Reference:
     ranks: int
     nodes: int
     interconnect: str
-    busbw_gbytes_s: float
+    busbw_gbytes_s: float | None  # None: kind "none", no public figure known
     kind: str
     source: str
 
     def matches(self, names: Sequence[str], ranks: int | None, nodes: int | None) -> bool:
         if ranks != self.ranks or (nodes or 1) != self.nodes:
             return False
-        lowered = [n.lower() for n in names]
-        return bool(lowered) and all(any(key.lower() in name for key in self.gpu_names) for name in lowered)
+        return _matches_names(self.gpu_names, names)
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """The fastest GPU-to-GPU link a GPU can have, GB/s per direction, with its source."""
+
+    gpu_names: tuple[str, ...]
+    link: str
+    gbytes_s_per_direction: float
+    source: str
 
 
 @dataclass(frozen=True, slots=True)
 class ReferenceTable:
     tolerance: float
     references: tuple[Reference, ...]
+    ceiling: float = 1.5
+    limits: tuple[Limit, ...] = ()
+
+    def limit_for(self, names: Sequence[str]) -> Limit | None:
+        """The fastest link any of `names` can have (the first limit naming each; the fastest listed for a
+        name none names); None when the table lists no limit at all."""
+        found: list[Limit] = []
+        for name in names or [""]:
+            lowered = name.lower()
+            match = next(
+                (lim for lim in self.limits if any(k.lower() in lowered for k in lim.gpu_names)), None
+            )
+            if match is None:
+                match = max(self.limits, key=lambda lim: lim.gbytes_s_per_direction, default=None)
+            if match is not None:
+                found.append(match)
+        return max(found, key=lambda lim: lim.gbytes_s_per_direction, default=None)
 
 
 @cache
@@ -55,49 +92,131 @@ def reference_table(path: Path = REFERENCE_PATH) -> ReferenceTable:
             ranks=int(r["ranks"]),
             nodes=int(r["nodes"]),
             interconnect=r["interconnect"],
-            busbw_gbytes_s=float(r["busbw_gbytes_s"]),
+            busbw_gbytes_s=float(r["busbw_gbytes_s"]) if "busbw_gbytes_s" in r else None,
             kind=r["kind"],
             source=r["source"],
         )
         for r in data["reference"]
     )
-    return ReferenceTable(float(data["tolerance"]), refs)
+    limits = tuple(
+        Limit(tuple(x["gpu_names"]), x["link"], float(x["gbytes_s_per_direction"]), x["source"])
+        for x in data.get("limit", [])
+    )
+    return ReferenceTable(float(data["tolerance"]), refs, float(data.get("ceiling", 1.5)), limits)
+
+
+def _side_name(row: NcclRow, side: NcclSide) -> str:
+    return _("out-of-place") if side is row.out else _("in-place")
 
 
 def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None = None) -> dict[str, Any]:
     """The run's peak (≥ 1 GiB) against the matching reference. `gpu_names`: the GPUs read on this machine,
     else the run's own device names."""
     table = table or reference_table()
-    peak = run.peak()
     names = list(gpu_names) or sorted(set(run.devices))
     result: dict[str, Any] = {
-        "peak_busbw_gbytes_s": None if peak is None else peak.busbw_gbytes_s,
-        "peak_at_bytes": None if peak is None else peak.size_bytes,
+        "peak_busbw_gbytes_s": None,
+        "peak_at_bytes": None,
         "avg_busbw_gbytes_s_footer": run.avg_busbw_gbytes_s,
         "reference": None,
         "ratio": None,
+        "not_used": [],
     }
-    if peak is None:
-        largest = max((row.size_bytes for row in run.rows), default=0)
+
+    def not_judged(reason: str) -> dict[str, Any]:
         result["judgement"] = "not-judged"
-        result["explanation"] = _(
-            "no message of 1 GiB or more (largest {largest} bytes): the peak is judged at ≥ 1 GiB only"
-        ).format(largest=largest)
+        result["explanation"] = _("could not judge: {reason}").format(reason=reason)
         return result
+
+    if run.doubts:
+        return not_judged(clauses(run.doubts))
+    big = [row for row in run.rows if row.size_bytes >= GIB]
+    if not big:
+        largest = max((row.size_bytes for row in run.rows), default=0)
+        return not_judged(
+            _(
+                "no message of 1 GiB or more (largest {largest} bytes): the peak is judged at ≥ 1 GiB only"
+            ).format(largest=largest)
+        )
     ref = next((r for r in table.references if r.matches(names, run.ranks, run.nodes)), None)
-    if ref is None:
+    limit = table.limit_for(names)
+    usable: list[tuple[float, NcclRow]] = []
+    not_used: list[dict[str, Any]] = []
+    for row in big:
+        for side in row.sides():
+            problem = side_problem(row, side, run.ranks)
+            busbw = side.busbw_gbytes_s
+            if problem is None and limit is not None and busbw > 2 * limit.gbytes_s_per_direction:
+                problem = _(
+                    "{busbw} GB/s is more than {gpus}' fastest link ({link}, {rate} GB/s each way) carries both "
+                    "ways together"
+                ).format(
+                    busbw=f"{busbw:g}",
+                    gpus=", ".join(names) or _("any GPU"),
+                    link=limit.link,
+                    rate=f"{limit.gbytes_s_per_direction:g}",
+                )
+            if (
+                problem is None
+                and ref is not None
+                and ref.busbw_gbytes_s is not None
+                and busbw > table.ceiling * ref.busbw_gbytes_s
+            ):
+                problem = _(
+                    "{busbw} GB/s is {ratio} of the reference {reference} GB/s ({id}): over the {ceiling} a "
+                    "healthy run reaches"
+                ).format(
+                    busbw=f"{busbw:g}",
+                    ratio=f"{busbw / ref.busbw_gbytes_s:.0%}",
+                    reference=f"{ref.busbw_gbytes_s:g}",
+                    id=ref.id,
+                    ceiling=f"{table.ceiling:.0%}",
+                )
+            if problem is None:
+                usable.append((busbw, row))
+            else:
+                not_used.append(
+                    {
+                        "size_bytes": row.size_bytes,
+                        "side": _side_name(row, side),
+                        "line": row.line,
+                        "why": problem,
+                    }
+                )
+    result["not_used"] = not_used
+    set_aside = ""
+    if not_used:
+        first = not_used[0]
+        where = _("{size} bytes {side}").format(size=first["size_bytes"], side=first["side"])
+        if first["line"] is not None:
+            where = _("{where} (line {line})").format(where=where, line=first["line"])
+        set_aside = ngettext(
+            "{count} reading at ≥ 1 GiB set aside, e.g. {where}: {why}",
+            "{count} readings at ≥ 1 GiB set aside, e.g. {where}: {why}",
+            len(not_used),
+        ).format(count=len(not_used), where=where, why=first["why"])
+    if not usable:
+        return not_judged(set_aside)
+    peak_busbw, peak = max(usable, key=lambda pair: pair[0])
+    result["peak_busbw_gbytes_s"] = peak_busbw
+    result["peak_at_bytes"] = peak.size_bytes
+    if ref is None or ref.busbw_gbytes_s is None:
         result["judgement"] = "no-reference"
-        result["explanation"] = _(
+        text = _(
             "peak {peak} GB/s at {size} bytes; no reference for {ranks} × {gpus} on {nodes} node(s)"
         ).format(
-            peak=f"{peak.busbw_gbytes_s:g}",
+            peak=f"{peak_busbw:g}",
             size=peak.size_bytes,
             ranks=run.ranks or "?",
             gpus=", ".join(names) or _("unknown GPU"),
             nodes=run.nodes or 1,
         )
+        if ref is not None:
+            result["reference"] = {"id": ref.id, "kind": ref.kind, "source": ref.source}
+            text = _("{explanation} ({source})").format(explanation=text, source=ref.source)
+        result["explanation"] = _notes(text, run, set_aside)
         return result
-    ratio = peak.busbw_gbytes_s / ref.busbw_gbytes_s
+    ratio = peak_busbw / ref.busbw_gbytes_s
     below = ratio < table.tolerance
     result.update(
         reference={
@@ -107,12 +226,13 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
             "kind": ref.kind,
             "source": ref.source,
             "tolerance": table.tolerance,
+            "ceiling": table.ceiling,
         },
         ratio=ratio,
         judgement="below-reference" if below else "at-reference",
     )
     words = {
-        "peak": f"{peak.busbw_gbytes_s:g}",
+        "peak": f"{peak_busbw:g}",
         "size": peak.size_bytes,
         "ratio": f"{ratio:.0%}",
         "reference": f"{ref.busbw_gbytes_s:g}",
@@ -129,10 +249,21 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
         text = _(
             "peak {peak} GB/s at {size} bytes is {ratio} of the reference {reference} GB/s ({id}, {kind})"
         )
-    explanation = text.format(**words)
+    result["explanation"] = _notes(text.format(**words), run, set_aside)
+    return result
+
+
+def _notes(explanation: str, run: NcclRun, set_aside: str) -> str:
+    """The judgement's words with what the reader should know: readings set aside, an unchecked run, the
+    footer's average (never judged)."""
+    if set_aside:
+        explanation = _("{explanation}; {notes}").format(explanation=explanation, notes=set_aside)
+    if not run.checked:
+        explanation = _(
+            "{explanation}; the run did not check its results (#wrong N/A: validation off)"
+        ).format(explanation=explanation)
     if run.avg_busbw_gbytes_s is not None:
         explanation = _(
             "{explanation}; the footer's average over all sizes reads {average} GB/s and is not judged"
         ).format(explanation=explanation, average=f"{run.avg_busbw_gbytes_s:g}")
-    result["explanation"] = explanation
-    return result
+    return explanation

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from probes.accept.errors import ReadError
-from probes.accept.machine import Machine, Reading, read_file
+from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
 from probes.i18n import _
 from probes.inputfile import parse_json, parse_toml, read_text
@@ -108,7 +108,12 @@ def read_recorded_traces(machine: Machine, table: NetworkTable) -> tuple[list[di
     for path in machine.recorded("traces"):
         if path.suffix != ".json":
             continue
-        document = parse_json(read_file(path), _error_in(str(path), expected=_("a linkvet trace")))
+        try:
+            text = machine.read_recorded(path)
+        except Unavailable as exc:
+            readings.append(Reading("return_route", str(path), "file", "not read", reason=str(exc)))
+            continue
+        document = parse_json(text, _error_in(str(path), expected=_("a linkvet trace")))
         traces = document.get("traces") if isinstance(document, dict) and "traces" in document else [document]
         if not isinstance(traces, list):
             raise ReadError(str(path), _("`traces` is not a list"))

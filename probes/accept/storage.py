@@ -1,9 +1,12 @@
 """Local storage: NVMe namespaces and their sizes from `/sys/block` (no root), and a sequential-read
 figure from fio — a bounded run (`--fio`, read-only, `--readonly`) or a JSON the user supplies (fio may
-print notes before its JSON; they are skipped)."""
+print notes before its JSON; they are skipped). Figures that cannot be a measurement (`fio_doubt`: not finite,
+more than a server's PCIe lanes carry, fewer bytes than the I/Os moved) are kept as "could not judge" with
+the reason, never as readings."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,14 +36,23 @@ class NvmeDisk:
         }
 
 
+# What one server's storage can read: two sockets' PCIe 5 lanes (2 × 128 lanes × ~3.9 GB/s, about 1 TB/s;
+# stas00/ml-engineering@744d01e:network/README.md, PCIe 5: 63 GB/s per 16 lanes one way) — a figure above
+# it is not a measurement of local storage. An I/O moves at least one 512-byte sector, so a job's bandwidth
+# is at least 512 × its IOPS.
+MAX_READ_BYTES_S = 1e12
+SECTOR_BYTES = 512
+
+
 @dataclass(frozen=True, slots=True)
 class FioResult:
     jobs: int
-    read_bw_mbytes_s: float  # bytes/s ÷ 10^6, summed over jobs
-    read_iops: float
-    write_bw_mbytes_s: float
+    read_bw_mbytes_s: float | None  # bytes/s ÷ 10^6, summed over jobs; None when it could not be judged
+    read_iops: float | None
+    write_bw_mbytes_s: float | None
     filename: str | None
     version: str | None
+    doubt: str | None = None  # why the figures are not readings (see `fio_doubt`)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -50,7 +62,27 @@ class FioResult:
             "write_bw_mbytes_s": self.write_bw_mbytes_s,
             "filename": self.filename,
             "fio_version": self.version,
+            "doubt": self.doubt,
         }
+
+
+def fio_doubt(index: int, read_bw: float, iops: float, write_bw: float) -> str | None:
+    """Why a fio job's figures cannot be a measurement (None: they can): not finite numbers of 0 or more,
+    more than a server's PCIe lanes carry, or fewer bytes than its I/Os must have moved."""
+    if not all(math.isfinite(x) and x >= 0 for x in (read_bw, iops, write_bw)):
+        return _("jobs[{index}]: a bandwidth or IOPS that is not a finite number of 0 or more").format(
+            index=index
+        )
+    for figure in (read_bw, write_bw):
+        if figure > MAX_READ_BYTES_S:
+            return _(
+                "jobs[{index}]: {rate} GB/s is more than a server's PCIe lanes carry (about {most} GB/s)"
+            ).format(index=index, rate=f"{figure / 1e9:.6g}", most=f"{MAX_READ_BYTES_S / 1e9:g}")
+    if read_bw < SECTOR_BYTES * iops * (1 - 0.01) - 1:
+        return _(
+            "jobs[{index}]: {iops} IOPS cannot move only {rate} bytes/s (an I/O is at least {sector} bytes)"
+        ).format(index=index, iops=f"{iops:.6g}", rate=f"{read_bw:.6g}", sector=SECTOR_BYTES)
+    return None
 
 
 def read_nvme(machine: Machine) -> tuple[tuple[NvmeDisk, ...] | None, Reading]:
@@ -101,26 +133,45 @@ def parse_fio_json(text: str, where: str) -> FioResult:
     if not isinstance(data, dict) or not isinstance(data.get("jobs"), list) or not data["jobs"]:
         raise ReadError(where, _("no `jobs` list"), expected=_("fio JSON with at least one job"))
     read_bw = write_bw = iops = 0.0
+    doubt: str | None = None
     for index, job in enumerate(data["jobs"]):
         try:
-            read_bw += float(job["read"]["bw_bytes"])
-            iops += float(job["read"]["iops"])
-            write_bw += float(job.get("write", {}).get("bw_bytes", 0))
-        except (KeyError, TypeError, ValueError):
+            job_read = _figure(job["read"]["bw_bytes"])
+            job_iops = _figure(job["read"]["iops"])
+            job_write = _figure(job.get("write", {}).get("bw_bytes", 0))
+        except (KeyError, TypeError, ValueError, AttributeError):
             raise ReadError(
                 where,
                 _("jobs[{index}] has no read.bw_bytes / read.iops").format(index=index),
                 expected="fio JSON (fio ≥ 3)",
             ) from None
+        doubt = doubt or fio_doubt(index, job_read, job_iops, job_write)
+        read_bw += job_read
+        iops += job_iops
+        write_bw += job_write
+    if doubt is None and read_bw > MAX_READ_BYTES_S:
+        doubt = _(
+            "{rate} GB/s over all jobs is more than a server's PCIe lanes carry (about {most} GB/s)"
+        ).format(rate=f"{read_bw / 1e9:.6g}", most=f"{MAX_READ_BYTES_S / 1e9:g}")
     options = data.get("global options") or {}
+    filename = options.get("filename") if isinstance(options, dict) else None
+    version = data.get("fio version")
     return FioResult(
         jobs=len(data["jobs"]),
-        read_bw_mbytes_s=read_bw / 1e6,
-        read_iops=iops,
-        write_bw_mbytes_s=write_bw / 1e6,
-        filename=options.get("filename") if isinstance(options, dict) else None,
-        version=data.get("fio version"),
+        read_bw_mbytes_s=None if doubt else read_bw / 1e6,
+        read_iops=None if doubt else iops,
+        write_bw_mbytes_s=None if doubt else write_bw / 1e6,
+        filename=filename[:200] if isinstance(filename, str) else None,
+        version=version[:40] if isinstance(version, str) else None,
+        doubt=doubt,
     )
+
+
+def _figure(value: Any) -> float:
+    """A fio figure: a number (not a boolean), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(value)
+    return float(value)
 
 
 def fio_command(device: str, runtime_s: int = 20) -> list[str]:

@@ -11,31 +11,39 @@ Verdict per node:
     nvlink-partial   NVLink joins them all, but some pairs only through PCIe (e.g. a hybrid cube mesh)
     pcie-only        no pair over NVLink
     single-gpu       one GPU: nothing to judge
+    not-judged       a matrix that cannot be a node's: not square (a GPU row without its column), not
+                     symmetric (GPU0→GPU1 NVLink but GPU1→GPU0 PCIe), more bonded NVLinks than a GPU has,
+                     or not as many GPUs as the GPU query (`nvidia-smi -q`, NVML) reports; `doubts` says why
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
-from probes.i18n import _, items
+from probes.i18n import _, clauses, items
 
 TOPO_FILE = "nvidia-smi-topo-m.txt"
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PCIE_PATHS = ("PIX", "PXB", "PHB", "NODE", "SYS", "SOC")
 _GPU = re.compile(r"^GPU\d+$")
+# The most NVLinks one GPU has (NVLink 4 and 5: 18 per GPU, stas00/ml-engineering@744d01e:network/README.md):
+# a pair cannot be bonded by more.
+MAX_BONDED_NVLINKS = 18
+MAX_GPUS = 1024  # far more than one operating system's PCIe holds; a larger header is not a node's matrix
 
-Verdict = Literal["nvlink-all", "nvlink-islands", "nvlink-partial", "pcie-only", "single-gpu"]
+Verdict = Literal["nvlink-all", "nvlink-islands", "nvlink-partial", "pcie-only", "single-gpu", "not-judged"]
 VERDICT_WORDS: dict[str, str] = {
     "nvlink-all": "every GPU pair over NVLink",
     "nvlink-islands": "NVLink islands joined only over PCIe",
     "nvlink-partial": "NVLink, but some GPU pairs only through PCIe",
     "pcie-only": "no GPU pair over NVLink (PCIe only)",
     "single-gpu": "a single GPU",
+    "not-judged": "a matrix that cannot be judged",
 }
 
 
@@ -63,6 +71,7 @@ class Topology:
     pairs: tuple[Pair, ...]
     nics: tuple[str, ...] = ()
     nic_names: tuple[tuple[str, str], ...] = ()  # NIC legend: ("NIC0", "mlx5_0")
+    doubts: tuple[str, ...] = ()  # why the matrix cannot be a node's (see the module docstring)
 
     @property
     def islands(self) -> tuple[tuple[str, ...], ...]:
@@ -87,6 +96,8 @@ class Topology:
 
     @property
     def verdict(self) -> Verdict:
+        if self.doubts:
+            return "not-judged"
         if len(self.gpus) < 2:
             return "single-gpu"
         nv = [p for p in self.pairs if p.nvlink]
@@ -114,6 +125,8 @@ class Topology:
     def explain(self) -> str:
         n = len(self.gpus)
         verdict = self.verdict
+        if verdict == "not-judged":
+            return _("could not judge: {reason}").format(reason=clauses(self.doubts))
         if verdict == "single-gpu":
             return _("one GPU: no GPU pair to judge")
         counts = sorted({p.nvlinks for p in self.pairs if p.nvlinks is not None})
@@ -142,7 +155,24 @@ class Topology:
             "islands": [list(g) for g in self.islands],
             "nics": list(self.nics),
             "nic_legend": dict(self.nic_names),
+            "doubts": list(self.doubts),
         }
+
+    def against_gpu_query(self, count: int | None) -> Topology:
+        """The matrix held to the GPU query's count (None: the query was not read): a matrix of another
+        number of GPUs is not this machine's."""
+        if count is None:
+            doubt = _(
+                "the GPU query (nvidia-smi -q, NVML) was not read, so the matrix's {gpus} GPUs cannot be "
+                "held to it"
+            ).format(gpus=len(self.gpus))
+        elif count != len(self.gpus):
+            doubt = _("the matrix has {matrix} GPUs but the GPU query reports {count}").format(
+                matrix=len(self.gpus), count=count
+            )
+        else:
+            return self
+        return replace(self, doubts=(*self.doubts, doubt))
 
 
 def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
@@ -172,7 +202,16 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
     gpus = tuple(c for c in columns if _GPU.match(c))
     if not gpus:
         raise ReadError(where, _("the header names no GPU column"), line=header_at + 1, expected="GPU0 …")
+    if len(gpus) > MAX_GPUS:
+        raise ReadError(
+            where,
+            _("the header names {count} GPUs, more than one machine holds").format(count=len(gpus)),
+            line=header_at + 1,
+            expected=_("at most {most} GPU columns").format(most=MAX_GPUS),
+        )
+    position = {gpu: i for i, gpu in enumerate(gpus)}
     rows: dict[str, tuple[int, list[str]]] = {}
+    extra_rows: list[str] = []
     nic_names: list[tuple[str, str]] = []
     in_nic_legend = False
     for number, line in enumerate(lines[header_at + 1 :], start=header_at + 2):
@@ -192,7 +231,10 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
         cells = stripped.split()
         if cells[0] in columns:
             rows[cells[0]] = (number, cells[1:])
+        elif _GPU.match(cells[0]):
+            extra_rows.append(cells[0])
     pairs: list[Pair] = []
+    paths: dict[tuple[str, str], str] = {}
     for i, gpu in enumerate(gpus):
         if gpu not in rows:
             raise ReadError(
@@ -225,10 +267,36 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
                     line=number,
                     expected=_("X, NV#, PIX, PXB, PHB, NODE, SYS or SOC"),
                 )
-            if _GPU.match(other) and gpus.index(other) > i:
-                pairs.append(Pair(gpu, other, cell))
+            if _GPU.match(other):
+                paths[(gpu, other)] = cell
+                if position[other] > i:
+                    pairs.append(Pair(gpu, other, cell))
+    doubts: list[str] = []
+    if extra_rows:
+        doubts.append(
+            _("not square: {rows} without a column in the header at line {line}").format(
+                rows=", ".join(dict.fromkeys(extra_rows[:5])), line=header_at + 1
+            )
+        )
+    unequal = [p for p in pairs if paths[(p.b, p.a)] != p.path]
+    if unequal:
+        first = unequal[0]
+        doubts.append(
+            _("not symmetric: {a}→{b} is {ab} but {b}→{a} is {ba} ({count} such pairs)").format(
+                a=first.a, b=first.b, ab=first.path, ba=paths[(first.b, first.a)], count=len(unequal)
+            )
+        )
+    bonded = [p for p in pairs if (p.nvlinks or 0) > MAX_BONDED_NVLINKS]
+    if bonded:
+        doubts.append(
+            _("{pair}: more NVLinks than a GPU has (at most {most})").format(
+                pair=bonded[0].describe(), most=MAX_BONDED_NVLINKS
+            )
+        )
     nics = tuple(c for c in columns if not _GPU.match(c))
-    return Topology(gpus=gpus, pairs=tuple(pairs), nics=nics, nic_names=tuple(nic_names))
+    return Topology(
+        gpus=gpus, pairs=tuple(pairs), nics=nics, nic_names=tuple(nic_names), doubts=tuple(doubts)
+    )
 
 
 def read_topology(machine: Machine) -> tuple[Topology | None, Reading]:

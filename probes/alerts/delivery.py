@@ -2,10 +2,12 @@
 kinds, SMTP (the standard library's smtplib and email: STARTTLS by default, certificates verified, a login
 only over TLS) for email. Blocking by design: it runs in the alert worker's thread, never on the event loop.
 
-Every failure becomes `DeliveryError`, its text free of the notifier's secrets (URLs carry tokens)."""
+Every failure becomes `DeliveryError`, its text free of the notifier's secrets (URLs carry tokens): each
+secret masked in every form a library may quote it, and any URL's path and query masked too."""
 
 from __future__ import annotations
 
+import re
 import smtplib
 import ssl
 import time
@@ -13,6 +15,7 @@ from collections.abc import Sequence
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from typing import Any
+from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
 import httpx
 
@@ -24,14 +27,34 @@ from probes.i18n import _
 USER_AGENT = "linkvet-alerts"
 
 
+_URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^/\s'\"?#]+)[^\s'\"]*")
+
+
 def redact(text: str, secrets: Secrets) -> str:
-    for value in sorted(secrets.values(), key=len, reverse=True):
-        text = text.replace(value, "***")
+    """`text` with every secret masked, in whatever form a library quoted it (as given, escaped as Python
+    writes it, percent-encoded), and the path and query of any URL in it (where bots keep their token)."""
+    pieces = set(secrets.values())
+    if secrets.url:  # a bot's token is a part of its URL: a library may quote the part alone
+        try:
+            parts = urlsplit(secrets.url)
+            pieces |= {parts.path, parts.query, parts.fragment, parts.password or ""}
+            pieces |= set(parts.path.split("/")) | {value for _key, value in parse_qsl(parts.query)}
+        except ValueError:
+            pass
+    forms: set[str] = set()
+    for value in pieces:
+        forms |= {value, repr(value)[1:-1], quote(value, safe=""), quote(value), quote_plus(value)}
+        forms |= set(value.splitlines())
+    # a form of under 4 characters is not masked: it would mask every such letter of the message
+    text = _URL.sub(lambda m: m.group(1) + "/***", text)
+    for form in sorted((f for f in forms if len(f) >= 4), key=len, reverse=True):
+        text = text.replace(form, "***")
     return text
 
 
 def send(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> None:
-    """Deliver `events` as one message; DeliveryError (redacted) when it was not accepted."""
+    """Deliver `events` as one message; DeliveryError (redacted) when it was not accepted. Whatever the
+    HTTP or SMTP library raises becomes a DeliveryError: nothing escapes to the alert worker."""
     try:
         if notifier.type == "email":
             _mail(notifier, secrets, events)
@@ -39,9 +62,11 @@ def send(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]])
             _post(notifier, secrets, events)
     except DeliveryError as exc:
         raise DeliveryError(redact(str(exc), secrets)) from None
-    except (httpx.HTTPError, smtplib.SMTPException, OSError, ValueError) as exc:
+    except httpx.TimeoutException:
+        raise DeliveryError(_("no answer within {seconds:g} s").format(seconds=notifier.timeout_s)) from None
+    except Exception as exc:  # a library's failure on a message we sent: said, never raised on
         reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-        raise DeliveryError(redact(reason, secrets)) from None
+        raise DeliveryError(redact(reason, secrets)[:300]) from None
 
 
 def request_for(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> formats.Request:

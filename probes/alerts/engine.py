@@ -343,15 +343,23 @@ class AlertWorker:
             )
             self._ready.set()
             return
-        except Exception:
-            log.exception(_("alerts are off: the alert worker cannot open the store"))
+        except Exception as exc:
+            log.error(
+                _("alerts are off: the alert worker cannot open the store: {reason}").format(
+                    reason=self._reason(exc)
+                )
+            )
             self._ready.set()
             return
         try:
             try:
                 engine = AlertEngine(self.alerting, store, **self.engine_options)
-            except Exception:
-                log.exception(_("alerts are off: the alert engine could not start"))
+            except Exception as exc:
+                log.error(
+                    _("alerts are off: the alert engine could not start: {reason}").format(
+                        reason=self._reason(exc)
+                    )
+                )
                 return
             finally:
                 self._ready.set()
@@ -359,7 +367,30 @@ class AlertWorker:
         finally:
             store.close()
 
+    def _reason(self, exc: BaseException) -> str:
+        """An exception in words for the log: its type and text with every notifier's secrets masked (no
+        traceback: a log line is read by people, and a traceback repeats what a secret-laden call held)."""
+        from probes.alerts.delivery import redact
+
+        text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        for secrets in (self.engine_options.get("secrets") or {}).values():
+            text = redact(text, secrets)
+        return text[:300]
+
     def _loop(self, engine: AlertEngine) -> None:
+        def _safely(call: Callable[[], Any]) -> Any:
+            """Run one step of the worker; log whatever it raises, in words (alerts never stop the
+            scheduler)."""
+            try:
+                return call()
+            except Exception as exc:
+                log.error(
+                    _("the alert worker hit an error (it carries on): {reason}").format(
+                        reason=self._reason(exc)
+                    )
+                )
+                return None
+
         wake = _safely(engine.deliver_due)
         last_tick = time.monotonic()
         while True:
@@ -377,12 +408,3 @@ class AlertWorker:
                 _safely(engine.tick)
                 last_tick = time.monotonic()
             wake = _safely(engine.deliver_due)
-
-
-def _safely(call: Callable[[], Any]) -> Any:
-    """Run one step of the worker; log whatever it raises (alerts never stop the scheduler)."""
-    try:
-        return call()
-    except Exception:
-        log.exception(_("the alert worker hit an error (it carries on)"))
-        return None

@@ -163,6 +163,9 @@ class NotifierModel(_AliasedModel):
                     raise ValueError(_field_not_for_type(self.type, name))
             if self.smtp_host is None or self.sender is None or self.to is None:
                 raise ValueError(_("an email notifier needs `smtp_host`, `from` and `to`"))
+            for text in (self.smtp_host, self.sender, *self.to, self.ca_file or ""):
+                if _unprintable(text):
+                    raise ValueError(_("a line break or a control character in an email setting"))
             for address in (self.sender, *self.to):
                 if "@" not in parseaddr(address)[1]:
                     raise ValueError(_("{address!r} is not an email address").format(address=address))
@@ -214,17 +217,50 @@ def _field_not_for_type(type: str, field: str) -> str:
     return _("`{field}` does not apply to a notifier of type {type}").format(type=type, field=field)
 
 
+def _unprintable(value: str) -> bool:
+    return any((c.isspace() and c != " ") or ord(c) < 32 or ord(c) == 127 for c in value)
+
+
 def check_url(url: str) -> str:
-    """An http(s) URL with a host, else ValueError (its text never repeated: it may hold a token)."""
+    """An http(s) URL with a host and nothing a request line cannot carry (a space, a line break, a control
+    character), else ValueError (its text never repeated: it may hold a token)."""
+    if _unprintable(url) or " " in url:
+        raise ValueError(_("a URL with a space, a line break or a control character"))
     try:
         parts = urlsplit(url)
         host = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError for a port that is not one
     except ValueError:
         host = None
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not host:
         raise ValueError(_("not an http:// or https:// URL"))
     return url
+
+
+def check_header_value(value: str) -> str:
+    """A value an HTTP header or an SMTP command can carry: printable ASCII (no line break, which would start a
+    header or command of its own), else ValueError (its text never repeated)."""
+    if not value.isascii() or _unprintable(value):
+        raise ValueError(
+            _("a line break, a control character or a non-ASCII character, which a header cannot carry")
+        )
+    return value
+
+
+def mask_url(url: str) -> str:
+    """A notifier's URL as it may be shown: scheme, host and port; the path and query (where bots keep their
+    token) as `***`."""
+    try:
+        parts = urlsplit(url)
+        netloc = parts.hostname or ""
+        if parts.port is not None:
+            netloc = f"{netloc}:{parts.port}"
+    except ValueError:
+        return "***"
+    if not parts.scheme or not netloc:
+        return "***"
+    return f"{parts.scheme}://{netloc}/***"
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,17 +505,21 @@ def resolve_secrets(alerting: Alerting, environ: Mapping[str, str] | None = None
                 )
             values[field] = value
         url = values["url_env"] or notifier.url
-        if url is not None and notifier.url_env is not None:
+        checks = {"url_env": check_url, "token_env": check_header_value, "username_env": check_header_value}
+        for field in ("url_env", "secret_env", "token_env", "username_env", "password_env"):
+            given = values[field]
+            if given is None:
+                continue
             try:
-                check_url(url)
+                checks.get(field, _no_line_break)(given)
             except ValueError as exc:
                 raise PlanError(
                     alerting.path,
                     _("the environment variable {variable}: {reason}").format(
-                        variable=notifier.url_env, reason=exc
+                        variable=getattr(notifier, field), reason=exc
                     ),
                     line=notifier.line,
-                    field=f"notifiers.{notifier.name}.url_env",
+                    field=f"notifiers.{notifier.name}.{field}",
                 ) from None
         out[notifier.name] = Secrets(
             url=url,
@@ -489,6 +529,12 @@ def resolve_secrets(alerting: Alerting, environ: Mapping[str, str] | None = None
             password=values["password_env"],
         )
     return out
+
+
+def _no_line_break(value: str) -> str:
+    if _unprintable(value):
+        raise ValueError(_("a line break or a control character"))
+    return value
 
 
 def describe_rule(rule: AlertRule) -> str:

@@ -7,7 +7,7 @@ import asyncio
 import socket
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from probes.icmp.echoes import EchoOutcome
@@ -65,7 +65,9 @@ class ProbeBackend:
     `platforms`: the `sys.platform` values it runs on (empty: any). `best_timestamps`: who times an RTT at
     best here (`kernel`, `kernel-rx`, `user`); results say less only with a note. `open_icmp(privileged)`
     makes the run's ICMP engine; `handshake_rtt_ms(sock)` is the kernel's SYN → SYN-ACK time of a connected
-    socket, or None (the connect is then timed in user space); `trace_protocols` are the traceroute
+    socket, or None (the connect is then timed in user space); `handshake_retransmissions(sock)` how many
+    times the kernel sent the SYN again (a lost SYN or SYN-ACK: the attempt is a loss), None where it cannot
+    say; `trace_protocols` are the traceroute
     protocols it can run (ICMP errors about UDP and TCP probes need Linux's error queue)."""
 
     name: str
@@ -74,6 +76,9 @@ class ProbeBackend:
     trace_protocols: frozenset[str]
     open_icmp: Callable[[bool | None], EchoEngine]
     handshake_rtt_ms: Callable[[socket.socket], float | None]
+    handshake_retransmissions: Callable[[socket.socket], int | None] = field(
+        default=lambda sock: None  # the kernel does not say (the connect time says it: `probes.methods.tcp`)
+    )
 
     def runs_on(self, platform: str = sys.platform) -> bool:
         return not self.platforms or platform in self.platforms

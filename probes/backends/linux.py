@@ -7,7 +7,7 @@ from __future__ import annotations
 from probes.backends.base import EchoEngine, ProbeBackend
 from probes.icmp.engine import IcmpEngine
 from probes.icmp.socket import LINUX_STYLE
-from probes.sockets import kernel_handshake_rtt_ms
+from probes.sockets import kernel_handshake_retransmissions, kernel_handshake_rtt_ms
 from probes.timestamps import TimestampSource
 
 
@@ -22,4 +22,5 @@ BACKEND = ProbeBackend(
     trace_protocols=frozenset({"icmp", "udp", "tcp"}),
     open_icmp=open_icmp,
     handshake_rtt_ms=kernel_handshake_rtt_ms,
+    handshake_retransmissions=kernel_handshake_retransmissions,
 )

@@ -108,11 +108,11 @@ class _Probes:
                 except TimeoutError:
                     pass
             await self.ctx.pacer.turn()
-            self._send(self.phase)
+            self._send(self.phase, tick)
             # A late wake-up skips the ticks it missed rather than bursting to catch up.
             tick = max(tick + 1, int((loop.time() - start) / interval) + 1)
 
-    def _send(self, phase: str) -> None:
+    def _send(self, phase: str, tick: int) -> None:
         seq = self.next_seq
         self.next_seq += 1
         if self.kind == "icmp":
@@ -122,7 +122,7 @@ class _Probes:
                 self.options.timeout_s,
                 self.options.payload_bytes,
             )
-            future: asyncio.Future[Sample] = asyncio.ensure_future(_echo_sample(echo, seq, phase))
+            future: asyncio.Future[Sample] = asyncio.ensure_future(_echo_sample(echo, seq, phase, tick))
         else:
             connect = tcp.connect_once(
                 self.resolved.address,
@@ -131,8 +131,9 @@ class _Probes:
                 self.options.timeout_s,
                 seq,
                 self.ctx.backend.handshake_rtt_ms,
+                self.ctx.backend.handshake_retransmissions,
             )
-            future = asyncio.ensure_future(_tagged(connect, phase))
+            future = asyncio.ensure_future(_tagged(connect, phase, tick))
         future.add_done_callback(self._emit)
         self.pending.append(future)
 
@@ -141,13 +142,13 @@ class _Probes:
             self.ctx.emit(self.target, future.result())
 
 
-async def _echo_sample(echo: Awaitable[EchoOutcome], seq: int, phase: str) -> Sample:
+async def _echo_sample(echo: Awaitable[EchoOutcome], seq: int, phase: str, tick: int) -> Sample:
     outcome = await echo
-    return Sample(seq, outcome.sent_at_us, outcome.rtt_ms, outcome.error, phase)
+    return Sample(seq, outcome.sent_at_us, outcome.rtt_ms, outcome.error, phase, tick)
 
 
-async def _tagged(connect: Awaitable[Sample], phase: str) -> Sample:
-    return dataclasses.replace(await connect, phase=phase)
+async def _tagged(connect: Awaitable[Sample], phase: str, tick: int) -> Sample:
+    return dataclasses.replace(await connect, phase=phase, tick=tick)
 
 
 async def _under_load(probes: _Probes, direction: str, load: Awaitable[T]) -> T:

@@ -98,7 +98,7 @@ def test_bad_inputs_are_one_line_errors(run_linkvet, tmp_path: Path) -> None:  #
             "nvidia-smi-topo-m.txt: the matrix has no GPU4 row (the header at line 1",
         ),
         (("--provider", "trialco"), "--provider and --offering go together"),
-        (("--replay", str(tmp_path / "missing")), "not a directory"),
+        (("--replay", str(tmp_path / "missing")), "no such folder"),
     ]
     for args, expected in cases:
         if "--replay" not in args:

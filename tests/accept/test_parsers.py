@@ -12,6 +12,7 @@ from probes.accept.nccl import GIB, parse_nccl
 from probes.accept.nccl_reference import judge
 from probes.accept.storage import parse_fio_json
 from probes.accept.topology import parse_topo_matrix
+from probes.errors import ImpossibleReading
 from tests.accept.conftest import EDGE, REAL, SCENARIOS
 
 
@@ -101,14 +102,18 @@ def test_topology_bad_input_names_file_and_line() -> None:
 def test_sysfs_values() -> None:
     assert parse_rate("400 Gb/sec (4X NDR)", "rate") == 400.0  # gpud's recorded H100 sysfs file
     assert parse_rate("200 Gb/sec (4X HDR)", "rate") == 200.0
-    assert parse_rate("25.78125 Gb/sec", "rate") == 25.78125
+    assert parse_rate("25 Gb/sec (1X EDR)", "rate") == 25.0 and parse_rate("56 Gb/sec", "rate") == 56.0
+    with pytest.raises(
+        ImpossibleReading, match=r"25\.7812 Gb/sec is not a rate an InfiniBand or RoCE port has"
+    ):
+        parse_rate("25.78125 Gb/sec", "rate")  # Ethernet's signalling rate: the kernel never writes it
     assert parse_state("4: ACTIVE", "state") == "ACTIVE" and parse_state("5: LinkUp", "p") == "LinkUp"
     with pytest.raises(ReadError, match=r"ports/1/rate:1: rate 'garbage'"):
         parse_rate("garbage", "mlx5_0/ports/1/rate")
 
 
 def test_nccl_pre_2022_recorded_log() -> None:
-    run = parse_nccl((REAL / "superbench-nccl-allreduce-8x-a100.log").read_text(), "superbench.log")
+    run = parse_nccl((REAL / "superbench-nccl-allreduce-8x-a100.log").read_text(), "superbench.log")[0]
     assert run.format == "pre-2022" and run.ranks == 8 and run.hosts == ("localhost",)
     assert len(run.rows) == 34 and run.avg_busbw_gbytes_s == 68.4048
     peak = run.peak()
@@ -116,7 +121,9 @@ def test_nccl_pre_2022_recorded_log() -> None:
 
 
 def test_nccl_current_format_with_info_lines() -> None:
-    run = parse_nccl((SCENARIOS / "slow-nccl-box" / "nccl" / "all_reduce_perf.log").read_text(), "slow.log")
+    run = parse_nccl((SCENARIOS / "slow-nccl-box" / "nccl" / "all_reduce_perf.log").read_text(), "slow.log")[
+        0
+    ]
     assert run.format == "current" and run.collective == "all_reduce_perf" and run.ranks == 8
     peak = run.peak()
     assert peak is not None and peak.busbw_gbytes_s == 158.0 and peak.size_bytes == 4 * GIB
@@ -124,11 +131,11 @@ def test_nccl_current_format_with_info_lines() -> None:
 
 
 def test_nccl_srun_prefix_and_json() -> None:
-    run = parse_nccl((EDGE / "nccl-srun-prefixed.log").read_text(), "srun.log")
-    assert run.peak() is not None and run.peak().busbw_gbytes_s == 466.0  # type: ignore[union-attr]
-    doc = parse_nccl((EDGE / "nccl-allreduce-h100.json").read_text(), "out.json")
+    run = parse_nccl((EDGE / "nccl-srun-prefixed.log").read_text(), "srun.log")[0]
+    assert run.peak() is not None and run.busbw(run.peak()) == 466.0  # type: ignore[arg-type]
+    doc = parse_nccl((EDGE / "nccl-allreduce-h100.json").read_text(), "out.json")[0]
     assert doc.format == "json" and doc.ranks == 8 and doc.hosts == ("h100-json",)
-    assert doc.peak().busbw_gbytes_s == 471.9 and doc.avg_busbw_gbytes_s == 409.65  # type: ignore[union-attr]
+    assert doc.busbw(doc.peak()) == 471.9 and doc.avg_busbw_gbytes_s == 409.65  # type: ignore[arg-type]
 
 
 def test_nccl_bad_logs() -> None:
@@ -146,17 +153,19 @@ def test_nccl_bad_logs() -> None:
 
 
 def test_peak_not_the_footer_average_and_the_reference() -> None:
-    slow = parse_nccl((SCENARIOS / "slow-nccl-box" / "nccl" / "all_reduce_perf.log").read_text(), "slow.log")
+    slow = parse_nccl((SCENARIOS / "slow-nccl-box" / "nccl" / "all_reduce_perf.log").read_text(), "slow.log")[
+        0
+    ]
     verdict = judge(slow, ["NVIDIA H100 80GB HBM3"])
     assert (
         verdict["judgement"] == "below-reference" and verdict["reference"]["id"] == "h100-sxm-8gpu-nvswitch"
     )
     assert verdict["peak_busbw_gbytes_s"] == 158.0 and verdict["ratio"] == pytest.approx(158 / 450)
-    healthy = parse_nccl((REAL / "superbench-nccl-allreduce-8x-a100.log").read_text(), "sb.log")
+    healthy = parse_nccl((REAL / "superbench-nccl-allreduce-8x-a100.log").read_text(), "sb.log")[0]
     assert judge(healthy, ["NVIDIA A100-SXM4-40GB"])["judgement"] == "at-reference"
-    small = parse_nccl((EDGE / "nccl-small-only.log").read_text(), "small.log")
+    small = parse_nccl((EDGE / "nccl-small-only.log").read_text(), "small.log")[0]
     assert judge(small, ["NVIDIA H100 80GB HBM3"])["judgement"] == "not-judged"
-    assert judge(healthy, ["Tesla P100-PCIE-12GB"])["judgement"] == "no-reference"
+    assert judge(healthy, ["NVIDIA B200"])["judgement"] == "no-reference"
 
 
 def test_fio_recorded_and_with_notes_before_the_json() -> None:

@@ -170,9 +170,13 @@ def tcp_handshakes(
     since_ns: int = 0,
     until_ns: int | None = None,
     timeout_s: float | None = None,
+    retransmission_is_loss: bool = False,
 ) -> list[Exchange]:
     """Every connection the office opened to `host:port` in the window, in order: the true time from its
-    first SYN to the first SYN-ACK delivered to the office (a retransmitted SYN keeps the ISN)."""
+    first SYN to the first SYN-ACK delivered to the office (a retransmitted SYN keeps the ISN). With
+    `retransmission_is_loss`, a handshake whose SYN the office sent more than once (its first SYN or
+    SYN-ACK was lost) is lost, its fate "retransmitted, answered after … ms" or "retransmitted, no answer":
+    it did not get through at the first try, whatever it did later."""
     host_int = ip_to_int(host)
     win = _window(log, since_ns, until_ns)
     flags = win["kind"] & (SYN | ACK)
@@ -203,6 +207,20 @@ def tcp_handshakes(
             continue  # a retransmission of a SYN already counted
         seen.add(key)
         first = r
+        tries = syns[(syns["sport"] == key[0]) & (syns["tcp_seq"] == key[1])]
+        if retransmission_is_loss and len(tries) > 1:
+            ends = [
+                a
+                for a in answers.get(key, [])
+                if int(a["fate"]) == FORWARDED and int(a["t_in_ns"]) >= int(first["t_in_ns"])
+            ]
+            fate = (
+                f"retransmitted, answered after {(int(ends[0]['t_out_ns']) - int(first['t_in_ns'])) / 1e6:.1f} ms"
+                if ends
+                else "retransmitted, no answer"
+            )
+            out.append(Exchange(key, int(first["t_in_ns"]), None, fate, int(first["segment"])))
+            continue
         if int(first["fate"]) != FORWARDED:
             # The first SYN was lost: a retransmission may still get through (it counts from the first).
             retries = syns[

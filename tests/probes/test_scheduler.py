@@ -193,8 +193,14 @@ def test_sigterm_drops_a_round_that_outlasts_the_grace(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite3"
     # 200 echoes 0.01 s apart take over two seconds: longer than the 1 s grace
     with _start(tmp_path, _daemon_plan(tmp_path, count=200, every="1h"), db) as daemon:
-        deadline = time.monotonic() + 10
-        while not (tmp_path / "log.txt").exists() and time.monotonic() < deadline:
+        # Signalled once the daemon says it runs the plan (its SIGTERM handler is in place by then; the log
+        # file's mere existence came before it, and a busy machine once let SIGTERM kill it unhandled), and
+        # half a second into the round that starts right after.
+        log = tmp_path / "log.txt"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (
+            log.exists() and "linkvet schedule: plan" in log.read_text(errors="replace")
+        ):
             time.sleep(0.05)
         time.sleep(0.5)
         daemon.send_signal(signal.SIGTERM)

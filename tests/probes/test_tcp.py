@@ -1,4 +1,6 @@
 import socket
+import threading
+import time
 
 import pytest
 
@@ -90,3 +92,48 @@ def test_the_loss_line_follows_the_language(silent_port: int) -> None:
     finally:
         set_language(None)
     assert result.message == "2 次连接中丢失 2 次：2 timeout"
+
+
+@pytest.mark.parametrize("backend", ["linux", "portable"])
+def test_a_handshake_whose_syn_was_sent_again_is_a_loss(backend: str) -> None:
+    """Issue 31 §7: a listener whose accept queue is full drops the first SYN; the queue is freed 0.4 s later,
+    so the kernel's retransmitted SYN (at its 1 s timeout) completes the handshake. That attempt is a loss
+    on the line — counted as lost, its 1 s end kept apart (`retransmitted`), never an RTT — read from
+    TCP_INFO on the linux backend and from the connect time on the portable one."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = listener.getsockname()[1]
+    fillers = [socket.create_connection(("127.0.0.1", port))]
+    extra = socket.socket()
+    extra.setblocking(False)
+    extra.connect_ex(("127.0.0.1", port))
+    fillers.append(extra)
+    time.sleep(0.1)
+
+    def free_the_queue() -> None:
+        time.sleep(0.4)
+        for sock in fillers:
+            sock.close()
+        while True:
+            try:
+                listener.accept()[0].close()
+            except OSError:
+                return
+
+    listener.settimeout(0.5)
+    freer = threading.Thread(target=free_the_queue)
+    freer.start()
+    try:
+        (result,) = run(
+            [parse_target(f"127.0.0.1:{port}")], ProbeOptions(count=1, timeout_s=3.0), backend=backend
+        )
+    finally:
+        freer.join()
+        listener.close()
+    (sample,) = result.samples
+    assert sample.error is ErrorKind.RETRANSMITTED and sample.rtt_ms is None, result
+    assert (result.sent, result.received, result.loss) == (1, 0, 1.0)
+    assert result.metrics["retransmitted"] == 1
+    assert 1000 <= float(result.metrics["retransmitted_median_ms"] or 0) < 3000
+    assert "sent again" in (result.message or "")

@@ -1430,10 +1430,6 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>输入已更改：导入前请重新点击“预览”。</translation>
     </message>
     <message>
-        <source>no such file: {file}</source>
-        <translation>文件不存在：{file}</translation>
-    </message>
-    <message>
         <source>Reading the answers…</source>
         <translation>正在读取回答…</translation>
     </message>
@@ -1544,6 +1540,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Question</source>
         <translation>问题</translation>
+    </message>
+    <message>
+        <source>{file}: {problem}</source>
+        <translation>{file}：{problem}</translation>
     </message>
     <message>
         <source>The catalog says now</source>

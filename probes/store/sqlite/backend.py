@@ -9,12 +9,13 @@ but is used by one thread at a time.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from probes.errors import ErrorKind, StoreError
+from probes.errors import DamagedStoreError, ErrorKind, LockHeldError, SchemaVersionError, StoreError
 from probes.i18n import N_, _
 from probes.store.backend import LOCK_COLUMNS, Row
 from probes.store.documents import DocumentStatements
@@ -150,7 +151,11 @@ class SqliteBackend(DocumentStatements, AlertStatements):
             # A reader (history, export, the GUI) of a store an older linkvet wrote: upgrade it first, once.
             try:
                 SqliteBackend(self.path, rebuild=self._rebuild).close()
+            except (DamagedStoreError, SchemaVersionError, LockHeldError):
+                raise  # not this user's rights: what is wrong is said as it is, never "run as its owner"
             except StoreError as exc:
+                if os.access(self.path, os.W_OK) and os.access(self.path.parent, os.W_OK):
+                    raise  # this user may write it: the upgrade failed for another reason, said as it is
                 raise StoreError(
                     _(
                         "{path}: store schema {old} needs upgrading to {new} and this user cannot write it "
