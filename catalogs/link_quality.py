@@ -35,6 +35,7 @@ _PERIOD_KEYS = (
     "load_tests",
     "minutes",
     "evenings",
+    "throughput_lower_bound",
 )
 _MEASURED_KEYS = _PERIOD_KEYS[:5]  # the figures of the line itself: some of them make a period measured
 _ROUTE_KEYS = ("claimed_line_type", "measured_class", "agrees", "traces", "agreeing_traces", "evidence")
@@ -55,6 +56,14 @@ _TOP_KEYS = (
 # `catalogs` may not import `probes`, tests/catalogs/test_link_quality.py holds the two equal).
 EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 LATEST = dt.datetime(2200, 1, 1, tzinfo=dt.UTC)
+
+
+def _flag(value: Any, where: str) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    raise LinkSummaryError(
+        _("{where}: expected true, false or null, got {value!r}").format(where=where, value=value)
+    )
 
 
 def _number(value: Any, where: str, *, integer: bool = False) -> Any:
@@ -177,6 +186,8 @@ class PeriodStats:
     # peak, on how many evenings (window occurrences): what the trust in a peak figure rests on.
     minutes: float | None = None
     evenings: int | None = None
+    # Most of the transfers ended before leaving TCP slow start: `throughput_mbps` is a lower bound.
+    throughput_lower_bound: bool | None = None
 
     @property
     def measured_hours(self) -> float | None:
@@ -210,6 +221,9 @@ class PeriodStats:
             load_tests=_number(mapping.get("load_tests"), f"{where}.load_tests", integer=True),
             minutes=_number(mapping.get("minutes"), f"{where}.minutes"),
             evenings=_number(mapping.get("evenings"), f"{where}.evenings", integer=True),
+            throughput_lower_bound=_flag(
+                mapping.get("throughput_lower_bound"), f"{where}.throughput_lower_bound"
+            ),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -358,6 +372,7 @@ def _period(side: Side) -> PeriodStats:
         load_tests=int(side.load_tests),
         minutes=_float(side.minutes),
         evenings=None if side.evenings is None else int(side.evenings),
+        throughput_lower_bound=side.throughput_lower_bound,
     )
 
 

@@ -36,7 +36,6 @@ from probes.vantage import THIS_MACHINE
 State = Literal["missing", "partial", "done", "contradicted"]
 STATES: tuple[State, ...] = ("missing", "partial", "done", "contradicted")
 KINDS = ("line", "load", "throughput", "route_out", "route_back", "questionnaire", "acceptance", "price")
-LOWER_BOUND_S = 5.0  # a transfer shorter than this never left slow start on a long line: its rate is a floor
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,18 +211,15 @@ def load_cell(
 
 
 def throughput_cell(
-    evaluation: Evaluation,
-    candidate: Candidate,
-    summaries: Mapping[str, LinkSummary | None],
-    transfer_seconds: Mapping[str, float | None],
-    has_url: bool,
+    evaluation: Evaluation, candidate: Candidate, summaries: Mapping[str, LinkSummary | None], has_url: bool
 ) -> Cell:
-    """The download rate from each office; a lower bound where the transfers were too short to leave slow
-    start."""
+    """The download rate from each office; a lower bound where most transfers were too short to leave slow
+    start (`probes.analysis`: shorter than 5 s)."""
     per_office: dict[str, Cell] = {}
     for office, summary in summaries.items():
         peak, offpeak = _sides(summary)
-        rate = peak.throughput_mbps if peak.throughput_mbps is not None else offpeak.throughput_mbps
+        side = peak if peak.throughput_mbps is not None else offpeak
+        rate = side.throughput_mbps
         if rate is None:
             per_office[office] = (
                 Cell("missing", _("not measured yet"), _measure_next(evaluation, office))
@@ -235,22 +231,20 @@ def throughput_cell(
                 )
             )
             continue
-        seconds = transfer_seconds.get(office)
-        lower_bound = seconds is not None and seconds < LOWER_BOUND_S
+        lower_bound = bool(side.throughput_lower_bound)
         figures = {
             "peak_mbps": peak.throughput_mbps,
             "offpeak_mbps": offpeak.throughput_mbps,
-            "transfer_seconds": seconds,
             "lower_bound": lower_bound,
         }
         if lower_bound:
             per_office[office] = Cell(
                 "partial",
                 _(
-                    "{rate:.1f} Mbit/s, a lower bound: the transfers ended in {seconds:.1f} s, before leaving "
-                    "slow start (a larger test file measures the line)"
-                ).format(rate=rate, seconds=seconds),
-                None,
+                    "at least {rate:.1f} Mbit/s: the transfers ended before leaving TCP slow start (a larger "
+                    "test file measures the line)"
+                ).format(rate=rate),
+                _add_url(evaluation, candidate),
                 figures,
             )
         else:
@@ -502,13 +496,12 @@ def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) ->
         catalog = catalogs.provider(candidate.provider)
         claim = claimed_line_type(candidate, catalogs)
         key = (candidate.provider, candidate.region)
-        summaries = {o: measured.summaries.get((*key, o)) for o in offices}
-        seconds = {o: measured.transfer_s.get((*key, o)) for o in offices}
+        summaries = {o: measured.get((*key, o)) for o in offices}
         has_url = _has_url(candidate, catalogs)
         cells = {
             "line": line_cell(evaluation, summaries, evidence),
             "load": load_cell(evaluation, candidate, summaries, has_url),
-            "throughput": throughput_cell(evaluation, candidate, summaries, seconds, has_url),
+            "throughput": throughput_cell(evaluation, candidate, summaries, has_url),
             "route_out": route_out_cell(evaluation, candidate, claim, summaries),
             "route_back": route_back_cell(catalog, candidate),
             "questionnaire": questionnaire_cell(catalog, candidate),
@@ -519,42 +512,22 @@ def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) ->
     return EvidenceTable(evaluation, offices, tuple(rows))
 
 
-@dataclass(frozen=True, slots=True)
-class _Measured:
-    summaries: Mapping[tuple[str, str, str], LinkSummary]  # by (provider, region, vantage point)
-    transfer_s: Mapping[tuple[str, str, str], float | None]  # the median download's duration
-
-
-def _measured(db: StoreLocation | None, evaluation: Evaluation, catalogs: CatalogSet) -> _Measured:
+def _measured(
+    db: StoreLocation | None, evaluation: Evaluation, catalogs: CatalogSet
+) -> dict[tuple[str, str, str], LinkSummary]:
     """Each candidate region's line from each office, read once over the store (the analysis reads each
-    office's own rollups), and how long each office's downloads ran."""
+    office's own rollups), by (provider, region, vantage point)."""
     from desktop.usecases.links import measured_link_summaries
     from probes.analysis import Scope
     from probes.store import Store
 
     location = location_or_default(db)
     if not exists(location):
-        return _Measured({}, {})
-    wanted = {(c.provider, c.region) for c in evaluation.candidates}
+        return {}
     summaries: dict[tuple[str, str, str], LinkSummary] = {}
-    transfer_s: dict[tuple[str, str, str], float | None] = {}
     with Store(location, readonly=True) as store:
-        for provider, region in sorted(wanted):
+        for provider, region in sorted({(c.provider, c.region) for c in evaluation.candidates}):
             scope = Scope(provider=provider, region=region)
             for summary in measured_link_summaries(store, scope, evaluation.peak_windows, catalogs):
                 summaries[(provider, region, summary.vantage or THIS_MACHINE)] = summary
-            for vantage, seconds in _download_seconds(store, provider, region).items():
-                transfer_s[(provider, region, vantage)] = seconds
-    return _Measured(summaries, transfer_s)
-
-
-def _download_seconds(store: Any, provider: str, region: str) -> dict[str, float | None]:
-    """Per vantage point, the median duration of the region's downloads (None where none finished)."""
-    series = store.series(provider=provider, region=region, method="download")
-    out: dict[str, float | None] = {}
-    for vantage in {s.vantage for s in series}:
-        ids = [s.id for s in series if s.vantage == vantage]
-        frame = store.results_frame(ids)
-        seconds = frame["seconds"].dropna() if len(frame) else frame.get("seconds")
-        out[vantage] = float(seconds.median()) if seconds is not None and len(seconds) else None
-    return out
+    return summaries

@@ -52,6 +52,8 @@ class Side:
     load_tests: int = 0
     minutes: float | None = None  # the time measured on this side (`probes.analysis.coverage`)
     evenings: int | None = None  # at peak: the distinct window occurrences (evenings) measured
+    # Most of its transfers ended before leaving TCP slow start: `throughput_mbps` is a lower bound
+    throughput_lower_bound: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The `peak` / `offpeak` part of a LinkSummary (`catalogs.link_quality.LinkSummary.as_dict`)."""
@@ -68,6 +70,7 @@ class Side:
             "load_tests": self.load_tests,
             "minutes": self.minutes,
             "evenings": self.evenings,
+            "throughput_lower_bound": self.throughput_lower_bound,
         }
 
 
@@ -130,8 +133,9 @@ def compare_peak_from(
 ) -> list[PeakComparison]:
     groups = prepared.groups
     sides = merge_cells(prepared.cells, ["group", "peak"]).frame.set_index(["group", "peak"])
-    throughput = prepared.transfers.groupby(["group", "peak"])["throughput_mbps"]
-    medians, counts = throughput.median(), throughput.size()
+    transfers = prepared.transfers.groupby(["group", "peak"])
+    medians, counts = transfers["throughput_mbps"].median(), transfers["throughput_mbps"].size()
+    floors = transfers["lower_bound"].mean() > 0.5  # most transfers too short to leave slow start
     units = None
     if intervals:
         merged_units = merge_cells(prepared.cells, ["group", "peak", "hour_s"], quantiles=())
@@ -141,8 +145,10 @@ def compare_peak_from(
     out = []
     for number in range(len(groups)):
         labels = {k: _plain(v) for k, v in groups.iloc[number].items()}
-        peak = _with_loads(_side(sides, medians, counts, number, 1, confidence), loads, (number, 1))
-        offpeak = _with_loads(_side(sides, medians, counts, number, 0, confidence), loads, (number, 0))
+        peak = _with_loads(_side(sides, medians, counts, floors, number, 1, confidence), loads, (number, 1))
+        offpeak = _with_loads(
+            _side(sides, medians, counts, floors, number, 0, confidence), loads, (number, 0)
+        )
         peak, offpeak = _covered(peak, covered, (number, 1)), _covered(offpeak, covered, (number, 0))
         rtt_ci: dict[float, Interval | None] = {0.5: None, 0.95: None}
         loss_ci = None
@@ -295,12 +301,32 @@ def _straddles(interval: Interval | None) -> bool:
 
 
 def _side(
-    sides: pd.DataFrame, medians: pd.Series, counts: pd.Series, group: int, peak: int, confidence: float
+    sides: pd.DataFrame,
+    medians: pd.Series,
+    counts: pd.Series,
+    floors: pd.Series,
+    group: int,
+    peak: int,
+    confidence: float,
 ) -> Side:
     key = (group, peak)
+    floor = bool(floors.get(key)) if key in floors.index else None
     if key not in sides.index:
         throughput = _opt(medians.get(key))
-        return Side(0, 0, None, None, None, None, None, None, throughput, int(counts.get(key, 0)), 0)
+        return Side(
+            0,
+            0,
+            None,
+            None,
+            None,
+            None,
+            None,
+            None,
+            throughput,
+            int(counts.get(key, 0)),
+            0,
+            throughput_lower_bound=floor,
+        )
     row = sides.loc[key]
     sent, received = int(row["sent"]), int(row["received"])
     return Side(
@@ -315,6 +341,7 @@ def _side(
         throughput_mbps=_opt(medians.get(key)),
         transfers=int(counts.get(key, 0)),
         hours=int(row["hours"]),
+        throughput_lower_bound=floor,
     )
 
 

@@ -41,6 +41,11 @@ def vantages(store: Store, since_us: int | None = None, until_us: int | None = N
     return store.vantages(since_us=since_us, until_us=until_us)
 
 
+# A download that ended sooner than this never left TCP slow start on a long line (at 150 ms a flow doubles
+# its window 10 times in 1.5 s): its rate is a lower bound of what the line carries.
+SHORT_TRANSFER_S = 5.0
+
+
 def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared:
     """Select the scope's series and read their cells and transfers, labelled by `labelers`. A series is
     measured from one vantage point, so a scope narrowed to one office reads that office's own rollups."""
@@ -62,6 +67,10 @@ def prepare(store: Store, scope: Scope, labelers: Sequence[Labeler]) -> Prepared
             "series_id": transfers["series_id"].to_numpy(dtype=np.int64),
             "started_us": started,
             "throughput_mbps": transfers["throughput_mbps"].to_numpy(dtype=np.float64),
+            # a download too short to leave TCP slow start: its rate is a floor, not the line's
+            "lower_bound": (
+                (transfers["method"] == "download") & (transfers["seconds"].fillna(0.0) < SHORT_TRANSFER_S)
+            ).to_numpy(dtype=np.bool_),
             **{labeler.name: labeler(started) for labeler in labelers},
         }
     )

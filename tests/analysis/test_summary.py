@@ -30,6 +30,7 @@ SIDE_KEYS = {
     "load_tests",
     "minutes",
     "evenings",
+    "throughput_lower_bound",
 }
 
 

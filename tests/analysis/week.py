@@ -51,8 +51,9 @@ def download_at(begin_us: int) -> list[ProbeResult]:
         ProbeResult(
             LA_DOWNLOAD,
             begin_us,
-            begin_us + 5_000_000,
-            metrics={"throughput_mbps": rate, "bytes": int(rate * 1e6 / 8 * 4), "seconds": 4.0},
+            begin_us + 13_000_000,
+            # long enough to leave slow start (`probes.analysis.data.SHORT_TRANSFER_S`)
+            metrics={"throughput_mbps": rate, "bytes": int(rate * 1e6 / 8 * 12), "seconds": 12.0},
         )
     ]
 

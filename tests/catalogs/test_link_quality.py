@@ -61,11 +61,13 @@ def test_round_trip_of_the_contract_example() -> None:
     assert summary.route is not None and summary.route.agrees is False
     assert summary.peak.loaded_rtt_increase_ms == 48.5 and summary.peak.load_tests == 12
     assert summary.offpeak.loaded_rtt_increase_ms == -0.2  # a difference: no queue and a little noise
-    # the time measured (minutes, evenings) is optional: a summary without it writes it as null
+    # the time measured (minutes, evenings) and whether the throughput is only a lower bound are optional: a
+    # summary without them writes them as null
+    unsaid = {"minutes": None, "evenings": None, "throughput_lower_bound": None}
     assert summary.as_dict() == {
         **CONTRACT_EXAMPLE,
-        "peak": {**CONTRACT_EXAMPLE["peak"], "hours": 90.0, "minutes": None, "evenings": None},
-        "offpeak": {**CONTRACT_EXAMPLE["offpeak"], "hours": 300.0, "minutes": None, "evenings": None},
+        "peak": {**CONTRACT_EXAMPLE["peak"], "hours": 90.0, **unsaid},
+        "offpeak": {**CONTRACT_EXAMPLE["offpeak"], "hours": 300.0, **unsaid},
     }
 
 

@@ -112,7 +112,7 @@ def test_offerings_regions_and_keys_the_workbook_did_not_ask_are_refused(
     assert OFFERING in (problems["offering[new-one].gpu"].expected or "")
     assert problems["region[mars-1].endpoints"].message == "the questionnaire did not ask about region mars-1"
     assert "no question has this key" in problems[f"offering[{OFFERING}].warp_drive"].message
-    assert not (user_dir / "raksmart.toml").exists()
+    assert not (user_dir / "raksmart.overlay.toml").exists()
     about = {r[0]: r[1] for r in load_workbook(answered)["About"].iter_rows(values_only=True)}
     assert about["offerings"] == ", ".join(o.id for o in load_catalog_set().provider("raksmart").offerings)  # type: ignore[union-attr]
 
@@ -188,7 +188,7 @@ def test_a_question_answered_twice_names_both_rows(tmp_path: Path, answered: Pat
     (problem,) = problems.values()
     assert problem.row == spare and problem.given == 0.5
     assert problem.message == f"the key is answered twice: here and in Offerings, row {first[0].row}"
-    assert not (user_dir / "raksmart.toml").exists()
+    assert not (user_dir / "raksmart.overlay.toml").exists()
     # skipping the invalid ones takes neither answer: which one the vendor meant is not known
     taken = import_questionnaire(tmp_path / "twice.xlsx", load_catalog_set(), "raksmart", skip_invalid=True)
     assert key not in taken.overlay.read_text(encoding="utf-8")
@@ -202,7 +202,7 @@ def test_the_same_answers_again_from_a_copy_change_nothing(
     answer_everything(export(tmp_path, needs=False), answered, None if dated else {"meta.answered_on": None})
     first = import_questionnaire(answered, load_catalog_set(), "raksmart")
     assert sum(c.what == "added" for c in first.changes) > 20
-    written = (user_dir / "raksmart.toml").read_text(encoding="utf-8")
+    written = (user_dir / "raksmart.overlay.toml").read_text(encoding="utf-8")
     copy = tmp_path / "Copy of answers (2).xlsx"
     shutil.copy(answered, copy)
     for again in (answered, copy):
@@ -210,7 +210,7 @@ def test_the_same_answers_again_from_a_copy_change_nothing(
         assert {c.what for c in result.changes} == {"unchanged"}, [
             c for c in result.changes if c.what != "unchanged"
         ]
-        assert (user_dir / "raksmart.toml").read_text(encoding="utf-8") == written  # no history added
+        assert (user_dir / "raksmart.overlay.toml").read_text(encoding="utf-8") == written  # no history added
     # a new answer is still a change, with the earlier value in its history
     changed = with_answers(answered, tmp_path / "new.xlsx", {f"offering[{OFFERING}].price.gpu_hour": 1.5})
     result = import_questionnaire(changed, load_catalog_set(), "raksmart")

@@ -38,7 +38,14 @@ def _describe_period(stats: PeriodStats, peak: bool) -> str:
         parts.append(_("loss {loss:.2%}").format(loss=stats.loss))
     if stats.jitter_ms is not None:
         parts.append(_("jitter {ms:.1f} ms").format(ms=stats.jitter_ms))
-    if stats.throughput_mbps is not None:
+    if stats.throughput_mbps is not None and stats.throughput_lower_bound:
+        parts.append(
+            _(
+                "at least {mbps:.0f} Mbit/s (the test transfers ended before leaving TCP slow start: a lower "
+                "bound, counted only where it is good enough)"
+            ).format(mbps=stats.throughput_mbps)
+        )
+    elif stats.throughput_mbps is not None:
         parts.append(_("{mbps:.0f} Mbit/s").format(mbps=stats.throughput_mbps))
     amount = []
     duration = duration_text(stats)
@@ -72,7 +79,11 @@ def line_period_score(stats: PeriodStats, params: Mapping[str, float]) -> float 
         parts.append((0.2, _linear(stats.jitter_ms, params["good_jitter_ms"], params["bad_jitter_ms"])))
     if stats.throughput_mbps is not None:
         good, bad = params["good_throughput_mbps"], params["bad_throughput_mbps"]
-        parts.append((0.1, _linear(stats.throughput_mbps, good, bad)))
+        score = _linear(stats.throughput_mbps, good, bad)
+        # A lower bound (transfers too short to leave slow start) says the line carries at least that much:
+        # it counts where it already scores full marks, and says nothing against the line below that.
+        if not stats.throughput_lower_bound or score >= 1.0:
+            parts.append((0.1, score))
     if not parts:
         return None
     return sum(w * s for w, s in parts) / sum(w for w, _ in parts)
