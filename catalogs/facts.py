@@ -36,7 +36,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from catalogs.i18n import _
+from catalogs.i18n import N_, _
 
 # The line types a vendor may claim: the same vocabulary as a probe target's `line_type` label.
 LINE_TYPES: tuple[str, ...] = (
@@ -57,6 +57,12 @@ _FACT_KEYS = frozenset({"value", "source", "as_of", "note", "standing", "file"})
 
 Standing = Literal["claimed", "verified", "contradicted"]  # a fact's standing; "unknown" is no fact at all
 STANDINGS: tuple[Standing, ...] = get_args(Standing)
+_STANDING_NAMES = {"claimed": N_("claimed"), "verified": N_("verified"), "contradicted": N_("contradicted")}
+
+
+def standing_name(standing: str) -> str:
+    """A fact's standing as people read it, in the current language (the value itself never translates)."""
+    return _(_STANDING_NAMES[standing]) if standing in _STANDING_NAMES else standing
 
 
 def implausible(message: str, expected: str) -> PydanticCustomError:

@@ -403,6 +403,7 @@ class Change:
     what: Literal["added", "changed", "unchanged", "kept"]
     before: Value | None = None
     after: Value | None = None
+    standing: str = "claimed"  # the standing of the fact put in (`after`)
 
 
 def put_facts(
@@ -420,7 +421,7 @@ def put_facts(
         if old is None:
             by_key[new.key] = new
             order.append(new.key)
-            changes.append(Change(new.key, "added", None, new.value))
+            changes.append(Change(new.key, "added", None, new.value, new.standing))
         elif old.same_as(new):
             changes.append(Change(new.key, "unchanged", old.value, old.value))
         elif old.standing == "verified" and new.standing == "claimed":
@@ -435,7 +436,7 @@ def put_facts(
                 replaced_on=today,
             )
             by_key[new.key] = new.model_copy(update={"history": (*old.history, earlier)})
-            changes.append(Change(new.key, "changed", old.value, new.value))
+            changes.append(Change(new.key, "changed", old.value, new.value, new.standing))
     return overlay.model_copy(update={"facts": tuple(by_key[k] for k in order)}), changes
 
 

@@ -57,7 +57,7 @@ def check_offering(
     gpus = gpus or default_gpu_reference()
     checks = [
         *gpu_checks(report, offering, gpus),
-        *intra_node_checks(report, offering),
+        *intra_node_checks(report, offering, gpus),
         *fabric_checks(report, offering),
         *storage_checks(report, offering),
         *management_checks(report, provider, offering),

@@ -17,6 +17,7 @@ from catalogs.acceptance.check import (
 )
 from catalogs.gpus import GpuReference
 from catalogs.i18n import N_, _, items
+from catalogs.interconnects import intra_node_name
 from catalogs.schema import Offering
 
 
@@ -152,12 +153,18 @@ def gpu_checks(report: Mapping[str, Any], offering: Offering, gpus: GpuReference
     return checks
 
 
-def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
+def intra_node_checks(
+    report: Mapping[str, Any], offering: Offering, gpus: GpuReference | None = None
+) -> list[Check]:
+    """The GPUs' link inside the node against the claim, or, where the catalog claims nothing, against what
+    scoring would otherwise derive from the GPU reference (an SXM part implies NVLink): a server showing
+    NVLink islands or PCIe contradicts that derived value, so it never stands in the ranking."""
     facts = report.get("facts", {})
     topo = facts.get("topology")
     intra = offering.intra_node
     kind = intra.kind if intra else None
     prov = offering.fact("intra_node.kind")
+    derived = _derived_kind(offering, gpus) if kind is None else None
     checks: list[Check] = []
     if topo is None:
         checks.append(
@@ -186,6 +193,26 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
                     "unverified",
                     _("one GPU: no pair to judge"),
                     provenance=prov,
+                )
+            )
+        elif kind is None and derived in ("nvlink", "nvswitch") and verdict in SHAPES:
+            checks.append(
+                _check(
+                    "intra_node.kind",
+                    derived,
+                    verdict,
+                    "contradicted",
+                    _(
+                        "the catalog does not say, and the GPU ({gpu}) implies {kind}; the server shows {shape}: "
+                        "{topology}; through PCIe: {pairs}"
+                    ).format(
+                        gpu=offering.gpu,
+                        kind=intra_node_name(derived),
+                        shape=_(SHAPES[verdict]),
+                        topology=text,
+                        pairs=_pairs_text(pairs),
+                    ),
+                    value=measured_kind,
                 )
             )
         elif kind is None:
@@ -258,6 +285,17 @@ def intra_node_checks(report: Mapping[str, Any], offering: Offering) -> list[Che
 # stas00/ml-engineering@744d01e:network/README.md; nvidia-smi prints a little more, e.g. 26.562 for NVLink 4's
 # 25), with room for signalling: a link speed above it is not a reading.
 MAX_NVLINK_LINK_GBYTES_S = 110.0
+
+
+def _derived_kind(offering: Offering, gpus: GpuReference | None) -> str | None:
+    """The link scoring derives for an offering that states none: its GPU's in the reference (e.g. NVLink
+    for an SXM part), as `catalogs.scoring.criteria.compute.intra_node_kind` takes it."""
+    if gpus is None or not offering.gpu:
+        return None
+    match = gpus.get(offering.gpu, offering.gpu_memory_gb)
+    exact = match.exact if match is not None and not match.by_family else None
+    return exact.intra_node_kind if exact is not None else None
+
 
 SHAPES = {  # a topology verdict that contradicts an NVLink claim, in words
     "nvlink-islands": N_("NVLink islands, not a full NVLink node"),

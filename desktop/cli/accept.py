@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+from catalogs.facts import standing_name
 from catalogs.i18n import clauses
 from desktop.cli._common import flag, path_given
 from desktop.cli._format import table
@@ -145,7 +146,11 @@ def run_import(args: argparse.Namespace) -> int:
     )
     for change in result.changes:
         if change.what in ("added", "changed"):
-            print(_("  {key} = {value}").format(key=change.key, value=_short(change.after)))
+            print(
+                _("  {key} = {value} ({standing})").format(
+                    key=change.key, value=_short(change.after), standing=standing_name(change.standing)
+                )
+            )
     for refused in result.refused:
         print(_("not written (the catalog's rules refuse it): {why}").format(why=refused), file=sys.stderr)
     if result.checks_added or any(c.what in ("added", "changed") for c in result.changes):

@@ -7,7 +7,9 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
+from catalogs.facts import standing_name
 from catalogs.interconnects import fabric_name, intra_node_name
 from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
@@ -176,19 +178,23 @@ def run_list(args: argparse.Namespace) -> int:
         _("files"),
     ]
     cells = []
+    contradicted = False
     for row in rows:
+        marks = _Marks(row)
         intra = row.get("intra_node", {})
-        intra_text = intra_node_name(intra.get("kind", "?")) + (
-            f" {intra['bandwidth_gbytes_s']:g}" if "bandwidth_gbytes_s" in intra else ""
+        intra_text = marks("intra_node.kind", intra_node_name(intra.get("kind", "?"))) + (
+            " " + marks("intra_node.bandwidth_gbytes_s", f"{intra['bandwidth_gbytes_s']:g}")
+            if "bandwidth_gbytes_s" in intra
+            else ""
         )
-        fabric = fabric_name(row.get("inter_node", {}).get("fabric", "?"))
+        fabric = marks("inter_node.fabric", fabric_name(row.get("inter_node", {}).get("fabric", "?")))
         price = f"{row['min_gpu_hour']:.2f}" if row["min_gpu_hour"] is not None else "?"
         cells.append(
             [
                 str(row["provider"]),
                 str(row["id"]),
-                str(row.get("gpu", "?")),
-                str(row.get("gpus_per_node", "?")),
+                marks("gpu", str(row.get("gpu", "?"))),
+                marks("gpus_per_node", str(row.get("gpus_per_node", "?"))),
                 intra_text,
                 str(fabric),
                 str(len(row.get("regions", []))),
@@ -196,8 +202,16 @@ def run_list(args: argparse.Namespace) -> int:
                 _files(row),
             ]
         )
+        contradicted = contradicted or marks.used
     table(headers, cells, sys.stdout, right=(3, 6, 7))
     print(_("{count} offering(s); '?' = not stated by the source (unknown)").format(count=len(rows)))
+    if contradicted:
+        print(
+            _(
+                "{mark} = contradicted: a trial server showed otherwise (`linkvet catalog show PROVIDER OFFERING` "
+                "says what and where)"
+            ).format(mark=CONTRADICTED_MARK)
+        )
     overlays = sorted({row["overlay"] for row in rows if row.get("overlay")})
     if overlays:
         print(
@@ -206,6 +220,24 @@ def run_list(args: argparse.Namespace) -> int:
             ).format(files=", ".join(overlays))
         )
     return EXIT_OK
+
+
+CONTRADICTED_MARK = "✗"
+
+
+class _Marks:
+    """An offering's cell with ✗ after a value whose fact stands contradicted."""
+
+    def __init__(self, row: dict[str, Any]) -> None:
+        self.sources: dict[str, dict[str, Any]] = row.get("fact_sources", {})
+        self.used = False
+
+    def __call__(self, fact: str, text: str) -> str:
+        source = self.sources.get(f"offering.{fact}")
+        if source is not None and source.get("standing") == "contradicted":
+            self.used = True
+            return text + CONTRADICTED_MARK
+        return text
 
 
 def _files(row: dict[str, object]) -> str:
@@ -243,7 +275,9 @@ def run_show(args: argparse.Namespace) -> int:
         print(_("your own facts: {file}").format(file=catalog.overlay))
     for line in lines:
         value = ", ".join(str(v) for v in line.value) if isinstance(line.value, tuple) else line.value
-        standing = "" if line.provenance.standing == "claimed" else f" [{line.provenance.standing}]"
+        standing = (
+            "" if line.provenance.standing == "claimed" else f" [{standing_name(line.provenance.standing)}]"
+        )
         print(f"{line.key} = {printable(value)}{standing}")
         print(f"    {printable(line.provenance.describe())} — {line.file or '?'}")
         for earlier in line.history:

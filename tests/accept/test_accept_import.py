@@ -160,3 +160,41 @@ def _no_links(tmp_path: Path) -> Path:
     path = tmp_path / "links.json"
     path.write_text("[]", encoding="utf-8")
     return path
+
+
+def test_islands_on_a_server_whose_offering_claims_nothing_contradict_the_derived_nvlink(
+    tmp_path: Path,
+) -> None:
+    """The vendor said nothing about the link between the GPUs; scoring derives NVLink from the SXM part. The
+    trial server shows two NVLink islands of four: that contradicts the derived value, it is stored as such,
+    and the ranking no longer counts NVLink for it."""
+    folder = tmp_path / "user"
+    catalogs_dir = tmp_path / "catalogs"
+    catalogs_dir.mkdir()
+    unstated = (CATALOGS / "trialco.toml").read_text(encoding="utf-8") + (
+        '\n[[offerings]]\nid = "a100-unstated-8x"\nname = "8x A100 80GB SXM"\ngpu = "A100 80GB SXM"\n'
+        'gpus_per_node = 8\nregions = ["frankfurt"]\nsource = "hand-written test fixture"\nas_of = "2026-12"\n'
+    )
+    (catalogs_dir / "trialco.toml").write_text(unstated, encoding="utf-8")
+    report = accept(
+        AcceptOptions(replay_dir=SCENARIOS / "islands-box"),
+        catalogs=load_with_user([catalogs_dir], include_user=False),
+        provider="trialco",
+        offering="a100-unstated-8x",
+        region="frankfurt",
+    )
+    (check,) = [c for c in report["checks"] if c["fact"] == "intra_node.kind"]
+    assert check["verdict"] == "contradicted" and check["claimed"] == "nvlink"
+    assert "the GPU (A100 80GB SXM) implies NVLink" in check["evidence"]
+    path = tmp_path / "islands.json"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    needs = load_needs(EXAMPLE_NEEDS)
+    before = entry(rank_offerings(needs, load_with_user([catalogs_dir], folder)), "a100-unstated-8x")
+    assert before.judgement("intra_node").score > 0  # type: ignore[operator]  # derived NVLink counted
+    import_report(path, load_with_user([catalogs_dir], folder), folder)
+    catalogs = load_with_user([catalogs_dir], folder)
+    offering = next(o for o in catalogs.provider("trialco").offerings if o.id == "a100-unstated-8x")  # type: ignore[union-attr]
+    assert offering.fact("intra_node.kind").standing == "contradicted"
+    after = entry(rank_offerings(needs, catalogs), "a100-unstated-8x")
+    assert after.judgement("intra_node").score == 0.0
+    assert re.search(r"Contradicted fact: [^=.]+ = nvlink", after.explanation), after.explanation

@@ -170,3 +170,45 @@ def test_the_report_reads_as_chinese_sentences(run_linkvet) -> None:  # type: ig
     text = done.stdout
     assert not glued(text), "\n".join(glued(text))
     assert "服务器 → 国内电信" in text and "上海电信：" in text and "InfiniBand 端口；" in text
+
+
+def test_accept_import_and_catalog_list_say_which_facts_stand_contradicted(tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """What a trial server contradicted is never printed like a verified value: `accept import` says each
+    fact's standing, `catalog list` marks a contradicted value with ✗ and says what the mark means."""
+    import subprocess
+    import sys
+
+    from tests.conftest import cli_env
+
+    env = {**cli_env(tmp_path), "LINKVET_CATALOG_DIR": str(tmp_path / "user")}
+
+    def linkvet(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "desktop.cli", *args], env=env, capture_output=True, text=True, timeout=120
+        )
+
+    report = tmp_path / "r.json"
+    made = linkvet(
+        "accept",
+        "--replay",
+        str(SCENARIOS / "pcie-box"),
+        "--catalogs",
+        str(CATALOGS),
+        "--provider",
+        "trialco",
+        "--offering",
+        "h100-sxm-8x",
+        "--region",
+        "frankfurt",
+        "--json",
+        "--out",
+        str(report),
+    )
+    assert made.returncode == 4, made.stderr  # a contradicted claim: a finding
+    imported = linkvet("accept", "import", str(report), "--catalogs", str(CATALOGS))
+    assert imported.returncode == 0, imported.stderr
+    assert "offering[h100-sxm-8x].gpu = H100 PCIe (verified)" in imported.stdout
+    assert "(contradicted)" in imported.stdout
+    listed = linkvet("catalog", "list", "--catalogs", str(CATALOGS), "--provider", "trialco")
+    line = next(row for row in listed.stdout.splitlines() if "h100-sxm-8x" in row)
+    assert "✗" in line and "✗ = contradicted" in listed.stdout
