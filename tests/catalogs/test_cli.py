@@ -234,7 +234,7 @@ def test_score_with_link_summaries_and_json(run_linkvet: Run, tmp_path: Path) ->
     judged = {j["criterion"]: j for j in entry["judgements"]}
     assert judged["line_quality"]["score"] is not None
     assert "median 152 ms" in judged["line_quality"]["reason"]
-    assert "claims cn2-gia but the route measured as cn2-gt" in judged["line_claim"]["reason"]
+    assert "claims CN2 GIA but the route measured as CN2 GT" in judged["line_claim"]["reason"]
     topsis = run_linkvet(
         "score", "--needs", EXAMPLE, "--catalogs", str(catalogs), "--method", "topsis", "--weight", "price=30"
     )

@@ -292,7 +292,10 @@ def test_claimed_line_type_contradicted_by_the_route_counts_against_the_region()
     assert by_region["r1"].rank < by_region["r2"].rank
     claim = by_region["r2"].judgement("line_claim")
     assert claim.score == pytest.approx(0.0)
-    assert "claims cn2-gia but the route measured as 163 (2 of 8 traces)" in claim.reason
+    assert (
+        "claims CN2 GIA but the route measured as ChinaNet 163 (2 of 8 traces agree with the claim)"
+        in claim.reason
+    )
     assert "202.97" in claim.reason
     assert "route contradicts the claimed cn2-gia" in by_region["r2"].judgement("line_quality").reason
     assert by_region["r1"].judgement("line_claim").score == pytest.approx(1.0)
@@ -615,7 +618,7 @@ def test_an_untraced_claim_is_unknown_not_held_against_the_region() -> None:
     ]
     by_region = {e.region: e for e in rank_offerings(job(), providers).entries}
     assert by_region["r1"].judgement("line_claim").score is None
-    assert by_region["r1"].judgement("line_claim").reason == "claims cn2-gia; route not traced"
+    assert by_region["r1"].judgement("line_claim").reason == "claims CN2 GIA; route not traced"
     assert by_region["r2"].judgement("line_claim").score is None
 
 
@@ -764,3 +767,24 @@ def test_cpu_offload_checks_the_nodes_host_ram() -> None:
     assert by_id["large-ram"].judgement("vram_fits").status == "pass"
     assert "980 GB host RAM per node of 2,048 GiB" in by_id["large-ram"].judgement("vram_fits").reason
     assert "(node RAM not stated)" in by_id["unstated"].judgement("vram_fits").reason
+
+
+def test_a_claim_no_route_can_show_says_so_beside_its_traces() -> None:
+    """BGP (or "standard") is no backbone a trace can see: traced, the claim is neither confirmed nor
+    contradicted, and the reason says that and what the traces showed — not "route not traced"."""
+    from catalogs.link_quality import LinkSummary, RouteCheck
+    from catalogs.scoring.criteria.line import line_claim
+
+    summary = LinkSummary(
+        "acme", "r1", route=RouteCheck(claimed_line_type="bgp", measured_class="163", agrees=None, traces=4)
+    )
+
+    class Facts:
+        candidate = type("C", (), {"region": type("R", (), {"line_types": ("bgp",)})()})()
+        link = summary
+
+    score, reason, _source = line_claim(Facts(), {"full_confidence_traces": 10}, True)  # type: ignore[arg-type]
+    assert score is None
+    assert (
+        reason == "claims BGP, which no route can confirm or contradict; traced as ChinaNet 163 on 4 traces"
+    )

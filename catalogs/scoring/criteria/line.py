@@ -195,11 +195,25 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
     claimed = region.line_types[0] if region.line_types else None
     route = facts.link.route if facts.link else None
     if route is None or route.agrees is None:
-        # unverified either way: a claim is not held against a region before its route was traced
+        # unverified either way: a claim is not held against a region before its route was traced, nor one
+        # that no route can show (BGP, "standard")
         if not explain:
             return None, "", None
+        if route is not None and route.traces:
+            return (
+                None,
+                _(
+                    "claims {line_type}, which no route can confirm or contradict; traced as {measured} on "
+                    "{traces} traces"
+                ).format(
+                    line_type=_claim(route.claimed_line_type or claimed),
+                    measured=_class(route.measured_class),
+                    traces=route.traces,
+                ),
+                _("measured route"),
+            )
         if claimed:
-            return None, _("claims {line_type}; route not traced").format(line_type=claimed), None
+            return None, _("claims {line_type}; route not traced").format(line_type=_claim(claimed)), None
         return None, _("route not traced"), None
     if claimed is None and route.claimed_line_type is None:
         return 1.0, _("no line type claimed"), _("measured route")
@@ -209,12 +223,12 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
     score = line_claim_score(route.agrees, confidence, unknown)
     if not explain:
         return score, "", None
-    claim = route.claimed_line_type or claimed or "?"
+    claim = route.claimed_line_type or claimed
     values = {
-        "line_type": claim,
+        "line_type": _claim(claim),
         "agreeing": route.agreeing_traces,
         "traces": route.traces,
-        "measured": route.measured_class or _("another class"),
+        "measured": _class(route.measured_class) if route.measured_class else _("another class"),
         "evidence": route.evidence,
         "unknown": unknown,
     }
@@ -226,13 +240,13 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
         return score, text.format(**values), _("measured route")
     if route.traces and route.evidence:
         text = _(
-            "claims {line_type} but the route measured as {measured} ({agreeing} of {traces} traces): "
-            "{evidence} — scored below an untraced claim ({unknown:g})"
+            "claims {line_type} but the route measured as {measured} ({agreeing} of {traces} traces agree "
+            "with the claim): {evidence} — scored below an untraced claim ({unknown:g})"
         )
     elif route.traces:
         text = _(
-            "claims {line_type} but the route measured as {measured} ({agreeing} of {traces} traces) — "
-            "scored below an untraced claim ({unknown:g})"
+            "claims {line_type} but the route measured as {measured} ({agreeing} of {traces} traces agree "
+            "with the claim) — scored below an untraced claim ({unknown:g})"
         )
     elif route.evidence:
         text = _(
@@ -245,6 +259,18 @@ def line_claim(facts: CandidateFacts, params: Mapping[str, float], explain: bool
             "({unknown:g})"
         )
     return score, text.format(**values), _("measured route")
+
+
+def _claim(line_type: str | None) -> str:
+    from probes.routes import claim_name
+
+    return claim_name(line_type) if line_type else "?"
+
+
+def _class(line_class: str | None) -> str:
+    from probes.routes import class_name
+
+    return class_name(line_class) if line_class else "?"
 
 
 # DSLReports' bufferbloat grades (https://www.dslreports.com/faq/17930): the added delay below which each is
