@@ -199,7 +199,7 @@ def _main(arguments: list[str]) -> int:
         # `linkvet` alone opens the desktop application where a window can be shown, and runs the
         # headless main job where none can.
         if not display_present():
-            return headless_main_job()
+            return run_mapped(headless_main_job)
         args.run, args.quit_after_startup = gui.run, False
     # What the imports and the parser made lives as long as the run: the cyclic collector need not walk it
     # again on every collection (a probe of 1,000 targets allocates while it measures; CPython's gc.freeze).
