@@ -454,14 +454,27 @@ def _first_next(per_office: Mapping[str, Cell]) -> str | None:
 # -- the table ---------------------------------------------------------------------------------------------
 
 
-def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) -> EvidenceTable:
+def evidence_table(
+    db: StoreLocation | None,
+    name: str,
+    catalogs: CatalogSet,
+    *,
+    summaries: Sequence[LinkSummary] | None = None,
+    transfer_s: Mapping[tuple[str, str, str], float | None] | None = None,
+) -> EvidenceTable:
     """The evaluation's evidence, read once from the store (every office's line, routes and transfers) and
-    from the catalogs (answers, acceptance checks, prices)."""
+    from the catalogs (answers, acceptance checks, prices). A caller that read the lines already (the
+    report, over its period) passes them as `summaries` and the downloads' durations as `transfer_s`."""
     from desktop.usecases.evaluation import load_evaluation
 
     evaluation = load_evaluation(db, name)
     offices = office_names(evaluation)
-    measured = _measured(db, evaluation, catalogs)
+    if summaries is not None:
+        measured = _Measured(
+            {(s.provider, s.region, s.vantage or THIS_MACHINE): s for s in summaries}, dict(transfer_s or {})
+        )
+    else:
+        measured = _measured(db, evaluation, catalogs)
     rows = []
     evidence = load_checklist().evidence
     for candidate in evaluation.candidates:
@@ -509,12 +522,12 @@ def _measured(db: StoreLocation | None, evaluation: Evaluation, catalogs: Catalo
             scope = Scope(provider=provider, region=region)
             for summary in measured_link_summaries(store, scope, evaluation.peak_windows, catalogs):
                 summaries[(provider, region, summary.vantage or THIS_MACHINE)] = summary
-            for vantage, seconds in _download_seconds(store, provider, region).items():
+            for vantage, seconds in download_seconds(store, provider, region).items():
                 transfer_s[(provider, region, vantage)] = seconds
     return _Measured(summaries, transfer_s)
 
 
-def _download_seconds(store: Any, provider: str, region: str) -> dict[str, float | None]:
+def download_seconds(store: Any, provider: str, region: str) -> dict[str, float | None]:
     """Per vantage point, the median duration of the region's downloads (None where none finished)."""
     series = store.series(provider=provider, region=region, method="download")
     out: dict[str, float | None] = {}
