@@ -9,10 +9,13 @@ import os
 import sys
 from pathlib import Path
 
-# The families the document asks for, in order: Latin first, then the CJK fonts of Linux, Windows and macOS.
+# The families the document asks for, in order: a Latin TrueType font first, then the CJK fonts of Linux,
+# Windows and macOS. Latin first matters: with an OpenType CJK font (Noto Sans CJK) first, Qt draws Latin
+# letters and digits from it with a text mapping that loses them (pdftotext reads "q" for "q1").
 FAMILIES = [
-    "Noto Sans",
     "DejaVu Sans",
+    "Segoe UI",
+    "Arial",
     "Noto Sans CJK SC",
     "Source Han Sans SC",
     "Microsoft YaHei",

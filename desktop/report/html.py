@@ -41,8 +41,8 @@ MB_PER_TB = 1e6
 PAGE_WIDTH_PX = 680  # A4 less 15 mm margins, at 96 px an inch
 
 STYLE = """
-body { font-family: "Noto Sans", "Noto Sans CJK SC", "Source Han Sans SC", "Microsoft YaHei", "PingFang SC",
-  "Helvetica Neue", Arial, sans-serif; font-size: 10pt; color: #1C2833; max-width: 190mm; margin: 0 auto; }
+body { font-family: "DejaVu Sans", "Segoe UI", "Helvetica Neue", Arial, "Noto Sans CJK SC", "Source Han Sans SC",
+  "Microsoft YaHei", "PingFang SC", sans-serif; font-size: 10pt; color: #1C2833; max-width: 190mm; margin: 0 auto; }
 h1 { font-size: 17pt; color: #1B3A57; margin-bottom: 2pt; }
 h2 { font-size: 13pt; color: #1B3A57; margin-top: 14pt; border-bottom: 1px solid #AAB7B8; }
 h3 { font-size: 11pt; color: #1B3A57; margin-top: 10pt; }

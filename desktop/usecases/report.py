@@ -455,6 +455,8 @@ def _run_printer(source: Path, partial: Path, title: str, out: Path) -> tuple[in
         )
     except subprocess.TimeoutExpired as exc:
         raise WriteError(
-            _("{file}: the PDF printer did not finish in {seconds:.0f} s").format(file=out, seconds=PDF_TIMEOUT_S)
+            _("{file}: the PDF printer did not finish in {seconds:.0f} s").format(
+                file=out, seconds=PDF_TIMEOUT_S
+            )
         ) from exc
     return done.returncode, (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
