@@ -25,6 +25,7 @@ from catalogs.link_quality import LinkSummary, PeriodStats
 from catalogs.scoring import RankedOffering, Ranking, method_title, order_title
 from desktop.i18n import N_, _, ngettext, vantage_name
 from desktop.report import charts
+from desktop.report.decision import decide, winner_of
 from desktop.report.model import REPORT_FORMAT_VERSION, CandidateReport, OfficeLine, ReportData
 from desktop.usecases.evaluation_score import OfficeRanking
 
@@ -194,7 +195,7 @@ def _header_line(data: ReportData) -> str:
 
 
 def _winner(ranking: Ranking) -> RankedOffering | None:
-    return next((entry for entry in ranking.entries if entry.eligible), None)
+    return winner_of(ranking)
 
 
 def _decision(data: ReportData) -> list[str]:
@@ -213,7 +214,7 @@ def _decision(data: ReportData) -> list[str]:
             out.append(
                 f"<h3>{esc(_('On the line from {office}').format(office=vantage_name(office_ranking.office)))}</h3>"
             )
-        out += _recommendation(data, office_ranking)
+        out += _recommendation(office_ranking)
         out.append("</div>")
     if not data.measured:
         out.append(
@@ -228,82 +229,14 @@ def _decision(data: ReportData) -> list[str]:
     return out
 
 
-def _recommendation(data: ReportData, office_ranking: OfficeRanking) -> list[str]:
-    ranking = office_ranking.ranking
-    winner = _winner(ranking)
-    if winner is None:
-        failing = "; ".join(
-            _("{candidate}: {gates}").format(
-                candidate=entry.label, gates=", ".join(entry.title(j.criterion) for j in entry.failed_gates)
-            )
-            for entry in ranking.entries[:5]
-        )
-        return [
-            f'<p class="verdict">{esc(_("No candidate passes every gate."))}</p>',
-            f"<p>{esc(failing or _('No offering of the candidates is in the catalogs.'))}</p>",
-        ]
-    out = [
-        '<p class="verdict">'
-        + esc(
-            _(
-                "Recommended: {candidate} — {gpus} × {gpu}, score {total:.2f} (from {low:.2f} to {high:.2f})"
-            ).format(
-                candidate=winner.label,
-                gpus=winner.gpus_per_node or "?",
-                gpu=winner.gpu or "?",
-                total=winner.total,
-                low=winner.score_min,
-                high=winner.score_max,
-            )
-        )
-        + "</p>"
-    ]
-    entries = {entry.rank: entry for entry in ranking.entries}
-    if winner.decided is True:
-        out.append(
-            "<p>"
-            + esc(
-                _(
-                    "Its place is decided: its worst case is above the best case of every other candidate, and "
-                    "no single weight moved ±20 % changes that."
-                )
-            )
-            + "</p>"
-        )
-        return out
-    if winner.decided is None:
-        out.append("<p>" + esc(_("It is the only candidate that passes every gate.")) + "</p>")
-        return out
-    challenger = entries.get(winner.challenger_rank or -1)
-    rival = challenger.label if challenger is not None else f"#{winner.challenger_rank}"
-    out.append(
-        "<p><b>"
-        + esc(_("Not decided yet: {rival} could still overtake it.").format(rival=rival))
-        + "</b></p>"
-    )
-    if winner.swayed_by is not None:
-        criterion, factor = winner.swayed_by
-        out.append(
-            "<p>"
-            + esc(
-                _("A weight decides it: {criterion} ×{factor:g} puts {rival} first.").format(
-                    criterion=winner.title(criterion), factor=factor, rival=rival
-                )
-            )
-            + "</p>"
-        )
-    questions = []
-    for swing in winner.deciding or winner.ask_next:
-        whose = winner if swing.whose == "this" else challenger
-        vendor = whose.provider_name if whose is not None else rival
-        questions.append(
-            _("Ask {vendor}: {criterion} (could move the score by {swing:.2f})").format(
-                vendor=vendor, criterion=winner.title(swing.criterion), swing=swing.swing
-            )
-        )
-    if questions:
+def _recommendation(office_ranking: OfficeRanking) -> list[str]:
+    decision = decide(office_ranking.ranking)
+    out = [f'<p class="verdict">{esc(decision.headline)}</p>']
+    bold = decision.decided is False
+    out.append(f"<p>{'<b>' if bold else ''}{esc(decision.standing)}{'</b>' if bold else ''}</p>")
+    if decision.questions:
         out.append("<p>" + esc(_("What decides it, and the questions to ask:")) + "</p>")
-        out.append("<ul>" + "".join(f"<li>{esc(q)}</li>" for q in questions[:6]) + "</ul>")
+        out.append("<ul>" + "".join(f"<li>{esc(q)}</li>" for q in decision.questions) + "</ul>")
     return out
 
 
