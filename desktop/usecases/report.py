@@ -63,6 +63,7 @@ class ReportWritten:
     recommended: str | None  # the recommended candidate's label (None: nothing passes every gate)
     decided: bool | None
     measured: bool  # anything measured at all
+    summary: str = ""  # a few lines of Markdown in the report's language (what a chat message says)
 
 
 def report_format(out: Path) -> ReportFormat:
@@ -84,9 +85,10 @@ def write_report(job: ReportJob, made_at: datetime | None = None) -> ReportWritt
     started = time.perf_counter()
     with language(job.language or current_language()):
         data = gather_report(job, made_at)
-        from desktop.report.html import render_html
+        from desktop.report.html import plain_summary, render_html
 
         html = render_html(data, for_print=file_format == "pdf")
+        summary = plain_summary(data)
     if file_format == "html":
         from desktop.usecases.files import write_text
 
@@ -102,6 +104,7 @@ def write_report(job: ReportJob, made_at: datetime | None = None) -> ReportWritt
         winner.label if winner is not None else None,
         winner.decided if winner is not None else None,
         data.measured,
+        summary,
     )
 
 

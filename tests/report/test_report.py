@@ -54,7 +54,7 @@ def test_the_pdf_names_the_candidates_and_the_recommendation_with_embedded_fonts
     fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
     rows = [line.split() for line in fonts.splitlines()[2:] if line.strip()]
     assert rows, fonts
-    assert all("yes" == row[-5] for row in rows), fonts  # the emb column of every font
+    assert all(row[-5] == "yes" for row in rows), fonts  # the emb column of every font
     if lang == "zh_CN":
         assert any("CJK" in row[0] or "Han" in row[0] or "YaHei" in row[0] for row in rows), fonts
     pages = int(
@@ -66,7 +66,9 @@ def test_the_pdf_names_the_candidates_and_the_recommendation_with_embedded_fonts
     subprocess.run(["pdftoppm", "-r", "40", "-png", str(pdf), str(tmp_path / "page")], check=True)
     rendered = sorted(tmp_path.glob("page-*.png"))
     assert len(rendered) == pages >= 4
-    assert all(ink_share(png) > 0.002 for png in rendered)  # none blank (a short last page of a section has little)
+    assert all(
+        ink_share(png) > 0.002 for png in rendered
+    )  # none blank (a short last page of a section has little)
 
 
 def test_the_html_opens_offline_in_chromium_without_errors_or_requests(
