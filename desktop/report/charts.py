@@ -74,8 +74,9 @@ def _png(figure: Figure, alt: str) -> Picture:
 
 def _style() -> dict[str, object]:
     return {
-        "font.family": "sans-serif",
-        "font.sans-serif": _fonts(),
+        # A list of families (not the generic "sans-serif"): matplotlib then falls back glyph by glyph, so
+        # Chinese comes from the CJK font and Latin letters and digits from the first.
+        "font.family": _fonts(),
         "font.size": 8,
         "axes.titlesize": 9,
         "axes.spines.top": False,

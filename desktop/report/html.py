@@ -115,7 +115,8 @@ def _mbps(value: float | None) -> str:
 
 def _state(state: str, text: str) -> str:
     colour = STATE_COLOURS.get(state, "#1C2833")
-    return f'<span style="color: {colour}"><b>{esc(_(STATE_WORDS.get(state, state)))}</b></span> {esc(text)}'
+    word = _(STATE_WORDS[state]) if state in STATE_WORDS else state
+    return f'<span style="color: {colour}"><b>{esc(word)}</b></span> {esc(text)}'
 
 
 def _utc(us: int | None) -> str:
@@ -140,6 +141,18 @@ def office_name(office: str, carrier: str | None) -> str:
     if carrier:
         return _("{office} ({carrier})").format(office=name, carrier=_(CARRIERS.get(carrier, carrier)))
     return name
+
+
+def _h2(text: str, *, page_break: bool = False) -> str:
+    return f'<h2 class="break">{esc(text)}</h2>' if page_break else f"<h2>{esc(text)}</h2>"
+
+
+def _h3(text: str) -> str:
+    return f"<h3>{esc(text)}</h3>"
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{esc(text)}</p>'
 
 
 def _missing(text: str, command: str | None) -> str:
@@ -199,7 +212,7 @@ def _winner(ranking: Ranking) -> RankedOffering | None:
 
 
 def _decision(data: ReportData) -> list[str]:
-    out = [f"<h2>{esc(_('The decision'))}</h2>"]
+    out = [_h2(_("The decision"))]
     if not data.evaluation.candidates:
         out.append(
             _missing(
@@ -211,9 +224,7 @@ def _decision(data: ReportData) -> list[str]:
     for office_ranking in data.ranking.rankings:
         out.append('<div class="decision">')
         if len(data.ranking.rankings) > 1:
-            out.append(
-                f"<h3>{esc(_('On the line from {office}').format(office=vantage_name(office_ranking.office)))}</h3>"
-            )
+            out.append(_h3(_("On the line from {office}").format(office=vantage_name(office_ranking.office))))
         out += _recommendation(office_ranking)
         out.append("</div>")
     if not data.measured:
@@ -264,7 +275,7 @@ def _peak_line(line: OfficeLine) -> str:
         offpeak = summary.offpeak if summary is not None else None
         if offpeak is not None and offpeak.samples:
             return esc(_("no peak evening yet (off-peak p95 {p95})").format(p95=_ms(offpeak.rtt_p95_ms)))
-        return f'<span class="missing">{esc(_("not measured"))}</span>'
+        return '<span class="missing">' + esc(_("not measured")) + "</span>"
     offpeak = summary.offpeak if summary is not None else None
     change = ""
     if offpeak is not None and offpeak.rtt_p95_ms is not None and peak.rtt_p95_ms is not None:
@@ -322,7 +333,7 @@ def _candidate_table(data: ReportData) -> list[str]:
             ]
         )
     return [
-        f"<h3>{esc(_('The candidates'))}</h3>",
+        _h3(_("The candidates")),
         _table(headers, rows, numeric=(0,), widths=widths),
         f'<p class="note">{esc(_candidate_table_note())}</p>',
     ]
@@ -350,14 +361,16 @@ def _route_word(c: CandidateReport, offices: Mapping[str, Any]) -> str:
     measured = sorted(
         {str(cell.figures.get("measured")) for cell in offices.values() if cell.figures.get("measured")}
     )
-    claimed = c.claimed_line or _("nothing claimed")
     if not measured:
-        return _("claimed {claimed}").format(claimed=claimed)
+        if c.claimed_line is None:
+            return _("nothing claimed, not traced")
+        return _("claimed {claimed}").format(claimed=c.claimed_line)
+    claimed = c.claimed_line or _("nothing claimed")
     return _("claimed {claimed}, measured {measured}").format(claimed=claimed, measured=", ".join(measured))
 
 
 def _flip_band(data: ReportData) -> list[str]:
-    out = [f"<h3>{esc(_('Does the winner flip?'))}</h3>"]
+    out = [_h3(_("Does the winner flip?"))]
     for office_ranking in data.ranking.rankings:
         sensitivity = office_ranking.ranking.sensitivity
         if sensitivity.top is None:
@@ -380,7 +393,7 @@ def _flip_band(data: ReportData) -> list[str]:
 
 
 def _evidence_amount(data: ReportData) -> list[str]:
-    out = [f"<h3>{esc(_('The evidence: period and amount'))}</h3>"]
+    out = [_h3(_("The evidence: period and amount"))]
     if data.since_us is not None or data.until_us is not None:
         out.append(
             "<p>"
@@ -413,7 +426,7 @@ def _evidence_amount(data: ReportData) -> list[str]:
                 [
                     esc(_("Candidate")),
                     esc(_("Office")),
-                    esc(_("Measured")),
+                    esc(_("Measured from – to")),
                     esc(_("Peak evenings")),
                     esc(_("Samples at peak")),
                     esc(_("Samples off-peak")),
@@ -448,7 +461,7 @@ def _period_us(summary: LinkSummary | None, which: str) -> int | None:
 def _candidate_section(data: ReportData, c: CandidateReport, number: int) -> list[str]:
     e = c.entry
     out = [
-        f'<h2 class="break">{esc(_("{number}. {candidate}").format(number=number, candidate=c.candidate.label))}</h2>'
+        _h2(_("{number}. {candidate}").format(number=number, candidate=c.candidate.label), page_break=True)
     ]
     facts = []
     if e is not None:
@@ -480,7 +493,7 @@ def _candidate_section(data: ReportData, c: CandidateReport, number: int) -> lis
 
 
 def _line_part(data: ReportData, c: CandidateReport) -> list[str]:
-    out = [f"<h3>{esc(_('The line by hour of day'))}</h3>"]
+    out = [_h3(_("The line by hour of day"))]
     measured = [
         (line.office, line.profile)
         for line in c.lines
@@ -529,7 +542,7 @@ def _line_part(data: ReportData, c: CandidateReport) -> list[str]:
         )
     )
     evenings = [(line.office, line.evenings) for line in c.lines if not line.evenings.empty]
-    out.append(f"<h3>{esc(_('The peak evenings'))}</h3>")
+    out.append(_h3(_("The peak evenings")))
     if evenings:
         out.append(f"<p>{_img(charts.smoke_chart(evenings))}</p>")
     else:
@@ -545,7 +558,7 @@ def _side(summary: LinkSummary | None, which: str) -> PeriodStats:
 
 
 def _load_part(c: CandidateReport) -> list[str]:
-    out = [f"<h3>{esc(_('Under load and throughput'))}</h3>"]
+    out = [_h3(_("Under load and throughput"))]
     load, throughput = c.evidence.cells["load"], c.evidence.cells["throughput"]
     if load.state == "missing" and throughput.state == "missing":
         out.append(
@@ -589,7 +602,7 @@ def _load_part(c: CandidateReport) -> list[str]:
 
 
 def _route_part(c: CandidateReport) -> list[str]:
-    out = [f"<h3>{esc(_('The route'))}</h3>"]
+    out = [_h3(_("The route"))]
     route_out, route_back = c.evidence.cells["route_out"], c.evidence.cells["route_back"]
     for line in c.lines:
         cell = route_out.offices.get(line.office)
@@ -621,7 +634,9 @@ def _route_part(c: CandidateReport) -> list[str]:
             _table([esc(_("Hop")), esc(_("Address")), esc(_("Network (carrier, AS)"))], rows, numeric=(0,))
         )
     out.append(
-        f"<p><b>{esc(_('Return route (from the trial server)'))}</b>: {_state(route_back.state, route_back.text)}</p>"
+        "<p><b>"
+        + esc(_("Return route (from the trial server)"))
+        + f"</b>: {_state(route_back.state, route_back.text)}</p>"
     )
     if route_back.state == "missing" and route_back.next:
         out.append(_missing(_("The return route is not traced yet."), route_back.next))
@@ -629,7 +644,7 @@ def _route_part(c: CandidateReport) -> list[str]:
 
 
 def _acceptance_part(c: CandidateReport) -> list[str]:
-    out = [f"<h3>{esc(_('Acceptance: claimed and measured'))}</h3>"]
+    out = [_h3(_("Acceptance: claimed and measured"))]
     cell = c.evidence.cells["acceptance"]
     if not c.acceptance:
         out.append(_missing(_("No acceptance report imported."), cell.next))
@@ -658,7 +673,7 @@ def _acceptance_part(c: CandidateReport) -> list[str]:
 
 
 def _answers_part(c: CandidateReport) -> list[str]:
-    out = [f"<h3>{esc(_('The vendor’s answers'))}</h3>"]
+    out = [_h3(_("The vendor’s answers"))]
     if not c.answers:
         out.append(_missing(_("No questionnaire answers imported."), c.evidence.cells["questionnaire"].next))
         return out
@@ -669,7 +684,9 @@ def _answers_part(c: CandidateReport) -> list[str]:
     out.append(_table([esc(_("Fact")), esc(_("Answer")), esc(_("Source"))], rows))
     if len(c.answers) > 40:
         out.append(
-            f'<p class="note">{esc(_("… and {count} more (the evidence bundle has them all)").format(count=len(c.answers) - 40))}</p>'
+            _note(
+                _("… and {count} more (the evidence bundle has them all)").format(count=len(c.answers) - 40)
+            )
         )
     return out
 
@@ -694,7 +711,7 @@ def _hours(value: float | None) -> str:
 
 def _transfer(data: ReportData) -> list[str]:
     sizes = data.sizes
-    out = [f'<h2 class="break">{esc(_("Time to move the data"))}</h2>']
+    out = [_h2(_("Time to move the data"), page_break=True)]
     out.append(
         "<p>"
         + esc(
@@ -746,10 +763,19 @@ def _transfer(data: ReportData) -> list[str]:
     )
     if not sizes.dataset_gb:
         out.append(
-            f'<p class="note">{esc(_("Give the dataset size as dataset_gb under [location] in the needs to see its transfer time."))}</p>'
+            _note(
+                _(
+                    "Give the dataset size as dataset_gb under [location] in the needs to see its transfer time."
+                )
+            )
         )
     out.append(
-        f'<p class="note">{esc(_("Times at the measured median download rate; a checkpoint and the dataset at the peak rate where one was measured."))}</p>'
+        _note(
+            _(
+                "Times at the measured median download rate; a checkpoint and the dataset at the peak rate where "
+                "one was measured."
+            )
+        )
     )
     return out
 
@@ -772,7 +798,7 @@ def _times(per_tb_hours: float | None, gb: float | None) -> float | None:
 
 
 def _method(data: ReportData) -> list[str]:
-    out = [f'<h2 class="break">{esc(_("Method"))}</h2>', f"<h3>{esc(_('Definitions'))}</h3>", "<ul>"]
+    out = [_h2(_("Method"), page_break=True), _h3(_("Definitions")), "<ul>"]
     definitions = [
         _(
             "RTT: the round-trip time of ICMP echoes (TCP connects where ICMP is refused); median and p95 over every reply in the period."
@@ -792,7 +818,7 @@ def _method(data: ReportData) -> list[str]:
     ]
     out += [f"<li>{esc(d)}</li>" for d in definitions]
     out.append("</ul>")
-    out.append(f"<h3>{esc(_('Probe backends and times'))}</h3>")
+    out.append(_h3(_("Probe backends and times")))
     backends = ", ".join(f"{label}: {count}" for label, count in data.backends) or DASH
     out.append(
         "<p>"
@@ -807,7 +833,7 @@ def _method(data: ReportData) -> list[str]:
         )
         + "</p>"
     )
-    out.append(f"<h3>{esc(_('Scores and bounds'))}</h3>")
+    out.append(_h3(_("Scores and bounds")))
     for office_ranking in data.ranking.rankings[:1]:
         ranking = office_ranking.ranking
         out.append(
@@ -834,7 +860,7 @@ def _method(data: ReportData) -> list[str]:
             if weight
         ]
         out.append(_table([esc(_("Criterion")), esc(_("Weight")), esc(_("Share"))], rows, numeric=(1, 2)))
-    out.append(f"<h3>{esc(_('Commands that reproduce every figure'))}</h3>")
+    out.append(_h3(_("Commands that reproduce every figure")))
     out.append(
         _table(
             [esc(_("Figure")), esc(_("Command"))],
@@ -846,7 +872,8 @@ def _method(data: ReportData) -> list[str]:
 
 def plain_summary(data: ReportData) -> str:
     """A few lines of Markdown for a chat message: the recommendation and whether it is decided."""
-    lines = [f"**{_('Decision report: {evaluation}').format(evaluation=data.evaluation.name)}**"]
+    title = _("Decision report: {evaluation}").format(evaluation=data.evaluation.name)
+    lines = [f"**{title}**"]
     for office_ranking in data.ranking.rankings:
         winner = _winner(office_ranking.ranking)
         if winner is None:
