@@ -115,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
     if args.needs is None and args.eval is None:
         if args.weight or args.checklist:
             raise UsageError(_("--checklist and --weight need --needs FILE (the profile to rank for)"))
-    elif args.needs is not None and not args.needs.exists():  # a folder, a FIFO or a device: load_needs says which
+    elif (
+        args.needs is not None and not args.needs.exists()
+    ):  # a folder, a FIFO or a device: load_needs says which
         raise UsageError(_("{file}: no such needs profile").format(file=args.needs))
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None

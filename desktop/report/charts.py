@@ -12,7 +12,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -67,12 +67,12 @@ def _png(figure: Figure, alt: str) -> Picture:
 
     canvas = FigureCanvasAgg(figure)
     out = io.BytesIO()
-    canvas.print_png(out, metadata={"Software": None})
+    canvas.print_png(out, metadata={"Software": None})  # type: ignore[no-untyped-call]
     width, height = canvas.get_width_height()
     return Picture(out.getvalue(), width, height, alt)
 
 
-def _style() -> dict[str, object]:
+def _style() -> Any:  # matplotlib's rc parameters (its stubs want each key as a literal)
     return {
         # A list of families (not the generic "sans-serif"): matplotlib then falls back glyph by glyph, so
         # Chinese comes from the CJK font and Latin letters and digits from the first.

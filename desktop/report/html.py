@@ -166,9 +166,8 @@ def _missing(text: str, command: str | None) -> str:
 # -- the document --------------------------------------------------------------------------------------------
 
 
-def render_html(data: ReportData, *, for_print: bool = False) -> str:
-    """The whole report as one HTML document in the current language. `for_print`: laid out for Qt's printer
-    (the same content; images sized for the A4 page)."""
+def render_html(data: ReportData) -> str:
+    """The whole report as one HTML document in the current language (the PDF prints the same document)."""
     e = data.evaluation
     title = _("Decision report: {evaluation}").format(evaluation=e.name)
     parts = [

@@ -481,14 +481,14 @@ def evidence_table(
         catalog = catalogs.provider(candidate.provider)
         claim = claimed_line_type(candidate, catalogs)
         key = (candidate.provider, candidate.region)
-        summaries = {o: measured.summaries.get((*key, o)) for o in offices}
+        lines = {o: measured.summaries.get((*key, o)) for o in offices}
         seconds = {o: measured.transfer_s.get((*key, o)) for o in offices}
         has_url = _has_url(candidate, catalogs)
         cells = {
-            "line": line_cell(evaluation, summaries, evidence),
-            "load": load_cell(evaluation, candidate, summaries, has_url),
-            "throughput": throughput_cell(evaluation, candidate, summaries, seconds, has_url),
-            "route_out": route_out_cell(evaluation, candidate, claim, summaries),
+            "line": line_cell(evaluation, lines, evidence),
+            "load": load_cell(evaluation, candidate, lines, has_url),
+            "throughput": throughput_cell(evaluation, candidate, lines, seconds, has_url),
+            "route_out": route_out_cell(evaluation, candidate, claim, lines),
             "route_back": route_back_cell(catalog, candidate),
             "questionnaire": questionnaire_cell(catalog, candidate),
             "acceptance": acceptance_cell(catalog, candidate),

@@ -154,16 +154,17 @@ def _evaluation_job(job: ExportJob) -> ExportJob:
     from desktop.usecases.evaluation_score import rank_evaluation
     from desktop.usecases.evidence import office_names
 
-    assert job.evaluation is not None
+    name = job.evaluation
+    assert name is not None
     if job.catalogs is None:
         from catalogs.user import load_with_user
 
         job = replace(job, catalogs=load_with_user())
     assert job.catalogs is not None
-    evaluation = load_evaluation(job.db_path, job.evaluation)
+    evaluation = load_evaluation(job.db_path, name)
     ranked = rank_evaluation(
         job.db_path,
-        job.evaluation,
+        name,
         job.catalogs,
         market=job.market,
         weights=job.weights,

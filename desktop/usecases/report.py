@@ -87,7 +87,7 @@ def write_report(job: ReportJob, made_at: datetime | None = None) -> ReportWritt
         data = gather_report(job, made_at)
         from desktop.report.html import plain_summary, render_html
 
-        html = render_html(data, for_print=file_format == "pdf")
+        html = render_html(data)
         summary = plain_summary(data)
     if file_format == "html":
         from desktop.usecases.files import write_text

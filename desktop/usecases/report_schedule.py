@@ -113,11 +113,10 @@ class ScheduledReports:
     def _send(self, path: Path, summary: str) -> None:
         if not self.schedule.notify:
             return
+        from desktop.i18n import current_language, language
         from probes.alerts.delivery import send_note
         from probes.alerts.rules import Secrets
         from probes.errors import DeliveryError
-
-        from desktop.i18n import current_language, language
 
         assert self.plan.alerting is not None
         with language(self.schedule.lang or current_language()):  # the message in the report's language

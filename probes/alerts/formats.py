@@ -164,8 +164,8 @@ def note(kind: str, url: str, title: str, text: str, secret: str | None, now_s: 
             stamp = int(now_s * 1000)
             query += f"timestamp={stamp}&sign={dingtalk_sign(secret, stamp)}"
             signed = urlunsplit(parts._replace(query=query))
-        body = {"msgtype": "markdown", "markdown": {"title": title, "text": f"#### {title}\n\n{text}"}}
-        return Request(signed, _json(body))
+        markdown = {"msgtype": "markdown", "markdown": {"title": title, "text": f"#### {title}\n\n{text}"}}
+        return Request(signed, _json(markdown))
     if kind == "feishu":
         payload: dict[str, Any] = {}
         if secret:
