@@ -301,7 +301,7 @@ def _candidate_table(data: ReportData) -> list[str]:
         esc(_("Acceptance")),
     ]
     share = max(30 // max(len(offices), 1), 10)
-    widths = [3, 17, 17, 13, *([share] * len(offices)), 14, 9]
+    widths = [3, 15, 16, 12, *([share] * len(offices)), 13, 11]
     rows = []
     for c in sorted(data.candidates, key=lambda c: c.entry.rank if c.entry is not None else 10**9):
         entry = c.entry
@@ -381,7 +381,8 @@ def _flip_band(data: ReportData) -> list[str]:
             text = _("No: {top} stays first when any single weight moves ±20 %.").format(top=sensitivity.top)
         else:
             text = _("Yes: the first place changes when a single weight moves ±20 %.")
-        out.append(f"<p>{esc(prefix + text)} {esc(sensitivity.describe_unknowns())}.</p>")
+        unknowns = sensitivity.describe_unknowns()
+        out.append(f"<p>{esc(prefix + text)} {esc(unknowns[:1].upper() + unknowns[1:])}.</p>")
         if sensitivity.changes:
             rows = [
                 [esc(sensitivity.title(change.criterion)), esc(f"×{change.factor:g}"), esc(change.new_top)]
