@@ -72,8 +72,8 @@ ChartKind = Literal["line", "bar", "column"]
 @dataclass(frozen=True, slots=True)
 class LineChart:
     """A native chart (a line by default; `bar`: horizontal bars, `column`: vertical bars) of some columns
-    against another over a block of rows (e.g. one region's 24 hours). `errors`: per y column, the amounts
-    below and above each value (error bars, e.g. a score's bounds). `anchor`: the cell (row, column) where it
+    against another over a block of rows (e.g. one region's 24 hours). `errors`: per y column, the columns
+    holding the amounts below and above each value (error bars from the sheet's cells, e.g. a score's bounds). `anchor`: the cell (row, column) where it
     is placed; None: beside the table, one under the other."""
 
     title: str
@@ -84,7 +84,7 @@ class LineChart:
     y_title: str = ""
     x_title: str = ""
     kind: ChartKind = "line"
-    errors: Mapping[str, tuple[Sequence[float], Sequence[float]]] = field(default_factory=dict)
+    errors: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # y column → (minus, plus) columns
     anchor: tuple[int, int] | None = None
     size: tuple[int, int] = (520, 260)
 

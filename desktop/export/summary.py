@@ -56,6 +56,8 @@ def summary_sheet(request: SummaryRequest, ranking: Ranking, measurements: Measu
         Column("score_min", _("Score at worst"), "score", decimals=3),
         Column("total", _("Score"), "score", decimals=3),
         Column("score_max", _("Score at best"), "score", decimals=3),
+        Column("below", _("Unknowns could lower it by"), "score", decimals=3),
+        Column("above", _("Unknowns could raise it by"), "score", decimals=3),
         Column(
             "coverage",
             _("Known"),
@@ -99,6 +101,8 @@ def summary_sheet(request: SummaryRequest, ranking: Ranking, measurements: Measu
                 "score_min": entry.score_min,
                 "total": entry.total,
                 "score_max": entry.score_max,
+                "below": entry.total - entry.score_min,
+                "above": entry.score_max - entry.total,
                 "coverage": entry.coverage,
                 "decided": _place(entry),
                 "price_gpu_hour": entry.price_gpu_hour,
@@ -158,10 +162,6 @@ def _charts(rows: list[dict[str, Any]], request: SummaryRequest, lead: int) -> l
         return []
     last = len(ranked) - 1
     table_end = lead + 2 + len(rows)  # the lead, a blank row, the header, the rows
-    below = (
-        [r["total"] - r["score_min"] for r in ranked],
-        [r["score_max"] - r["total"] for r in ranked],
-    )
     charts = [
         LineChart(
             _("Score with its bounds (worst and best case of the unknowns)"),
@@ -171,7 +171,7 @@ def _charts(rows: list[dict[str, Any]], request: SummaryRequest, lead: int) -> l
             last,
             x_title=_("score (0 to 1)"),
             kind="bar",
-            errors={"total": below},
+            errors={"total": ("below", "above")},
             anchor=(table_end + 1, 0),
             size=(560, 90 + 40 * len(ranked)),
         )
@@ -187,7 +187,7 @@ def _charts(rows: list[dict[str, Any]], request: SummaryRequest, lead: int) -> l
                 last,
                 y_title=_("p95 RTT (ms)"),
                 kind="column",
-                anchor=(table_end + 1, 6),
+                anchor=(table_end + 1, 8),
                 size=(640, 300),
             )
         )

@@ -19,6 +19,7 @@ from typing import Any
 import xlsxwriter
 from wcwidth import wcwidth
 from xlsxwriter.format import Format
+from xlsxwriter.utility import xl_range_formula
 from xlsxwriter.worksheet import Worksheet
 
 from desktop.export.model import FORMATS, MILLISECONDS, Column, Sheet, Workbook, clean
@@ -311,11 +312,12 @@ def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_column
             if spec.kind == "line":
                 series["marker"] = {"type": "circle", "size": 4}
             if key in spec.errors:
-                minus, plus = spec.errors[key]
+                rows = (first + spec.first_row, first + spec.last_row)
+                minus, plus = (keys.index(k) for k in spec.errors[key])
                 bars = {
                     "type": "custom",
-                    "minus_values": [float(v) for v in minus],
-                    "plus_values": [float(v) for v in plus],
+                    "minus_values": xl_range_formula(sheet.shown_name, rows[0], minus, rows[1], minus),
+                    "plus_values": xl_range_formula(sheet.shown_name, rows[0], plus, rows[1], plus),
                     "end_style": 1,
                 }
                 series["x_error_bars" if spec.kind == "bar" else "y_error_bars"] = bars

@@ -97,7 +97,7 @@ def score_chart(
     import matplotlib
 
     with matplotlib.rc_context(_style()):
-        height = 0.5 + 0.32 * max(len(labels), 1)
+        height = 0.8 + 0.32 * max(len(labels), 1)
         figure, (axis,) = _figure(6.6, height)
         y = np.arange(len(labels))[::-1]
         spans = np.asarray(high, float) - np.asarray(low, float)
@@ -115,7 +115,7 @@ def score_chart(
         axis.set_yticks(y, labels)
         axis.set_xlim(0, 1)
         axis.set_xlabel(_("score (0 to 1)"))
-        axis.legend(loc="lower right", ncols=2)
+        figure.legend(loc="outside upper center", ncols=2)  # above the bars, never over one
         axis.grid(axis="y", visible=False)
         return _png(figure, _("score of each candidate with its bounds"))
 

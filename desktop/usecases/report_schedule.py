@@ -3,8 +3,8 @@ agent. After each round the agent calls `ScheduledReports.after_round`; when the
 come since the last report it wrote, the report is written (`desktop.usecases.report.write_report`) in a
 thread of its own, so that rounds go on meanwhile, and sent through the notifiers the table names: a short
 Markdown summary with the file's path to webhooks (WeCom, DingTalk, Feishu, Slack, linkvet's own), the file
-attached to e-mail. A report more than a day late (the agent was down at its hour) is not written: the next
-one comes at the next slot. Which slot was written last is kept per plan, vantage point and evaluation in
+attached to e-mail. A report more than a day late (the agent was down at its hour) is not written, and one
+that fails is said in the log once: the next one comes at the next slot. Which slot was written last is kept per plan, vantage point and evaluation in
 `scheduled-reports.json` in the user data directory, so a restarted agent does not write it twice. No Qt.
 """
 
@@ -102,8 +102,9 @@ class ScheduledReports:
                     self.schedule.evaluation, path, load_with_user(), db=self.db, language=self.schedule.lang
                 )
             )
-        except Exception as exc:  # an agent keeps measuring whatever a report does: said in its log
+        except Exception as exc:  # an agent keeps measuring whatever a report does: said in its log, once
             log.error(_("scheduled report {file} not written: {reason}").format(file=path, reason=exc))
+            self._remember(slot)  # not again every round of the day: the next slot tries again
             return
         self._remember(slot)
         self.written.append(path)

@@ -128,6 +128,28 @@ def test_a_slot_days_ago_is_not_written(
     assert not list(tmp_path.glob("r-*.html")) and receiver.requests == []
 
 
+def test_a_report_that_cannot_be_written_is_logged_once_and_measuring_goes_on(
+    measured_db: Path,
+    tmp_path: Path,
+    receiver: Receiver,
+    mailbox: Mailbox,
+    secrets: None,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = datetime.now(ZoneInfo(ZONE))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder", encoding="utf-8")
+    plan = _plan(tmp_path, WEEKDAYS[now.weekday()], now.hour, receiver, mailbox, f"{blocker}/r.pdf")
+    with caplog.at_level("ERROR", logger="linkvet.schedule"):
+        first = _round(plan, measured_db)
+        second = _round(plan, measured_db)
+    assert first.reports is not None and first.reports.written == []
+    assert second.reports is not None and second.reports.written == []
+    failures = [r for r in caplog.records if "not written" in r.getMessage()]
+    assert len(failures) == 1 and "cannot write" in failures[0].getMessage()
+    assert receiver.requests == [] and mailbox.messages == []
+
+
 def test_the_slot_is_the_last_weekday_and_hour_in_the_zone() -> None:
     plan = parse_plan(
         'version = 1\n[[targets]]\nhost = "127.0.0.1"\n[report]\nevaluation = "q1"\nweekday = "monday"\n'
