@@ -119,6 +119,7 @@ class LocationSpec(FileModel):
     team: str | None = None  # where the team works, e.g. "Shanghai"
     data: str | None = None  # where the training data is
     vantage: str | None = None  # the LinkSummary vantage that stands for the team's office
+    dataset_gb: float | None = Field(default=None, gt=0, le=1e9)  # the training data to move to the GPUs
 
 
 CurrencyCode = Annotated[str, Field(pattern=r"^[A-Z]{3}$")]

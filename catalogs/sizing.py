@@ -147,6 +147,15 @@ def trainable_params(needs: NeedsProfile) -> float:
     return needs.model.params
 
 
+def checkpoint_gb(needs: NeedsProfile) -> float:
+    """One training checkpoint (GB): the trained parameters' weights and optimizer states, the fp32 master
+    copy included (ZeRO §3: a resumable checkpoint holds the model states without the gradients, 2Ψ + 12Ψ =
+    14Ψ bytes for bf16 Adam; DeepSpeed's ZeRO checkpoints hold exactly these). A LoRA checkpoint is the
+    adapters and their states alone: the frozen base is moved once, as the weights (`weights_gb`)."""
+    states = state_bytes_per_param(needs.training.precision, needs.training.optimizer)
+    return trainable_params(needs) * (states.weights + states.optimizer) / GB
+
+
 def _sharded_states(needs: NeedsProfile, n_gpus: int) -> tuple[float, float, float]:
     """Bytes of weights, gradients and optimizer states one GPU is responsible for, as the strategy shards
     them (before any offload)."""

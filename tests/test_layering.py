@@ -47,6 +47,13 @@ RULES: list[tuple[str, tuple[str, ...]]] = [
     ("desktop.usecases", (*QT, "desktop.app", "desktop.cli", "desktop.launch")),
     # the export is what a use-case calls: it never calls back into one
     ("desktop.export", (*QT, "desktop.app", "desktop.cli", "desktop.launch", "desktop.usecases")),
+    # the report draws and words what a use-case gathered; its PDF is printed by `desktop.pdf` in a child
+    ("desktop.report", (*QT, "desktop.app", "desktop.cli", "desktop.launch", "desktop.pdf")),
+    # the PDF printer (Qt) is a child process of its own: it knows nothing of linkvet but its arguments
+    (
+        "desktop.pdf",
+        ("desktop.app", "desktop.cli", "desktop.usecases", "desktop.export", "probes", "catalogs"),
+    ),
     ("desktop.manual", (*QT, "probes", "catalogs", "desktop.app", "desktop.cli", "desktop.launch")),
     ("desktop.cli", (*QT, "desktop.app", *JOBS)),
     ("desktop.app", ("desktop.cli", *JOBS)),

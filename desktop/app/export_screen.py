@@ -1,6 +1,7 @@
 """The Export screen: the comparison workbook procurement opens (xlsx, or a folder of csv files), exactly what
 `linkvet export` writes (`desktop.usecases.export.run_export`), from the store and the needs, weights and
-method set on the Needs & score screen; written in a worker, then "open folder"."""
+method set on the Needs & score screen; written in a worker, then "open folder". Below it, an evaluation's
+decision report (`desktop.app.report_panel`, what `linkvet report` writes)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,7 @@ from PySide6.QtWidgets import (
 from catalogs.i18n import items, sentences
 from desktop.app.context import AppContext
 from desktop.app.needs_form import DEFAULTS
+from desktop.app.report_panel import ReportPanel
 from desktop.usecases.export import ExportJob, ExportResult, run_export
 from probes import timestamps
 
@@ -117,6 +119,8 @@ class ExportScreen(QWidget):
         layout.addLayout(actions)
         layout.addWidget(self.busy)
         layout.addWidget(self.status)
+        self.report = ReportPanel(context)  # an evaluation's decision report (PDF or HTML)
+        layout.addWidget(self.report)
         layout.addStretch(1)
 
         self.file_format.currentIndexChanged.connect(lambda *_: self.out.setText(str(self.default_path())))

@@ -27,6 +27,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--needs", type=Path, metavar="FILE", help=_("training-needs profile (TOML) to size and rank by")
     )
     p.add_argument(
+        "--eval",
+        metavar="NAME",
+        help=_(
+            "an evaluation's workbook: a Summary sheet first (the decision, its candidates, charts), only its "
+            "candidates, its needs, its offices' lines in its peak windows"
+        ),
+    )
+    p.add_argument(
+        "--market",
+        action="store_true",
+        help=_("with --eval: rank every bundled offering beside the candidates (their scores do not change)"),
+    )
+    p.add_argument(
         "--out",
         type=path_given,
         required=True,
@@ -85,15 +98,26 @@ def run(args: argparse.Namespace) -> int:
     _check_out_folder(args.out, file_format)
     if args.out.exists() and not args.force and (file_format == "xlsx" or any(args.out.iterdir())):
         raise UsageError(_("{file} exists; use --force to replace it").format(file=args.out))
+    if args.eval is not None:
+        if args.needs is not None or args.peak or args.vantage:
+            raise UsageError(
+                _(
+                    "--eval: the evaluation's needs, peak windows and offices count (not --needs, --peak, --vantage)"
+                )
+            )
+    elif args.market:
+        raise UsageError(_("--market goes with --eval"))
     windows = peak_windows(args.peak)
     tz = check_zone(args.tz)
     since_us, until_us = epoch_us(args.since), epoch_us(args.until)
     if since_us is not None and until_us is not None and since_us >= until_us:
         raise UsageError(_("--since must be before --until"))
-    if args.needs is None:
+    if args.needs is None and args.eval is None:
         if args.weight or args.checklist:
             raise UsageError(_("--checklist and --weight need --needs FILE (the profile to rank for)"))
-    elif not args.needs.exists():  # a folder, a FIFO or a device: load_needs says which
+    elif (
+        args.needs is not None and not args.needs.exists()
+    ):  # a folder, a FIFO or a device: load_needs says which
         raise UsageError(_("{file}: no such needs profile").format(file=args.needs))
     needs = load_needs(args.needs) if args.needs is not None else None
     checklist = load_checklist(args.checklist) if args.checklist else None
@@ -116,6 +140,8 @@ def run(args: argparse.Namespace) -> int:
         weights=dict(args.weight),
         method=args.method,
         language=getattr(args, "lang", None),
+        evaluation=args.eval,
+        market=args.market,
     )
     result = run_export(job)
     words = {

@@ -64,6 +64,30 @@ class Measurements:
     def links(self) -> list[MeasuredLink]:
         return [r.link for r in self.regions]
 
+    def only(
+        self, regions: frozenset[tuple[str, str]] | None, offices: frozenset[str] | None
+    ) -> Measurements:
+        """The measurements of these regions (provider, region) from these offices (vantage points) alone."""
+        from dataclasses import replace
+
+        def wanted(provider: object, region: object, vantage: object) -> bool:
+            return (regions is None or (str(provider), str(region)) in regions) and (
+                offices is None
+                or vantage in offices
+                or vantage_name(str(vantage)) in {vantage_name(o) for o in offices}
+            )
+
+        kept = [r for r in self.regions if wanted(r.link.provider, r.link.region, r.link.vantage)]
+        profile = self.profile
+        if not profile.empty:
+            keep = [
+                wanted(p, g, v)
+                for p, g, v in zip(profile["provider"], profile["region"], profile["vantage"], strict=True)
+            ]
+            profile = profile[keep].reset_index(drop=True)
+        vantages = [v for v in self.vantages if offices is None or v in offices]
+        return replace(self, regions=kept, profile=profile, vantages=vantages)
+
     @classmethod
     def nothing(cls, options: MeasureOptions) -> Measurements:
         """No measurements at all (no result store yet): the measurement sheets are written empty."""

@@ -66,9 +66,15 @@ class Column:
         return _("{header} ({unit})").format(header=self.header, unit=_(unit)) if unit else self.header
 
 
+ChartKind = Literal["line", "bar", "column"]
+
+
 @dataclass(frozen=True, slots=True)
 class LineChart:
-    """A line chart of some columns against another over a block of rows (e.g. one region's 24 hours)."""
+    """A native chart (a line by default; `bar`: horizontal bars, `column`: vertical bars) of some columns
+    against another over a block of rows (e.g. one region's 24 hours). `errors`: per y column, the columns
+    holding the amounts below and above each value (error bars from the sheet's cells, e.g. a score's bounds). `anchor`: the cell (row, column) where it
+    is placed; None: beside the table, one under the other."""
 
     title: str
     x_column: str
@@ -77,6 +83,10 @@ class LineChart:
     last_row: int
     y_title: str = ""
     x_title: str = ""
+    kind: ChartKind = "line"
+    errors: Mapping[str, tuple[str, str]] = field(default_factory=dict)  # y column → (minus, plus) columns
+    anchor: tuple[int, int] | None = None
+    size: tuple[int, int] = (520, 260)
 
 
 # A row may carry `{FORMATS: {column key: Excel number format}}` to format one cell differently from its
@@ -93,6 +103,7 @@ class Sheet:
     charts: list[LineChart] = field(default_factory=list)
     freeze_columns: int = 0  # columns kept in view when scrolling right
     title: str | None = None  # the name shown (the xlsx sheet's name) in the language; None: `name`
+    lead: Sequence[str] = ()  # lines written above the table in xlsx (the first one bold): a decision, a note
 
     @property
     def shown_name(self) -> str:

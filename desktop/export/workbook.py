@@ -12,7 +12,7 @@ from catalogs.checklist import Checklist, default_checklist
 from catalogs.link_quality import catalog_claims, to_link_summaries
 from catalogs.loader import CatalogSet
 from catalogs.needs import NeedsProfile
-from catalogs.scoring import RankingMethod, method_title, order_title, rank_offerings
+from catalogs.scoring import Ranking, RankingMethod, method_title, order_title, rank_offerings
 from desktop.export.acceptance import acceptance_sheet
 from desktop.export.measurements import (
     Measurements,
@@ -30,12 +30,14 @@ from desktop.export.procurement import (
     score_breakdown_sheet,
 )
 from desktop.export.sizing import sizing_sheet
+from desktop.export.summary import SummaryRequest, summary_sheet
 from desktop.export.vantages import vantage_sheet
 from desktop.i18n import N_, _
 from probes.store import UNRECORDED, Store
 from probes.store_location import StoreLocation
 
 SHEET_NOTES = {  # by the sheet's `name`; shown through `_`
+    "Summary": N_("the decision, the candidates side by side, and charts of their scores and lines"),
     "Ranking": N_("one row per offering in each region: gates, score, rank, price and a one-line reason"),
     "Score breakdown": N_(
         "every checklist item for every offering: gates and weighted scores (weights in headers)"
@@ -64,12 +66,18 @@ class ExportRequest:
     checklist: Checklist | None = None
     weights: Mapping[str, float] = field(default_factory=dict)
     method: RankingMethod = "weighted-sum"
+    # An evaluation's workbook: its ranking (made by the caller, on its offices' lines), the Summary sheet
+    # that opens it, and only its candidates' regions measured from its offices on the measurement sheets.
+    ranking: Ranking | None = None
+    summary: SummaryRequest | None = None
+    regions: frozenset[tuple[str, str]] | None = None
+    offices: frozenset[str] | None = None
 
 
 def build_workbook(
     store: Store | None, request: ExportRequest, exported_at: datetime | None = None
 ) -> Workbook:
-    """The workbook's sheets, in order: Ranking, Score breakdown (with a needs profile), Link quality,
+    """The workbook's sheets, in order: Summary (an evaluation's), Ranking, Score breakdown (with a needs profile), Link quality,
     Hour-of-day (with a store), Vantage points (when a region was measured from two offices), GPU offerings,
     Sizing (with a needs profile), Acceptance checks (when a catalog holds acceptance results), Method."""
     exported_at = exported_at or datetime.now(UTC)
@@ -77,22 +85,29 @@ def build_workbook(
     if store is not None:
         claims = catalog_claims(request.catalogs) if request.catalogs is not None else None
         measurements: Measurements | None = measure(store, options, claims=claims)
+        if measurements is not None and (request.regions is not None or request.offices is not None):
+            measurements = measurements.only(request.regions, request.offices)
     else:
         measurements = Measurements.nothing(options) if request.store_missing else None
     procurement = None
     if request.needs is not None and request.catalogs is not None:
         checklist = request.checklist or default_checklist()
-        summaries = to_link_summaries(measurements.links()) if measurements else []
-        ranking = rank_offerings(
-            request.needs,
-            request.catalogs,
-            summaries,
-            checklist=checklist,
-            weights=dict(request.weights),
-            method=request.method,
-        )
+        if request.ranking is not None:
+            ranking = request.ranking
+        else:
+            summaries = to_link_summaries(measurements.links()) if measurements else []
+            ranking = rank_offerings(
+                request.needs,
+                request.catalogs,
+                summaries,
+                checklist=checklist,
+                weights=dict(request.weights),
+                method=request.method,
+            )
         procurement = Procurement(request.needs, request.needs_path, request.catalogs, checklist, ranking)
     sheets: list[Sheet] = []
+    if procurement is not None and request.summary is not None:
+        sheets.append(summary_sheet(request.summary, procurement.ranking, measurements))
     if procurement is not None:
         sheets += [ranking_sheet(procurement), score_breakdown_sheet(procurement)]
     if measurements is not None:

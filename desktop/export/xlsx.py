@@ -20,6 +20,7 @@ import xlsxwriter
 import xlsxwriter.exceptions
 from wcwidth import wcwidth
 from xlsxwriter.format import Format
+from xlsxwriter.utility import xl_range_formula
 from xlsxwriter.worksheet import Worksheet
 
 from desktop.export.model import FORMATS, MILLISECONDS, Column, Sheet, Workbook, clean
@@ -81,6 +82,7 @@ class _Formats:
         )
         self.text = book.add_format({"valign": "top"})
         self.wrapped = book.add_format({"valign": "top", "text_wrap": True})
+        self.lead = book.add_format({"bold": True, "font_size": 13})
         self._cache: dict[str, Format] = {}
 
     def for_column(self, column: Column) -> Format:
@@ -119,6 +121,7 @@ def _number_format(column: Column) -> str:
 
 def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> None:
     ws: Worksheet = book.add_worksheet(sheet.shown_name)
+    top = _write_lead(ws, formats, sheet)  # the header's row: under the lead lines and a blank row
     columns = list(sheet.columns)
     column_formats = [
         (formats.wrapped if c.wrap else formats.text) if c.kind in ("text", "bool") else formats.for_column(c)
@@ -127,15 +130,15 @@ def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> 
     widths = [_width(c, sheet) for c in columns]
     for i in range(len(columns)):
         ws.set_column(i, i, widths[i], column_formats[i])
-    ws.set_row(0, _header_height(columns, widths))
+    ws.set_row(top, _header_height(columns, widths))
     for i, column in enumerate(columns):
-        ws.write_string(0, i, neutralise(column.header_for("xlsx")), formats.header)
+        ws.write_string(top, i, neutralise(column.header_for("xlsx")), formats.header)
         if column.note:
-            ws.write_comment(0, i, column.note, {"x_scale": 2, "y_scale": 1.5})
+            ws.write_comment(top, i, column.note, {"x_scale": 2, "y_scale": 1.5})
     wrapped = [(column.key, widths[i]) for i, column in enumerate(columns) if column.wrap]
     cells = list(enumerate(zip(columns, column_formats, strict=True)))
     write_number, write_string = _cell_writers(ws)
-    for r, row in enumerate(sheet.rows, start=1):
+    for r, row in enumerate(sheet.rows, start=top + 1):
         if wrapped:
             # Rows are streamed, so no application re-measures them: give wrapped text its height here.
             # A few characters of slack: applications measure proportional fonts a little differently.
@@ -165,22 +168,31 @@ def _write_sheet(book: xlsxwriter.Workbook, formats: _Formats, sheet: Sheet) -> 
     ws.set_landscape()
     ws.set_paper(9)  # A4
     ws.fit_to_pages(1, 0)
-    ws.repeat_rows(0)
+    ws.repeat_rows(top)
     if columns:
-        ws.freeze_panes(1, sheet.freeze_columns)
-        ws.autofilter(0, 0, max(last_row, 1), len(columns) - 1)
+        ws.freeze_panes(top + 1, sheet.freeze_columns)
+        ws.autofilter(top, 0, top + max(last_row, 1), len(columns) - 1)
     if last_row:
         for i, column in enumerate(columns):
             if column.colour_scale is not None:
                 low, high = (_RED, _GREEN) if column.colour_scale == "high-good" else (_GREEN, _RED)
                 ws.conditional_format(
-                    1,
+                    top + 1,
                     i,
-                    last_row,
+                    top + last_row,
                     i,
                     {"type": "3_color_scale", "min_color": low, "mid_color": _YELLOW, "max_color": high},
                 )
-    _add_charts(book, ws, sheet, len(columns))
+    _add_charts(book, ws, sheet, len(columns), top)
+
+
+def _write_lead(ws: Worksheet, formats: _Formats, sheet: Sheet) -> int:
+    """The sheet's lead lines above its table (the first bold and larger); the row of the table's header."""
+    if not sheet.lead:
+        return 0
+    for r, line in enumerate(sheet.lead):
+        ws.write_string(r, 0, neutralise(line), formats.lead if r == 0 else formats.text)
+    return len(sheet.lead) + 1
 
 
 def _cell_writers(ws: Worksheet) -> tuple[Any, Any]:
@@ -298,28 +310,45 @@ def _header_height(columns: list[Column], widths: list[float]) -> float:
     return 15.0 * min(lines, 6)
 
 
-def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_columns: int) -> None:
+def _add_charts(book: xlsxwriter.Workbook, ws: Worksheet, sheet: Sheet, n_columns: int, top: int = 0) -> None:
     keys = [c.key for c in sheet.columns]
     headers = {c.key: c.header_for("xlsx") for c in sheet.columns}
+    first = top + 1  # the first data row
     for n, spec in enumerate(sheet.charts):
-        chart = book.add_chart({"type": "line"})
+        chart = book.add_chart({"type": spec.kind})
         x = keys.index(spec.x_column)
         for key in spec.y_columns:
             y = keys.index(key)
-            chart.add_series(
-                {
-                    "name": chart_text(headers[key]),
-                    "categories": [sheet.shown_name, spec.first_row + 1, x, spec.last_row + 1, x],
-                    "values": [sheet.shown_name, spec.first_row + 1, y, spec.last_row + 1, y],
-                    "marker": {"type": "circle", "size": 4},
+            series: dict[str, Any] = {
+                "name": chart_text(headers[key]),
+                "categories": [sheet.shown_name, first + spec.first_row, x, first + spec.last_row, x],
+                "values": [sheet.shown_name, first + spec.first_row, y, first + spec.last_row, y],
+            }
+            if spec.kind == "line":
+                series["marker"] = {"type": "circle", "size": 4}
+            if key in spec.errors:
+                rows = (first + spec.first_row, first + spec.last_row)
+                minus, plus = (keys.index(k) for k in spec.errors[key])
+                bars = {
+                    "type": "custom",
+                    "minus_values": xl_range_formula(sheet.shown_name, rows[0], minus, rows[1], minus),
+                    "plus_values": xl_range_formula(sheet.shown_name, rows[0], plus, rows[1], plus),
+                    "end_style": 1,
                 }
-            )
+                series["x_error_bars" if spec.kind == "bar" else "y_error_bars"] = bars
+            chart.add_series(series)
         chart.set_title({"name": chart_text(spec.title), "name_font": {"size": 11}})
         chart.set_x_axis({"name": chart_text(spec.x_title)})
         chart.set_y_axis({"name": chart_text(spec.y_title), "major_gridlines": {"visible": True}})
+        if spec.kind == "bar":
+            chart.set_y_axis({"name": chart_text(spec.y_title), "reverse": True})
+            chart.set_x_axis(
+                {"name": chart_text(spec.x_title), "min": 0, "max": 1, "major_gridlines": {"visible": True}}
+            )
         chart.set_legend({"position": "bottom"})
-        chart.set_size({"width": 520, "height": 260})
-        ws.insert_chart(1 + n * 14, n_columns + 1, chart)
+        chart.set_size({"width": spec.size[0], "height": spec.size[1]})
+        row, column = spec.anchor if spec.anchor is not None else (top + 1 + n * 14, n_columns + 1)
+        ws.insert_chart(row, column, chart)
 
 
 def chart_text(text: str) -> str:

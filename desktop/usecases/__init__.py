@@ -12,7 +12,13 @@
                                     for the route checks
     desktop/usecases/ranking.py     rank offerings for a needs profile with the measured lines
     desktop/usecases/sizing.py      size a training job on a GPU of the reference
-    desktop/usecases/export.py      build and write the comparison workbook (xlsx or csv)
+    desktop/usecases/export.py      build and write the comparison workbook (xlsx or csv); an evaluation's,
+                                    opening with its Summary sheet (`linkvet export --eval`)
+    desktop/usecases/report.py      the decision report (`linkvet report`, the Export screen): gathered from
+                                    the store and the catalogs, HTML written, PDF printed by a child process;
+                                    report_evidence.py the evidence bundle (zip with a SHA-256 manifest);
+                                    report_schedule.py a plan's [report] written at its hour by the agent and
+                                    sent through the plan's notifiers
     desktop/usecases/offerings.py   load the catalogs (bundled + the user's), one row per offering with each
                                     fact's source and file, a catalog region → targets
     desktop/usecases/catalog_facts.py  every fact of a provider with standing, source, file and history

@@ -33,6 +33,7 @@ from probes.schedule.report import RoundHook, RoundReport
 from probes.store_location import StoreLocation
 
 if TYPE_CHECKING:
+    from desktop.usecases.report_schedule import ScheduledReports
     from probes.alerts.engine import AlertWorker
     from probes.alerts.rules import Secrets
     from probes.schedule.metrics import MetricsServer
@@ -65,6 +66,7 @@ class Agent:
         # The store's server could not be reached at the start: the sentence that says the rounds wait in
         # the spool until it is back (None when the store was opened).
         self.unreachable = unreachable
+        self.reports: ScheduledReports | None = None  # the plan's scheduled report, when it has one
 
     @classmethod
     def prepare(
@@ -78,6 +80,7 @@ class Agent:
         """Resolve the alerts' secrets (a missing one is a PlanError before anything starts), open the store
         (a PostgreSQL server that cannot be reached: measure into the spool until it is back), start the
         metrics server and the alert worker, and build the scheduler with them as its round hooks."""
+        from desktop.usecases.report_schedule import scheduled_reports
         from desktop.usecases.schedule_store import open_schedule_store
         from probes.schedule.scheduler import Scheduler
 
@@ -95,6 +98,9 @@ class Agent:
             if plan.alerting:
                 alerts = _start_alerts(plan, store.path, secrets)
                 hooks.append(alerts.submit)
+            reports = scheduled_reports(plan, store.path)  # the plan's [report]: written at its hour
+            if reports is not None:
+                hooks.append(reports.after_round)
             scheduler = Scheduler(plan, store, progress=progress, hooks=hooks)
         except BaseException:
             if alerts is not None:
@@ -103,7 +109,9 @@ class Agent:
                 server.stop()
             store.close()
             raise
-        return cls(scheduler, store, alerts=alerts, metrics=server, unreachable=unreachable)
+        agent = cls(scheduler, store, alerts=alerts, metrics=server, unreachable=unreachable)
+        agent.reports = reports
+        return agent
 
     @property
     def plan(self) -> Plan:
@@ -161,6 +169,8 @@ class Agent:
         try:
             self.scheduler.close()
         finally:
+            if self.reports is not None:
+                self.reports.close()
             if self.alerts is not None:
                 self.alerts.close()
             if self.metrics is not None:

@@ -482,27 +482,37 @@ def _first_next(per_office: Mapping[str, Cell]) -> str | None:
 # -- the table ---------------------------------------------------------------------------------------------
 
 
-def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) -> EvidenceTable:
+def evidence_table(
+    db: StoreLocation | None,
+    name: str,
+    catalogs: CatalogSet,
+    *,
+    summaries: Sequence[LinkSummary] | None = None,
+) -> EvidenceTable:
     """The evaluation's evidence, read once from the store (every office's line, routes and transfers) and
-    from the catalogs (answers, acceptance checks, prices)."""
+    from the catalogs (answers, acceptance checks, prices). A caller that read the lines already (the
+    report, over its period) passes them as `summaries`."""
     from desktop.usecases.evaluation import load_evaluation
 
     evaluation = load_evaluation(db, name)
     offices = office_names(evaluation)
-    measured = _measured(db, evaluation, catalogs)
+    if summaries is not None:
+        measured = {(s.provider, s.region, s.vantage or THIS_MACHINE): s for s in summaries}
+    else:
+        measured = _measured(db, evaluation, catalogs)
     rows = []
     evidence = load_checklist().evidence
     for candidate in evaluation.candidates:
         catalog = catalogs.provider(candidate.provider)
         claim = claimed_line_type(candidate, catalogs)
         key = (candidate.provider, candidate.region)
-        summaries = {o: measured.get((*key, o)) for o in offices}
+        lines = {o: measured.get((*key, o)) for o in offices}
         has_url = _has_url(candidate, catalogs)
         cells = {
-            "line": line_cell(evaluation, summaries, evidence),
-            "load": load_cell(evaluation, candidate, summaries, has_url),
-            "throughput": throughput_cell(evaluation, candidate, summaries, has_url),
-            "route_out": route_out_cell(evaluation, candidate, claim, summaries),
+            "line": line_cell(evaluation, lines, evidence),
+            "load": load_cell(evaluation, candidate, lines, has_url),
+            "throughput": throughput_cell(evaluation, candidate, lines, has_url),
+            "route_out": route_out_cell(evaluation, candidate, claim, lines),
             "route_back": route_back_cell(catalog, candidate),
             "questionnaire": questionnaire_cell(catalog, candidate),
             "acceptance": acceptance_cell(catalog, candidate),

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import gc
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -22,8 +22,9 @@ if TYPE_CHECKING:  # the workbook's modules (pandas, the analysis, XlsxWriter) l
     from catalogs.checklist import Checklist
     from catalogs.loader import CatalogSet
     from catalogs.needs import NeedsProfile
-    from catalogs.scoring import RankingMethod
+    from catalogs.scoring import Ranking, RankingMethod
     from desktop.export import ExportRequest
+    from desktop.export.summary import SummaryRequest
 
 FileFormat = Literal["xlsx", "csv"]
 
@@ -50,6 +51,12 @@ class ExportJob:
     # "en", "zh_CN" (`desktop.i18n.LANGUAGES`): the workbook's words; None: the language in effect (the
     # environment's, or the one `--lang` or the window chose)
     language: str | None = None
+    # An evaluation's workbook (`linkvet export --eval NAME`): its candidates only (`market`: the bundled
+    # offerings beside them), its needs, its offices' lines in its peak windows, ranked by `rank_evaluation`,
+    # and the Summary sheet first (`summary=False` leaves it out: what the benchmark compares).
+    evaluation: str | None = None
+    market: bool = False
+    summary: bool = True
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,8 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
     from desktop.export import build_workbook, write_csv, write_xlsx
     from probes.store import Store
 
+    if job.evaluation is not None:
+        job = _evaluation_job(job)
     exported_at = exported_at or datetime.now(UTC)
     store_missing = not exists(job.db_path)
     if store_missing:
@@ -125,6 +134,67 @@ def _run_export(job: ExportJob, exported_at: datetime | None) -> ExportResult:
     return ExportResult(written, folder, regions, ranked, names, titles, store_missing)
 
 
+@dataclass(frozen=True)
+class _EvaluationJob(ExportJob):
+    """An export job with its evaluation read: the ranking made, the Summary's request, what to keep."""
+
+    ranking: Ranking | None = None
+    summary_request: SummaryRequest | None = None
+    regions: frozenset[tuple[str, str]] | None = None
+    offices: frozenset[str] | None = None
+
+
+def _evaluation_job(job: ExportJob) -> ExportJob:
+    """The job for an evaluation: its needs and peak windows, its candidates' catalogs (the market's with
+    `market`), its ranking on its offices' lines (`rank_evaluation`, the first of its views)."""
+    from catalogs.evaluation.candidates import candidate_catalogs
+    from desktop.export.summary import SummaryRequest
+    from desktop.report.html import office_name
+    from desktop.usecases.evaluation import load_evaluation
+    from desktop.usecases.evaluation_score import rank_evaluation
+    from desktop.usecases.evidence import office_names
+
+    name = job.evaluation
+    assert name is not None
+    if job.catalogs is None:
+        from catalogs.user import load_with_user
+
+        job = replace(job, catalogs=load_with_user())
+    assert job.catalogs is not None
+    evaluation = load_evaluation(job.db_path, name)
+    ranked = rank_evaluation(
+        job.db_path,
+        name,
+        job.catalogs,
+        market=job.market,
+        weights=job.weights,
+        method=job.method,
+        checklist=job.checklist,
+        since_us=job.since_us,
+        until_us=job.until_us,
+    )
+    offices = office_names(evaluation)
+    carriers = {o.name: o.carrier for o in evaluation.offices}
+    summary = SummaryRequest(
+        evaluation.name,
+        [(c.provider, c.region, c.offering) for c in evaluation.candidates],
+        [(office, office_name(office, carriers.get(office))) for office in offices],
+    )
+    return _EvaluationJob(
+        **{f.name: getattr(job, f.name) for f in fields(ExportJob)}
+        | {
+            "catalogs": job.catalogs if job.market else candidate_catalogs(evaluation, job.catalogs),
+            "needs": evaluation.needs,
+            "windows": evaluation.peak_windows,
+            "tz": evaluation.peak_windows[0].tz if evaluation.peak_windows else job.tz,
+        },
+        ranking=ranked.rankings[0].ranking if ranked.rankings else None,
+        summary_request=summary if job.summary else None,
+        regions=None if job.market else frozenset((c.provider, c.region) for c in evaluation.candidates),
+        offices=frozenset(offices),
+    )
+
+
 def _request(job: ExportJob, store_path: StoreLocation, store_missing: bool) -> ExportRequest:
     from desktop.export import ExportRequest, MeasureOptions
 
@@ -145,4 +215,8 @@ def _request(job: ExportJob, store_path: StoreLocation, store_missing: bool) -> 
         checklist=job.checklist,
         weights=dict(job.weights),
         method=job.method,
+        ranking=job.ranking if isinstance(job, _EvaluationJob) else None,
+        summary=job.summary_request if isinstance(job, _EvaluationJob) else None,
+        regions=job.regions if isinstance(job, _EvaluationJob) else None,
+        offices=job.offices if isinstance(job, _EvaluationJob) else None,
     )

@@ -1,4 +1,4 @@
-"""Sending one message to one notifier: an HTTP POST (httpx, with the notifier's timeout) for the webhook
+"""Sending one message to one notifier (an alert's events, `send`; a scheduled report's note, `send_note`): an HTTP POST (httpx, with the notifier's timeout) for the webhook
 kinds, SMTP (the standard library's smtplib and email: STARTTLS by default, certificates verified, a login
 only over TLS) for email. Blocking by design: it runs in the alert worker's thread, never on the event loop.
 
@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, quote_plus, urlsplit
 
@@ -89,17 +90,7 @@ def request_for(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str,
 
 
 def _post(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> None:
-    request = request_for(notifier, secrets, events)
-    headers = {"Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT, **request.headers}
-    with httpx.Client(timeout=notifier.timeout_s, follow_redirects=False) as client:
-        response = client.post(request.url, content=request.body, headers=headers)
-    if not 200 <= response.status_code < 300:
-        raise DeliveryError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
-    refused = formats.refusal(notifier.type, response.content)
-    if refused is not None:
-        raise DeliveryError(
-            _("the {type} bot refused the message: {reason}").format(type=notifier.type, reason=refused)
-        )
+    _deliver(notifier, request_for(notifier, secrets, events))
 
 
 def email_message(notifier: Notifier, events: Sequence[dict[str, Any]]) -> EmailMessage:
@@ -114,6 +105,65 @@ def email_message(notifier: Notifier, events: Sequence[dict[str, Any]]) -> Email
 
 
 def _mail(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]) -> None:
+    _smtp_send(notifier, secrets, email_message(notifier, events))
+
+
+def send_note(
+    notifier: Notifier, secrets: Secrets, title: str, text: str, attachment: Path | None = None
+) -> None:
+    """Deliver one message that is no alert (a scheduled report): a webhook gets `text` (Markdown) in its own
+    body, an e-mail gets it as the body with `attachment` attached (a PDF as application/pdf); DeliveryError
+    (redacted) when it was not accepted."""
+    try:
+        if notifier.type == "email":
+            _mail_note(notifier, secrets, title, text, attachment)
+            return
+        url = secrets.url or notifier.url
+        if url is None:
+            raise DeliveryError(_("notifier {name} has no URL").format(name=notifier.name))
+        request = formats.note(notifier.type, url, title, text, secrets.secret, time.time())
+        if notifier.type == "webhook" and secrets.token:
+            request.headers["Authorization"] = f"Bearer {secrets.token}"
+        _deliver(notifier, request)
+    except DeliveryError as exc:
+        raise DeliveryError(redact(str(exc), secrets)) from None
+    except (httpx.HTTPError, smtplib.SMTPException, OSError, ValueError) as exc:
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise DeliveryError(redact(reason, secrets)) from None
+
+
+def _deliver(notifier: Notifier, request: formats.Request) -> None:
+    headers = {"Content-Type": "application/json; charset=utf-8", "User-Agent": USER_AGENT, **request.headers}
+    with httpx.Client(timeout=notifier.timeout_s, follow_redirects=False) as client:
+        response = client.post(request.url, content=request.body, headers=headers)
+    if not 200 <= response.status_code < 300:
+        raise DeliveryError(f"HTTP {response.status_code} {response.reason_phrase}".strip())
+    refused = formats.refusal(notifier.type, response.content)
+    if refused is not None:
+        raise DeliveryError(
+            _("the {type} bot refused the message: {reason}").format(type=notifier.type, reason=refused)
+        )
+
+
+def _mail_note(notifier: Notifier, secrets: Secrets, title: str, text: str, attachment: Path | None) -> None:
+    message = EmailMessage()
+    message["Subject"] = title
+    message["From"] = notifier.sender or ""
+    message["To"] = ", ".join(notifier.to)
+    message["Date"] = formatdate(usegmt=True)
+    message["Message-ID"] = make_msgid(domain="linkvet.invalid")
+    message.set_content(text + "\n")
+    if attachment is not None:
+        kind = ("application", "pdf") if attachment.suffix.lower() == ".pdf" else ("text", "html")
+        data = attachment.read_bytes()
+        if kind[0] == "text":
+            message.add_attachment(data.decode("utf-8"), subtype="html", filename=attachment.name)
+        else:
+            message.add_attachment(data, maintype=kind[0], subtype=kind[1], filename=attachment.name)
+    _smtp_send(notifier, secrets, message)
+
+
+def _smtp_send(notifier: Notifier, secrets: Secrets, message: EmailMessage) -> None:
     assert notifier.smtp_host is not None and notifier.smtp_port is not None
     context = ssl.create_default_context(cafile=notifier.ca_file)
     smtp: smtplib.SMTP
@@ -130,4 +180,4 @@ def _mail(notifier: Notifier, secrets: Secrets, events: Sequence[dict[str, Any]]
             smtp.ehlo()
         if secrets.username and secrets.password:
             smtp.login(secrets.username, secrets.password)
-        smtp.send_message(email_message(notifier, events))
+        smtp.send_message(message)

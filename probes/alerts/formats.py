@@ -142,3 +142,40 @@ def refusal(kind: str, answer: bytes) -> str | None:
         return None
     message = parsed.get("errmsg", parsed.get("msg", parsed.get("StatusMessage", "")))
     return f"code {code}: {str(message)[:200]}"
+
+
+NOTE_FORMAT = "linkvet-report"
+
+
+def note(kind: str, url: str, title: str, text: str, secret: str | None, now_s: float) -> Request:
+    """One message that is no alert (a scheduled report's summary, Markdown), in the body each kind of webhook
+    takes: Slack's mrkdwn text, WeCom's and DingTalk's markdown, Feishu's text, linkvet's own JSON
+    (`{"format": "linkvet-report", "format_version": 1, "title", "text"}`, signed like an alert)."""
+    if kind == "slack":
+        return Request(url, _json({"text": f"*{title}*\n{text}"}))
+    if kind == "wecom":
+        content = _truncate_utf8(f"**{title}**\n{text}", WECOM_MAX_BYTES)
+        return Request(url, _json({"msgtype": "markdown", "markdown": {"content": content}}))
+    if kind == "dingtalk":
+        signed = url
+        if secret:
+            parts = urlsplit(url)
+            query = f"{parts.query}&" if parts.query else ""
+            stamp = int(now_s * 1000)
+            query += f"timestamp={stamp}&sign={dingtalk_sign(secret, stamp)}"
+            signed = urlunsplit(parts._replace(query=query))
+        markdown = {"msgtype": "markdown", "markdown": {"title": title, "text": f"#### {title}\n\n{text}"}}
+        return Request(signed, _json(markdown))
+    if kind == "feishu":
+        payload: dict[str, Any] = {}
+        if secret:
+            payload = {"timestamp": str(int(now_s)), "sign": feishu_sign(secret, int(now_s))}
+        payload |= {"msg_type": "text", "content": {"text": f"{title}\n{text}"}}
+        return Request(url, _json(payload))
+    body = _json(
+        {"format": NOTE_FORMAT, "format_version": WEBHOOK_FORMAT_VERSION, "title": title, "text": text}
+    )
+    headers = {}
+    if secret:
+        headers[SIGNATURE_HEADER] = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return Request(url, body, headers)

@@ -36,7 +36,8 @@
 
 Errors name the file, the line, the field and what was expected. `probes.schedule.plan_writer` writes this format
 (the desktop app's probe list saved as a plan). `[[alerts]]` rules and `[notifiers.NAME]` tables are read by
-`probes.alerts.rules` (see there) into `Plan.alerting`.
+`probes.alerts.rules` (see there) into `Plan.alerting`; a `[report]` table by `probes.schedule.reporting` into
+`Plan.report` (the agent writes an evaluation's report at a weekday and hour).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.i18n import _
 from probes.inputfile import Cadence, FileModel, explain, field_name, locate
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
+from probes.schedule.reporting import ReportSchedule, parse_report
 from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target
 
 PLAN_VERSION = 1
@@ -203,6 +205,7 @@ class Plan:
     gap_ms: float = 1.0
     concurrency: int = 256
     alerting: Alerting | None = None  # the plan's [[alerts]] and [notifiers.*], when it has any
+    report: ReportSchedule | None = None  # the plan's [report]: the agent writes an evaluation's report
 
 
 def load_plan(path: str | Path) -> Plan:
@@ -226,6 +229,7 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
         )
     # The alert tables have their own reader (probes.alerts.rules), which needs the plan's targets.
     alerting_raw: dict[str, Any] = {key: raw.pop(key) for key in ("alerts", "notifiers") if key in raw}
+    report_raw = raw.pop("report", None)  # probes.schedule.reporting reads it, with the plan's notifiers
     try:
         model = PlanModel.model_validate(raw)
     except ValidationError as exc:
@@ -242,10 +246,18 @@ def parse_plan(text: str, path: str = "<plan>") -> Plan:
             field="version",
         )
     plan = _build(model, text, path)
-    if not alerting_raw:
-        return plan
-    targets = [p.target for p in plan.targets]
-    return replace(plan, alerting=parse_alerting(alerting_raw, text, path, targets, plan.peak_windows))
+    if alerting_raw:
+        targets = [p.target for p in plan.targets]
+        plan = replace(plan, alerting=parse_alerting(alerting_raw, text, path, targets, plan.peak_windows))
+    if report_raw is not None:
+        if not isinstance(report_raw, dict):
+            raise PlanError(
+                path, _("report: expected a table ([report])"), line=locate(text, ("report",)), field="report"
+            )
+        notifiers = plan.alerting.notifiers if plan.alerting is not None else {}
+        zone = plan.peak_windows[0].tz if plan.peak_windows else "UTC"
+        plan = replace(plan, report=parse_report(report_raw, text, path, notifiers, zone))
+    return plan
 
 
 def _error(path: str) -> inputfile.ErrorFactory:

@@ -63,7 +63,10 @@ def test_score_flags_the_catalogs_claim_contradicted_by_traces(run_linkvet: Run,
     assert result.returncode == 0, result.stderr
     entries = {e["region"]: e for e in json.loads(result.stdout)["entries"]}
     claim = next(j for j in entries["san-jose"]["judgements"] if j["criterion"] == "line_claim")
-    assert "claims CN2 GIA but the route measured as ChinaNet 163 (2 of 8 traces agree with the claim)" in claim["reason"]
+    assert (
+        "claims CN2 GIA but the route measured as ChinaNet 163 (2 of 8 traces agree with the claim)"
+        in claim["reason"]
+    )
     assert "the catalog claims CN2 GIA, traced via 202.97" in claim["reason"]
     untraced = next(j for j in entries["hong-kong"]["judgements"] if j["criterion"] == "line_claim")
     assert "route not traced" in untraced["reason"]

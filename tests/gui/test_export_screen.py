@@ -132,3 +132,23 @@ def test_in_chinese_the_export_says_what_it_wrote_in_chinese(measured, qtbot, tm
     assert f"工作表：{'、'.join(book.sheetnames)}。" in status, status
     assert "线路质量" in book.sheetnames and "Link quality" not in status
     assert ". " not in status and f"{REGIONS} 个已测区域。" in status
+
+
+def test_the_report_section_writes_an_evaluations_report(window, qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The Export screen's report section lists the store's evaluations and writes the report `linkvet report`
+    writes (HTML here; the PDF path is the CLI's tests')."""
+    from tests.report.lab_store import make_evaluation
+
+    make_evaluation(window.context.settings.db_path, days=1, every_min=60)
+    window.context.store_events.changed.emit()
+    screen = window.go_to("export")
+    panel = screen.report
+    assert panel.evaluation.currentText() == "q1" and panel.write_button.isEnabled()
+    panel.file_format.setCurrentIndex(panel.file_format.findData("html"))
+    out = tmp_path / "report.html"
+    panel.out.setText(str(out))
+    panel.write_button.click()
+    qtbot.waitUntil(lambda: not panel.running, timeout=120_000)
+    assert panel.written is not None, panel.status.text()
+    assert out.is_file() and "lambda/gpu_8x_h100_sxm5" in out.read_text(encoding="utf-8")
+    assert panel.open_button.isEnabled() and str(out) in panel.status.text()

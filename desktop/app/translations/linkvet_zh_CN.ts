@@ -1575,6 +1575,65 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
 </context>
 <context>
+    <name>ReportPanel</name>
+    <message>
+        <source>Writing {path}…</source>
+        <translation>正在写入 {path}…</translation>
+    </message>
+    <message>
+        <source>no candidate passes every gate</source>
+        <translation>没有候选通过全部门槛项</translation>
+    </message>
+    <message>
+        <source>recommends {candidate} (decided)</source>
+        <translation>推荐 {candidate}（已确定）</translation>
+    </message>
+    <message>
+        <source>recommends {candidate} (not decided yet)</source>
+        <translation>推荐 {candidate}（尚未确定）</translation>
+    </message>
+    <message>
+        <source>Wrote {path} in {seconds:.1f} s: {verdict}.</source>
+        <translation>已写入 {path}，用时 {seconds:.1f} 秒：{verdict}。</translation>
+    </message>
+    <message>
+        <source>Report written: {path}</source>
+        <translation>报告已写入：{path}</translation>
+    </message>
+    <message>
+        <source>Report failed</source>
+        <translation>报告生成失败</translation>
+    </message>
+    <message>
+        <source>Decision report</source>
+        <translation>决策报告</translation>
+    </message>
+    <message>
+        <source>PDF (A4)</source>
+        <translation>PDF（A4）</translation>
+    </message>
+    <message>
+        <source>HTML (one file)</source>
+        <translation>HTML（单个文件）</translation>
+    </message>
+    <message>
+        <source>no evaluation in the store</source>
+        <translation>结果库中没有评估</translation>
+    </message>
+    <message>
+        <source>Write the report</source>
+        <translation>生成报告</translation>
+    </message>
+    <message>
+        <source>Open the report</source>
+        <translation>打开报告</translation>
+    </message>
+    <message>
+        <source>An evaluation&apos;s decision for management, as `linkvet report` writes it: the recommendation, the candidates side by side, each one&apos;s line at the peak evenings, route, acceptance and answers, the time to move the data and the method.</source>
+        <translation>给管理层的评估决策，与 `linkvet report` 生成的相同：推荐结果、候选并列对比、每个候选在晚高峰的线路、路由、验收与问卷答复、数据传输所需时间及方法说明。</translation>
+    </message>
+</context>
+<context>
     <name>RouteHistoryPanel</name>
     <message>
         <source>{provider}/{region} ({count} traces)</source>
