@@ -24,7 +24,7 @@ from catalogs.scoring import Ranking, RankingMethod, RankOrder
 from catalogs.scoring.criteria.line import line_period_score
 from desktop.usecases.evidence import office_names
 from desktop.usecases.ranking import ScoreRequest, rank
-from probes.store_location import StoreLocation, exists, location_or_default
+from probes.store_location import StoreLocation
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,19 +99,10 @@ def _stored_lines(
     since_us: int | None = None,
     until_us: int | None = None,
 ) -> list[LinkSummary]:
-    from desktop.usecases.links import measured_link_summaries
-    from probes.analysis import Scope
-    from probes.store import Store
+    from desktop.usecases.links import candidate_lines
 
-    location = location_or_default(db)
-    if not exists(location):
-        return []
-    found: list[LinkSummary] = []
-    with Store(location, readonly=True) as store:
-        for provider, region in sorted({(c.provider, c.region) for c in evaluation.candidates}):
-            scope = Scope(provider=provider, region=region, since_us=since_us, until_us=until_us)
-            found += measured_link_summaries(store, scope, evaluation.peak_windows, catalogs)
-    return found
+    regions = {(c.provider, c.region) for c in evaluation.candidates}
+    return candidate_lines(db, regions, evaluation.peak_windows, catalogs, since_us, until_us)
 
 
 def _line_score(summary: LinkSummary, checklist: Checklist) -> float | None:

@@ -30,7 +30,7 @@ from catalogs.link_quality import LinkSummary, PeriodStats
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.scoring import peak_evenings_needed
 from desktop.i18n import _, ngettext
-from probes.store_location import StoreLocation, exists, location_or_default
+from probes.store_location import StoreLocation
 from probes.vantage import THIS_MACHINE
 
 State = Literal["missing", "partial", "done", "contradicted"]
@@ -525,19 +525,9 @@ def evidence_table(
 def _measured(
     db: StoreLocation | None, evaluation: Evaluation, catalogs: CatalogSet
 ) -> dict[tuple[str, str, str], LinkSummary]:
-    """Each candidate region's line from each office, read once over the store (the analysis reads each
-    office's own rollups), by (provider, region, vantage point)."""
-    from desktop.usecases.links import measured_link_summaries
-    from probes.analysis import Scope
-    from probes.store import Store
+    """Each candidate region's line from each office, by (provider, region, vantage point)."""
+    from desktop.usecases.links import candidate_lines
 
-    location = location_or_default(db)
-    if not exists(location):
-        return {}
-    summaries: dict[tuple[str, str, str], LinkSummary] = {}
-    with Store(location, readonly=True) as store:
-        for provider, region in sorted({(c.provider, c.region) for c in evaluation.candidates}):
-            scope = Scope(provider=provider, region=region)
-            for summary in measured_link_summaries(store, scope, evaluation.peak_windows, catalogs):
-                summaries[(provider, region, summary.vantage or THIS_MACHINE)] = summary
-    return summaries
+    regions = {(c.provider, c.region) for c in evaluation.candidates}
+    lines = candidate_lines(db, regions, evaluation.peak_windows, catalogs)
+    return {(s.provider, s.region, s.vantage or THIS_MACHINE): s for s in lines}

@@ -4,7 +4,8 @@ LinkSummary objects (`linkvet score --links FILE`). No Qt."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ from catalogs.link_quality import LinkSummary, catalog_claims, to_link_summaries
 from catalogs.loader import CatalogSet
 from desktop.i18n import _
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
-from probes.store_location import StoreLocation, exists
+from probes.store_location import StoreLocation, exists, location_or_default
 
 if TYPE_CHECKING:  # the analysis and the store (numpy, pandas) load when measurements are read
     from probes.analysis import Scope
@@ -92,3 +93,32 @@ def read_link_file(path: Path) -> list[LinkSummary]:
             )
         first[key] = index
     return links
+
+
+def candidate_lines(
+    db: StoreLocation | None,
+    regions: Collection[tuple[str, str]],
+    windows: Sequence[PeakWindow],
+    catalogs: CatalogSet,
+    since_us: int | None = None,
+    until_us: int | None = None,
+) -> list[LinkSummary]:
+    """The measured lines of the given (provider, region)s from every office, read in one pass over the store
+    (each office's own rollups), every line's vantage point named (`THIS_MACHINE` for rounds that named
+    none): what an evaluation's evidence table and ranking read. None measured yet: an empty list."""
+    from probes.analysis import Scope
+    from probes.store import Store
+    from probes.vantage import THIS_MACHINE
+
+    location = location_or_default(db)
+    if not exists(location) or not regions:
+        return []
+    wanted = set(regions)
+    with Store(location, readonly=True) as store:
+        if len(wanted) == 1:
+            ((provider, region),) = wanted
+            scope = Scope(provider=provider, region=region, since_us=since_us, until_us=until_us)
+        else:  # one pass: the analysis' fixed costs are paid once, not once per region
+            scope = Scope(since_us=since_us, until_us=until_us)
+        found = measured_link_summaries(store, scope, windows, catalogs)
+    return [replace(s, vantage=s.vantage or THIS_MACHINE) for s in found if (s.provider, s.region) in wanted]
