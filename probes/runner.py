@@ -101,7 +101,14 @@ class Runner:
         # A target may wait for its turn behind every other packet of the run: that is part of its budget.
         pacing_s = sum(self.options_for(t.method).count for _i, t in latency) * self.gap_ms / 1000.0
         async with self.backend.open_icmp(self.privileged) as engine:
-            ctx = RunContext(Pacer(self.gap_ms / 1000.0), engine, self.backend, collect, self.iperf3_binary)
+            ctx = RunContext(
+                Pacer(self.gap_ms / 1000.0),
+                engine,
+                self.backend,
+                collect,
+                self.iperf3_binary,
+                watched=self.on_sample is not None,
+            )
             limit = asyncio.Semaphore(self.concurrency)
 
             async def one(index: int, target: Target) -> None:

@@ -8,6 +8,7 @@ transmit stamp; `user`), with a note where that is less than the backend's best.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
@@ -44,23 +45,29 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
         return ProbeResult(target, started, now_us(), error=ErrorKind.PERMISSION, message=str(exc))
 
     emitted: dict[int, Sample] = {}
-    on_sample = ctx.on_sample
+    finished: dict[int, EchoOutcome] = {}
 
     def emit(seq: int, outcome: EchoOutcome) -> None:
-        sample = emitted[seq] = Sample(seq, outcome.sent_at_us, outcome.rtt_ms, outcome.error)
-        if on_sample is not None:
-            on_sample(target, sample)
+        sample = emitted[seq] = _sample(seq, outcome)
+        ctx.emit(target, sample)
 
-    outcomes = await ctx.icmp.train(
-        resolved.address,
-        resolved.family,
-        count=options.count,
-        interval_s=options.interval_s,
-        timeout_s=options.timeout_s,
-        payload_bytes=options.payload_bytes,
-        pacer=ctx.pacer,
-        on_outcome=emit if on_sample is not None else None,
-    )
+    try:
+        outcomes = await ctx.icmp.train(
+            resolved.address,
+            resolved.family,
+            count=options.count,
+            interval_s=options.interval_s,
+            timeout_s=options.timeout_s,
+            payload_bytes=options.payload_bytes,
+            pacer=ctx.pacer,
+            # Each echo's sample as it finishes where someone watches; else only the outcomes are kept (a
+            # dict's own method: no Python code per echo), and become samples at the train's end.
+            on_outcome=emit if ctx.watched else finished.__setitem__,
+        )
+    except asyncio.CancelledError:  # given up (the target's time budget): what finished is still measured
+        for seq in sorted(finished):
+            ctx.emit(target, _sample(seq, finished[seq]))
+        raise
     samples = tuple(emitted.get(i) or _sample(i, o) for i, o in enumerate(outcomes))
     metrics: dict[str, MetricValue] = {
         "address": resolved.address,
