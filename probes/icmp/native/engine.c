@@ -519,6 +519,9 @@ static void drain(EngineObject *e, Sock *s) {
         }
         reads += got > 0 ? got : 1;
         for (int i = 0; i < got; i++) reply_message(e, s, e->replies, i);
+        /* Fewer than asked: the socket held no more (a later reply, or a socket error reported after these
+           messages, is read at the next drain), so no call is spent hearing EAGAIN. */
+        if (got < READ_BATCH) return;
     }
 }
 
