@@ -43,30 +43,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
+from tests.benchmarks._rusage import timed
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def timed(
-    command: list[str], env: dict[str, str] | None = None
-) -> tuple[float, float, subprocess.CompletedProcess[str], int]:
-    """Run `command` to its end: its wall time, its CPU time (user + system, the whole process), what it
-    printed, and its peak resident memory (KiB), each from the kernel's account of that one process
-    (wait4)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
-        started = time.monotonic()
-        child = subprocess.Popen(command, stdout=out, stderr=err, text=True, env=env)
-        _pid, status, usage = os.wait4(child.pid, 0)
-        wall = time.monotonic() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        out.seek(0)
-        err.seek(0)
-        done = subprocess.CompletedProcess(command, child.returncode, out.read(), err.read())
-    return wall, usage.ru_utime + usage.ru_stime, done, usage.ru_maxrss
 
 
 def addresses(n: int) -> list[str]:
@@ -85,7 +68,7 @@ class Run:
     sent: int
     lost: int
     rtts_ms: list[float]
-    rss_kib: int
+    rss_kib: int | None  # None where it cannot be known (`tests.benchmarks._rusage`)
 
 
 def main() -> int:
@@ -116,7 +99,7 @@ def main() -> int:
     floors: list[float] = []
     c_floors: list[float] = []
     phases: list[dict[str, float]] = []
-    baselines: list[int] = []
+    baselines: list[int | None] = []
     with tempfile.TemporaryDirectory() as tmp, busy_processes(args.busy):
         listing = Path(tmp) / "targets.txt"
         listing.write_text("\n".join(addresses(args.targets)) + "\n")
@@ -163,6 +146,10 @@ def busy_processes(n: int) -> Iterator[None]:
             process.wait()
 
 
+def _mib(kib: int | None) -> str:
+    return "n/a" if kib is None else f"{kib / 1024:.1f}"
+
+
 def _spread(values: list[float], digits: int = 2) -> str:
     return (
         f"{min(values):.{digits}f}–{max(values):.{digits}f} (median {statistics.median(values):.{digits}f})"
@@ -176,7 +163,7 @@ def report(
     floors: list[float],
     c_floors: list[float],
     phases: list[dict[str, float]],
-    baselines: list[int],
+    baselines: list[int | None],
 ) -> None:
     from probes.icmp import native
 
@@ -193,17 +180,19 @@ def report(
     for number, (f_run, l_run) in enumerate(pairs, start=1):
         for r in (f_run, l_run, *pythons[number - 1 : number]):
             print(
-                f"{number:<5}{r.tool:<11}{r.wall_s:>8.2f}{r.cpu_s:>8.2f}{r.rss_kib / 1024:>7.1f}{r.sent:>8}"
+                f"{number:<5}{r.tool:<11}{r.wall_s:>8.2f}{r.cpu_s:>8.2f}{_mib(r.rss_kib):>7}{r.sent:>8}"
                 f"{r.lost:>7}{_q(r.rtts_ms, 0.5):>11.3f}{_q(r.rtts_ms, 0.99):>9.3f}"
             )
+        memory = f"{l_run.rss_kib / f_run.rss_kib:>7.2f}" if l_run.rss_kib and f_run.rss_kib else ""
         print(
             f"{number:<5}{'ratio':<11}{l_run.wall_s / f_run.wall_s:>8.2f}{l_run.cpu_s / f_run.cpu_s:>8.2f}"
-            f"{l_run.rss_kib / f_run.rss_kib:>7.2f}"
+            + memory
         )
         if pythons:
             p_run = pythons[number - 1]
             print(
-                f"{number:<5}{'ratio-py':<11}{p_run.wall_s / f_run.wall_s:>8.2f}{p_run.cpu_s / f_run.cpu_s:>8.2f}"
+                f"{number:<5}{'ratio-py':<11}{p_run.wall_s / f_run.wall_s:>8.2f}"
+                f"{p_run.cpu_s / f_run.cpu_s:>8.2f}"
             )
     walls = [lr.wall_s / fr.wall_s for fr, lr in pairs]
     cpus = [lr.cpu_s / fr.cpu_s for fr, lr in pairs]
@@ -214,13 +203,20 @@ def report(
         f"{os.getloadavg()[0]:.2f}"
     )
     # Memory: linkvet's peak against 1.5 x fping's plus the interpreter's own (`python -c pass`, same run).
-    allowed = [1.5 * fr.rss_kib + base for (fr, _lr), base in zip(pairs, baselines, strict=True)]
-    print(
-        f"peak RSS: fping {_spread([p[0].rss_kib / 1024 for p in pairs], 1)} MiB, linkvet "
-        f"{_spread([p[1].rss_kib / 1024 for p in pairs], 1)} MiB, the interpreter alone "
-        f"{_spread([b / 1024 for b in baselines], 1)} MiB; linkvet / (1.5 x fping + interpreter): "
-        f"{_spread([lr.rss_kib / a for (_fr, lr), a in zip(pairs, allowed, strict=True)])}"
-    )
+    known = [
+        (fr.rss_kib, lr.rss_kib, base)
+        for (fr, lr), base in zip(pairs, baselines, strict=True)
+        if fr.rss_kib and lr.rss_kib and base
+    ]
+    if known:
+        print(
+            f"peak RSS: fping {_spread([f / 1024 for f, _l, _b in known], 1)} MiB, linkvet "
+            f"{_spread([lv / 1024 for _f, lv, _b in known], 1)} MiB, the interpreter alone (python -c pass) "
+            f"{_spread([b / 1024 for _f, _l, b in known], 1)} MiB; linkvet / (1.5 x fping + interpreter): "
+            f"{_spread([lv / (1.5 * f + b) for f, lv, b in known])}"
+        )
+    else:
+        print("peak RSS: not measured (no C compiler for the launcher, tests/benchmarks/_rusage.py)")
     if pythons:
         ratios = [p.cpu_s / fr.cpu_s for p, (fr, _lr) in zip(pythons, pairs, strict=True)]
         print(
