@@ -1,13 +1,17 @@
 """Benchmark: probe 1,000 loopback addresses × 10 echoes with linkvet and with fping, same list, same pacing.
 
-    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--floor] [--c-floor]
-        [--phases] [--python]
+    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--busy N] [--floor]
+        [--c-floor] [--phases] [--python]
 
 Both send one packet per millisecond across targets (fping -i 1) and 200 ms apart to one target (fping -p 200),
 so neither can finish in under count × targets × 1 ms. Prints wall time, CPU time (user + system, the whole
-process: interpreter start, imports, probing, printing) and lost echoes for each, and linkvet's figures as
-ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the spread of the ratios.
-Goal (issue 18): CPU ≤ 2× fping's and wall ≤ 1.05× fping's, with zero self-inflicted loss.
+process: interpreter start, imports, probing, printing), peak resident memory and lost echoes for each, and
+linkvet's figures as ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the
+spread of the ratios with their medians. `--targets` up to 62,500 (127.1.0.1 …; all in 127.0.0.0/8). `--busy N`
+keeps N CPU-bound processes (`yes > /dev/null`) running beside every run. Each run also measures the bare
+interpreter (`python -c pass`): the memory line compares linkvet's peak with 1.5 × fping's plus that.
+Goals (issue 33), at 1,000 and at 10,000 targets: CPU ≤ 1.0× fping's (≤ 1.3× with `--busy 2`), wall ≤ 1.02×,
+zero self-inflicted loss, peak memory ≤ 1.5× fping's + the interpreter's.
 
 linkvet runs with its compiled engine thread where it is built (`probes.icmp.native`; the first line says which
 it used); `--python` also runs it each run with the Python one (LINKVET_PURE_PYTHON), as `linkvet-py`.
@@ -29,7 +33,9 @@ output) and the engine's thread.
 
 linkvet runs from bytecode written beforehand (by a one-echo run) into a temporary cache (PYTHONPYCACHEPREFIX),
 as an installed package runs from the bytecode pip compiles at install; a checkout run with
-PYTHONDONTWRITEBYTECODE set would compile its modules again on each start.
+PYTHONDONTWRITEBYTECODE set would compile its modules again on each start. PYTHONUNBUFFERED is dropped from its
+environment too (each line of --json would be a write of its own). CPU and memory are each process's own, from
+wait4 (`tests.benchmarks._rusage`).
 """
 
 from __future__ import annotations

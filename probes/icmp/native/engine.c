@@ -854,7 +854,15 @@ static void Engine_dealloc(EngineObject *self) {
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
+/* Whether Engine(...) was initialised (its read buffers and how outcomes are made); else says so. */
+static int initialised(EngineObject *e) {
+    if (e->replies != NULL && e->errors != NULL && e->outcome_type != NULL) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "the engine was not initialised (Engine.__init__ was not called)");
+    return 0;
+}
+
 static PyObject *Engine_add_socket(EngineObject *self, PyObject *args) {
+    if (!initialised(self)) return NULL;
     int fd, family, raw, tx_stamps, ident;
     const char *token;
     Py_ssize_t token_len;
@@ -1079,6 +1087,7 @@ static PyObject *refusals(EngineObject *self) {
    are due to be handed over or stop() was called. `refused`: (socket, errno) where the stamp keys could not
    be restarted (that socket's sends are timed in user space from then on). */
 static PyObject *Engine_run(EngineObject *self, PyObject *args) {
+    if (!initialised(self)) return NULL;
     int wake_fd;
     if (!PyArg_ParseTuple(args, "i", &wake_fd)) return NULL;
     Done *done = NULL;
@@ -1184,6 +1193,7 @@ static PyObject *Engine_run(EngineObject *self, PyObject *args) {
 /* close() -> (outcomes, unsent): after the thread has stopped: what was in flight, as timed out, plus what
    finished and was not handed over; and the owners of trains with echoes not yet sent. */
 static PyObject *Engine_close(EngineObject *self, PyObject *args) {
+    if (!initialised(self)) return NULL;
     lock_engine(self);
     for (int i = 0; i < self->nfifos; i++) {
         for (Echo *echo = self->fifos[i].head; echo != NULL; echo = echo->next) {
