@@ -12,6 +12,7 @@ always writes). It runs for `--minutes` (10 with `--full`, issue 33's goal) from
 20 echoes 48 s (2.4 s apart), and 0.15 ms between packets lets a pass over 10,000 targets fit in those 2.4 s
 even when each wake-up of a busy machine comes 80 µs late (the pacer measures the gap from the previous
 packet's actual send: at 0.25 ms a round took 66-70 s here, for fping as for linkvet, and skipped a slot).
+Both start just after a minute slot, so that the first round (an agent runs one at once) is that slot's.
 
 fping: `fping -C count -q -i gap -p interval*1000 -t 2000 -f targets` started on the same minute slots (the
 first at once), the next slot skipped if a run is still going, for the same time.
@@ -93,11 +94,19 @@ def usage(pid: int, threads: Threads) -> Usage:
     return Usage(main, engine, total - main - engine)
 
 
-def peak_rss_mib(pid: int) -> float:
+def memory_mib(pid: int) -> tuple[float, float]:
+    """The process's resident memory now and at its peak (VmRSS, VmHWM), MiB."""
+    values = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return math.nan
+        if line.startswith(("VmRSS:", "VmHWM:")):
+            values[line[:5]] = int(line.split()[1]) / 1024
+    return values.get("VmRSS", math.nan), values.get("VmHWM", math.nan)
+
+
+def wait_for_a_slot() -> None:
+    """Until just after the next minute slot: the agent's first round (at once) is then that slot's, as a
+    long-running agent's rounds are, rather than one that runs into the next slot and skips it."""
+    time.sleep(max(0.0, next_slot(time.time()) + 0.5 - time.time()))
 
 
 def write_plan(path: Path, targets: list[str], args: argparse.Namespace) -> None:
@@ -127,6 +136,7 @@ def next_slot(now: float) -> float:
 @dataclass
 class AgentRun:
     minutes: list[Usage]
+    memory: list[tuple[float, float]]  # (resident, peak) MiB at each minute's end
     window: Usage
     window_s: float
     rss_mib: float
@@ -145,6 +155,7 @@ def run_agent(folder: Path, listing: list[str], args: argparse.Namespace, window
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env.pop("PYTHONUNBUFFERED", None)
     command = [sys.executable, "-m", "desktop.cli", "schedule", "--plan", str(plan), "--db", str(store)]
+    wait_for_a_slot()
     agent = subprocess.Popen(
         [*command, "--log-file", str(log), "--grace", "0"],
         env=env,
@@ -156,6 +167,7 @@ def run_agent(folder: Path, listing: list[str], args: argparse.Namespace, window
     started = time.monotonic()
     before = now = Usage()
     minutes: list[Usage] = []
+    memory: list[tuple[float, float]] = []
     try:
         for minute in range(1, math.ceil(window_s / SLOT_S) + 1):
             end = started + min(window_s, minute * SLOT_S)
@@ -167,9 +179,10 @@ def run_agent(folder: Path, listing: list[str], args: argparse.Namespace, window
                     )
                 now = usage(agent.pid, threads)
             minutes.append(now.minus(before))
+            memory.append(memory_mib(agent.pid))
             before = now
         window_s = time.monotonic() - started
-        rss = peak_rss_mib(agent.pid)
+        rss = memory[-1][1]
     finally:
         agent.send_signal(signal.SIGTERM)
         try:
@@ -184,6 +197,7 @@ def run_agent(folder: Path, listing: list[str], args: argparse.Namespace, window
         sent_received = db.execute("SELECT count(*), count(rtt_ms) FROM samples").fetchone()
     return AgentRun(
         minutes,
+        memory,
         before,
         window_s,
         rss,
@@ -217,6 +231,7 @@ def run_fping(fping: str, listing: Path, args: argparse.Namespace, window_s: flo
         str(round(args.interval * 1000)),
     ]
     command += ["-t", "2000", "-f", str(listing)]
+    wait_for_a_slot()
     started_wall, started = time.time(), time.monotonic()
     per_minute = [0.0] * math.ceil(window_s / SLOT_S)
     runs = skipped = lost = 0
@@ -277,13 +292,18 @@ def report(args: argparse.Namespace, minutes: float, agent: AgentRun, fp: FpingR
         f"{args.gap_ms} ms between packets, for {minutes:g} minutes"
         + (f"; {args.busy} CPU-bound processes beside" if args.busy else "")
     )
-    print(f"{'minute':<8}{'linkvet %':>10}{'loop %':>8}{'engine %':>9}{'store %':>9}{'fping %':>9}")
+    print(
+        f"{'minute':<8}{'linkvet %':>10}{'loop %':>8}{'engine %':>9}{'store %':>9}{'fping %':>9}"
+        f"{'RSS MiB':>9}{'peak MiB':>10}"
+    )
     for n, used in enumerate(agent.minutes):
         slot = min(SLOT_S, agent.window_s - n * SLOT_S)
         fping_share = f"{100 * fp.minutes[n] / slot:>9.1f}" if fp and n < len(fp.minutes) else f"{'':>9}"
+        resident, peak = agent.memory[n]
         print(
             f"{n + 1:<8}{100 * used.total / slot:>10.1f}{100 * used.main / slot:>8.1f}"
             f"{100 * used.engine / slot:>9.1f}{100 * used.other / slot:>9.1f}{fping_share}"
+            f"{resident:>9.1f}{peak:>10.1f}"
         )
     w = agent.window
     share = 100 * w.total / agent.window_s
