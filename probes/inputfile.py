@@ -20,11 +20,8 @@ import stat
 import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
-
-from probes import limits
 from probes.i18n import _
 from probes.textinput import (
     MAX_INPUT_BYTES,
@@ -38,9 +35,7 @@ from probes.textinput import (
 
 __all__ = [
     "MAX_INPUT_BYTES",
-    "Cadence",
     "ErrorFactory",
-    "FileModel",
     "check_regular",
     "explain",
     "field_name",
@@ -111,16 +106,7 @@ def check_regular(path: Path, error: ErrorFactory) -> None:
         raise error(not_regular_reason(mode), None)
 
 
-# -- the models of the files' tables, and where a field is written ----------------------------------------
-
-
-class FileModel(BaseModel):
-    """The base of every file's pydantic model: no unknown keys, frozen, no NaN or infinities."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
-
-
-Cadence = Annotated[float, BeforeValidator(lambda value: limits.parse_duration(value, limits.CADENCE))]
+# -- pydantic's errors in our words, and where a field is written (the models' base: `probes.filemodel`) ----
 
 
 def explain(error: Any) -> str:

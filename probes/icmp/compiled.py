@@ -5,8 +5,9 @@ every echo's bookkeeping in the interpreter: at 1,000 packets a second that cost
 `CompiledWorker` has the same interface and the same rules, but its thread calls `Engine.run`, which does
 the whole loop in C without the GIL (the schedule, the pacer's turns, sends, stamps, replies, ICMP errors,
 RTTs, timeouts) and returns only when finished echoes are due to be handed over: the Python thread wakes at
-most 20 times a second (within 1 ms for a single echo, which traceroute waits for) and turns each finished
-echo into an `EchoOutcome`.
+most 5 times a second (within 1 ms for a single echo, which traceroute waits for; at once when nothing is
+left in flight) and hands them to the event loop as the C code made them, `(owner, index, EchoOutcome)` each:
+no Python code runs per echo, in either thread.
 
 The engine uses it for the Linux socket style where `probes.icmp.native.icmp` is built; elsewhere the Python
 thread. The pacer must be the compiled one too (`Pacer.state`, which `probes.icmp.native` picks the same way).
@@ -27,11 +28,11 @@ from types import ModuleType
 from probes.errors import ErrorKind
 from probes.icmp.echoes import EchoOutcome, Finished, Train
 from probes.icmp.socket import FamilySocket
-from probes.pacing import fine_timer_slack
 from probes.sockets import refusal_text, zone_problem
 from probes.timestamps import TimestampSource
 
-# The C engine's outcome codes (enums in probes/icmp/native/engine.c).
+# The values of an outcome's `error` and `timestamps` by the C engine's codes (enums in
+# probes/icmp/native/engine.c).
 _ERRORS = (
     None,
     ErrorKind.LATE,
@@ -41,7 +42,6 @@ _ERRORS = (
     ErrorKind.TTL_EXCEEDED,
 )
 _SOURCES = (None, TimestampSource.KERNEL, TimestampSource.KERNEL_RX, TimestampSource.USER)
-_Outcome = tuple[object, int, int, float | None, int, str | None, float | None, int, int]
 
 
 class CompiledWorker:
@@ -61,7 +61,7 @@ class CompiledWorker:
         self.failure: BaseException | None = None
         self.families: dict[int, FamilySocket] = {}
         self._indexes: dict[int, FamilySocket] = {}  # the C engine's socket index → its socket
-        self._core = native.Engine()
+        self._core = native.Engine(EchoOutcome, _ERRORS, _SOURCES, refusal_text)
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
         os.set_blocking(self._wake_w, False)
@@ -145,8 +145,7 @@ class CompiledWorker:
         self._wake()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout=5)
-        outcomes, unsent = self._core.close()
-        left = self._finished(outcomes)
+        left, unsent = self._core.close()
         with self.lock:
             for fs in self.families.values():
                 fs.close()
@@ -163,22 +162,18 @@ class CompiledWorker:
 
     def _run(self) -> None:
         """The thread: the compiled loop, and each batch of finished echoes handed to the event loop. A fault
-        fails every echo still waiting (their callers see the exception)."""
-        outcomes: list[_Outcome] = []
+        fails every echo still waiting (their callers see the exception). The compiled loop sets this thread's
+        timer slack (1 ns) and name itself."""
+        batch: list[Finished] = []
         try:
-            fine_timer_slack()
             while True:
-                outcomes, stopping, refused = self._core.run(self._wake_r)
+                batch, stopping, refused = self._core.run(self._wake_r)
                 for index, err in refused:
                     fs = self._indexes[index]
                     if fs.tx_stamps:
                         fs.stamps_not_reset(os.strerror(err))
-                batch = self._finished(outcomes)
-                if batch:
-                    try:
-                        self.loop.call_soon_threadsafe(self._deliver, batch)
-                    except RuntimeError:  # the event loop is closed: nobody is waiting any more
-                        return
+                if batch and not self._hand_over(batch):
+                    return
                 if stopping:
                     return
         except Exception as exc:
@@ -186,22 +181,20 @@ class CompiledWorker:
                 self.failure = exc
             self._core.stop()
             # What is still waiting: the batch being handed over, unsent trains, echoes in flight.
-            owners: list[object] = [o[0] for o in outcomes]
+            owners: list[object] = [o[0] for o in batch]
             with contextlib.suppress(Exception):
                 left, unsent = self._core.close()
                 owners += [*unsent, *(o[0] for o in left)]
             with contextlib.suppress(RuntimeError):  # the event loop is closed: nobody waits
                 self.loop.call_soon_threadsafe(self._fail, owners, exc)
 
-    def _finished(self, outcomes: list[_Outcome]) -> list[Finished]:
-        return [(o[0], o[1], self._outcome(o)) for o in outcomes]
-
-    def _outcome(self, o: _Outcome) -> EchoOutcome:
-        _owner, _index, sent_at_us, rtt_ms, error, responder, answered_ms, source, err = o
-        detail = refusal_text(err) if err else None
-        return EchoOutcome(
-            sent_at_us, rtt_ms, _ERRORS[error], responder, answered_ms, _SOURCES[source], detail
-        )
+    def _hand_over(self, batch: list[Finished]) -> bool:
+        """Give the event loop a batch of finished echoes; False when it is closed (nobody waits any more)."""
+        try:
+            self.loop.call_soon_threadsafe(self._deliver, batch)
+        except RuntimeError:
+            return False
+        return True
 
 
 def _destination(fs: FamilySocket, address: str) -> bytes | str:

@@ -4,7 +4,7 @@ flight (`Echo`) and a train of echoes to one address (`Train`). `probes.icmp.wor
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from probes.errors import ErrorKind
 from probes.icmp.socket import FamilySocket
@@ -12,14 +12,16 @@ from probes.pacing import Pacer
 from probes.timestamps import TimestampSource
 
 
-@dataclass(frozen=True, slots=True)
-class EchoOutcome:
+class EchoOutcome(NamedTuple):
     """One echo: when it left (UTC µs), its RTT in ms or None, why there was no reply, who said so.
 
     `answered_ms` is the time until any answer came back, ICMP errors (time exceeded, unreachable) and late
     replies included: what traceroute reports for a hop. None when nothing came back. `timestamps` says who
     timed the answer (None when there was none). `detail` gives the system's words when this machine
-    refused to send the echo (`ErrorKind.SEND_FAILED`)."""
+    refused to send the echo (`ErrorKind.SEND_FAILED`).
+
+    A named tuple, so that the compiled engine thread (`probes.icmp.compiled`) makes each one without running
+    Python code: a run of 10,000 echoes made 10,000 of these in the interpreter before, 18 ms of CPU."""
 
     sent_at_us: int
     rtt_ms: float | None

@@ -14,7 +14,8 @@ what the sockets hold with non-blocking reads until EAGAIN (the error queue for 
 errors, then the replies) every 5 ms while it paces, at once when idle; the kernel has stamped every
 packet, so reading later changes no RTT. Raw sockets pass only replies and errors to us (ICMP_FILTER). The
 event loop hears of finished echoes in batches, one `call_soon_threadsafe` per batch: a train's at most
-every 50 ms, a single echo's (traceroute waits for it) within a millisecond. Pacing is the run's `Pacer`,
+every 200 ms (at once when nothing is left in flight), a single echo's (traceroute waits for it) within a
+millisecond. Pacing is the run's `Pacer`,
 shared with the event loop's methods: packets to different targets leave at least `gap` apart (measured
 from the end of the previous send, so a late wake-up pushes the next packet back instead of crowding it),
 each train's attempts at least `interval` apart. A fault in the thread fails every waiting echo.
@@ -49,8 +50,10 @@ a token per engine in the payload (`probes.icmp.wire`); raw sockets pass only re
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from probes.icmp import native
 from probes.icmp.compiled import CompiledWorker
@@ -62,8 +65,10 @@ from probes.icmp.socket import (
     icmp_permission_help,
     open_icmp_socket,
 )
-from probes.icmp.worker import Worker
 from probes.pacing import Pacer
+
+if TYPE_CHECKING:
+    from probes.icmp.worker import Worker
 
 __all__ = ["EchoOutcome", "IcmpEngine", "icmp_permission_help", "open_icmp_socket"]
 
@@ -82,14 +87,17 @@ class _TrainWaiter:
         self.remaining = count
 
     def add(self, index: int, outcome: EchoOutcome) -> None:
-        if self.future.done() or self.outcomes[index] is not None:
+        outcomes = self.outcomes
+        if outcomes[index] is not None or self.future.done():
             return
-        self.outcomes[index] = outcome
+        outcomes[index] = outcome
         self.remaining -= 1
-        if self.hook is not None:
-            self.hook(index, outcome)
-        if self.remaining == 0:
-            self.future.set_result([o for o in self.outcomes if o is not None])
+        try:
+            if self.hook is not None:
+                self.hook(index, outcome)
+        finally:  # a hook's fault (reported by `_deliver`) must not leave the train waiting
+            if self.remaining == 0:  # every index has its outcome now
+                self.future.set_result(cast(list[EchoOutcome], outcomes))
 
 
 class IcmpEngine:
@@ -196,6 +204,8 @@ class IcmpEngine:
             if built is not None and self._style is LINUX_STYLE:
                 self._worker = CompiledWorker(built, self._loop, self._deliver, self._fail)
             else:
+                from probes.icmp.worker import Worker  # the Python thread: imported where it runs
+
                 self._worker = Worker(self._loop, self._deliver, self._fail)
         worker = self._worker
         if worker.failure is not None:
@@ -237,6 +247,4 @@ def _ns(seconds: float) -> int:
 
 
 def _random_token() -> bytes:
-    import secrets
-
-    return secrets.token_bytes(8)
+    return os.urandom(8)  # as secrets.token_bytes does

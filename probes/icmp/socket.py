@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -162,10 +161,10 @@ class FamilySocket:
         # Raw sockets see every ICMP packet on the host: our identifier tells ours apart. Linux's
         # unprivileged sockets have theirs rewritten by the kernel to the socket's port, and see only their
         # own; macOS's behave like raw ones (`datagram_like_raw`).
-        self.wire = EchoWire(self.v6, self.raw or style.datagram_like_raw, secrets.randbits(16), token)
+        self.wire = EchoWire(self.v6, self.raw or style.datagram_like_raw, _random_16_bits(), token)
         # Whether answers from routers (time exceeded, unreachable) reach this socket at all.
         self.sees_icmp_errors = self.raw or style.error_queue or style.datagram_like_raw
-        self.next_seq = secrets.randbits(16)
+        self.next_seq = _random_16_bits()
         self.pending: dict[tuple[str, int], Any] = {}  # (destination, sequence) → its `Echo` in flight
         self.next_key = 0
         self.keyed: dict[int, Any] = {}  # stamp key → its `Echo`
@@ -200,3 +199,9 @@ class FamilySocket:
 
     def close(self) -> None:
         self.sock.close()
+
+
+def _random_16_bits() -> int:
+    """16 random bits from the system's source (what `secrets.randbits` reads, without importing `secrets`,
+    whose `hmac` loads OpenSSL's hashes: milliseconds of every probe's start)."""
+    return int.from_bytes(os.urandom(2), "big")

@@ -6,7 +6,8 @@ sends at once); read everything the sockets hold (the error queue first: a trans
 its reply), every `READ_EVERY_NS` while pacing and at once otherwise (the kernel stamped each packet, so
 reading later changes no RTT); time out the echoes past their deadline (after reading, so that a reply
 that came in time but was not read yet is not called lost); hand finished echoes over (trains' at most
-every `HANDOFF_NS`, single echoes' every `URGENT_HANDOFF_NS`); then sleep until the next thing to do.
+every `HANDOFF_NS`, single echoes' every `URGENT_HANDOFF_NS`, and at once when nothing is left to send or to
+wait for: the end of a run waits for no hand-off); then sleep until the next thing to do.
 Sleeps up to 2 ms are `clock_nanosleep` with a 1 ns timer slack (a paced stream at a 1 ms gap wakes once
 per packet); longer ones wait in poll(2) on the sockets and a wake-up pipe, so a reply or a new echo ends
 them. Everything the thread and the event loop share is under `lock`.
@@ -53,7 +54,10 @@ from probes.sockets import (
 )
 from probes.timestamps import TimestampSource
 
-HANDOFF_NS = 50_000_000  # finished echoes of trains reach the event loop at most 20 times a second
+# Finished echoes of trains reach the event loop at most 5 times a second: each hand-off wakes the event loop
+# and passes the GIL back and forth (four context switches, ~0.1 ms of CPU on a VM), and a train's result
+# waiting 0.2 s more matters to nobody; at the end of a run it waits for none (`_hand_off`).
+HANDOFF_NS = 200_000_000
 URGENT_HANDOFF_NS = 1_000_000  # single echoes (traceroute waits for them) at most 1,000 times a second
 READ_EVERY_NS = 5_000_000  # while sending paced echoes, read the sockets this often (the kernel stamps)
 _PRECISE_SLEEP_NS = 2_000_000  # waits up to this long sleep precisely; longer ones poll the sockets
@@ -205,7 +209,7 @@ class Worker:
                     if wake_at is None or soon < wake_at:
                         wake_at = soon
                 if self._ready:
-                    handoff_at = self._hand_off()
+                    handoff_at = self._hand_off(idle=deadline is None and not self._trains)
                     if handoff_at is not None and (wake_at is None or handoff_at < wake_at):
                         wake_at = handoff_at
                 delay = None if wake_at is None else wake_at - monotonic_ns()
@@ -294,11 +298,12 @@ class Worker:
                     return slot
         return None
 
-    def _hand_off(self) -> int | None:
-        """Hand finished echoes to the event loop, if the last hand-off is long enough ago; else when to."""
+    def _hand_off(self, *, idle: bool) -> int | None:
+        """Hand finished echoes to the event loop, if the last hand-off is long enough ago or nothing else is in
+        flight (`idle`: no echo to send or to wait for); else when to."""
         now = time.monotonic_ns()
         due = self._handoff_ns + (URGENT_HANDOFF_NS if self._urgent else HANDOFF_NS)
-        if now < due:
+        if now < due and not idle:
             return due
         self._urgent = False
         batch, self._ready = self._ready, []

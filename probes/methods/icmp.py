@@ -8,6 +8,7 @@ transmit stamp; `user`), with a note where that is less than the backend's best.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
 from probes.errors import ErrorKind, IcmpNotPermitted, ResolveFailed
@@ -16,7 +17,7 @@ from probes.icmp.echoes import EchoOutcome
 from probes.methods import tcp
 from probes.methods._attempts import attempt_notes, local_failure_result
 from probes.methods._context import RunContext
-from probes.resolve import resolve
+from probes.resolve import Resolved, resolve
 from probes.results import MetricValue, ProbeResult, Sample
 from probes.target import Method, ProbeOptions, Target
 from probes.timestamps import now_us
@@ -30,7 +31,7 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
     except ResolveFailed as exc:
         return ProbeResult(target, started, now_us(), error=ErrorKind.DNS, message=str(exc))
     try:
-        privileged = ctx.icmp.privileged(resolved.family)
+        train = EchoTrain.start(target, options, ctx, resolved, started)
     except IcmpNotPermitted as exc:
         if target.port is not None:
             result = await tcp.measure(target.with_method(Method.TCP), options, ctx)
@@ -42,55 +43,114 @@ async def measure(target: Target, options: ProbeOptions, ctx: RunContext) -> Pro
                 )
             return dataclasses.replace(result, message=note)
         return ProbeResult(target, started, now_us(), error=ErrorKind.PERMISSION, message=str(exc))
+    try:
+        outcomes = await train.future
+    except asyncio.CancelledError:  # given up (the target's time budget): what finished is still measured
+        if not ctx.watched:  # (watched, each sample went to the hook as it finished)
+            for sample in train.finished_samples():
+                ctx.emit(target, sample)
+        raise
+    return train.result(outcomes)
 
-    emitted: dict[int, Sample] = {}
-    on_sample = ctx.on_sample
 
-    def emit(seq: int, outcome: EchoOutcome) -> None:
-        sample = emitted[seq] = Sample(seq, outcome.sent_at_us, outcome.rtt_ms, outcome.error)
-        if on_sample is not None:
-            on_sample(target, sample)
+class EchoTrain:
+    """One target's echoes handed to the run's engine as a train, and the result made of their outcomes: what
+    `measure` awaits, and what the runner starts for many targets at once without a task each
+    (`probes.runner`)."""
 
-    outcomes = await ctx.icmp.train(
-        resolved.address,
-        resolved.family,
-        count=options.count,
-        interval_s=options.interval_s,
-        timeout_s=options.timeout_s,
-        payload_bytes=options.payload_bytes,
-        pacer=ctx.pacer,
-        on_outcome=emit if on_sample is not None else None,
+    __slots__ = (
+        "_emitted",
+        "_finished",
+        "ctx",
+        "future",
+        "options",
+        "privileged",
+        "resolved",
+        "started_us",
+        "target",
     )
-    samples = tuple(emitted.get(i) or _sample(i, o) for i, o in enumerate(outcomes))
-    metrics: dict[str, MetricValue] = {
-        "address": resolved.address,
-        "privileged": privileged,
-        "backend": ctx.backend.name,
-    }
-    details = [o.detail for o in outcomes if o.error is ErrorKind.SEND_FAILED]
-    failed = local_failure_result(target, started, samples, details, metrics)
-    if failed is not None:
-        return failed
-    responders = sorted({str(o.responder) for o in outcomes if o.error and o.responder})
-    notes = attempt_notes(
-        samples,
-        "echoes",
-        late_ms=[o.answered_ms for o in outcomes if o.error is ErrorKind.LATE and o.answered_ms],
-        timeout_s=options.timeout_s,
-        sources=[o.timestamps for o in outcomes if o.rtt_ms is not None and o.timestamps],
-        tx_refused=ctx.icmp.tx_timestamps_refused(resolved.family),
-        best=ctx.backend.best_timestamps,
-        responders=responders,
-        details=details,
-    )
-    return ProbeResult(
-        target,
-        started,
-        now_us(),
-        samples=samples,
-        message=notes.message,
-        metrics={**metrics, "timestamps": notes.timestamps},
-    )
+
+    def __init__(
+        self,
+        target: Target,
+        options: ProbeOptions,
+        ctx: RunContext,
+        resolved: Resolved,
+        started_us: int,
+        privileged: bool,
+    ) -> None:
+        self.target = target
+        self.options = options
+        self.ctx = ctx
+        self.resolved = resolved
+        self.started_us = started_us
+        self.privileged = privileged
+        self._emitted: dict[int, Sample] = {}
+        self._finished: dict[int, EchoOutcome] = {}
+        self.future = ctx.icmp.train(
+            resolved.address,
+            resolved.family,
+            count=options.count,
+            interval_s=options.interval_s,
+            timeout_s=options.timeout_s,
+            payload_bytes=options.payload_bytes,
+            pacer=ctx.pacer,
+            # Each echo's sample as it finishes where someone watches; else only the outcomes are kept (a
+            # dict's own method: no Python code per echo), and become samples at the train's end.
+            on_outcome=self._emit if ctx.watched else self._finished.__setitem__,
+        )
+
+    @classmethod
+    def start(
+        cls, target: Target, options: ProbeOptions, ctx: RunContext, resolved: Resolved, started_us: int
+    ) -> EchoTrain:
+        """Send the target's echoes (IcmpNotPermitted where no ICMP socket can be opened)."""
+        return cls(target, options, ctx, resolved, started_us, ctx.icmp.privileged(resolved.family))
+
+    def _emit(self, seq: int, outcome: EchoOutcome) -> None:
+        sample = self._emitted[seq] = _sample(seq, outcome)
+        self.ctx.emit(self.target, sample)
+
+    def finished_samples(self) -> list[Sample]:
+        """The samples of the echoes that have finished so far, in order (of a train given up)."""
+        if self.ctx.watched:
+            return [self._emitted[seq] for seq in sorted(self._emitted)]
+        return [_sample(seq, self._finished[seq]) for seq in sorted(self._finished)]
+
+    def result(self, outcomes: list[EchoOutcome]) -> ProbeResult:
+        """The target's result, every echo's outcome in hand."""
+        target, options, ctx, resolved = self.target, self.options, self.ctx, self.resolved
+        emitted = self._emitted
+        samples = tuple(emitted.get(i) or _sample(i, o) for i, o in enumerate(outcomes))
+        metrics: dict[str, MetricValue] = {
+            "address": resolved.address,
+            "privileged": self.privileged,
+            "backend": ctx.backend.name,
+        }
+        details = [o.detail for o in outcomes if o.error is ErrorKind.SEND_FAILED]
+        failed = local_failure_result(target, self.started_us, samples, details, metrics)
+        if failed is not None:
+            return failed
+        responders = sorted({str(o.responder) for o in outcomes if o.error and o.responder})
+        notes = attempt_notes(
+            samples,
+            "echoes",
+            late_ms=[o.answered_ms for o in outcomes if o.error is ErrorKind.LATE and o.answered_ms],
+            timeout_s=options.timeout_s,
+            sources=[o.timestamps for o in outcomes if o.rtt_ms is not None and o.timestamps],
+            tx_refused=ctx.icmp.tx_timestamps_refused(resolved.family),
+            best=ctx.backend.best_timestamps,
+            responders=responders,
+            details=details,
+        )
+        return ProbeResult(
+            target,
+            self.started_us,
+            now_us(),
+            samples=samples,
+            message=notes.message,
+            metrics={**metrics, "timestamps": notes.timestamps},
+        )
 
 
 def _sample(seq: int, outcome: EchoOutcome) -> Sample:

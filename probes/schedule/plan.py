@@ -58,8 +58,9 @@ from pydantic import (
 from probes import inputfile, limits
 from probes.alerts.rules import Alerting, parse_alerting
 from probes.errors import PeakWindowError, PlanError, TargetError
+from probes.filemodel import Cadence, FileModel
 from probes.i18n import _
-from probes.inputfile import Cadence, FileModel, explain, field_name, locate
+from probes.inputfile import explain, field_name, locate
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.schedule.reporting import ReportSchedule, parse_report
 from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target

@@ -1,13 +1,17 @@
 """Benchmark: probe 1,000 loopback addresses × 10 echoes with linkvet and with fping, same list, same pacing.
 
-    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--floor] [--c-floor]
-        [--phases] [--python]
+    python -m tests.benchmarks.probe_vs_fping [--targets 1000] [--count 10] [--runs 3] [--busy N] [--floor]
+        [--c-floor] [--phases] [--python]
 
 Both send one packet per millisecond across targets (fping -i 1) and 200 ms apart to one target (fping -p 200),
 so neither can finish in under count × targets × 1 ms. Prints wall time, CPU time (user + system, the whole
-process: interpreter start, imports, probing, printing) and lost echoes for each, and linkvet's figures as
-ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the spread of the ratios.
-Goal (issue 18): CPU ≤ 2× fping's and wall ≤ 1.05× fping's, with zero self-inflicted loss.
+process: interpreter start, imports, probing, printing), peak resident memory and lost echoes for each, and
+linkvet's figures as ratios to fping's, run by run (fping first, then linkvet, `--runs` times), then the
+spread of the ratios with their medians. `--targets` up to 62,500 (127.1.0.1 …; all in 127.0.0.0/8). `--busy N`
+keeps N CPU-bound processes (`yes > /dev/null`) running beside every run. Each run also measures the bare
+interpreter (`python -c pass`): the memory line compares linkvet's peak with 1.5 × fping's plus that.
+Goals (issue 33), at 1,000 and at 10,000 targets: CPU ≤ 1.0× fping's (≤ 1.3× with `--busy 2`), wall ≤ 1.02×,
+zero self-inflicted loss, peak memory ≤ 1.5× fping's + the interpreter's.
 
 linkvet runs with its compiled engine thread where it is built (`probes.icmp.native`; the first line says which
 it used); `--python` also runs it each run with the Python one (LINKVET_PURE_PYTHON), as `linkvet-py`.
@@ -29,36 +33,29 @@ output) and the engine's thread.
 
 linkvet runs from bytecode written beforehand (by a one-echo run) into a temporary cache (PYTHONPYCACHEPREFIX),
 as an installed package runs from the bytecode pip compiles at install; a checkout run with
-PYTHONDONTWRITEBYTECODE set would compile its modules again on each start.
+PYTHONDONTWRITEBYTECODE set would compile its modules again on each start. PYTHONUNBUFFERED is dropped from its
+environment too (each line of --json would be a write of its own). CPU and memory are each process's own, from
+wait4 (`tests.benchmarks._rusage`).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
-import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
+from tests.benchmarks._rusage import timed
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def timed(
-    command: list[str], env: dict[str, str] | None = None
-) -> tuple[float, float, subprocess.CompletedProcess[str]]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
-    wall = time.monotonic() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall, cpu, done
 
 
 def addresses(n: int) -> list[str]:
@@ -77,11 +74,14 @@ class Run:
     sent: int
     lost: int
     rtts_ms: list[float]
+    rss_kib: int | None  # None where it cannot be known (`tests.benchmarks._rusage`)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--targets", type=int, default=1000)
+    parser.add_argument(
+        "--targets", type=int, default=1000, help="loopback addresses (127.0.0.0/8), at most 62,500"
+    )
     parser.add_argument("--count", type=int, default=10)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--floor", action="store_true", help="also time the bare system-call loop")
@@ -90,7 +90,12 @@ def main() -> int:
     parser.add_argument(
         "--python", action="store_true", help="also run linkvet with its Python engine thread"
     )
+    parser.add_argument(
+        "--busy", type=int, default=0, metavar="N", help="run N CPU-bound processes (`yes`) beside every run"
+    )
     args = parser.parse_args()
+    if not 1 <= args.targets <= 62_500:
+        parser.error("--targets: from 1 to 62,500 (loopback addresses 127.1.0.1 to 127.250.250.250)")
     fping = shutil.which("fping")
     if fping is None:
         print("fping is not installed (apt-get install fping)", file=sys.stderr)
@@ -100,70 +105,129 @@ def main() -> int:
     floors: list[float] = []
     c_floors: list[float] = []
     phases: list[dict[str, float]] = []
-    with tempfile.TemporaryDirectory() as tmp:
+    baselines: list[int | None] = []
+    with tempfile.TemporaryDirectory() as tmp, busy_processes(args.busy):
         listing = Path(tmp) / "targets.txt"
         listing.write_text("\n".join(addresses(args.targets)) + "\n")
         c_floor = build_c_floor(Path(tmp)) if args.c_floor else None
         env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
+        # As a user's shell runs it: bytecode written (below), output buffered (PYTHONUNBUFFERED would make
+        # each line of --json a system call of its own).
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env.pop("PYTHONUNBUFFERED", None)
         # One short run first writes the bytecode of every module a probe imports into that cache.
-        warm = [sys.executable, "-m", "desktop.cli", "probe", "127.0.0.1", "-c", "1", "--json", "--no-store"]
-        subprocess.run(warm, env=env, check=True, capture_output=True)
+        warm = [sys.executable, "-m", "desktop.cli", "probe", "--file", str(listing), "-c", "1", "--json"]
+        subprocess.run([*warm, "--no-store", "--gap-ms", "0"], env=env, check=True, capture_output=True)
         for _ in range(args.runs):
             f_run = run_fping(fping, listing, args.count, args.targets)
             l_run = run_linkvet(listing, args.count, args.targets, env)
             if l_run is None:
                 return 1
             pairs.append((f_run, l_run))
+            baselines.append(timed([sys.executable, "-c", "pass"], env)[3])
             if args.python:
                 p_run = run_linkvet(listing, args.count, args.targets, env | {"LINKVET_PURE_PYTHON": "1"})
                 if p_run is None:
                     return 1
-                pythons.append(
-                    Run("linkvet-py", p_run.wall_s, p_run.cpu_s, p_run.sent, p_run.lost, p_run.rtts_ms)
-                )
+                pythons.append(Run("linkvet-py", *astuple(p_run)[1:]))
             if args.floor:
                 floors.append(run_floor(listing, args.count, env))
             if c_floor is not None:
                 c_floors.append(run_c_floor(c_floor, listing, args.count))
             if args.phases:
                 phases.append(run_phases(listing, args.count, args.targets, env))
+    report(args, pairs, pythons, floors, c_floors, phases, baselines)
+    return 0
+
+
+@contextlib.contextmanager
+def busy_processes(n: int) -> Iterator[None]:
+    """`n` CPU-bound processes (`yes > /dev/null`) running meanwhile: the machine as a busy office box is."""
+    started = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(n)]
+    try:
+        yield
+    finally:
+        for process in started:
+            process.kill()
+            process.wait()
+
+
+def _mib(kib: int | None) -> str:
+    return "n/a" if kib is None else f"{kib / 1024:.1f}"
+
+
+def _spread(values: list[float], digits: int = 2) -> str:
+    return (
+        f"{min(values):.{digits}f}–{max(values):.{digits}f} (median {statistics.median(values):.{digits}f})"
+    )
+
+
+def report(
+    args: argparse.Namespace,
+    pairs: list[tuple[Run, Run]],
+    pythons: list[Run],
+    floors: list[float],
+    c_floors: list[float],
+    phases: list[dict[str, float]],
+    baselines: list[int | None],
+) -> None:
     from probes.icmp import native
 
     engine = "compiled" if native.icmp is not None else f"Python ({native.icmp_problem})"
     print(
         f"{args.targets} loopback targets x {args.count} echoes, 1 ms between packets, 200 ms per target; "
         f"linkvet's engine thread: {engine}"
+        + (f"; {args.busy} CPU-bound processes beside" if args.busy else "")
     )
     print(
-        f"{'run':<5}{'tool':<10}{'wall s':>9}{'cpu s':>9}{'sent':>8}{'lost':>7}{'median ms':>11}{'p99 ms':>9}"
+        f"{'run':<5}{'tool':<11}{'wall s':>8}{'cpu s':>8}{'MiB':>7}{'sent':>8}{'lost':>7}{'median ms':>11}"
+        f"{'p99 ms':>9}"
     )
     for number, (f_run, l_run) in enumerate(pairs, start=1):
         for r in (f_run, l_run, *pythons[number - 1 : number]):
             print(
-                f"{number:<5}{r.tool:<10}{r.wall_s:>9.2f}{r.cpu_s:>9.2f}{r.sent:>8}{r.lost:>7}"
-                f"{_q(r.rtts_ms, 0.5):>11.3f}{_q(r.rtts_ms, 0.99):>9.3f}"
+                f"{number:<5}{r.tool:<11}{r.wall_s:>8.2f}{r.cpu_s:>8.2f}{_mib(r.rss_kib):>7}{r.sent:>8}"
+                f"{r.lost:>7}{_q(r.rtts_ms, 0.5):>11.3f}{_q(r.rtts_ms, 0.99):>9.3f}"
             )
-        print(f"{number:<5}{'ratio':<10}{l_run.wall_s / f_run.wall_s:>9.2f}{l_run.cpu_s / f_run.cpu_s:>9.2f}")
+        memory = f"{l_run.rss_kib / f_run.rss_kib:>7.2f}" if l_run.rss_kib and f_run.rss_kib else ""
+        print(
+            f"{number:<5}{'ratio':<11}{l_run.wall_s / f_run.wall_s:>8.2f}{l_run.cpu_s / f_run.cpu_s:>8.2f}"
+            + memory
+        )
         if pythons:
             p_run = pythons[number - 1]
             print(
-                f"{number:<5}{'ratio-py':<10}{p_run.wall_s / f_run.wall_s:>9.2f}{p_run.cpu_s / f_run.cpu_s:>9.2f}"
+                f"{number:<5}{'ratio-py':<11}{p_run.wall_s / f_run.wall_s:>8.2f}"
+                f"{p_run.cpu_s / f_run.cpu_s:>8.2f}"
             )
     walls = [lr.wall_s / fr.wall_s for fr, lr in pairs]
     cpus = [lr.cpu_s / fr.cpu_s for fr, lr in pairs]
     print(
-        f"over {len(pairs)} runs: wall ratio {min(walls):.2f}–{max(walls):.2f}, CPU ratio {min(cpus):.2f}–"
-        f"{max(cpus):.2f} (fping CPU {min(p[0].cpu_s for p in pairs):.2f}–{max(p[0].cpu_s for p in pairs):.2f} s,"
-        f" linkvet {min(p[1].cpu_s for p in pairs):.2f}–{max(p[1].cpu_s for p in pairs):.2f} s); "
-        f"load average {os.getloadavg()[0]:.2f}"
+        f"over {len(pairs)} runs: wall ratio {_spread(walls)}, CPU ratio {_spread(cpus)}; fping CPU "
+        f"{_spread([p[0].cpu_s for p in pairs])} s, linkvet {_spread([p[1].cpu_s for p in pairs])} s; lost: fping "
+        f"{sum(p[0].lost for p in pairs)}, linkvet {sum(p[1].lost for p in pairs)}; load average "
+        f"{os.getloadavg()[0]:.2f}"
     )
+    # Memory: linkvet's peak against 1.5 x fping's plus the interpreter's own (`python -c pass`, same run).
+    known = [
+        (fr.rss_kib, lr.rss_kib, base)
+        for (fr, lr), base in zip(pairs, baselines, strict=True)
+        if fr.rss_kib and lr.rss_kib and base
+    ]
+    if known:
+        print(
+            f"peak RSS: fping {_spread([f / 1024 for f, _l, _b in known], 1)} MiB, linkvet "
+            f"{_spread([lv / 1024 for _f, lv, _b in known], 1)} MiB, the interpreter alone (python -c pass) "
+            f"{_spread([b / 1024 for _f, _l, b in known], 1)} MiB; linkvet / (1.5 x fping + interpreter): "
+            f"{_spread([lv / (1.5 * f + b) for f, lv, b in known])}"
+        )
+    else:
+        print("peak RSS: not measured (no C compiler for the launcher, tests/benchmarks/_rusage.py)")
     if pythons:
         ratios = [p.cpu_s / fr.cpu_s for p, (fr, _lr) in zip(pythons, pairs, strict=True)]
         print(
-            f"linkvet with the Python engine thread: CPU {min(p.cpu_s for p in pythons):.2f}–"
-            f"{max(p.cpu_s for p in pythons):.2f} s, {min(ratios):.2f}–{max(ratios):.2f}× fping's, lost "
-            f"{sum(p.lost for p in pythons)}"
+            f"linkvet with the Python engine thread: CPU {_spread([p.cpu_s for p in pythons])} s, "
+            f"{_spread(ratios)}× fping's, lost {sum(p.lost for p in pythons)}"
         )
     if floors:
         print(
@@ -186,7 +250,6 @@ def main() -> int:
                 for name in phases[0]
             )
         )
-    return 0
 
 
 _FLOOR = """
@@ -327,19 +390,19 @@ def build_c_floor(folder: Path) -> Path | None:
 
 def run_c_floor(binary: Path, listing: Path, count: int) -> float:
     """The CPU seconds of the C loop's whole process."""
-    _wall, cpu, done = timed([str(binary), str(listing), str(count)])
+    _wall, cpu, done, _rss = timed([str(binary), str(listing), str(count)])
     if done.returncode != 0:
         raise SystemExit(f"the C loop failed (raw sockets need root): {done.stderr.strip()}")
     return cpu
 
 
 def run_fping(fping: str, listing: Path, count: int, targets: int) -> Run:
-    f_wall, f_cpu, f_out = timed(
+    f_wall, f_cpu, f_out, f_rss = timed(
         [fping, "-C", str(count), "-q", "-i", "1", "-p", "200", "-t", "2000", "-f", str(listing)]
     )
     f_values = [v for line in f_out.stderr.splitlines() if ":" in line for v in line.split(":", 1)[1].split()]
     rtts = sorted(float(v) for v in f_values if v != "-")
-    return Run("fping", f_wall, f_cpu, targets * count, f_values.count("-"), rtts)
+    return Run("fping", f_wall, f_cpu, targets * count, f_values.count("-"), rtts, f_rss)
 
 
 _PHASES = """
@@ -400,7 +463,7 @@ def _probe_arguments(listing: Path, count: int, targets: int) -> list[str]:
 
 
 def run_linkvet(listing: Path, count: int, targets: int, env: dict[str, str]) -> Run | None:
-    l_wall, l_cpu, l_out = timed(
+    l_wall, l_cpu, l_out, l_rss = timed(
         [sys.executable, "-m", "desktop.cli", *_probe_arguments(listing, count, targets)], env=env
     )
     if l_out.returncode not in (0, 1):
@@ -410,7 +473,7 @@ def run_linkvet(listing: Path, count: int, targets: int, env: dict[str, str]) ->
     lost = sum(r["sent"] - r["received"] for r in records)
     sent = sum(r["sent"] for r in records)
     rtts = sorted(s["rtt_ms"] for r in records for s in r["samples"] if s["rtt_ms"] is not None)
-    return Run("linkvet", l_wall, l_cpu, sent, lost, rtts)
+    return Run("linkvet", l_wall, l_cpu, sent, lost, rtts, l_rss)
 
 
 if __name__ == "__main__":

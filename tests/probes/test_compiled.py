@@ -96,6 +96,33 @@ def test_a_negative_gap_reads_as_none() -> None:
         assert state.turn_ns(None) == (0, None) and state.turn_ns(None) == (0, None)
 
 
+@pytest.mark.skipif(native.icmp is None, reason=native.icmp_problem or "")
+def test_the_engine_makes_outcomes_only_of_a_plain_tuple_type_and_refuses_to_run_uninitialised() -> None:
+    from probes.icmp.compiled import _ERRORS, _SOURCES
+    from probes.icmp.echoes import EchoOutcome
+    from probes.sockets import refusal_text
+
+    assert native.icmp is not None
+    engine_type = native.icmp.Engine
+
+    class WithFields(tuple[int, ...]):  # an instance dict besides its items: not what the C code fills
+        pass
+
+    for outcome_type in (WithFields, list, EchoOutcome.__mro__[-1]):
+        with pytest.raises(TypeError, match="tuple subclass without fields of its own"):
+            engine_type(outcome_type, _ERRORS, _SOURCES, refusal_text)
+    with pytest.raises(ValueError, match="one error per outcome code"):
+        engine_type(EchoOutcome, _ERRORS[:-1], _SOURCES, refusal_text)
+    # Made without __init__ (no read buffers, no way to make outcomes): every call says so, none crashes.
+    bare = engine_type.__new__(engine_type)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        bare.run(0)
+    with pytest.raises(RuntimeError, match="not initialised"):
+        bare.close()
+    with pytest.raises(RuntimeError, match="not initialised"):
+        bare.add_socket(0, socket.AF_INET, True, 1, b"8 bytes!", True)
+
+
 # -- crafted packets ---------------------------------------------------------------------------------------
 
 

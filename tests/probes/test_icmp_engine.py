@@ -154,11 +154,11 @@ def test_a_fault_in_the_engine_thread_fails_the_waiting_targets_instead_of_hangi
     def broken(*args: object) -> None:
         raise ZeroDivisionError("a bug in the thread")
 
-    # Called for every reply read (Python), for every finished echo handed over (compiled).
+    # Called for every reply read (Python), for every batch of finished echoes handed over (compiled).
     if engine_thread == "python":
         monkeypatch.setattr(icmp_worker.Worker, "_answer", broken)
     else:
-        monkeypatch.setattr(icmp_compiled.CompiledWorker, "_outcome", broken)
+        monkeypatch.setattr(icmp_compiled.CompiledWorker, "_hand_over", broken)
     results = run(
         [parse_target("127.0.0.1"), parse_target("127.0.0.2")], ProbeOptions(count=3, interval_s=0.01)
     )

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from probes.errors import ErrorKind
-from probes.results import Progress
+from probes.results import ProbeResult, Progress
 from probes.runner import Runner, run
 from probes.target import Method, ProbeOptions, Target, parse_target
 
@@ -100,15 +100,61 @@ def test_a_fault_in_one_method_is_that_target_s_error_not_the_round_s(
     assert "ZeroDivisionError: a bug" in (results[1].message or "")
 
 
-def test_a_target_past_its_budget_keeps_what_it_measured(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost"])  # a train of the run's (an address), a task's
+@pytest.mark.parametrize("watched", [False, True])  # samples handed over at the end, or each as it came
+def test_a_target_past_its_budget_keeps_what_it_measured(
+    monkeypatch: pytest.MonkeyPatch, host: str, watched: bool
+) -> None:
     from probes import runner as runner_module
     from probes.errors import ErrorKind
 
-    monkeypatch.setattr(runner_module, "_budget_s", lambda method, options: 0.3)
-    (result,) = run([parse_target("127.0.0.1")], ProbeOptions(count=20, interval_s=0.05), gap_ms=0)
+    seen: list[int] = []
+    monkeypatch.setattr(runner_module, "_budget_s", lambda method, options: 0.6)
+    (result,) = run(
+        [parse_target(host)],
+        ProbeOptions(count=40, interval_s=0.05),
+        gap_ms=0,
+        on_sample=(lambda target, sample: seen.append(sample.seq)) if watched else None,
+    )
     assert result.error is ErrorKind.DEADLINE
-    assert 3 <= result.sent < 20 and result.received == result.sent  # the echoes answered before the deadline
-    assert f"{result.sent} of 20 attempts had finished and are kept" in (result.message or "")
+    assert 3 <= result.sent < 40 and result.received == result.sent  # the echoes answered before the deadline
+    assert [s.seq for s in result.samples] == list(range(result.sent))
+    assert f"{result.sent} of 40 attempts had finished and are kept" in (result.message or "")
+    if watched:  # each sample went to the hook once, as it came
+        assert sorted(seen) == list(range(result.sent))
+
+
+def test_trains_to_addresses_need_no_task_each() -> None:
+    """ICMP targets at IP addresses are measured without a task, coroutine and timeout each (see
+    probes.runner): a run of 200 of them holds a handful of tasks, not 200."""
+    most = 0
+
+    async def scenario() -> list[ProbeResult]:
+        nonlocal most
+        runner = Runner(ProbeOptions(count=5, interval_s=0.1), concurrency=500, gap_ms=0.1)
+        measuring = asyncio.ensure_future(runner.run([parse_target(f"127.0.5.{i}") for i in range(1, 201)]))
+        while not measuring.done():
+            most = max(most, len(asyncio.all_tasks()))
+            await asyncio.sleep(0.05)
+        return await measuring
+
+    results = asyncio.run(scenario())
+    assert [r.error for r in results] == [None] * 200 and sum(r.received for r in results) == 1000
+    assert most < 10
+
+
+def test_a_failing_progress_hook_fails_the_run_instead_of_hanging_it() -> None:
+    def progress(event: Progress) -> None:
+        if event.result is not None:
+            raise RuntimeError("a bug in the hook")
+
+    async def scenario() -> None:
+        runner = Runner(ProbeOptions(count=2, interval_s=0.01), progress=progress)
+        await asyncio.wait_for(runner.run([parse_target("127.0.0.1"), parse_target("127.0.0.2")]), 30)
+
+    with pytest.raises(ExceptionGroup) as raised:
+        asyncio.run(scenario())
+    assert raised.group_contains(RuntimeError, match="a bug in the hook")
 
 
 def test_the_budget_allows_for_waiting_behind_a_long_paced_queue(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -139,7 +185,7 @@ def test_the_budget_allows_for_waiting_behind_a_long_paced_queue(monkeypatch: py
 
 _LOADED_BEFORE_MEASURING = """
 import sys
-from probes.results import Progress
+from probes.results import ProbeResult, Progress
 from probes.runner import run
 from probes.target import Method, ProbeOptions, parse_target
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from types import ModuleType
 
-API = 2  # the C module's API_VERSION this code is written for
+API = 3  # the C module's API_VERSION this code is written for
 
 
 def _load() -> tuple[ModuleType | None, str | None]:

@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define API_VERSION 2
+#define API_VERSION 3
 
 #ifndef SCM_TIMESTAMPNS
 #define SCM_TIMESTAMPNS 35

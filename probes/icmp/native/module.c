@@ -5,7 +5,7 @@
    numbers, building and sending each echo, the kernel's transmit stamps (error queue, OPT_ID keys) and
    receive stamps (SO_TIMESTAMPNS), matching replies and ICMP errors to echoes, RTTs, late replies and
    timeouts. probes/icmp/compiled.py drives it from a Python thread that wakes only to hand finished echoes
-   to the event loop (at most 20 times a second; a single echo within 1 ms); the interpreter is not entered
+   to the event loop (at most 5 times a second; a single echo within 1 ms); the interpreter is not entered
    per packet, and the GIL is released while it works.
 
    - `Pacer`: the run's pacer state (probes/pacing.py) behind a mutex: the compiled sends take their turns
