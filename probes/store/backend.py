@@ -234,6 +234,21 @@ class Backend(Protocol):
         """The agents' states (`AGENT_COLUMNS` rows; None: any), by evaluation or plan and vantage point."""
         ...
 
+    # -- vendor facts (`probes.store.vendor_facts`: rows in its column order) -------------------------------
+
+    def add_vendor_fact_rows(self, rows: Sequence[Row]) -> list[int]:
+        """Insert records (`VENDOR_FACT_COLUMNS[1:]` rows) in one write transaction of their own; their ids."""
+        ...
+
+    def vendor_fact_rows(self, provider: str | None, after_id: int) -> list[Row]:
+        """The records (`VENDOR_FACT_COLUMNS` rows) with ids above `after_id` (of one provider when named), in
+        the order recorded."""
+        ...
+
+    def last_vendor_fact_id(self) -> int:
+        """The id of the last record (0: none): it changes whenever the team's facts do."""
+        ...
+
     # -- alerts (`probes.store.alerts`: rows in its column orders; writes inside `transaction`) ------------
 
     def alert_states(self, plan: str, vantage: str) -> list[Row]: ...

@@ -76,6 +76,18 @@ class StoreWriter:
         """Run `function(*args)` in the store thread, after what is queued before it."""
         return await asyncio.get_running_loop().run_in_executor(self._store_thread, function, *args)
 
+    def submit(self, function: Callable[[], object]) -> None:
+        """Run `function()` in the store thread after what is queued before it, without waiting for it (what
+        it raises is its own to handle: it is logged)."""
+
+        def run() -> None:
+            try:
+                function()
+            except Exception:
+                log.exception(_("a task of the store thread failed"))
+
+        self._store_thread.submit(run)
+
     async def deliver(self, measured: MeasuredRound) -> Delivered:
         """Keep the round in the spool at once, then have the store thread store it."""
         loop = asyncio.get_running_loop()
