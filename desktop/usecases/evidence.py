@@ -13,14 +13,15 @@ Kinds of evidence, per candidate:
     questionnaire the vendor's answers (facts added from the linkvet questionnaire)
     acceptance    the trial server's checks (confirmed / contradicted / unverified)
     price         a price for the offering
-A cell's state is `missing`, `partial`, `done` or `contradicted`; JSON keeps the ids (`as_dict`).
+A cell's state is `missing`, `partial`, `done` or `contradicted`; JSON keeps the ids (`as_dict`). Beside the
+candidates, every office's agent with its health (`desktop.usecases.agent_health`: `agents` in the JSON).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from catalogs.checklist import Evidence, load_checklist
 from catalogs.evaluation.candidates import candidate_endpoints, claimed_line_type, offerings_of
@@ -30,8 +31,13 @@ from catalogs.link_quality import LinkSummary, PeriodStats
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.scoring import peak_evenings_needed
 from desktop.i18n import _, ngettext
+from desktop.usecases.agent_health import OfficeAgent, office_agents
 from probes.store_location import StoreLocation, exists, location_or_default
+from probes.timestamps import now_us
 from probes.vantage import THIS_MACHINE
+
+if TYPE_CHECKING:
+    from probes.store import AgentHealth
 
 State = Literal["missing", "partial", "done", "contradicted"]
 STATES: tuple[State, ...] = ("missing", "partial", "done", "contradicted")
@@ -85,6 +91,7 @@ class EvidenceTable:
     evaluation: Evaluation
     offices: tuple[str, ...]
     candidates: tuple[CandidateEvidence, ...]
+    agents: tuple[OfficeAgent, ...] = ()  # every office's agent, as its health says
 
     def as_dict(self) -> dict[str, Any]:
         e = self.evaluation
@@ -94,6 +101,7 @@ class EvidenceTable:
             "decide_by": e.decide_by,
             "peak_windows": [str(w) for w in e.peak_windows],
             "candidates": [c.as_dict() for c in self.candidates],
+            "agents": [a.as_dict() for a in self.agents],
         }
 
 
@@ -482,13 +490,15 @@ def evidence_table(db: StoreLocation | None, name: str, catalogs: CatalogSet) ->
             "price": price_cell(catalog, candidate),
         }
         rows.append(CandidateEvidence(candidate, cells))
-    return EvidenceTable(evaluation, offices, tuple(rows))
+    agents = office_agents(evaluation, measured.agents, now_us())
+    return EvidenceTable(evaluation, offices, tuple(rows), agents)
 
 
 @dataclass(frozen=True, slots=True)
 class _Measured:
     summaries: Mapping[tuple[str, str, str], LinkSummary]  # by (provider, region, vantage point)
     transfer_s: Mapping[tuple[str, str, str], float | None]  # the median download's duration
+    agents: Sequence[AgentHealth] = ()  # what the offices' agents said for the evaluation
 
 
 def _measured(db: StoreLocation | None, evaluation: Evaluation, catalogs: CatalogSet) -> _Measured:
@@ -511,7 +521,8 @@ def _measured(db: StoreLocation | None, evaluation: Evaluation, catalogs: Catalo
                 summaries[(provider, region, summary.vantage or THIS_MACHINE)] = summary
             for vantage, seconds in _download_seconds(store, provider, region).items():
                 transfer_s[(provider, region, vantage)] = seconds
-    return _Measured(summaries, transfer_s)
+        agents = store.agents(evaluation_or_plan=evaluation.name)
+    return _Measured(summaries, transfer_s, agents)
 
 
 def _download_seconds(store: Any, provider: str, region: str) -> dict[str, float | None]:

@@ -75,6 +75,7 @@ class Scheduler:
         spool: Spool | None = None,
         hooks: Sequence[RoundHook] = (),
         replan: Callable[[], Plan | None] | None = None,
+        what: str | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
@@ -92,7 +93,8 @@ class Scheduler:
         self.writer = StoreWriter(
             Delivery(store, self.spool), retry_s=min(RETRY_S, plan.peak_every_s), ready=self._store_ready
         )
-        self.lock = StoreLock(store.backend, lock_name(plan), f"linkvet schedule --plan {plan.path}")
+        # `what` says who holds the lock (to a second scheduler that finds it held).
+        self.lock = StoreLock(store.backend, lock_name(plan), what or f"linkvet schedule --plan {plan.path}")
         self.lock_lost = False
         # The store could not be reached when the lock was to be taken: rounds stay in the spool until it is.
         self.lock_pending: str | None = None  # why (the store's last answer), while pending

@@ -253,6 +253,11 @@ class Backend(Protocol):
 
     def alert_states(self, plan: str, vantage: str) -> list[Row]: ...
 
+    def alert_states_of(self, plan: str, rule: str, target_key: str) -> list[Row]:
+        """One rule's states for one target from every vantage point (and the offices' shared one),
+        `ALERT_STATE_COLUMNS` rows by vantage point; inside a write transaction, what it has written too."""
+        ...
+
     def put_alert_states(self, rows: Sequence[Row]) -> None:
         """Insert or replace alert states (`ALERT_STATE_COLUMNS` rows)."""
         ...
