@@ -147,7 +147,7 @@ def _evaluation_plan(args: argparse.Namespace) -> Plan:
                 known=", ".join(o.name for o in evaluation.offices)
             )
         )
-    return evaluation_plan(evaluation, load_or_warn(None), args.vantage)
+    return evaluation_plan(evaluation, load_or_warn(None, db=args.db), args.vantage)
 
 
 def _once(agent: Agent, log_file: LogFile) -> int:

@@ -195,8 +195,11 @@ class Scheduler:
 
     async def _replan(self) -> None:
         """Take the plan `replan` gives (in the store thread: it may read the store); a failure keeps the plan
-        in force (it is logged: the rounds go on)."""
+        in force (it is logged: the rounds go on), and so does a store that refused a moment ago or is away
+        (no round waits for a server that does not answer)."""
         assert self.replan is not None
+        if self.writer.resting or self.lock_pending is not None:
+            return
         try:
             plan = await self.writer.call(self.replan)
         except Exception:

@@ -68,6 +68,11 @@ class StoreWriter:
         self._spool_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="linkvet-spool")
 
     @property
+    def resting(self) -> bool:
+        """The store refused a moment ago (within `retry_s`): it is not asked again before then."""
+        return time.monotonic() < self._retry_at
+
+    @property
     def stored(self) -> int:
         """Rounds this writer put into the store (forwarded from the spool or written directly)."""
         return self.delivery.forwarded + self.stored_directly
