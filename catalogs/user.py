@@ -164,7 +164,9 @@ def with_files(
         merged, problems = merge_overlay(
             base_catalog, base_raw, overlay, overlay_file, text, files=written, team=label
         )
-        errors.extend(problems if label is None else [_in_team(e, label, overlay.provider) for e in problems])
+        if label is not None and written is not None:
+            problems = [_in_team(e, label, overlay.provider, written) for e in problems]
+        errors.extend(problems)
         if merged is not None:
             if overlay.provider not in providers:
                 order.append(overlay.provider)
@@ -199,11 +201,15 @@ def _with_team(
     return out
 
 
-def _in_team(error: CatalogFileError, label: str, provider: str) -> CatalogFileError:
-    """A problem of the team's facts, naming the store (it has no file or line)."""
-    if error.path is not None:
+def _in_team(
+    error: CatalogFileError, label: str, provider: str, written: Mapping[str, str]
+) -> CatalogFileError:
+    """A problem of the team's facts, naming the store (it has no file or line); one of the folder's own
+    facts stays as it is."""
+    if error.path is not None and (error.field or "") not in written:
         return error
+    what = f"{error.field}: {error.message}" if error.field else error.message
     message = _("{store}, the team's facts of {provider}: {message}").format(
-        store=label, provider=provider, message=error.message
+        store=label, provider=provider, message=what
     )
-    return type(error)(message, field=error.field, expected=error.expected)
+    return type(error)(message, expected=error.expected)
