@@ -156,7 +156,7 @@ def _print_conflict(conflict: Conflict) -> None:
     table([_("RECORD"), _("VALUE"), _("OFFICE"), _("BY"), _("RECORDED"), _("SOURCE")], rows, sys.stdout)
     print(
         printable(
-            _("  choose: linkvet catalog choose {provider} '{key}' RECORD").format(
+            _("  choose: `linkvet catalog choose {provider} '{key}' RECORD`").format(
                 provider=conflict.provider, key=conflict.key
             )
         )

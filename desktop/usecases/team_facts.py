@@ -161,7 +161,7 @@ def export_team_facts(db: StoreLocation | None, out: Path, provider: str | None 
     if location is not None:
         source = team_label(location)
         overlays = {p: _with_who(o) for p, o in team_overlays_of(db, provider).items()}
-        header = _("linkvet catalog export: the facts the team keeps in {store}").format(store=source)
+        header = _("`linkvet catalog export`: the facts the team keeps in {store}").format(store=source)
     else:
         folder = user_catalog_dir()
         source = str(folder)
@@ -169,7 +169,7 @@ def export_team_facts(db: StoreLocation | None, out: Path, provider: str | None 
             overlay, _text, _errors = read_overlay(path)
             if overlay is not None and (provider is None or overlay.provider == provider):
                 overlays[overlay.provider] = overlay
-        header = _("linkvet catalog export: your own facts from {folder}").format(folder=source)
+        header = _("`linkvet catalog export`: your own facts from {folder}").format(folder=source)
     if provider is not None and provider not in overlays:
         raise InputError(_("{source} holds no facts of {provider}").format(source=source, provider=provider))
     written = [
