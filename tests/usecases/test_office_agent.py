@@ -17,6 +17,7 @@ from desktop.usecases.evaluation import save_evaluation
 from desktop.usecases.evaluation_plan import evaluation_plan
 from desktop.usecases.offerings import load_catalog_set
 from desktop.usecases.office_agent import AGENT_PLAN, Follower, followed, merged_plan
+from probes.peak import PeakWindow
 from probes.store import AgentHealth, Store
 from tests.postgres_server import PostgresServer
 
@@ -95,6 +96,11 @@ def test_the_follower_reads_the_store_again_and_says_the_agents_health(tmp_path:
             "127.0.0.13",
         ]
         assert plan.path == "agent: q1, q2"
+        # A window changed: the next replan's timetable has it.
+        evening = PeakWindow.parse("19:00-22:30 Asia/Shanghai")
+        save_evaluation(store, replace(changed, peak_windows=(evening,)))
+        plan = follower.replan(store)
+        assert plan is not None and str(evening) in {str(w) for w in plan.peak_windows}
         health = {(h.vantage, h.evaluation_or_plan): h for h in store.agents()}
         assert set(health) == {("shanghai", "q1"), ("shanghai", "q2")}
         said = health[("shanghai", "q1")]
