@@ -10,7 +10,12 @@ Where things are:
                              nesting and numbers checked by `probes.textinput`, which `probes` reads through too)
     overlay.py               a user's overlay: facts by key with provenance, standing and history, merged
                              over a catalog and validated with the loader's rules
-    user.py                  the user's catalog folder; bundled + user catalogs (`load_with_user`)
+    user.py                  the user's catalog folder; bundled + user catalogs (`load_with_user`), the
+                             team's facts over them (`TeamFacts`)
+    evaluation/              the evaluation: its versioned document (`model.py`), its candidates against the
+                             catalogs (`candidates.py`), format 2's cadence and alert rules (`alerting.py`)
+    team.py                  a team's vendor facts as records (a shared store's): replayed into overlays,
+                             the offices' conflicts, an overlay's changes back into records
     questionnaire/           the vendor questionnaire's questions, and answers → catalog values
     gpus.py                  the GPU reference table
     targets.py               a region's probe targets, as plain dicts

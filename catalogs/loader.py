@@ -31,12 +31,14 @@ BUNDLED_PROVIDERS_DIR = Path(__file__).with_name("providers")
 @dataclass(frozen=True)
 class ProviderCatalog:
     """One provider's validated catalog, with the file it came from; with a user overlay merged over it
-    (`catalogs.overlay`), the overlay's file too and the acceptance checks imported into it."""
+    (`catalogs.overlay`), the overlay's file too and the acceptance checks imported into it; with a team's
+    facts from its store (`catalogs.team`), which store."""
 
     path: Path | None
     data: CatalogFile
     overlay: Path | None = None
     checks: tuple[dict[str, Any], ...] = ()
+    team: str | None = None  # the team store whose facts are merged in too (`catalogs.team`), as shown
 
     @property
     def provider(self) -> Provider:

@@ -242,8 +242,11 @@ def _find(items: list[dict[str, Any]], ident: str) -> int | None:
     return next((i for i, item in enumerate(items) if item.get("id") == ident), None)
 
 
-def merge_raw(base: dict[str, Any] | None, overlay: OverlayFile, file: str) -> _Merge:
-    """The catalog's raw data with every overlay fact put over it (`base` None: a provider of its own)."""
+def merge_raw(
+    base: dict[str, Any] | None, overlay: OverlayFile, file: str, files: Mapping[str, str] | None = None
+) -> _Merge:
+    """The catalog's raw data with every overlay fact put over it (`base` None: a provider of its own); each
+    fact's provenance names `file`, or where `files` says its key was written (a team's store)."""
     raw: dict[str, Any] = (
         dict(base) if base is not None else {"format_version": 1, "provider": {"id": overlay.provider}}
     )
@@ -252,20 +255,24 @@ def merge_raw(base: dict[str, Any] | None, overlay: OverlayFile, file: str) -> _
     for index, fact in enumerate(overlay.facts):
         key = FactKey.parse(fact.key)
         assert key is not None  # the model's pattern
+        if files is not None and fact.key in files:
+            merge.file = files[fact.key]
+        else:
+            merge.file = file
         first = {"source": fact.source, "as_of": fact.as_of}
         if key.section == "provider":
             table = raw["provider"] = dict(raw["provider"])
             if "source" not in table:
                 table.update(first)
                 merge.origin.setdefault(("provider",), index)
-            table[key.field] = _inline(fact, file)
+            table[key.field] = _inline(fact, merge.file)
             merge.origin[("provider", key.field)] = index
             continue
         if key.section == "service":
             if raw.get("service") is None:
                 raw["service"] = merge.table(("service",), dict(first), index)
             table = raw["service"] = dict(raw["service"])
-            table[key.field] = _inline(fact, file)
+            table[key.field] = _inline(fact, merge.file)
             merge.origin[("service", key.field)] = index
             continue
         plural = "regions" if key.section == "region" else "offerings"
@@ -278,20 +285,20 @@ def merge_raw(base: dict[str, Any] | None, overlay: OverlayFile, file: str) -> _
         item = items[position]
         if key.table == "price":
             price = prices.setdefault(position, {})
-            price[key.field] = _inline(fact, file)
+            price[key.field] = _inline(fact, merge.file)
             merge.origin.setdefault((plural, position, "prices", 0), index)
             merge.origin[(plural, position, "prices", 0, key.field)] = index
             continue
         if key.table is not None:
             nested = item[key.table] = dict(item.get(key.table) or {})
             merge.origin.setdefault((plural, position, key.table), index)
-            nested[key.field] = _inline(fact, file)
+            nested[key.field] = _inline(fact, merge.file)
             merge.origin[(plural, position, key.table, key.field)] = index
             continue
         if key.section == "region" and key.field == "endpoints":
             item["endpoints"] = _merged_endpoints(item.get("endpoints"), fact)
         else:
-            item[key.field] = _inline(fact, file)
+            item[key.field] = _inline(fact, merge.file)
         merge.origin[(plural, position, key.field)] = index
     for position, price in prices.items():
         raw["offerings"][position]["prices"] = [price]
@@ -339,11 +346,15 @@ def merge_overlay(
     overlay: OverlayFile,
     overlay_path: Path | None,
     overlay_text: str = "",
+    *,
+    files: Mapping[str, str] | None = None,
+    team: str | None = None,
 ) -> tuple[ProviderCatalog | None, list[CatalogFileError]]:
     """`overlay` merged over `base` and validated as a catalog file is; every problem names the overlay
-    file, the line of the fact that caused it and its key."""
+    file, the line of the fact that caused it and its key. `files`: where each key's fact was written when
+    not in the overlay file (a team's store, named `team`)."""
     file = str(overlay_path) if overlay_path is not None else "(overlay)"
-    merge = merge_raw(base_raw, overlay, file)
+    merge = merge_raw(base_raw, overlay, file, files)
     fact_lines = _toml.LazyLines(overlay_text) if overlay_text else None
     seen_locs: list[tuple[str | int, ...]] = []
 
@@ -364,7 +375,7 @@ def merge_overlay(
         return None, _keyed(errors, seen_locs, merge.raw)
     path = base.path if base is not None else overlay_path
     checks = tuple(c.model_dump(mode="json", exclude_none=True) for c in overlay.checks)
-    return ProviderCatalog(path, data, overlay=overlay_path, checks=checks), []
+    return ProviderCatalog(path, data, overlay=overlay_path, checks=checks, team=team), []
 
 
 def _nearest_fact(origin: Mapping[tuple[str | int, ...], int], loc: tuple[str | int, ...]) -> int | None:

@@ -25,6 +25,11 @@ sees the same one) as a versioned TOML document, which is also its file format (
     format_version = 1
     ...
 
+Format 2 adds, all optional: `every` and `peak_every` (how often the candidates are measured; 5m and 1m when
+not given) and `[[alerts]]` rules with their `[notifiers.NAME]` (as in a plan file, plus `offices = N`: one
+alert when N offices agree), read by `catalogs.evaluation.alerting`. A document is written as format 1 unless
+it uses them, so a linkvet that knows only format 1 still reads every evaluation that does not.
+
 Names of evaluations and offices are slugs; endpoints are an IP address, a host name, `host:port` or an http(s)
 URL, read by the probes' one strict reader (`probes.target.parse_target`): `javascript:`, `file:`, control
 characters and spaces are refused with the field named. A candidate is its (provider, region, offering): the
@@ -45,6 +50,7 @@ import tomli_w
 
 from catalogs import _toml
 from catalogs.errors import EvaluationError, NeedsProfileError
+from catalogs.evaluation.alerting import V2_KEYS, EvaluationSchedule, parse_schedule
 from catalogs.i18n import _
 from catalogs.needs import NeedsProfile, validate_needs
 from probes.errors import PeakWindowError, TargetError
@@ -54,7 +60,7 @@ from probes.target import Target, parse_target
 
 EXAMPLE_EVALUATION = Path(__file__).with_name("example.toml")  # three candidates on loopback: runs anywhere
 EVALUATION_FORMAT = "linkvet-evaluation"
-EVALUATION_VERSION = 1
+EVALUATION_VERSION = 2  # the newest this linkvet reads and writes (`document_version`: what one needs)
 Carrier = Literal["ct", "cu", "cm"]
 CARRIERS: tuple[Carrier, ...] = ("ct", "cu", "cm")
 DecideBy = str  # "worst", "each", or an office's name
@@ -72,6 +78,7 @@ _TOP_KEYS = {
     "offices",
     "candidates",
     "needs",
+    *V2_KEYS,
 }
 
 
@@ -116,6 +123,7 @@ class Evaluation:
     peak_windows: tuple[PeakWindow, ...] = DEFAULT_PEAK_WINDOWS
     decide_by: DecideBy = "worst"
     needs_source: str | None = field(default=None, compare=False)  # the file the needs came from
+    schedule: EvaluationSchedule = field(default_factory=EvaluationSchedule)  # format 2: cadences, alerts
 
     def office(self, name: str) -> Office | None:
         return next((o for o in self.offices if o.name == name), None)
@@ -259,11 +267,16 @@ def check_offices(offices: Sequence[Office]) -> tuple[Office, ...]:
 # -- the document ----------------------------------------------------------------------------------------
 
 
+def document_version(evaluation: Evaluation) -> int:
+    """The format version the evaluation's document needs: 2 when it has a cadence or alerts, else 1."""
+    return 2 if evaluation.schedule.given else 1
+
+
 def to_toml(evaluation: Evaluation) -> str:
     """The evaluation as its versioned TOML document (what the store keeps and `eval export` writes)."""
     doc: dict[str, Any] = {
         "format": EVALUATION_FORMAT,
-        "format_version": EVALUATION_VERSION,
+        "format_version": document_version(evaluation),
         "name": evaluation.name,
         "decide_by": evaluation.decide_by,
         "peak_windows": [str(w) for w in evaluation.peak_windows],
@@ -281,6 +294,7 @@ def to_toml(evaluation: Evaluation) -> str:
             }
             for c in evaluation.candidates
         ],
+        **evaluation.schedule.as_tables(),
         "needs": evaluation.needs.model_dump(mode="json", exclude_none=True, by_alias=True),
     }
     if not doc["offices"]:
@@ -319,6 +333,13 @@ def parse_evaluation(text: str, path: Path | str = "<evaluation>") -> Evaluation
     for key in raw:
         if key not in _TOP_KEYS:
             raise fail(_("unknown field (check its spelling)"), key)
+        if key in V2_KEYS and version < 2:
+            raise fail(
+                _("{field} needs format_version = 2 (this document says {version})").format(
+                    field=key, version=version
+                ),
+                key,
+            )
     with _located(fail, "name"):
         name = check_name(_text(raw.get("name"), fail, "name"))
     offices: list[Office] = []
@@ -356,7 +377,8 @@ def parse_evaluation(text: str, path: Path | str = "<evaluation>") -> Evaluation
             field=f"needs.{exc.field}" if exc.field else "needs",
             expected=exc.expected,
         ) from None
-    evaluation = Evaluation(name, needs, tuple(offices), (), tuple(windows), decide_by)
+    schedule = parse_schedule(raw, len(offices), fail)
+    evaluation = Evaluation(name, needs, tuple(offices), (), tuple(windows), decide_by, schedule=schedule)
     for index, item in enumerate(_tables(raw.get("candidates", []), fail, "candidates")):
         _only(
             item,

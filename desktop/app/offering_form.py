@@ -55,7 +55,7 @@ DEBOUNCE_MS = 250
 class Saved:
     """What a save came to: the overlay written, or the problems that stopped it."""
 
-    path: Path | None
+    path: Path | str | None  # the overlay file, or the team store
     problems: list[FieldProblem] = field(default_factory=list)
 
 

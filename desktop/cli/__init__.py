@@ -4,7 +4,7 @@
 
     desktop/cli/__init__.py   the entry point: the sub-command registry, `main`, the headless main job
     desktop/cli/errors.py     the exit codes and the one table from exception to exit code and message
-    desktop/cli/<command>.py  one module per sub-command (probe, schedule, history, trace, catalog,
+    desktop/cli/<command>.py  one module per sub-command (probe, schedule, agent, history, trace, catalog,
                               questionnaire, size, score, vantages, merge, export, report, accept, gui), each
                               exposing `add_parser(subparsers)`, which registers it and sets `run=`
                               (parsed arguments → exit code)
@@ -41,6 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "eval",
     "probe",
     "schedule",
+    "agent",
     "history",
     "trace",
     "catalog",

@@ -7,8 +7,10 @@ from typing import TextIO
 
 from desktop.cli._format import table
 from desktop.cli._safe_text import printable
-from desktop.i18n import _, vantage_name
+from desktop.i18n import _, ngettext, vantage_name
 from desktop.usecases.evidence import KINDS, EvidenceTable
+from probes.timestamps import iso_utc
+from probes.vantage import THIS_MACHINE
 
 
 def kind_title(kind: str) -> str:
@@ -51,6 +53,7 @@ def print_evidence(evidence: EvidenceTable, out: TextIO) -> None:
         ),
         file=out,
     )
+    print_agents(evidence, out)
     if not evidence.candidates:
         print(
             _("no candidate yet: linkvet eval add {name} --provider ID --region ID --test-ip ADDRESS").format(
@@ -79,3 +82,59 @@ def print_evidence(evidence: EvidenceTable, out: TextIO) -> None:
             print("  " + _("next:"), file=out)
             for step in steps:
                 print(f"    {printable(step)}", file=out)
+
+
+def agent_state_word(state: str) -> str:
+    return {
+        "measuring": _("measuring"),
+        "spooling": _("measuring, rounds waiting in its spool"),
+        "silent": _("silent"),
+        "none": _("no agent"),
+    }[state]
+
+
+def print_agents(evidence: EvidenceTable, out: TextIO) -> None:
+    """Every office's agent, as its health in the store says."""
+    print(_("agents:"), file=out)
+    for agent in evidence.agents:
+        office = printable(vantage_name(agent.office)) + (f" ({agent.carrier})" if agent.carrier else "")
+        h = agent.health
+        if h is None:
+            start = "linkvet agent" + (f" --vantage {agent.office}" if agent.office != THIS_MACHINE else "")
+            print(
+                "  "
+                + _("{office}: no agent has reported (start `{command} --db STORE` there)").format(
+                    office=office, command=start
+                ),
+                file=out,
+            )
+            continue
+        last = iso_utc(h.last_round_us) if h.last_round_us else _("none yet")
+        print(
+            "  "
+            + ngettext(
+                "{office}: {state}; {host} (pid {pid}, linkvet {version}); last round {last}; {count} round "
+                "in its spool; said {said}",
+                "{office}: {state}; {host} (pid {pid}, linkvet {version}); last round {last}; {count} rounds "
+                "in its spool; said {said}",
+                h.spooled_rounds,
+            ).format(
+                office=office,
+                state=agent_state_word(agent.state),
+                host=printable(h.host),
+                pid=h.pid or "-",
+                version=printable(h.version or "?"),
+                last=last,
+                count=h.spooled_rounds,
+                said=iso_utc(h.updated_us),
+            ),
+            file=out,
+        )
+        if h.carrier and agent.carrier and h.carrier != agent.carrier:
+            print(
+                "    "
+                + _("the agent says its line is on {agent}, the evaluation says {evaluation}").format(
+                    agent=h.carrier, evaluation=agent.carrier
+                ),
+                file=out,
+            )

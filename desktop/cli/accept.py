@@ -30,7 +30,7 @@ from probes import limits
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from desktop.cli.catalog import add_catalog_option
+    from desktop.cli.catalog import add_catalog_option, add_team_options
 
     p = subparsers.add_parser(
         "accept",
@@ -127,6 +127,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "report", type=Path, metavar="REPORT.json", help=_("a report of linkvet accept --out")
     )
     add_catalog_option(importer)
+    add_team_options(importer, dest="team_office")
     importer.set_defaults(run=run_import)
 
 
@@ -137,7 +138,11 @@ def run_import(args: argparse.Namespace) -> int:
 
     if (problem := not_a_file(args.report)) is not None:
         raise UsageError(_("{file}: {problem}").format(file=args.report, problem=problem))
-    result = import_report(args.report, load_or_warn(args.catalogs, args.user_catalogs))
+    from desktop.usecases.overlay_home import overlay_home
+
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
+    home = overlay_home(db=args.db, office=args.team_office)
+    result = import_report(args.report, catalogs, home)
     where = f"{result.provider}/{result.offering}" + (f" in {result.region}" if result.region else "")
     print(
         _("{file}: checks of {where} on {host} at {time}: {added} stored").format(
@@ -157,6 +162,9 @@ def run_import(args: argparse.Namespace) -> int:
         print(_("written to {overlay}").format(overlay=result.overlay))
     else:
         print(_("nothing new: {overlay} already holds this report").format(overlay=result.overlay))
+    from desktop.cli._catalog_team import print_conflicts
+
+    print_conflicts(args.db, result.provider)
     return EXIT_OK
 
 

@@ -13,12 +13,14 @@ from catalogs.facts import standing_name
 from catalogs.interconnects import fabric_name, intra_node_name
 from catalogs.loader import CatalogSet, load_catalogs
 from catalogs.targets import catalog_targets
-from desktop.cli._common import path_given
+from catalogs.team import TeamOverlay
+from desktop.cli._common import add_db_option, path_given
 from desktop.cli._format import table
 from desktop.cli._safe_text import printable
 from desktop.cli.errors import EXIT_OK, EXIT_USAGE, UsageError
 from desktop.i18n import _
 from desktop.usecases.offerings import gpu_filter, load_catalog_set, offering_rows
+from probes.store_location import StoreLocation
 
 
 def add_catalog_option(parser: argparse.ArgumentParser) -> None:
@@ -43,10 +45,27 @@ def add_catalog_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_or_warn(paths: list[Path] | None, include_user: bool = True) -> CatalogSet:
-    """Load catalogs (with the user's merged over them); report broken files on stderr and go on with the
-    others."""
-    loaded = load_catalog_set(paths, include_user=include_user)
+def add_team_options(parser: argparse.ArgumentParser, *, dest: str = "team_office") -> None:
+    """`--db` (where the team's facts are, with a PostgreSQL store) and `--office` (where these facts are
+    recorded from) for a command that writes facts about a vendor."""
+    add_db_option(parser)
+    parser.add_argument(
+        "--office",
+        dest=dest,
+        metavar="NAME",
+        help=_(
+            "with a PostgreSQL store (--db, LINKVET_DB), the facts go to the team's store, recorded as from "
+            "this office (default: $LINKVET_OFFICE); with a SQLite store they go to your own catalog folder"
+        ),
+    )
+
+
+def load_or_warn(
+    paths: list[Path] | None, include_user: bool = True, db: StoreLocation | None = None
+) -> CatalogSet:
+    """Load catalogs (with the user's merged over them, and the team's facts when the store `db`, else
+    `LINKVET_DB`, is PostgreSQL); report broken files on stderr and go on with the others."""
+    loaded = load_catalog_set(paths, include_user=include_user, db=db)
     for error in loaded.errors:
         print(printable("linkvet: " + _("skipped: {problem}").format(problem=error)), file=sys.stderr)
     if not loaded.providers:
@@ -73,6 +92,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     listing.add_argument("--provider", metavar="ID", help=_("only this provider"))
     listing.add_argument("--json", action="store_true", help=_("print JSON instead of a table"))
     add_catalog_option(listing)
+    add_db_option(listing)
     listing.set_defaults(run=run_list)
 
     show = verbs.add_parser(
@@ -82,13 +102,19 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     show.add_argument("offering", nargs="?", metavar="OFFERING", help=_("only this offering"))
     show.add_argument("--json", action="store_true", help=_("print JSON instead of text"))
     add_catalog_option(show)
+    add_db_option(show)
     show.set_defaults(run=run_show)
 
     targets = verbs.add_parser("targets", help=_("print the probe targets of catalog regions (JSON)"))
     targets.add_argument("--provider", metavar="ID", help=_("only this provider"))
     targets.add_argument("--region", metavar="ID", help=_("only this region"))
     add_catalog_option(targets)
+    add_db_option(targets)
     targets.set_defaults(run=run_targets)
+
+    from desktop.cli._catalog_team import add_team_verbs
+
+    add_team_verbs(verbs)
 
     importer = verbs.add_parser(
         "import-skypilot", help=_("turn a SkyPilot-format CSV into a provider catalog")
@@ -156,7 +182,7 @@ def run_validate(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    loaded = load_or_warn(args.catalogs, args.user_catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     if args.provider and loaded.provider(args.provider) is None:
         known = ", ".join(p.provider.id for p in loaded.providers)
         raise UsageError(
@@ -252,7 +278,7 @@ def _files(row: dict[str, object]) -> str:
 def run_show(args: argparse.Namespace) -> int:
     from desktop.usecases.catalog_facts import fact_lines
 
-    loaded = load_or_warn(args.catalogs, args.user_catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     catalog = loaded.provider(args.provider)
     if catalog is None:
         known = ", ".join(p.provider.id for p in loaded.providers)
@@ -266,13 +292,16 @@ def run_show(args: argparse.Namespace) -> int:
                 provider=args.provider, offering=args.offering, known=known
             )
         )
-    lines = fact_lines(catalog, args.offering)
+    team = _team_of(args.db, catalog.provider.id) if catalog.team is not None else None
+    lines = fact_lines(catalog, args.offering, team.overlay if team is not None else None)
     if args.json:
         print(json.dumps([line.as_dict() for line in lines], indent=1, ensure_ascii=False))
         return EXIT_OK
     print(_("{provider}: catalog {file}").format(provider=catalog.provider.name, file=catalog.path or "?"))
     if catalog.overlay is not None:
         print(_("your own facts: {file}").format(file=catalog.overlay))
+    if catalog.team is not None:
+        print(printable(_("your team's facts: {store}").format(store=catalog.team)))
     for line in lines:
         value = ", ".join(str(v) for v in line.value) if isinstance(line.value, tuple) else line.value
         standing = (
@@ -280,6 +309,19 @@ def run_show(args: argparse.Namespace) -> int:
         )
         print(f"{line.key} = {printable(value)}{standing}")
         print(f"    {printable(line.provenance.describe())} — {line.file or '?'}")
+        record = team.recorded.get(line.key.split(" (", 1)[0]) if team is not None else None
+        if record is not None and line.file == catalog.team:
+            print(
+                "    "
+                + printable(
+                    _("recorded at {office} by {user} on {day} (record {record})").format(
+                        office=record.office or "-",
+                        user=record.recorded_by,
+                        day=record.recorded_on,
+                        record=record.id,
+                    )
+                )
+            )
         for earlier in line.history:
             print(
                 "    "
@@ -294,8 +336,14 @@ def run_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _team_of(db: StoreLocation | None, provider: str) -> TeamOverlay | None:
+    from desktop.usecases.team_facts import team_overlays_of
+
+    return team_overlays_of(db, provider).get(provider)
+
+
 def run_targets(args: argparse.Namespace) -> int:
-    loaded = load_or_warn(args.catalogs, args.user_catalogs)
+    loaded = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     catalogs = loaded.providers
     if args.provider:
         catalogs = tuple(c for c in catalogs if c.provider.id == args.provider)

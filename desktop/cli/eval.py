@@ -161,7 +161,7 @@ def _offices(offices: tuple[object, ...]) -> str:
 def run_add(args: argparse.Namespace) -> int:
     from desktop.usecases.evaluation import add_candidate
 
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     added = add_candidate(
         args.db,
         args.name,
@@ -218,7 +218,7 @@ def run_show(args: argparse.Namespace) -> int:
     from desktop.cli._evidence import print_evidence
     from desktop.usecases.evidence import evidence_table
 
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     evidence = evidence_table(args.db, args.name, catalogs)
     if args.json:
         print(json.dumps(evidence.as_dict(), ensure_ascii=False, allow_nan=False))
@@ -280,7 +280,7 @@ def run_plan(args: argparse.Namespace) -> int:
                 name=args.name, office=args.office, known=", ".join(o.name for o in evaluation.offices) or "-"
             )
         )
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     text = plan_document(evaluation, catalogs, args.office)
     plan = parse_plan(text, f"evaluation {evaluation.name}")
     if args.out is None:

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     checklist = load_checklist(args.checklist) if args.checklist else None
     # The catalogs always: the line types their regions claim are what the route checks check.
     with cyclic_gc_paused():  # as the export itself: loading builds the catalogs' objects in bulk
-        catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+        catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     job = ExportJob(
         out=args.out,
         file_format=file_format,

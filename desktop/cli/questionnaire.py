@@ -1,5 +1,6 @@
 """`linkvet questionnaire`: export a workbook of questions for a vendor, and import its answers into your own
-catalog (the provider's overlay in the user catalog folder). The work is `desktop.usecases.questionnaire`."""
+catalog (the provider's overlay in the user catalog folder; with a PostgreSQL store, the team's store). The work
+is `desktop.usecases.questionnaire`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from desktop.i18n import _, current_language
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from desktop.cli.catalog import add_catalog_option
+    from desktop.cli._common import add_db_option
+    from desktop.cli.catalog import add_catalog_option, add_team_options
 
     parser = subparsers.add_parser(
         "questionnaire",
@@ -43,6 +45,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     )
     export.add_argument("--force", action="store_true", help=_("replace an existing file"))
     add_catalog_option(export)
+    add_db_option(export)
     export.set_defaults(run=run_export)
 
     imported = verbs.add_parser("import", help=_("read a returned questionnaire into your own catalog"))
@@ -60,6 +63,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--skip-invalid", action="store_true", help=_("write the valid answers and list the others")
     )
     add_catalog_option(imported)
+    add_team_options(imported)
     imported.set_defaults(run=run_import)
 
 
@@ -76,7 +80,7 @@ def run_export(args: argparse.Namespace) -> int:
     if out.exists() and not args.force:
         raise UsageError(_("{file} exists; use --force to replace it").format(file=out))
     needs = load_needs(args.needs) if args.needs is not None else None
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     written = export_questionnaire(
         QuestionnaireRequest(catalogs, args.provider, out, tuple(args.offering), needs, current_language())
     )
@@ -94,13 +98,14 @@ def run_export(args: argparse.Namespace) -> int:
 def run_import(args: argparse.Namespace) -> int:
     from desktop.cli.catalog import load_or_warn
     from desktop.usecases.files import not_a_file
+    from desktop.usecases.overlay_home import overlay_home
     from desktop.usecases.questionnaire import import_questionnaire
     from desktop.usecases.questionnaire_workbook import check_workbook
 
     if (unreadable := not_a_file(args.file)) is not None:
         raise UsageError(_("{file}: {problem}").format(file=args.file, problem=unreadable))
     check_workbook(args.file)  # a zip bomb refused before the catalogs are loaded
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     result = import_questionnaire(
         args.file,
         catalogs,
@@ -108,6 +113,7 @@ def run_import(args: argparse.Namespace) -> int:
         source=args.source,
         as_of=args.as_of,
         skip_invalid=args.skip_invalid,
+        folder=overlay_home(db=args.db, office=args.team_office),
     )
     counts = {
         what: sum(1 for c in result.changes if c.what == what)
@@ -135,4 +141,7 @@ def run_import(args: argparse.Namespace) -> int:
         print(_("written to {overlay}").format(overlay=result.overlay))
     for problem in result.skipped:
         print(_("skipped: {problem}").format(problem=problem.describe()), file=sys.stderr)
+    from desktop.cli._catalog_team import print_conflicts
+
+    print_conflicts(args.db, args.provider)
     return EXIT_OK

@@ -147,7 +147,7 @@ def _evaluation_plan(args: argparse.Namespace) -> Plan:
                 known=", ".join(o.name for o in evaluation.offices)
             )
         )
-    return evaluation_plan(evaluation, load_or_warn(None), args.vantage)
+    return evaluation_plan(evaluation, load_or_warn(None, db=args.db), args.vantage)
 
 
 def _once(agent: Agent, log_file: LogFile) -> int:
@@ -173,7 +173,8 @@ def _once(agent: Agent, log_file: LogFile) -> int:
     return EXIT_OK if report.failed == 0 else EXIT_SOME_FAILED
 
 
-async def _daemon(agent: Agent, grace_s: float, log_file: LogFile) -> int:
+async def _daemon(agent: Agent, grace_s: float, log_file: LogFile, intro: str | None = None) -> int:
+    """Rounds until SIGTERM/SIGINT; `intro`: the first log line (default: the plan's)."""
     log = logging.getLogger("linkvet.schedule")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -191,7 +192,8 @@ async def _daemon(agent: Agent, grace_s: float, log_file: LogFile) -> int:
         loop.add_signal_handler(signum, request_stop, signum)
     plan = agent.plan
     log.info(
-        ngettext(
+        intro
+        or ngettext(
             "linkvet schedule: plan {plan} ({count} target), every {every}, {peak_every} inside {windows}; "
             "store {store}",
             "linkvet schedule: plan {plan} ({count} targets), every {every}, {peak_every} inside {windows}; "

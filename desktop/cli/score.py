@@ -189,7 +189,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(_("--market goes with --eval"))
     needs = load_needs(args.needs)
     checklist = load_checklist(args.checklist) if args.checklist else None
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     summaries = read_link_file(args.links) if args.links else stored_link_summaries(args, catalogs)
     request = ScoreRequest(needs, dict(args.weight), args.method, summaries, checklist, args.order)
     ranking = rank(catalogs, request)
@@ -209,7 +209,7 @@ def _run_evaluation(args: argparse.Namespace) -> int:
     if args.peak:
         raise UsageError(_("--peak: the evaluation's peak windows count (`linkvet eval show` lists them)"))
     checklist = load_checklist(args.checklist) if args.checklist else None
-    catalogs = load_or_warn(args.catalogs, args.user_catalogs)
+    catalogs = load_or_warn(args.catalogs, args.user_catalogs, args.db)
     summaries = read_link_file(args.links) if args.links else None
     ranked = rank_evaluation(
         args.db,

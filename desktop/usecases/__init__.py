@@ -6,7 +6,18 @@
                                     `linkvet probe` and the window's Probe screen
     desktop/usecases/agent.py       the scheduling agent: a plan and a store become a scheduler wired with its
                                     spool, lock, alerts and metrics (`linkvet schedule`, the window's
-                                    scheduler); the plan's next rounds and its agent's status
+                                    scheduler); `Agent.follow`, an office's agent with no plan file
+                                    (`linkvet agent`); the plan's next rounds and its agent's status
+    desktop/usecases/office_agent.py  what an office's agent measures: the store's evaluations that name the
+                                    office, each one's plan merged into one, read again before each round;
+                                    its health said in the store
+    desktop/usecases/agent_alerts.py  the alert workers of the evaluations an office's agent follows
+    desktop/usecases/agent_health.py  every office's agent of an evaluation, as its health says (`eval show`)
+    desktop/usecases/overlay_home.py  where a user's facts about a vendor are kept: their catalog folder, or
+                                    the team's PostgreSQL store (records with office, who and when)
+    desktop/usecases/team_facts.py  the team's vendor facts read for the catalogs, the offices' conflicts, a
+                                    choice between them, `linkvet catalog export`
+    desktop/usecases/identity.py    who is doing something (`user@host`), and from which office
     desktop/usecases/links.py       measured line quality: the analysis's MeasuredLink → LinkSummary (field
                                     by field), from the store or a `--links` file; the catalogs' claims
                                     for the route checks
@@ -19,7 +30,8 @@
                                     report_evidence.py the evidence bundle (zip with a SHA-256 manifest);
                                     report_schedule.py a plan's [report] written at its hour by the agent and
                                     sent through the plan's notifiers
-    desktop/usecases/offerings.py   load the catalogs (bundled + the user's), one row per offering with each
+    desktop/usecases/offerings.py   load the catalogs (bundled + the user's + the team's facts with a
+                                    PostgreSQL store: `load_catalog_set`), one row per offering with each
                                     fact's source and file, a catalog region → targets
     desktop/usecases/catalog_facts.py  every fact of a provider with standing, source, file and history
     desktop/usecases/user_catalogs.py  the user's overlays written (atomically), and the offering form's

@@ -1,5 +1,6 @@
 """`linkvet accept import report.json` (on the office machine): an acceptance report's checks into the
-provider's overlay in the user's catalog folder, so that scoring prefers what the trial server showed.
+provider's overlay where the user's facts are kept (their catalog folder, or the team store with a PostgreSQL
+store: `desktop.usecases.overlay_home`), so that scoring prefers what the trial server showed.
 
 For each check of a catalog field (`scope` offering, service or region; `measurement` checks are kept with
 the others but change no fact):
@@ -27,12 +28,13 @@ from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.overlay import Change, OverlayFact, StoredCheck, in_words, put_checks, put_facts
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
-from desktop.usecases.user_catalogs import current_overlay, validate_overlay, write_overlay
+from desktop.usecases.overlay_home import overlay_home
+from desktop.usecases.user_catalogs import Home, validate_overlay
 
 
 @dataclass(frozen=True)
 class AcceptImported:
-    overlay: Path
+    overlay: Path | str  # the overlay file, or the team store
     provider: str
     offering: str
     region: str | None
@@ -43,7 +45,7 @@ class AcceptImported:
     refused: list[str] = field(default_factory=list)  # facts the catalog's rules refused, with why
 
 
-def import_report(path: Path, catalogs: CatalogSet, folder: Path | None = None) -> AcceptImported:
+def import_report(path: Path, catalogs: CatalogSet, folder: Home = None) -> AcceptImported:
     """Store the report's checks and turn them into verified or contradicted facts (see the module)."""
     from probes.accept import load_report
 
@@ -83,13 +85,14 @@ def import_report(path: Path, catalogs: CatalogSet, folder: Path | None = None) 
             ) from None
         if fact is not None:
             facts.append(fact)
-    overlay = current_overlay(provider_id, folder)
+    home = overlay_home(folder)
+    overlay = home.current(provider_id)
     with_checks, added = put_checks(overlay, stored)
     refused: list[str] = []
     kept = list(facts)
     for _attempt in range(len(facts) + 1):
         changed, changes = put_facts(with_checks, kept)
-        _merged, errors = validate_overlay(catalogs, changed)
+        _merged, errors = validate_overlay(catalogs, changed, home=home)
         if not errors:
             break
         bad = {e.field for e in errors}
@@ -99,14 +102,10 @@ def import_report(path: Path, catalogs: CatalogSet, folder: Path | None = None) 
             changed, changes, kept = with_checks, [], []
             break
         kept = remaining
-    written = current_path = None
     if added or any(c.what in ("added", "changed") for c in changes):
-        written = write_overlay(changed, folder)
-    from catalogs.user import overlay_path
-
-    current_path = written or overlay_path(provider_id, folder)
+        home.write(changed)
     return AcceptImported(
-        current_path, provider_id, offering_id, region_id, host, created, added, changes, refused
+        home.where(provider_id), provider_id, offering_id, region_id, host, created, added, changes, refused
     )
 
 

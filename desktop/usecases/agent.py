@@ -11,6 +11,11 @@ tray and scheduler alike).
         agent.close()
     agent.unstored_problem()                              # the rounds not in the store, as an error
 
+An office agent with no plan file (`linkvet agent`) is the same agent, its plan following the evaluations in
+its store (`desktop.usecases.office_agent`):
+
+    agent = Agent.follow(db, "shanghai", carrier="ct", metrics=address)
+
 Also here, for `linkvet schedule --check` and `--status`: the plan's next rounds (`next_rounds`) and its
 agent's standing in a store (`agent_status`). No Qt.
 """
@@ -18,11 +23,12 @@ agent's standing in a store (`agent_status`). No Qt.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from desktop.i18n import _, ngettext
 from probes.addresses import ListenAddress
@@ -33,6 +39,7 @@ from probes.schedule.report import RoundHook, RoundReport
 from probes.store_location import StoreLocation
 
 if TYPE_CHECKING:
+    from desktop.usecases.office_agent import Follower
     from desktop.usecases.report_schedule import ScheduledReports
     from probes.alerts.engine import AlertWorker
     from probes.alerts.rules import Secrets
@@ -41,6 +48,14 @@ if TYPE_CHECKING:
     from probes.store import Store
 
 log = logging.getLogger("linkvet.schedule")
+
+
+class RoundWatcher(Protocol):
+    """What judges the rounds beside the scheduler (an alert worker, an office agent's evaluations' alerts)."""
+
+    def submit(self, report: RoundReport) -> None: ...
+
+    def close(self) -> None: ...
 
 
 class MetricsAddressRefused(ValueError):
@@ -55,14 +70,17 @@ class Agent:
         scheduler: Scheduler,
         store: Store,
         *,
-        alerts: AlertWorker | None,
+        alerts: RoundWatcher | None,
         metrics: MetricsServer | None,
         unreachable: str | None,
+        follower: Follower | None = None,
     ) -> None:
         self.scheduler = scheduler
         self.store = store
         self.alerts = alerts
         self.metrics = metrics
+        # An office agent's: what reads the evaluations before each round and says the agent's health.
+        self.follower = follower
         # The store's server could not be reached at the start: the sentence that says the rounds wait in
         # the spool until it is back (None when the store was opened).
         self.unreachable = unreachable
@@ -112,6 +130,57 @@ class Agent:
         agent = cls(scheduler, store, alerts=alerts, metrics=server, unreachable=unreachable)
         agent.reports = reports
         return agent
+
+    @classmethod
+    def follow(
+        cls,
+        location: StoreLocation | None,
+        vantage: str | None,
+        *,
+        carrier: str | None = None,
+        metrics: ListenAddress | None = None,
+        progress: ProgressHook | None = None,
+    ) -> Agent:
+        """An office agent with no plan file: it measures the evaluations of the store that name `vantage`
+        (None: those that name no office, from this machine), following their changes before each round, its
+        health said in the store (`desktop.usecases.office_agent`); their alert rules judged with the
+        evaluations' names (`desktop.usecases.agent_alerts`). Opened like `prepare` (a server that cannot be
+        reached: measure into the spool, from the plans kept last time)."""
+        from desktop.usecases.agent_alerts import EvaluationAlerts
+        from desktop.usecases.office_agent import AGENT_PLAN, Follower
+        from desktop.usecases.schedule_store import open_schedule_store
+        from probes.schedule.scheduler import Scheduler
+
+        store, unreachable = open_schedule_store(location)
+        if unreachable is not None:
+            log.warning(unreachable)
+        alerts = EvaluationAlerts(store.path, vantage, rounds_plan=AGENT_PLAN)
+        server: MetricsServer | None = None
+        try:
+            follower = Follower(store.path, vantage, carrier=carrier, alerts=alerts)
+            plan = follower.start(store).merged
+            hooks: list[RoundHook] = [follower.observe, alerts.submit]
+            if metrics is not None:
+                server, observe = _start_metrics(plan, metrics)
+                hooks.append(observe)
+            scheduler = Scheduler(
+                plan,
+                store,
+                progress=progress,
+                hooks=hooks,
+                replan=functools.partial(follower.replan, store),
+                what=f"linkvet agent --vantage {vantage or '-'}",
+            )
+            follower.attach(store, scheduler.writer, scheduler.writer.delivery.waiting)
+        except BaseException:
+            alerts.close()
+            if server is not None:
+                server.stop()
+            store.close()
+            raise
+        return cls(
+            scheduler, store, alerts=alerts, metrics=server, unreachable=unreachable, follower=follower
+        )
 
     @property
     def plan(self) -> Plan:
@@ -168,6 +237,8 @@ class Agent:
         the metrics server and the store."""
         try:
             self.scheduler.close()
+            if self.follower is not None:  # the store thread is done: the last word on the agent's health
+                self.follower.say_health(self.store)
         finally:
             if self.reports is not None:
                 self.reports.close()

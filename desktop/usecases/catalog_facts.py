@@ -65,10 +65,13 @@ def _lines(
     return found
 
 
-def fact_lines(catalog: ProviderCatalog, offering_id: str | None = None) -> list[FactLine]:
-    """Every stated fact of the provider (or only of one offering), each with its provenance and file."""
+def fact_lines(
+    catalog: ProviderCatalog, offering_id: str | None = None, team: OverlayFile | None = None
+) -> list[FactLine]:
+    """Every stated fact of the provider (or only of one offering), each with its provenance and file, and
+    an overlay fact's earlier values (the team's, for the facts its store keeps: `team`)."""
     default = str(catalog.path) if catalog.path is not None else None
-    history = _histories(catalog.overlay)
+    history = {**_histories(catalog.overlay), **_history_of(team)}
     found: list[FactLine] = []
     if offering_id is None:
         found += _lines("provider", catalog.provider, None, default)

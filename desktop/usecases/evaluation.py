@@ -16,8 +16,6 @@ ones, a bad endpoint) and written as one replacement of the evaluation's documen
 from __future__ import annotations
 
 import datetime as dt
-import getpass
-import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,7 +24,6 @@ from typing import TYPE_CHECKING
 from catalogs.errors import EvaluationError
 from catalogs.evaluation.candidates import check_candidate
 from catalogs.evaluation.model import (
-    EVALUATION_VERSION,
     Candidate,
     Evaluation,
     Office,
@@ -34,6 +31,7 @@ from catalogs.evaluation.model import (
     check_endpoints,
     check_name,
     check_offices,
+    document_version,
     parse_evaluation,
     read_evaluation_file,
     to_toml,
@@ -43,10 +41,12 @@ from catalogs.needs import load_needs
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
 from desktop.usecases.files import write_text
+from desktop.usecases.identity import who
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.store_location import StoreLocation
 
 if TYPE_CHECKING:
+    from desktop.usecases.overlay_home import OverlayHome
     from probes.store import Store
     from probes.store.documents import EvaluationDocument
 
@@ -68,20 +68,13 @@ class Added:
 
     evaluation: Evaluation
     created: tuple[str, ...]  # "provider vendorb", "region vendorb/sha-1"
-    catalog_file: Path | None
+    catalog_file: Path | str | None  # the user's overlay file, or the team store
 
 
 def _open(db: StoreLocation | None) -> Store:
     from probes.store import Store
 
     return Store(db)
-
-
-def _who() -> str:
-    try:
-        return f"{getpass.getuser()}@{socket.gethostname()}"
-    except (KeyError, OSError):
-        return socket.gethostname()
 
 
 def list_evaluations(db: StoreLocation | None) -> list[EvaluationInfo]:
@@ -118,7 +111,9 @@ def _read(store: Store, name: str) -> Evaluation:
 
 
 def save_evaluation(store: Store, evaluation: Evaluation) -> None:
-    store.put_evaluation(evaluation.name, to_toml(evaluation), format=EVALUATION_VERSION, updated_by=_who())
+    store.put_evaluation(
+        evaluation.name, to_toml(evaluation), format=document_version(evaluation), updated_by=who()
+    )
 
 
 def new_evaluation(
@@ -168,7 +163,8 @@ def add_candidate(
     catalog_folder: Path | None = None,
 ) -> Added:
     """Add a candidate; a provider or region the catalogs do not have is created in the user's catalogs with
-    its id and name only (nothing else claimed; the source says who added it and when)."""
+    its id and name only (nothing else claimed; the source says who added it and when): in the team store
+    when `db` is a PostgreSQL one (every office's agent then knows it), else in the user's folder."""
     check_name(provider, _("provider"))
     check_name(region, _("region"))
     endpoints = check_endpoints(list(endpoints), f"{provider}/{region}")
@@ -179,13 +175,14 @@ def add_candidate(
             candidate
         )  # a candidate twice is refused before anything is written
         _endpoints_not_shared(changed, candidate)
-        created, path = _create_in_catalogs(
-            catalogs, candidate, provider_name, region_name, today, catalog_folder
-        )
+        from desktop.usecases.overlay_home import overlay_home
+
+        home = overlay_home(catalog_folder, db=db)
+        created, path = _create_in_catalogs(catalogs, candidate, provider_name, region_name, today, home)
         if created:
             from desktop.usecases.user_catalogs import reload
 
-            catalogs = reload(folder=catalog_folder)
+            catalogs = reload(folder=catalog_folder, db=db)
         check_candidate(candidate, catalogs)
         save_evaluation(store, changed)
     return Added(changed, tuple(created), path)
@@ -214,8 +211,8 @@ def _create_in_catalogs(
     provider_name: str | None,
     region_name: str | None,
     today: str | None,
-    folder: Path | None,
-) -> tuple[list[str], Path | None]:
+    folder: OverlayHome,
+) -> tuple[list[str], Path | str | None]:
     from catalogs.overlay import OverlayFact
     from desktop.usecases.user_catalogs import apply_facts
 

@@ -11,7 +11,9 @@ Per endpoint:
                         by size: up to 15 s, at most 1 GiB), a latency-under-load test every 30 minutes,
                         and ICMP and the trace to its host as above
     iperf3 (catalog)    an iperf3 test every 30 minutes
-Off-peak every 5 minutes, every minute inside the peak windows. The plan is written as a plan document and
+Off-peak every 5 minutes, every minute inside the peak windows (or the evaluation's own `every` and
+`peak_every`); its alert rules and notifiers go into the plan as they are written. The plan is written as a
+plan document and
 read back by the plan reader (`probes.schedule.plan.parse_plan`), so what `eval plan --out` writes and what
 an agent runs are the same thing.
 """
@@ -26,6 +28,7 @@ import tomli_w
 from catalogs.evaluation.candidates import candidate_endpoints, claimed_line_type
 from catalogs.evaluation.model import Evaluation
 from catalogs.loader import CatalogSet
+from probes.limits import format_duration, parse_duration
 from probes.schedule.plan import PLAN_VERSION, Plan, parse_plan
 from probes.target import Method, Target, parse_target
 
@@ -52,13 +55,18 @@ class PlannedEndpoint:
     every: str | None = None
 
 
-def evaluation_plan(evaluation: Evaluation, catalogs: CatalogSet, office: str | None) -> Plan:
-    """The plan `office` runs for the evaluation (office None: this machine, no vantage point)."""
-    text = plan_document(evaluation, catalogs, office)
+def evaluation_plan(
+    evaluation: Evaluation, catalogs: CatalogSet, office: str | None, *, alerts: bool = True
+) -> Plan:
+    """The plan `office` runs for the evaluation (office None: this machine, no vantage point); without its
+    alert rules when `alerts` is false. PlanError when a rule selects none of the plan's targets."""
+    text = plan_document(evaluation, catalogs, office, alerts=alerts)
     return parse_plan(text, f"evaluation {evaluation.name}")
 
 
-def plan_document(evaluation: Evaluation, catalogs: CatalogSet, office: str | None) -> str:
+def plan_document(
+    evaluation: Evaluation, catalogs: CatalogSet, office: str | None, *, alerts: bool = True
+) -> str:
     """The plan as a plan file's text (versioned; `linkvet schedule --plan` runs it as it is)."""
     entries: list[PlannedEndpoint] = []
     for candidate in evaluation.candidates:
@@ -73,8 +81,8 @@ def plan_document(evaluation: Evaluation, catalogs: CatalogSet, office: str | No
         "name": evaluation.name,
         **({"vantage": office} if office else {}),
         "schedule": {
-            "every": EVERY,
-            "peak_every": PEAK_EVERY,
+            "every": _every(evaluation),
+            "peak_every": _peak_every(evaluation),
             "peak_windows": [str(w) for w in evaluation.peak_windows],
         },
         "defaults": {
@@ -89,12 +97,31 @@ def plan_document(evaluation: Evaluation, catalogs: CatalogSet, office: str | No
     }
     if not doc["targets"]:
         del doc["targets"]
+    if alerts and evaluation.schedule.alerts:
+        tables = evaluation.schedule.as_tables()
+        doc["alerts"], doc["notifiers"] = tables["alerts"], tables.get("notifiers", {})
     header = (
         f"# The plan of evaluation {evaluation.name!r}"
         + (f" for the office {office!r}" if office else "")
         + " (written by `linkvet eval plan`).\n"
     )
     return header + tomli_w.dumps(doc)
+
+
+def _every(evaluation: Evaluation) -> str:
+    every_s = evaluation.schedule.every_s
+    return EVERY if every_s is None else format_duration(every_s)
+
+
+def _peak_every(evaluation: Evaluation) -> str:
+    """The evaluation's peak cadence (never slower than its off-peak one: a team that sets only `every`
+    below 1m gets its peak at that cadence too)."""
+    peak_s, every_s = evaluation.schedule.peak_every_s, evaluation.schedule.every_s
+    if peak_s is not None:
+        return format_duration(peak_s)
+    if every_s is not None and every_s < parse_duration(PEAK_EVERY):
+        return format_duration(every_s)
+    return PEAK_EVERY
 
 
 def _planned(

@@ -13,14 +13,15 @@ Kinds of evidence, per candidate:
     questionnaire the vendor's answers (facts added from the linkvet questionnaire)
     acceptance    the trial server's checks (confirmed / contradicted / unverified)
     price         a price for the offering
-A cell's state is `missing`, `partial`, `done` or `contradicted`; JSON keeps the ids (`as_dict`).
+A cell's state is `missing`, `partial`, `done` or `contradicted`; JSON keeps the ids (`as_dict`). Beside the
+candidates, every office's agent with its health (`desktop.usecases.agent_health`: `agents` in the JSON).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from catalogs.checklist import Evidence, load_checklist
 from catalogs.evaluation.candidates import candidate_endpoints, claimed_line_type, offerings_of
@@ -30,8 +31,13 @@ from catalogs.link_quality import LinkSummary, PeriodStats
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.scoring import peak_evenings_needed
 from desktop.i18n import _, ngettext
-from probes.store_location import StoreLocation
+from desktop.usecases.agent_health import OfficeAgent, office_agents
+from probes.store_location import StoreLocation, exists, location_or_default
+from probes.timestamps import now_us
 from probes.vantage import THIS_MACHINE
+
+if TYPE_CHECKING:
+    from probes.store import AgentHealth
 
 State = Literal["missing", "partial", "done", "contradicted"]
 STATES: tuple[State, ...] = ("missing", "partial", "done", "contradicted")
@@ -84,6 +90,7 @@ class EvidenceTable:
     evaluation: Evaluation
     offices: tuple[str, ...]
     candidates: tuple[CandidateEvidence, ...]
+    agents: tuple[OfficeAgent, ...] = ()  # every office's agent, as its health says
 
     def as_dict(self) -> dict[str, Any]:
         e = self.evaluation
@@ -93,6 +100,7 @@ class EvidenceTable:
             "decide_by": e.decide_by,
             "peak_windows": [str(w) for w in e.peak_windows],
             "candidates": [c.as_dict() for c in self.candidates],
+            "agents": [a.as_dict() for a in self.agents],
         }
 
 
@@ -519,7 +527,8 @@ def evidence_table(
             "price": price_cell(catalog, candidate),
         }
         rows.append(CandidateEvidence(candidate, cells))
-    return EvidenceTable(evaluation, offices, tuple(rows))
+    agents = office_agents(evaluation, _agents(db, evaluation), now_us())
+    return EvidenceTable(evaluation, offices, tuple(rows), agents)
 
 
 def _measured(
@@ -531,3 +540,14 @@ def _measured(
     regions = {(c.provider, c.region) for c in evaluation.candidates}
     lines = candidate_lines(db, regions, evaluation.peak_windows, catalogs)
     return {(s.provider, s.region, s.vantage or THIS_MACHINE): s for s in lines}
+
+
+def _agents(db: StoreLocation | None, evaluation: Evaluation) -> Sequence[AgentHealth]:
+    """What the offices' agents said in the store for the evaluation (none before the store exists)."""
+    from probes.store import Store
+
+    location = location_or_default(db)
+    if not exists(location):
+        return ()
+    with Store(location, readonly=True) as store:
+        return store.agents(evaluation_or_plan=evaluation.name)

@@ -7,7 +7,7 @@ into targets (`catalogs.targets.region_targets`, the step `linkvet catalog targe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from catalogs.scoring.standing import StandingFact, candidate_facts
 from catalogs.user import load_with_user
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
+from probes.store_location import StoreLocation
 from probes.target import Target
 
 
@@ -31,10 +32,20 @@ class CatalogView:
     errors: list[str]
 
 
-def load_catalog_set(paths: list[Path] | None = None, *, include_user: bool = True) -> CatalogSet:
+def load_catalog_set(
+    paths: list[Path] | None = None, *, include_user: bool = True, db: StoreLocation | None = None
+) -> CatalogSet:
     """The catalogs at `paths` (files or folders; default the bundled ones) with the user's catalogs merged
-    over them (unless `include_user` is false); broken files are in `.errors`."""
-    return load_with_user(paths, include_user=include_user)
+    over them, and the team's facts over those when the store (`db`, else `LINKVET_DB`) is PostgreSQL
+    (unless `include_user` is false); broken files, and team facts that could not be read, are in `.errors`.
+    The one place a command or the window loads catalogs."""
+    if not include_user:
+        return load_with_user(paths, include_user=False)
+    from desktop.usecases.team_facts import team_facts
+
+    team, problems = team_facts(db)
+    loaded = load_with_user(paths, team=team)
+    return replace(loaded, errors=(*loaded.errors, *problems)) if problems else loaded
 
 
 def fact_origins(catalog: ProviderCatalog, offering: Offering) -> list[StandingFact]:

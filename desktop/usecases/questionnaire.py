@@ -62,7 +62,7 @@ from desktop.usecases.questionnaire_workbook import (
     read_answers,
     write_questionnaire,
 )
-from desktop.usecases.user_catalogs import apply_facts
+from desktop.usecases.user_catalogs import Home, apply_facts
 
 META_BY, META_ON = "meta.answered_by", "meta.answered_on"
 _DATE = re.compile(r"^\d{4}(-\d{2}(-\d{2})?)?$")
@@ -258,7 +258,7 @@ def _needs_lines(entry: Any, needs: NeedsProfile, checklist: Any) -> list[str]:
 
 @dataclass(frozen=True)
 class QuestionnaireImported:
-    overlay: Path
+    overlay: Path | str  # the overlay file, or the team store
     changes: list[Change]
     skipped: list[AnswerProblem] = field(default_factory=list)
     answers: int = 0
@@ -281,7 +281,7 @@ def check_answers(
     source: str | None = None,
     as_of: str | None = None,
     skip_invalid: bool = False,
-    folder: Path | None = None,
+    folder: Home = None,
     today: str | None = None,
 ) -> CheckedAnswers:
     """Read and validate a questionnaire workbook's answers as the loader validates a catalog (the answers
@@ -373,7 +373,7 @@ def import_questionnaire(
     as_of: str | None = None,
     skip_invalid: bool = False,
     keep: Collection[str] = (),
-    folder: Path | None = None,
+    folder: Home = None,
     today: str | None = None,
 ) -> QuestionnaireImported:
     """Read the answers of a questionnaire workbook into the provider's overlay. `AnswersInvalid` (nothing

@@ -22,8 +22,8 @@ from catalogs.overlay import FactKey, OverlayFact
 from catalogs.questionnaire import Question, answer_problem, answer_value, question_for
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
+from desktop.usecases.overlay_home import OverlayHome, overlay_home
 from desktop.usecases.questionnaire_workbook import Answer, too_long
-from desktop.usecases.user_catalogs import current_overlay
 
 QUESTIONNAIRE_ANSWER = (
     "answer to the linkvet questionnaire"  # in every answer's source (data: not translated)
@@ -177,7 +177,7 @@ def as_before(
     facts: list[tuple[Answer, OverlayFact]],
     catalogs: CatalogSet,
     provider: str,
-    folder: Path | None,
+    folder: Path | OverlayHome | None,
     *,
     dated: bool,
 ) -> list[tuple[Answer, OverlayFact]]:
@@ -185,7 +185,7 @@ def as_before(
     answerer; the same date when the workbook states one) replaced by the held fact, so that importing the
     same answers again — from the same workbook or a copy of it — changes nothing and adds no history."""
     try:
-        held = {f.key: f for f in current_overlay(provider, folder).facts}
+        held = {f.key: f for f in overlay_home(folder).current(provider).facts}
     except CatalogFileError:
         return facts  # the overlay's own problem is reported when it is written
     kept = []

@@ -23,7 +23,7 @@ from catalogs.loader import CatalogSet
 from catalogs.overlay import FactKey
 from catalogs.questionnaire import all_questions, known_now, question_for, shown
 from desktop.usecases.questionnaire import AnswerProblem, check_answers
-from desktop.usecases.user_catalogs import current_overlay
+from desktop.usecases.user_catalogs import Home, current_overlay
 
 What = Literal["new", "same", "conflict", "verified"]
 
@@ -71,7 +71,7 @@ def preview_questionnaire(
     source: str | None = None,
     as_of: str | None = None,
     skip_invalid: bool = False,
-    folder: Path | None = None,
+    folder: Home = None,
 ) -> QuestionnairePreview:
     """Every valid answer of the workbook beside what the catalog says now; nothing is written.
     `AnswersInvalid` (or `InputError`) exactly as the import would raise them."""

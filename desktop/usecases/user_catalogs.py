@@ -42,20 +42,16 @@ from catalogs.overlay import (
     merge_overlay,
     offering_key,
     put_facts,
-    render_overlay,
     without_facts,
 )
 from catalogs.questionnaire import Question, answer_value, known_now, offering_questions
-from catalogs.user import load_with_user, overlay_path, raw_catalog, read_overlay, user_catalog_dir
+from catalogs.user import load_with_user, raw_catalog, user_catalog_dir
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
-from desktop.usecases.files import write_text
+from desktop.usecases.overlay_home import OverlayHome, overlay_home
+from probes.store_location import StoreLocation
 
-OVERLAY_HEADER = (
-    "linkvet: your own facts about this provider, merged over its catalog by key (never edit the bundled files).\n"
-    "Written by linkvet questionnaire import, linkvet accept import and the window; each fact keeps its source,\n"
-    "as_of, standing and its earlier values. Edit by hand if you like: linkvet catalog validate checks it."
-)
+Home = Path | OverlayHome | None  # where the user's facts are kept (`desktop.usecases.overlay_home`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,16 +86,11 @@ def user_folder() -> Path:
     return user_catalog_dir()
 
 
-def current_overlay(provider_id: str, folder: Path | None = None) -> OverlayFile:
-    """The provider's overlay in the user's folder (an empty one when there is none yet); a broken file
-    raises `CatalogFileError` naming it: it is never silently replaced."""
-    path = overlay_path(provider_id, folder)
-    if not path.exists():
-        return OverlayFile(provider=provider_id)
-    overlay, _text, errors = read_overlay(path)
-    if overlay is None:
-        raise errors[0]
-    return overlay
+def current_overlay(provider_id: str, folder: Home = None) -> OverlayFile:
+    """The provider's overlay where the user's facts are kept (the folder's file, or the team store's
+    records; an empty one when there is none yet); a broken file raises `CatalogFileError` naming it: it is
+    never silently replaced."""
+    return overlay_home(folder).current(provider_id)
 
 
 def base_of(catalogs: CatalogSet, provider_id: str) -> tuple[ProviderCatalog | None, dict[str, Any] | None]:
@@ -108,52 +99,64 @@ def base_of(catalogs: CatalogSet, provider_id: str) -> tuple[ProviderCatalog | N
     catalog = catalogs.provider(provider_id)
     if catalog is None or (catalog.overlay is not None and catalog.path == catalog.overlay):
         return None, None
+    if catalog.path is None and catalog.team is not None:  # a provider only the team's facts define
+        return None, None
     return catalog, raw_catalog(catalog)
 
 
 def validate_overlay(
-    catalogs: CatalogSet, overlay: OverlayFile, path: Path | None = None
+    catalogs: CatalogSet, overlay: OverlayFile, path: Path | None = None, *, home: Home = None
 ) -> tuple[ProviderCatalog | None, list[CatalogFileError]]:
-    """`overlay` merged over its provider's catalog and validated (nothing written); the problems' `field`
-    is the fact key."""
+    """`overlay` (kept where `home` keeps the user's facts) merged over its provider's catalog and validated
+    (nothing written); the problems' `field` is the fact key."""
+    merged, file = overlay_home(home).to_validate(overlay)
     base, raw = base_of(catalogs, overlay.provider)
-    return merge_overlay(base, raw, overlay, path or overlay_path(overlay.provider))
+    return merge_overlay(base, raw, merged, path or file)
 
 
-def write_overlay(overlay: OverlayFile, folder: Path | None = None) -> Path:
-    """Write the provider's overlay into the user's folder, atomically (`desktop.usecases.files`);
-    `WriteError` naming the file and the system's reason when it cannot be written."""
-    return write_text(overlay_path(overlay.provider, folder), render_overlay(overlay, OVERLAY_HEADER))
+def write_overlay(overlay: OverlayFile, folder: Home = None) -> Path | str:
+    """Keep the provider's overlay where the user's facts are kept: the folder's file, written atomically
+    (`desktop.usecases.files`; `WriteError` naming the file and the system's reason when it cannot be), or
+    the team store's records (`StoreError`); what names it."""
+    return overlay_home(folder).write(overlay)
 
 
 def apply_facts(
     catalogs: CatalogSet,
     provider_id: str,
     facts: Iterable[OverlayFact],
-    folder: Path | None = None,
+    folder: Home = None,
     *,
     write: bool = True,
     forget: Collection[str] = (),
-) -> tuple[Path, list[Change], list[CatalogFileError]]:
+) -> tuple[Path | str, list[Change], list[CatalogFileError]]:
     """Put `facts` into the provider's overlay (after taking out the facts whose keys are in `forget`),
-    validate it over the catalog, and write it when valid and something changed. Returns the overlay's path,
-    what changed and the problems (nothing is written when there are any)."""
-    overlay = current_overlay(provider_id, folder)
+    validate it over the catalog, and write it when valid and something changed. Returns what names the
+    overlay (its file, or the team store), what changed and the problems (nothing is written when there are
+    any)."""
+    home = overlay_home(folder)
+    overlay = home.current(provider_id)
     kept = overlay.model_copy(update={"facts": tuple(f for f in overlay.facts if f.key not in forget)})
     changed, changes = put_facts(kept, facts)
-    path = overlay_path(provider_id, folder)
-    _merged, errors = validate_overlay(catalogs, changed, path)
+    _merged, errors = validate_overlay(catalogs, changed, home=home)
     if errors:
-        return path, changes, errors
+        return home.where(provider_id), changes, errors
     forgotten = len(kept.facts) < len(overlay.facts)
     if write and (forgotten or any(c.what in ("added", "changed") for c in changes)):
-        write_overlay(changed, folder)
-    return path, changes, []
+        home.write(changed)
+    return home.where(provider_id), changes, []
 
 
-def reload(paths: list[Path] | None = None, folder: Path | None = None) -> CatalogSet:
-    """The catalogs again, with the user's folder as it is now (after a change is written)."""
-    return load_with_user(paths, folder)
+def reload(
+    paths: list[Path] | None = None, folder: Path | None = None, *, db: StoreLocation | None = None
+) -> CatalogSet:
+    """The catalogs again, with the user's folder (and the team's facts, with a PostgreSQL store) as they are
+    now (after a change is written)."""
+    if folder is not None:
+        return load_with_user(paths, folder)
+    from desktop.usecases.offerings import load_catalog_set
+
+    return load_catalog_set(paths, db=db)
 
 
 # -- the offering form -----------------------------------------------------------------------------------
@@ -173,15 +176,15 @@ def offering_values(catalog: ProviderCatalog, offering_id: str) -> dict[str, tup
 def own_fields(catalog: ProviderCatalog, offering_id: str) -> set[str]:
     """The form paths whose current value is the user's own fact (written in the provider's overlay), the
     ones `forget` can take out again."""
-    if catalog.overlay is None:
+    if catalog.overlay is None and catalog.team is None:
         return set()
-    overlay = str(catalog.overlay)
+    mine = {str(catalog.overlay) if catalog.overlay is not None else None, catalog.team} - {None}
     return {
         path
         for path, (value, provenance) in offering_values(catalog, offering_id).items()
         if value is not None
         and provenance is not None
-        and (provenance.file == overlay or catalog.path == catalog.overlay)
+        and (provenance.file in mine or catalog.path == catalog.overlay)
     }
 
 
@@ -272,7 +275,7 @@ def check_offering(
     values: Mapping[str, Any],
     source: str,
     as_of: str | None = None,
-    folder: Path | None = None,
+    folder: Home = None,
     forget: Collection[str] = (),
 ) -> list[FieldProblem]:
     """The problems the loader's rules find in these values (field by field, as typed); nothing written.
@@ -300,9 +303,9 @@ def save_offering(
     values: Mapping[str, Any],
     source: str,
     as_of: str | None = None,
-    folder: Path | None = None,
+    folder: Home = None,
     forget: Collection[str] = (),
-) -> Path:
+) -> Path | str:
     """Validate the values (`OfferingInvalid` with every field problem) and write them into the provider's
     overlay; the overlay's path. A value left empty keeps what the catalog says; the user's own facts at
     the paths in `forget` are taken out of the overlay (the bundled catalog's value, if any, stands again)."""
@@ -340,7 +343,7 @@ def check_new_offering(
     values: Mapping[str, Any],
     source: str,
     as_of: str | None = None,
-    folder: Path | None = None,
+    folder: Home = None,
 ) -> list[FieldProblem]:
     """`check_offering` for an offering the catalogs do not have yet: also its id (field `id`: taken, or not
     an id) and that at least one fact is given (field ``)."""
@@ -376,8 +379,8 @@ def create_offering(
     values: Mapping[str, Any],
     source: str,
     as_of: str | None = None,
-    folder: Path | None = None,
-) -> Path:
+    folder: Home = None,
+) -> Path | str:
     """A new offering in the provider's overlay; `InputError` when the id is taken or not a catalog id."""
     taken = _taken(catalogs, provider_id, offering_id)
     if taken is not None:
@@ -388,8 +391,8 @@ def create_offering(
 
 
 def delete_offering(
-    catalogs: CatalogSet, provider_id: str, offering_id: str, folder: Path | None = None
-) -> Path:
+    catalogs: CatalogSet, provider_id: str, offering_id: str, folder: Home = None
+) -> Path | str:
     """Remove an offering the user created (every fact of it in the overlay); a bundled offering cannot be
     deleted (`InputError`: copy it to your catalogs instead)."""
     if not is_user_offering(catalogs, provider_id, offering_id):
@@ -398,8 +401,9 @@ def delete_offering(
                 "{provider}/{offering} is not in your catalogs (a bundled offering is not deleted; copy it to your catalogs)"
             ).format(provider=provider_id, offering=offering_id)
         )
-    overlay = without_facts(current_overlay(provider_id, folder), offering_key(offering_id, ""))
-    return write_overlay(overlay, folder)
+    home = overlay_home(folder)
+    overlay = without_facts(home.current(provider_id), offering_key(offering_id, ""))
+    return home.write(overlay)
 
 
 def copy_offering(
@@ -409,8 +413,8 @@ def copy_offering(
     new_id: str,
     source: str | None = None,
     as_of: str | None = None,
-    folder: Path | None = None,
-) -> Path:
+    folder: Home = None,
+) -> Path | str:
     """Copy an offering (a bundled one, typically) into the provider's overlay under `new_id`, each fact
     keeping its own source (or `source`, when given); the copy can then be edited and deleted."""
     catalog = catalogs.provider(provider_id)

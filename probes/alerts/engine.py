@@ -8,6 +8,10 @@ the store together with the notifications it queues, and delivers what is due.
   dropped with an error in the log.
 - Rate limit: at most `max_messages` messages per notifier in any `per` period. Notifications held by it
   (or due together) go out as one message listing them all (up to 50 at a time).
+- A rule that needs several offices (`offices = N`) tells nothing for one office: each agent records its own
+  office's state, and in the same transaction the ledger settles the offices' shared state
+  (`probes.store.alerts`): one notification when N offices see it at once, naming them, and one when fewer
+  do. The agent whose change settles it queues the notification and delivers it.
 
 `AlertEngine` is synchronous and owns no thread; `AlertWorker` runs one in a thread of its own with a store
 connection of its own, fed by the scheduler's round hook through a queue, so neither judging, the store nor
@@ -31,7 +35,7 @@ from probes.alerts.rules import Alerting, AlertRule, Notifier, Secrets
 from probes.errors import DeliveryError, StoreError
 from probes.i18n import _, ngettext
 from probes.store import Store
-from probes.store.alerts import FIRING, OK, AlertLedger, AlertState, OutboxEntry
+from probes.store.alerts import FIRING, OK, Agreement, AlertLedger, AlertState, OutboxEntry
 from probes.store_location import StoreLocation
 from probes.target import Target
 
@@ -59,7 +63,12 @@ class AlertEngine:
         send: Sender = delivery.send,
         retry_base_s: float = 10.0,
         retry_max_s: float = 900.0,
+        rounds_plan: str | None = None,
+        office_count: int | None = None,
     ) -> None:
+        """`plan` names the rules' states (an evaluation's name, for an office agent); `rounds_plan` the plan
+        of the rounds whose results the rules read back at a restart (default `plan`); `office_count` how
+        many offices a rule that needs several can hear from (default: those that have a state for it)."""
         self.rules = alerting.rules
         self.notifiers = alerting.notifiers
         self.secrets = secrets
@@ -70,12 +79,13 @@ class AlertEngine:
         self.send = send
         self.retry_base_s = retry_base_s
         self.retry_max_s = retry_max_s
+        self.office_count = office_count
         self.ledger = AlertLedger(store, plan, vantage)
         self.states = self.ledger.states()
         self.started_us = self._now_us()
         since = self.started_us - int(history.lookback_s(self.rules, longest_cadence_s) * 1e6)
         seeded, self.last_data = history.seed(
-            store, self.rules, list(self.targets), plan=plan, vantage=vantage, since_us=since
+            store, self.rules, list(self.targets), plan=rounds_plan or plan, vantage=vantage, since_us=since
         )
         self.points: dict[tuple[str, str], deque[Point]] = {}
         for rule in self.rules:
@@ -92,7 +102,7 @@ class AlertEngine:
     def observe(self, report: RoundReport) -> int:
         """Judge a round's results; the number of notifications queued."""
         changes: list[AlertState] = []
-        events: list[tuple[AlertRule, dict[str, Any]]] = []
+        events: list[tuple[AlertRule, dict[str, Any] | None]] = []
         now = self._now_us()
         for result in report.results:
             key = result.target.key
@@ -113,13 +123,13 @@ class AlertEngine:
     def tick(self) -> int:
         """Judge the no-data rules now (the worker calls this between rounds)."""
         changes: list[AlertState] = []
-        events: list[tuple[AlertRule, dict[str, Any]]] = []
+        events: list[tuple[AlertRule, dict[str, Any] | None]] = []
         now = self._now_us()
         self._no_data(now, changes, events)
         return self._record(changes, events, now)
 
     def _no_data(
-        self, now: int, changes: list[AlertState], events: list[tuple[AlertRule, dict[str, Any]]]
+        self, now: int, changes: list[AlertState], events: list[tuple[AlertRule, dict[str, Any] | None]]
     ) -> None:
         for rule in self.rules:
             if rule.kind != "no_data":
@@ -135,7 +145,7 @@ class AlertEngine:
         window: deque[Point],
         now: int,
         changes: list[AlertState],
-        events: list[tuple[AlertRule, dict[str, Any]]],
+        events: list[tuple[AlertRule, dict[str, Any] | None]],
     ) -> None:
         state = self.states.get((rule.name, key))
         baseline = state.baseline if state is not None else None
@@ -152,7 +162,7 @@ class AlertEngine:
         judgement: RuleReading,
         now: int,
         changes: list[AlertState],
-        events: list[tuple[AlertRule, dict[str, Any]]],
+        events: list[tuple[AlertRule, dict[str, Any] | None]],
         baseline: str | None = None,
     ) -> None:
         if judgement.breaching is None:
@@ -165,6 +175,9 @@ class AlertEngine:
         since = state.since_us if state is not None else self.started_us
         baseline = baseline if baseline is not None else (state.baseline if state is not None else None)
         changes.append(AlertState(rule.name, key, wanted, now, judgement.value, baseline, now))
+        if rule.offices is not None:  # told once for the offices together (`_record`), not per office
+            events.append((rule, None))
+            return
         target = self.targets[key]
         status_word = messages.FIRING if wanted == FIRING else messages.RESOLVED
         event = messages.event(
@@ -181,16 +194,46 @@ class AlertEngine:
         events.append((rule, event))
 
     def _record(
-        self, changes: list[AlertState], events: list[tuple[AlertRule, dict[str, Any]]], now: int
+        self, changes: list[AlertState], events: list[tuple[AlertRule, dict[str, Any] | None]], now: int
     ) -> int:
-        notes = [(name, event) for rule, event in events for name in rule.notify]
+        notes = [(name, event) for rule, event in events if event is not None for name in rule.notify]
+        shared = {rule.name: rule for rule, event in events if event is None}
+        agreements = [self._agreement(shared[state.rule], state) for state in changes if state.rule in shared]
         # Stored first: only a recorded change counts (a store that refused it sees it judged again).
-        self.ledger.record(changes, notes, now)
+        told = self.ledger.record(changes, notes, now, agreements)
         for state in changes:
             self.states[(state.rule, state.target_key)] = state
-        for _rule, event in events:
+            if state.rule in shared:
+                log.info(
+                    _(
+                        "alert {rule}: this office is {status} for {target} (told when enough offices agree)"
+                    ).format(rule=state.rule, status=state.status, target=self.targets[state.target_key].name)
+                )
+        for event in [e for _rule, e in events if e is not None] + told:
             log.warning(_("alert: {text}").format(text=event["text"]))
-        return len(notes)
+        by_rule = {rule.name: rule for rule in self.rules}
+        return len(notes) + sum(len(by_rule[e["rule"]].notify) for e in told)
+
+    def _agreement(self, rule: AlertRule, state: AlertState) -> Agreement:
+        assert rule.offices is not None
+        target = self.targets[state.target_key]
+
+        def event(
+            status: str, firing: list[str], values: dict[str, float | None], since_us: int
+        ) -> dict[str, Any]:
+            return messages.team_event(
+                rule,
+                target,
+                messages.FIRING if status == FIRING else messages.RESOLVED,
+                plan=self.plan,
+                firing=firing,
+                values=values,
+                total=self.office_count or len(values),
+                since_us=since_us,
+                at_us=self._now_us(),
+            )
+
+        return Agreement(rule.name, state.target_key, rule.offices, rule.notify, event)
 
     # -- delivering -------------------------------------------------------------------------------------
 
@@ -321,6 +364,11 @@ class AlertWorker:
 
     def submit(self, report: RoundReport) -> None:
         self._queue.put_nowait(report)
+
+    @property
+    def running(self) -> bool:
+        """Whether its engine runs (false once closed, or when it could not start: alerts are off)."""
+        return self._thread.is_alive()
 
     def close(self, timeout_s: float = 15.0) -> None:
         """Judge what was submitted, try what is due once more, and stop (waiting at most `timeout_s`;

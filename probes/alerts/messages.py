@@ -10,6 +10,10 @@ An event:
      "observed": "163" | null, "expected": "cn2-gia" | null,
      "since": "2026-12-01T12:00:00Z", "at": "2026-12-01T12:05:00Z",
      "text": "FIRING sj-loss from shanghai-office: sj-cn2 (icmp 203.0.113.10): loss 7.5% …"}
+
+A rule that needs several offices (`offices = N`) tells one event for them all (`team_event`): `vantage` is
+null, `offices` the offices that see it (by name), `offices_needed` N, `offices_total` how many offices
+there are, `values` each office's last judged value (`value`: the highest of those firing).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from probes.alerts.judge import RuleReading
-from probes.alerts.rules import AlertRule
+from probes.alerts.rules import AlertRule, describe_rule
 from probes.i18n import _, ngettext
 from probes.target import Target
 from probes.timestamps import iso_utc
@@ -67,6 +71,79 @@ def event(
     }
     out["text"] = line(out, rule)
     return out
+
+
+def team_event(
+    rule: AlertRule,
+    target: Target,
+    status: str,
+    *,
+    plan: str,
+    firing: list[str],
+    values: dict[str, float | None],
+    total: int,
+    since_us: int,
+    at_us: int,
+) -> dict[str, Any]:
+    """The event of a rule that needs several offices (`offices = N`) changing state for a target: which
+    offices see it (`offices`, with each office's last judged value), how many were needed and of how many."""
+    out: dict[str, Any] = {
+        "status": status,
+        "rule": rule.name,
+        "kind": rule.kind,
+        "target": {
+            "name": target.name,
+            "key": target.key,
+            "method": str(target.method),
+            "host": target.host,
+            "provider": target.provider,
+            "region": target.region,
+            "line_type": target.line_type,
+        },
+        "plan": plan,
+        "vantage": None,
+        "offices": firing,
+        "offices_needed": rule.offices,
+        "offices_total": total,
+        "values": values,
+        "value": max((v for o in firing if (v := values.get(o)) is not None), default=None),
+        "threshold": rule.threshold if rule.kind != "no_data" else rule.for_s,
+        "unit": _UNITS[rule.kind],
+        "rounds": rule.rounds,
+        "observed": None,
+        "expected": rule.expect if rule.kind == "route" else None,
+        "since": iso_utc(since_us),
+        "at": iso_utc(at_us),
+    }
+    out["text"] = team_line(out, rule)
+    return out
+
+
+def team_line(event: dict[str, Any], rule: AlertRule) -> str:
+    """One line for the offices' shared alert: how many offices see it, which, and each one's value."""
+    t = event["target"]
+    target = f"{t['name']} ({t['method']} {t['host'] or ''})".replace(" )", ")")
+    unit = event["unit"] or ""
+    seen = ", ".join(
+        f"{office} {event['values'][office]:.1f}{unit}" if event["values"].get(office) is not None else office
+        for office in event["offices"]
+    )
+    fields = {
+        "rule": rule.name,
+        "count": len(event["offices"]),
+        "total": event["offices_total"],
+        "needed": rule.offices,
+        "offices": seen or "-",
+        "target": target,
+        "condition": describe_rule(rule),
+    }
+    if event["status"] == FIRING:
+        return _("FIRING {rule} from {count} of {total} offices ({offices}): {target}: {condition}").format(
+            **fields
+        )
+    return _(
+        "RESOLVED {rule}: {count} of {total} offices see it now ({offices}), fewer than {needed}: {target}"
+    ).format(**fields)
 
 
 def line(event: dict[str, Any], rule: AlertRule) -> str:

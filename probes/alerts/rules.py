@@ -7,6 +7,8 @@
     rounds = 3                         # how many of the target's last rounds are judged together
     targets = ["sj-cn2"]               # optional: the plan's target names (else every target it can judge)
     notify = ["ops-webhook", "mail-oncall"]
+    # offices = 2                      # optional: one alert when at least 2 offices (agents of this plan
+    #                                  # name from different vantage points, one store) breach at once
 
     [[alerts]]
     name = "evening-p95"
@@ -105,6 +107,7 @@ class RuleModel(_AliasedModel):
     provider: str | None = None
     region: str | None = None
     line_type: str | None = None
+    offices: int | None = Field(default=None, ge=2, le=32)
     notify: list[str] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -278,6 +281,7 @@ class AlertRule:
     direction: str = "download"
     expect: str | None = None
     for_s: float | None = None
+    offices: int | None = None  # None: each office alerts on its own; N: one alert when N offices agree
     line: int | None = None
 
 
@@ -438,6 +442,7 @@ def _rule(
         direction=spec.direction or "download",
         expect=spec.expect,
         for_s=spec.for_,
+        offices=spec.offices,
         line=locate(text, where),
     )
 
@@ -573,5 +578,9 @@ def describe_rule(rule: AlertRule) -> str:
     if rule.windows:
         what = _("{condition}, only inside {windows}").format(
             condition=what, windows=", ".join(str(w) for w in rule.windows)
+        )
+    if rule.offices is not None:
+        what = _("{condition}, from at least {offices} offices at once (one alert for them all)").format(
+            condition=what, offices=rule.offices
         )
     return what

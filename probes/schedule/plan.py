@@ -43,6 +43,7 @@ Errors name the file, the line, the field and what was expected. `probes.schedul
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -61,7 +62,7 @@ from probes.errors import PeakWindowError, PlanError, TargetError
 from probes.filemodel import Cadence, FileModel
 from probes.i18n import _
 from probes.inputfile import explain, field_name, locate
-from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
+from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, in_any
 from probes.schedule.reporting import ReportSchedule, parse_report
 from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target
 
@@ -186,9 +187,24 @@ class PlanModel(FileModel):
 
 
 @dataclass(frozen=True, slots=True)
+class OwnCadence:
+    """The cadence a target keeps in a merged plan (an office agent's plan of several evaluations, each with
+    its own cadence and peak windows): at most every `every_s` outside its own peak windows, every
+    `peak_every_s` inside them, on the merged plan's timetable."""
+
+    every_s: float
+    peak_every_s: float
+    peak_windows: tuple[PeakWindow, ...]
+
+    def at(self, moment: datetime) -> float:
+        return self.peak_every_s if in_any(self.peak_windows, moment) else self.every_s
+
+
+@dataclass(frozen=True, slots=True)
 class PlannedTarget:
     target: Target
     every_s: float | None  # None: in every round
+    own: OwnCadence | None = None  # in a merged plan: the cadence of the plan it came from
 
 
 @dataclass(frozen=True)

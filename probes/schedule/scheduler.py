@@ -37,7 +37,7 @@ from probes.errors import LockHeldError, StoreError, StoreUnreachableError
 from probes.i18n import _, ngettext
 from probes.paths import default_spool_path
 from probes.peak import in_any
-from probes.results import Outcome, ProgressHook
+from probes.results import Outcome, ProbeResult, ProgressHook
 from probes.runner import Runner
 from probes.schedule.plan import Plan, PlannedTarget
 from probes.schedule.report import RoundHook, RoundReport
@@ -47,6 +47,7 @@ from probes.store.delivery import Delivered, Delivery
 from probes.store.locks import HEARTBEAT_S, StoreLock
 from probes.store.sqlite.spool import Spool
 from probes.store.writer import RETRY_S, StoreWriter
+from probes.target import Target
 from probes.timestamps import iso_second_utc, now_us
 from probes.vantage import vantage_of
 
@@ -73,6 +74,8 @@ class Scheduler:
         clock: Callable[[], float] = time.time,
         spool: Spool | None = None,
         hooks: Sequence[RoundHook] = (),
+        replan: Callable[[], Plan | None] | None = None,
+        what: str | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
@@ -82,12 +85,16 @@ class Scheduler:
         # Called on the event loop after each measured round has been handed to the store (metrics,
         # alerts): quick, and never raising into the round (a failing hook is logged).
         self.hooks = tuple(hooks)
+        # Called in the store thread before each round: the plan to run from now on (None: the same). An
+        # office agent's plan follows the evaluations in its store; it keeps its name and vantage point.
+        self.replan = replan
         self.spool = spool if spool is not None else Spool(default_spool_path())
         # The store is tried again at the next round after a refusal, but at most every RETRY_S.
         self.writer = StoreWriter(
             Delivery(store, self.spool), retry_s=min(RETRY_S, plan.peak_every_s), ready=self._store_ready
         )
-        self.lock = StoreLock(store.backend, lock_name(plan), f"linkvet schedule --plan {plan.path}")
+        # `what` says who holds the lock (to a second scheduler that finds it held).
+        self.lock = StoreLock(store.backend, lock_name(plan), what or f"linkvet schedule --plan {plan.path}")
         self.lock_lost = False
         # The store could not be reached when the lock was to be taken: rounds stay in the spool until it is.
         self.lock_pending: str | None = None  # why (the store's last answer), while pending
@@ -101,22 +108,32 @@ class Scheduler:
         self._last_measured = last_measured
         due = []
         for planned in self.plan.targets:
-            if planned.every_s is not None:
+            every_s = self._every(planned, now_s)
+            if every_s is not None:
                 last = last_measured.get(planned.target.key)
                 # Half a cadence of tolerance, so a target due every hour is not skipped for a few seconds.
-                if (
-                    last is not None
-                    and now_s - last / 1e6 < planned.every_s - cadence_at(self.plan, now_s) / 2
-                ):
+                if last is not None and now_s - last / 1e6 < every_s - cadence_at(self.plan, now_s) / 2:
                     continue
             due.append(planned)
         return due
+
+    def _every(self, planned: PlannedTarget, now_s: float) -> float | None:
+        """How long a target waits between two measurements at `now_s` (None: it is in every round): its own
+        `every`, and in a merged plan its own plan's cadence where that is slower than the merged one's."""
+        own: float | None = None
+        if planned.own is not None:
+            cadence = planned.own.at(datetime.fromtimestamp(now_s, tz=UTC))
+            if cadence > cadence_at(self.plan, now_s):
+                own = cadence
+        if planned.every_s is None:
+            return own
+        return max(planned.every_s, own or 0.0)
 
     def _read_last_measured(self) -> dict[str, int]:
         """When each target with its own `every` was last measured, from the store and the rounds the spool
         keeps for it (once; then this process keeps count, whether or not the store took its rounds). A store
         that cannot be read leaves the spool's."""
-        keys = {p.target.key for p in self.plan.targets if p.every_s is not None}
+        keys = {p.target.key for p in self.plan.targets if p.every_s is not None or p.own is not None}
         if not keys:
             return {}
         found: dict[str, int] = {}
@@ -144,6 +161,8 @@ class Scheduler:
     async def measure(self, slot_s: float | None = None) -> tuple[MeasuredRound | None, RoundReport]:
         """Measure every due target now: the round as the store will get it (None when nothing was due) and
         its report (not yet stored)."""
+        if self.replan is not None:
+            await self._replan()
         now_s = self.clock()
         peak = in_any(self.plan.peak_windows, datetime.fromtimestamp(now_s, tz=UTC))
         if self._last_measured is None:
@@ -160,7 +179,7 @@ class Scheduler:
             privileged=self.privileged,
             progress=self.progress,
         )
-        results = await runner.run([p.target for p in due])
+        results = _fanned_out(due, await runner.run(_once_each(due)))
         for result in results:
             self._last_measured[result.target.key] = result.started_at_us
         measured = measured_results(
@@ -173,6 +192,21 @@ class Scheduler:
             slot_us=slot_us,
         )
         return measured, RoundReport(None, started, now_us(), peak, tuple(results), slot_us=slot_us)
+
+    async def _replan(self) -> None:
+        """Take the plan `replan` gives (in the store thread: it may read the store); a failure keeps the plan
+        in force (it is logged: the rounds go on), and so does a store that refused a moment ago or is away
+        (no round waits for a server that does not answer)."""
+        assert self.replan is not None
+        if self.writer.resting or self.lock_pending is not None:
+            return
+        try:
+            plan = await self.writer.call(self.replan)
+        except Exception:
+            log.exception(_("could not renew the plan; measuring as before"))
+            return
+        if plan is not None:
+            self.plan = plan
 
     async def store_round(self, measured: MeasuredRound, report: RoundReport) -> RoundReport:
         """Hand a measured round to the writer thread; the report with what became of it."""
@@ -419,6 +453,38 @@ class Scheduler:
         )
         await self.writer.forward_now()
         return True
+
+
+def _once_each(due: Sequence[PlannedTarget]) -> list[Target]:
+    """What a round probes: each target (key) once, however many label sets the plan lists it under."""
+    first: dict[str, Target] = {}
+    for planned in due:
+        first.setdefault(planned.target.key, planned.target)
+    return list(first.values())
+
+
+def _fanned_out(due: Sequence[PlannedTarget], results: Sequence[ProbeResult]) -> list[ProbeResult]:
+    """Each planned target's result: a target (key) a merged plan lists under several label sets (two
+    evaluations' candidates) was probed once, and its result is stored under each of them."""
+    by_key: dict[str, tuple[Target, ProbeResult]] = {}
+    for probed, result in zip(_once_each(due), results, strict=True):
+        by_key[probed.key] = (probed, result)
+    out = []
+    for planned in due:
+        probed, result = by_key[planned.target.key]
+        wanted = planned.target
+        if wanted is probed:
+            out.append(result)
+            continue
+        relabelled = replace(
+            result.target,
+            name=wanted.name,
+            provider=wanted.provider,
+            region=wanted.region,
+            line_type=wanted.line_type,
+        )
+        out.append(replace(result, target=relabelled))
+    return out
 
 
 def _reported(report: RoundReport, delivered: Delivered) -> RoundReport:

@@ -33,6 +33,7 @@ own.
     put_evaluation(name, body, format=, updated_by=, updated_us=) -> EvaluationDocument   (replaces)
     delete_evaluation(name) -> bool             (no measurement is touched)
     put_agent(AgentHealth) (upsert by vantage and evaluation_or_plan); agents(vantage=, evaluation_or_plan=)
+    add_vendor_facts([VendorFact]) -> [id]; vendor_facts(provider=, after_id=); last_vendor_fact_id()
 
 Where things are
     store.py      `Store`: open a store, write rounds, read series, records, frames and rollups (the only
@@ -54,6 +55,8 @@ Where things are
     alerts.py     the alert tables: each alert's state and the notifications waiting (`AlertLedger`)
     documents.py  evaluation documents by name (`EvaluationDocument`: a versioned TOML body, not parsed
                   here) and the office agents' health (`AgentHealth`); their SQL, once for both backends
+    vendor_facts.py  the team's vendor facts, one record per change with office, who and when
+                  (`VendorFact`; a body the catalogs read, not parsed here); their SQL, once for both backends
     delivery.py   rounds into the store, through the spool when it refuses them; forwarding the spool
     writer.py     a running scheduler's writer threads (spool first, then the store, off the event loop)
     locks.py      named locks the store holds (one scheduler per plan and vantage point)
@@ -81,6 +84,7 @@ from probes.store.measured import MeasuredRound, measured_results, measured_roun
 from probes.store.records import RoundInfo, SeriesHistory, StoredSeries, StoredTrace
 from probes.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION
 from probes.store.store import UNRECORDED, Store
+from probes.store.vendor_facts import VendorFact
 from probes.store.writing import WriteStatus, Written
 from probes.vantage import THIS_MACHINE
 
@@ -97,6 +101,7 @@ __all__ = [
     "Store",
     "StoredSeries",
     "StoredTrace",
+    "VendorFact",
     "WriteStatus",
     "Written",
     "measured_results",

@@ -1,12 +1,18 @@
 """The alert tables as the rest of linkvet sees them: each (plan, vantage, rule, target)'s state, and the
 notifications waiting to be delivered. `AlertLedger` reads and writes them through the store's backend;
 each change of states goes in one transaction with the notifications it queues, so a restart neither
-repeats an alert nor loses its notification."""
+repeats an alert nor loses its notification.
+
+A rule that needs several offices to agree (`offices = N`) keeps one more state per target, the offices'
+shared one (vantage `TEAM_VANTAGE`): in the same transaction that records an office's change, the ledger reads
+every office's state of the rule and target, and when at least N are firing (or, once firing, fewer are) it
+changes the shared state and queues the one notification. Write transactions take turns (SQLite's write lock,
+PostgreSQL's advisory lock), so two agents that change at once never both send it."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +45,7 @@ OUTBOX_COLUMNS = (
 )
 FIRING = "firing"
 OK = "ok"
+TEAM_VANTAGE = "*"  # the offices' shared state of a rule that needs several to agree (no office is named so)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +75,19 @@ class OutboxEntry:
     last_error: str | None
 
 
+@dataclass(frozen=True, slots=True)
+class Agreement:
+    """A rule needing `needed` offices for one target, to settle after an office's change: `event(status,
+    firing, values, since_us)` builds the notification (firing: the offices firing, by name; values: each
+    office's last judged value) and `notify` names its notifiers."""
+
+    rule: str
+    target_key: str
+    needed: int
+    notify: tuple[str, ...]
+    event: Callable[[str, list[str], dict[str, float | None], int], dict[str, Any]]
+
+
 class AlertLedger:
     """The alert tables of one plan as seen from one vantage point (None is stored as "")."""
 
@@ -85,11 +105,17 @@ class AlertLedger:
         return out
 
     def record(
-        self, states: Sequence[AlertState], notifications: Sequence[tuple[str, dict[str, Any]]], now_us: int
-    ) -> None:
-        """Write changed states and queue (notifier, event) notifications, in one transaction."""
-        if not states and not notifications:
-            return
+        self,
+        states: Sequence[AlertState],
+        notifications: Sequence[tuple[str, dict[str, Any]]],
+        now_us: int,
+        agreements: Sequence[Agreement] = (),
+    ) -> list[dict[str, Any]]:
+        """Write changed states and queue (notifier, event) notifications, and settle the offices' shared
+        state of each agreement, in one transaction; the shared notifications queued (their events)."""
+        if not states and not notifications and not agreements:
+            return []
+        told: list[dict[str, Any]] = []
         with self.backend.transaction(N_("could not record alert states")):
             self.backend.put_alert_states(
                 [
@@ -107,21 +133,60 @@ class AlertLedger:
                     for s in states
                 ]
             )
-            self.backend.add_outbox(
-                [
-                    (
-                        self.plan,
-                        self.vantage,
-                        notifier,
-                        now_us,
-                        json.dumps(event, ensure_ascii=False),
-                        0,
-                        now_us,
-                        None,
-                    )
-                    for notifier, event in notifications
-                ]
-            )
+            self._queue(notifications, now_us)
+            for agreement in agreements:
+                event = self._settle(agreement, now_us)
+                if event is not None:
+                    self._queue([(name, event) for name in agreement.notify], now_us)
+                    told.append(event)
+        return told
+
+    def _queue(self, notifications: Sequence[tuple[str, dict[str, Any]]], now_us: int) -> None:
+        self.backend.add_outbox(
+            [
+                (
+                    self.plan,
+                    self.vantage,
+                    notifier,
+                    now_us,
+                    json.dumps(event, ensure_ascii=False),
+                    0,
+                    now_us,
+                    None,
+                )
+                for notifier, event in notifications
+            ]
+        )
+
+    def _settle(self, agreement: Agreement, now_us: int) -> dict[str, Any] | None:
+        """Inside the transaction: change the offices' shared state when the offices now say otherwise; the
+        event to tell, or None."""
+        rows = self.backend.alert_states_of(self.plan, agreement.rule, agreement.target_key)
+        shared = next((r for r in rows if r[1] == TEAM_VANTAGE), None)
+        offices = [r for r in rows if r[1] != TEAM_VANTAGE]
+        firing = sorted(str(r[1]) for r in offices if r[4] == FIRING)
+        wanted = FIRING if len(firing) >= agreement.needed else OK
+        status = shared[4] if shared is not None else OK
+        if wanted == status:
+            return None
+        since = int(shared[5]) if shared is not None else now_us
+        self.backend.put_alert_states(
+            [
+                (
+                    self.plan,
+                    TEAM_VANTAGE,
+                    agreement.rule,
+                    agreement.target_key,
+                    wanted,
+                    now_us,
+                    None,
+                    None,
+                    now_us,
+                )
+            ]
+        )
+        values = {str(r[1]): (None if r[6] is None else float(r[6])) for r in offices}
+        return agreement.event(wanted, firing, values, now_us if wanted == FIRING else since)
 
     def outbox(self) -> list[OutboxEntry]:
         return [

@@ -234,9 +234,29 @@ class Backend(Protocol):
         """The agents' states (`AGENT_COLUMNS` rows; None: any), by evaluation or plan and vantage point."""
         ...
 
+    # -- vendor facts (`probes.store.vendor_facts`: rows in its column order) -------------------------------
+
+    def add_vendor_fact_rows(self, rows: Sequence[Row]) -> list[int]:
+        """Insert records (`VENDOR_FACT_COLUMNS[1:]` rows) in one write transaction of their own; their ids."""
+        ...
+
+    def vendor_fact_rows(self, provider: str | None, after_id: int) -> list[Row]:
+        """The records (`VENDOR_FACT_COLUMNS` rows) with ids above `after_id` (of one provider when named), in
+        the order recorded."""
+        ...
+
+    def last_vendor_fact_id(self) -> int:
+        """The id of the last record (0: none): it changes whenever the team's facts do."""
+        ...
+
     # -- alerts (`probes.store.alerts`: rows in its column orders; writes inside `transaction`) ------------
 
     def alert_states(self, plan: str, vantage: str) -> list[Row]: ...
+
+    def alert_states_of(self, plan: str, rule: str, target_key: str) -> list[Row]:
+        """One rule's states for one target from every vantage point (and the offices' shared one),
+        `ALERT_STATE_COLUMNS` rows by vantage point; inside a write transaction, what it has written too."""
+        ...
 
     def put_alert_states(self, rows: Sequence[Row]) -> None:
         """Insert or replace alert states (`ALERT_STATE_COLUMNS` rows)."""

@@ -1,5 +1,5 @@
-"""Two small tables beside the measurements, the same on both backends (schema 10): evaluation documents, and
-the health of the office agents that measure for them.
+"""Two small tables beside the measurements, the same on both backends (schema 10; the agents' carrier since
+schema 11): evaluation documents, and the health of the office agents that measure for them.
 
 `evaluations`: one document per evaluation name, its body a versioned TOML text that the evaluation model
 writes and reads (`format` is that text's version; the store never parses it), replaced whole, with when and
@@ -34,6 +34,7 @@ AGENT_COLUMNS = (
     "last_round_us",
     "spooled_rounds",
     "updated_us",
+    "carrier",
 )
 
 
@@ -53,7 +54,8 @@ class EvaluationDocument:
 class AgentHealth:
     """An office agent as it last reported itself: which vantage point and evaluation (or plan) it measures
     for, where it runs (host, pid), its linkvet version, when its last round was measured (UTC µs; None
-    before the first), the rounds waiting in its spool, and when it said all this (UTC µs)."""
+    before the first), the rounds waiting in its spool, when it said all this (UTC µs), and the carrier it
+    says its office's line is on (ct, cu, cm; None when not said; schema 11)."""
 
     vantage: str
     evaluation_or_plan: str
@@ -63,6 +65,7 @@ class AgentHealth:
     last_round_us: int | None
     spooled_rounds: int
     updated_us: int
+    carrier: str | None = None
 
 
 def _upsert(table: str, columns: Sequence[str], key: Sequence[str]) -> str:

@@ -19,6 +19,7 @@ from probes.store.recent import RecentRows
 from probes.store.records import RoundInfo, SeriesHistory, StoredSeries, StoredTrace
 from probes.store.rollup import Rollups
 from probes.store.sqlite import SqliteBackend
+from probes.store.vendor_facts import VendorFact, vendor_fact_row
 from probes.store.writing import Written
 from probes.store_location import StoreLocation, StoreUrl, identity, location_or_default
 from probes.timestamps import now_us
@@ -280,3 +281,19 @@ class Store:
         """The office agents' states as they last reported them (None: any), by evaluation or plan and
         vantage point."""
         return [AgentHealth(*row) for row in self.backend.agent_rows(vantage, evaluation_or_plan)]
+
+    # -- the team's vendor facts (`probes.store.vendor_facts`) ---------------------------------------------
+
+    def add_vendor_facts(self, records: Iterable[VendorFact]) -> list[int]:
+        """Store records (their `id` is ignored: the store gives one) in one transaction; their ids, in order.
+        ValueError for a record the table cannot hold (nothing is stored then)."""
+        rows = [vendor_fact_row(record) for record in records]
+        return self.backend.add_vendor_fact_rows(rows) if rows else []
+
+    def vendor_facts(self, *, provider: str | None = None, after_id: int = 0) -> list[VendorFact]:
+        """The records (of one provider when named) after `after_id`, in the order they were recorded."""
+        return [VendorFact(*row) for row in self.backend.vendor_fact_rows(provider, after_id)]
+
+    def last_vendor_fact_id(self) -> int:
+        """The id of the newest record, 0 when there is none (a reader's cheap "has anything changed?")."""
+        return self.backend.last_vendor_fact_id()

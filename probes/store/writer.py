@@ -68,6 +68,11 @@ class StoreWriter:
         self._spool_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="linkvet-spool")
 
     @property
+    def resting(self) -> bool:
+        """The store refused a moment ago (within `retry_s`): it is not asked again before then."""
+        return time.monotonic() < self._retry_at
+
+    @property
     def stored(self) -> int:
         """Rounds this writer put into the store (forwarded from the spool or written directly)."""
         return self.delivery.forwarded + self.stored_directly
@@ -75,6 +80,18 @@ class StoreWriter:
     async def call(self, function: Callable[..., T], *args: object) -> T:
         """Run `function(*args)` in the store thread, after what is queued before it."""
         return await asyncio.get_running_loop().run_in_executor(self._store_thread, function, *args)
+
+    def submit(self, function: Callable[[], object]) -> None:
+        """Run `function()` in the store thread after what is queued before it, without waiting for it (what
+        it raises is its own to handle: it is logged)."""
+
+        def run() -> None:
+            try:
+                function()
+            except Exception:
+                log.exception(_("a task of the store thread failed"))
+
+        self._store_thread.submit(run)
 
     async def deliver(self, measured: MeasuredRound) -> Delivered:
         """Keep the round in the spool at once, then have the store thread store it."""

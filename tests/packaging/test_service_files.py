@@ -1,7 +1,8 @@
-"""The scheduler's service definitions (packaging/systemd, packaging/macos, packaging/windows): each parses,
-has what its service manager requires, and starts a `linkvet schedule` command line linkvet accepts. The
-systemd unit is checked by `systemd-analyze` itself; its sandbox (address families, system calls, no
-capabilities) is checked against what a real round of every probe kind uses."""
+"""The office agent's service definitions (packaging/systemd, packaging/macos, packaging/windows): each parses,
+has what its service manager requires, and starts a `linkvet agent` command line linkvet accepts. The
+systemd unit is checked by `systemd-analyze` itself (with and without its drop-ins); its sandbox (address
+families, system calls, no capabilities) is checked against what a real round of every probe kind uses,
+measured by a plan file's scheduler and by the agent following an evaluation."""
 
 from __future__ import annotations
 
@@ -16,13 +17,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO_ROOT
+from catalogs.evaluation.model import EXAMPLE_EVALUATION
+from tests.conftest import REPO_ROOT, cli_env
 
 PACKAGING = REPO_ROOT / "packaging"
-UNIT = PACKAGING / "systemd" / "linkvet-schedule.service"
-DROP_IN = PACKAGING / "systemd" / "linkvet-schedule.service.d" / "raw-icmp.conf"
-PLIST = PACKAGING / "macos" / "local.linkvet.schedule.plist"
-TASK = PACKAGING / "windows" / "linkvet-schedule.xml"
+UNIT = PACKAGING / "systemd" / "linkvet-agent.service"
+DROP_IN = PACKAGING / "systemd" / "linkvet-agent.service.d" / "raw-icmp.conf"
+TEAM_DROP_IN = PACKAGING / "systemd" / "linkvet-agent.service.d" / "team-store.conf"
+PLIST = PACKAGING / "macos" / "local.linkvet.agent.plist"
+TASK = PACKAGING / "windows" / "linkvet-agent.xml"
 TASK_NS = {"t": "http://schemas.microsoft.com/windows/2004/02/mit/task"}
 
 needs_systemd_analyze = pytest.mark.skipif(
@@ -35,14 +38,14 @@ def unit_values(path: Path, key: str) -> list[str]:
     return [line.split("=", 1)[1] for line in path.read_text().splitlines() if line.startswith(f"{key}=")]
 
 
-def assert_schedule_command(argv: list[str]) -> None:
-    """`argv` (program and arguments) is a `linkvet schedule` command line linkvet's own parser accepts."""
+def assert_agent_command(argv: list[str]) -> None:
+    """`argv` (program and arguments) is a `linkvet agent` daemon's command line linkvet's own parser accepts."""
     from desktop.cli import build_parser
 
     assert Path(argv[0].replace("\\", "/")).stem == "linkvet", argv[0]
-    args = build_parser("schedule").parse_args(argv[1:])
-    assert args.command == "schedule" and not args.once and not args.check
-    assert args.plan is not None and args.db is not None and args.log_file is not None
+    args = build_parser("agent").parse_args(argv[1:])
+    assert args.command == "agent" and not args.once and not args.check and not args.status
+    assert args.log_file is not None
 
 
 # -- systemd -----------------------------------------------------------------------------------------------
@@ -62,6 +65,7 @@ def verifiable_copy(tmp_path: Path, *, with_drop_in: bool, extra: str = "") -> P
     if with_drop_in:
         (units / DROP_IN.parent.name).mkdir(exist_ok=True)
         shutil.copy(DROP_IN, units / DROP_IN.parent.name / DROP_IN.name)
+        shutil.copy(TEAM_DROP_IN, units / DROP_IN.parent.name / TEAM_DROP_IN.name)
     return units
 
 
@@ -77,7 +81,7 @@ def systemd_analyze(units: Path, *args: str) -> subprocess.CompletedProcess[str]
 
 
 @needs_systemd_analyze
-@pytest.mark.parametrize("with_drop_in", [False, True], ids=["unit", "unit+raw-icmp"])
+@pytest.mark.parametrize("with_drop_in", [False, True], ids=["unit", "unit+drop-ins"])
 def test_systemd_analyze_verify_finds_nothing_to_say(tmp_path: Path, with_drop_in: bool) -> None:
     checked = systemd_analyze(verifiable_copy(tmp_path, with_drop_in=with_drop_in), "verify")
     assert checked.returncode == 0 and checked.stderr == "" and checked.stdout == "", checked.stderr
@@ -113,7 +117,7 @@ def test_the_unit_holds_no_capability_and_the_drop_in_only_cap_net_raw() -> None
     assert unit_values(DROP_IN, "AmbientCapabilities") == ["CAP_NET_RAW"]
 
 
-def test_the_unit_starts_a_schedule_command_linkvet_accepts() -> None:
+def test_the_unit_starts_an_agent_command_linkvet_accepts() -> None:
     (exec_start,) = unit_values(UNIT, "ExecStart")
     directories = {
         "${CONFIGURATION_DIRECTORY}": "/etc/linkvet",
@@ -122,11 +126,19 @@ def test_the_unit_starts_a_schedule_command_linkvet_accepts() -> None:
     }
     for variable, directory in directories.items():
         exec_start = exec_start.replace(variable, directory)
-    assert "$" not in exec_start
-    assert_schedule_command(shlex.split(exec_start))
+    # $LINKVET_AGENT_ARGS (unbraced) is split into words, and is nothing where agent.env does not set it.
+    for extra in ("", "--carrier ct --metrics-listen 127.0.0.1:9108"):
+        argv = shlex.split(exec_start.replace("$LINKVET_AGENT_ARGS", extra))
+        assert "$" not in " ".join(argv)
+        assert_agent_command(argv)
     assert unit_values(UNIT, "StateDirectory") == ["linkvet"] and unit_values(UNIT, "LogsDirectory") == [
         "linkvet"
     ]
+    # Without LINKVET_DB in agent.env, the store is the SQLite file in the data directory: the state directory.
+    assert unit_values(UNIT, "EnvironmentFile") == ["-/etc/linkvet/agent.env"]
+    assert "XDG_DATA_HOME=/var/lib" in unit_values(UNIT, "Environment")[0].split()
+    assert unit_values(TEAM_DROP_IN, "Environment") == ["PGPASSFILE=%d/pgpass"]
+    assert unit_values(TEAM_DROP_IN, "LoadCredential") == ["pgpass:/etc/linkvet/pgpass"]
 
 
 # -- the unit's sandbox against a real round ------------------------------------------------------------------
@@ -200,6 +212,20 @@ name = "web"
 url = "http://127.0.0.1:{port}/ok"
 methods = ["http"]
 """
+
+SANDBOX_EVALUATION = """\
+format = "linkvet-evaluation"
+format_version = 1
+name = "sandbox"
+
+[[candidates]]
+provider = "lambda"
+region = "us-west-1"
+endpoints = ["127.0.0.1:9", "::1", "dual.test", "http://127.0.0.1:{port}/ok"]
+catalog_endpoints = false
+
+[needs]
+""" + EXAMPLE_EVALUATION.read_text(encoding="utf-8").partition("\n[needs]\n")[2]
 
 # Tools the sandbox test needs beside root: network and mount namespaces, dropping privileges, tracing.
 SANDBOX_TOOLS = ("ip", "unshare", "setpriv", "strace", "systemd-analyze")
@@ -345,6 +371,27 @@ def test_a_round_of_every_probe_kind_runs_inside_the_units_sandbox(sandbox_netns
         done = sandboxed(ns.name, tmp_path, command, capability=None)
         assert done.returncode == 0, done.stdout + done.stderr
         families, calls = traced(tmp_path)
+        # What the unit runs: the agent following an evaluation (its download and latency under load too).
+        evaluation = tmp_path / "sandbox-eval.toml"
+        evaluation.write_text(SANDBOX_EVALUATION.replace("{port}", str(port)), encoding="utf-8")
+        agents_db = tmp_path / "agent.sqlite3"
+        imported = subprocess.run(
+            [sys.executable, "-m", "desktop.cli", "eval", "import", str(evaluation), "--db", str(agents_db)],
+            cwd=tmp_path,
+            env={**cli_env(tmp_path), "HOME": str(tmp_path)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert imported.returncode == 0, imported.stderr
+        agents_db.chmod(0o666)
+        agent = ["-m", "desktop.cli", "agent", "--once", "--db", str(agents_db), "--log-file", str(log)]
+        followed = sandboxed(ns.name, tmp_path, agent, capability=None)
+        assert followed.returncode == 0, followed.stdout + followed.stderr
+        assert "0 failed, 0 with loss" in followed.stderr and "download" in followed.stdout, followed.stdout
+        more_families, more_calls = traced(tmp_path)
+        families |= more_families
+        calls |= more_calls
         # Every target measured, without loss, with no capability: ICMP went through ping sockets.
         assert "0 failed, 0 with loss" in done.stderr, done.stdout + done.stderr
         strace = (tmp_path / "strace.txt").read_text()
@@ -424,6 +471,7 @@ def test_the_launchd_plist_has_launchds_required_keys_and_types() -> None:
         "StandardOutPath": str,
         "StandardErrorPath": str,
     }
+    types["EnvironmentVariables"] = dict
     assert set(job) == {"Label", "ProgramArguments", *types}, set(job) ^ {"Label", "ProgramArguments", *types}
     for key, kind in types.items():
         assert type(job[key]) is kind, key
@@ -431,7 +479,9 @@ def test_the_launchd_plist_has_launchds_required_keys_and_types() -> None:
     assert job["KeepAlive"] == {"SuccessfulExit": False}
     assert job["ProcessType"] in ("Background", "Standard", "Adaptive", "Interactive")
     assert job["ProcessType"] != "Background" and job["Umask"] == 0o077 and job["ExitTimeOut"] >= 15
-    assert_schedule_command(job["ProgramArguments"])
+    assert_agent_command(job["ProgramArguments"])
+    assert set(job["EnvironmentVariables"]) == {"LINKVET_DB", "PGPASSFILE"}
+    assert job["EnvironmentVariables"]["LINKVET_DB"].startswith("/Library/Application Support/linkvet/")
 
 
 # -- Task Scheduler (Windows) ----------------------------------------------------------------------------------
@@ -483,4 +533,4 @@ def test_the_scheduled_task_has_what_the_task_scheduler_schema_requires() -> Non
     assert restart is not None and 1 <= int(restart.findtext("t:Count", namespaces=TASK_NS) or "0") <= 999
     command = (execs[0].findtext("t:Command", namespaces=TASK_NS) or "").strip('"')
     arguments = execs[0].findtext("t:Arguments", namespaces=TASK_NS) or ""
-    assert_schedule_command([command, *shlex.split(arguments)])
+    assert_agent_command([command, *shlex.split(arguments)])

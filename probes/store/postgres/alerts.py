@@ -45,6 +45,18 @@ class PostgresAlertStatements:
             .fetchall()
         )
 
+    @translated(N_("could not read the alert states"))
+    def alert_states_of(self, plan: str, rule: str, target_key: str) -> list[Row]:
+        return (
+            self._connection()
+            .execute(
+                f"SELECT {', '.join(ALERT_STATE_COLUMNS)} FROM alert_states WHERE plan = %s AND rule = %s"
+                " AND target_key = %s ORDER BY vantage",
+                (plan, rule, target_key),
+            )
+            .fetchall()
+        )
+
     @translated(N_("could not save the alert states"))
     def put_alert_states(self, rows: Sequence[Row]) -> None:
         if rows:

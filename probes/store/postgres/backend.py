@@ -55,6 +55,7 @@ from probes.store.statements import (
     series_identity,
     widen_sample_reach_sql,
 )
+from probes.store.vendor_facts import VendorFactStatements
 from probes.store_location import StoreUrl
 
 LOCK_TIMEOUT_S = 60
@@ -82,7 +83,7 @@ def _no_nan(row: Row) -> Row:
     return tuple(None if isinstance(v, float) and math.isnan(v) else v for v in row)
 
 
-class PostgresBackend(DocumentStatements, PostgresAlertStatements):
+class PostgresBackend(DocumentStatements, VendorFactStatements, PostgresAlertStatements):
     """An open PostgreSQL result store (see `probes.store.backend.Backend` for what each method does)."""
 
     dialect = POSTGRES

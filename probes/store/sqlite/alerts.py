@@ -28,6 +28,13 @@ class AlertStatements:
             (plan, vantage),
         ).fetchall()
 
+    def alert_states_of(self, plan: str, rule: str, target_key: str) -> list[Row]:
+        return self._db.execute(
+            f"SELECT {', '.join(ALERT_STATE_COLUMNS)} FROM alert_states WHERE plan = ? AND rule = ?"
+            " AND target_key = ? ORDER BY vantage",
+            (plan, rule, target_key),
+        ).fetchall()
+
     def put_alert_states(self, rows: Sequence[Row]) -> None:
         self._db.executemany(_PUT_STATE, rows)
 

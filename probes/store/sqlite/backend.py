@@ -41,6 +41,7 @@ from probes.store.statements import (
     series_identity,
     widen_sample_reach_sql,
 )
+from probes.store.vendor_facts import VendorFactStatements
 
 _IN_CHUNK = 10_000  # values per IN list (SQLite allows 32,766 variables)
 
@@ -59,7 +60,7 @@ _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("?")
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS, "INSERT OR REPLACE")
 
 
-class SqliteBackend(DocumentStatements, AlertStatements):
+class SqliteBackend(DocumentStatements, VendorFactStatements, AlertStatements):
     """An open SQLite result store (see `probes.store.backend.Backend` for what each method does; the read
     path's queries are `probes.store.reading_sql`'s, in the words of `probes.store.sqlite.dialect`; the alert
     tables' statements are in `probes.store.sqlite.alerts`).

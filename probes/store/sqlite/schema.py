@@ -27,6 +27,9 @@ Tables
                   started within that reach of it)
     evaluations   evaluation documents by name: a versioned TOML body the evaluation model reads and writes
     agents        per vantage point and evaluation (or plan), its office agent's health as last reported
+    vendor_facts  what a team knows about its vendors beyond the catalogs, one record per change (a fact, an
+                  acceptance check, a fact taken out, a choice between two offices' answers), each with who
+                  recorded it, from which office and when; never rewritten (`probes.store.vendor_facts`)
 
 Times are UTC: `*_us` columns are microseconds since the epoch, `hour_s`/`start_s` seconds at the start of the
 period. The version is `PRAGMA user_version`. Until schema 9 a `targets` row (one per key) carried its latest
@@ -429,6 +432,22 @@ MIGRATIONS: list[Sequence[str | Step]] = [
             updated_us INTEGER NOT NULL,
             PRIMARY KEY (vantage, evaluation_or_plan)
         ) WITHOUT ROWID""",
+    ),
+    (  # 11: what the team knows about vendors, one record per change (`probes.store.vendor_facts`), and the
+        # carrier an office agent says its line is on
+        """CREATE TABLE vendor_facts (
+            id INTEGER PRIMARY KEY,
+            provider TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            key TEXT NOT NULL,
+            format INTEGER NOT NULL,
+            body TEXT NOT NULL,
+            office TEXT,
+            recorded_by TEXT NOT NULL,
+            recorded_us INTEGER NOT NULL
+        )""",
+        "CREATE INDEX vendor_facts_provider ON vendor_facts (provider, id)",
+        "ALTER TABLE agents ADD COLUMN carrier TEXT",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
