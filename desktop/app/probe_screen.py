@@ -124,6 +124,7 @@ class ProbeScreen(QWidget):
         self.context = context
         self.task: ProbeTask | None = None
         self.model = LiveProbeModel(self)
+        self.model.shown_names = context.targets.shown_names  # kept up to date by the probe list's book
         self._started = 0.0
         self._done: dict[str, object] | None = None  # the child's final report, until collected
         self._tick = 0

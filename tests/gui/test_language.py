@@ -25,10 +25,10 @@ def nav_texts(window) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_switching_language_retranslates_the_window_and_is_remembered(window, qtbot, qsettings) -> None:
     probe = window.go_to("probe")
-    assert nav_texts(window)[:3] == ["Targets", "Probe", "Charts"]
+    assert nav_texts(window)[:4] == ["Evaluation", "Targets", "Probe", "Charts"]
     window.language_actions["zh_CN"].trigger()
     assert window.language.code == "zh_CN"
-    qtbot.waitUntil(lambda: nav_texts(window)[:3] == ["目标", "探测", "图表"])  # LanguageChange is posted
+    qtbot.waitUntil(lambda: nav_texts(window)[1:4] == ["目标", "探测", "图表"])  # LanguageChange is posted
     assert probe.run_button.text() == "立即运行"
     assert probe.model.headerData(probe.model.STATUS, Qt.Orientation.Horizontal, DISPLAY) == "状态"
     assert window.file_menu.title() == "文件(&F)"
@@ -38,7 +38,7 @@ def test_switching_language_retranslates_the_window_and_is_remembered(window, qt
     charts = window.go_to("charts")
     assert charts.tabs.tabText(0) == "时间线"
     window.language_actions["en"].trigger()
-    qtbot.waitUntil(lambda: nav_texts(window)[:3] == ["Targets", "Probe", "Charts"])
+    qtbot.waitUntil(lambda: nav_texts(window)[1:4] == ["Targets", "Probe", "Charts"])
     assert charts.tabs.tabText(0) == "Timeline" and probe.run_button.text() == "Run now"
 
 

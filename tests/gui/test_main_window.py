@@ -18,12 +18,12 @@ from tests.conftest import REPO_ROOT, cli_env
 
 
 def test_screens_are_built_when_first_shown_and_the_last_one_is_remembered(window, qtbot, qsettings) -> None:
-    assert set(window.screens) == {"targets"}
-    window.nav.setCurrentRow(1)
-    assert set(window.screens) == {"targets", "probe"}
+    assert set(window.screens) == {"home"}  # the evaluation's home is the first screen
+    window.nav.setCurrentRow(2)
+    assert set(window.screens) == {"home", "probe"}
     assert window.stack.currentWidget() is window.screens["probe"]
     qsettings.sync()
-    assert AppSettings(qsettings).screen == 1
+    assert AppSettings(qsettings).screen == "probe"
 
 
 def test_first_run_offers_loopback_and_an_unreadable_list_is_kept_aside(
@@ -147,11 +147,11 @@ def test_a_remembered_heavy_screen_is_built_after_the_window_is_up(qapp, qtbot, 
     from desktop.app.main import build_window
     from desktop.app.main_window import warm_imports
 
-    qsettings.setValue("window/screen", 2)  # Charts
+    qsettings.setValue("window/screen_key", "charts")
     win = build_window(qapp, qsettings, warm=False)
     qtbot.addWidget(win)
     win.show()
-    assert "charts" not in win.screens and win.nav.currentRow() == 2
+    assert "charts" not in win.screens and win.nav.currentRow() == 3
     qtbot.waitUntil(lambda: "charts" in win.screens, timeout=10_000)
     assert win.stack.currentWidget() is win.screens["charts"]
     warm_imports()  # the warm-up the real start runs on a thread: harmless once everything is loaded

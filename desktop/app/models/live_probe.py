@@ -83,6 +83,7 @@ class LiveProbeModel(HeaderedTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.shown_names: dict[str, str] = {}  # a default target's name, translated (the probe list's)
         self._rows: list[LiveRow] = []
         self._by_key: dict[str, int] = {}
         self.state_texts = {
@@ -237,7 +238,7 @@ class LiveProbeModel(HeaderedTableModel):
     def _display(self, live: LiveRow, column: int) -> str:
         s = live.summary
         if column == self.TARGET:
-            return live.target.name
+            return self.shown_names.get(live.target.name, live.target.name)
         if column == self.METHOD:
             measured = live.result.target.method if live.result is not None else live.target.method
             return str(measured)
