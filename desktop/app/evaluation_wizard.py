@@ -39,6 +39,7 @@ from desktop.app.context import AppContext
 from desktop.app.errors import error_text
 from desktop.app.offering_fields_panel import ERROR_STYLE
 from desktop.app.widgets.form_scroll_area import FormScrollArea
+from desktop.app.widgets.screen_fit import fit_to_screen
 
 if TYPE_CHECKING:
     from catalogs.evaluation.model import Evaluation, Office
@@ -331,7 +332,7 @@ class EvaluationWizard(QWizard):
             self.addPage(page)
         self.setWizardStyle(QWizard.WizardStyle.ClassicStyle)
         self.setOption(QWizard.WizardOption.NoBackButtonOnStartPage, True)
-        self.resize(880, 620)
+        fit_to_screen(self, 880, 620)
         self.retranslate()
 
     def accept(self) -> None:

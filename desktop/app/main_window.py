@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -37,6 +37,7 @@ from desktop.app.context import AppContext
 from desktop.app.errors import error_text
 from desktop.app.i18n import LANGUAGE_NAMES, LanguageSwitcher
 from desktop.app.settings import AppSettings
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.manual import GETTING_STARTED, INDEX
 
 if TYPE_CHECKING:
@@ -165,7 +166,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(page, 1)
         self.setCentralWidget(central)
         self.setStyleSheet(STYLE)
-        self.resize(QSize(1280, 800))
+        fit_to_screen(self, 1280, 800)
 
         self.store_label = QLabel()
         self.statusBar().addPermanentWidget(self.store_label)
@@ -368,8 +369,8 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        if not self._closing and not self.ask_before_closing():
-            event.ignore()
+        if not self._closing and self.ask_before_closing() is not None:
+            event.ignore()  # the question is open; its answer closes the window, or not
             return
         for widget in self.screens.values():
             stop = getattr(widget, "shutdown", None)
@@ -378,17 +379,20 @@ class MainWindow(QMainWindow):
         self.context.workers.wait(10_000)
         super().closeEvent(event)
 
-    def ask_before_closing(self) -> bool:
-        """The quit question: with the evaluation's agent measuring, keep it measuring (it goes on without
-        the window), stop it, or stay; with the Probe screen's scheduler running (it runs inside the window),
-        stop it or stay. Whether to close."""
-        from desktop.usecases.agent_process import running_agents, stop_agent
+    def ask_before_closing(self) -> QMessageBox | None:
+        """The quit question, when there is one to ask (None: close at once): with the evaluation's agent
+        measuring, keep it measuring (it goes on without the window), stop it, or stay; with the Probe
+        screen's scheduler running (it runs inside the window), quit or stay. Window-modal; the answer closes
+        the window or leaves it open."""
+        from desktop.usecases.agent_process import running_agents
 
         agents = running_agents(self.context.settings.store_location)
         scheduler = getattr(self.screens.get("probe"), "scheduler", None)
         in_window = bool(getattr(scheduler, "running", False))
         if not agents and not in_window:
-            return True
+            return None
+        if self.quit_box is not None:
+            return self.quit_box
         lines = []
         if agents:
             names = ", ".join(sorted({a.evaluation for a in agents}))
@@ -411,14 +415,21 @@ class MainWindow(QMainWindow):
         )
         box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(keep)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered(clicked: object) -> None:
+            self.quit_box = None
+            if clicked is not keep and (stop is None or clicked is not stop):
+                return  # stay
+            if clicked is stop:
+                from desktop.usecases.agent_process import stop_agent
+
+                for agent in agents:  # each stores the round in flight and ends by itself
+                    stop_agent(agent, wait_s=0)
+            self._closing = True
+            self.close()
+
+        box.buttonClicked.connect(answered)
         self.quit_box = box
-        box.exec()
-        self.quit_box = None
-        clicked = box.clickedButton()
-        if clicked is keep:
-            return True
-        if stop is not None and clicked is stop:
-            for agent in agents:  # each stores the round in flight and ends by itself
-                stop_agent(agent, wait_s=0)
-            return True
-        return False
+        box.open()
+        return box

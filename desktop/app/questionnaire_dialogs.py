@@ -32,6 +32,7 @@ from catalogs.loader import CatalogSet
 from desktop.app.context import AppContext
 from desktop.app.i18n import LANGUAGE_NAMES
 from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.export.safety import neutralise
 from desktop.usecases.questionnaire import QuestionnaireRequest, QuestionnaireWritten, export_questionnaire
 
@@ -122,7 +123,7 @@ class QuestionnaireExportDialog(QDialog):
         self.out_browse.clicked.connect(self._ask_out)
         self.export_button.clicked.connect(self.start_export)
         self.buttons.rejected.connect(self.reject)
-        self.resize(720, 560)
+        fit_to_screen(self, 720, 560)
         self._provider_changed()
         self._needs_changed()
         self.retranslate()

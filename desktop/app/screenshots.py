@@ -10,13 +10,21 @@ history into a store and with a `Stage` that sets each screen up (a probe run, a
 
 from __future__ import annotations
 
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEventLoop, QSettings, QTimer
+from PySide6.QtCore import (
+    QEventLoop,
+    QMessageLogContext,
+    QSettings,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
 from PySide6.QtWidgets import QApplication, QWidget
 
 from desktop.app.main import build_window
@@ -88,8 +96,18 @@ def write_screenshots(
         qsettings.setValue("data/dir", str(work / "data"))
     qsettings.setValue("help/getting_started_shown", "true")
     db = picture_store(options.db, work)
-    window = build_window(app, qsettings, warm=False, welcome=False, db=db, language=options.language or "en")
+    language = options.language or "en"
     width, height = options.size or DEFAULT_SIZE
+    from desktop.i18n import _
+
+    print(
+        _("screenshots of the store {store} ({language}), {width}×{height}, into {folder}").format(
+            store=db, language=language, width=width, height=height, folder=out
+        ),
+        flush=True,
+    )
+    previous = qInstallMessageHandler(_quiet)
+    window = build_window(app, qsettings, warm=False, welcome=False, db=db, language=language)
     window.resize(width, height)
     window.show()
 
@@ -135,7 +153,15 @@ def write_screenshots(
     window.context.settings.screen = ""  # the private settings only
     window.close()
     window.context.workers.wait(30_000)
+    qInstallMessageHandler(previous)
     return 0
+
+
+def _quiet(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    """Qt's messages, less the offscreen platform's notes on what it cannot do (they say nothing here)."""
+    if "does not support propagateSizeHints" in message:
+        return
+    print(message, file=sys.stderr)
 
 
 def _shoot_wizard(window: MainWindow, home: object, shoot: Callable[..., None]) -> None:

@@ -147,7 +147,7 @@ def _read_record(path: Path) -> BackgroundAgent | None:
         )
     except (OSError, ValueError, KeyError, TypeError):
         return None  # no record, or not one of ours: nothing known about an agent
-    return agent if _alive(agent.pid, agent.command) else replace(agent, alive=False)
+    return agent if process_alive(agent.pid, agent.command) else replace(agent, alive=False)
 
 
 def find_agent(db: StoreLocation | None, evaluation: str, vantage: str | None) -> BackgroundAgent | None:
@@ -166,7 +166,7 @@ def running_agents(db: StoreLocation | None = None) -> list[BackgroundAgent]:
 # -- processes ---------------------------------------------------------------------------------------------
 
 
-def _alive(pid: int, command: list[str] | None = None) -> bool:
+def process_alive(pid: int, command: list[str] | None = None) -> bool:
     """Whether the process runs (not a zombie) and, where this system says, runs `command`."""
     child = _children.get(pid)
     if child is not None:
@@ -383,14 +383,14 @@ def stop_agent(agent: BackgroundAgent | LockHolder, *, wait_s: float = STOP_WAIT
         pid, command = agent.pid, None
     else:
         pid, command = agent.pid, agent.command
-    if _alive(pid, command):
+    if process_alive(pid, command):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGTERM)
     if isinstance(agent, BackgroundAgent) and agent.record:
         with contextlib.suppress(OSError):  # asked to stop: no longer one to show as ended
             Path(agent.record).unlink()
     deadline = time.monotonic() + wait_s
-    while _alive(pid, command):
+    while process_alive(pid, command):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.1)
@@ -436,7 +436,7 @@ def _holder(location: StoreLocation, plan: Plan) -> LockHolder | None:
     _name, _token, pid, host, _what, since_us, heartbeat_us = row
     here = host == socket.gethostname()
     fresh = now_us() - int(heartbeat_us) < STALE_AFTER_S * 1e6
-    alive = fresh and (not here or pid is None or _alive(int(pid)))
+    alive = fresh and (not here or pid is None or process_alive(int(pid)))
     return LockHolder(None if pid is None else int(pid), host, int(since_us), int(heartbeat_us), alive, here)
 
 

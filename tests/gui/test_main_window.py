@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QObject, QSettings, Slot
 
 from desktop.app.settings import AppSettings
@@ -157,3 +158,27 @@ def test_a_remembered_heavy_screen_is_built_after_the_window_is_up(qapp, qtbot, 
     warm_imports()  # the warm-up the real start runs on a thread: harmless once everything is loaded
     win.close()
     win.context.workers.wait(10_000)
+
+
+def test_the_window_takes_db_lang_and_linkvet_db(
+    qapp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QSettings
+
+    from desktop.app.settings import AppSettings
+
+    qsettings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    qsettings.setValue("data/dir", str(tmp_path / "data"))
+    qsettings.setValue("display/language", "en")
+    monkeypatch.delenv("LINKVET_DB", raising=False)
+    assert AppSettings(qsettings).store_location == tmp_path / "data" / "linkvet.sqlite3"
+    assert AppSettings(qsettings).store_fixed_by is None
+    monkeypatch.setenv("LINKVET_DB", str(tmp_path / "env.sqlite3"))
+    settings = AppSettings(qsettings)
+    assert settings.store_location == tmp_path / "env.sqlite3" and settings.store_fixed_by == "LINKVET_DB"
+    given = AppSettings(qsettings, store_override=tmp_path / "given.sqlite3", language_override="zh_CN")
+    assert given.store_location == tmp_path / "given.sqlite3" and given.store_fixed_by == "--db"
+    assert given.language == "zh_CN"  # for this run: the saved choice stays English
+    assert qsettings.value("display/language") == "en"
+    given.language = "en"  # chosen in the window: it counts from now on
+    assert given.language == "en"
