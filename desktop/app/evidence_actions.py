@@ -104,13 +104,17 @@ class EvidenceActions(QObject):
         return {
             MEASURE_NOW: self.tr("Measure now"),
             START: self.tr("Start measuring"),
-            ADD_URL: self.tr("Add a test URL…"),
+            ADD_URL: self.tr("Test URL…"),
             TRACE: self.tr("Trace"),
             SEND_QUESTIONNAIRE: self.tr("Send the questionnaire…"),
             IMPORT_ANSWERS: self.tr("Import answers…"),
-            IMPORT_ACCEPTANCE: self.tr("Import a report…"),
+            IMPORT_ACCEPTANCE: self.tr("Import report…"),
             COPY_COMMAND: self.tr("Copy the command"),
         }[action]
+
+    def group_title(self, kind: str) -> str:
+        """The one button of a cell with several actions (its menu holds them)."""
+        return self.tr("Questionnaire") if kind == "questionnaire" else self.tr("Next…")
 
     def hint(self, action: str, column: Column, cell: Cell) -> str:
         if action == COPY_COMMAND:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
+    QMenu,
     QMessageBox,
     QPushButton,
     QStackedWidget,
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
     from desktop.usecases.evidence import EvidenceTable
     from probes.store_location import StoreLocation
 
-ROW_HEIGHT = 66
+ROW_HEIGHT = 70
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,7 +218,6 @@ class HomeScreen(QWidget):
         self.remove_button.setEnabled(evaluation is not None)
         self.panel.set_evaluation(evaluation, data.catalogs)
         self._show_summary()
-        self._size_columns()
         self.place_buttons()
         if self._start_after_load and evaluation is not None:
             self._start_after_load = False
@@ -265,30 +265,58 @@ class HomeScreen(QWidget):
                 holder.setAttribute(Qt.WidgetAttribute.WA_TranslucentBackground)
                 line = QHBoxLayout(holder)
                 line.setContentsMargins(2, 0, 2, 3)
-                line.setSpacing(2)
                 line.addStretch(1)
-                for name in names:
-                    button = QToolButton()
+                button = QToolButton()
+                button.setEnabled(not self.evidence_actions.busy)
+                if len(names) == 1:
+                    [name] = names
                     button.setObjectName(f"action-{name}")
                     button.setText(self.evidence_actions.title(name))
                     button.setToolTip(self.evidence_actions.hint(name, spec, cell))
-                    button.setEnabled(not self.evidence_actions.busy)
                     button.clicked.connect(
                         lambda _=False, n=name, r=row, c=column: self.evidence_actions.run(n, r, c)
                     )
-                    line.addWidget(button, 0, Qt.AlignmentFlag.AlignBottom)
+                else:  # one button, its actions in a menu: a narrow cell keeps readable words
+                    button.setText(self.evidence_actions.group_title(spec.kind))
+                    button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+                    menu = QMenu(button)
+                    for name in names:
+                        action = menu.addAction(self.evidence_actions.title(name))
+                        action.setObjectName(f"action-{name}")
+                        action.setToolTip(self.evidence_actions.hint(name, spec, cell))
+                        action.triggered.connect(
+                            lambda _=False, n=name, r=row, c=column: self.evidence_actions.run(n, r, c)
+                        )
+                    button.setMenu(menu)
+                line.addWidget(button, 0, Qt.AlignmentFlag.AlignBottom)
                 self.table.setIndexWidget(index, holder)
+        self._size_columns()
 
     def buttons(self, row: int, column: int) -> list[QToolButton]:
-        """The buttons of a cell (for tests and the screenshots)."""
+        """The button of a cell, if any (for tests and the screenshots; several actions: its menu)."""
         holder = self.table.indexWidget(self.model.index(row, column))
         return holder.findChildren(QToolButton) if holder is not None else []
 
     def _size_columns(self) -> None:
+        """Each column as wide as its title's longest line and its widest button, no wider: eight kinds of
+        evidence fit 1280 pixels."""
         header = self.table.horizontalHeader()
-        if self.model.columnCount():
-            self.table.setColumnWidth(0, 190)
-            header.setMinimumHeight(header.fontMetrics().height() * 2 + 10)
+        metrics = header.fontMetrics()
+        lines = 1
+        for column in range(self.model.columnCount()):
+            title = str(self.model.headerData(column, Qt.Orientation.Horizontal) or "")
+            lines = max(lines, title.count("\n") + 1)
+            width = max(metrics.horizontalAdvance(part) for part in title.split("\n")) + 16
+            cells = self.table.fontMetrics()
+            for row in range(self.model.rowCount()):
+                index = self.model.index(row, column)
+                holder = self.table.indexWidget(index)
+                if holder is not None:
+                    width = max(width, holder.sizeHint().width())
+                text = str(self.model.data(index) or "")
+                width = max(width, max(cells.horizontalAdvance(part) for part in text.split("\n")) + 10)
+            self.table.setColumnWidth(column, 180 if column == 0 else min(max(width, 88), 190))
+        header.setMinimumHeight(metrics.height() * lines + 10)
 
     def _selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         found = self.model.cell(current.row(), current.column())

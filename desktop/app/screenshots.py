@@ -84,8 +84,10 @@ def write_screenshots(
     qsettings: QSettings | None = None,
     stage: Stage | None = None,
     suffix: str = "",
+    only: set[str] | None = None,
 ) -> int:
-    """Write the pictures into `options.screenshot`; 0. Each path is printed as it is written."""
+    """Write the pictures into `options.screenshot` (`only` those named, when given), each named
+    `NAME{suffix}.png`; 0. Each path is printed as it is written."""
     assert options.screenshot is not None
     out = options.screenshot
     out.mkdir(parents=True, exist_ok=True)
@@ -112,6 +114,8 @@ def write_screenshots(
     window.show()
 
     def shoot(name: str, widget: QWidget | None = None) -> None:
+        if only is not None and name not in only:
+            return
         stage.before(window, name)
         wait_idle(window)
         settle(300)
@@ -202,7 +206,7 @@ def _shoot_offering_form(window: MainWindow, shoot: Callable[..., None]) -> None
     if not isinstance(catalog, CatalogScreen):
         return
     wait_idle(window, condition=lambda: catalog.view is not None)
-    if catalog.proxy.rowCount():
+    if catalog.proxy.rowCount() and not catalog.table.selectionModel().hasSelection():
         catalog.table.selectRow(0)
     form = catalog.edit_bar.edit_selected()
     if form is None:

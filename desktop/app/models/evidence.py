@@ -157,16 +157,18 @@ class EvidenceModel(QAbstractTableModel):
         if section == 0:
             return self.tr("Candidate")
         spec = self.columns[section - 1]
-        title = self.kind_title(spec.kind)
+        lines = [self.kind_title(spec.kind)]
+        if spec.kind == "line":
+            lines.append(self.tr("off-peak / peak"))
         if spec.office is not None and self.table is not None and len(self.table.offices) > 1:
-            return f"{title}\n{vantage_name(spec.office)}"
-        return title
+            lines.append(vantage_name(spec.office))
+        return "\n".join(lines)
 
     # -- words -------------------------------------------------------------------------------------------
 
     def kind_title(self, kind: str) -> str:
         return {
-            "line": self.tr("Line off-peak / peak"),
+            "line": self.tr("Line, ms"),
             "load": self.tr("Under load"),
             "throughput": self.tr("Throughput"),
             "route_out": self.tr("Route out"),
@@ -190,13 +192,13 @@ class EvidenceModel(QAbstractTableModel):
         figures = cell.figures
         if kind == "line" and (figures.get("offpeak_samples") or figures.get("peak_samples")):
             offpeak, peak = figures.get("offpeak_rtt_median_ms"), figures.get("peak_rtt_median_ms")
-            text = self.tr("{offpeak} / {peak} ms").format(offpeak=_ms(offpeak), peak=_ms(peak))
+            text = f"{word}: {_ms(offpeak)} / {_ms(peak)}"
             more = figures.get("evenings_to_settle") or 0
             if more:
-                text += "\n" + self.tr("%n more peak evening(s)", "", int(more))
-            return f"{word}: {text}"
+                text += "\n" + self.tr("+%n peak evening(s)", "", int(more))
+            return text
         if kind == "load" and figures.get("peak_added_ms") is not None:
-            return f"{word}: +{figures['peak_added_ms']:.0f} ms"
+            return f"{word}: +{_ms(figures['peak_added_ms'])} ms"
         if kind == "throughput":
             rate = figures.get("peak_mbps") or figures.get("offpeak_mbps")
             if rate is not None:
@@ -208,4 +210,7 @@ class EvidenceModel(QAbstractTableModel):
 
 
 def _ms(value: object) -> str:
-    return f"{value:.0f}" if isinstance(value, int | float) else "–"
+    """A round trip as wide as it is precise: 0.04, 7.3, 152."""
+    if not isinstance(value, int | float):
+        return "–"
+    return f"{value:.2f}" if value < 1 else f"{value:.1f}" if value < 10 else f"{value:.0f}"

@@ -103,6 +103,15 @@ class LiveProbeModel(HeaderedTableModel):
         self._by_key = {row.target.key: i for i, row in enumerate(self._rows)}
         self.endResetModel()
 
+    def attempts(self) -> tuple[int, int]:
+        """(attempts made, attempts the run will make) over every row: what the progress bar counts, so it
+        moves with every round of attempts, not only when a target finishes."""
+        expected = made = 0
+        for live in self._rows:
+            expected += live.expected
+            made += live.expected if live.result is not None else min(len(live.rtts), live.expected)
+        return made, expected
+
     def _row_of(self, target: Target) -> int | None:
         row = self._by_key.get(target.key)
         if row is None and target.method is Method.TCP:
