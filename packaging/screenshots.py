@@ -184,6 +184,11 @@ class ManualStage:
             routes.save.setChecked(False)
             routes.start_trace()
             wait_idle(window, condition=lambda: not routes.running)
+        wait_idle(window, condition=lambda: routes.history.region.count() > 0)
+        region = routes.history.region
+        for index in range(region.count()):  # the synthetic region (tests/gui/synthetic_routes.py)
+            if tuple(region.itemData(index) or ()) == ("raksmart", "san-jose"):
+                region.setCurrentIndex(index)
         wait_idle(window, condition=lambda: routes.history.history is not None and not routes.history.loading)
 
     @staticmethod

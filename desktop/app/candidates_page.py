@@ -78,7 +78,10 @@ class CandidatesPage(QWizardPage):
         buttons.addWidget(self.remove_button)
         self.table = QTableWidget(0, 3)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
@@ -192,9 +195,9 @@ class CandidatesPage(QWizardPage):
             note = self.tr("new region")
         else:
             note = self.tr("from the catalogs")
-        for column, text in enumerate((label, ", ".join(draft.endpoints) or "–", note)):
+        addresses = ", ".join(draft.endpoints) or self.tr("the region's endpoints in the catalogs")
+        for column, text in enumerate((label, addresses, note)):
             self.table.setItem(row, column, QTableWidgetItem(text))
-        self.table.resizeColumnToContents(0)
 
     def _remove(self) -> None:
         row = self.table.currentRow()
@@ -222,9 +225,9 @@ class CandidatesPage(QWizardPage):
             self.labels,
             (
                 self.tr("Provider"),
-                self.tr("Its name"),
+                self.tr("Vendor name"),
                 self.tr("Region"),
-                self.tr("Its name"),
+                self.tr("Region name"),
                 self.tr("Offering"),
                 self.tr("Test addresses"),
             ),

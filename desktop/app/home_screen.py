@@ -432,8 +432,8 @@ class HomeScreen(QWidget):
         )
         self.legend.setText(
             self.tr(
-                "Grey: missing · yellow: partial · green: done · red: contradicted (a claim the "
-                "measurements or the trial server refute). Each cell's buttons fill it."
+                "Grey: missing · yellow: partial · green: done · red: contradicted (the measurements or the "
+                "trial server refute a claim). Each cell's buttons fill it."
             )
         )
         self.model.headerDataChanged.emit(Qt.Orientation.Horizontal, 0, max(0, self.model.columnCount() - 1))

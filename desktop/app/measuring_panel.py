@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from catalogs.i18n import sentences
 from desktop.app.context import AppContext
 from desktop.i18n import vantage_name
 
@@ -354,7 +355,7 @@ class MeasuringPanel(QGroupBox):
             parts.append(self.tr("Next round {time}.").format(time=self._time(status.next_round_s)))
         if status.spooled_rounds:
             parts.append(self.tr("%n round(s) wait in the spool for the store.", "", status.spooled_rounds))
-        return " ".join(parts)
+        return sentences(parts)
 
     def _others(self, status: MeasuringStatus | None) -> str:
         if status is None or not status.health:

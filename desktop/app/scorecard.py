@@ -52,7 +52,7 @@ class Scorecard(QWidget):
         # in view on a 1280-pixel window (a long cell is elided, its tooltip whole).
         header = self.table.horizontalHeader()
         header.setStretchLastSection(False)
-        widths = {0: 32, 1: 72, 2: 132, 4: 84, 6: 110, 7: 96, 8: 118, 9: 72, 10: 76}
+        widths = {0: 32, 1: 72, 2: 150, 4: 84, 6: 110, 7: 96, 8: 118, 9: 72, 10: 70}
         for column, width in widths.items():
             self.table.setColumnWidth(column, width)
         for column in (RankingModel.GATES, RankingModel.OFFERING):

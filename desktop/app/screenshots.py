@@ -143,6 +143,7 @@ def write_screenshots(
     _shoot_offering_form(window, shoot)
     score = window.go_to("score")
     shoot("score")
+    score.needs_toggle.setChecked(True)  # type: ignore[attr-defined]  # the needs and weights unfolded
     score.left_tabs.setCurrentIndex(1)  # type: ignore[attr-defined]
     score.scorecard.detail_tabs.setCurrentIndex(1)  # type: ignore[attr-defined]
     shoot("score-weights")

@@ -168,7 +168,7 @@ def test_screenshots_of_every_screen_without_a_display_and_the_store_left_alone(
         width, height = _png_size(out / f"{dialog}.png")
         assert width <= 1366 and height <= 768, dialog
     assert not store.exists()  # an empty store is pictured with the example in a store of its own
-    assert "zh_CN" in done.stdout and "1366×768" in done.stdout
+    assert "（zh_CN）" in done.stdout and "1366×768" in done.stdout
 
 
 def test_the_command_line_reaches_the_window(tmp_path: Path) -> None:
@@ -205,5 +205,5 @@ def test_the_command_line_reaches_the_window(tmp_path: Path) -> None:
         assert done.returncode == 0, done.stderr
         runs[name] = done.stdout.splitlines()[0]
     assert str(from_env) in runs["env"] and "(en)" in runs["env"]
-    assert str(given) in runs["given"] and "(zh_CN)" in runs["given"]
+    assert str(given) in runs["given"] and "（zh_CN）" in runs["given"] and "结果库" in runs["given"]
     assert os.path.getsize(tmp_path / "given" / "home.png") > 0

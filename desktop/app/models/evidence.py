@@ -189,24 +189,29 @@ class EvidenceModel(QAbstractTableModel):
     def short_text(self, kind: str, cell: Cell) -> str:
         """The state in a word, and the figure that matters where there is one."""
         word = self.state_word(cell.state)
+        figure = self._figure(kind, cell)
+        return self.tr("{state}: {figure}").format(state=word, figure=figure) if figure else word
+
+    def _figure(self, kind: str, cell: Cell) -> str:
         figures = cell.figures
         if kind == "line" and (figures.get("offpeak_samples") or figures.get("peak_samples")):
-            offpeak, peak = figures.get("offpeak_rtt_median_ms"), figures.get("peak_rtt_median_ms")
-            text = f"{word}: {_ms(offpeak)} / {_ms(peak)}"
+            text = f"{_ms(figures.get('offpeak_rtt_median_ms'))} / {_ms(figures.get('peak_rtt_median_ms'))}"
             more = figures.get("evenings_to_settle") or 0
             if more:
                 text += "\n" + self.tr("+%n peak evening(s)", "", int(more))
             return text
         if kind == "load" and figures.get("peak_added_ms") is not None:
-            return f"{word}: +{_ms(figures['peak_added_ms'])} ms"
+            return f"+{_ms(figures['peak_added_ms'])} ms"
         if kind == "throughput":
             rate = figures.get("peak_mbps") or figures.get("offpeak_mbps")
             if rate is not None:
                 at_least = "≥ " if figures.get("lower_bound") else ""
-                return f"{word}: {at_least}" + self.tr("{rate} Mbit/s").format(rate=f"{rate:.0f}")
+                return at_least + self.tr("{rate} Mbit/s").format(rate=f"{rate:.0f}")
         if kind == "route_out" and figures.get("measured"):
-            return f"{word}: {figures['measured']}"
-        return word
+            from probes.routes.names import class_name
+
+            return class_name(str(figures["measured"]))
+        return ""
 
 
 def _ms(value: object) -> str:

@@ -52,6 +52,10 @@
         <translation>来自服务商名录</translation>
     </message>
     <message>
+        <source>the region&apos;s endpoints in the catalogs</source>
+        <translation>名录中该区域的端点</translation>
+    </message>
+    <message>
         <source>The candidates</source>
         <translation>候选</translation>
     </message>
@@ -64,12 +68,16 @@
         <translation>服务商</translation>
     </message>
     <message>
-        <source>Its name</source>
-        <translation>名称</translation>
+        <source>Vendor name</source>
+        <translation>服务商名称</translation>
     </message>
     <message>
         <source>Region</source>
         <translation>区域</translation>
+    </message>
+    <message>
+        <source>Region name</source>
+        <translation>区域名称</translation>
     </message>
     <message>
         <source>Offering</source>
@@ -854,6 +862,10 @@
         <source>contradicted</source>
         <translation>已被否定</translation>
     </message>
+    <message>
+        <source>{state}: {figure}</source>
+        <translation>{state}：{figure}</translation>
+    </message>
     <message numerus="yes">
         <source>+%n peak evening(s)</source>
         <translation>
@@ -1066,8 +1078,8 @@ Start with New evaluation…, or open the example (three candidates at loopback 
 从“新建评估…”开始，或打开示例（三个使用环回地址的候选）。</translation>
     </message>
     <message>
-        <source>Grey: missing · yellow: partial · green: done · red: contradicted (a claim the measurements or the trial server refute). Each cell&apos;s buttons fill it.</source>
-        <translation>灰色：缺失 · 黄色：部分 · 绿色：完成 · 红色：与实测不符（测量或试用服务器否定了宣称）。每个单元格的按钮用来补齐它。</translation>
+        <source>Grey: missing · yellow: partial · green: done · red: contradicted (the measurements or the trial server refute a claim). Each cell&apos;s buttons fill it.</source>
+        <translation>灰色：缺失 · 黄色：部分 · 绿色：完成 · 红色：已被否定（测量或试用服务器否定了某项宣称）。每个单元格的按钮用来补齐它。</translation>
     </message>
 </context>
 <context>
@@ -2944,6 +2956,14 @@ after: {after}</source>
     <message>
         <source>Shared store (URL)</source>
         <translation>共享结果库（URL）</translation>
+    </message>
+    <message>
+        <source>This run&apos;s store is {store} (from {source}); the store set here counts when linkvet starts without it.</source>
+        <translation>本次运行的结果库是 {store}（来自 {source}）；这里设置的结果库在 linkvet 不带它启动时才生效。</translation>
+    </message>
+    <message>
+        <source>The open evaluation {name} has its own peak windows ({windows}): they count while it is open. The ones here count when no evaluation is open.</source>
+        <translation>已打开的评估 {name} 有自己的高峰时段（{windows}）：评估打开期间以它为准。这里的高峰时段在没有打开评估时生效。</translation>
     </message>
     <message>
         <source>Unknown time zone {zone!r}: pick an IANA name such as Asia/Shanghai.</source>

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
 from desktop.app.widgets.timeline_plot import _TimeAxis
@@ -32,16 +33,14 @@ CLASS_COLOURS = {
 CHANGE = "#c62828"
 RTT = "#0d47a1"
 AXIS_WIDTH = 170  # px, both plots' left axis (lane names are elided to fit)
-MAX_NAME = 28  # characters of a lane's name
+NAME_PX = AXIS_WIDTH - 40  # a lane's name at most (the axis' title and ticks take the rest)
 LANE_PX = 16  # the least height a lane's name needs; fewer names are shown when lanes are thinner
 
 
-def elided(name: str, most: int = MAX_NAME) -> str:
-    """`name`, its middle elided when longer than `most` characters (both ends say which target it is)."""
-    if len(name) <= most:
-        return name
-    keep = most - 1
-    return f"{name[: keep // 2]}…{name[-(keep - keep // 2) :]}"
+def elided(name: str, metrics: QFontMetrics, width: int = NAME_PX) -> str:
+    """`name`, its middle elided to fit `width` pixels (both ends say which target it is): a label wider than
+    its axis is not drawn at all."""
+    return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
 
 
 class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints
@@ -176,8 +175,11 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         axis = self.lanes.getAxis("left")
         height = max(self.lanes.getViewBox().height(), 80.0)
         step = max(1, int(np.ceil(len(names) * LANE_PX / height)))
-        axis.setTicks([[(lane, elided(name)) for name, lane in lane_of.items() if lane % step == 0]])
-        self.lanes.setYRange(-0.6, max(len(names), 1) - 0.4, padding=0)
+        names_font = QFontMetrics(axis.style.get("tickFont") or QFont())
+        axis.setTicks(
+            [[(lane, elided(name, names_font)) for name, lane in lane_of.items() if lane % step == 0]]
+        )
+        self.lanes.setYRange(-0.6, max(len(names), 1) - 0.05, padding=0)  # room for the top lane's label
         y = np.array([v for _, v in rtt], dtype=np.float64)
         self.rtt_curve.setData(np.array(times, dtype=np.float64), y)
         self.rtt.setLabel("left", self.rtt_label)
