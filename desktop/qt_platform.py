@@ -31,6 +31,8 @@ PACKAGES = {
     "libgobject-2.0.so.0": "libglib2.0-0",
     "libgio-2.0.so.0": "libglib2.0-0",
     "libGLX.so.0": "libglx0",
+    "libGLdispatch.so.0": "libglvnd0",
+    "libz.so.1": "zlib1g",
     "libstdc++.so.6": "libstdc++6",
 }
 QT_OWN = ("libQt6", "libpyside6", "libshiboken6")  # PySide6's own: a broken install, not a system package

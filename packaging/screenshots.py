@@ -11,8 +11,8 @@ labelled as such in the targets' names) for Charts, Needs & score and Export; a 
 history (`tests/gui/synthetic_routes.py`) under a real trace (as root through the route lab's routers,
 `tests/lab/route_lab.py`; else of loopback) for Routes; three synthetic offices measured yesterday
 (`tests/analysis/test_vantages.py`) for Charts → Offices compared. The Probe screen shows a real probe of
-loopback addresses run for the picture. In Chinese only the pictures the manual shows are written, with the
-suffix `-zh_CN` (`--all`: every screen).
+loopback addresses run for the picture. Only the pictures the manual shows are written (`--all`: every screen,
+the guide's pages and the dialogs too), in Chinese with the suffix `-zh_CN`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,23 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("PYQTGRAPH_QT_LIB", "PySide6")
 
-# The pictures the manual shows in Chinese (desktop/manual/*/desktop-app.md).
+# The pictures the manual shows (desktop/manual/*/desktop-app.md), in English and in Chinese.
+ENGLISH = {
+    "home",
+    "wizard-candidates",
+    "targets",
+    "probe",
+    "charts-timeline",
+    "charts-hour-of-day",
+    "charts-day-hour",
+    "charts-cdf",
+    "charts-offices",
+    "routes",
+    "catalog",
+    "score",
+    "score-weights",
+    "export",
+}
 CHINESE = {"home", "probe", "charts-hour-of-day", "charts-day-hour", "charts-offices", "routes", "score"}
 
 
@@ -71,7 +87,7 @@ def main() -> int:
         qsettings=qsettings,
         stage=ManualStage(),
         suffix="-zh_CN" if chinese else "",
-        only=None if args.all or not chinese else CHINESE,
+        only=None if args.all else CHINESE if chinese else ENGLISH,
     )
 
 
