@@ -486,6 +486,7 @@ class CatalogScreen(QWidget):
         self.region_label.setText(self.tr("Region"))
         self.add_region.setText(self.tr("Add its probe endpoints to the probe list"))
         self.open_file.setText(self.tr("Open the provider's catalog file"))
+        self.model.contradicted_text = self.tr("{fact}: contradicted by a trial server ({source})")
         self.model.set_headers(
             [
                 self.tr("Provider"),

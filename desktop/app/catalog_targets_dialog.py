@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 
 from catalogs.loader import CatalogSet
 from desktop.app.widgets.line_type_badge import BADGE_COLOURS, badge_label
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.usecases.probe_list import TargetEntry, entries_from_region
 
 ROLE = Qt.ItemDataRole.UserRole + 1
@@ -45,7 +46,7 @@ class CatalogTargetsDialog(QDialog):
         layout.addWidget(self.hint)
         layout.addWidget(self.tree, 1)
         layout.addWidget(self.buttons)
-        self.resize(900, 620)
+        fit_to_screen(self, 900, 620)
         self._fill()
         self.retranslate()
 

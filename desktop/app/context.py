@@ -1,11 +1,14 @@
 """What the screens are given instead of reaching for globals: settings, the worker pool, the shared probe
-list, a place to report to the user, and the signals that say the store or the user's catalogs changed."""
+list, a place to report to the user, the signals that say the store or the user's catalogs changed, and a way
+to show another screen."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QWidget
 
 from desktop.app.errors import error_text
 from desktop.app.models.target_list import TargetListModel
@@ -52,3 +55,5 @@ class AppContext:
     reporter: Reporter = field(default_factory=Reporter)
     store_events: StoreChanged = field(default_factory=StoreChanged)
     catalog_events: CatalogsChanged = field(default_factory=CatalogsChanged)
+    # Show another screen by its key (the main window sets it): the home's Trace and Write the report….
+    go_to: Callable[[str], QWidget] | None = None

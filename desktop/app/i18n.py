@@ -24,6 +24,23 @@ def qm_path(code: str) -> Path:
     return TRANSLATIONS_DIR / f"linkvet_{code}.qm"
 
 
+def qt_translation_folders() -> list[str]:
+    """Where Qt's own translations (`qtbase_zh_CN.qm`) may be: the folder Qt reports, PySide6's own
+    `Qt/translations` (a pip install), and beside a frozen program (PyInstaller's bundle)."""
+    import sys
+
+    import PySide6
+
+    folders = [
+        QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath),
+        str(Path(PySide6.__file__).resolve().parent / "Qt" / "translations"),
+    ]
+    bundle = getattr(sys, "_MEIPASS", None)
+    if bundle:
+        folders += [str(Path(bundle) / "PySide6" / "Qt" / "translations"), str(Path(bundle) / "translations")]
+    return list(dict.fromkeys(f for f in folders if f))
+
+
 class LanguageSwitcher(QObject):
     """Owns the installed translators; `switched(code)` fires after a language took effect."""
 
@@ -45,9 +62,8 @@ class LanguageSwitcher(QObject):
             if not ours.load(str(qm_path(code))):
                 raise FileNotFoundError(f"{qm_path(code)}: translation file missing or unreadable")
             qt_own = QTranslator(self)
-            qt_dir = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
-            if qt_own.load(f"qtbase_{code}", qt_dir):  # Qt's standard buttons and dialogs
-                self._installed.append(qt_own)
+            if any(qt_own.load(f"qtbase_{code}", folder) for folder in qt_translation_folders()):
+                self._installed.append(qt_own)  # Qt's own words: file dialogs ("Look in:"), standard buttons
             self._installed.append(ours)
             for translator in self._installed:
                 self._app.installTranslator(translator)

@@ -1,8 +1,13 @@
-"""The main window: the screen list on the left, the current screen, the status bar, the menus (Help opens
-the user guide, `desktop/app/help_viewer.py`; the first start opens its Getting started page by itself).
+"""The main window: the screen list on the left (the evaluation's home first; Targets and Probe stay for
+one-off measuring), the current screen, the status bar, the menus (Help opens the user guide,
+`desktop/app/help_viewer.py`; the first start opens its Getting started page by itself).
 
 Screens are built the first time they are shown, so the window appears before the charting and analysis
 libraries are loaded; a background thread warms those imports meanwhile.
+
+Closing the window: the evaluation's background agents measure on (`desktop.usecases.agent_process`); the
+window asks whether to keep them measuring, and says that the Probe screen's scheduler, which runs inside the
+window, stops with it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,6 +37,7 @@ from desktop.app.context import AppContext
 from desktop.app.errors import error_text
 from desktop.app.i18n import LANGUAGE_NAMES, LanguageSwitcher
 from desktop.app.settings import AppSettings
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.manual import GETTING_STARTED, INDEX
 
 if TYPE_CHECKING:
@@ -52,6 +58,12 @@ class ScreenSpec:
     key: str
     title: Callable[[], str]
     factory: Callable[[AppContext], QWidget]
+
+
+def _home(context: AppContext) -> QWidget:
+    from desktop.app.home_screen import HomeScreen
+
+    return HomeScreen(context)
 
 
 def _targets(context: AppContext) -> QWidget:
@@ -121,7 +133,10 @@ class MainWindow(QMainWindow):
         self.context = context
         self.language = language
         self.help_viewer: HelpViewer | None = None
+        self.quit_box: QMessageBox | None = None
+        self._closing = False
         self.specs = [
+            ScreenSpec("home", lambda: self.tr("Evaluation"), _home),
             ScreenSpec("targets", lambda: self.tr("Targets"), _targets),
             ScreenSpec("probe", lambda: self.tr("Probe"), _probe),
             ScreenSpec("charts", lambda: self.tr("Charts"), _charts),
@@ -151,7 +166,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(page, 1)
         self.setCentralWidget(central)
         self.setStyleSheet(STYLE)
-        self.resize(QSize(1280, 800))
+        fit_to_screen(self, 1280, 800)
 
         self.store_label = QLabel()
         self.statusBar().addPermanentWidget(self.store_label)
@@ -161,9 +176,14 @@ class MainWindow(QMainWindow):
         context.settings.changed.connect(self._setting_changed)
         self._build_menus()
 
+        context.go_to = self.go_to
+        from desktop.app.probe_list_book import ProbeListBook
+
+        self.probe_list = ProbeListBook(context, self)
+        self.probe_list.load()  # after the reporter is connected: a damaged file is said in a dialog
         self.nav.currentRowChanged.connect(self.show_screen)
-        start = context.settings.screen
-        start = start if 0 <= start < len(self.specs) else 0
+        keys = [spec.key for spec in self.specs]
+        start = keys.index(context.settings.screen) if context.settings.screen in keys else 0
         self.retranslate()
         if start == 0:
             self.nav.setCurrentRow(0)
@@ -209,7 +229,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(widget)
         if self.nav.currentRow() != index:
             self.nav.setCurrentRow(index)
-        self.context.settings.screen = index
+        self.context.settings.screen = self.specs[index].key
 
     def _show_current(self) -> None:
         self.show_screen(self.nav.currentRow())
@@ -340,6 +360,7 @@ class MainWindow(QMainWindow):
         self.getting_started_action.setText(self.tr("&Getting started"))
         self.user_guide_action.setText(self.tr("&User guide"))
         self.about_action.setText(self.tr("&About linkvet"))
+        self.probe_list.retranslate()
         self._update_store_label()
 
     def changeEvent(self, event: QEvent) -> None:
@@ -348,9 +369,67 @@ class MainWindow(QMainWindow):
         super().changeEvent(event)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._closing and self.ask_before_closing() is not None:
+            event.ignore()  # the question is open; its answer closes the window, or not
+            return
         for widget in self.screens.values():
             stop = getattr(widget, "shutdown", None)
             if callable(stop):
                 stop()
         self.context.workers.wait(10_000)
         super().closeEvent(event)
+
+    def ask_before_closing(self) -> QMessageBox | None:
+        """The quit question, when there is one to ask (None: close at once): with the evaluation's agent
+        measuring, keep it measuring (it goes on without the window), stop it, or stay; with the Probe
+        screen's scheduler running (it runs inside the window), quit or stay. Window-modal; the answer closes
+        the window or leaves it open."""
+        from desktop.usecases.agent_process import running_agents
+
+        agents = running_agents(self.context.settings.store_location)
+        scheduler = getattr(self.screens.get("probe"), "scheduler", None)
+        in_window = bool(getattr(scheduler, "running", False))
+        if not agents and not in_window:
+            return None
+        if self.quit_box is not None:
+            return self.quit_box
+        lines = []
+        if agents:
+            names = ", ".join(sorted({a.evaluation for a in agents}))
+            lines.append(
+                self.tr(
+                    "linkvet is measuring {evaluations} in the background. It can keep measuring after the "
+                    "window closes (the next window shows it and can stop it)."
+                ).format(evaluations=names)
+            )
+        if in_window:
+            lines.append(self.tr("The Probe screen's scheduler runs inside the window: it stops with it."))
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Quit linkvet"), "\n\n".join(lines), parent=self)
+        keep = box.addButton(
+            self.tr("Keep measuring") if agents else self.tr("Quit"), QMessageBox.ButtonRole.AcceptRole
+        )
+        stop = (
+            box.addButton(self.tr("Stop measuring and quit"), QMessageBox.ButtonRole.DestructiveRole)
+            if agents
+            else None
+        )
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(keep)
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered(clicked: object) -> None:
+            self.quit_box = None
+            if clicked is not keep and (stop is None or clicked is not stop):
+                return  # stay
+            if clicked is stop:
+                from desktop.usecases.agent_process import stop_agent
+
+                for agent in agents:  # each stores the round in flight and ends by itself
+                    stop_agent(agent, wait_s=0)
+            self._closing = True
+            self.close()
+
+        box.buttonClicked.connect(answered)
+        self.quit_box = box
+        box.open()
+        return box

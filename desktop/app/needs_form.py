@@ -285,6 +285,8 @@ class NeedsForm(QWidget):
         blockers = [w.blockSignals(True) for w in self._fields()]
         m, t, c, loc, b = profile.model, profile.training, profile.cluster, profile.location, profile.budget
         self.name.setText(profile.name)
+        self.name.setCursorPosition(0)  # a long name shows its beginning
+        self.name.setToolTip(profile.name)
         self.params_b.setValue(m.params / 1e9)
         self.architecture.setCurrentText(m.architecture)
         self.active_b.setValue((m.active_params or 0) / 1e9)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 from catalogs.loader import CatalogSet
 from desktop.app.context import AppContext
 from desktop.app.offering_fields_panel import ERROR_STYLE, NOTE_STYLE, FieldRow, OfferingFields, plain_label
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.export.safety import neutralise
 from desktop.usecases.user_catalogs import (
     FieldProblem,
@@ -171,7 +172,7 @@ class OfferingForm(QDialog):
         for line in (self.offering, self.source, self.as_of):
             line.textEdited.connect(self._edited)
         self.fields.edited.connect(self._edited)
-        self.resize(1120, 820)
+        fit_to_screen(self, 1120, 820)
         self._build_fields()
         self.retranslate()
         self.check()

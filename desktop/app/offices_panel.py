@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 from desktop.i18n import vantage_name
+from probes.routes.names import class_name
 from probes.vantage import THIS_MACHINE
 
 if TYPE_CHECKING:
@@ -119,11 +120,12 @@ class OfficesPanel(QWidget):
                 self.office_name(view.vantage),
                 "–" if view.peak_rtt_p95_ms is None else f"{view.peak_rtt_p95_ms:.1f}",
                 "–" if view.peak_loss is None else f"{view.peak_loss * 100:.2f}%",
-                view.route_class or self.tr("not traced"),
+                class_name(view.route_class) if view.route_class else self.tr("not traced"),
                 note,
             ]
             for column, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(text)  # a note too long for its column reads whole here
                 if column in (self.P95, self.LOSS):
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 if worst:
@@ -142,7 +144,9 @@ class OfficesPanel(QWidget):
             if not c.route_differs:
                 continue
             by_office = ", ".join(
-                f"{self.office_name(v.vantage)} {v.route_class}" for v in c.views if v.route_class is not None
+                f"{self.office_name(v.vantage)} {class_name(v.route_class)}"
+                for v in c.views
+                if v.route_class is not None
             )
             lines.append(
                 self.tr("{provider} / {region}: the route class differs by office ({offices})").format(

@@ -124,6 +124,7 @@ class ProbeScreen(QWidget):
         self.context = context
         self.task: ProbeTask | None = None
         self.model = LiveProbeModel(self)
+        self.model.shown_names = context.targets.shown_names  # kept up to date by the probe list's book
         self._started = 0.0
         self._done: dict[str, object] | None = None  # the child's final report, until collected
         self._tick = 0
@@ -288,7 +289,7 @@ class ProbeScreen(QWidget):
         self.task.signals.finished.connect(self._on_finished)
         self.task.signals.cancelled.connect(self._on_cancelled)
         self.task.signals.failed.connect(self._on_failed)
-        self.progress.setRange(0, len(targets))
+        self.progress.setRange(0, max(1, self.model.attempts()[1]))  # counted in attempts
         self.progress.setValue(0)
         self._started = time.monotonic()
         self.run_button.setEnabled(False)
@@ -340,7 +341,7 @@ class ProbeScreen(QWidget):
         samples, summaries, finished = task.collect()
         self.model.add_samples(samples, summaries)
         self.model.finish_targets(finished)
-        set_progress(self.progress, task.done)
+        set_progress(self.progress, self.model.attempts()[0])
 
     def _end(self) -> None:
         if self.task is not None:
@@ -418,6 +419,7 @@ class ProbeScreen(QWidget):
 
     def retranslate(self) -> None:
         self.title.setText(self.tr("Probe"))
+        self.progress.setFormat(self.tr("%v of %m attempts (%p%)"))
         self.method.setItemText(0, self.tr("as each target says"))
         self.count.setSpecialValueText(
             self.tr("auto (10 icmp/tcp, 3 http, 1 download/iperf3/responsiveness)")

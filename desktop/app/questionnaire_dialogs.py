@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QMessageBox,
     QPushButton,
     QVBoxLayout,
     QWidget,
@@ -32,6 +33,7 @@ from catalogs.loader import CatalogSet
 from desktop.app.context import AppContext
 from desktop.app.i18n import LANGUAGE_NAMES
 from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.export.safety import neutralise
 from desktop.usecases.questionnaire import QuestionnaireRequest, QuestionnaireWritten, export_questionnaire
 
@@ -61,6 +63,17 @@ def provider_choices(combo: QComboBox, catalogs: CatalogSet, chosen: str | None)
     combo.setCurrentIndex(max(0, combo.findData(chosen)))
 
 
+def free_name(folder: Path, stem: str, suffix: str = ".xlsx") -> Path:
+    """`folder/stem.xlsx`, or the first of `stem-2.xlsx`, `stem-3.xlsx`, … that does not exist yet: the name
+    the dialog proposes is one it can write without replacing anything."""
+    candidate = folder / f"{stem}{suffix}"
+    number = 2
+    while candidate.exists() and number < 1000:
+        candidate = folder / f"{stem}-{number}{suffix}"
+        number += 1
+    return candidate
+
+
 def file_row(line: QLineEdit, browse: QPushButton) -> QWidget:
     box = QWidget()
     row = QHBoxLayout(box)
@@ -83,7 +96,8 @@ class QuestionnaireExportDialog(QDialog):
         self.catalogs = catalogs
         self.written_result: QuestionnaireWritten | None = None
         self.running = False
-        self._confirmed: Path | None = None  # a path the save dialog asked about replacing
+        self._confirmed: Path | None = None  # a path the user agreed to replace (the save dialog, or asked)
+        self.replace_box: QMessageBox | None = None
         self.provider = QComboBox()
         provider_choices(self.provider, catalogs, provider)
         self.offerings = QListWidget()
@@ -122,7 +136,7 @@ class QuestionnaireExportDialog(QDialog):
         self.out_browse.clicked.connect(self._ask_out)
         self.export_button.clicked.connect(self.start_export)
         self.buttons.rejected.connect(self.reject)
-        self.resize(720, 560)
+        fit_to_screen(self, 720, 560)
         self._provider_changed()
         self._needs_changed()
         self.retranslate()
@@ -138,7 +152,9 @@ class QuestionnaireExportDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, offering.id)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked)
-        self.out.setText(str(self.context.settings.export_dir / f"{self.provider_id()}-questionnaire.xlsx"))
+        self.out.setText(
+            str(free_name(self.context.settings.export_dir, f"{self.provider_id()}-questionnaire"))
+        )
 
     def _needs_changed(self, *_: object) -> None:
         on_file = self.needs.currentData() == NEEDS_FILE
@@ -184,7 +200,8 @@ class QuestionnaireExportDialog(QDialog):
                 file=out, folder=out.parent
             )
         elif out.exists() and out != self._confirmed:
-            problem = self.tr("{file} exists: choose it with Browse… to replace it").format(file=out)
+            self._ask_replace(out)
+            return
         needs_file = Path(self.needs_file.text().strip()) if self.needs.currentData() == NEEDS_FILE else None
         if problem is None and needs_file is not None and not needs_file.is_file():
             problem = self.tr("no needs profile at {file}").format(file=needs_file)
@@ -206,6 +223,26 @@ class QuestionnaireExportDialog(QDialog):
             on_done=self._exported,
             on_error=self._failed,
         )
+
+    def _ask_replace(self, out: Path) -> None:
+        """A file of that name exists: replace it only when the user says so."""
+        box = QMessageBox(
+            QMessageBox.Icon.Question,
+            self.tr("Replace the file?"),
+            self.tr("{file} exists. Replace it with the new questionnaire?").format(file=out),
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            self,
+        )
+        box.setWindowModality(Qt.WindowModality.WindowModal)
+
+        def answered(result: int) -> None:
+            if result == QMessageBox.StandardButton.Yes:
+                self._confirmed = out
+                self.start_export()
+
+        box.finished.connect(answered)
+        self.replace_box = box
+        box.open()
 
     def _exported(self, result: QuestionnaireWritten) -> None:
         self.running = False

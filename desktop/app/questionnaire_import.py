@@ -44,6 +44,7 @@ from catalogs.questionnaire import all_questions, question_for, shown
 from desktop.app.context import AppContext
 from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
 from desktop.app.questionnaire_dialogs import file_row, provider_choices
+from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.export.safety import neutralise
 from desktop.i18n import language
 from desktop.usecases.files import not_a_file
@@ -180,7 +181,7 @@ class QuestionnaireImportDialog(QDialog):
             line.textChanged.connect(self._inputs_changed)
         self.provider.currentIndexChanged.connect(self._inputs_changed)
         self.skip_invalid.toggled.connect(self._inputs_changed)
-        self.resize(1100, 640)
+        fit_to_screen(self, 1100, 640)
         self.retranslate()
 
     def request(self) -> Request:

@@ -78,6 +78,7 @@ class RoutesScreen(QWidget):
         self.context = context
         self.task: TraceTask | None = None
         self.child_prefix: tuple[str, ...] = ()  # how to start the tracing process (see JobProcess)
+        self.vantage: str | None = None  # the office the traces are stored for (the evaluation home's Trace)
         self.model = TraceHopsModel(self)
         self.done: dict[str, Any] | None = None
         self.finished_traces: list[tuple[int, int, dict[str, Any]]] = []
@@ -220,7 +221,20 @@ class RoutesScreen(QWidget):
             self.target.setEditText(text)
         self.target.blockSignals(False)
 
+    def trace_for(self, label: str, targets: list[Target], *, vantage: str | None) -> None:
+        """Trace `targets` (an evaluation's candidate, labelled with it) stored for the office `vantage`."""
+        index = self.target.findText(label)
+        if index < 0:
+            self.target.addItem(label, targets)
+            index = self.target.count() - 1
+        self.target.setItemData(index, targets)
+        self.target.setCurrentIndex(index)
+        self.vantage = vantage
+        self.save.setChecked(True)
+        self.start_trace()
+
     def _target_chosen(self, index: int) -> None:
+        self.vantage = None  # a target picked by hand is traced from this machine
         targets = self.target.itemData(index)
         if targets:
             line_type = targets[0].line_type
@@ -278,6 +292,7 @@ class RoutesScreen(QWidget):
             claimed=self.claim.currentData() or targets[0].line_type,
             db_path=db_path,
             prefix=self.child_prefix,
+            vantage=self.vantage,
         )
         self.task.signals.finished.connect(self._on_finished)
         self.task.signals.cancelled.connect(self._on_cancelled)

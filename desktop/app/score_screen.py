@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QEvent, QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QTabWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -47,6 +49,7 @@ from desktop.usecases.offerings import load_catalog_set
 from desktop.usecases.ranking import ScoreRequest, rank
 
 DEBOUNCE_MS = 150
+NARROW_PX = 1500  # below this window width the needs start folded away
 
 
 class ScoreScreen(QWidget):
@@ -95,13 +98,26 @@ class ScoreScreen(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.sizing)
         right_layout.addWidget(self.scorecard, 1)
-        splitter = QSplitter()
+        self.splitter = splitter = QSplitter()
         splitter.addWidget(self.left_tabs)
         splitter.addWidget(right)
-        splitter.setSizes([380, 900])
+        splitter.setCollapsible(0, True)
+        splitter.setCollapsible(1, False)
+        splitter.setSizes([400, 900])
+        # The needs and weights fold away, so the scorecard and its breakdown get the width of a laptop.
+        self.needs_toggle = QToolButton()
+        self.needs_toggle.setCheckable(True)
+        self.needs_toggle.setChecked(True)
+        self.needs_toggle.toggled.connect(self.show_needs)
+        splitter.splitterMoved.connect(lambda *_: self._follow_splitter())
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addStretch(1)
+        top.addWidget(self.needs_toggle)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.addLayout(top)
         layout.addWidget(splitter, 1)
+        self._folded_for_width = False
 
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -126,6 +142,39 @@ class ScoreScreen(QWidget):
         context.store_events.changed.connect(self.reload_measurements)
         context.catalog_events.changed.connect(self.reload_catalogs)
         context.settings.changed.connect(self._setting_changed)
+
+    # -- the needs' panel --------------------------------------------------------------------------------
+
+    def show_needs(self, shown: bool) -> None:
+        """Show or fold away the needs and weights (the scorecard takes the width)."""
+        sizes = self.splitter.sizes()
+        total = sum(sizes) or self.width()
+        if shown and sizes[0] == 0:
+            self.splitter.setSizes([min(400, total // 3), total - min(400, total // 3)])
+        elif not shown and sizes[0] > 0:
+            self.splitter.setSizes([0, total])
+        self._update_toggle()
+
+    def _follow_splitter(self) -> None:
+        self.needs_toggle.blockSignals(True)
+        self.needs_toggle.setChecked(self.splitter.sizes()[0] > 0)
+        self.needs_toggle.blockSignals(False)
+        self._update_toggle()
+
+    def _update_toggle(self) -> None:
+        shown = self.splitter.sizes()[0] > 0 if self.isVisible() else self.needs_toggle.isChecked()
+        self.needs_toggle.setText(
+            self.tr("◂ Fold the needs away") if shown else self.tr("▸ Training needs and weights")
+        )
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The first time on a narrow window (a 1280 or 1366 pixel laptop): the scorecard gets the width,
+        the needs fold away (one click brings them back)."""
+        super().showEvent(event)
+        if not self._folded_for_width:
+            self._folded_for_width = True
+            if self.window().width() < NARROW_PX:
+                self.needs_toggle.setChecked(False)
 
     # -- inputs ------------------------------------------------------------------------------------------
 
@@ -280,6 +329,8 @@ class ScoreScreen(QWidget):
         self.left_tabs.setTabText(1, self.tr("Weights"))
         self.load_button.setText(self.tr("Load a needs file…"))
         self.reset_needs.setText(self.tr("Example: 70B full fine-tune"))
+        self.needs_toggle.setToolTip(self.tr("Show or fold away the training needs and the weights"))
+        self._update_toggle()
         self._update_sizing()
 
     def changeEvent(self, event: QEvent) -> None:

@@ -1,7 +1,9 @@
 """The Needs & score screen's scorecard: a status line (candidates, how many pass every gate, the ranking
-time, the sensitivity check, how many regions are measured), the ranked candidates (optionally only those
-passing every gate), and for the selected one its per-criterion breakdown (reasons and sources) and the
-explanation in words. It shows a `catalogs.scoring.Ranking`; it computes nothing."""
+time, whether the first place holds when a weight moves, how many regions are measured), the ranked
+candidates (optionally only those passing every gate), and for the selected one its per-criterion breakdown
+(reasons and sources) and the explanation in words; the sensitivity check in full in a tab of its own (a long
+paragraph above the table would leave it a few rows). It shows a `catalogs.scoring.Ranking`; it computes
+nothing."""
 
 from __future__ import annotations
 
@@ -45,11 +47,17 @@ class Scorecard(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.setAlternatingRowColors(True)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)  # one line a candidate; a long cell is elided, its tooltip is whole
-        widths = {0: 36, 1: 80, 2: 150, 3: 215, 4: 80, 5: 190, 6: 120, 7: 110, 8: 130, 9: 80}
+        # Figures keep their width; the gates and the offering's name share what is left, so every column is
+        # in view on a 1280-pixel window (a long cell is elided, its tooltip whole).
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        widths = {0: 32, 1: 72, 2: 150, 4: 84, 6: 110, 7: 96, 8: 118, 9: 72, 10: 70}
         for column, width in widths.items():
             self.table.setColumnWidth(column, width)
+        for column in (RankingModel.GATES, RankingModel.OFFERING):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
         self.breakdown = BreakdownModel(self, title=criterion_title)
         self.breakdown_table = QTableView()
         self.breakdown_table.setModel(self.breakdown)
@@ -58,12 +66,14 @@ class Scorecard(QWidget):
         self.breakdown_table.horizontalHeader().setSectionResizeMode(
             BreakdownModel.REASON, QHeaderView.ResizeMode.Stretch
         )
-        for column, width in {0: 210, 1: 70, 2: 70, 3: 55, 4: 55, 6: 160}.items():
+        for column, width in {0: 180, 1: 64, 2: 64, 3: 52, 4: 52, 6: 150}.items():
             self.breakdown_table.setColumnWidth(column, width)
         self.explanation = QTextBrowser()
+        self.sensitivity = QTextBrowser()
         self.detail_tabs = QTabWidget()
         self.detail_tabs.addTab(self.breakdown_table, "")
         self.detail_tabs.addTab(self.explanation, "")
+        self.detail_tabs.addTab(self.sensitivity, "")
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -74,7 +84,7 @@ class Scorecard(QWidget):
         lower = QSplitter(Qt.Orientation.Vertical)
         lower.addWidget(self.table)
         lower.addWidget(self.detail_tabs)
-        lower.setSizes([330, 260])
+        lower.setSizes([360, 300])
         layout.addWidget(lower, 1)
 
         self.passing_only.toggled.connect(lambda *_: self._show())
@@ -122,22 +132,30 @@ class Scorecard(QWidget):
         self.model.set_entries(entries)
         passing = sum(1 for e in ranking.entries if e.eligible)
         measured = self.tr("Line quality measured for %n region(s).", "", self.regions_measured)
-        after = sentences([measured, *(self.tr("Note: {note}.").format(note=n) for n in ranking.notes)])
+        notes = [self.tr("Note: {note}.").format(note=n) for n in ranking.notes]
+        sensitivity = ranking.sensitivity
+        if sensitivity.top is None:
+            holds = self.tr("no first place")
+        elif sensitivity.stable:
+            holds = self.tr("the first place holds when any weight moves ±20 %")
+        else:
+            holds = self.tr("the first place changes when a weight moves ±20 % (Sensitivity tab)")
         self.status.setText(
             self.tr(
                 "{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by "
-                "{method}, ordered by {order} · sensitivity: {sensitivity}"
+                "{method}, ordered by {order} · {holds}"
             ).format(
                 total=len(ranking.entries),
                 passing=passing,
                 ms=self.ranking_time_s * 1000,
                 method=method_title(ranking.method),
                 order=order_title(ranking.ordered_by),
-                sensitivity=ranking.sensitivity.describe(),
+                holds=holds,
             )
             + "\n"
-            + after
+            + sentences([measured, *notes[:1]])
         )
+        self.sensitivity.setPlainText("\n\n".join([sensitivity.describe(), measured, *notes]))
         row = next((i for i, e in enumerate(entries) if e.label == self._selected_key), 0)
         if entries:
             self.table.selectRow(row)
@@ -159,6 +177,7 @@ class Scorecard(QWidget):
         self.passing_only.setText(self.tr("Only those passing every gate"))
         self.detail_tabs.setTabText(0, self.tr("Breakdown"))
         self.detail_tabs.setTabText(1, self.tr("In words"))
+        self.detail_tabs.setTabText(2, self.tr("Sensitivity"))
         self.model.set_headers(self._ranking_headers())
         self.model.words = {
             "pass": self.tr("pass"),

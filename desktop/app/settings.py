@@ -1,6 +1,10 @@
 """The application's preferences, persisted with QSettings: where the data lives, the peak windows and the
-time zone charts are drawn in, the language, what the screens last used, and whether this is the first start
-(no setting at all yet: the window then opens Help → Getting started once).
+time zone charts are drawn in, the language, what the screens last used, the evaluation last opened, and
+whether this is the first start (no setting at all yet: the window then opens Help → Getting started once).
+
+The same settings as every command: the store is `--db` when the window was started with it, else
+`LINKVET_DB` when set, else the window's own choice (the data folder's file or a shared store); `--lang` is the
+language of this run. While an evaluation is open its peak windows are the window's (charts, scoring).
 
 `AppSettings` wraps an injected `QSettings` (tests pass one backed by a temporary ini file) and says when
 something changed, so screens follow without polling.
@@ -9,13 +13,14 @@ something changed, so screens follow without polling.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QCoreApplication, QLocale, QObject, QSettings, Signal
 
 from probes.paths import data_dir as default_data_dir
-from probes.store_location import StoreLocation, StoreUrl, parse_location
+from probes.store_location import ENV_VARIABLE, StoreLocation, StoreUrl, parse_location
 
 if TYPE_CHECKING:  # probes.peak loads pandas, catalogs.scoring numpy: imported where needed, not at startup
     from catalogs.scoring import RankingMethod
@@ -64,14 +69,26 @@ class AppSettings(QObject):
     NEEDS = "score/needs"
     SCORE_METHOD = "score/method"
     EXPORT_DIR = "export/dir"
-    SCREEN = "window/screen"
+    SCREEN = "window/screen_key"
     GETTING_STARTED_SHOWN = "help/getting_started_shown"
+    EVALUATION = "home/evaluation"
+    OFFICES = "home/offices"  # {evaluation: the office this computer measures from}
 
-    def __init__(self, store: QSettings | None = None, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        store: QSettings | None = None,
+        parent: QObject | None = None,
+        *,
+        store_override: StoreLocation | None = None,
+        language_override: str | None = None,
+    ) -> None:
         super().__init__(parent)
         self._q = store if store is not None else QSettings("linkvet", "linkvet")
         # No setting at all yet: linkvet starts for the first time for this user (the window greets them).
         self.first_start = not self._q.allKeys()
+        self._store_override = store_override  # --db
+        self._language_override = language_override if language_override in LANGUAGES else None  # --lang
+        self._evaluation_windows: list[PeakWindow] | None = None
 
     @property
     def qsettings(self) -> QSettings:
@@ -120,8 +137,32 @@ class AppSettings(QObject):
         self._set(self.STORE_URL, url)
 
     @property
+    def store_fixed_by(self) -> str | None:
+        """What chose the store instead of the window's settings: "--db", "LINKVET_DB", or None."""
+        if self._store_override is not None:
+            return "--db"
+        if self._environment_store() is not None:
+            return ENV_VARIABLE
+        return None
+
+    @staticmethod
+    def _environment_store() -> StoreLocation | None:
+        text = os.environ.get(ENV_VARIABLE, "")
+        if not text:
+            return None
+        try:
+            return parse_location(text)
+        except ValueError:
+            return None  # the CLI refuses it with its reason; the window keeps its own store
+
+    @property
     def store_location(self) -> StoreLocation:
-        """The result store the GUI reads and writes: the PostgreSQL store when one is set, else `db_path`."""
+        """The result store the GUI reads and writes: `--db`, else `LINKVET_DB`, else the PostgreSQL store
+        when one is set, else `db_path`."""
+        if self._store_override is not None:
+            return self._store_override
+        if (environment := self._environment_store()) is not None:
+            return environment
         url = self.store_url
         if url:
             try:
@@ -149,8 +190,11 @@ class AppSettings(QObject):
 
     @property
     def peak_windows(self) -> list[PeakWindow]:
+        """The open evaluation's peak windows; with none open, the window's own (Settings)."""
         from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindowError
 
+        if self._evaluation_windows is not None:
+            return list(self._evaluation_windows)
         try:
             return parse_peak_windows(self.peak_window_texts)
         except PeakWindowError:
@@ -159,6 +203,20 @@ class AppSettings(QObject):
     @peak_windows.setter
     def peak_windows(self, windows: list[PeakWindow]) -> None:
         self._set(self.PEAK_WINDOWS, json.dumps([str(w) for w in windows]))
+
+    @property
+    def evaluation_windows(self) -> list[PeakWindow] | None:
+        return None if self._evaluation_windows is None else list(self._evaluation_windows)
+
+    @evaluation_windows.setter
+    def evaluation_windows(self, windows: list[PeakWindow] | None) -> None:
+        """The open evaluation's peak windows (None: no evaluation open); not persisted: the evaluation
+        holds them."""
+        before = None if self._evaluation_windows is None else [str(w) for w in self._evaluation_windows]
+        after = None if windows is None else [str(w) for w in windows]
+        self._evaluation_windows = None if windows is None else list(windows)
+        if before != after:
+            self.changed.emit(self.PEAK_WINDOWS)
 
     @property
     def time_zone(self) -> str:
@@ -177,6 +235,9 @@ class AppSettings(QObject):
 
     @property
     def language(self) -> str:
+        """`--lang` of this run; else the one chosen in the window; else the system's."""
+        if self._language_override is not None:
+            return self._language_override
         raw = self._q.value(self.LANGUAGE)
         return raw if raw in LANGUAGES else system_language()
 
@@ -184,7 +245,11 @@ class AppSettings(QObject):
     def language(self, code: str) -> None:
         if code not in LANGUAGES:
             raise ValueError(f"unknown language {code!r} (expected one of {', '.join(LANGUAGES)})")
-        self._set(self.LANGUAGE, code)
+        before, stored = self.language, self._q.value(self.LANGUAGE)
+        self._language_override = None  # a choice in the window outlasts the run's --lang
+        self._set(self.LANGUAGE, code)  # says so when the stored choice changed
+        if stored == code and before != code:
+            self.changed.emit(self.LANGUAGE)
 
     # -- what the screens last used -------------------------------------------------------------------------
 
@@ -244,13 +309,38 @@ class AppSettings(QObject):
         self._set(self.GETTING_STARTED_SHOWN, "true" if shown else "false")
 
     @property
-    def screen(self) -> int:
+    def screen(self) -> str:
+        """The key of the screen shown last ("" before any: the evaluation's home)."""
         raw = self._q.value(self.SCREEN)
-        try:
-            return int(raw) if raw is not None else 0
-        except (TypeError, ValueError):
-            return 0
+        return raw if isinstance(raw, str) else ""
 
     @screen.setter
-    def screen(self, index: int) -> None:
-        self._set(self.SCREEN, index)
+    def screen(self, key: str) -> None:
+        self._set(self.SCREEN, key)
+
+    # -- the evaluation -------------------------------------------------------------------------------------
+
+    @property
+    def evaluation(self) -> str:
+        """The evaluation opened last ("" when none yet): it opens at the next start."""
+        raw = self._q.value(self.EVALUATION)
+        return raw if isinstance(raw, str) else ""
+
+    @evaluation.setter
+    def evaluation(self, name: str) -> None:
+        self._set(self.EVALUATION, name)
+
+    def office(self, evaluation: str) -> str | None:
+        """The office this computer measures an evaluation from (None: not said; the first office)."""
+        value = self._json(self.OFFICES, {})
+        chosen = value.get(evaluation) if isinstance(value, dict) else None
+        return chosen if isinstance(chosen, str) and chosen else None
+
+    def set_office(self, evaluation: str, office: str | None) -> None:
+        value = self._json(self.OFFICES, {})
+        value = dict(value) if isinstance(value, dict) else {}
+        if office:
+            value[evaluation] = office
+        else:
+            value.pop(evaluation, None)
+        self._set(self.OFFICES, json.dumps(value, sort_keys=True))

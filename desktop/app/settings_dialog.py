@@ -1,4 +1,6 @@
-"""The Settings dialog: data folder, peak windows and the charts' time zone, language.
+"""The Settings dialog: data folder, peak windows and the charts' time zone, language. Where the run's `--db`
+or `LINKVET_DB` chose the store, or an open evaluation brings its own peak windows, the dialog says so beside
+the fields it overrides.
 
 Peak windows are read by `probes.peak.PeakWindow.parse`, the same parser plan files and the CLI use, and a
 bad line is reported under the box rather than saved.
@@ -63,6 +65,10 @@ class SettingsDialog(QDialog):
         self.peak_help = QLabel()
         self.peak_help.setWordWrap(True)
         self.peak_help.setObjectName("screenHint")
+        self.override_note = QLabel()  # what this run takes from elsewhere (--db, LINKVET_DB, the evaluation)
+        self.override_note.setWordWrap(True)
+        self.override_note.setStyleSheet("color: #8d6e00")
+        self.store_url.setEnabled(settings.store_fixed_by is None)
         self.form = QFormLayout()
         self.form_labels = [QLabel() for _ in range(5)]
         self.form.addRow(self.form_labels[0], folder)
@@ -78,6 +84,7 @@ class SettingsDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.override_note)
         layout.addLayout(self.form)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
@@ -110,6 +117,24 @@ class SettingsDialog(QDialog):
         ]
         for label, text in zip(self.form_labels, texts, strict=True):
             label.setText(text)
+        notes = []
+        if self.settings.store_fixed_by is not None:
+            notes.append(
+                self.tr(
+                    "This run's store is {store} (from {source}); the store set here counts when linkvet starts "
+                    "without it."
+                ).format(store=self.settings.store_location, source=self.settings.store_fixed_by)
+            )
+        windows = self.settings.evaluation_windows
+        if windows is not None:
+            notes.append(
+                self.tr(
+                    "The open evaluation {name} has its own peak windows ({windows}): they count while it is "
+                    "open. The ones here count when no evaluation is open."
+                ).format(name=self.settings.evaluation, windows=", ".join(str(w) for w in windows))
+            )
+        self.override_note.setText("\n".join(notes))
+        self.override_note.setVisible(bool(notes))
 
     def changeEvent(self, event: QEvent) -> None:
         if event.type() == QEvent.Type.LanguageChange:

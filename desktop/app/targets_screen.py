@@ -1,5 +1,6 @@
 """The Targets screen: the probe list (custom targets, catalog endpoints, plan imports) with line-type
-badges; add, edit, remove, switch on and off. The list is saved in the data folder as it changes."""
+badges; add, edit, remove, switch on and off. The list is read and saved (in the data folder, as it changes)
+by `desktop.app.probe_list_book`."""
 
 from __future__ import annotations
 
@@ -23,18 +24,12 @@ from desktop.app.context import AppContext
 from desktop.app.models.target_list import TargetListModel
 from desktop.app.target_dialog import TargetDialog
 from desktop.app.widgets.line_type_badge import LineTypeBadgeDelegate
-from desktop.usecases.errors import ProbeListError
-from desktop.usecases.probe_list import ProbeListFile, TargetEntry
+from desktop.usecases.probe_list import TargetEntry
 from probes.errors import PlanError  # light; the plan reader (pydantic) loads on first use
-from probes.target import Method, Target
 
 if TYPE_CHECKING:
     from catalogs.loader import CatalogSet
     from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
-
-FIRST_RUN_TARGETS = (
-    TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="loopback (this computer)", line_type="local")),
-)
 
 
 class TargetsScreen(QWidget):
@@ -42,7 +37,6 @@ class TargetsScreen(QWidget):
         super().__init__(parent)
         self.context = context
         self.model: TargetListModel = context.targets
-        self.book = ProbeListFile(context.settings.targets_path)
         self.catalogs: CatalogSet | None = None  # loaded on first use of "From the catalogs…"
         self.catalog_dialog: CatalogTargetsDialog | None = None
 
@@ -105,8 +99,6 @@ class TargetsScreen(QWidget):
         self.none_button.clicked.connect(lambda: self.model.set_all_enabled(False))
         self.table.doubleClicked.connect(lambda index: self.edit_row(index.row()))
         self.table.selectionModel().selectionChanged.connect(self._update_buttons)
-        self._loading = False
-        self.load()
         for signal in (
             self.model.rowsInserted,
             self.model.rowsRemoved,
@@ -119,37 +111,8 @@ class TargetsScreen(QWidget):
 
     # -- persistence -------------------------------------------------------------------------------------
 
-    def load(self) -> None:
-        try:
-            first_run = not self.book.path.exists()
-            entries = self.book.load()
-            if first_run:
-                entries = list(FIRST_RUN_TARGETS)
-        except ProbeListError as exc:
-            aside = self.book.set_aside()
-            self.context.reporter.error(
-                self.tr("Probe list not loaded"),
-                self.tr("{error}\n\nThe file was kept as {aside}; starting with an empty list.").format(
-                    error=exc, aside=aside
-                ),
-            )
-            entries = []
-        self._loading = True
-        self.model.set_entries(entries)
-        self._loading = False
-
     def _changed(self, *_: object) -> None:
         self._update_count()
-        if self._loading:
-            return
-        try:
-            self.book.save(self.model.entries())
-        except OSError as exc:
-            self.context.reporter.info(
-                self.tr("Could not save the probe list to {path}: {error}").format(
-                    path=self.book.path, error=exc.strerror or exc
-                )
-            )
 
     # -- actions -----------------------------------------------------------------------------------------
 

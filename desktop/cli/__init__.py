@@ -199,10 +199,10 @@ def _main(arguments: list[str]) -> int:
         from desktop.launch import display_present
 
         # `linkvet` alone opens the desktop application where a window can be shown, and runs the
-        # headless main job where none can.
+        # headless main job where none can (no display, or Qt's window plugin lacks system libraries).
         if not display_present():
             return run_mapped(headless_main_job)
-        args.run, args.quit_after_startup = gui.run, False
+        args.run, args.quit_after_startup = gui.run_alone, False
     # What the imports and the parser made lives as long as the run: the cyclic collector need not walk it
     # again on every collection (a probe of 1,000 targets allocates while it measures; CPython's gc.freeze).
     gc.freeze()

@@ -5,6 +5,8 @@ No Qt.
     new_evaluation(db, name, needs_path, offices, peak_windows, decide_by)
     add_candidate(db, name, provider, region, …)   a provider or region not in the catalogs is created in the
                                                    user's catalogs with its id and name only
+    create_evaluation(db, name, needs, candidates=[NewCandidate…], …)  the window's guide: all of it at once
+    add_endpoints(db, name, label, endpoints)      more test addresses for a candidate (a vendor's test URL)
     remove_candidate(db, name, label) / remove_evaluation(db, name)   no measurement is deleted
     list_evaluations(db) / load_evaluation(db, name)
     export_evaluation(db, name, out) / import_evaluation(db, path)
@@ -37,7 +39,7 @@ from catalogs.evaluation.model import (
     to_toml,
 )
 from catalogs.loader import CatalogSet
-from catalogs.needs import load_needs
+from catalogs.needs import NeedsProfile, load_needs
 from desktop.i18n import _
 from desktop.usecases.errors import InputError
 from desktop.usecases.files import write_text
@@ -119,15 +121,16 @@ def save_evaluation(store: Store, evaluation: Evaluation) -> None:
 def new_evaluation(
     db: StoreLocation | None,
     name: str,
-    needs_path: Path,
+    needs_path: Path | NeedsProfile,
     *,
     offices: Sequence[Office] = (),
     peak_windows: Sequence[PeakWindow] = (),
     decide_by: str = "worst",
 ) -> Evaluation:
-    """A new, empty evaluation (refused when one of that name is in the store)."""
+    """A new, empty evaluation (refused when one of that name is in the store). The needs: a needs file, or
+    a profile (the window's needs form)."""
     check_name(name)
-    needs = load_needs(needs_path)
+    needs = needs_path if isinstance(needs_path, NeedsProfile) else load_needs(needs_path)
     offices = check_offices(offices)
     evaluation = Evaluation(
         name,
@@ -136,7 +139,7 @@ def new_evaluation(
         (),
         tuple(peak_windows) or DEFAULT_PEAK_WINDOWS,
         check_decide_by(decide_by, offices),
-        needs_source=str(needs_path),
+        needs_source=None if isinstance(needs_path, NeedsProfile) else str(needs_path),
     )
     with _open(db) as store:
         if store.evaluation(name) is not None:
@@ -186,6 +189,62 @@ def add_candidate(
         check_candidate(candidate, catalogs)
         save_evaluation(store, changed)
     return Added(changed, tuple(created), path)
+
+
+@dataclass(frozen=True, slots=True)
+class NewCandidate:
+    """A candidate as the window's guide collects it (`add_candidate`'s arguments)."""
+
+    provider: str
+    region: str
+    offering: str | None = None
+    endpoints: tuple[str, ...] = ()
+    provider_name: str | None = None
+    region_name: str | None = None
+
+
+def create_evaluation(
+    db: StoreLocation | None,
+    name: str,
+    needs: Path | NeedsProfile,
+    catalogs: CatalogSet,
+    *,
+    candidates: Sequence[NewCandidate],
+    offices: Sequence[Office] = (),
+    peak_windows: Sequence[PeakWindow] = (),
+    decide_by: str = "worst",
+    catalog_folder: Path | None = None,
+) -> tuple[Evaluation, tuple[str, ...]]:
+    """A new evaluation with its candidates, and what was created in the user's catalogs (a vendor or region
+    new to them). A candidate refused takes the evaluation away again (what was created in the catalogs
+    stays: an id and a name)."""
+    new_evaluation(db, name, needs, offices=offices, peak_windows=peak_windows, decide_by=decide_by)
+    created: list[str] = []
+    evaluation: Evaluation | None = None
+    try:
+        for candidate in candidates:
+            added = add_candidate(
+                db,
+                name,
+                catalogs,
+                provider=candidate.provider,
+                region=candidate.region,
+                offering=candidate.offering,
+                endpoints=candidate.endpoints,
+                provider_name=candidate.provider_name,
+                region_name=candidate.region_name,
+                catalog_folder=catalog_folder,
+            )
+            evaluation = added.evaluation
+            if added.created:
+                from desktop.usecases.user_catalogs import reload
+
+                created += added.created
+                catalogs = reload(folder=catalog_folder)
+    except BaseException:
+        remove_evaluation(db, name)
+        raise
+    return evaluation or load_evaluation(db, name), tuple(created)
 
 
 def _endpoints_not_shared(evaluation: Evaluation, candidate: Candidate) -> None:
@@ -240,6 +299,29 @@ def _create_in_catalogs(
     if errors:
         raise errors[0]
     return created, path
+
+
+def add_endpoints(db: StoreLocation | None, name: str, label: str, endpoints: Sequence[str]) -> Evaluation:
+    """More test addresses for the candidate `provider/region[/offering]` (one it has already is refused)."""
+    from dataclasses import replace
+
+    with _open(db) as store:
+        evaluation = _read(store, name)
+        candidate = evaluation.candidate(label)
+        if candidate is None:
+            return evaluation.without_candidate(label)  # raises, naming the candidates there are
+        changed_candidate = replace(
+            candidate, endpoints=check_endpoints([*candidate.endpoints, *endpoints], label)
+        )
+        changed = replace(
+            evaluation,
+            candidates=tuple(
+                changed_candidate if c.key == candidate.key else c for c in evaluation.candidates
+            ),
+        )
+        _endpoints_not_shared(changed, changed_candidate)
+        save_evaluation(store, changed)
+    return changed
 
 
 def remove_candidate(db: StoreLocation | None, name: str, label: str) -> Evaluation:

@@ -22,6 +22,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.gui)
 
 
+@pytest.fixture(autouse=True)
+def _no_store_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window's store is the test's own (LINKVET_DB, if whoever runs the tests has it set, would win)."""
+    monkeypatch.delenv("LINKVET_DB", raising=False)
+
+
 @pytest.fixture
 def qsettings(tmp_path: Path):  # type: ignore[no-untyped-def]
     """A private QSettings file whose data folder is inside the test's temporary directory."""

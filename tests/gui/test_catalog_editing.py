@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
+from desktop.app.models.offerings import OfferingsModel
 from desktop.usecases.offerings import load_catalog_set
 from desktop.usecases.questionnaire import import_questionnaire
 from tests.usecases.test_questionnaire import OFFERING, answer_everything, export
@@ -248,6 +250,12 @@ def test_delete_removes_an_offering_of_ones_own_and_a_bundled_one_is_copied(cata
     assert not errors
     assert not catalog.edit_bar.delete_button.isHidden()
     assert any(k.startswith("offering[hd-mine]") for k in overlay_facts())
+    names = {
+        catalog.model.row(r)["id"]: catalog.model.index(r, OfferingsModel.OFFERING).data()
+        for r in range(catalog.model.rowCount())
+        if catalog.model.row(r)["provider"] == "raksmart"
+    }
+    assert names["hd-mine"] == f"{names[OFFERING]} (my copy)"  # the copy is marked as one in the table
 
 
 def import_dialog(catalog, path: Path):  # type: ignore[no-untyped-def]
@@ -393,9 +401,11 @@ def test_a_questionnaire_is_exported_from_the_window_in_the_chosen_language(
     out.write_bytes(b"an earlier file")
     dialog.out.setText(str(out))
     dialog.start_export()
-    assert "exists" in dialog.status.text() and out.read_bytes() == b"an earlier file"  # not replaced unasked
-    out.unlink()
+    assert dialog.replace_box is not None and "exists" in dialog.replace_box.text()  # asked, not refused
+    dialog.replace_box.button(QMessageBox.StandardButton.No).click()
+    assert not dialog.running and out.read_bytes() == b"an earlier file"  # not replaced unasked
     dialog.start_export()
+    dialog.replace_box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: not dialog.running, timeout=30_000)
     assert dialog.written_result is not None, dialog.status.text()
     assert dialog.written_result.offerings == (OFFERING, "gpu-b200-8x")
@@ -404,6 +414,16 @@ def test_a_questionnaire_is_exported_from_the_window_in_the_chosen_language(
     keys = {row[0] for row in offerings.iter_rows(min_row=3, values_only=True) if row[0]}
     assert f"offering[{OFFERING}].gpu" in keys and "offering[gpu-b200-8x].gpu" in keys
     assert "回答" in [c.value for c in offerings[2]]
+    # The name the dialog proposes is one it writes without asking: never a file that is there already.
+    catalog.context.settings.export_dir = tmp_path
+    proposed = tmp_path / "raksmart-questionnaire.xlsx"
+    proposed.write_bytes(b"last week's")
+    again = catalog.edit_bar.export_questionnaire()
+    assert again.out.text() == str(tmp_path / "raksmart-questionnaire-2.xlsx")
+    again.start_export()
+    assert again.replace_box is None
+    qtbot.waitUntil(lambda: not again.running, timeout=30_000)
+    assert again.written_result is not None and proposed.read_bytes() == b"last week's"
 
 
 def test_the_form_speaks_the_windows_language(window, catalog, qtbot) -> None:

@@ -25,10 +25,10 @@ def nav_texts(window) -> list[str]:  # type: ignore[no-untyped-def]
 
 def test_switching_language_retranslates_the_window_and_is_remembered(window, qtbot, qsettings) -> None:
     probe = window.go_to("probe")
-    assert nav_texts(window)[:3] == ["Targets", "Probe", "Charts"]
+    assert nav_texts(window)[:4] == ["Evaluation", "Targets", "Probe", "Charts"]
     window.language_actions["zh_CN"].trigger()
     assert window.language.code == "zh_CN"
-    qtbot.waitUntil(lambda: nav_texts(window)[:3] == ["目标", "探测", "图表"])  # LanguageChange is posted
+    qtbot.waitUntil(lambda: nav_texts(window)[1:4] == ["目标", "探测", "图表"])  # LanguageChange is posted
     assert probe.run_button.text() == "立即运行"
     assert probe.model.headerData(probe.model.STATUS, Qt.Orientation.Horizontal, DISPLAY) == "状态"
     assert window.file_menu.title() == "文件(&F)"
@@ -38,7 +38,7 @@ def test_switching_language_retranslates_the_window_and_is_remembered(window, qt
     charts = window.go_to("charts")
     assert charts.tabs.tabText(0) == "时间线"
     window.language_actions["en"].trigger()
-    qtbot.waitUntil(lambda: nav_texts(window)[:3] == ["Targets", "Probe", "Charts"])
+    qtbot.waitUntil(lambda: nav_texts(window)[1:4] == ["Targets", "Probe", "Charts"])
     assert charts.tabs.tabText(0) == "Timeline" and probe.run_button.text() == "Run now"
 
 
@@ -277,7 +277,7 @@ def test_every_screen_reads_in_chinese(window, qtbot) -> None:  # type: ignore[n
     """Each screen, built in Chinese, shows no sentence of English: a string left out of tr() or of the
     translation file shows up here by screen and widget (names, URLs and data stay as they are)."""
     window.language_actions["zh_CN"].trigger()
-    qtbot.waitUntil(lambda: nav_texts(window)[0] == "目标")
+    qtbot.waitUntil(lambda: nav_texts(window)[:2] == ["评估", "目标"])
     english = []
     for spec in window.specs:
         screen = window.go_to(spec.key)
@@ -299,7 +299,7 @@ def test_a_bad_peak_window_is_refused_in_chinese(window, qtbot) -> None:  # type
     from desktop.app.settings_dialog import SettingsDialog
 
     window.language_actions["zh_CN"].trigger()
-    qtbot.waitUntil(lambda: nav_texts(window)[0] == "目标")
+    qtbot.waitUntil(lambda: nav_texts(window)[:2] == ["评估", "目标"])
     dialog = SettingsDialog(window.context.settings)
     qtbot.addWidget(dialog)
     dialog.peak.setPlainText("20:00-23:00 Asia/Shanghai\n25:00-26:00 Asia/Shanghai")
@@ -312,6 +312,7 @@ def test_a_bad_peak_window_is_refused_in_chinese(window, qtbot) -> None:  # type
 def _dialogs(window) -> list[object]:  # type: ignore[no-untyped-def]
     from catalogs.loader import load_catalogs
     from desktop.app.catalog_targets_dialog import CatalogTargetsDialog
+    from desktop.app.evaluation_wizard import EvaluationWizard
     from desktop.app.offering_form import OfferingForm
     from desktop.app.questionnaire_dialogs import QuestionnaireExportDialog
     from desktop.app.settings_dialog import SettingsDialog
@@ -325,6 +326,7 @@ def _dialogs(window) -> list[object]:  # type: ignore[no-untyped-def]
         CatalogTargetsDialog(catalogs),
         QuestionnaireExportDialog(window.context, catalogs, provider),
         OfferingForm(window.context, catalogs, provider),
+        EvaluationWizard(window.context, catalogs, []),
     ]
 
 
@@ -342,3 +344,25 @@ def test_the_probe_table_shows_its_chinese_headers_whole(window, qtbot) -> None:
     ]
     assert not short, short
     assert header.sectionSize(probe.model.MEDIAN) > 80
+
+
+def test_qts_own_dialogs_speak_chinese_too(window, qtbot) -> None:
+    """Qt's file dialog ("Look in:", "Files of type:") and standard buttons come from Qt's own translations
+    (qtbase_zh_CN.qm in PySide6's folder), installed with the window's."""
+    from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel
+
+    window.set_language("zh_CN")
+    qtbot.waitUntil(lambda: window.file_menu.title() == "文件(&F)")
+    dialog = QFileDialog(window, "x")
+    dialog.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    dialog.setNameFilter("Excel (*.xlsx)")
+    texts = {label.text() for label in dialog.findChildren(QLabel) if label.text()}
+    assert {"查找范围(&L)：", "文件类型(&T)：", "文件名称(&N)："} <= texts, texts
+    assert all(re.search("[\u4e00-\u9fff]", text) for text in texts), texts  # nothing left in English
+    buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+    assert buttons.button(QDialogButtonBox.StandardButton.Cancel).text() == "取消"
+    window.set_language("en")
+    qtbot.waitUntil(lambda: window.file_menu.title() == "&File")
+    again = QFileDialog(window, "x")
+    again.setOption(QFileDialog.Option.DontUseNativeDialog, True)
+    assert "&Look in:" in {label.text() for label in again.findChildren(QLabel)}

@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QObject, QSettings, Slot
 
 from desktop.app.settings import AppSettings
@@ -18,12 +19,12 @@ from tests.conftest import REPO_ROOT, cli_env
 
 
 def test_screens_are_built_when_first_shown_and_the_last_one_is_remembered(window, qtbot, qsettings) -> None:
-    assert set(window.screens) == {"targets"}
-    window.nav.setCurrentRow(1)
-    assert set(window.screens) == {"targets", "probe"}
+    assert set(window.screens) == {"home"}  # the evaluation's home is the first screen
+    window.nav.setCurrentRow(2)
+    assert set(window.screens) == {"home", "probe"}
     assert window.stack.currentWidget() is window.screens["probe"]
     qsettings.sync()
-    assert AppSettings(qsettings).screen == 1
+    assert AppSettings(qsettings).screen == "probe"
 
 
 def test_first_run_offers_loopback_and_an_unreadable_list_is_kept_aside(
@@ -147,13 +148,37 @@ def test_a_remembered_heavy_screen_is_built_after_the_window_is_up(qapp, qtbot, 
     from desktop.app.main import build_window
     from desktop.app.main_window import warm_imports
 
-    qsettings.setValue("window/screen", 2)  # Charts
+    qsettings.setValue("window/screen_key", "charts")
     win = build_window(qapp, qsettings, warm=False)
     qtbot.addWidget(win)
     win.show()
-    assert "charts" not in win.screens and win.nav.currentRow() == 2
+    assert "charts" not in win.screens and win.nav.currentRow() == 3
     qtbot.waitUntil(lambda: "charts" in win.screens, timeout=10_000)
     assert win.stack.currentWidget() is win.screens["charts"]
     warm_imports()  # the warm-up the real start runs on a thread: harmless once everything is loaded
     win.close()
     win.context.workers.wait(10_000)
+
+
+def test_the_window_takes_db_lang_and_linkvet_db(
+    qapp, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QSettings
+
+    from desktop.app.settings import AppSettings
+
+    qsettings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    qsettings.setValue("data/dir", str(tmp_path / "data"))
+    qsettings.setValue("display/language", "en")
+    monkeypatch.delenv("LINKVET_DB", raising=False)
+    assert AppSettings(qsettings).store_location == tmp_path / "data" / "linkvet.sqlite3"
+    assert AppSettings(qsettings).store_fixed_by is None
+    monkeypatch.setenv("LINKVET_DB", str(tmp_path / "env.sqlite3"))
+    settings = AppSettings(qsettings)
+    assert settings.store_location == tmp_path / "env.sqlite3" and settings.store_fixed_by == "LINKVET_DB"
+    given = AppSettings(qsettings, store_override=tmp_path / "given.sqlite3", language_override="zh_CN")
+    assert given.store_location == tmp_path / "given.sqlite3" and given.store_fixed_by == "--db"
+    assert given.language == "zh_CN"  # for this run: the saved choice stays English
+    assert qsettings.value("display/language") == "en"
+    given.language = "en"  # chosen in the window: it counts from now on
+    assert given.language == "en"

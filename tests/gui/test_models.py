@@ -126,3 +126,61 @@ def test_stored_targets_keep_their_ticks_across_a_reload(qapp) -> None:
     model.set_targets([stored(2), stored(3)])
     assert [t.id for t in model.checked()] == [2]
     assert model.data(model.index(0, StoredTargetsModel.REGION), DISPLAY) == "p/r"
+
+
+def test_live_progress_counts_attempts_not_finished_targets(qapp) -> None:
+    """Two targets of 10 attempts half done read 10 of 20, not 0 of 2 (the bar moved only when a target
+    ended); a finished target counts whole."""
+    model = LiveProbeModel()
+    a, b = Target(Method.ICMP, host="127.0.0.1"), Target(Method.ICMP, host="127.0.0.2")
+    model.start([a, b], [10, 10])
+    assert model.attempts() == (0, 20)
+    model.add_samples([(t.key, seq, 1_000 + seq, 0.05, None) for t in (a, b) for seq in range(5)])
+    assert model.attempts() == (10, 20)
+    samples = [Sample(seq, 1_000 + seq, 0.05) for seq in range(7)]  # it ended early: its result stands
+    model.finish_target(ProbeResult(a, 1_000, 2_000, samples=samples, error=ErrorKind.TIMEOUT, message="x"))
+    assert model.attempts() == (15, 20)
+
+
+def test_the_probe_lists_own_words_are_shown_in_the_windows_language(qapp) -> None:
+    model = TargetListModel()
+    model.set_entries(
+        [
+            TargetEntry(Target(Method.ICMP, host="127.0.0.1", name="loopback (this computer)")),
+            TargetEntry(parse_target("198.18.0.1"), origin="plan:stress"),
+            TargetEntry(parse_target("198.18.0.2"), origin="catalog"),
+        ]
+    )
+    model.shown_names["loopback (this computer)"] = "环回地址（本机）"
+    model.origin_words.update({"plan:": "计划 {name}", "catalog": "服务商名录", "custom": "自定义"})
+    names = [model.index(r, TargetListModel.NAME).data(DISPLAY) for r in range(3)]
+    origins = [model.index(r, TargetListModel.ORIGIN).data(DISPLAY) for r in range(3)]
+    assert names[0] == "环回地址（本机）" and origins == ["自定义", "计划 stress", "服务商名录"]
+    assert model.entry(0).target.name == "loopback (this computer)"  # the file keeps its own words
+
+
+def test_a_contradicted_fact_is_marked_in_its_cell(qapp) -> None:
+    from desktop.app.models.offerings import OfferingsModel
+
+    contradicted = {
+        "fact": "offering.inter_node.fabric",
+        "standing": "contradicted",
+        "source": "contradicted on h100-pcie at 2026-12-01 by linkvet accept",
+    }
+    verified = {"fact": "offering.intra_node.kind", "standing": "verified", "source": "verified on h100-pcie"}
+    row = {
+        "provider": "trialco",
+        "id": "h100-sxm-8x",
+        "intra_node": {"kind": "pcie", "bandwidth_gbytes_s": 128},
+        "inter_node": {"fabric": "infiniband", "bandwidth_gbit_s": 3200},
+        "fact_sources": {c["fact"]: c for c in (contradicted, verified)},
+    }
+    model = OfferingsModel()
+    model.set_rows([row])
+    fabric = model.index(0, OfferingsModel.FABRIC)
+    intra = model.index(0, OfferingsModel.INTRA)
+    assert fabric.data(DISPLAY).endswith("✗") and "contradicted on h100-pcie" in fabric.data(
+        Qt.ItemDataRole.ToolTipRole
+    )
+    assert fabric.data(Qt.ItemDataRole.ForegroundRole) is not None
+    assert "✗" not in intra.data(DISPLAY) and intra.data(Qt.ItemDataRole.ForegroundRole) is None

@@ -52,9 +52,10 @@ def test_the_offices_side_by_side_mark_the_worst_peak_and_the_route_difference(c
     assert [rows[r][panel.OFFICE] for r in panel.worst_rows()] == ["beijing"]
     assert "worst peak" in by_office["beijing"][panel.NOTE] and not by_office["shanghai"][panel.NOTE]
     assert by_office["beijing"][panel.ROUTE] != by_office["shanghai"][panel.ROUTE]
-    assert by_office["shanghai"][panel.ROUTE] == by_office["shenzhen"][panel.ROUTE] == "cn2-gia"
+    assert by_office["shanghai"][panel.ROUTE] == by_office["shenzhen"][panel.ROUTE] == "CN2 GIA"  # in words
+    assert by_office["beijing"][panel.ROUTE] == "ChinaNet 163"
     (note,) = panel.route_notes()
-    assert "los-angeles" in note and "differs by office" in note and "beijing" in note
+    assert "los-angeles" in note and "differs by office" in note and "beijing ChinaNet 163" in note
     assert panel.notes.isVisible() and panel.notes.text() == note
 
 

@@ -84,6 +84,7 @@ def _screen_words(score) -> str:  # type: ignore[no-untyped-def]
         for r in range(breakdown.rowCount()):
             texts += [str(breakdown.index(r, c).data()) for c in range(breakdown.columnCount())]
         texts.append(card.explanation.toPlainText())
+    texts.append(card.sensitivity.toPlainText())
     texts += [label.text() for label in score.weights_panel.slider_labels.values()]
     return "\n".join(texts)
 

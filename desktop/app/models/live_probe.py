@@ -83,6 +83,7 @@ class LiveProbeModel(HeaderedTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self.shown_names: dict[str, str] = {}  # a default target's name, translated (the probe list's)
         self._rows: list[LiveRow] = []
         self._by_key: dict[str, int] = {}
         self.state_texts = {
@@ -101,6 +102,15 @@ class LiveProbeModel(HeaderedTableModel):
         self._rows = [LiveRow(t, n) for t, n in zip(targets, expected, strict=True)]
         self._by_key = {row.target.key: i for i, row in enumerate(self._rows)}
         self.endResetModel()
+
+    def attempts(self) -> tuple[int, int]:
+        """(attempts made, attempts the run will make) over every row: what the progress bar counts, so it
+        moves with every round of attempts, not only when a target finishes."""
+        expected = made = 0
+        for live in self._rows:
+            expected += live.expected
+            made += live.expected if live.result is not None else min(len(live.rtts), live.expected)
+        return made, expected
 
     def _row_of(self, target: Target) -> int | None:
         row = self._by_key.get(target.key)
@@ -237,7 +247,7 @@ class LiveProbeModel(HeaderedTableModel):
     def _display(self, live: LiveRow, column: int) -> str:
         s = live.summary
         if column == self.TARGET:
-            return live.target.name
+            return self.shown_names.get(live.target.name, live.target.name)
         if column == self.METHOD:
             measured = live.result.target.method if live.result is not None else live.target.method
             return str(measured)

@@ -1,10 +1,12 @@
 """The Catalog screen's table: one row per offering (`desktop.usecases.offerings.rows_with_reference`), and a
-filter proxy (text, GPU, provider, interconnect) that sorts numbers as numbers. Unknown facts show as "?"."""
+filter proxy (text, GPU, provider, interconnect) that sorts numbers as numbers. Unknown facts show as "?"; a
+fact a trial server contradicted (`linkvet accept import`) is marked in its cell (✗, red, its tooltip says
+which), not carried along with the verified part of the cell."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -13,12 +15,15 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
+from PySide6.QtGui import QBrush, QColor
 
 from catalogs.interconnects import fabric_name, intra_node_name
 from desktop.app.models._table import HeaderedTableModel
 
 Index = QModelIndex | QPersistentModelIndex
 UNKNOWN = "?"
+CONTRADICTED = "✗"
+RED = "#c62828"
 
 
 def _number(value: Any, digits: int = 0) -> str:
@@ -47,10 +52,22 @@ class OfferingsModel(HeaderedTableModel):
     )
     RowRole = Qt.ItemDataRole.UserRole + 1
     SortRole = Qt.ItemDataRole.UserRole + 2
+    # The facts each column shows (keys of a row's `fact_sources`).
+    FACTS: ClassVar[dict[int, tuple[str, ...]]] = {
+        1: ("offering.name",),
+        2: ("offering.gpu",),
+        3: ("offering.gpus_per_node",),
+        4: ("offering.gpu_memory_gb",),
+        6: ("offering.intra_node.kind", "offering.intra_node.bandwidth_gbytes_s"),
+        7: ("offering.inter_node.fabric", "offering.inter_node.bandwidth_gbit_s"),
+        8: ("offering.max_nodes",),
+        10: ("offering.price.gpu_hour", "offering.price.node_hour", "offering.price.node_month"),
+    }
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._rows: list[dict[str, Any]] = []
+        self.contradicted_text = "{fact}: contradicted ({source})"  # the screen passes it translated
 
     def set_rows(self, rows: Sequence[dict[str, Any]]) -> None:
         self.beginResetModel()
@@ -88,7 +105,20 @@ class OfferingsModel(HeaderedTableModel):
             self.AS_OF: row.get("as_of"),
         }[column]
 
+    def contradicted(self, row: dict[str, Any], column: int) -> list[dict[str, Any]]:
+        """The facts of this cell a trial server contradicted."""
+        sources = row.get("fact_sources") or {}
+        return [
+            sources[key]
+            for key in self.FACTS.get(column, ())
+            if key in sources and sources[key].get("standing") == "contradicted"
+        ]
+
     def text(self, row: dict[str, Any], column: int) -> str:
+        shown = self._text(row, column)
+        return f"{shown} {CONTRADICTED}" if self.contradicted(row, column) else shown
+
+    def _text(self, row: dict[str, Any], column: int) -> str:
         intra = row.get("intra_node") or {}
         inter = row.get("inter_node") or {}
         if column == self.INTRA:
@@ -124,7 +154,15 @@ class OfferingsModel(HeaderedTableModel):
         if role == self.RowRole:
             return row
         if role == Qt.ItemDataRole.ToolTipRole:
+            against = self.contradicted(row, column)
+            if against:
+                return "\n".join(
+                    self.contradicted_text.format(fact=f["fact"], source=f.get("source") or "?")
+                    for f in against
+                )
             return row.get("notes") or row.get("source")
+        if role == Qt.ItemDataRole.ForegroundRole and self.contradicted(row, column):
+            return QBrush(QColor(RED))
         if role == Qt.ItemDataRole.TextAlignmentRole and column in (
             self.PER_NODE,
             self.MEMORY,

@@ -26,6 +26,16 @@ class TargetListModel(HeaderedTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._entries: list[TargetEntry] = []
+        # The screen's translations of the words the list's file keeps in English: a default target's name,
+        # and where an entry came from ("custom", "catalog", "plan:NAME" as "plan: {name}").
+        self.shown_names: dict[str, str] = {}
+        self.origin_words: dict[str, str] = {}
+
+    def origin_text(self, origin: str) -> str:
+        kind, colon, name = origin.partition(":")
+        if colon:
+            return self.origin_words.get(f"{kind}:", origin).format(name=name)
+        return self.origin_words.get(origin, origin)
 
     # -- reading ------------------------------------------------------------------------------------------
 
@@ -44,13 +54,13 @@ class TargetListModel(HeaderedTableModel):
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
             t = entry.target
             values = {
-                self.NAME: t.name,
+                self.NAME: self.shown_names.get(t.name, t.name),
                 self.METHOD: str(t.method),
                 self.ADDRESS: entry.address,
                 self.PROVIDER: t.provider or "",
                 self.REGION: t.region or "",
                 self.LINE_TYPE: t.line_type or "",
-                self.ORIGIN: entry.origin,
+                self.ORIGIN: self.origin_text(entry.origin),
             }
             return values[column]
         return None

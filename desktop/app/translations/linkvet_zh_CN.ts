@@ -2,6 +2,125 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CandidatesPage</name>
+    <message>
+        <source>any of its offerings in the region</source>
+        <translation>该区域的任一产品</translation>
+    </message>
+    <message>
+        <source>the vendor {id}</source>
+        <translation>服务商 {id}</translation>
+    </message>
+    <message>
+        <source>the region {id}</source>
+        <translation>区域 {id}</translation>
+    </message>
+    <message>
+        <source>Not in the catalogs: {what} will be created in your catalogs with its name only; nothing else is claimed until the vendor answers the questionnaire.</source>
+        <translation>服务商名录中没有：将在你的名录中创建{what}，只记名称；在服务商回答问卷之前，不记任何宣称。</translation>
+    </message>
+    <message>
+        <source> and </source>
+        <translation>和</translation>
+    </message>
+    <message>
+        <source>provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>{provider}/{region}: a new region needs a test address to measure</source>
+        <translation>{provider}/{region}：新区域需要一个测试地址才能测量</translation>
+    </message>
+    <message>
+        <source>{provider}/{region} is in the list already</source>
+        <translation>{provider}/{region} 已在列表中</translation>
+    </message>
+    <message>
+        <source>new vendor and region</source>
+        <translation>新服务商和新区域</translation>
+    </message>
+    <message>
+        <source>new region</source>
+        <translation>新区域</translation>
+    </message>
+    <message>
+        <source>from the catalogs</source>
+        <translation>来自服务商名录</translation>
+    </message>
+    <message>
+        <source>the region&apos;s endpoints in the catalogs</source>
+        <translation>名录中该区域的端点</translation>
+    </message>
+    <message>
+        <source>The candidates</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>The regions you are choosing between, each with the addresses its line is measured to.</source>
+        <translation>你要从中选择的区域，每个都带上用来测量线路的地址。</translation>
+    </message>
+    <message>
+        <source>Provider</source>
+        <translation>服务商</translation>
+    </message>
+    <message>
+        <source>Vendor name</source>
+        <translation>服务商名称</translation>
+    </message>
+    <message>
+        <source>Region</source>
+        <translation>区域</translation>
+    </message>
+    <message>
+        <source>Region name</source>
+        <translation>区域名称</translation>
+    </message>
+    <message>
+        <source>Offering</source>
+        <translation>产品</translation>
+    </message>
+    <message>
+        <source>Test addresses</source>
+        <translation>测试地址</translation>
+    </message>
+    <message>
+        <source>pick one, or type a new vendor&apos;s id (e.g. vendorb)</source>
+        <translation>选择一个，或输入新服务商的 ID（例如 vendorb）</translation>
+    </message>
+    <message>
+        <source>a new vendor&apos;s name (e.g. Vendor B)</source>
+        <translation>新服务商的名称（例如 Vendor B）</translation>
+    </message>
+    <message>
+        <source>a new region&apos;s name (e.g. Tokyo 2)</source>
+        <translation>新区域的名称（例如 东京 2）</translation>
+    </message>
+    <message>
+        <source>the vendor&apos;s test IP, host:port or a test file&apos;s URL, separated by spaces</source>
+        <translation>服务商的测试 IP、主机:端口或测试文件的 URL，以空格分隔</translation>
+    </message>
+    <message>
+        <source>Add the candidate</source>
+        <translation>添加候选</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>In the catalogs</source>
+        <translation>名录中</translation>
+    </message>
+</context>
+<context>
     <name>CatalogActions</name>
     <message>
         <source>Delete an offering</source>
@@ -255,6 +374,10 @@
     <message>
         <source>Open the provider&apos;s catalog file</source>
         <translation>打开服务商名录文件</translation>
+    </message>
+    <message>
+        <source>{fact}: contradicted by a trial server ({source})</source>
+        <translation>{fact}：已被试用服务器否定（{source}）</translation>
     </message>
     <message>
         <source>Offering</source>
@@ -544,6 +667,217 @@
     </message>
 </context>
 <context>
+    <name>EvaluationWizard</name>
+    <message>
+        <source>Writing the evaluation…</source>
+        <translation>正在写入评估…</translation>
+    </message>
+    <message>
+        <source>Created in your catalogs: {what}</source>
+        <translation>已在你的名录中创建：{what}</translation>
+    </message>
+    <message>
+        <source>New evaluation</source>
+        <translation>新建评估</translation>
+    </message>
+</context>
+<context>
+    <name>EvidenceActions</name>
+    <message>
+        <source>Measure now</source>
+        <translation>立即测量</translation>
+    </message>
+    <message>
+        <source>Start measuring</source>
+        <translation>开始测量</translation>
+    </message>
+    <message>
+        <source>Test URL…</source>
+        <translation>测试 URL…</translation>
+    </message>
+    <message>
+        <source>Trace</source>
+        <translation>追踪</translation>
+    </message>
+    <message>
+        <source>Send the questionnaire…</source>
+        <translation>发送问卷…</translation>
+    </message>
+    <message>
+        <source>Import answers…</source>
+        <translation>导入回答…</translation>
+    </message>
+    <message>
+        <source>Import report…</source>
+        <translation>导入报告…</translation>
+    </message>
+    <message>
+        <source>Copy the command</source>
+        <translation>复制命令</translation>
+    </message>
+    <message>
+        <source>Questionnaire</source>
+        <translation>问卷</translation>
+    </message>
+    <message>
+        <source>Next…</source>
+        <translation>下一步…</translation>
+    </message>
+    <message>
+        <source>Measured from {office}: run this there: {command}</source>
+        <translation>由 {office} 测量：请在那里运行：{command}</translation>
+    </message>
+    <message>
+        <source>One round now from this computer (every candidate).</source>
+        <translation>立即从本机测量一轮（所有候选）。</translation>
+    </message>
+    <message>
+        <source>Measure in the background, denser at peak hours, until stopped.</source>
+        <translation>在后台持续测量，晚高峰时更密集，直到停止。</translation>
+    </message>
+    <message>
+        <source>The download and under-load tests need a file on the vendor&apos;s server.</source>
+        <translation>下载测试和负载下时延测试需要服务商服务器上的一个文件。</translation>
+    </message>
+    <message>
+        <source>Trace the route to the candidate&apos;s addresses and check it against the claim.</source>
+        <translation>追踪到候选地址的路由，并与宣称的线路核对。</translation>
+    </message>
+    <message>
+        <source>A workbook of what the catalogs do not know, for the vendor.</source>
+        <translation>一份列出名录中未知信息的工作簿，发给服务商填写。</translation>
+    </message>
+    <message>
+        <source>The vendor&apos;s answered questionnaire, previewed before it is written.</source>
+        <translation>服务商填好的问卷，写入前先预览。</translation>
+    </message>
+    <message>
+        <source>The report `linkvet accept` wrote on the trial server (its checks and return route).</source>
+        <translation>在试用服务器上由 `linkvet accept` 写出的报告（其检查项和回程路由）。</translation>
+    </message>
+    <message>
+        <source>Copied: {command} (run it on a computer in {office})</source>
+        <translation>已复制：{command}（请在 {office} 的电脑上运行）</translation>
+    </message>
+    <message>
+        <source>Measuring one round of {name} now…</source>
+        <translation>正在立即测量 {name} 的一轮…</translation>
+    </message>
+    <message>
+        <source>One round measured and stored.</source>
+        <translation>已测量一轮并存入结果库。</translation>
+    </message>
+    <message>
+        <source>One round stored; some targets could not be measured (hover the cells).</source>
+        <translation>已存入一轮；部分目标未能测量（将鼠标悬停在单元格上查看）。</translation>
+    </message>
+    <message>
+        <source>Nothing measured</source>
+        <translation>未测量任何内容</translation>
+    </message>
+    <message>
+        <source>Add a test URL</source>
+        <translation>添加测试 URL</translation>
+    </message>
+    <message>
+        <source>A file on {candidate}&apos;s server to download (http:// or https://):</source>
+        <translation>{candidate} 服务器上用于下载的文件（http:// 或 https://）：</translation>
+    </message>
+    <message>
+        <source>No test URL added</source>
+        <translation>未添加测试 URL</translation>
+    </message>
+    <message>
+        <source>An acceptance report</source>
+        <translation>验收报告</translation>
+    </message>
+    <message>
+        <source>Acceptance reports (*.json)</source>
+        <translation>验收报告 (*.json)</translation>
+    </message>
+    <message>
+        <source>Report not imported</source>
+        <translation>报告未导入</translation>
+    </message>
+    <message>
+        <source>Imported the report from {host}: {checks} check(s), {changes} fact(s) changed.</source>
+        <translation>已导入来自 {host} 的报告：{checks} 项检查，{changes} 条事实有变化。</translation>
+    </message>
+</context>
+<context>
+    <name>EvidenceModel</name>
+    <message>
+        <source>Candidate</source>
+        <translation>候选</translation>
+    </message>
+    <message>
+        <source>off-peak / peak</source>
+        <translation>非高峰 / 晚高峰</translation>
+    </message>
+    <message>
+        <source>Line, ms</source>
+        <translation>线路（毫秒）</translation>
+    </message>
+    <message>
+        <source>Under load</source>
+        <translation>负载下时延</translation>
+    </message>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐</translation>
+    </message>
+    <message>
+        <source>Route out</source>
+        <translation>去程路由</translation>
+    </message>
+    <message>
+        <source>Route back</source>
+        <translation>回程路由</translation>
+    </message>
+    <message>
+        <source>Vendor&apos;s answers</source>
+        <translation>服务商回答</translation>
+    </message>
+    <message>
+        <source>Acceptance</source>
+        <translation>验收</translation>
+    </message>
+    <message>
+        <source>Price</source>
+        <translation>价格</translation>
+    </message>
+    <message>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>partial</source>
+        <translation>部分</translation>
+    </message>
+    <message>
+        <source>done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>contradicted</source>
+        <translation>与实测不符</translation>
+    </message>
+    <message>
+        <source>{state}: {figure}</source>
+        <translation>{state}：{figure}</translation>
+    </message>
+    <message numerus="yes">
+        <source>+%n peak evening(s)</source>
+        <translation>
+            <numerusform>还需 %n 个晚高峰</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{rate} Mbit/s</source>
+        <translation>{rate} Mbit/s</translation>
+    </message>
+</context>
+<context>
     <name>ExportScreen</name>
     <message>
         <source>catalog skipped: {problem}</source>
@@ -690,6 +1024,112 @@
     </message>
 </context>
 <context>
+    <name>HomeScreen</name>
+    <message>
+        <source>The evaluation could not be read</source>
+        <translation>无法读取评估</translation>
+    </message>
+    <message>
+        <source>Next: {command}</source>
+        <translation>下一步：{command}</translation>
+    </message>
+    <message>
+        <source>{count} candidate(s) for {needs}; offices: {offices}; peak hours: {windows}. Hover a cell for what it says; click it for the next step.</source>
+        <translation>{count} 个候选，用于 {needs}；办公室：{offices}；晚高峰：{windows}。鼠标悬停在单元格上查看详情；点击查看下一步。</translation>
+    </message>
+    <message>
+        <source>Evaluation {name} created.</source>
+        <translation>已创建评估 {name}。</translation>
+    </message>
+    <message>
+        <source>Remove the evaluation</source>
+        <translation>删除评估</translation>
+    </message>
+    <message>
+        <source>Remove the evaluation {name} from the store? Its measurements stay (other evaluations and the charts still use them).</source>
+        <translation>从结果库中删除评估 {name}？其测量数据会保留（其他评估和图表仍在使用）。</translation>
+    </message>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估</translation>
+    </message>
+    <message>
+        <source>New evaluation…</source>
+        <translation>新建评估…</translation>
+    </message>
+    <message>
+        <source>Remove…</source>
+        <translation>删除…</translation>
+    </message>
+    <message>
+        <source>Write the report…</source>
+        <translation>撰写报告…</translation>
+    </message>
+    <message>
+        <source>Open the example</source>
+        <translation>打开示例</translation>
+    </message>
+    <message>
+        <source>An evaluation is the shortlist your team decides on: the job, your offices, the candidate regions with their test addresses, and the peak hours. linkvet measures each candidate from your office, shows what is known and what is missing, and ranks them.
+
+Start with New evaluation…, or open the example (three candidates at loopback addresses).</source>
+        <translation>评估就是团队要做决定的候选清单：训练任务、你的办公室、带测试地址的候选区域，以及晚高峰时段。linkvet 从你的办公室测量每个候选，显示哪些已知、哪些缺失，并给出排名。
+
+从“新建评估…”开始，或打开示例（三个使用环回地址的候选）。</translation>
+    </message>
+    <message>
+        <source>Grey: missing · yellow: partial · green: done · red: contradicted (the measurements or the trial server refute a claim). Each cell&apos;s buttons fill it.</source>
+        <translation>灰色：缺失 · 黄色：部分 · 绿色：完成 · 红色：已被否定（测量或试用服务器否定了某项宣称）。每个单元格的按钮用来补齐它。</translation>
+    </message>
+</context>
+<context>
+    <name>JobPage</name>
+    <message>
+        <source>A needs profile</source>
+        <translation>需求配置文件</translation>
+    </message>
+    <message>
+        <source>Needs profiles (*.toml)</source>
+        <translation>需求配置 (*.toml)</translation>
+    </message>
+    <message>
+        <source>The store has an evaluation {name} already.</source>
+        <translation>结果库中已有名为 {name} 的评估。</translation>
+    </message>
+    <message>
+        <source>The job</source>
+        <translation>训练任务</translation>
+    </message>
+    <message>
+        <source>Name the evaluation, and say what it is for: the training job decides what fits.</source>
+        <translation>为评估命名，并说明它的用途：训练任务决定了什么才合适。</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>a short name: lower case, digits, - and _ (e.g. q1-gpu)</source>
+        <translation>简短名称：小写字母、数字、- 和 _（例如 q1-gpu）</translation>
+    </message>
+    <message>
+        <source>The example job: a 70B model, full fine-tune, 32 GPUs</source>
+        <translation>示例任务：70B 模型，全参数微调，32 块 GPU</translation>
+    </message>
+    <message>
+        <source>A needs file:</source>
+        <translation>需求配置文件：</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Describe the job here:</source>
+        <translation>在这里描述任务：</translation>
+    </message>
+</context>
+<context>
     <name>LineType</name>
     <message>
         <source>Standard</source>
@@ -706,6 +1146,10 @@
 </context>
 <context>
     <name>MainWindow</name>
+    <message>
+        <source>Evaluation</source>
+        <translation>评估</translation>
+    </message>
     <message>
         <source>Targets</source>
         <translation>目标</translation>
@@ -793,6 +1237,147 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>&amp;About linkvet</source>
         <translation>关于 linkvet(&amp;A)</translation>
+    </message>
+    <message>
+        <source>linkvet is measuring {evaluations} in the background. It can keep measuring after the window closes (the next window shows it and can stop it).</source>
+        <translation>linkvet 正在后台测量 {evaluations}。窗口关闭后它可以继续测量（下次打开窗口时会显示它，并可以停止它）。</translation>
+    </message>
+    <message>
+        <source>The Probe screen&apos;s scheduler runs inside the window: it stops with it.</source>
+        <translation>探测页面的调度器运行在窗口内：窗口关闭时它也会停止。</translation>
+    </message>
+    <message>
+        <source>Quit linkvet</source>
+        <translation>退出 linkvet</translation>
+    </message>
+    <message>
+        <source>Keep measuring</source>
+        <translation>继续测量</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>Stop measuring and quit</source>
+        <translation>停止测量并退出</translation>
+    </message>
+</context>
+<context>
+    <name>MeasuringPanel</name>
+    <message>
+        <source>Starting the agent…</source>
+        <translation>正在启动测量代理…</translation>
+    </message>
+    <message>
+        <source>Measuring {evaluation} in the background (process {pid}); it goes on when the window closes.</source>
+        <translation>正在后台测量 {evaluation}（进程 {pid}）；窗口关闭后仍会继续。</translation>
+    </message>
+    <message>
+        <source>Stopping the agent (the round in flight may finish first)…</source>
+        <translation>正在停止测量代理（进行中的一轮可能会先完成）…</translation>
+    </message>
+    <message>
+        <source>Measuring not stopped</source>
+        <translation>测量未停止</translation>
+    </message>
+    <message>
+        <source>The agent did not end within 30 seconds; it may still be finishing a round.</source>
+        <translation>测量代理在 30 秒内没有结束；它可能仍在完成一轮测量。</translation>
+    </message>
+    <message>
+        <source>Measuring</source>
+        <translation>测量</translation>
+    </message>
+    <message>
+        <source>Install as my service</source>
+        <translation>安装为我的服务</translation>
+    </message>
+    <message>
+        <source>Measure {evaluation} as a service of your user account, started again after a restart?
+
+It writes {file} and switches it on ({command}).</source>
+        <translation>以你的用户账户的服务来测量 {evaluation}，并在重启后自动启动？
+
+将写入 {file} 并启用它（{command}）。</translation>
+    </message>
+    <message>
+        <source>Installed {file}. {note}</source>
+        <translation>已安装 {file}。{note}</translation>
+    </message>
+    <message>
+        <source>No evaluation open.</source>
+        <translation>没有打开的评估。</translation>
+    </message>
+    <message>
+        <source>Looking for the agent…</source>
+        <translation>正在查找测量代理…</translation>
+    </message>
+    <message>
+        <source>The store cannot be read: {reason}</source>
+        <translation>无法读取结果库：{reason}</translation>
+    </message>
+    <message>
+        <source>Measuring in the background (process {pid}, since {since}).</source>
+        <translation>正在后台测量（进程 {pid}，自 {since} 起）。</translation>
+    </message>
+    <message>
+        <source>Measured by process {pid} on {host} (started outside this window).</source>
+        <translation>由 {host} 上的进程 {pid} 测量（在本窗口之外启动）。</translation>
+    </message>
+    <message>
+        <source>The agent started {since} has ended; its log: {log}</source>
+        <translation>{since} 启动的测量代理已结束；其日志：{log}</translation>
+    </message>
+    <message>
+        <source>Not measuring. Start measuring: it goes on after the window closes.</source>
+        <translation>未在测量。点击“开始测量”：窗口关闭后仍会继续。</translation>
+    </message>
+    <message>
+        <source>Last round {time}.</source>
+        <translation>最近一轮：{time}。</translation>
+    </message>
+    <message>
+        <source>Next round {time}.</source>
+        <translation>下一轮：{time}。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n round(s) wait in the spool for the store.</source>
+        <translation>
+            <numerusform>暂存库中有 %n 轮等待写入结果库。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>none yet</source>
+        <translation>尚无</translation>
+    </message>
+    <message>
+        <source>{office}: last round {time} on {host}</source>
+        <translation>{office}：最近一轮 {time}，在 {host} 上</translation>
+    </message>
+    <message>
+        <source>Other offices&apos; agents: {agents}</source>
+        <translation>其他办公室的测量代理：{agents}</translation>
+    </message>
+    <message>
+        <source>This computer measures from</source>
+        <translation>本机测量点</translation>
+    </message>
+    <message>
+        <source>Start measuring</source>
+        <translation>开始测量</translation>
+    </message>
+    <message>
+        <source>Stop measuring</source>
+        <translation>停止测量</translation>
+    </message>
+    <message>
+        <source>Install as my service…</source>
+        <translation>安装为我的服务…</translation>
+    </message>
+    <message>
+        <source>Run the agent as a service of your user account (systemd, launchd or Task Scheduler), so that it measures after a restart too.</source>
+        <translation>将测量代理作为你的用户账户的服务运行（systemd、launchd 或任务计划程序），重启后也会继续测量。</translation>
     </message>
 </context>
 <context>
@@ -1073,6 +1658,37 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
 </context>
 <context>
+    <name>OfficesPage</name>
+    <message>
+        <source>Your offices</source>
+        <translation>你的办公室</translation>
+    </message>
+    <message>
+        <source>Where the team works from: each office measures its own line.</source>
+        <translation>团队在哪里办公：每个办公室测量自己的线路。</translation>
+    </message>
+    <message>
+        <source>One row per office, with the carrier of its line (ct China Telecom, cu China Unicom, cm China Mobile). The worse office decides. Leave the table empty to measure from this computer only.</source>
+        <translation>每行一个办公室，并注明其线路的运营商（ct 中国电信，cu 中国联通，cm 中国移动）。以较差的办公室为准。表格留空则只从本机测量。</translation>
+    </message>
+    <message>
+        <source>Office</source>
+        <translation>办公室</translation>
+    </message>
+    <message>
+        <source>Carrier</source>
+        <translation>运营商</translation>
+    </message>
+    <message>
+        <source>Add an office</source>
+        <translation>添加办公室</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>删除</translation>
+    </message>
+</context>
+<context>
     <name>OfficesPanel</name>
     <message>
         <source>worst peak (+{spread:.0f} ms vs the best)</source>
@@ -1121,6 +1737,72 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Only one vantage point (office) in this period: nothing to compare. Measure the same targets from a second office (`linkvet schedule` with another vantage point, into the same store) to see them side by side here.</source>
         <translation>此时段内只有一个测量点（办公室）：没有可对比的数据。从第二个办公室测量同样的目标（用另一个测量点运行 `linkvet schedule`，写入同一个结果库），即可在此并列对比。</translation>
+    </message>
+</context>
+<context>
+    <name>PeakPage</name>
+    <message>
+        <source>name at least one peak window</source>
+        <translation>请至少填写一个高峰时段</translation>
+    </message>
+    <message>
+        <source>Peak hours</source>
+        <translation>晚高峰</translation>
+    </message>
+    <message>
+        <source>When the line is busiest for your offices: the hours that decide.</source>
+        <translation>你的办公室线路最繁忙的时间：决定结果的时段。</translation>
+    </message>
+    <message>
+        <source>Peak windows</source>
+        <translation>高峰时段</translation>
+    </message>
+    <message>
+        <source>One per line: HH:MM-HH:MM Zone/Name [days], e.g. 20:00-23:00 Asia/Shanghai. Inside them linkvet measures every minute, else every five.</source>
+        <translation>每行一个：HH:MM-HH:MM 时区/名称 [星期]，例如 20:00-23:00 Asia/Shanghai。高峰时段内 linkvet 每分钟测量一次，其余时间每五分钟一次。</translation>
+    </message>
+    <message>
+        <source>Start measuring from this computer now (it goes on after the window closes)</source>
+        <translation>立即从本机开始测量（窗口关闭后仍会继续）</translation>
+    </message>
+</context>
+<context>
+    <name>ProbeListBook</name>
+    <message>
+        <source>Probe list not loaded</source>
+        <translation>未能加载探测列表</translation>
+    </message>
+    <message>
+        <source>{error}
+
+The file was kept as {aside}; starting with an empty list.</source>
+        <translation>{error}
+
+原文件已保留为 {aside}；将以空列表开始。</translation>
+    </message>
+    <message>
+        <source>loopback (this computer)</source>
+        <translation>环回地址（本机）</translation>
+    </message>
+    <message>
+        <source>custom</source>
+        <translation>自定义</translation>
+    </message>
+    <message>
+        <source>catalog</source>
+        <translation>服务商名录</translation>
+    </message>
+    <message>
+        <source>synthetic</source>
+        <translation>合成数据</translation>
+    </message>
+    <message>
+        <source>plan {name}</source>
+        <translation>计划 {name}</translation>
+    </message>
+    <message>
+        <source>Could not save the probe list to {path}: {error}</source>
+        <translation>无法将探测列表保存到 {path}：{error}</translation>
     </message>
 </context>
 <context>
@@ -1198,6 +1880,10 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     <message>
         <source>Probe</source>
         <translation>探测</translation>
+    </message>
+    <message>
+        <source>%v of %m attempts (%p%)</source>
+        <translation>%v / %m 次尝试（%p%）</translation>
     </message>
     <message>
         <source>as each target says</source>
@@ -1317,6 +2003,17 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
     </message>
 </context>
 <context>
+    <name>QFileDialog</name>
+    <message>
+        <source>&amp;Look in:</source>
+        <translation>查找范围(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Files of &amp;type:</source>
+        <translation>文件类型(&amp;T)：</translation>
+    </message>
+</context>
+<context>
     <name>QuestionnaireExportDialog</name>
     <message>
         <source>A needs profile</source>
@@ -1343,16 +2040,20 @@ Measures the line from your office to GPU-hosting regions, above all at peak hou
         <translation>{file}：文件夹 {folder} 不存在</translation>
     </message>
     <message>
-        <source>{file} exists: choose it with Browse… to replace it</source>
-        <translation>{file} 已存在：如需替换，请通过“浏览…”选择它</translation>
-    </message>
-    <message>
         <source>no needs profile at {file}</source>
         <translation>{file} 处没有需求配置文件</translation>
     </message>
     <message>
         <source>Writing the questionnaire…</source>
         <translation>正在写入问卷…</translation>
+    </message>
+    <message>
+        <source>Replace the file?</source>
+        <translation>替换文件？</translation>
+    </message>
+    <message>
+        <source>{file} exists. Replace it with the new questionnaire?</source>
+        <translation>{file} 已存在。用新的问卷替换它吗？</translation>
     </message>
     <message>
         <source>Wrote {file}: {count} questions about {offerings}. Send it to the vendor; import the answers with Questionnaire → Import…</source>
@@ -2054,6 +2755,14 @@ after: {after}</source>
 <context>
     <name>ScoreScreen</name>
     <message>
+        <source>◂ Fold the needs away</source>
+        <translation>◂ 收起需求</translation>
+    </message>
+    <message>
+        <source>▸ Training needs and weights</source>
+        <translation>▸ 训练需求与权重</translation>
+    </message>
+    <message>
         <source>Load a needs profile</source>
         <translation>加载需求配置</translation>
     </message>
@@ -2099,6 +2808,10 @@ after: {after}</source>
         <source>Example: 70B full fine-tune</source>
         <translation>示例：70B 全参数微调</translation>
     </message>
+    <message>
+        <source>Show or fold away the training needs and the weights</source>
+        <translation>显示或收起训练需求与权重</translation>
+    </message>
 </context>
 <context>
     <name>Scorecard</name>
@@ -2111,6 +2824,22 @@ after: {after}</source>
     <message>
         <source>Note: {note}.</source>
         <translation>注意：{note}。</translation>
+    </message>
+    <message>
+        <source>no first place</source>
+        <translation>没有第 1 名</translation>
+    </message>
+    <message>
+        <source>the first place holds when any weight moves ±20 %</source>
+        <translation>任一权重变动 ±20% 时第 1 名不变</translation>
+    </message>
+    <message>
+        <source>the first place changes when a weight moves ±20 % (Sensitivity tab)</source>
+        <translation>某个权重变动 ±20% 时第 1 名会改变（见“敏感性”页）</translation>
+    </message>
+    <message>
+        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by {method}, ordered by {order} · {holds}</source>
+        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 按{method}排名，用时 {ms:.0f} 毫秒，排序依据：{order} · {holds}</translation>
     </message>
     <message>
         <source>Only those passing every gate</source>
@@ -2177,8 +2906,8 @@ after: {after}</source>
         <translation>未知</translation>
     </message>
     <message>
-        <source>{total} candidates (offering × region), {passing} pass every gate · ranked in {ms:.0f} ms by {method}, ordered by {order} · sensitivity: {sensitivity}</source>
-        <translation>共 {total} 个候选（产品 × 区域），{passing} 个通过全部门槛 · 按{method}排名，用时 {ms:.0f} 毫秒，排序依据：{order} · 敏感性：{sensitivity}</translation>
+        <source>Sensitivity</source>
+        <translation>敏感性</translation>
     </message>
     <message>
         <source>pass</source>
@@ -2286,6 +3015,14 @@ after: {after}</source>
     <message>
         <source>Shared store (URL)</source>
         <translation>共享结果库（URL）</translation>
+    </message>
+    <message>
+        <source>This run&apos;s store is {store} (from {source}); the store set here counts when linkvet starts without it.</source>
+        <translation>本次运行的结果库是 {store}（来自 {source}）；这里设置的结果库在 linkvet 不带它启动时才生效。</translation>
+    </message>
+    <message>
+        <source>The open evaluation {name} has its own peak windows ({windows}): they count while it is open. The ones here count when no evaluation is open.</source>
+        <translation>已打开的评估 {name} 有自己的高峰时段（{windows}）：评估打开期间以它为准。这里的高峰时段在没有打开评估时生效。</translation>
     </message>
     <message>
         <source>Unknown time zone {zone!r}: pick an IANA name such as Asia/Shanghai.</source>
@@ -2424,22 +3161,6 @@ after: {after}</source>
 </context>
 <context>
     <name>TargetsScreen</name>
-    <message>
-        <source>Probe list not loaded</source>
-        <translation>未能加载探测列表</translation>
-    </message>
-    <message>
-        <source>{error}
-
-The file was kept as {aside}; starting with an empty list.</source>
-        <translation>{error}
-
-原文件已保留为 {aside}；将以空列表开始。</translation>
-    </message>
-    <message>
-        <source>Could not save the probe list to {path}: {error}</source>
-        <translation>无法将探测列表保存到 {path}：{error}</translation>
-    </message>
     <message>
         <source>That target is already on the list.</source>
         <translation>该目标已在列表中。</translation>

@@ -6,4 +6,5 @@ scroll area.
     sparkline.py         the live table's per-target sparkline delegate
     line_type_badge.py   the line-type badge delegate and its colours (CN2 GIA, BGP, …)
     form_scroll_area.py  a scroll area never narrower than the form in it
+    screen_fit.py        a dialog's size held to its screen (1366×768 laptops)
 """

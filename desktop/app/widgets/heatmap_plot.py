@@ -1,11 +1,14 @@
 """The day × hour heatmap: one row per local day, one column per hour, coloured by median RTT (or loss);
 empty cells (nothing measured) stay blank. Hovering a cell reads out its figures.
 
-A short history keeps its rows a readable height (room for a week), the colour scale of a single value
-spans a little either side of it, and a note above says how many hours on how many days are measured."""
+A short history keeps its rows a readable height (room for a week); the colour bar is labelled with its
+values and unit, and a single value (every hour 0 % loss, or one RTT) gets a scale of round numbers around it
+(0–1 %, a millisecond either side) rather than one too narrow to carry a label; a note above says how many
+hours on how many days are measured."""
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 import numpy as np
@@ -16,6 +19,15 @@ from desktop.app.chart_data import DayHourMatrix
 
 # Rows of room the heatmap keeps however few days there are (one day is a strip, not the whole chart).
 MIN_ROWS = 7
+
+
+def single_value_scale(value: float, *, loss: bool) -> tuple[float, float]:
+    """The colour scale for a chart whose every cell has `value`: loss 0 to the next whole percent (at least
+    1 %); a round trip the whole milliseconds around it (at least 1 ms either side)."""
+    if loss:
+        return 0.0, float(max(1, math.ceil(value * 1.25)))
+    half = max(1.0, abs(value) * 0.1)
+    return max(0.0, math.floor(value - half)), float(math.ceil(value + half))
 
 
 class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints: its classes are Any
@@ -45,6 +57,7 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         self.plot.addItem(self.image)
         self.colour_bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), interactive=False, width=15)
         self.colour_bar.setImageItem(self.image, insert_in=self.plot)
+        self.colour_bar.axis.enableAutoSIPrefix(False)  # 0.05 ms reads 0.05, not "50 (x0.001)"
         self.readout = pg.LabelItem(justify="left")
         self.addItem(self.readout, row=2, col=0)
         self._mouse = pg.SignalProxy(self.plot.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)
@@ -62,9 +75,8 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         values = matrix.loss * 100 if self.show_loss else matrix.median_ms
         finite = values[np.isfinite(values)]
         low, high = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
-        if high <= low:  # one value: a scale a little either side of it, not low … low + 1
-            half = max(abs(low) * 0.05, 1e-3)
-            low, high = max(low - half, 0.0), high + half
+        if high <= low:  # one value: a scale of round numbers around it, wide enough for labels
+            low, high = single_value_scale(low, loss=self.show_loss)
         # Float cells through the colour bar's map; NaN (nothing measured) is drawn transparent.
         self.colour_bar.setColorMap(pg.colormap.get("CET-L8" if self.show_loss else "viridis"))
         self.image.setImage(np.ascontiguousarray(values, dtype=np.float64), autoLevels=False)

@@ -1,6 +1,9 @@
 """A region's route over time, above its RTT: one lane per traced target, coloured by the route class each
-stored trace got (a bar from that trace to the next one of the target), a dashed line where the class or
-the hop list changed (named with the change), and below, on the same time axis, the region's RTT.
+stored trace got (a bar from that trace to the next one of the target; the last one reaches the region's last
+measurement, never past it: a lone trace is a mark), a dashed line where the class or the hop list changed
+(named with the change), and below, on the same time axis, the region's RTT. Both plots keep one left-axis
+width, so their time axes line up; a label that would overlap the one before it in its lane is left out (the
+lane's colour still says it), and change names are stacked where they are close.
 
 Only draws: `desktop.usecases.routes.route_history` (in a worker) computes what it is given.
 """
@@ -11,6 +14,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics
 
 from desktop.app.widgets.timeline_plot import _TimeAxis
 from desktop.usecases.routes import RouteChange, TracePoint
@@ -27,7 +32,15 @@ CLASS_COLOURS = {
 }
 CHANGE = "#c62828"
 RTT = "#0d47a1"
-LONE_S = 600.0  # the last trace of a target is drawn this long (it has no next trace to reach)
+AXIS_WIDTH = 170  # px, both plots' left axis (lane names are elided to fit)
+NAME_PX = AXIS_WIDTH - 40  # a lane's name at most (the axis' title and ticks take the rest)
+LANE_PX = 16  # the least height a lane's name needs; fewer names are shown when lanes are thinner
+
+
+def elided(name: str, metrics: QFontMetrics, width: int = NAME_PX) -> str:
+    """`name`, its middle elided to fit `width` pixels (both ends say which target it is): a label wider than
+    its axis is not drawn at all."""
+    return metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, width)
 
 
 class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph ships no type hints
@@ -42,8 +55,10 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         self.lanes.setMouseEnabled(y=False)
         self.rtt.setMouseEnabled(y=False)
         self.lanes.hideButtons()
-        self.lanes.getAxis("left").enableAutoSIPrefix(False)
         self.rtt.hideButtons()
+        for plot in (self.lanes, self.rtt):
+            plot.getAxis("left").enableAutoSIPrefix(False)  # 0.04 ms reads 0.04, not "40 (x0.001)"
+            plot.getAxis("left").setWidth(AXIS_WIDTH)
         self.rtt.showGrid(x=True, y=True, alpha=0.2)
         self.rtt_curve = self.rtt.plot([], [], pen=pg.mkPen(RTT, width=1.5), symbol="o", symbolSize=4)
         self.rtt_curve.setSymbolBrush(RTT)
@@ -83,34 +98,60 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         by_target: dict[str, list[TracePoint]] = {}
         for point in sorted(points, key=lambda p: p.at_us):
             by_target.setdefault(point.target, []).append(point)
+        times = [t / 1e6 for t, _ in rtt]
+        data_end = max([p.at_us / 1e6 for p in points] + times, default=0.0)
         for name, mine in by_target.items():
             lane = lane_of[name]
             for index, point in enumerate(mine):
                 start = point.at_us / 1e6
-                end = mine[index + 1].at_us / 1e6 if index + 1 < len(mine) else start + LONE_S
+                end = mine[index + 1].at_us / 1e6 if index + 1 < len(mine) else max(data_end, start)
                 self.segments.append((start, end, lane, point.line_class))
+        low = min([s[0] for s in self.segments] + times, default=0.0)
+        span = max(data_end - low, 60.0)
+        per_px = span / max(self.lanes.getViewBox().width(), 400.0)  # seconds a pixel covers, about
         for line_class in {s[3] for s in self.segments}:
-            mine_segments = [s for s in self.segments if s[3] == line_class]
-            bars = pg.BarGraphItem(
-                x0=[s[0] for s in mine_segments],
-                x1=[s[1] for s in mine_segments],
-                y0=[s[2] - 0.35 for s in mine_segments],
-                y1=[s[2] + 0.35 for s in mine_segments],
-                brush=pg.mkBrush(CLASS_COLOURS.get(line_class, "#9e9e9e")),
-                pen=pg.mkPen(CLASS_COLOURS.get(line_class, "#9e9e9e")),
-            )
-            self._add(self.lanes, bars)
+            colour = CLASS_COLOURS.get(line_class, "#9e9e9e")
+            bars = [s for s in self.segments if s[3] == line_class and s[1] - s[0] > 2 * per_px]
+            marks = [s for s in self.segments if s[3] == line_class and s[1] - s[0] <= 2 * per_px]
+            if bars:
+                self._add(
+                    self.lanes,
+                    pg.BarGraphItem(
+                        x0=[s[0] for s in bars],
+                        x1=[s[1] for s in bars],
+                        y0=[s[2] - 0.35 for s in bars],
+                        y1=[s[2] + 0.35 for s in bars],
+                        brush=pg.mkBrush(colour),
+                        pen=pg.mkPen(colour),
+                    ),
+                )
+            if marks:  # a trace with nothing after it: a mark where it was, not a bar into the future
+                self._add(
+                    self.lanes,
+                    pg.ScatterPlotItem(
+                        x=[s[0] for s in marks],
+                        y=[s[2] for s in marks],
+                        symbol="s",
+                        size=14,
+                        brush=pg.mkBrush(colour),
+                        pen=pg.mkPen(colour),
+                    ),
+                )
+        metrics = QFontMetrics(QFont())
         for name, mine in by_target.items():
-            previous = None
+            previous, free_from = None, -np.inf
             for point in mine:
-                if point.line_class != previous:
-                    text = pg.TextItem(
-                        self.class_names.get(point.line_class, point.line_class), color="#212121"
-                    )
+                x = point.at_us / 1e6
+                if point.line_class != previous and x >= free_from:
+                    label = self.class_names.get(point.line_class, point.line_class)
+                    text = pg.TextItem(label, color="#212121")
                     text.setAnchor((0, 1))
-                    text.setPos(point.at_us / 1e6, lane_of[name] + 0.35)
+                    text.setPos(x, lane_of[name] + 0.35)
                     self._add(self.lanes, text)
+                    free_from = x + (metrics.horizontalAdvance(label) + 12) * per_px
                 previous = point.line_class
+        top = self._top(rtt)
+        placed: list[tuple[float, int]] = []  # (where a change's name ends, its row)
         for change in changes:
             x = change.at_us / 1e6
             if change.class_changed:
@@ -126,23 +167,26 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                     pos=x, angle=90, pen=pg.mkPen(CHANGE, width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
                 )
                 self._add(plot, line)
+            row = next(r for r in range(len(placed) + 1) if all(end < x or rr != r for end, rr in placed))
+            placed.append((x + (metrics.horizontalAdvance(label) + 8) * per_px, row))
             marker = pg.TextItem(label, color=CHANGE, anchor=(0, 0))
-            marker.setPos(x, self._top(rtt))
+            marker.setPos(x, top * (1 - 0.12 * row))
             self._add(self.rtt, marker)
         axis = self.lanes.getAxis("left")
-        axis.setTicks([[(lane, name) for name, lane in lane_of.items()]])
-        self.lanes.setYRange(-0.6, max(len(names), 1) - 0.4, padding=0)
-        times = [t / 1e6 for t, _ in rtt]
+        height = max(self.lanes.getViewBox().height(), 80.0)
+        step = max(1, int(np.ceil(len(names) * LANE_PX / height)))
+        names_font = QFontMetrics(axis.style.get("tickFont") or QFont())
+        axis.setTicks(
+            [[(lane, elided(name, names_font)) for name, lane in lane_of.items() if lane % step == 0]]
+        )
+        self.lanes.setYRange(-0.6, max(len(names), 1) - 0.05, padding=0)  # room for the top lane's label
         y = np.array([v for _, v in rtt], dtype=np.float64)
         self.rtt_curve.setData(np.array(times, dtype=np.float64), y)
         self.rtt.setLabel("left", self.rtt_label)
         self.lanes.setLabel("left", self.lane_label)
-        starts = [s[0] for s in self.segments] + times
-        ends = [s[1] for s in self.segments] + times
-        if starts:
-            low, high = min(starts), max(ends)
-            pad = max((high - low) * 0.03, 60.0)
-            self.lanes.setXRange(low - pad, high + pad, padding=0)
+        if self.segments or times:
+            pad = max(span * 0.03, 60.0)
+            self.lanes.setXRange(low - pad, data_end + pad, padding=0)
         if y.size:
             self.rtt.setYRange(0, float(np.nanmax(y)) * 1.15 or 1.0, padding=0)
 

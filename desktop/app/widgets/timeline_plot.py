@@ -136,6 +136,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         self.loss_plot.setXLink(self.main)
         self.loss_plot.setMouseEnabled(x=True, y=False)
         self.loss_plot.setYRange(0, 100)
+        self.loss_plot.getAxis("left").enableAutoSIPrefix(False)
         self.loss_plot.getViewBox().setLimits(yMin=0, yMax=100)
         self.loss_bars = _bars(LOSS)
         self.loss_plot.addItem(self.loss_bars)
