@@ -4,7 +4,8 @@ started with no plan file (`linkvet agent --vantage …`), each measuring it to 
 health (`linkvet eval show`); a candidate added in one home is measured by both within two rounds; a
 questionnaire imported in one home changes `score --eval` in the other; a rule that needs 2 of the 2 offices
 fires once when both see the breach and not while one does (a webhook receiver on loopback); an agent killed
-with SIGKILL, and the server stopped under two agents: every finished round stored once."""
+with SIGKILL, the server stopped under two agents, and an agent started while the server is down (measuring
+the plans it kept): every finished round stored once."""
 
 from __future__ import annotations
 
@@ -414,6 +415,39 @@ def test_the_server_stopped_under_two_agents_every_finished_round_is_stored_once
     for office, home in (("shanghai", shanghai), ("beijing", beijing)):
         assert stored[office] == _finished(_log(home)), (office, stored, _log(home)[-2000:])
         assert "Traceback" not in _log(home)
+
+
+def test_an_agent_started_while_its_server_is_down_measures_the_plans_it_kept_and_forwards_them(
+    own_postgres: PostgresServer, tmp_path: Path
+) -> None:
+    url = own_postgres.url()
+    lead, shanghai = tmp_path / "lead", tmp_path / "shanghai"
+    _evaluation(lead, url, every="5s")
+    once = _linkvet(
+        shanghai, "agent", "--vantage", "shanghai", "--once", "--db", url, "--log-file", "once.txt"
+    )
+    # One round with the server up: the agent keeps the plans it measured for a start without the server.
+    assert once.returncode == 0, once.stderr
+    own_postgres.stop()
+    with _agent(shanghai, url, "shanghai") as agent:
+        _until(
+            lambda: _log(shanghai).count("could not store the round (kept in the spool") >= 2,
+            what="2 rounds spooled by an agent that started with its server down",
+        )
+        log = _log(shanghai)
+        assert "measuring the 1 evaluation this agent measured last" in log, log
+        assert agent.poll() is None
+        own_postgres.start()
+        wait_until_accepting(url)
+        _until(lambda: _spooled(shanghai) == 0, what="the backlog forwarded")
+        _until(
+            lambda: "the store answers again: following its evaluations" in _log(shanghai), what="following"
+        )
+        agent.send_signal(signal.SIGTERM)
+        _out, err = agent.communicate(timeout=60)
+    assert agent.returncode == 0, err
+    stored = _each_round_once(url)["shanghai"]
+    assert stored == _finished(_log(shanghai)) + 1  # and the --once round before
 
 
 @pytest.fixture(autouse=True)
