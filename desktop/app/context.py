@@ -4,6 +4,7 @@ list, a place to report to the user, and the signals that say the store or the u
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
@@ -11,6 +12,9 @@ from desktop.app.errors import error_text
 from desktop.app.models.target_list import TargetListModel
 from desktop.app.settings import AppSettings
 from desktop.app.workers import Workers
+
+if TYPE_CHECKING:
+    from desktop.usecases.overlay_home import OverlayHome
 
 
 class Reporter(QObject):
@@ -52,3 +56,11 @@ class AppContext:
     reporter: Reporter = field(default_factory=Reporter)
     store_events: StoreChanged = field(default_factory=StoreChanged)
     catalog_events: CatalogsChanged = field(default_factory=CatalogsChanged)
+
+    def facts_home(self) -> OverlayHome:
+        """Where the window keeps what the user learns about vendors (an offering edited, a questionnaire
+        imported): the team's store when the window's store is PostgreSQL (each change a record with this
+        machine's office and user, read by every office), else the user's catalog folder."""
+        from desktop.usecases.overlay_home import overlay_home
+
+        return overlay_home(db=self.settings.store_location)

@@ -46,6 +46,7 @@ from desktop.app.offering_fields_panel import ERROR_STYLE, plain_label
 from desktop.app.questionnaire_dialogs import file_row, provider_choices
 from desktop.export.safety import neutralise
 from desktop.i18n import language
+from desktop.usecases.overlay_home import OverlayHome
 from desktop.usecases.questionnaire import (
     AnswerProblem,
     AnswersInvalid,
@@ -70,6 +71,8 @@ class Request:
     source: str
     as_of: str
     skip_invalid: bool
+    # where the answers go: the team's store in team mode, else the user's folder (not a field the user sees)
+    home: OverlayHome | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,7 @@ def preview_in_worker(request: Request, catalogs: CatalogSet) -> PreviewOutcome:
             source=request.source or None,
             as_of=request.as_of or None,
             skip_invalid=request.skip_invalid,
+            folder=request.home,
         )
     except AnswersInvalid as exc:
         return PreviewOutcome(None, exc.problems)
@@ -104,6 +108,7 @@ def import_in_worker(request: Request, catalogs: CatalogSet, keep: frozenset[str
         as_of=request.as_of or None,
         skip_invalid=request.skip_invalid,
         keep=keep,
+        folder=request.home,
     )
 
 
@@ -189,6 +194,7 @@ class QuestionnaireImportDialog(QDialog):
             self.source.text().strip(),
             self.as_of.text().strip(),
             self.skip_invalid.isChecked(),
+            self.context.facts_home(),
         )
 
     def _ask_file(self) -> None:

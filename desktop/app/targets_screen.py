@@ -3,6 +3,7 @@ badges; add, edit, remove, switch on and off. The list is saved in the data fold
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -185,7 +186,9 @@ class TargetsScreen(QWidget):
 
         self.catalog_button.setEnabled(False)
         self.context.workers.submit(
-            load_catalog_set, on_done=self._catalogs_loaded, on_error=self._catalogs_failed
+            functools.partial(load_catalog_set, db=self.context.settings.store_location),
+            on_done=self._catalogs_loaded,
+            on_error=self._catalogs_failed,
         )
 
     def _forget_catalogs(self) -> None:
