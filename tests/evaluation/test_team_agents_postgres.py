@@ -1,20 +1,22 @@
 """Offices that follow the evaluation, on a real PostgreSQL server and real `linkvet` processes, each office a
 home of its own (its own data, state, config and catalog folders): an evaluation made in one home, two agents
 started with no plan file (`linkvet agent --vantage …`), each measuring it to loopback endpoints and saying its
-health (`linkvet eval show`); a candidate added in one home is measured by both within two rounds; a
-questionnaire imported in one home changes `score --eval` in the other; a rule that needs 2 of the 2 offices
-fires once when both see the breach and not while one does (a webhook receiver on loopback); an agent killed
-with SIGKILL, the server stopped under two agents, and an agent started while the server is down (measuring
-the plans it kept): every finished round stored once."""
+health (`linkvet eval show`; one serves Prometheus metrics); a candidate added in one home is measured by both
+within two rounds; a questionnaire imported in one home changes `score --eval` in the other; a rule that needs
+2 of the 2 offices fires once when both see the breach and not while one does (a webhook receiver on
+loopback); an agent killed with SIGKILL, the server stopped under two agents, and an agent started while the
+server is down (measuring the plans it kept): every finished round stored once."""
 
 from __future__ import annotations
 
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -79,6 +81,17 @@ def _agent(home: Path, url: str, office: str, *extra: str) -> Iterator[subproces
             except subprocess.TimeoutExpired:
                 agent.kill()
                 agent.communicate(timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _scrape(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        return str(response.read().decode("utf-8"))
 
 
 def _log(home: Path) -> str:
@@ -188,7 +201,12 @@ def test_two_agents_without_a_plan_measure_the_evaluation_and_a_candidate_added_
     url = postgres_url
     lead, shanghai, beijing = tmp_path / "lead", tmp_path / "shanghai", tmp_path / "beijing"
     _evaluation(lead, url)
-    with _agent(shanghai, url, "shanghai", "--carrier", "ct") as a, _agent(beijing, url, "beijing") as b:
+    port = _free_port()
+    metrics = ("--metrics-listen", f"127.0.0.1:{port}")
+    with (
+        _agent(shanghai, url, "shanghai", "--carrier", "ct", *metrics) as a,
+        _agent(beijing, url, "beijing") as b,
+    ):
         _until(
             lambda: (
                 len(_measured(url, "shanghai", "127.0.0.31")) >= 1
@@ -215,6 +233,15 @@ def test_two_agents_without_a_plan_measure_the_evaluation_and_a_candidate_added_
             first = _measured(url, office, "127.0.0.32")[0]
             after = [r for r in _rounds(url, office) if r > added_at[office]]
             assert first in after[:2], (office, first, after)  # within two rounds of the change
+        # Shanghai's agent serves the candidates it measures, the added one too, as Prometheus metrics.
+        scraped = _scrape(port)
+        for host, provider in (("127.0.0.31", "raksmart"), ("127.0.0.32", "vendorb")):
+            sent = re.search(
+                rf'linkvet_probe_sent_total{{[^}}]*host="{re.escape(host)}"[^}}]*provider="{provider}"'
+                rf'[^}}]*vantage="shanghai"}} (\S+)',
+                scraped,
+            )
+            assert sent is not None and float(sent.group(1)) >= 10, (host, scraped[-3000:])
         shown = json.loads(_ok(_linkvet(lead, "eval", "show", "q1", "--json", "--db", url)))
     agents = {a["office"]: a for a in shown["agents"]}
     assert set(agents) == {"shanghai", "beijing"}
