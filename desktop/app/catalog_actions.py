@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from catalogs.loader import CatalogSet
 from desktop.app.context import AppContext
+from desktop.usecases.overlay_home import OverlayHome
 from desktop.usecases.user_catalogs import copy_offering, delete_offering
 
 if TYPE_CHECKING:
@@ -32,13 +33,17 @@ if TYPE_CHECKING:
     from desktop.app.questionnaire_import import QuestionnaireImportDialog
 
 
-def delete_in_worker(catalogs: CatalogSet, provider: str, offering: str) -> tuple[str, str]:
-    delete_offering(catalogs, provider, offering)
+def delete_in_worker(
+    catalogs: CatalogSet, provider: str, offering: str, home: OverlayHome | None = None
+) -> tuple[str, str]:
+    delete_offering(catalogs, provider, offering, home)
     return provider, offering
 
 
-def copy_in_worker(catalogs: CatalogSet, provider: str, offering: str, new_id: str) -> tuple[str, str, str]:
-    copy_offering(catalogs, provider, offering, new_id)
+def copy_in_worker(
+    catalogs: CatalogSet, provider: str, offering: str, new_id: str, home: OverlayHome | None = None
+) -> tuple[str, str, str]:
+    copy_offering(catalogs, provider, offering, new_id, folder=home)
     return provider, offering, new_id
 
 
@@ -154,6 +159,7 @@ class CatalogActions(QWidget):
             self.catalog_screen.view.catalogs,
             provider,
             offering,
+            self.context.facts_home(),
             on_done=self._deleted,
             on_error=self._failed,
         )
@@ -192,6 +198,7 @@ class CatalogActions(QWidget):
             provider,
             offering,
             new_id,
+            self.context.facts_home(),
             on_done=self._copied,
             on_error=self._failed,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
@@ -40,6 +40,9 @@ from desktop.usecases.offerings import CatalogView, load_view
 from desktop.usecases.probe_list import entries_from_region
 from desktop.usecases.user_catalogs import user_offerings
 
+if TYPE_CHECKING:
+    from probes.store_location import StoreLocation
+
 GPU_FAMILIES = (
     "",
     "H100",
@@ -56,9 +59,10 @@ GPU_FAMILIES = (
 )
 
 
-def load_screen() -> tuple[CatalogView, set[tuple[str, str]]]:
-    """The worker's part: the catalogs as the screen shows them, and the offerings of the user's own."""
-    view = load_view()
+def load_screen(db: StoreLocation | None = None) -> tuple[CatalogView, set[tuple[str, str]]]:
+    """The worker's part: the catalogs as the screen shows them (with the team's facts when the window's
+    store `db` is PostgreSQL), and the offerings of the user's own."""
+    view = load_view(db=db)
     return view, user_offerings(view.catalogs)
 
 
@@ -176,7 +180,13 @@ class CatalogScreen(QWidget):
     def reload(self) -> None:
         self.count.setText(self.tr("Loading the catalogs…"))
         self._loads += 1
-        self.context.workers.submit(_tagged_load, self._loads, on_done=self._loaded, on_error=self._failed)
+        self.context.workers.submit(
+            _tagged_load,
+            self._loads,
+            self.context.settings.store_location,
+            on_done=self._loaded,
+            on_error=self._failed,
+        )
 
     @property
     def loading(self) -> bool:
@@ -513,5 +523,5 @@ class CatalogScreen(QWidget):
         super().changeEvent(event)
 
 
-def _tagged_load(load: int) -> tuple[int, tuple[CatalogView, set[tuple[str, str]]]]:
-    return load, load_screen()
+def _tagged_load(load: int, db: StoreLocation | None) -> tuple[int, tuple[CatalogView, set[tuple[str, str]]]]:
+    return load, load_screen(db)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QWidget
@@ -14,6 +15,9 @@ from desktop.app.errors import error_text
 from desktop.app.models.target_list import TargetListModel
 from desktop.app.settings import AppSettings
 from desktop.app.workers import Workers
+
+if TYPE_CHECKING:
+    from desktop.usecases.overlay_home import OverlayHome
 
 
 class Reporter(QObject):
@@ -57,3 +61,11 @@ class AppContext:
     catalog_events: CatalogsChanged = field(default_factory=CatalogsChanged)
     # Show another screen by its key (the main window sets it): the home's Trace and Write the report….
     go_to: Callable[[str], QWidget] | None = None
+
+    def facts_home(self) -> OverlayHome:
+        """Where the window keeps what the user learns about vendors (an offering edited, a questionnaire
+        imported): the team's store when the window's store is PostgreSQL (each change a record with this
+        machine's office and user, read by every office), else the user's catalog folder."""
+        from desktop.usecases.overlay_home import overlay_home
+
+        return overlay_home(db=self.settings.store_location)

@@ -44,7 +44,7 @@ def export_in_worker(job: ExportJob, needs: Mapping[str, Any] | None) -> tuple[E
     from catalogs.needs import validate_needs
     from desktop.usecases.offerings import load_catalog_set
 
-    catalogs = load_catalog_set()
+    catalogs = load_catalog_set(db=job.db_path)  # with the team's facts when the store is PostgreSQL
     profile = validate_needs(dict(needs)) if needs is not None else None
     result = run_export(replace(job, catalogs=catalogs, needs=profile))
     notes = [

@@ -290,6 +290,8 @@ class MainWindow(QMainWindow):
             self.language_actions[self.language.code].setChecked(True)
         if key in (AppSettings.DATA_DIR, AppSettings.STORE_URL):
             self.context.store_events.changed.emit()
+        if key == AppSettings.STORE_URL:  # another store: another team's vendor facts (or none)
+            self.context.catalog_events.changed.emit()
         self._update_store_label()
 
     def open_settings(self) -> None:

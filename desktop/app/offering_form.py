@@ -39,6 +39,7 @@ from desktop.app.context import AppContext
 from desktop.app.offering_fields_panel import ERROR_STYLE, NOTE_STYLE, FieldRow, OfferingFields, plain_label
 from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.export.safety import neutralise
+from desktop.usecases.overlay_home import OverlayHome
 from desktop.usecases.user_catalogs import (
     FieldProblem,
     OfferingInvalid,
@@ -70,11 +71,14 @@ def check_in_worker(
     source: str,
     as_of: str,
     forget: tuple[str, ...] = (),
+    home: OverlayHome | None = None,
 ) -> tuple[int, list[FieldProblem]]:
     if new:
-        return generation, check_new_offering(catalogs, provider, offering, values, source, as_of or None)
+        return generation, check_new_offering(
+            catalogs, provider, offering, values, source, as_of or None, home
+        )
     return generation, check_offering(
-        catalogs, provider, offering, values, source, as_of or None, None, forget
+        catalogs, provider, offering, values, source, as_of or None, home, forget
     )
 
 
@@ -87,11 +91,14 @@ def save_in_worker(
     source: str,
     as_of: str,
     forget: tuple[str, ...] = (),
+    home: OverlayHome | None = None,
 ) -> Saved:
+    """Written where the window keeps the user's facts (`home`: the team's store in team mode; None: the
+    user's catalog folder)."""
     try:
         if new:
-            return Saved(create_offering(catalogs, provider, offering, values, source, as_of or None))
-        return Saved(save_offering(catalogs, provider, offering, values, source, as_of or None, None, forget))
+            return Saved(create_offering(catalogs, provider, offering, values, source, as_of or None, home))
+        return Saved(save_offering(catalogs, provider, offering, values, source, as_of or None, home, forget))
     except OfferingInvalid as exc:
         return Saved(None, exc.problems)
 
@@ -241,6 +248,7 @@ class OfferingForm(QDialog):
             self.source.text().strip(),
             self.as_of.text().strip(),
             self.forgotten(),
+            self.context.facts_home(),
             on_done=self._checked_values,
             on_error=self._failed,
         )
@@ -326,6 +334,7 @@ class OfferingForm(QDialog):
             self.source.text().strip(),
             self.as_of.text().strip(),
             self.forgotten(),
+            self.context.facts_home(),
             on_done=self._saved,
             on_error=self._failed,
         )

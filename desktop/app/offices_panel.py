@@ -46,7 +46,7 @@ def load_offices(
     from probes.analysis import Scope
 
     return stored_vantage_comparisons(
-        location, windows, load_catalog_set(), Scope(since_us=since_us, until_us=until_us)
+        location, windows, load_catalog_set(db=location), Scope(since_us=since_us, until_us=until_us)
     )
 
 

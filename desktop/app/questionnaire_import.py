@@ -48,6 +48,7 @@ from desktop.app.widgets.screen_fit import fit_to_screen
 from desktop.export.safety import neutralise
 from desktop.i18n import language
 from desktop.usecases.files import not_a_file
+from desktop.usecases.overlay_home import OverlayHome
 from desktop.usecases.questionnaire import (
     AnswerProblem,
     AnswersInvalid,
@@ -72,6 +73,8 @@ class Request:
     source: str
     as_of: str
     skip_invalid: bool
+    # where the answers go: the team's store in team mode, else the user's folder (not a field the user sees)
+    home: OverlayHome | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,7 @@ def preview_in_worker(request: Request, catalogs: CatalogSet) -> PreviewOutcome:
             source=request.source or None,
             as_of=request.as_of or None,
             skip_invalid=request.skip_invalid,
+            folder=request.home,
         )
     except AnswersInvalid as exc:
         return PreviewOutcome(None, exc.problems)
@@ -106,6 +110,7 @@ def import_in_worker(request: Request, catalogs: CatalogSet, keep: frozenset[str
         as_of=request.as_of or None,
         skip_invalid=request.skip_invalid,
         keep=keep,
+        folder=request.home,
     )
 
 
@@ -191,6 +196,7 @@ class QuestionnaireImportDialog(QDialog):
             self.source.text().strip(),
             self.as_of.text().strip(),
             self.skip_invalid.isChecked(),
+            self.context.facts_home(),
         )
 
     def _ask_file(self) -> None:

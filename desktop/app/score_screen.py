@@ -11,6 +11,7 @@ an offering saved on the Catalog screen, a questionnaire imported), so the score
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -249,7 +250,7 @@ class ScoreScreen(QWidget):
         self.context.workers.submit(
             _tagged,
             self._catalog_loads,
-            load_catalog_set,
+            functools.partial(load_catalog_set, db=self.context.settings.store_location),
             on_done=self._catalogs_tagged,
             on_error=self._failed,
         )

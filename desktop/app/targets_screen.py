@@ -4,6 +4,7 @@ by `desktop.app.probe_list_book`."""
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -148,7 +149,9 @@ class TargetsScreen(QWidget):
 
         self.catalog_button.setEnabled(False)
         self.context.workers.submit(
-            load_catalog_set, on_done=self._catalogs_loaded, on_error=self._catalogs_failed
+            functools.partial(load_catalog_set, db=self.context.settings.store_location),
+            on_done=self._catalogs_loaded,
+            on_error=self._catalogs_failed,
         )
 
     def _forget_catalogs(self) -> None:

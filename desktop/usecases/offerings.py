@@ -114,10 +114,10 @@ def rows_with_reference(loaded: CatalogSet) -> list[dict[str, Any]]:
     return rows
 
 
-def load_view(paths: list[Path] | None = None) -> CatalogView:
-    """Load the catalogs (the bundled ones by default, with the user's merged over them); a broken file is
-    reported, the others still load."""
-    loaded = load_with_user(paths)
+def load_view(paths: list[Path] | None = None, *, db: StoreLocation | None = None) -> CatalogView:
+    """Load the catalogs (the bundled ones by default, with the user's and the team's facts merged over them,
+    as `load_catalog_set`); a broken file is reported, the others still load."""
+    loaded = load_catalog_set(paths, db=db)
     return CatalogView(loaded, rows_with_reference(loaded), [str(e) for e in loaded.errors])
 
 

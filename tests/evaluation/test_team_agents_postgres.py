@@ -1,19 +1,22 @@
 """Offices that follow the evaluation, on a real PostgreSQL server and real `linkvet` processes, each office a
 home of its own (its own data, state, config and catalog folders): an evaluation made in one home, two agents
 started with no plan file (`linkvet agent --vantage …`), each measuring it to loopback endpoints and saying its
-health (`linkvet eval show`); a candidate added in one home is measured by both within two rounds; a
-questionnaire imported in one home changes `score --eval` in the other; a rule that needs 2 of the 2 offices
-fires once when both see the breach and not while one does (a webhook receiver on loopback); an agent killed
-with SIGKILL, and the server stopped under two agents: every finished round stored once."""
+health (`linkvet eval show`; one serves Prometheus metrics); a candidate added in one home is measured by both
+within two rounds; a questionnaire imported in one home changes `score --eval` in the other; a rule that needs
+2 of the 2 offices fires once when both see the breach and not while one does (a webhook receiver on
+loopback); an agent killed with SIGKILL, the server stopped under two agents, and an agent started while the
+server is down (measuring the plans it kept): every finished round stored once."""
 
 from __future__ import annotations
 
 import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -78,6 +81,17 @@ def _agent(home: Path, url: str, office: str, *extra: str) -> Iterator[subproces
             except subprocess.TimeoutExpired:
                 agent.kill()
                 agent.communicate(timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _scrape(port: int) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        return str(response.read().decode("utf-8"))
 
 
 def _log(home: Path) -> str:
@@ -187,7 +201,12 @@ def test_two_agents_without_a_plan_measure_the_evaluation_and_a_candidate_added_
     url = postgres_url
     lead, shanghai, beijing = tmp_path / "lead", tmp_path / "shanghai", tmp_path / "beijing"
     _evaluation(lead, url)
-    with _agent(shanghai, url, "shanghai", "--carrier", "ct") as a, _agent(beijing, url, "beijing") as b:
+    port = _free_port()
+    metrics = ("--metrics-listen", f"127.0.0.1:{port}")
+    with (
+        _agent(shanghai, url, "shanghai", "--carrier", "ct", *metrics) as a,
+        _agent(beijing, url, "beijing") as b,
+    ):
         _until(
             lambda: (
                 len(_measured(url, "shanghai", "127.0.0.31")) >= 1
@@ -214,6 +233,15 @@ def test_two_agents_without_a_plan_measure_the_evaluation_and_a_candidate_added_
             first = _measured(url, office, "127.0.0.32")[0]
             after = [r for r in _rounds(url, office) if r > added_at[office]]
             assert first in after[:2], (office, first, after)  # within two rounds of the change
+        # Shanghai's agent serves the candidates it measures, the added one too, as Prometheus metrics.
+        scraped = _scrape(port)
+        for host, provider in (("127.0.0.31", "raksmart"), ("127.0.0.32", "vendorb")):
+            sent = re.search(
+                rf'linkvet_probe_sent_total{{[^}}]*host="{re.escape(host)}"[^}}]*provider="{provider}"'
+                rf'[^}}]*vantage="shanghai"}} (\S+)',
+                scraped,
+            )
+            assert sent is not None and float(sent.group(1)) >= 10, (host, scraped[-3000:])
         shown = json.loads(_ok(_linkvet(lead, "eval", "show", "q1", "--json", "--db", url)))
     agents = {a["office"]: a for a in shown["agents"]}
     assert set(agents) == {"shanghai", "beijing"}
@@ -414,6 +442,39 @@ def test_the_server_stopped_under_two_agents_every_finished_round_is_stored_once
     for office, home in (("shanghai", shanghai), ("beijing", beijing)):
         assert stored[office] == _finished(_log(home)), (office, stored, _log(home)[-2000:])
         assert "Traceback" not in _log(home)
+
+
+def test_an_agent_started_while_its_server_is_down_measures_the_plans_it_kept_and_forwards_them(
+    own_postgres: PostgresServer, tmp_path: Path
+) -> None:
+    url = own_postgres.url()
+    lead, shanghai = tmp_path / "lead", tmp_path / "shanghai"
+    _evaluation(lead, url, every="5s")
+    once = _linkvet(
+        shanghai, "agent", "--vantage", "shanghai", "--once", "--db", url, "--log-file", "once.txt"
+    )
+    # One round with the server up: the agent keeps the plans it measured for a start without the server.
+    assert once.returncode == 0, once.stderr
+    own_postgres.stop()
+    with _agent(shanghai, url, "shanghai") as agent:
+        _until(
+            lambda: _log(shanghai).count("could not store the round (kept in the spool") >= 2,
+            what="2 rounds spooled by an agent that started with its server down",
+        )
+        log = _log(shanghai)
+        assert "measuring the 1 evaluation this agent measured last" in log, log
+        assert agent.poll() is None
+        own_postgres.start()
+        wait_until_accepting(url)
+        _until(lambda: _spooled(shanghai) == 0, what="the backlog forwarded")
+        _until(
+            lambda: "the store answers again: following its evaluations" in _log(shanghai), what="following"
+        )
+        agent.send_signal(signal.SIGTERM)
+        _out, err = agent.communicate(timeout=60)
+    assert agent.returncode == 0, err
+    stored = _each_round_once(url)["shanghai"]
+    assert stored == _finished(_log(shanghai)) + 1  # and the --once round before
 
 
 @pytest.fixture(autouse=True)

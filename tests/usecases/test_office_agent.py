@@ -101,6 +101,15 @@ def test_the_follower_reads_the_store_again_and_says_the_agents_health(tmp_path:
         save_evaluation(store, replace(changed, peak_windows=(evening,)))
         plan = follower.replan(store)
         assert plan is not None and str(evening) in {str(w) for w in plan.peak_windows}
+        # A candidate taken out: the next replan no longer measures it.
+        save_evaluation(
+            store, replace(changed, peak_windows=(evening,)).without_candidate("gcp/asia-northeast1")
+        )
+        plan = follower.replan(store)
+        assert plan is not None and sorted({p.target.host for p in plan.targets}) == [
+            "127.0.0.11",
+            "127.0.0.13",
+        ]
         health = {(h.vantage, h.evaluation_or_plan): h for h in store.agents()}
         assert set(health) == {("shanghai", "q1"), ("shanghai", "q2")}
         said = health[("shanghai", "q1")]
