@@ -59,7 +59,7 @@ def load_home(db: StoreLocation, wanted: str) -> HomeData:
     from desktop.usecases.evidence import evidence_table
     from desktop.usecases.offerings import load_catalog_set
 
-    catalogs = load_catalog_set()
+    catalogs = load_catalog_set(db=db)  # the team's facts too, with a PostgreSQL store
     names = [info.name for info in list_evaluations(db)]
     name = wanted if wanted in names else (names[0] if names else None)
     table = evidence_table(db, name, catalogs) if name is not None else None

@@ -358,16 +358,35 @@ class MeasuringPanel(QGroupBox):
         return sentences(parts)
 
     def _others(self, status: MeasuringStatus | None) -> str:
-        if status is None or not status.health:
+        """Every other office's agent of the evaluation as its health in the store says
+        (`desktop.usecases.agent_health`: measuring, spooling, silent or none yet), as `linkvet eval show`
+        lists them."""
+        if status is None or self.evaluation is None:
             return ""
+        from desktop.usecases.agent_health import office_agents
+        from probes.timestamps import now_us
+        from probes.vantage import THIS_MACHINE
+
+        here = status.vantage or THIS_MACHINE
         lines = []
-        for health in status.health:
-            if health.vantage == (status.vantage or ""):
+        for agent in office_agents(self.evaluation, status.health, now_us()):
+            if agent.office == here:
+                continue
+            health = agent.health
+            if health is None:
+                lines.append(
+                    self.tr("{office}: no agent has reported").format(office=vantage_name(agent.office))
+                )
                 continue
             last = self._time(health.last_round_us / 1e6) if health.last_round_us else self.tr("none yet")
+            state = {
+                "measuring": self.tr("measuring"),
+                "spooling": self.tr("%n round(s) in its spool", "", health.spooled_rounds),
+                "silent": self.tr("silent since {time}").format(time=self._time(health.updated_us / 1e6)),
+            }.get(agent.state, agent.state)
             lines.append(
-                self.tr("{office}: last round {time} on {host}").format(
-                    office=vantage_name(health.vantage), time=last, host=health.host
+                self.tr("{office}: {state}, last round {time} on {host}").format(
+                    office=vantage_name(agent.office), state=state, time=last, host=health.host
                 )
             )
         return self.tr("Other offices' agents: {agents}").format(agents="; ".join(lines)) if lines else ""

@@ -451,27 +451,29 @@ def measuring_status(
     from probes.store_location import exists
 
     location = location_or_default(db)
-    plan = _plan(evaluation, catalogs, vantage)
-    status = agent_status(plan, location)
+    # An evaluation without candidates yet has nothing to measure: no plan, no lock, no rounds.
+    plan = _plan(evaluation, catalogs, vantage) if evaluation.candidates else None
+    status = agent_status(plan, location) if plan is not None else None
     agent = find_agent(location, evaluation.name, vantage)
-    holder = _holder(location, plan)
+    holder = _holder(location, plan) if plan is not None else None
+    unreachable = None if status is None or status.unreachable is None else str(status.unreachable)
     health: tuple[AgentHealth, ...] = ()
-    if exists(location) and status.unreachable is None:
+    if exists(location) and unreachable is None:
         with contextlib.suppress(StoreError), Store(location, readonly=True) as store:
             health = tuple(store.agents(evaluation_or_plan=evaluation.name))
     measuring = (agent is not None and agent.alive) or (holder is not None and holder.alive)
-    upcoming = next_rounds(plan, 1)[0][0] if measuring and plan.targets else None
+    upcoming = next_rounds(plan, 1)[0][0] if plan is not None and measuring and plan.targets else None
     return MeasuringStatus(
         evaluation.name,
         vantage,
         agent,
         holder,
-        status.last_round[1] if status.last_round else None,
-        status.spooled_rounds,
+        status.last_round[1] if status is not None and status.last_round else None,
+        status.spooled_rounds if status is not None else 0,
         upcoming,
-        len(plan.targets),
+        len(plan.targets) if plan is not None else 0,
         health,
-        None if status.unreachable is None else str(status.unreachable),
+        unreachable,
     )
 
 

@@ -200,3 +200,31 @@ def test_the_quit_question_names_the_probe_screens_scheduler(window, qtbot) -> N
     window.quit_box.button(QMessageBox.StandardButton.Cancel).click()
     probe.scheduler.stop()
     qtbot.waitUntil(lambda: not probe.scheduler.running, timeout=30_000)
+
+
+def test_the_other_offices_agents_are_listed_with_their_health(window, qtbot) -> None:  # type: ignore[no-untyped-def]
+    """What `linkvet eval show` lists, the home says too: each other office's agent measuring, spooling or
+    silent, and an office whose agent never reported."""
+    from catalogs.evaluation.model import Office
+    from desktop.usecases.evaluation import new_evaluation
+    from probes.store import AgentHealth
+
+    db = window.context.settings.store_location
+    offices = [Office("shanghai", "ct"), Office("beijing", "cu"), Office("shenzhen", "cm"), Office("chengdu")]
+    new_evaluation(db, "team", EXAMPLE_NEEDS, offices=offices)
+    now = now_us()
+    with Store(db) as store:
+        store.put_agent(AgentHealth("beijing", "team", "bj-box", 11, "0.1.0", now - 60_000_000, 0, now))
+        store.put_agent(AgentHealth("shenzhen", "team", "sz-box", 12, "0.1.0", now - 60_000_000, 3, now))
+        long_ago = now - 86_400_000_000
+        store.put_agent(AgentHealth("chengdu", "team", "cd-box", 13, "0.1.0", long_ago, 0, long_ago))
+    home = _home(window)
+    home.reload("team")
+    qtbot.waitUntil(lambda: home.evaluation is not None and home.evaluation.name == "team", timeout=30_000)
+    home.panel.office.setCurrentIndex(home.panel.office.findData("shanghai"))
+    qtbot.waitUntil(lambda: "bj-box" in home.panel.others.text(), timeout=30_000)
+    said = home.panel.others.text()
+    assert "shanghai" not in said  # this computer's office is the panel's own sentence
+    assert "beijing: measuring, last round" in said and "on bj-box" in said
+    assert "shenzhen: 3 round(s) in its spool" in said
+    assert "chengdu: silent since" in said

@@ -1348,12 +1348,30 @@ It writes {file} and switches it on ({command}).</source>
         </translation>
     </message>
     <message>
+        <source>{office}: no agent has reported</source>
+        <translation>{office}：尚无测量代理报告</translation>
+    </message>
+    <message>
         <source>none yet</source>
         <translation>尚无</translation>
     </message>
     <message>
-        <source>{office}: last round {time} on {host}</source>
-        <translation>{office}：最近一轮 {time}，在 {host} 上</translation>
+        <source>measuring</source>
+        <translation>正在测量</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n round(s) in its spool</source>
+        <translation>
+            <numerusform>其缓存中有 %n 轮</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>silent since {time}</source>
+        <translation>自 {time} 起无消息</translation>
+    </message>
+    <message>
+        <source>{office}: {state}, last round {time} on {host}</source>
+        <translation>{office}：{state}，最近一轮 {time}，在 {host} 上</translation>
     </message>
     <message>
         <source>Other offices&apos; agents: {agents}</source>
