@@ -295,6 +295,7 @@ def test_three_vendors_two_offices_one_peak_to_a_decision(tmp_path: Path, postgr
         # the peak window set to the next whole minute; the chores and off-peak rounds until it opens, rounds
         # through it, the chores that did not fit before it after it ------------------------------------------
         offices = Offices(lab, tmp_path / "offices", db, _env)
+        setup_s = time.monotonic() - started
         offices.each(EVAL, far, "first")
         window = Window.after(LEAD_S, WINDOW_MINUTES)
         _set_peak(team, tmp_path, window)
@@ -444,6 +445,9 @@ def test_three_vendors_two_offices_one_peak_to_a_decision(tmp_path: Path, postgr
         == f"linkvet schedule --eval {EVAL} --vantage shanghai"
     )
 
-    print(f"\nstory: measured in {measured_s:.0f} s; rounds: {rounds}")
+    print(
+        f"\nstory: set up in {setup_s:.0f} s, measured until {measured_s:.0f} s, checked at "
+        f"{time.monotonic() - started:.0f} s; window {window}; rounds: {rounds}"
+    )
     print(team.run("eval", "show", EVAL, "--db", db))
     print(team.run("score", "--eval", EVAL, "--top", "3", "--db", db))
