@@ -9,6 +9,7 @@ import datetime as dt
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from catalogs.facts import Provenance, host_problem, url_problem
 from catalogs.i18n import _
@@ -162,11 +163,22 @@ def answer_problem(question: Question, value: Any) -> tuple[str, str] | None:
     return None
 
 
+# A URL whose last path segment ends in one of these is a page for people, not a file to download.
+_PAGE_SUFFIXES = (".html", ".htm", ".shtml", ".php", ".asp", ".aspx", ".jsp", ".cgi")
+
+
 def _endpoint(text: str) -> dict[str, Any]:
-    """A test address as a catalog endpoint: a URL (anything with `scheme:`, checked as a URL) is a
-    looking-glass page, anything else a ping target."""
+    """A test address as a catalog endpoint: a URL (anything with `scheme:`, checked as a URL) naming a file
+    (`…/100MB.test`, `…/large.bin`: its last path segment has an extension, not a web page's) is a test file
+    that linkvet downloads; any other URL a looking-glass page; anything else a ping target."""
     if "://" in text or text.lower().startswith(("javascript:", "file:", "data:", "mailto:", "vbscript:")):
-        return {"kind": "looking_glass", "url": text}
+        try:
+            name = urlsplit(text).path.rsplit("/", 1)[-1].lower()
+        except ValueError:  # not a URL at all: the answer's check says why
+            name = ""
+        stem, dot, suffix = name.rpartition(".")
+        is_file = bool(dot and stem and suffix) and not name.endswith(_PAGE_SUFFIXES)
+        return {"kind": "http_file" if is_file else "looking_glass", "url": text}
     return {"kind": "ping", "host": text}
 
 

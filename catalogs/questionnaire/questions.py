@@ -61,7 +61,7 @@ class Question:
         if self.kind == "texts":
             return _("one or more, separated by commas")
         if self.kind == "endpoints":
-            return _("IP addresses, host names or looking-glass URLs, separated by commas")
+            return _("IP addresses, host names, test-file or looking-glass URLs, separated by commas")
         return _("text")
 
 
@@ -183,7 +183,7 @@ def region_questions() -> list[Question]:
         Question(
             "region",
             "endpoints",
-            _("Test IPs or looking-glass addresses in this region"),
+            _("Test IPs, test-file URLs (e.g. …/100MB.test) or looking-glass addresses in this region"),
             _(
                 "linkvet measures the line from your office to these addresses, above all at peak hours (001, 003)."
             ),

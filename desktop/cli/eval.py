@@ -58,7 +58,11 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     new.set_defaults(run=run_new)
 
     add = verbs.add_parser(
-        "add", help=_("add a candidate (a provider or region not in the catalogs is created)")
+        "add",
+        help=_(
+            "add a candidate (a provider or region not in the catalogs is created), or test endpoints to one "
+            "it has"
+        ),
     )
     add.add_argument("name", metavar="NAME")
     add.add_argument("--provider", required=True, metavar="ID")
@@ -182,7 +186,23 @@ def run_add(args: argparse.Namespace) -> int:
                 ).format(what=what, file=added.catalog_file)
             )
         )
-    candidate = added.evaluation.candidates[-1]
+    candidate = added.candidate
+    if added.new_endpoints:
+        print(
+            printable(
+                ngettext(
+                    "{count} test endpoint added to {candidate} of {name}: {endpoints}",
+                    "{count} test endpoints added to {candidate} of {name}: {endpoints}",
+                    len(added.new_endpoints),
+                ).format(
+                    count=len(added.new_endpoints),
+                    candidate=candidate.label,
+                    name=args.name,
+                    endpoints=", ".join(added.new_endpoints),
+                )
+            )
+        )
+        return EXIT_OK
     print(
         printable(
             ngettext(

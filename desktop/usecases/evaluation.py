@@ -66,11 +66,14 @@ class EvaluationInfo:
 
 @dataclass(frozen=True, slots=True)
 class Added:
-    """What `add_candidate` did: the evaluation now, and what it created in the user's catalogs."""
+    """What `add_candidate` did: the evaluation now, the candidate (new, or one it had with more test
+    endpoints now), and what it created in the user's catalogs."""
 
     evaluation: Evaluation
     created: tuple[str, ...]  # "provider vendorb", "region vendorb/sha-1"
     catalog_file: Path | str | None  # the user's overlay file, or the team store
+    candidate: Candidate
+    new_endpoints: tuple[str, ...] = ()  # the endpoints given to a candidate it had already
 
 
 def _open(db: StoreLocation | None) -> Store:
@@ -167,16 +170,27 @@ def add_candidate(
 ) -> Added:
     """Add a candidate; a provider or region the catalogs do not have is created in the user's catalogs with
     its id and name only (nothing else claimed; the source says who added it and when): in the team store
-    when `db` is a PostgreSQL one (every office's agent then knows it), else in the user's folder."""
+    when `db` is a PostgreSQL one (every office's agent then knows it), else in the user's folder. A
+    candidate the evaluation has already gets the endpoints given that it does not have yet (the next step
+    `eval show` names for a test URL); given nothing new, it is refused as a candidate twice."""
     check_name(provider, _("provider"))
     check_name(region, _("region"))
     endpoints = check_endpoints(list(endpoints), f"{provider}/{region}")
     candidate = Candidate(provider, region, offering, line_type, endpoints)
     with _open(db) as store:
         evaluation = _read(store, name)
-        changed = evaluation.with_candidate(
-            candidate
-        )  # a candidate twice is refused before anything is written
+        existing = next((c for c in evaluation.candidates if c.key == candidate.key), None)
+        if existing is not None and line_type in (None, existing.line_type):
+            more = tuple(e for e in endpoints if e not in existing.endpoints)
+            if more:
+                changed = evaluation.with_endpoints(existing.label, more)
+                grown = changed.candidate(existing.label)
+                assert grown is not None
+                _endpoints_not_shared(changed, grown)
+                save_evaluation(store, changed)
+                return Added(changed, (), None, grown, more)
+        # A candidate twice is refused before anything is written.
+        changed = evaluation.with_candidate(candidate)
         _endpoints_not_shared(changed, candidate)
         from desktop.usecases.overlay_home import overlay_home
 
@@ -188,7 +202,7 @@ def add_candidate(
             catalogs = reload(folder=catalog_folder, db=db)
         check_candidate(candidate, catalogs)
         save_evaluation(store, changed)
-    return Added(changed, tuple(created), path)
+    return Added(changed, tuple(created), path, candidate)
 
 
 @dataclass(frozen=True, slots=True)

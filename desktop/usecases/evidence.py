@@ -181,9 +181,11 @@ def line_cell(
 
 
 def _add_url(evaluation: Evaluation, candidate: Candidate) -> str:
+    """The command that gives this candidate (its offering too, so no second candidate is made) a test URL."""
+    offering = f" --offering {candidate.offering}" if candidate.offering else ""
     return (
-        f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region {candidate.region} "
-        "--test-ip URL"
+        f"linkvet eval add {evaluation.name} --provider {candidate.provider} --region {candidate.region}"
+        f"{offering} --test-ip URL"
     )
 
 
@@ -311,6 +313,13 @@ def route_out_cell(
                 None,
                 figures,
             )
+        elif route.measured_class is None:
+            text = ngettext(
+                "none of {traces} trace passed a listed backbone: the route says nothing of the line yet",
+                "none of {traces} traces passed a listed backbone: the route says nothing of the line yet",
+                route.traces,
+            ).format(traces=route.traces)
+            per_office[office] = Cell("partial", text, None, figures)
         else:
             text = (
                 _("measured {measured}; nothing claimed to check it against").format(

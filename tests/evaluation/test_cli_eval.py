@@ -176,6 +176,11 @@ def test_the_same_candidate_or_endpoint_twice_and_bad_names_are_refused(run_link
     _ok(run_linkvet(*add, "--test-ip", "127.0.0.31"))
     twice = run_linkvet(*add)
     assert twice.returncode == 2 and "lambda/us-west-1 is a candidate of q1 already" in twice.stderr
+    # The same candidate with a test endpoint it does not have yet: the endpoint is added, no second candidate.
+    more = _ok(run_linkvet(*add, "--test-ip", "127.0.0.31", "--test-ip", "http://127.0.0.31/large.bin"))
+    assert "1 test endpoint added to lambda/us-west-1 of q1: http://127.0.0.31/large.bin" in more
+    (candidate,) = json.loads(_ok(run_linkvet("eval", "show", "q1", "--json", "--db", db)))["candidates"]
+    assert candidate["endpoints"] == ["127.0.0.31", "http://127.0.0.31/large.bin"]
     shared = run_linkvet(
         "eval",
         "add",

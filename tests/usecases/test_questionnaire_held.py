@@ -141,7 +141,31 @@ def test_an_endpoint_must_be_an_ip_a_host_name_or_an_http_url(
     )
     (problem,) = problems.values()
     assert problem.key == "region[san-jose].endpoints" and why in problem.message
-    assert problem.expected == "IP addresses, host names or looking-glass URLs, separated by commas"
+    assert (
+        problem.expected == "IP addresses, host names, test-file or looking-glass URLs, separated by commas"
+    )
+
+
+def test_a_test_file_url_is_downloaded_a_page_url_is_a_looking_glass_and_an_address_is_pinged(
+    tmp_path: Path, answered: Path, user_dir: Path
+) -> None:
+    given = (
+        "203.0.113.9, lg.example.net, https://lg.example.net/, http://198.18.1.1/100MB.test, "
+        "https://speed.example.net/files/large.bin?x=1, https://lg.example.net/lg.php, https://x.example.net/a/"
+    )
+    path = with_answers(answered, tmp_path / "files.xlsx", {"region[san-jose].endpoints": given})
+    import_questionnaire(path, load_catalog_set(), "raksmart")
+    region = next(r for r in load_catalog_set().provider("raksmart").regions if r.id == "san-jose")  # type: ignore[union-attr]
+    kinds = {e.url or e.host: e.kind for e in region.endpoints}
+    assert {address: kinds.get(address) for address in given.split(", ")} == {
+        "203.0.113.9": "ping",
+        "lg.example.net": "ping",
+        "https://lg.example.net/": "looking_glass",
+        "http://198.18.1.1/100MB.test": "http_file",
+        "https://speed.example.net/files/large.bin?x=1": "http_file",
+        "https://lg.example.net/lg.php": "looking_glass",
+        "https://x.example.net/a/": "looking_glass",
+    }
 
 
 @pytest.mark.parametrize(
