@@ -21,7 +21,7 @@ from probes.i18n import _, clauses, ngettext
 from probes.inputfile import parse_toml, read_text
 
 REFERENCE_PATH = Path(__file__).with_name("nccl_reference.toml")
-Judgement = Literal["at-reference", "below-reference", "no-reference", "not-judged"]
+ReferenceVerdict = Literal["at-reference", "below-reference", "no-reference", "not-judged"]
 
 
 def _matches_names(keys: Sequence[str], names: Sequence[str]) -> bool:
