@@ -180,7 +180,7 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
     ReadError naming the line."""
     lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
     header_at = _header_at(lines, where)
-    columns = _columns(lines[header_at])
+    columns = _header_columns(lines[header_at])
     gpus = _header_gpus(columns, header_at, where)
     rows, extra_rows, nic_names = _body(lines, header_at, columns)
     pairs, paths = _gpu_pairs(gpus, columns, rows, header_at, where)
@@ -213,7 +213,7 @@ def _header_at(lines: list[str], where: str) -> int:
     return header_at
 
 
-def _columns(header: str) -> list[str]:
+def _header_columns(header: str) -> list[str]:
     """The header's GPU and NIC columns, up to the affinity columns (CPU, NUMA, GPU NUMA ID)."""
     columns: list[str] = []
     for token in header.split():
