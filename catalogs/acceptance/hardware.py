@@ -275,7 +275,11 @@ def management_checks(
     report: Mapping[str, Any], provider: ProviderCatalog, offering: Offering
 ) -> list[Check]:
     mgmt = report.get("facts", {}).get("management") or {}
-    checks: list[Check] = []
+    return [_bmc_check(mgmt, provider, offering), _power_check(report, mgmt, offering)]
+
+
+def _bmc_check(mgmt: Mapping[str, Any], provider: ProviderCatalog, offering: Offering) -> Check:
+    """`bmc_ipmi`: the offering's claim, else the provider service's, held to whether a BMC is seen."""
     claimed = (
         offering.bmc_ipmi
         if offering.bmc_ipmi is not None
@@ -288,6 +292,33 @@ def management_checks(
         else (provider.service.provenance("bmc_ipmi") if provider.service else None)
     )
     seen = bool(mgmt.get("bmc_seen"))
+    text = _bmc_text(mgmt, seen)
+    if claimed is None:
+        return _check(
+            "bmc_ipmi",
+            None,
+            seen,
+            "unverified",
+            _unstated(text),
+            scope=scope,
+            value=True if seen else None,
+        )
+    if seen:
+        return _check(
+            "bmc_ipmi",
+            claimed,
+            True,
+            "confirmed" if claimed else "contradicted",
+            text,
+            scope=scope,
+            value=True,
+            provenance=prov,
+        )
+    return _check("bmc_ipmi", claimed, None, "unverified", text, scope=scope, provenance=prov)
+
+
+def _bmc_text(mgmt: Mapping[str, Any], seen: bool) -> str:
+    """How the BMC was seen (its device nodes, the SMBIOS entry, ipmitool's answer), or why none is."""
     how = [
         x
         for x in (
@@ -299,7 +330,7 @@ def management_checks(
         )
         if x
     ]
-    text = (
+    return (
         _("BMC seen: {how}").format(how=clauses(how))
         if seen
         else _(
@@ -307,53 +338,67 @@ def management_checks(
             "VM, cannot be seen)"
         )
     )
-    if claimed is None:
-        checks.append(
-            _check(
-                "bmc_ipmi",
-                None,
-                seen,
-                "unverified",
-                _unstated(text),
-                scope=scope,
-                value=True if seen else None,
-            )
-        )
-    elif seen:
-        checks.append(
-            _check(
-                "bmc_ipmi",
-                claimed,
-                True,
-                "confirmed" if claimed else "contradicted",
-                text,
-                scope=scope,
-                value=True,
-                provenance=prov,
-            )
-        )
-    else:
-        checks.append(_check("bmc_ipmi", claimed, None, "unverified", text, scope=scope, provenance=prov))
-    supplies = mgmt.get("power_supplies")
+
+
+def _power_check(report: Mapping[str, Any], mgmt: Mapping[str, Any], offering: Offering) -> Check:
+    """`power_redundancy`: the claim (N, N+1, 2N) held to the healthy power supplies."""
     pclaim = offering.power_redundancy
     pprov = offering.fact("power_redundancy")
-    if supplies is None:
-        checks.append(
-            _check(
-                "power_redundancy",
-                pclaim,
-                None,
-                "unverified",
-                _("power supplies not read: {reason}").format(reason=_not_read(report, "power")),
-                provenance=pprov,
-            )
+    if mgmt.get("power_supplies") is None:
+        return _check(
+            "power_redundancy",
+            pclaim,
+            None,
+            "unverified",
+            _("power supplies not read: {reason}").format(reason=_not_read(report, "power")),
+            provenance=pprov,
         )
-        return checks
     healthy = mgmt.get("power_supplies_healthy") or 0
+    text = _power_text(mgmt, healthy)
+    measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None
+    if pclaim is None:
+        return _check(
+            "power_redundancy",
+            None,
+            measured,
+            "unverified",
+            _unstated(text),
+            value=measured,
+        )
+    if pclaim == "N":
+        return _check(
+            "power_redundancy",
+            pclaim,
+            measured,
+            "confirmed" if healthy >= 1 else "contradicted",
+            text,
+            value="N",
+            provenance=pprov,
+        )
+    if healthy < 2:
+        return _check(
+            "power_redundancy", pclaim, measured, "contradicted", text, value=measured, provenance=pprov
+        )
+    if pclaim == "2N":
+        return _check(
+            "power_redundancy",
+            pclaim,
+            measured,
+            "unverified",
+            _("{supplies}; 2N needs two independent feeds, which the supplies alone do not show").format(
+                supplies=text
+            ),
+            provenance=pprov,
+        )
+    return _check("power_redundancy", pclaim, measured, "confirmed", text, value="N+1", provenance=pprov)
+
+
+def _power_text(mgmt: Mapping[str, Any], healthy: int) -> str:
+    """The supplies present and healthy, the faulty ones and the redundancy sensor's reading."""
     present = mgmt.get("power_supplies_present") or 0
     bad = [
         _("{name}: {description}").format(name=p["name"], description=p["description"])
-        for p in supplies
+        for p in mgmt["power_supplies"]
         if p.get("present") and not p.get("healthy")
     ]
     text = _("{present} power supplies present, {healthy} healthy").format(present=present, healthy=healthy)
@@ -361,51 +406,4 @@ def management_checks(
         text = _("{supplies} ({faults})").format(supplies=text, faults=clauses(bad))
     if mgmt.get("redundancy"):
         text = _("{supplies}; redundancy sensor: {sensor}").format(supplies=text, sensor=mgmt["redundancy"])
-    measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None
-    if pclaim is None:
-        checks.append(
-            _check(
-                "power_redundancy",
-                None,
-                measured,
-                "unverified",
-                _unstated(text),
-                value=measured,
-            )
-        )
-    elif pclaim == "N":
-        checks.append(
-            _check(
-                "power_redundancy",
-                pclaim,
-                measured,
-                "confirmed" if healthy >= 1 else "contradicted",
-                text,
-                value="N",
-                provenance=pprov,
-            )
-        )
-    elif healthy < 2:
-        checks.append(
-            _check(
-                "power_redundancy", pclaim, measured, "contradicted", text, value=measured, provenance=pprov
-            )
-        )
-    elif pclaim == "2N":
-        checks.append(
-            _check(
-                "power_redundancy",
-                pclaim,
-                measured,
-                "unverified",
-                _("{supplies}; 2N needs two independent feeds, which the supplies alone do not show").format(
-                    supplies=text
-                ),
-                provenance=pprov,
-            )
-        )
-    else:
-        checks.append(
-            _check("power_redundancy", pclaim, measured, "confirmed", text, value="N+1", provenance=pprov)
-        )
-    return checks
+    return text
