@@ -384,54 +384,12 @@ def size(
     bf16_tflops: float | None = None,
 ) -> SizingResult:
     """Size `needs` on GPUs of `gpu_memory_gb` in nodes of `gpus_per_node` (see module docstring)."""
-    if not (math.isfinite(gpu_memory_gb) and 0 < gpu_memory_gb <= MAX_GPU_MEMORY_GB):
-        raise SizingError(
-            _("GPU memory {value} is not a number of GB above 0, at most {high}").format(
-                value=gpu_memory_gb, high=MAX_GPU_MEMORY_GB
-            )
-        )
-    if isinstance(gpus_per_node, bool) or not 1 <= gpus_per_node <= MAX_GPUS_PER_NODE:
-        raise SizingError(
-            _("{value} GPUs per node is not a whole number from 1 to {high}").format(
-                value=gpus_per_node, high=MAX_GPUS_PER_NODE
-            )
-        )
+    _check_node(gpu_memory_gb, gpus_per_node)
     t = needs.training
-    states = state_bytes_per_param(t.precision, t.optimizer)
-    trained = trainable_params(needs)
-    if t.mode in ("lora", "qlora"):
-        frozen = QLORA_BYTES_PER_PARAM if t.mode == "qlora" else (4.0 if t.precision == "fp32" else 2.0)
-        model_states = (needs.model.params * frozen + trained * states.total) / GB
-    else:
-        model_states = trained * states.total / GB
-    if t.precision == "fp32":
-        precision = _("{precision} with {optimizer}: {bytes:g} bytes per trained parameter before sharding")
-    else:
-        precision = _(
-            "{precision} mixed precision with {optimizer}: {bytes:g} bytes per trained parameter before sharding"
-        )
-    assumptions = [
-        precision.format(precision=t.precision, optimizer=t.optimizer, bytes=states.total),
-        _("{share:.0%} of GPU memory kept free (CUDA context, NCCL, fragmentation)").format(
-            share=needs.cluster.memory_reserve
-        ),
-    ]
-    if model_shape(needs).estimated:
-        shape = model_shape(needs)
-        assumptions.append(
-            _("model shape estimated: {layers} layers × hidden {hidden}").format(
-                layers=shape.layers, hidden=shape.hidden_size
-            )
-        )
+    model_states = _model_states_gb(needs)
+    assumptions = _memory_assumptions(needs)
     fewest = min_gpus(needs, gpu_memory_gb)
-    wanted = needs.cluster.gpus_wanted or (
-        needs.cluster.nodes_wanted * gpus_per_node if needs.cluster.nodes_wanted else None
-    )
-    planned = None
-    if fewest is not None:
-        planned = max(fewest, wanted or 0)
-        step = t.tensor_parallel * t.pipeline_parallel
-        planned = math.ceil(planned / step) * step
+    planned = _planned_gpus(needs, fewest, gpus_per_node)
     nodes = math.ceil(planned / gpus_per_node) if planned else None
     per_gpu = memory_per_gpu(needs, planned) if planned else None
     sync = sync_bytes_per_step(needs, planned, gpus_per_node) if planned else None
@@ -449,23 +407,7 @@ def size(
     offloaded = offloaded_gb_per_gpu(needs, planned) if planned else {}
     on_node = min(planned, gpus_per_node) if planned else 0
     if offloaded:
-        moved = {
-            ("optimizer", "cpu"): _("optimizer states and gradients to host RAM"),
-            ("optimizer", "nvme"): _("optimizer states and gradients to local NVMe"),
-            ("params", "cpu"): _("parameters to host RAM"),
-            ("params", "nvme"): _("parameters to local NVMe"),
-        }
-        where = items(
-            moved[what, device]
-            for what, device in (("optimizer", t.offload_optimizer), ("params", t.offload_params))
-            if device != "none"
-        )
-        assumptions.append(
-            _(
-                "offload (ZeRO-Offload/ZeRO-Infinity): {where}; the optimizer step runs on the CPU and steps are "
-                "slower than the compute estimate"
-            ).format(where=where)
-        )
+        assumptions.append(_offload_assumption(needs))
     return SizingResult(
         gpu_memory_gb=gpu_memory_gb,
         gpus_per_node=gpus_per_node,
@@ -485,6 +427,91 @@ def size(
         host_offload_gb_per_node=offloaded["cpu"] * on_node if "cpu" in offloaded else None,
         nvme_offload_gb_per_node=offloaded["nvme"] * on_node if "nvme" in offloaded else None,
     )
+
+
+def _check_node(gpu_memory_gb: float, gpus_per_node: int) -> None:
+    if not (math.isfinite(gpu_memory_gb) and 0 < gpu_memory_gb <= MAX_GPU_MEMORY_GB):
+        raise SizingError(
+            _("GPU memory {value} is not a number of GB above 0, at most {high}").format(
+                value=gpu_memory_gb, high=MAX_GPU_MEMORY_GB
+            )
+        )
+    if isinstance(gpus_per_node, bool) or not 1 <= gpus_per_node <= MAX_GPUS_PER_NODE:
+        raise SizingError(
+            _("{value} GPUs per node is not a whole number from 1 to {high}").format(
+                value=gpus_per_node, high=MAX_GPUS_PER_NODE
+            )
+        )
+
+
+def _model_states_gb(needs: NeedsProfile) -> float:
+    """Weights, gradients and optimizer states of the whole model, unsharded (LoRA: the frozen weights at
+    their own bytes per parameter, the adapters with their states)."""
+    t = needs.training
+    states = state_bytes_per_param(t.precision, t.optimizer)
+    trained = trainable_params(needs)
+    if t.mode in ("lora", "qlora"):
+        frozen = QLORA_BYTES_PER_PARAM if t.mode == "qlora" else (4.0 if t.precision == "fp32" else 2.0)
+        return (needs.model.params * frozen + trained * states.total) / GB
+    return trained * states.total / GB
+
+
+def _memory_assumptions(needs: NeedsProfile) -> list[str]:
+    """The bytes per trained parameter, the memory kept free, and an estimated model shape."""
+    t = needs.training
+    states = state_bytes_per_param(t.precision, t.optimizer)
+    if t.precision == "fp32":
+        precision = _("{precision} with {optimizer}: {bytes:g} bytes per trained parameter before sharding")
+    else:
+        precision = _(
+            "{precision} mixed precision with {optimizer}: {bytes:g} bytes per trained parameter before sharding"
+        )
+    assumptions = [
+        precision.format(precision=t.precision, optimizer=t.optimizer, bytes=states.total),
+        _("{share:.0%} of GPU memory kept free (CUDA context, NCCL, fragmentation)").format(
+            share=needs.cluster.memory_reserve
+        ),
+    ]
+    if model_shape(needs).estimated:
+        shape = model_shape(needs)
+        assumptions.append(
+            _("model shape estimated: {layers} layers × hidden {hidden}").format(
+                layers=shape.layers, hidden=shape.hidden_size
+            )
+        )
+    return assumptions
+
+
+def _planned_gpus(needs: NeedsProfile, fewest: int | None, gpus_per_node: int) -> int | None:
+    """The GPUs to plan for: the fewest that hold the job, or what the profile asks for if more, rounded up
+    to whole tensor × pipeline groups; None when no count holds it."""
+    if fewest is None:
+        return None
+    wanted = needs.cluster.gpus_wanted or (
+        needs.cluster.nodes_wanted * gpus_per_node if needs.cluster.nodes_wanted else None
+    )
+    planned = max(fewest, wanted or 0)
+    step = needs.training.tensor_parallel * needs.training.pipeline_parallel
+    return math.ceil(planned / step) * step
+
+
+def _offload_assumption(needs: NeedsProfile) -> str:
+    t = needs.training
+    moved = {
+        ("optimizer", "cpu"): _("optimizer states and gradients to host RAM"),
+        ("optimizer", "nvme"): _("optimizer states and gradients to local NVMe"),
+        ("params", "cpu"): _("parameters to host RAM"),
+        ("params", "nvme"): _("parameters to local NVMe"),
+    }
+    where = items(
+        moved[what, device]
+        for what, device in (("optimizer", t.offload_optimizer), ("params", t.offload_params))
+        if device != "none"
+    )
+    return _(
+        "offload (ZeRO-Offload/ZeRO-Infinity): {where}; the optimizer step runs on the CPU and steps are "
+        "slower than the compute estimate"
+    ).format(where=where)
 
 
 def scale_table_note(result: SizingResult, row: ScaleRow | None) -> str | None:

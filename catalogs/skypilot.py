@@ -100,6 +100,48 @@ def _number(value: str | None, column: str) -> float | None:
     return number
 
 
+def _check_cells(columns: list[str], cells: list[str]) -> None:
+    """A row no wider than the header, without an over-long cell or a control character."""
+    if len(cells) > len(columns):
+        raise SkyPilotRowError(
+            _("{cells} cells where the header has {columns} columns").format(
+                cells=len(cells), columns=len(columns)
+            )
+        )
+    length = too_long(cells)
+    if length is not None:
+        raise SkyPilotRowError(
+            _("a cell of {length:,} characters (more than {limit:,})").format(length=length, limit=MAX_CELL)
+        )
+    for column, cell in zip(columns, cells, strict=False):
+        if (found := CONTROL_CHARACTER.search(cell)) is not None:
+            raise SkyPilotRowError(
+                _("{column}: a control character (U+{code:04X}) in the cell").format(
+                    column=column[:40], code=ord(found.group())
+                )
+            )
+
+
+def _gpu_count(row: dict[str, str]) -> int:
+    count = _number(row.get("AcceleratorCount"), "AcceleratorCount")
+    if count is None or count < 1 or count != int(count):
+        raise SkyPilotRowError(
+            _("AcceleratorCount {value!r} is not a whole number of GPUs").format(
+                value=row.get("AcceleratorCount")
+            )
+        )
+    return int(count)
+
+
+def _vcpus(row: dict[str, str]) -> float | None:
+    vcpus = _number(row.get("vCPUs"), "vCPUs")
+    if vcpus is not None and vcpus != int(vcpus):
+        raise SkyPilotRowError(
+            _("vCPUs {value!r} is not a whole number of vCPUs").format(value=row.get("vCPUs"))
+        )
+    return vcpus
+
+
 def gpu_memory_from_info(info: str) -> float | None:
     """Per-GPU memory in GiB from SkyPilot's `GpuInfo` text (a Python dict literal), if it says."""
     size, _total = gpu_info_mib(info)
@@ -238,26 +280,7 @@ class _Builder:
         self.region_notes: dict[str, str] = {}
 
     def add(self, line: int, columns: list[str], cells: list[str], seen: dict[tuple[str, ...], int]) -> None:
-        if len(cells) > len(columns):
-            raise SkyPilotRowError(
-                _("{cells} cells where the header has {columns} columns").format(
-                    cells=len(cells), columns=len(columns)
-                )
-            )
-        length = too_long(cells)
-        if length is not None:
-            raise SkyPilotRowError(
-                _("a cell of {length:,} characters (more than {limit:,})").format(
-                    length=length, limit=MAX_CELL
-                )
-            )
-        for column, cell in zip(columns, cells, strict=False):
-            if (found := CONTROL_CHARACTER.search(cell)) is not None:
-                raise SkyPilotRowError(
-                    _("{column}: a control character (U+{code:04X}) in the cell").format(
-                        column=column[:40], code=ord(found.group())
-                    )
-                )
+        _check_cells(columns, cells)
         key = tuple(cells)
         if key in seen:
             self.result.duplicates += 1
@@ -268,13 +291,29 @@ class _Builder:
         if not accelerator:
             self.result.no_gpu += 1
             return
-        count = _number(row.get("AcceleratorCount"), "AcceleratorCount")
-        if count is None or count < 1 or count != int(count):
-            raise SkyPilotRowError(
-                _("AcceleratorCount {value!r} is not a whole number of GPUs").format(
-                    value=row.get("AcceleratorCount")
-                )
-            )
+        count = _gpu_count(row)
+        region_id, country, region_note = self._region(row)
+        price = _number(row.get("Price"), "Price")
+        spot = _number(row.get("SpotPrice"), "SpotPrice")
+        vcpus = _vcpus(row)
+        ram = _number(row.get("MemoryGiB"), "MemoryGiB")
+        if price == 0:
+            self.result.not_offered += 1
+            return
+        size_mib, total_mib = gpu_info_mib(row.get("GpuInfo") or "")
+        memory = memory_of(accelerator, count, size_mib, total_mib, self.gpus)
+        corrected = memory.corrected or region_note is not None
+        if country:
+            self.region_country.setdefault(region_id, country)
+        if region_note:
+            self.region_notes.setdefault(region_id, region_note)
+        instance = (row.get("InstanceType") or "").strip()
+        self._group_row((instance, accelerator, count), region_id, price, spot, memory, vcpus, ram)
+        self.result.rows_used += 1
+        self.result.rows_corrected += int(corrected)
+
+    def _region(self, row: dict[str, str]) -> tuple[str, str | None, str | None]:
+        """The row's region id, country and note; an empty region, or two regions with one id, is an error."""
         region_raw = (row.get("Region") or "").strip()
         if not region_raw:
             raise SkyPilotRowError(_("empty Region"))
@@ -286,27 +325,22 @@ class _Builder:
                     first=self.region_names[region_id], second=label, id=region_id
                 )
             )
-        price = _number(row.get("Price"), "Price")
-        spot = _number(row.get("SpotPrice"), "SpotPrice")
-        vcpus = _number(row.get("vCPUs"), "vCPUs")
-        if vcpus is not None and vcpus != int(vcpus):
-            raise SkyPilotRowError(
-                _("vCPUs {value!r} is not a whole number of vCPUs").format(value=row.get("vCPUs"))
-            )
-        ram = _number(row.get("MemoryGiB"), "MemoryGiB")
-        if price == 0:
-            self.result.not_offered += 1
-            return
-        size_mib, total_mib = gpu_info_mib(row.get("GpuInfo") or "")
-        memory = memory_of(accelerator, int(count), size_mib, total_mib, self.gpus)
-        corrected = memory.corrected or region_note is not None
-        if country:
-            self.region_country.setdefault(region_id, country)
-        if region_note:
-            self.region_notes.setdefault(region_id, region_note)
-        instance = (row.get("InstanceType") or "").strip()
+        return region_id, country, region_note
+
+    def _group_row(
+        self,
+        key: tuple[str, str, int],
+        region_id: str,
+        price: float | None,
+        spot: float | None,
+        memory: Memory,
+        vcpus: float | None,
+        ram: float | None,
+    ) -> None:
+        """A row's figures into its offering's group: the region, its prices, and the first memory, vCPUs
+        and RAM any row states."""
         group = self.groups.setdefault(
-            (instance, accelerator, int(count)),
+            key,
             {
                 "prices": defaultdict(list),
                 "spot": defaultdict(list),
@@ -328,8 +362,6 @@ class _Builder:
             group["vcpus"] = vcpus
         if group["ram"] is None and ram is not None:
             group["ram"] = ram
-        self.result.rows_used += 1
-        self.result.rows_corrected += int(corrected)
 
     def catalog(self, provider_id: str, provider_name: str | None, source: str, as_of: str) -> dict[str, Any]:
         offerings = [self._offering(key, group, source, as_of) for key, group in sorted(self.groups.items())]

@@ -189,84 +189,109 @@ def _not_finite(position: _Position, match: re.Match[str]) -> InputRefused:
     )
 
 
+class _TomlScan:
+    """Where `_check_toml`'s scan stands: at the start of a line, in a [table] header, in a key or in a
+    value, and how deep each is."""
+
+    def __init__(self, limit: int) -> None:
+        self.position = _Position()
+        self.limit = limit
+        # Each open array or inline table: ("[" or "{", the depth of what it holds).
+        self.stack: list[tuple[str, int]] = []
+        self.table_depth = 0  # the parts of the current [table] header
+        self.statement_start = True  # at the start of a top-level line
+        self.header: int | None = None  # inside a [table] header: its parts so far
+        self.header_done = False  # after a header's closing bracket, until the end of the line
+        self.key_parts: int | None = None  # inside a key: its parts so far
+        self.key_base = 0  # the depth the key's parts add to
+        self.value_depth = 0  # the depth of the value being read
+
+    def newline(self, match: re.Match[str]) -> None:
+        self.position.advance(match)
+        if not self.stack:
+            self.statement_start, self.header, self.header_done, self.key_parts = True, None, False, None
+
+    def start_statement(self, token: str) -> bool:
+        """The first token of a top-level line; True when it opens a [table] header."""
+        self.statement_start = False
+        if token == "[":
+            self.header = 1
+            self.table_depth = 0
+            return True
+        self.key_parts, self.key_base = 1, self.table_depth
+        return False
+
+    def header_token(self, token: str, match: re.Match[str]) -> None:
+        assert self.header is not None
+        if token == "[" and self.header == 1 and self.table_depth == 0:
+            self.table_depth = 1  # [[array of tables]]: one level more
+        elif token == ".":
+            self.header += 1
+            if self.header + self.table_depth > self.limit:
+                raise _too_deep(self.position, match, self.limit)
+        elif token == "]":
+            self.table_depth += self.header
+            self.header, self.header_done = None, True
+
+    def key_token(self, token: str, match: re.Match[str]) -> None:
+        assert self.key_parts is not None
+        if token == ".":
+            self.key_parts += 1
+            if self.key_base + self.key_parts > self.limit:
+                raise _too_deep(self.position, match, self.limit)
+        elif token == "=":
+            self.value_depth = self.key_base + self.key_parts
+            self.key_parts = None
+            if self.value_depth > self.limit:
+                raise _too_deep(self.position, match, self.limit)
+
+    def value_token(self, kind: str | None, token: str, match: re.Match[str]) -> None:
+        stack = self.stack
+        if token == "[":
+            stack.append(("[", self.value_depth + 1))
+            self.value_depth += 1
+            if self.value_depth > self.limit:
+                raise _too_deep(self.position, match, self.limit)
+        elif token == "{":
+            stack.append(("{", self.value_depth))
+            self.key_parts, self.key_base = 1, self.value_depth
+        elif token in ("]", "}"):
+            if stack:
+                stack.pop()
+            self.value_depth = stack[-1][1] if stack else 0
+        elif token == ",":
+            if stack and stack[-1][0] == "{":
+                self.key_parts, self.key_base = 1, stack[-1][1]
+            elif stack:
+                self.value_depth = stack[-1][1]
+        elif kind == "digits" and len(token.replace("_", "")) > MAX_DIGITS:
+            raise _long_number(self.position, match)
+        elif kind == "word" and token in _NON_FINITE:
+            raise _not_finite(self.position, match)
+
+
 def _check_toml(text: str, limit: int) -> None:
-    position = _Position()
-    # Each open array or inline table: ("[" or "{", the depth of what it holds).
-    stack: list[tuple[str, int]] = []
-    table_depth = 0  # the parts of the current [table] header
-    statement_start = True  # at the start of a top-level line
-    header: int | None = None  # inside a [table] header: its parts so far
-    header_done = False  # after a header's closing bracket, until the end of the line
-    key_parts: int | None = None  # inside a key: its parts so far
-    key_base = 0  # the depth the key's parts add to
-    value_depth = 0  # the depth of the value being read
+    scan = _TomlScan(limit)
     for match in _TOML_TOKENS.finditer(text):
         kind = match.lastgroup
         token = match.group()
         if kind == "newline":
-            position.advance(match)
-            if not stack:
-                statement_start, header, header_done, key_parts = True, None, False, None
+            scan.newline(match)
             continue
         if kind == "comment" or (kind == "other" and token.strip() == ""):
             continue
-        if header_done:
-            position.advance(match)
+        if scan.header_done:
+            scan.position.advance(match)
             continue
-        if statement_start:
-            statement_start = False
-            if token == "[":
-                header = 1
-                table_depth = 0
-                continue
-            key_parts, key_base = 1, table_depth
-        if header is not None:
-            if token == "[" and header == 1 and table_depth == 0:
-                table_depth = 1  # [[array of tables]]: one level more
-            elif token == ".":
-                header += 1
-                if header + table_depth > limit:
-                    raise _too_deep(position, match, limit)
-            elif token == "]":
-                table_depth += header
-                header, header_done = None, True
-            position.advance(match)
+        if scan.statement_start and scan.start_statement(token):
             continue
-        if key_parts is not None:
-            if token == ".":
-                key_parts += 1
-                if key_base + key_parts > limit:
-                    raise _too_deep(position, match, limit)
-            elif token == "=":
-                value_depth = key_base + key_parts
-                key_parts = None
-                if value_depth > limit:
-                    raise _too_deep(position, match, limit)
-            position.advance(match)
-            continue
-        # inside a value
-        if token == "[":
-            stack.append(("[", value_depth + 1))
-            value_depth += 1
-            if value_depth > limit:
-                raise _too_deep(position, match, limit)
-        elif token == "{":
-            stack.append(("{", value_depth))
-            key_parts, key_base = 1, value_depth
-        elif token in ("]", "}"):
-            if stack:
-                stack.pop()
-            value_depth = stack[-1][1] if stack else 0
-        elif token == ",":
-            if stack and stack[-1][0] == "{":
-                key_parts, key_base = 1, stack[-1][1]
-            elif stack:
-                value_depth = stack[-1][1]
-        elif kind == "digits" and len(token.replace("_", "")) > MAX_DIGITS:
-            raise _long_number(position, match)
-        elif kind == "word" and token in _NON_FINITE:
-            raise _not_finite(position, match)
-        position.advance(match)
+        if scan.header is not None:
+            scan.header_token(token, match)
+        elif scan.key_parts is not None:
+            scan.key_token(token, match)
+        else:
+            scan.value_token(kind, token, match)
+        scan.position.advance(match)
 
 
 def _check_json(text: str, limit: int) -> None:

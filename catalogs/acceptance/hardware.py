@@ -62,104 +62,17 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
     facts = report.get("facts", {})
     inter = offering.inter_node
     fabric = inter.fabric if inter else None
-    checks: list[Check] = []
     if facts.get("rdma") is None:
-        why = _("RDMA ports not read: {reason}").format(reason=_not_read(report, "infiniband"))
-        for fact, claimed in (
-            ("inter_node.fabric", fabric),
-            ("inter_node.bandwidth_gbit_s", inter.bandwidth_gbit_s if inter else None),
-            ("inter_node.rdma", inter.rdma if inter else None),
-        ):
-            checks.append(_check(fact, claimed, None, "unverified", why, provenance=offering.fact(fact)))
-        return checks
+        return _fabric_not_read(report, offering)
     ib, roce = _ports(facts, "infiniband"), _ports(facts, "roce")
     seen = clauses((_ports_text(ib, "InfiniBand"), _ports_text(roce, "RoCE")))
     kind_ports = {"infiniband": ib, "roce": roce}.get(fabric or "", [])
     label = fabric_name(fabric) if fabric else ""
-    prov = offering.fact("inter_node.fabric")
-    if fabric in ("infiniband", "roce"):
-        checks.append(
-            _check(
-                "inter_node.fabric",
-                fabric,
-                "infiniband" if ib else "roce" if roce else None,
-                "confirmed" if kind_ports else "contradicted",
-                seen,
-                value=fabric if kind_ports else None,
-                provenance=prov,
-            )
-        )
-    else:
-        checks.append(
-            _check(
-                "inter_node.fabric",
-                fabric,
-                "infiniband" if ib else "roce" if roce else None,
-                "unverified",
-                _unstated(seen)
-                if fabric is None
-                else _("{fabric} is not read from sysfs; {seen}").format(fabric=fabric, seen=seen),
-                value=None if fabric else ("infiniband" if ib else "roce" if roce else None),
-            )
-        )
-    claimed_bw = inter.bandwidth_gbit_s if inter else None
+    checks = [
+        _fabric_check(offering, fabric, _fabric_seen(ib, roce), kind_ports, seen),
+        _bandwidth_check(offering, kind_ports, label, seen),
+    ]
     rails = inter.rails if inter else None
-    unjudged = _unjudged(kind_ports)
-    total = None if unjudged else sum(float(p["rate_gbit_s"]) for p in kind_ports)
-    bw_prov = offering.fact("inter_node.bandwidth_gbit_s")
-    if unjudged:
-        checks.append(
-            _check(
-                "inter_node.bandwidth_gbit_s",
-                claimed_bw,
-                None,
-                "unverified",
-                _("could not judge: {ports}").format(ports=clauses(unjudged)),
-                provenance=bw_prov,
-            )
-        )
-    elif claimed_bw is None or fabric not in ("infiniband", "roce"):
-        checks.append(
-            _check(
-                "inter_node.bandwidth_gbit_s",
-                claimed_bw,
-                total or None,
-                "unverified",
-                _unstated(seen) if claimed_bw is None else seen,
-                value=total or None,
-            )
-        )
-    elif not kind_ports:
-        checks.append(
-            _check("inter_node.bandwidth_gbit_s", claimed_bw, 0, "contradicted", seen, provenance=bw_prov)
-        )
-    else:
-        if rails:
-            per_rail = claimed_bw / rails
-            fast = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) >= per_rail]
-            ok = len(fast) >= rails
-            rule = _("{rails} rails × {per_rail:g} Gbit/s").format(rails=rails, per_rail=per_rail)
-        elif claimed_bw <= MAX_PORT_GBIT_S:
-            slow = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) < claimed_bw]
-            ok = not slow
-            rule = _("{claimed:g} Gbit/s read as the per-port speed (no rail count claimed)").format(
-                claimed=claimed_bw
-            )
-        else:
-            assert total is not None  # every port's rate was judged (`unjudged` is empty)
-            ok = total >= BANDWIDTH_TOLERANCE * claimed_bw
-            rule = _("{claimed:g} Gbit/s read as the node's total").format(claimed=claimed_bw)
-        checks.append(
-            _check(
-                "inter_node.bandwidth_gbit_s",
-                claimed_bw,
-                total,
-                "confirmed" if ok else "contradicted",
-                _("{rule}; sysfs: {ports}").format(rule=rule, ports=_ports_text(kind_ports, label)),
-                value=total,
-                provenance=bw_prov,
-            )
-        )
     if rails is not None:
         checks.append(
             _check(
@@ -172,33 +85,144 @@ def fabric_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
                 provenance=offering.fact("inter_node.rails"),
             )
         )
-    rdma_claim = inter.rdma if inter else None
-    any_rdma = bool(ib or roce)
-    if rdma_claim is None:
-        checks.append(
-            _check(
-                "inter_node.rdma",
-                None,
-                any_rdma,
-                "unverified",
-                _unstated(seen),
-                value=any_rdma or None,
-            )
-        )
-    else:
-        ok = rdma_claim == any_rdma
-        checks.append(
-            _check(
-                "inter_node.rdma",
-                rdma_claim,
-                any_rdma,
-                "confirmed" if ok else "contradicted",
-                seen,
-                value=any_rdma,
-                provenance=offering.fact("inter_node.rdma"),
-            )
-        )
+    checks.append(_rdma_check(offering, bool(ib or roce), seen))
     return checks
+
+
+def _fabric_not_read(report: Mapping[str, Any], offering: Offering) -> list[Check]:
+    """Each fabric claim unverified: the RDMA ports were not read."""
+    inter = offering.inter_node
+    why = _("RDMA ports not read: {reason}").format(reason=_not_read(report, "infiniband"))
+    return [
+        _check(fact, claimed, None, "unverified", why, provenance=offering.fact(fact))
+        for fact, claimed in (
+            ("inter_node.fabric", inter.fabric if inter else None),
+            ("inter_node.bandwidth_gbit_s", inter.bandwidth_gbit_s if inter else None),
+            ("inter_node.rdma", inter.rdma if inter else None),
+        )
+    ]
+
+
+def _fabric_seen(ib: Sequence[Mapping[str, Any]], roce: Sequence[Mapping[str, Any]]) -> str | None:
+    """The fabric the active ports show: InfiniBand before RoCE; None without an active port."""
+    return "infiniband" if ib else "roce" if roce else None
+
+
+def _fabric_check(
+    offering: Offering,
+    fabric: str | None,
+    measured: str | None,
+    kind_ports: Sequence[Mapping[str, Any]],
+    seen: str,
+) -> Check:
+    """`inter_node.fabric`: an InfiniBand or RoCE claim held to the active ports of its kind."""
+    if fabric in ("infiniband", "roce"):
+        return _check(
+            "inter_node.fabric",
+            fabric,
+            measured,
+            "confirmed" if kind_ports else "contradicted",
+            seen,
+            value=fabric if kind_ports else None,
+            provenance=offering.fact("inter_node.fabric"),
+        )
+    return _check(
+        "inter_node.fabric",
+        fabric,
+        measured,
+        "unverified",
+        _unstated(seen)
+        if fabric is None
+        else _("{fabric} is not read from sysfs; {seen}").format(fabric=fabric, seen=seen),
+        value=None if fabric else measured,
+    )
+
+
+def _bandwidth_check(
+    offering: Offering, kind_ports: Sequence[Mapping[str, Any]], label: str, seen: str
+) -> Check:
+    """`inter_node.bandwidth_gbit_s`: the claim held to the rates of the claimed fabric's active ports."""
+    inter = offering.inter_node
+    fabric = inter.fabric if inter else None
+    claimed_bw = inter.bandwidth_gbit_s if inter else None
+    unjudged = _unjudged(kind_ports)
+    total = None if unjudged else sum(float(p["rate_gbit_s"]) for p in kind_ports)
+    bw_prov = offering.fact("inter_node.bandwidth_gbit_s")
+    if unjudged:
+        return _check(
+            "inter_node.bandwidth_gbit_s",
+            claimed_bw,
+            None,
+            "unverified",
+            _("could not judge: {ports}").format(ports=clauses(unjudged)),
+            provenance=bw_prov,
+        )
+    if claimed_bw is None or fabric not in ("infiniband", "roce"):
+        return _check(
+            "inter_node.bandwidth_gbit_s",
+            claimed_bw,
+            total or None,
+            "unverified",
+            _unstated(seen) if claimed_bw is None else seen,
+            value=total or None,
+        )
+    if not kind_ports:
+        return _check("inter_node.bandwidth_gbit_s", claimed_bw, 0, "contradicted", seen, provenance=bw_prov)
+    assert total is not None  # every port's rate was judged (`unjudged` is empty)
+    ok, rule = _bandwidth_rule(claimed_bw, inter.rails if inter else None, kind_ports, total)
+    return _check(
+        "inter_node.bandwidth_gbit_s",
+        claimed_bw,
+        total,
+        "confirmed" if ok else "contradicted",
+        _("{rule}; sysfs: {ports}").format(rule=rule, ports=_ports_text(kind_ports, label)),
+        value=total,
+        provenance=bw_prov,
+    )
+
+
+def _bandwidth_rule(
+    claimed_bw: float, rails: int | None, kind_ports: Sequence[Mapping[str, Any]], total: float
+) -> tuple[bool, str]:
+    """Whether the ports meet the claimed bandwidth, and the rule it was read by: per rail when a rail
+    count is claimed, else per port up to the fastest port there is, else for the node as a whole."""
+    if rails:
+        per_rail = claimed_bw / rails
+        fast = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) >= per_rail]
+        rule = _("{rails} rails × {per_rail:g} Gbit/s").format(rails=rails, per_rail=per_rail)
+        return len(fast) >= rails, rule
+    if claimed_bw <= MAX_PORT_GBIT_S:
+        slow = [p for p in kind_ports if (p.get("rate_gbit_s") or 0) < claimed_bw]
+        rule = _("{claimed:g} Gbit/s read as the per-port speed (no rail count claimed)").format(
+            claimed=claimed_bw
+        )
+        return not slow, rule
+    rule = _("{claimed:g} Gbit/s read as the node's total").format(claimed=claimed_bw)
+    return total >= BANDWIDTH_TOLERANCE * claimed_bw, rule
+
+
+def _rdma_check(offering: Offering, any_rdma: bool, seen: str) -> Check:
+    """`inter_node.rdma`: the claim held to whether any InfiniBand or RoCE port is active."""
+    inter = offering.inter_node
+    rdma_claim = inter.rdma if inter else None
+    if rdma_claim is None:
+        return _check(
+            "inter_node.rdma",
+            None,
+            any_rdma,
+            "unverified",
+            _unstated(seen),
+            value=any_rdma or None,
+        )
+    return _check(
+        "inter_node.rdma",
+        rdma_claim,
+        any_rdma,
+        "confirmed" if rdma_claim == any_rdma else "contradicted",
+        seen,
+        value=any_rdma,
+        provenance=offering.fact("inter_node.rdma"),
+    )
 
 
 def storage_checks(report: Mapping[str, Any], offering: Offering) -> list[Check]:
@@ -251,7 +275,11 @@ def management_checks(
     report: Mapping[str, Any], provider: ProviderCatalog, offering: Offering
 ) -> list[Check]:
     mgmt = report.get("facts", {}).get("management") or {}
-    checks: list[Check] = []
+    return [_bmc_check(mgmt, provider, offering), _power_check(report, mgmt, offering)]
+
+
+def _bmc_check(mgmt: Mapping[str, Any], provider: ProviderCatalog, offering: Offering) -> Check:
+    """`bmc_ipmi`: the offering's claim, else the provider service's, held to whether a BMC is seen."""
     claimed = (
         offering.bmc_ipmi
         if offering.bmc_ipmi is not None
@@ -264,6 +292,33 @@ def management_checks(
         else (provider.service.provenance("bmc_ipmi") if provider.service else None)
     )
     seen = bool(mgmt.get("bmc_seen"))
+    text = _bmc_text(mgmt, seen)
+    if claimed is None:
+        return _check(
+            "bmc_ipmi",
+            None,
+            seen,
+            "unverified",
+            _unstated(text),
+            scope=scope,
+            value=True if seen else None,
+        )
+    if seen:
+        return _check(
+            "bmc_ipmi",
+            claimed,
+            True,
+            "confirmed" if claimed else "contradicted",
+            text,
+            scope=scope,
+            value=True,
+            provenance=prov,
+        )
+    return _check("bmc_ipmi", claimed, None, "unverified", text, scope=scope, provenance=prov)
+
+
+def _bmc_text(mgmt: Mapping[str, Any], seen: bool) -> str:
+    """How the BMC was seen (its device nodes, the SMBIOS entry, ipmitool's answer), or why none is."""
     how = [
         x
         for x in (
@@ -275,7 +330,7 @@ def management_checks(
         )
         if x
     ]
-    text = (
+    return (
         _("BMC seen: {how}").format(how=clauses(how))
         if seen
         else _(
@@ -283,53 +338,67 @@ def management_checks(
             "VM, cannot be seen)"
         )
     )
-    if claimed is None:
-        checks.append(
-            _check(
-                "bmc_ipmi",
-                None,
-                seen,
-                "unverified",
-                _unstated(text),
-                scope=scope,
-                value=True if seen else None,
-            )
-        )
-    elif seen:
-        checks.append(
-            _check(
-                "bmc_ipmi",
-                claimed,
-                True,
-                "confirmed" if claimed else "contradicted",
-                text,
-                scope=scope,
-                value=True,
-                provenance=prov,
-            )
-        )
-    else:
-        checks.append(_check("bmc_ipmi", claimed, None, "unverified", text, scope=scope, provenance=prov))
-    supplies = mgmt.get("power_supplies")
+
+
+def _power_check(report: Mapping[str, Any], mgmt: Mapping[str, Any], offering: Offering) -> Check:
+    """`power_redundancy`: the claim (N, N+1, 2N) held to the healthy power supplies."""
     pclaim = offering.power_redundancy
     pprov = offering.fact("power_redundancy")
-    if supplies is None:
-        checks.append(
-            _check(
-                "power_redundancy",
-                pclaim,
-                None,
-                "unverified",
-                _("power supplies not read: {reason}").format(reason=_not_read(report, "power")),
-                provenance=pprov,
-            )
+    if mgmt.get("power_supplies") is None:
+        return _check(
+            "power_redundancy",
+            pclaim,
+            None,
+            "unverified",
+            _("power supplies not read: {reason}").format(reason=_not_read(report, "power")),
+            provenance=pprov,
         )
-        return checks
     healthy = mgmt.get("power_supplies_healthy") or 0
+    text = _power_text(mgmt, healthy)
+    measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None
+    if pclaim is None:
+        return _check(
+            "power_redundancy",
+            None,
+            measured,
+            "unverified",
+            _unstated(text),
+            value=measured,
+        )
+    if pclaim == "N":
+        return _check(
+            "power_redundancy",
+            pclaim,
+            measured,
+            "confirmed" if healthy >= 1 else "contradicted",
+            text,
+            value="N",
+            provenance=pprov,
+        )
+    if healthy < 2:
+        return _check(
+            "power_redundancy", pclaim, measured, "contradicted", text, value=measured, provenance=pprov
+        )
+    if pclaim == "2N":
+        return _check(
+            "power_redundancy",
+            pclaim,
+            measured,
+            "unverified",
+            _("{supplies}; 2N needs two independent feeds, which the supplies alone do not show").format(
+                supplies=text
+            ),
+            provenance=pprov,
+        )
+    return _check("power_redundancy", pclaim, measured, "confirmed", text, value="N+1", provenance=pprov)
+
+
+def _power_text(mgmt: Mapping[str, Any], healthy: int) -> str:
+    """The supplies present and healthy, the faulty ones and the redundancy sensor's reading."""
     present = mgmt.get("power_supplies_present") or 0
     bad = [
         _("{name}: {description}").format(name=p["name"], description=p["description"])
-        for p in supplies
+        for p in mgmt["power_supplies"]
         if p.get("present") and not p.get("healthy")
     ]
     text = _("{present} power supplies present, {healthy} healthy").format(present=present, healthy=healthy)
@@ -337,51 +406,4 @@ def management_checks(
         text = _("{supplies} ({faults})").format(supplies=text, faults=clauses(bad))
     if mgmt.get("redundancy"):
         text = _("{supplies}; redundancy sensor: {sensor}").format(supplies=text, sensor=mgmt["redundancy"])
-    measured = "N+1" if healthy >= 2 else "N" if healthy == 1 else None
-    if pclaim is None:
-        checks.append(
-            _check(
-                "power_redundancy",
-                None,
-                measured,
-                "unverified",
-                _unstated(text),
-                value=measured,
-            )
-        )
-    elif pclaim == "N":
-        checks.append(
-            _check(
-                "power_redundancy",
-                pclaim,
-                measured,
-                "confirmed" if healthy >= 1 else "contradicted",
-                text,
-                value="N",
-                provenance=pprov,
-            )
-        )
-    elif healthy < 2:
-        checks.append(
-            _check(
-                "power_redundancy", pclaim, measured, "contradicted", text, value=measured, provenance=pprov
-            )
-        )
-    elif pclaim == "2N":
-        checks.append(
-            _check(
-                "power_redundancy",
-                pclaim,
-                measured,
-                "unverified",
-                _("{supplies}; 2N needs two independent feeds, which the supplies alone do not show").format(
-                    supplies=text
-                ),
-                provenance=pprov,
-            )
-        )
-    else:
-        checks.append(
-            _check("power_redundancy", pclaim, measured, "confirmed", text, value="N+1", provenance=pprov)
-        )
-    return checks
+    return text

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ from desktop.usecases.errors import InputError
 from desktop.usecases.questionnaire_answers import (
     AnswerProblem,
     AnswersInvalid,
+    Asked,
     answer_fact,
     as_before,
     asked_in,
@@ -302,37 +303,49 @@ def check_answers(
     problems: list[AnswerProblem] = []
     answered_on = as_of or _date(meta.get(META_ON)) or today or dt.date.today().isoformat()
     if not _DATE.match(answered_on):
-        dated = meta.get(META_ON)
-        problems.append(
-            AnswerProblem(
-                dated.sheet if dated and not as_of else "--as-of",
-                dated.row if dated and not as_of else 0,
-                META_ON,
-                answered_on,
-                _("not a date"),
-                "YYYY-MM-DD",
-            )
-        )
+        problems.append(_not_a_date(meta.get(META_ON), as_of, answered_on))
         answered_on = today or dt.date.today().isoformat()  # so the other answers are still checked
-    document = path.name
     asked = asked_in(workbook.about, catalog)
+    facts = _answer_facts(workbook.answers, questions, catalog, who, path.name, answered_on, asked, problems)
+    facts = as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
+    _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
+    problems += located(errors, facts)
+    if problems and not skip_invalid:
+        raise AnswersInvalid(path, problems)
+    if problems:
+        facts = _without_refused(facts, problems, catalogs, provider, folder)
+    return CheckedAnswers(facts, problems)
+
+
+def _not_a_date(dated: Answer | None, as_of: str | None, answered_on: str) -> AnswerProblem:
+    """The answers' date refused, where it was given: `--as-of`, else the workbook's date row."""
+    return AnswerProblem(
+        dated.sheet if dated and not as_of else "--as-of",
+        dated.row if dated and not as_of else 0,
+        META_ON,
+        answered_on,
+        _("not a date"),
+        "YYYY-MM-DD",
+    )
+
+
+def _answer_facts(
+    answers: list[Answer],
+    questions: Sequence[Question],
+    catalog: ProviderCatalog | None,
+    who: str,
+    document: str,
+    answered_on: str,
+    asked: Asked,
+    problems: list[AnswerProblem],
+) -> list[tuple[Answer, OverlayFact]]:
+    """Each answer held to its question, as the fact it becomes; the answers refused go to `problems`. A
+    key answered twice is refused in both places, neither answer taken."""
     facts: list[tuple[Answer, OverlayFact]] = []
     first_at: dict[str, Answer] = {}
-    for answer in workbook.answers:
+    for answer in answers:
         if answer.key in first_at:
-            earlier = first_at[answer.key]
-            problems.append(
-                AnswerProblem(
-                    answer.sheet,
-                    answer.row,
-                    answer.key,
-                    answer.value,
-                    _("the key is answered twice: here and in {sheet}, row {row}").format(
-                        sheet=earlier.sheet, row=earlier.row
-                    ),
-                    _("one answer per question"),
-                )
-            )
+            problems.append(_answered_twice(answer, first_at[answer.key]))
             continue
         first_at[answer.key] = answer
         if answer.key.startswith("meta.") or (answer.value is None and not answer.formula):
@@ -342,26 +355,43 @@ def check_answers(
             problems.append(problem)
         elif fact is not None:
             facts.append((answer, fact))
-    bad_keys = {p.key for p in problems}  # a key answered twice: neither answer is taken
-    facts = [(a, f) for a, f in facts if f.key not in bad_keys]
-    facts = as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
-    _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
-    problems += located(errors, facts)
-    if problems and not skip_invalid:
-        raise AnswersInvalid(path, problems)
-    if problems:
-        bad = {p.key for p in problems}
-        kept = [f for _a, f in facts if f.key not in bad]
-        for _attempt in range(len(kept) + 1):  # a problem can hide another: drop and check again
-            _overlay, _changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
-            if not errors:
-                break
-            more = located(errors, facts)
-            problems += [p for p in more if p.key not in bad]
-            bad |= {p.key for p in more} | {e.field or "" for e in errors}
-            kept = [f for f in kept if f.key not in bad]
-        facts = [(a, f) for a, f in facts if f.key not in bad]
-    return CheckedAnswers(facts, problems)
+    bad_keys = {p.key for p in problems}
+    return [(a, f) for a, f in facts if f.key not in bad_keys]
+
+
+def _answered_twice(answer: Answer, earlier: Answer) -> AnswerProblem:
+    return AnswerProblem(
+        answer.sheet,
+        answer.row,
+        answer.key,
+        answer.value,
+        _("the key is answered twice: here and in {sheet}, row {row}").format(
+            sheet=earlier.sheet, row=earlier.row
+        ),
+        _("one answer per question"),
+    )
+
+
+def _without_refused(
+    facts: list[tuple[Answer, OverlayFact]],
+    problems: list[AnswerProblem],
+    catalogs: CatalogSet,
+    provider: str,
+    folder: Home,
+) -> list[tuple[Answer, OverlayFact]]:
+    """The facts left once the refused answers are dropped (`skip_invalid`). A problem can hide another:
+    the rest is checked again until the catalog takes it, each new problem added to `problems`."""
+    bad = {p.key for p in problems}
+    kept = [f for _a, f in facts if f.key not in bad]
+    for _attempt in range(len(kept) + 1):
+        _overlay, _changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
+        if not errors:
+            break
+        more = located(errors, facts)
+        problems += [p for p in more if p.key not in bad]
+        bad |= {p.key for p in more} | {e.field or "" for e in errors}
+        kept = [f for f in kept if f.key not in bad]
+    return [(a, f) for a, f in facts if f.key not in bad]
 
 
 def import_questionnaire(

@@ -13,7 +13,7 @@ from typing import Any
 
 from probes import __version__
 from probes.accept import fabric, management, nccl, nccl_reference, storage
-from probes.accept.gpus import read_gpus
+from probes.accept.gpus import GpuInventory, read_gpus
 from probes.accept.machine import LiveMachine, Machine, Reading, ReplayMachine
 from probes.accept.report import FORMAT, FORMAT_VERSION
 from probes.accept.topology import read_topology
@@ -50,6 +50,39 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
     readings: list[Reading] = []
     facts: dict[str, Any] = {}
 
+    inventory = _gpu_facts(machine, options, readings, facts)
+    _fabric_facts(machine, readings, facts)
+    _storage_facts(machine, options, readings, facts)
+
+    mgmt, mgmt_readings = management.read_management(machine)
+    readings.extend(mgmt_readings)
+    facts["management"] = mgmt.as_dict()
+
+    _nccl_facts(machine, options, inventory, readings, facts)
+    _route_facts(machine, options, readings, facts)
+
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "tool": {"name": "linkvet", "version": __version__},
+        "host": {
+            "hostname": machine.hostname(),
+            "kernel": platform.release() if machine.live else None,
+            "privileged": (os.geteuid() == 0) if machine.live and hasattr(os, "geteuid") else None,
+        },
+        "created_at": iso_utc(int(started * 1_000_000)),
+        "mode": "live" if machine.live else "replay",
+        "machine": machine.describe(),
+        "recorded_to": str(options.record_dir) if options.record_dir and machine.live else None,
+        "read": [r.as_dict() for r in readings],
+        "facts": facts,
+    }
+
+
+def _gpu_facts(
+    machine: Machine, options: AcceptOptions, readings: list[Reading], facts: dict[str, Any]
+) -> GpuInventory | None:
+    """`gpus` and `topology` (the matrix held to the GPU query's count); the GPU inventory, if read."""
     gpu_facts = read_gpus(machine, use_nvml=options.use_nvml)
     readings.extend(gpu_facts.readings)
     inventory = gpu_facts.inventory
@@ -60,7 +93,11 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
     if topology is not None:
         topology = topology.against_gpu_query(None if inventory is None else len(inventory.gpus))
     facts["topology"] = None if topology is None else topology.as_dict()
+    return inventory
 
+
+def _fabric_facts(machine: Machine, readings: list[Reading], facts: dict[str, Any]) -> None:
+    """`rdma` and `ethernet`."""
     ports, reading = fabric.read_rdma_ports(machine)
     readings.append(reading)
     facts["rdma"] = (
@@ -71,6 +108,11 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
     readings.append(reading)
     facts["ethernet"] = None if nics is None else {"interfaces": [n.as_dict() for n in nics]}
 
+
+def _storage_facts(
+    machine: Machine, options: AcceptOptions, readings: list[Reading], facts: dict[str, Any]
+) -> None:
+    """`nvme` and `fio`."""
     disks, reading = storage.read_nvme(machine)
     readings.append(reading)
     facts["nvme"] = (
@@ -87,10 +129,15 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
     readings.append(reading)
     facts["fio"] = None if fio is None else fio.as_dict()
 
-    mgmt, mgmt_readings = management.read_management(machine)
-    readings.extend(mgmt_readings)
-    facts["management"] = mgmt.as_dict()
 
+def _nccl_facts(
+    machine: Machine,
+    options: AcceptOptions,
+    inventory: GpuInventory | None,
+    readings: list[Reading],
+    facts: dict[str, Any],
+) -> None:
+    """`nccl`: every run read or run, each judged against the reference for the GPUs read."""
     gpu_count = len(inventory.gpus) if inventory is not None else 1
     runs, nccl_readings = nccl.read_nccl(
         machine,
@@ -109,6 +156,11 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
         else None
     )
 
+
+def _route_facts(
+    machine: Machine, options: AcceptOptions, readings: list[Reading], facts: dict[str, Any]
+) -> None:
+    """`return_route` (traced when asked, or replayed) and `office` (the round trip to the office)."""
     facts["return_route"] = None
     facts["office"] = None
     if options.return_route or not machine.live:
@@ -128,20 +180,3 @@ def collect(options: AcceptOptions) -> dict[str, Any]:
         office, office_readings = office_round_trip(machine, options.office or "")
         readings.extend(office_readings)
         facts["office"] = office
-
-    return {
-        "format": FORMAT,
-        "format_version": FORMAT_VERSION,
-        "tool": {"name": "linkvet", "version": __version__},
-        "host": {
-            "hostname": machine.hostname(),
-            "kernel": platform.release() if machine.live else None,
-            "privileged": (os.geteuid() == 0) if machine.live and hasattr(os, "geteuid") else None,
-        },
-        "created_at": iso_utc(int(started * 1_000_000)),
-        "mode": "live" if machine.live else "replay",
-        "machine": machine.describe(),
-        "recorded_to": str(options.record_dir) if options.record_dir and machine.live else None,
-        "read": [r.as_dict() for r in readings],
-        "facts": facts,
-    }

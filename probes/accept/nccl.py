@@ -254,6 +254,63 @@ class _Run:
     def started(self) -> bool:
         return self.header_line is not None or bool(self.rows)
 
+    def starts_next(self, stripped: str, rank: re.Match[str] | None) -> bool:
+        """Whether a comment line after this run's start begins the next run: a second banner, device
+        list or results header."""
+        return self.started and (
+            "Collective test starting:" in stripped
+            or re.search(r"#\s*nThread\b", stripped) is not None
+            or (rank is not None and bool(self.rows))
+            or (re.search(r"\bsize\b", stripped) is not None and "busbw" in stripped)
+        )
+
+    def read_comment(self, stripped: str, rank: re.Match[str] | None, number: int) -> None:
+        """A `#` line: a rank's device, the footer's average, the out-of-bounds count, the collective or
+        the results header."""
+        if rank:
+            self.ranks.append(int(rank.group(1)))
+            if rank.group(2) not in self.hosts:
+                self.hosts.append(rank.group(2))
+            self.devices.append(rank.group(4))
+        elif (found := _AVG.search(stripped)) is not None:
+            self.avg = _time(found.group(1))
+        elif (bounds := _OUT_OF_BOUNDS.search(stripped)) is not None:
+            self.out_of_bounds = int(bounds.group(1))
+        elif "Collective test starting:" in stripped:
+            self.collective = stripped.split(":", 1)[1].strip()
+        elif re.search(r"\bsize\b", stripped) and "busbw" in stripped:
+            self.header_line = number
+            self.has_root = re.search(r"\broot\b", stripped) is not None
+            self.pattern = _row_pattern(self.has_root)
+
+    def read_row(self, pattern: re.Pattern[str], stripped: str, number: int, where: str) -> None:
+        """A result row under the header; one that does not fit it is a ReadError."""
+        match = pattern.match(stripped)
+        if not match:
+            columns = (
+                "size count type redop root time algbw busbw #wrong …"
+                if self.has_root
+                else "size count type redop time algbw busbw error …"
+            )
+            raise ReadError(
+                where,
+                _("a result row that does not fit the header at line {line}").format(line=self.header_line),
+                line=number,
+                expected=columns,
+            )
+        g = match.groups()
+        offset = 5 if self.has_root else 4
+        try:
+            out = NcclSide(_time(g[offset]), float(g[offset + 1]), float(g[offset + 2]), g[offset + 3])
+            inn = (
+                NcclSide(_time(g[offset + 4]), float(g[offset + 5]), float(g[offset + 6]), g[offset + 7])
+                if g[offset + 6] is not None
+                else None
+            )
+        except ValueError:
+            raise ReadError(where, _("a bandwidth that is not a number"), line=number) from None
+        self.rows.append(NcclRow(int(g[0]), g[2], g[3], out, inn, number))
+
     def finish(self, where: str) -> NcclRun:
         if not self.rows:
             raise ReadError(
@@ -308,60 +365,13 @@ def parse_nccl_text(text: str, where: str) -> tuple[NcclRun, ...]:
         stripped = line.strip()
         if stripped.startswith("#"):
             rank = _RANK.search(stripped)
-            starts = (
-                "Collective test starting:" in stripped
-                or re.search(r"#\s*nThread\b", stripped) is not None
-                or (rank is not None and bool(current.rows))
-                or (re.search(r"\bsize\b", stripped) is not None and "busbw" in stripped and current.started)
-            )
-            if starts and current.started:
+            if current.starts_next(stripped, rank):
                 runs.append(current)
                 current = _Run(number)
-            if rank:
-                current.ranks.append(int(rank.group(1)))
-                if rank.group(2) not in current.hosts:
-                    current.hosts.append(rank.group(2))
-                current.devices.append(rank.group(4))
-            elif (found := _AVG.search(stripped)) is not None:
-                current.avg = _time(found.group(1))
-            elif (bounds := _OUT_OF_BOUNDS.search(stripped)) is not None:
-                current.out_of_bounds = int(bounds.group(1))
-            elif "Collective test starting:" in stripped:
-                current.collective = stripped.split(":", 1)[1].strip()
-            elif re.search(r"\bsize\b", stripped) and "busbw" in stripped:
-                current.header_line = number
-                current.has_root = re.search(r"\broot\b", stripped) is not None
-                current.pattern = _row_pattern(current.has_root)
-            continue
-        if current.pattern is None or not re.match(r"^\d+\s", stripped):
-            continue  # NCCL INFO lines, banners, anything before the table
-        match = current.pattern.match(stripped)
-        if not match:
-            columns = (
-                "size count type redop root time algbw busbw #wrong …"
-                if current.has_root
-                else "size count type redop time algbw busbw error …"
-            )
-            raise ReadError(
-                where,
-                _("a result row that does not fit the header at line {line}").format(
-                    line=current.header_line
-                ),
-                line=number,
-                expected=columns,
-            )
-        g = match.groups()
-        offset = 5 if current.has_root else 4
-        try:
-            out = NcclSide(_time(g[offset]), float(g[offset + 1]), float(g[offset + 2]), g[offset + 3])
-            inn = (
-                NcclSide(_time(g[offset + 4]), float(g[offset + 5]), float(g[offset + 6]), g[offset + 7])
-                if g[offset + 6] is not None
-                else None
-            )
-        except ValueError:
-            raise ReadError(where, _("a bandwidth that is not a number"), line=number) from None
-        current.rows.append(NcclRow(int(g[0]), g[2], g[3], out, inn, number))
+            current.read_comment(stripped, rank, number)
+        elif current.pattern is not None and re.match(r"^\d+\s", stripped):
+            current.read_row(current.pattern, stripped, number, where)
+        # else: NCCL INFO lines, banners, anything before the table
     if current.started:
         runs.append(current)
     if not runs:
@@ -410,6 +420,58 @@ def _json_side(item: dict[str, Any], name: str, where: str, index: int) -> NcclS
     )
 
 
+def _json_row(item: Any, index: int, where: str) -> NcclRow:
+    """One entry of `results`: a size and at least one side's bandwidths, else a ReadError."""
+    if (
+        not isinstance(item, dict)
+        or not isinstance(item.get("size"), int)
+        or isinstance(item.get("size"), bool)
+        or item["size"] < 0
+    ):
+        raise ReadError(
+            where,
+            _("results[{index}] has no size").format(index=index),
+            expected="size, out_of_place.bus_bw",
+        )
+    out = _json_side(item, "out_of_place", where, index)
+    inn = _json_side(item, "in_place", where, index)
+    if out is None and inn is None:
+        raise ReadError(
+            where,
+            _("results[{index}] has no bandwidths").format(index=index),
+            expected=_("out_of_place / in_place objects"),
+        )
+    first = out if out is not None else inn
+    assert first is not None
+    return NcclRow(
+        size_bytes=item["size"],
+        dtype=str(item.get("type", ""))[:20],
+        redop=str(item.get("redop", ""))[:20],
+        out=first,
+        inn=inn if out is not None else None,
+    )
+
+
+def _json_doubts(devices: list[dict[str, Any]], collective: str | None) -> list[str]:
+    """A rank listed twice, or a collective that is not all_reduce."""
+    ranks = [d.get("rank") for d in devices]
+    doubts = []
+    repeated = sorted({str(r) for r in ranks if ranks.count(r) > 1})
+    if repeated:
+        doubts.append(
+            _("rank {ranks} listed more than once: two runs pasted into one log?").format(
+                ranks=", ".join(repeated[:5])
+            )
+        )
+    if collective is not None and not collective.startswith("all_reduce"):
+        doubts.append(
+            _("the log is of {collective}; the references are all_reduce_perf's").format(
+                collective=collective
+            )
+        )
+    return doubts
+
+
 def parse_nccl_json(text: str, where: str) -> NcclRun:
     """nccl-tests' `-J FILE` output (JSON file version 2: `config.devices`, `results[].out_of_place.bus_bw`)."""
     data = parse_json(
@@ -420,38 +482,7 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
     config = data.get("config") if isinstance(data.get("config"), dict) else {}
     assert isinstance(config, dict)
     devices = [d for d in config.get("devices", []) if isinstance(d, dict)]
-    rows = []
-    for index, item in enumerate(data["results"]):
-        if (
-            not isinstance(item, dict)
-            or not isinstance(item.get("size"), int)
-            or isinstance(item.get("size"), bool)
-            or item["size"] < 0
-        ):
-            raise ReadError(
-                where,
-                _("results[{index}] has no size").format(index=index),
-                expected="size, out_of_place.bus_bw",
-            )
-        out = _json_side(item, "out_of_place", where, index)
-        inn = _json_side(item, "in_place", where, index)
-        if out is None and inn is None:
-            raise ReadError(
-                where,
-                _("results[{index}] has no bandwidths").format(index=index),
-                expected=_("out_of_place / in_place objects"),
-            )
-        first = out if out is not None else inn
-        assert first is not None
-        rows.append(
-            NcclRow(
-                size_bytes=item["size"],
-                dtype=str(item.get("type", ""))[:20],
-                redop=str(item.get("redop", ""))[:20],
-                out=first,
-                inn=inn if out is not None else None,
-            )
-        )
+    rows = [_json_row(item, index, where) for index, item in enumerate(data["results"])]
     if not rows:
         raise ReadError(
             where,
@@ -459,11 +490,7 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
             expected=_("one result per message size"),
         )
     avg = data.get("average_bus_bandwidth")
-    hosts: list[str] = []
-    for device in devices:
-        host = str(device.get("hostname", ""))[:200]
-        if host and host not in hosts:
-            hosts.append(host)
+    hosts = list(dict.fromkeys(h for d in devices if (h := str(d.get("hostname", ""))[:200])))
     name = next(
         (
             item.get("experiment_name")
@@ -472,22 +499,7 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         ),
         None,
     )
-    ranks = [d.get("rank") for d in devices]
-    doubts = []
-    repeated = sorted({str(r) for r in ranks if ranks.count(r) > 1})
-    if repeated:
-        doubts.append(
-            _("rank {ranks} listed more than once: two runs pasted into one log?").format(
-                ranks=", ".join(repeated[:5])
-            )
-        )
     collective = str(name)[:60] if name else None
-    if collective is not None and not collective.startswith("all_reduce"):
-        doubts.append(
-            _("the log is of {collective}; the references are all_reduce_perf's").format(
-                collective=collective
-            )
-        )
     return NcclRun(
         source=where,
         format="json",
@@ -499,7 +511,7 @@ def parse_nccl_json(text: str, where: str) -> NcclRun:
         avg_busbw_gbytes_s=float(avg["bandwidth"])
         if isinstance(avg, dict) and isinstance(avg.get("bandwidth"), int | float)
         else None,
-        doubts=tuple(doubts),
+        doubts=tuple(_json_doubts(devices, collective)),
     )
 
 

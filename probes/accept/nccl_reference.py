@@ -21,7 +21,7 @@ from probes.i18n import _, clauses, ngettext
 from probes.inputfile import parse_toml, read_text
 
 REFERENCE_PATH = Path(__file__).with_name("nccl_reference.toml")
-Judgement = Literal["at-reference", "below-reference", "no-reference", "not-judged"]
+ReferenceVerdict = Literal["at-reference", "below-reference", "no-reference", "not-judged"]
 
 
 def _matches_names(keys: Sequence[str], names: Sequence[str]) -> bool:
@@ -139,62 +139,9 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
             ).format(largest=largest)
         )
     ref = next((r for r in table.references if r.matches(names, run.ranks, run.nodes)), None)
-    limit = table.limit_for(names)
-    usable: list[tuple[float, NcclRow]] = []
-    not_used: list[dict[str, Any]] = []
-    for row in big:
-        for side in row.sides():
-            problem = side_problem(row, side, run.ranks)
-            busbw = side.busbw_gbytes_s
-            if problem is None and limit is not None and busbw > 2 * limit.gbytes_s_per_direction:
-                problem = _(
-                    "{busbw} GB/s is more than {gpus}' fastest link ({link}, {rate} GB/s each way) carries both "
-                    "ways together"
-                ).format(
-                    busbw=f"{busbw:g}",
-                    gpus=", ".join(names) or _("any GPU"),
-                    link=limit.link,
-                    rate=f"{limit.gbytes_s_per_direction:g}",
-                )
-            if (
-                problem is None
-                and ref is not None
-                and ref.busbw_gbytes_s is not None
-                and busbw > table.ceiling * ref.busbw_gbytes_s
-            ):
-                problem = _(
-                    "{busbw} GB/s is {ratio} of the reference {reference} GB/s ({id}): over the {ceiling} a "
-                    "healthy run reaches"
-                ).format(
-                    busbw=f"{busbw:g}",
-                    ratio=f"{busbw / ref.busbw_gbytes_s:.0%}",
-                    reference=f"{ref.busbw_gbytes_s:g}",
-                    id=ref.id,
-                    ceiling=f"{table.ceiling:.0%}",
-                )
-            if problem is None:
-                usable.append((busbw, row))
-            else:
-                not_used.append(
-                    {
-                        "size_bytes": row.size_bytes,
-                        "side": _side_name(row, side),
-                        "line": row.line,
-                        "why": problem,
-                    }
-                )
+    usable, not_used = _sort_readings(big, run, names, table, ref)
     result["not_used"] = not_used
-    set_aside = ""
-    if not_used:
-        first = not_used[0]
-        where = _("{size} bytes {side}").format(size=first["size_bytes"], side=first["side"])
-        if first["line"] is not None:
-            where = _("{where} (line {line})").format(where=where, line=first["line"])
-        set_aside = ngettext(
-            "{count} reading at ≥ 1 GiB set aside, e.g. {where}: {why}",
-            "{count} readings at ≥ 1 GiB set aside, e.g. {where}: {why}",
-            len(not_used),
-        ).format(count=len(not_used), where=where, why=first["why"])
+    set_aside = _set_aside(not_used)
     if not usable:
         return not_judged(set_aside)
     peak_busbw, peak = max(usable, key=lambda pair: pair[0])
@@ -231,6 +178,95 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
         ratio=ratio,
         judgement="below-reference" if below else "at-reference",
     )
+    result["explanation"] = _notes(_against_reference(peak_busbw, peak, ratio, ref, table), run, set_aside)
+    return result
+
+
+def _reading_problem(
+    row: NcclRow,
+    side: NcclSide,
+    run: NcclRun,
+    names: Sequence[str],
+    table: ReferenceTable,
+    ref: Reference | None,
+    limit: Limit | None,
+) -> str | None:
+    """Why one reading at ≥ 1 GiB cannot be judged: the row's own checks, more than the GPUs' fastest link
+    carries, or over `ceiling` × the reference; None when it can."""
+    problem = side_problem(row, side, run.ranks)
+    if problem is not None:
+        return problem
+    busbw = side.busbw_gbytes_s
+    if limit is not None and busbw > 2 * limit.gbytes_s_per_direction:
+        return _(
+            "{busbw} GB/s is more than {gpus}' fastest link ({link}, {rate} GB/s each way) carries both "
+            "ways together"
+        ).format(
+            busbw=f"{busbw:g}",
+            gpus=", ".join(names) or _("any GPU"),
+            link=limit.link,
+            rate=f"{limit.gbytes_s_per_direction:g}",
+        )
+    if ref is not None and ref.busbw_gbytes_s is not None and busbw > table.ceiling * ref.busbw_gbytes_s:
+        return _(
+            "{busbw} GB/s is {ratio} of the reference {reference} GB/s ({id}): over the {ceiling} a "
+            "healthy run reaches"
+        ).format(
+            busbw=f"{busbw:g}",
+            ratio=f"{busbw / ref.busbw_gbytes_s:.0%}",
+            reference=f"{ref.busbw_gbytes_s:g}",
+            id=ref.id,
+            ceiling=f"{table.ceiling:.0%}",
+        )
+    return None
+
+
+def _sort_readings(
+    big: Sequence[NcclRow],
+    run: NcclRun,
+    names: Sequence[str],
+    table: ReferenceTable,
+    ref: Reference | None,
+) -> tuple[list[tuple[float, NcclRow]], list[dict[str, Any]]]:
+    """The readings at ≥ 1 GiB that can be judged (bus bandwidth, row), and those set aside with why."""
+    usable: list[tuple[float, NcclRow]] = []
+    not_used: list[dict[str, Any]] = []
+    limit = table.limit_for(names)
+    for row in big:
+        for side in row.sides():
+            problem = _reading_problem(row, side, run, names, table, ref, limit)
+            if problem is None:
+                usable.append((side.busbw_gbytes_s, row))
+            else:
+                not_used.append(
+                    {
+                        "size_bytes": row.size_bytes,
+                        "side": _side_name(row, side),
+                        "line": row.line,
+                        "why": problem,
+                    }
+                )
+    return usable, not_used
+
+
+def _set_aside(not_used: Sequence[dict[str, Any]]) -> str:
+    """The readings set aside, in words, with the first as the example; "" when none was."""
+    if not not_used:
+        return ""
+    first = not_used[0]
+    where = _("{size} bytes {side}").format(size=first["size_bytes"], side=first["side"])
+    if first["line"] is not None:
+        where = _("{where} (line {line})").format(where=where, line=first["line"])
+    return ngettext(
+        "{count} reading at ≥ 1 GiB set aside, e.g. {where}: {why}",
+        "{count} readings at ≥ 1 GiB set aside, e.g. {where}: {why}",
+        len(not_used),
+    ).format(count=len(not_used), where=where, why=first["why"])
+
+
+def _against_reference(
+    peak_busbw: float, peak: NcclRow, ratio: float, ref: Reference, table: ReferenceTable
+) -> str:
     words = {
         "peak": f"{peak_busbw:g}",
         "size": peak.size_bytes,
@@ -240,7 +276,7 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
         "kind": ref.kind,
         "tolerance": f"{table.tolerance:.0%}",
     }
-    if below:
+    if ratio < table.tolerance:
         text = _(
             "peak {peak} GB/s at {size} bytes is {ratio} of the reference {reference} GB/s ({id}, {kind}), "
             "under {tolerance}"
@@ -249,8 +285,7 @@ def judge(run: NcclRun, gpu_names: Sequence[str], table: ReferenceTable | None =
         text = _(
             "peak {peak} GB/s at {size} bytes is {ratio} of the reference {reference} GB/s ({id}, {kind})"
         )
-    result["explanation"] = _notes(text.format(**words), run, set_aside)
-    return result
+    return text.format(**words)
 
 
 def _notes(explanation: str, run: NcclRun, set_aside: str) -> str:

@@ -179,6 +179,23 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
     """Parse `nvidia-smi topo -m`. A missing header, a missing or short GPU row or an unknown cell is a
     ReadError naming the line."""
     lines = [_ANSI.sub("", line).rstrip() for line in text.splitlines()]
+    header_at = _header_at(lines, where)
+    columns = _header_columns(lines[header_at])
+    gpus = _header_gpus(columns, header_at, where)
+    rows, extra_rows, nic_names = _body(lines, header_at, columns)
+    pairs, paths = _gpu_pairs(gpus, columns, rows, header_at, where)
+    nics = tuple(c for c in columns if not _GPU.match(c))
+    return Topology(
+        gpus=gpus,
+        pairs=tuple(pairs),
+        nics=nics,
+        nic_names=tuple(nic_names),
+        doubts=tuple(_matrix_doubts(pairs, paths, extra_rows, header_at)),
+    )
+
+
+def _header_at(lines: list[str], where: str) -> int:
+    """The index of the header line: the first naming GPU0 that is not GPU0's own row."""
     header_at = next(
         (
             i
@@ -193,12 +210,20 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
             _("no matrix header (a line naming GPU0, GPU1, …)"),
             expected=_("nvidia-smi topo -m output"),
         )
-    tokens = lines[header_at].split()
+    return header_at
+
+
+def _header_columns(header: str) -> list[str]:
+    """The header's GPU and NIC columns, up to the affinity columns (CPU, NUMA, GPU NUMA ID)."""
     columns: list[str] = []
-    for token in tokens:
+    for token in header.split():
         if token in ("CPU", "NUMA", "GPU") and columns:
             break
         columns.append(token)
+    return columns
+
+
+def _header_gpus(columns: list[str], header_at: int, where: str) -> tuple[str, ...]:
     gpus = tuple(c for c in columns if _GPU.match(c))
     if not gpus:
         raise ReadError(where, _("the header names no GPU column"), line=header_at + 1, expected="GPU0 …")
@@ -209,7 +234,14 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
             line=header_at + 1,
             expected=_("at most {most} GPU columns").format(most=MAX_GPUS),
         )
-    position = {gpu: i for i, gpu in enumerate(gpus)}
+    return gpus
+
+
+def _body(
+    lines: list[str], header_at: int, columns: list[str]
+) -> tuple[dict[str, tuple[int, list[str]]], list[str], list[tuple[str, str]]]:
+    """The lines under the header: the rows of the header's columns (line number, cells), the GPU rows
+    without a column, and the NIC legend."""
     rows: dict[str, tuple[int, list[str]]] = {}
     extra_rows: list[str] = []
     nic_names: list[tuple[str, str]] = []
@@ -233,44 +265,79 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
             rows[cells[0]] = (number, cells[1:])
         elif _GPU.match(cells[0]):
             extra_rows.append(cells[0])
+    return rows, extra_rows, nic_names
+
+
+def _gpu_row(
+    gpu: str,
+    gpus: tuple[str, ...],
+    columns: list[str],
+    rows: dict[str, tuple[int, list[str]]],
+    header_at: int,
+    where: str,
+) -> tuple[int, list[str]]:
+    """A GPU's row (line number, one cell per column); a missing or short row is a ReadError."""
+    if gpu not in rows:
+        raise ReadError(
+            where,
+            _(
+                "the matrix has no {gpu} row (the header at line {line} names {count} GPUs): truncated?"
+            ).format(gpu=gpu, line=header_at + 1, count=len(gpus)),
+            expected=_("a row for each of {gpus}").format(gpus=", ".join(gpus)),
+        )
+    number, cells = rows[gpu]
+    gpu_cells = cells[: len(columns)]
+    if len(gpu_cells) < len(columns):
+        raise ReadError(
+            where,
+            _("the {gpu} row has {cells} of {columns} cells: truncated?").format(
+                gpu=gpu, cells=len(gpu_cells), columns=len(columns)
+            ),
+            line=number,
+        )
+    return number, gpu_cells
+
+
+def _check_cell(gpu: str, other: str, cell: str, number: int, where: str) -> None:
+    if other == gpu:
+        if cell != "X":
+            raise ReadError(where, f"{gpu}×{gpu} is {cell!r}", line=number, expected=_("X (self)"))
+        return
+    if not (cell in _PCIE_PATHS or re.fullmatch(r"NV\d+", cell)):
+        raise ReadError(
+            where,
+            f"{gpu}×{other} is {cell!r}",
+            line=number,
+            expected=_("X, NV#, PIX, PXB, PHB, NODE, SYS or SOC"),
+        )
+
+
+def _gpu_pairs(
+    gpus: tuple[str, ...],
+    columns: list[str],
+    rows: dict[str, tuple[int, list[str]]],
+    header_at: int,
+    where: str,
+) -> tuple[list[Pair], dict[tuple[str, str], str]]:
+    """Each GPU pair once (the upper triangle) and every GPU×GPU path as printed (both triangles)."""
+    position = {gpu: i for i, gpu in enumerate(gpus)}
     pairs: list[Pair] = []
     paths: dict[tuple[str, str], str] = {}
     for i, gpu in enumerate(gpus):
-        if gpu not in rows:
-            raise ReadError(
-                where,
-                _(
-                    "the matrix has no {gpu} row (the header at line {line} names {count} GPUs): truncated?"
-                ).format(gpu=gpu, line=header_at + 1, count=len(gpus)),
-                expected=_("a row for each of {gpus}").format(gpus=", ".join(gpus)),
-            )
-        number, cells = rows[gpu]
-        gpu_cells = cells[: len(columns)]
-        if len(gpu_cells) < len(columns):
-            raise ReadError(
-                where,
-                _("the {gpu} row has {cells} of {columns} cells: truncated?").format(
-                    gpu=gpu, cells=len(gpu_cells), columns=len(columns)
-                ),
-                line=number,
-            )
-        for j, other in enumerate(columns):
-            cell = gpu_cells[j]
-            if other == gpu:
-                if cell != "X":
-                    raise ReadError(where, f"{gpu}×{gpu} is {cell!r}", line=number, expected=_("X (self)"))
-                continue
-            if not (cell in _PCIE_PATHS or re.fullmatch(r"NV\d+", cell)):
-                raise ReadError(
-                    where,
-                    f"{gpu}×{other} is {cell!r}",
-                    line=number,
-                    expected=_("X, NV#, PIX, PXB, PHB, NODE, SYS or SOC"),
-                )
-            if _GPU.match(other):
+        number, gpu_cells = _gpu_row(gpu, gpus, columns, rows, header_at, where)
+        for other, cell in zip(columns, gpu_cells, strict=True):
+            _check_cell(gpu, other, cell, number, where)
+            if other != gpu and _GPU.match(other):
                 paths[(gpu, other)] = cell
                 if position[other] > i:
                     pairs.append(Pair(gpu, other, cell))
+    return pairs, paths
+
+
+def _matrix_doubts(
+    pairs: list[Pair], paths: dict[tuple[str, str], str], extra_rows: list[str], header_at: int
+) -> list[str]:
+    """Why the matrix cannot be a node's: not square, not symmetric, more bonded NVLinks than a GPU has."""
     doubts: list[str] = []
     if extra_rows:
         doubts.append(
@@ -293,10 +360,7 @@ def parse_topo_matrix(text: str, where: str = TOPO_FILE) -> Topology:
                 pair=bonded[0].describe(), most=MAX_BONDED_NVLINKS
             )
         )
-    nics = tuple(c for c in columns if not _GPU.match(c))
-    return Topology(
-        gpus=gpus, pairs=tuple(pairs), nics=nics, nic_names=tuple(nic_names), doubts=tuple(doubts)
-    )
+    return doubts
 
 
 def read_topology(machine: Machine) -> tuple[Topology | None, Reading]:

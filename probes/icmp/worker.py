@@ -227,13 +227,18 @@ class Worker:
                     sleep(delay / 1e9)
                 woken = False
                 continue
-            timeout_ms = -1 if delay is None else delay // 1_000_000 - 1
-            for fd, _events in self._poller.poll(timeout_ms):
-                if fd == self._wake_r:
-                    with contextlib.suppress(OSError):
-                        os.read(self._wake_r, 4096)
+            self._poll(delay)
             self._polling = False
             woken = True
+
+    def _poll(self, delay_ns: int | None) -> None:
+        """Wait in poll(2) until a socket is readable, the event loop wakes us, or about `delay_ns` has passed
+        (whole ms, woken a little early: the loop sleeps the precise rest)."""
+        timeout_ms = -1 if delay_ns is None else delay_ns // 1_000_000 - 1
+        for fd, _events in self._poller.poll(timeout_ms):
+            if fd == self._wake_r:
+                with contextlib.suppress(OSError):
+                    os.read(self._wake_r, 4096)
 
     def _select(self, fds: list[int], delay_ns: int | None) -> None:
         """Wait until a socket is readable, the event loop wakes us, or `delay_ns` has passed (prompt mode:
