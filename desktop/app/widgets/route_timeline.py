@@ -35,6 +35,7 @@ RTT = "#0d47a1"
 AXIS_WIDTH = 170  # px, both plots' left axis (lane names are elided to fit)
 NAME_PX = AXIS_WIDTH - 40  # a lane's name at most (the axis' title and ticks take the rest)
 LANE_PX = 16  # the least height a lane's name needs; fewer names are shown when lanes are thinner
+HEADROOM = 1.45  # the RTT plot's height over its highest value: room for the changes' names above the line
 
 
 def elided(name: str, metrics: QFontMetrics, width: int = NAME_PX) -> str:
@@ -79,9 +80,14 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
             axis.picture = None
             axis.update()
 
-    def set_weekdays(self, names: list[str]) -> None:
+    def set_weekdays(self, names: list[str], months: list[str] | None = None) -> None:
+        """Day names (Monday first) and month names (January first) in the window's language."""
         for plot in (self.lanes, self.rtt):
-            plot.getAxis("bottom").weekdays = names
+            axis = plot.getAxis("bottom")
+            axis.weekdays = names
+            axis.months = months or []
+            axis.picture = None
+            axis.update()
 
     def set_history(
         self,
@@ -188,11 +194,12 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
             pad = max(span * 0.03, 60.0)
             self.lanes.setXRange(low - pad, data_end + pad, padding=0)
         if y.size:
-            self.rtt.setYRange(0, float(np.nanmax(y)) * 1.15 or 1.0, padding=0)
+            # Headroom above the highest RTT for the changes' names, which never cover the line.
+            self.rtt.setYRange(0, float(np.nanmax(y)) * HEADROOM or 1.0, padding=0)
 
     def _top(self, rtt: Sequence[tuple[int, float]]) -> float:
         values = [v for _, v in rtt]
-        return max(values) * 1.12 if values else 1.0
+        return max(values) * (HEADROOM - 0.03) if values else 1.0
 
     def _add(self, plot: pg.PlotItem, item: pg.GraphicsObject) -> None:
         plot.addItem(item)
