@@ -200,3 +200,33 @@ def test_the_quit_question_names_the_probe_screens_scheduler(window, qtbot) -> N
     window.quit_box.button(QMessageBox.StandardButton.Cancel).click()
     probe.scheduler.stop()
     qtbot.waitUntil(lambda: not probe.scheduler.running, timeout=30_000)
+
+
+def test_the_evaluation_opened_last_opens_at_the_next_start(qapp, qtbot, qsettings) -> None:  # type: ignore[no-untyped-def]
+    from desktop.app.main import build_window
+    from desktop.usecases.evaluation import new_evaluation
+
+    db = Path(str(qsettings.value("data/dir"))) / "linkvet.sqlite3"
+    new_evaluation(db, "alpha", EXAMPLE_NEEDS, peak_windows=[PeakWindow.parse("20:00-23:00 Asia/Shanghai")])
+    new_evaluation(db, "beta", EXAMPLE_NEEDS, peak_windows=[PeakWindow.parse("19:00-22:00 Asia/Shanghai")])
+    first = build_window(qapp, qsettings, warm=False, welcome=False)
+    qtbot.addWidget(first)
+    first.show()
+    home = _home(first)
+    qtbot.waitUntil(lambda: home.evaluation is not None, timeout=30_000)
+    assert [home.chooser.itemText(i) for i in range(home.chooser.count())] == ["alpha", "beta"]
+    # One after another: the chooser opens beta, and its peak windows become the window's.
+    home.chooser.setCurrentIndex(1)
+    home.chooser.activated.emit(1)
+    qtbot.waitUntil(lambda: home.evaluation is not None and home.evaluation.name == "beta", timeout=30_000)
+    assert [str(w) for w in first.context.settings.peak_windows] == ["19:00-22:00 Asia/Shanghai"]
+    first.close()
+    first.context.workers.wait(30_000)
+    second = build_window(qapp, qsettings, warm=False, welcome=False)
+    qtbot.addWidget(second)
+    second.show()
+    home = _home(second)
+    qtbot.waitUntil(lambda: home.evaluation is not None, timeout=30_000)
+    assert home.evaluation.name == "beta" and home.chooser.currentText() == "beta"
+    second.close()
+    second.context.workers.wait(30_000)

@@ -1,7 +1,8 @@
 """What looking at every screen at 1280×800 and 1366×768 in both languages changed, held: the evaluation's
 nine columns fit a 1280-pixel window (text wraps before a column goes off screen), the Needs & score screen
-folds the needs and their sizing away on a laptop, the time axes name months in the window's language, and
-an empty chart reads as the last day with no SI multiplier on its axis."""
+folds the needs and their sizing away on a laptop, the time axes name months in the window's language, an
+empty chart reads as the last day with no SI multiplier on its axis, a route lane ends where the data ends
+and a change's name sits above the RTT line, and a single value keeps a colour scale with labels."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from datetime import UTC, datetime
 
 import pytest
 
+from desktop.app.widgets.heatmap_plot import single_value_scale
+from desktop.app.widgets.route_timeline import RouteTimeline
 from desktop.usecases.evaluation import ensure_example
+from desktop.usecases.routes import RouteChange, TracePoint
 
 
 def test_the_evaluations_columns_fit_a_1280_pixel_window(window, qtbot) -> None:  # type: ignore[no-untyped-def]
@@ -85,3 +89,58 @@ def test_an_empty_chart_opens_on_the_last_day_without_an_si_multiplier(window, q
     axis = heatmap.plot.getAxis("bottom")
     assert "(x" not in axis.labelString() and axis.labelString()
     assert heatmap.plot.viewRange()[0] == pytest.approx([0, 24])
+
+
+def _point(at_s: float, target: str, line_class: str) -> TracePoint:
+    return TracePoint(
+        at_us=int(at_s * 1e6), series_id=1, target=target, line_class=line_class, hops=(), reached=True
+    )
+
+
+def test_route_lanes_end_where_the_data_ends_and_a_change_is_named_above_the_line(qtbot) -> None:  # type: ignore[no-untyped-def]
+    timeline = RouteTimeline()
+    qtbot.addWidget(timeline)
+    timeline.resize(900, 300)
+    timeline.show()
+    t0 = datetime(2026, 12, 1, 12, tzinfo=UTC).timestamp()
+    points = [_point(t0, "a", "cn2-gia"), _point(t0 + 3600, "a", "163"), _point(t0 + 1800, "b", "cn2-gia")]
+    change = RouteChange(
+        at_us=int((t0 + 3600) * 1e6),
+        previous_us=int(t0 * 1e6),
+        target="a",
+        before="cn2-gia",
+        after="163",
+        class_changed=True,
+        hops_changed=False,
+        direction="down",
+        before_hops=(),
+        after_hops=(),
+    )
+    rtt = [(int((t0 + 60 * i) * 1e6), 0.02 + 0.001 * i) for i in range(0, 121, 10)]  # loopback: 0.02 ms
+    timeline.set_history(points, [change], rtt)
+    data_end = rtt[-1][0] / 1e6
+    ends = {(s[2], s[3]): s[1] for s in timeline.segments}
+    # The last trace of each lane reaches the region's last measurement, never the present.
+    assert ends[(0, "163")] == data_end and ends[(1, "cn2-gia")] == data_end
+    assert ends[(0, "cn2-gia")] == t0 + 3600
+    assert timeline.lanes.viewRange()[0][1] < datetime.now(UTC).timestamp()
+    # Milliseconds read as milliseconds (no "(x0.001)"), and the change's name sits above the highest RTT.
+    for axis in (
+        timeline.rtt.getAxis("left"),
+        timeline.rtt.getAxis("bottom"),
+        timeline.lanes.getAxis("bottom"),
+    ):
+        assert "(x" not in axis.labelString()
+    [marker] = [item for plot, item in timeline._items if plot is timeline.rtt and hasattr(item, "textItem")]
+    box = marker.mapRectToView(marker.boundingRect())  # the text's extent in RTT units
+    assert min(box.top(), box.bottom()) > max(v for _, v in rtt)
+    # A lone trace with nothing after it is a mark, not a bar into the future.
+    timeline.set_history([_point(t0, "a", "cn2-gia")], [], [])
+    assert [(s[0], s[1]) for s in timeline.segments] == [(t0, t0)]
+
+
+def test_a_single_value_keeps_a_labelled_colour_scale(qtbot) -> None:  # type: ignore[no-untyped-def]
+    assert single_value_scale(0.0, loss=True) == (0.0, 1.0)
+    assert single_value_scale(0.02, loss=False) == (0.0, 2.0)
+    low, high = single_value_scale(180.0, loss=False)
+    assert low < 180.0 < high and high - low >= 2

@@ -35,7 +35,6 @@ RTT = "#0d47a1"
 AXIS_WIDTH = 170  # px, both plots' left axis (lane names are elided to fit)
 NAME_PX = AXIS_WIDTH - 40  # a lane's name at most (the axis' title and ticks take the rest)
 LANE_PX = 16  # the least height a lane's name needs; fewer names are shown when lanes are thinner
-HEADROOM = 1.45  # the RTT plot's height over its highest value: room for the changes' names above the line
 
 
 def elided(name: str, metrics: QFontMetrics, width: int = NAME_PX) -> str:
@@ -65,6 +64,7 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         self.rtt_curve.setSymbolBrush(RTT)
         self.rtt_curve.setSymbolPen(None)
         self._items: list[tuple[pg.PlotItem, pg.GraphicsObject]] = []
+        self._rtt_top = 1.0
         self.class_names: dict[str, str] = {}
         self.rtt_label = "RTT (ms)"
         self.lane_label = "route"
@@ -156,8 +156,7 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                     self._add(self.lanes, text)
                     free_from = x + (metrics.horizontalAdvance(label) + 12) * per_px
                 previous = point.line_class
-        top = self._top(rtt)
-        placed: list[tuple[float, int]] = []  # (where a change's name ends, its row)
+        placed: list[tuple[float, int, str, float]] = []  # (where a change's name ends, its row, name, x)
         for change in changes:
             x = change.at_us / 1e6
             if change.class_changed:
@@ -173,10 +172,23 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                     pos=x, angle=90, pen=pg.mkPen(CHANGE, width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
                 )
                 self._add(plot, line)
-            row = next(r for r in range(len(placed) + 1) if all(end < x or rr != r for end, rr in placed))
-            placed.append((x + (metrics.horizontalAdvance(label) + 8) * per_px, row))
-            marker = pg.TextItem(label, color=CHANGE, anchor=(0, 0))
-            marker.setPos(x, top * (1 - 0.12 * row))
+            row = next(
+                r for r in range(len(placed) + 1) if all(end < x or rr != r for end, rr, _, _ in placed)
+            )
+            placed.append((x + (metrics.horizontalAdvance(label) + 8) * per_px, row, label, x))
+        # The changes' names stand in rows above the highest RTT, never over the line: the plot's range is
+        # made tall enough for them at its present height.
+        values = [v for _, v in rtt if np.isfinite(v)]
+        base = (max(values) if values else 1.0) * 1.03 or 1.0
+        rows = 1 + max((row for _, row, _, _ in placed), default=-1)
+        text_px = metrics.height() + 6
+        plot_px = max(self.rtt.getViewBox().height(), 60.0)
+        share = min(text_px * rows / plot_px, 0.6)
+        self._rtt_top = base / (1 - share)
+        row_units = (self._rtt_top - base) / rows if rows else 0.0
+        for _, row, label, x in placed:
+            marker = pg.TextItem(label, color=CHANGE, anchor=(0, 1))
+            marker.setPos(x, base + row * row_units)
             self._add(self.rtt, marker)
         axis = self.lanes.getAxis("left")
         height = max(self.lanes.getViewBox().height(), 80.0)
@@ -193,13 +205,8 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         if self.segments or times:
             pad = max(span * 0.03, 60.0)
             self.lanes.setXRange(low - pad, data_end + pad, padding=0)
-        if y.size:
-            # Headroom above the highest RTT for the changes' names, which never cover the line.
-            self.rtt.setYRange(0, float(np.nanmax(y)) * HEADROOM or 1.0, padding=0)
-
-    def _top(self, rtt: Sequence[tuple[int, float]]) -> float:
-        values = [v for _, v in rtt]
-        return max(values) * (HEADROOM - 0.03) if values else 1.0
+        if y.size or placed:
+            self.rtt.setYRange(0, self._rtt_top, padding=0)
 
     def _add(self, plot: pg.PlotItem, item: pg.GraphicsObject) -> None:
         plot.addItem(item)
