@@ -157,6 +157,7 @@ def test_the_agent_measures_on_after_the_window_closes_and_the_next_window_stops
     assert status.agent is not None and status.agent.pid == agent.pid
     assert status.last_round_us is not None and status.last_round_us > closed_us
     assert "process" in home.panel.state.text() and "Last round" in home.panel.state.text()
+    assert status.next_round_s is not None and "Next round" in home.panel.state.text()
     qtbot.waitUntil(lambda: home.panel.stop_button.isEnabled(), timeout=10_000)
     home.panel.stop_button.click()
     qtbot.waitUntil(lambda: home.panel.status is not None and not home.panel.measuring, timeout=60_000)
