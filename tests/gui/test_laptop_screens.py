@@ -144,3 +144,11 @@ def test_a_single_value_keeps_a_labelled_colour_scale(qtbot) -> None:  # type: i
     assert single_value_scale(0.02, loss=False) == (0.0, 2.0)
     low, high = single_value_scale(180.0, loss=False)
     assert low < 180.0 < high and high - low >= 2
+
+
+def test_an_empty_route_history_opens_on_the_last_day(qtbot) -> None:  # type: ignore[no-untyped-def]
+    timeline = RouteTimeline()
+    qtbot.addWidget(timeline)
+    for plot in (timeline.lanes, timeline.rtt):
+        low, high = plot.viewRange()[0]
+        assert high - low == pytest.approx(86400, rel=0.01) and high > datetime.now(UTC).timestamp() - 3600

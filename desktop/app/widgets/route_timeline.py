@@ -10,6 +10,7 @@ Only draws: `desktop.usecases.routes.route_history` (in a worker) computes what 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -72,6 +73,9 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         self.hops_text = "hops changed"
         self.segments: list[tuple[float, float, int, str]] = []  # (start s, end s, lane, class): for tests
         self.markers: list[tuple[float, str]] = []
+        # Before any history: the last day, empty (not pyqtgraph's 0–1 s of 1970, whose ticks read "00.250").
+        now = time.time()
+        self.lanes.setXRange(now - 86400, now, padding=0)
 
     def set_time_zone(self, offset_east_s: int) -> None:
         for plot in (self.lanes, self.rtt):
