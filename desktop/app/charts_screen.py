@@ -421,6 +421,7 @@ class ChartsScreen(QWidget):
             "rounds_1": self.tr("1 round"),
             "rounds_n": self.tr("{n} rounds"),
             "bins_of": self.tr("bins of {width}"),
+            "units": self.tr("d h min s"),
             "few_p5_p95": self.tr(
                 "Too little data for p5–p95 boxes: a box needs {need} replies, the fullest bin has {most}."
             ),
@@ -436,6 +437,7 @@ class ChartsScreen(QWidget):
             "few_p95": self.tr("p95 left out where an hour has fewer than {need} replies"),
             "measured": self.tr("Hours measured: {cells} · days with data: {days} of {span}"),
             "weekdays": self.tr("Mon Tue Wed Thu Fri Sat Sun"),
+            "months": self.tr("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec"),
             "few": self.tr(
                 "Too little data for a distribution: {names} (fewer than {need} replies; n in the legend)"
             ),

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -277,7 +278,9 @@ class HomeScreen(QWidget):
                         lambda _=False, n=name, r=row, c=column: self.evidence_actions.run(n, r, c)
                     )
                 else:  # one button, its actions in a menu: a narrow cell keeps readable words
-                    button.setText(self.evidence_actions.group_title(spec.kind))
+                    # The arrow in the text: the style's indicator would be drawn over the last letter.
+                    button.setText(self.evidence_actions.group_title(spec.kind) + " ▾")
+                    button.setStyleSheet("QToolButton::menu-indicator { image: none; width: 0px; }")
                     button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
                     menu = QMenu(button)
                     for name in names:
@@ -298,25 +301,42 @@ class HomeScreen(QWidget):
         return holder.findChildren(QToolButton) if holder is not None else []
 
     def _size_columns(self) -> None:
-        """Each column as wide as its title's longest line and its widest button, no wider: eight kinds of
-        evidence fit 1280 pixels."""
+        """Each column as wide as its title's longest line and its widest button, and its text unwrapped
+        where there is room (at most 190 pixels); where there is not, the text columns wrap so that eight
+        kinds of evidence fit 1280 pixels without a column off screen."""
         header = self.table.horizontalHeader()
         metrics = header.fontMetrics()
+        cells = self.table.fontMetrics()
         lines = 1
+        needs: list[int] = []  # what the title and the buttons need
+        wants: list[int] = []  # and the text on one line
         for column in range(self.model.columnCount()):
             title = str(self.model.headerData(column, Qt.Orientation.Horizontal) or "")
             lines = max(lines, title.count("\n") + 1)
-            width = max(metrics.horizontalAdvance(part) for part in title.split("\n")) + 16
-            cells = self.table.fontMetrics()
+            need = max(metrics.horizontalAdvance(part) for part in title.split("\n")) + 16
+            want = need
             for row in range(self.model.rowCount()):
                 index = self.model.index(row, column)
                 holder = self.table.indexWidget(index)
                 if holder is not None:
-                    width = max(width, holder.sizeHint().width())
+                    need = max(need, holder.sizeHint().width())
                 text = str(self.model.data(index) or "")
-                width = max(width, max(cells.horizontalAdvance(part) for part in text.split("\n")) + 10)
-            self.table.setColumnWidth(column, 180 if column == 0 else min(max(width, 88), 190))
+                want = max(want, max(cells.horizontalAdvance(part) for part in text.split("\n")) + 10)
+            need = 180 if column == 0 else max(need, 88)
+            needs.append(need)
+            wants.append(need if column == 0 else max(need, min(want, 190)))
+        room = self.table.viewport().width()
+        extra, spare = sum(w - n for n, w in zip(needs, wants, strict=True)), room - sum(needs)
+        for column, (need, want) in enumerate(zip(needs, wants, strict=True)):
+            if sum(wants) > room and extra > 0:
+                want = need + max(0, spare) * (want - need) // extra
+            self.table.setColumnWidth(column, want)
         header.setMinimumHeight(metrics.height() * lines + 10)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        if self.model.rowCount():
+            self._size_columns()
 
     def _selected(self, current: QModelIndex, _previous: QModelIndex) -> None:
         found = self.model.cell(current.row(), current.column())
@@ -346,11 +366,18 @@ class HomeScreen(QWidget):
                 "what it says; click it for the next step."
             ).format(
                 count=len(evaluation.candidates),
-                needs=evaluation.needs.name,
+                needs=self._needs_name(evaluation.needs.name),
                 offices=offices,
                 windows=", ".join(str(w) for w in evaluation.peak_windows),
             )
         )
+
+    def _needs_name(self, name: str) -> str:
+        """The job's name; the bundled example's in the window's language."""
+        from catalogs.needs import EXAMPLE_NEEDS, load_needs
+
+        example = load_needs(EXAMPLE_NEEDS).name
+        return self.tr("70B dense, full fine-tune, ZeRO-3") if name == example else name
 
     # -- evaluations -------------------------------------------------------------------------------------
 

@@ -229,7 +229,10 @@ class RouteHistoryPanel(QWidget):
         self.timeline.lane_label = self.tr("route")
         self.timeline.change_text = self.tr("{before} → {after}")
         self.timeline.hops_text = self.tr("hops changed")
-        self.timeline.set_weekdays(self.tr("Mon Tue Wed Thu Fri Sat Sun").split())
+        self.timeline.set_weekdays(
+            self.tr("Mon Tue Wed Thu Fri Sat Sun").split(),
+            self.tr("Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec").split(),
+        )
         if self.history is not None:
             self._loaded(self.history, self._generation)
 

@@ -147,7 +147,8 @@ class ScoreScreen(QWidget):
     # -- the needs' panel --------------------------------------------------------------------------------
 
     def show_needs(self, shown: bool) -> None:
-        """Show or fold away the needs and weights (the scorecard takes the width)."""
+        """Show or fold away the needs, their sizing and the weights (the scorecard takes the width and the
+        height)."""
         sizes = self.splitter.sizes()
         total = sum(sizes) or self.width()
         if shown and sizes[0] == 0:
@@ -164,6 +165,8 @@ class ScoreScreen(QWidget):
 
     def _update_toggle(self) -> None:
         shown = self.splitter.sizes()[0] > 0 if self.isVisible() else self.needs_toggle.isChecked()
+        # The sizing is the needs' too: folded with them, the ranking and its breakdown get the height.
+        self.sizing.setVisible(shown)
         self.needs_toggle.setText(
             self.tr("◂ Fold the needs away") if shown else self.tr("▸ Training needs and weights")
         )

@@ -7,6 +7,7 @@ at once. Times are UTC epoch seconds.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -273,10 +274,12 @@ def timeline(
     )
 
 
-def duration_text(seconds: float) -> str:
-    """A short duration for people: 9 s, 30 s, 5 min, 2 h, 1 d, 3.5 d."""
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+def duration_text(seconds: float, units: Sequence[str] = ("d", "h", "min", "s")) -> str:
+    """A short duration for people: 9 s, 30 s, 5 min, 2 h, 1 d, 3.5 d (`units`: the window's words for
+    day, hour, minute, second)."""
+    day, hour, minute, second = units
+    for unit, size in ((day, 86400), (hour, 3600), (minute, 60)):
         if seconds >= size:
             value = seconds / size
             return f"{value:.0f} {unit}" if abs(value - round(value)) < 0.05 else f"{value:.1f} {unit}"
-    return f"{seconds:.0f} s" if seconds >= 1 else f"{seconds:.2f} s"
+    return f"{seconds:.0f} {second}" if seconds >= 1 else f"{seconds:.2f} {second}"

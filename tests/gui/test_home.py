@@ -157,6 +157,7 @@ def test_the_agent_measures_on_after_the_window_closes_and_the_next_window_stops
     assert status.agent is not None and status.agent.pid == agent.pid
     assert status.last_round_us is not None and status.last_round_us > closed_us
     assert "process" in home.panel.state.text() and "Last round" in home.panel.state.text()
+    assert status.next_round_s is not None and "Next round" in home.panel.state.text()
     qtbot.waitUntil(lambda: home.panel.stop_button.isEnabled(), timeout=10_000)
     home.panel.stop_button.click()
     qtbot.waitUntil(lambda: home.panel.status is not None and not home.panel.measuring, timeout=60_000)
@@ -228,3 +229,33 @@ def test_the_other_offices_agents_are_listed_with_their_health(window, qtbot) ->
     assert "beijing: measuring, last round" in said and "on bj-box" in said
     assert "shenzhen: 3 round(s) in its spool" in said
     assert "chengdu: silent since" in said
+
+
+def test_the_evaluation_opened_last_opens_at_the_next_start(qapp, qtbot, qsettings) -> None:  # type: ignore[no-untyped-def]
+    from desktop.app.main import build_window
+    from desktop.usecases.evaluation import new_evaluation
+
+    db = Path(str(qsettings.value("data/dir"))) / "linkvet.sqlite3"
+    new_evaluation(db, "alpha", EXAMPLE_NEEDS, peak_windows=[PeakWindow.parse("20:00-23:00 Asia/Shanghai")])
+    new_evaluation(db, "beta", EXAMPLE_NEEDS, peak_windows=[PeakWindow.parse("19:00-22:00 Asia/Shanghai")])
+    first = build_window(qapp, qsettings, warm=False, welcome=False)
+    qtbot.addWidget(first)
+    first.show()
+    home = _home(first)
+    qtbot.waitUntil(lambda: home.evaluation is not None, timeout=30_000)
+    assert [home.chooser.itemText(i) for i in range(home.chooser.count())] == ["alpha", "beta"]
+    # One after another: the chooser opens beta, and its peak windows become the window's.
+    home.chooser.setCurrentIndex(1)
+    home.chooser.activated.emit(1)
+    qtbot.waitUntil(lambda: home.evaluation is not None and home.evaluation.name == "beta", timeout=30_000)
+    assert [str(w) for w in first.context.settings.peak_windows] == ["19:00-22:00 Asia/Shanghai"]
+    first.close()
+    first.context.workers.wait(30_000)
+    second = build_window(qapp, qsettings, warm=False, welcome=False)
+    qtbot.addWidget(second)
+    second.show()
+    home = _home(second)
+    qtbot.waitUntil(lambda: home.evaluation is not None, timeout=30_000)
+    assert home.evaluation.name == "beta" and home.chooser.currentText() == "beta"
+    second.close()
+    second.context.workers.wait(30_000)

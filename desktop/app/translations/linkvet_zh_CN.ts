@@ -622,6 +622,10 @@
         <translation>每格 {width}</translation>
     </message>
     <message>
+        <source>d h min s</source>
+        <translation>天 小时 分钟 秒</translation>
+    </message>
+    <message>
         <source>Too little data for p5–p95 boxes: a box needs {need} replies, the fullest bin has {most}.</source>
         <translation>数据太少，画不出 p5–p95 框：一个框需要 {need} 个回复，最多的一格只有 {most} 个。</translation>
     </message>
@@ -656,6 +660,10 @@
     <message>
         <source>Mon Tue Wed Thu Fri Sat Sun</source>
         <translation>周一 周二 周三 周四 周五 周六 周日</translation>
+    </message>
+    <message>
+        <source>Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec</source>
+        <translation>1月 2月 3月 4月 5月 6月 7月 8月 9月 10月 11月 12月</translation>
     </message>
     <message>
         <source>Too little data for a distribution: {names} (fewer than {need} replies; n in the legend)</source>
@@ -1036,6 +1044,10 @@
     <message>
         <source>{count} candidate(s) for {needs}; offices: {offices}; peak hours: {windows}. Hover a cell for what it says; click it for the next step.</source>
         <translation>{count} 个候选，用于 {needs}；办公室：{offices}；晚高峰：{windows}。鼠标悬停在单元格上查看详情；点击查看下一步。</translation>
+    </message>
+    <message>
+        <source>70B dense, full fine-tune, ZeRO-3</source>
+        <translation>70B 稠密模型，全参数微调，ZeRO-3</translation>
     </message>
     <message>
         <source>Evaluation {name} created.</source>
@@ -2479,6 +2491,10 @@ after: {after}</source>
     <message>
         <source>hops changed</source>
         <translation>跳点变化</translation>
+    </message>
+    <message>
+        <source>Jan Feb Mar Apr May Jun Jul Aug Sep Oct Nov Dec</source>
+        <translation>1月 2月 3月 4月 5月 6月 7月 8月 9月 10月 11月 12月</translation>
     </message>
 </context>
 <context>

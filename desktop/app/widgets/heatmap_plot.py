@@ -53,6 +53,7 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
         self.plot.invertY(True)
         self.plot.setMouseEnabled(x=False, y=True)
         self.plot.getAxis("bottom").setTicks([[(h + 0.5, f"{h:02d}") for h in range(0, 24, 2)]])
+        self.plot.getAxis("bottom").enableAutoSIPrefix(False)  # never "hour of day (x0.001)"
         self.image = pg.ImageItem(axisOrder="row-major")
         self.plot.addItem(self.image)
         self.colour_bar = pg.ColorBarItem(colorMap=pg.colormap.get("viridis"), interactive=False, width=15)
@@ -71,6 +72,9 @@ class HeatmapPlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph s
             self.image.clear()
             self.note.setText("")
             self.readout.setText(self.words["no_data"])
+            self.plot.getAxis("left").setTicks([[]])  # an empty week: the day, no day names
+            self.plot.setXRange(0, 24, padding=0)
+            self.plot.setYRange(0, MIN_ROWS, padding=0)
             return
         values = matrix.loss * 100 if self.show_loss else matrix.median_ms
         finite = values[np.isfinite(values)]

@@ -10,6 +10,7 @@ Only draws: `desktop.usecases.routes.route_history` (in a worker) computes what 
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -64,6 +65,7 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         self.rtt_curve.setSymbolBrush(RTT)
         self.rtt_curve.setSymbolPen(None)
         self._items: list[tuple[pg.PlotItem, pg.GraphicsObject]] = []
+        self._rtt_top = 1.0
         self.class_names: dict[str, str] = {}
         self.rtt_label = "RTT (ms)"
         self.lane_label = "route"
@@ -71,6 +73,9 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         self.hops_text = "hops changed"
         self.segments: list[tuple[float, float, int, str]] = []  # (start s, end s, lane, class): for tests
         self.markers: list[tuple[float, str]] = []
+        # Before any history: the last day, empty (not pyqtgraph's 0–1 s of 1970, whose ticks read "00.250").
+        now = time.time()
+        self.lanes.setXRange(now - 86400, now, padding=0)
 
     def set_time_zone(self, offset_east_s: int) -> None:
         for plot in (self.lanes, self.rtt):
@@ -79,9 +84,14 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
             axis.picture = None
             axis.update()
 
-    def set_weekdays(self, names: list[str]) -> None:
+    def set_weekdays(self, names: list[str], months: list[str] | None = None) -> None:
+        """Day names (Monday first) and month names (January first) in the window's language."""
         for plot in (self.lanes, self.rtt):
-            plot.getAxis("bottom").weekdays = names
+            axis = plot.getAxis("bottom")
+            axis.weekdays = names
+            axis.months = months or []
+            axis.picture = None
+            axis.update()
 
     def set_history(
         self,
@@ -150,8 +160,7 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                     self._add(self.lanes, text)
                     free_from = x + (metrics.horizontalAdvance(label) + 12) * per_px
                 previous = point.line_class
-        top = self._top(rtt)
-        placed: list[tuple[float, int]] = []  # (where a change's name ends, its row)
+        placed: list[tuple[float, int, str, float]] = []  # (where a change's name ends, its row, name, x)
         for change in changes:
             x = change.at_us / 1e6
             if change.class_changed:
@@ -167,10 +176,23 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                     pos=x, angle=90, pen=pg.mkPen(CHANGE, width=1, style=pg.QtCore.Qt.PenStyle.DashLine)
                 )
                 self._add(plot, line)
-            row = next(r for r in range(len(placed) + 1) if all(end < x or rr != r for end, rr in placed))
-            placed.append((x + (metrics.horizontalAdvance(label) + 8) * per_px, row))
-            marker = pg.TextItem(label, color=CHANGE, anchor=(0, 0))
-            marker.setPos(x, top * (1 - 0.12 * row))
+            row = next(
+                r for r in range(len(placed) + 1) if all(end < x or rr != r for end, rr, _, _ in placed)
+            )
+            placed.append((x + (metrics.horizontalAdvance(label) + 8) * per_px, row, label, x))
+        # The changes' names stand in rows above the highest RTT, never over the line: the plot's range is
+        # made tall enough for them at its present height.
+        values = [v for _, v in rtt if np.isfinite(v)]
+        base = (max(values) if values else 1.0) * 1.03 or 1.0
+        rows = 1 + max((row for _, row, _, _ in placed), default=-1)
+        text_px = metrics.height() + 6
+        plot_px = max(self.rtt.getViewBox().height(), 60.0)
+        share = min(text_px * rows / plot_px, 0.6)
+        self._rtt_top = base / (1 - share)
+        row_units = (self._rtt_top - base) / rows if rows else 0.0
+        for _, row, label, x in placed:
+            marker = pg.TextItem(label, color=CHANGE, anchor=(0, 1))
+            marker.setPos(x, base + row * row_units)
             self._add(self.rtt, marker)
         axis = self.lanes.getAxis("left")
         height = max(self.lanes.getViewBox().height(), 80.0)
@@ -187,12 +209,8 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
         if self.segments or times:
             pad = max(span * 0.03, 60.0)
             self.lanes.setXRange(low - pad, data_end + pad, padding=0)
-        if y.size:
-            self.rtt.setYRange(0, float(np.nanmax(y)) * 1.15 or 1.0, padding=0)
-
-    def _top(self, rtt: Sequence[tuple[int, float]]) -> float:
-        values = [v for _, v in rtt]
-        return max(values) * 1.12 if values else 1.0
+        if y.size or placed:
+            self.rtt.setYRange(0, self._rtt_top, padding=0)
 
     def _add(self, plot: pg.PlotItem, item: pg.GraphicsObject) -> None:
         plot.addItem(item)

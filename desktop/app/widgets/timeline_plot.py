@@ -14,6 +14,7 @@ smoke is a few hundred boxes, and the crosshair read-out is rate-limited.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -38,11 +39,13 @@ PICK_PX = 6
 
 class _TimeAxis(pg.DateAxisItem):  # type: ignore[misc]  # pyqtgraph ships no type hints
     """pyqtgraph's date axis, but whole seconds read 17:09:40 (not "40.000") when a few seconds are in view,
-    and day names are in the window's language (`weekdays`, Monday first)."""
+    and day and month names are in the window's language (`weekdays`, Monday first; `months`, January
+    first)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.weekdays: list[str] = []
+        self.months: list[str] = []
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         strings: list[str] = super().tickStrings(values, scale, spacing)
@@ -52,9 +55,19 @@ class _TimeAxis(pg.DateAxisItem):  # type: ignore[misc]  # pyqtgraph ships no ty
         if "." in strings[0] and all(abs(v - round(v)) < 1e-6 for v in values):
             return [m.strftime("%H:%M:%S") for m in moments]
         spec = next((s for s in self.zoomLevel.tickSpecs if s.spacing == spacing), None)
-        if spec is not None and "%a" in spec.format and len(self.weekdays) == 7:
-            return [m.strftime(spec.format.replace("%a", self.weekdays[m.weekday()])) for m in moments]
-        return strings
+        if spec is None:
+            return strings
+        days, months = (
+            "%a" in spec.format and len(self.weekdays) == 7,
+            "%b" in spec.format and len(self.months) == 12,
+        )
+        if not (days or months):
+            return strings
+        named = []
+        for m in moments:
+            form = spec.format.replace("%a", self.weekdays[m.weekday()]) if days else spec.format
+            named.append(m.strftime(form.replace("%b", self.months[m.month - 1]) if months else form))
+        return named
 
 
 def _bars(colour: object) -> pg.BarGraphItem:
@@ -81,6 +94,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
             "rounds_1": "1 round",
             "rounds_n": "{n} rounds",
             "bins_of": "bins of {width}",
+            "units": "d h min s",
             "few_p5_p95": "Too little data for p5–p95 boxes: a box needs {need} replies, the fullest bin has {most}.",
             "some_few_p5_p95": "{count} of {total} bins have fewer than {need} replies: min–max only there.",
             "few_boxes": "Too little data for boxes: at most one reply per bin; the line joins the replies.",
@@ -156,6 +170,11 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         self.main.sigXRangeChanged.connect(self._view_moved)
         self._mouse = pg.SignalProxy(self.main.scene().sigMouseMoved, rateLimit=30, slot=self._mouse_moved)
         self.set_words(self.words)
+        # Before any data: the last day, empty (not pyqtgraph's 0–1 s of 1970, whose ticks read "00.100").
+        now = time.time()
+        self.region.setRegion((now - 86400, now))
+        self.overview.setXRange(now - 86400, now, padding=0)
+        self.main.setXRange(now - 86400, now, padding=0)
 
     # -- data ------------------------------------------------------------------------------------------
 
@@ -247,7 +266,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         summary = [w["attempts_n"].format(n=int(data.sent.sum()))]
         if data.rounds:
             summary.append(w["rounds_1"] if data.rounds == 1 else w["rounds_n"].format(n=data.rounds))
-        summary += [f"{first} – {last}", w["bins_of"].format(width=duration_text(data.bin_width_s))]
+        summary += [f"{first} – {last}", w["bins_of"].format(width=self._duration(data.bin_width_s))]
         parts = [" · ".join(summary)]
         measured = data.sent > 0
         most = int(data.received.max())
@@ -302,7 +321,7 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
         first, last = float(data.first_s[index]), float(data.last_s[index])
         when = self.time_format(first)
         if last > first:
-            when += f" (+{duration_text(last - first)})"
+            when += f" (+{self._duration(last - first)})"
         if data.received[index] == 0:
             return f"{when} · {w['lost']} 100% ({data.sent[index]})"
         p5_p95 = f"{data.p5_ms[index]:.1f}–{data.p95_ms[index]:.1f}" if data.p5_p95_box[index] else "–"
@@ -313,14 +332,20 @@ class TimelinePlot(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph 
             f"{w['replies']} {data.received[index]}/{data.sent[index]}"
         )
 
+    def _duration(self, seconds: float) -> str:
+        units = self.words["units"].split()
+        return duration_text(seconds, units) if len(units) == 4 else duration_text(seconds)
+
     def set_words(self, words: dict[str, str]) -> None:
         self.words.update(words)
         self.main.setLabel("left", self.words["rtt"])
         self.loss_plot.setLabel("left", self.words["loss"])
         names = self.words.get("weekdays", "").split()
+        months = self.words.get("months", "").split()
         for plot in (self.main, self.loss_plot, self.overview):
             axis = plot.getAxis("bottom")
             axis.weekdays = names
+            axis.months = months
             axis.picture = None
             axis.update()
         if self.data is not None:
