@@ -1,7 +1,7 @@
 """Issue 28's story, played whole: three vendors, two offices, one peak, to a decision.
 
 - Vendors: `vendorx` is created from the command line (`eval add --provider-name`: id and name only, in the
-  user's catalog overlay); its offering, its line type and its test endpoints come from its answers to the
+  team's store, as every fact learnt about a vendor with a PostgreSQL store); its offering, its line type and its test endpoints come from its answers to the
   linkvet questionnaire (exported, answered with openpyxl, imported). `steadyco` and `islandco` are
   hand-written test catalogs (tests/lab/fixtures/story) in the user's catalog folder, which every command
   reads (the office machines share it here).
@@ -211,9 +211,12 @@ def _chores(team: Team, tmp_path: Path, db: str) -> list[tuple[float, Callable[[
             "accept", "--replay", str(SCENARIOS / "islands-box"), "--provider", "islandco", "--offering",
             "a100-80g-nvlink", "--region", "singapore", "--json", "--out", str(island), ok=(4,),
         )  # fmt: skip
-        assert "(contradicted)" not in team.run("accept", "import", str(steady))
+        # Into the team's store (issue 32), recorded as from the office that ran them.
+        assert "(contradicted)" not in team.run(
+            "accept", "import", str(steady), "--db", db, "--office", "beijing"
+        )
         assert "offering[a100-80g-nvlink].intra_node.kind = nvlink (contradicted)" in team.run(
-            "accept", "import", str(island)
+            "accept", "import", str(island), "--db", db, "--office", "beijing"
         )
 
     def routes() -> None:
@@ -263,7 +266,9 @@ def test_three_vendors_two_offices_one_peak_to_a_decision(tmp_path: Path, postgr
             "--region-name", "Hong Kong 1", "--db", db,
         )  # fmt: skip
         assert "created provider vendorx" in created and "created region vendorx/hk-1" in created
-        assert (user_catalogs / "vendorx.overlay.toml").is_file()
+        # With a PostgreSQL store the vendor lives in the team's store, for every office (issue 32).
+        assert not (user_catalogs / "vendorx.overlay.toml").exists()
+        assert "your team's facts" in team.run("catalog", "show", "vendorx", "--db", db)
         team.run(
             "eval", "add", EVAL, "--provider", "steadyco", "--region", "tokyo", "--offering", "h100-sxm-ib",
             "--test-ip", "198.18.2.1", "--db", db,
@@ -286,7 +291,9 @@ def test_three_vendors_two_offices_one_peak_to_a_decision(tmp_path: Path, postgr
             str(workbook),
         )
         assert _answer(workbook, answered) == len(ANSWERS)
-        imported = team.run("questionnaire", "import", str(answered), "--provider", "vendorx")
+        imported = team.run(
+            "questionnaire", "import", str(answered), "--provider", "vendorx", "--db", db, "--office", "shanghai"
+        )  # fmt: skip
         assert f"{len(ANSWERS) - 2} facts added" in imported, imported
         plan = team.run("eval", "plan", EVAL, "--office", "shanghai", "--db", db)
         assert 'url = "http://198.18.1.1/large.bin"' in plan and 'host = "198.18.1.1"' in plan
