@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -72,12 +71,18 @@ def open_window(options: WindowOptions | None = None) -> int:
     if missing is not None:
         raise QtCannotStart(missing.message())
     try:
+        from desktop.app.main import application
         from desktop.app.main import run as run_app
     except ImportError as exc:
         raise WindowUnavailable(
             f"the desktop application needs PySide6 and pyqtgraph: pip install 'linkvet[gui]' ({exc})"
         ) from exc
-    return run_app([sys.argv[0] if sys.argv else "linkvet"], options)
+    argv = [sys.argv[0] if sys.argv else "linkvet"]
+    if options.screenshot is not None:
+        from desktop.app.screenshots import write_screenshots
+
+        return write_screenshots(application(argv), options)
+    return run_app(argv, options)
 
 
 def _offscreen(size: tuple[int, int]) -> None:
@@ -144,10 +149,9 @@ def options_from(args: argparse.Namespace) -> WindowOptions:
     )
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m desktop.app` (and the gui-script): the window, or the CLI's one line on stderr and its exit
-    code (3) when none can be shown. Takes `--db`, `--lang`, `--screenshot` and `--size` as `linkvet gui`
-    does."""
-    from desktop.cli import main as cli_main
+def main() -> int:
+    """`python -m desktop.app`: the window, or the CLI's one line on stderr and its exit code (3) when none
+    can be shown."""
+    from desktop.cli.errors import run_mapped
 
-    return cli_main(["gui", *(sys.argv[1:] if argv is None else argv)])
+    return run_mapped(open_window)

@@ -57,22 +57,21 @@ def build_window(
     return window
 
 
-def run(argv: Sequence[str] | None = None, options: WindowOptions | None = None) -> int:
-    """Open the window and run the event loop (or write the screenshots); the exit code."""
-    from desktop.launch import WindowOptions
-
-    options = options or WindowOptions()
-    quit_after_shown = options.quit_after_startup
+def application(argv: Sequence[str] | None = None) -> QApplication:
+    """The process's QApplication, named as linkvet (made once; the window's run and the screenshots')."""
     app = QApplication.instance() or QApplication(list(argv if argv is not None else sys.argv))
     assert isinstance(app, QApplication)
     app.setOrganizationName("linkvet")
     app.setApplicationName("linkvet")
     app.setApplicationDisplayName("linkvet")
     app.setDesktopFileName("linkvet")
-    if options.screenshot is not None:
-        from desktop.app.screenshots import write_screenshots
+    return app
 
-        return write_screenshots(app, options)
+
+def run(argv: Sequence[str] | None, options: WindowOptions) -> int:
+    """Open the window and run the event loop; the exit code. (`--screenshot`: `desktop.app.screenshots`.)"""
+    quit_after_shown = options.quit_after_startup
+    app = application(argv)
     # A start that only measures itself (the startup benchmark, the installers' smoke test) greets nobody.
     window = build_window(
         app,

@@ -129,6 +129,21 @@ def language_on_command_line(arguments: Sequence[str]) -> str | None:
     return chosen if chosen in LANGUAGES else None
 
 
+def _window_or_headless(args: argparse.Namespace) -> int:
+    """`linkvet` alone with a display: the window; where Qt's window plugin cannot load (a thin Linux), say
+    which libraries it lacks and run the headless main job instead."""
+    from desktop.cli import gui
+    from desktop.i18n import _
+    from desktop.launch import QtCannotStart
+
+    try:
+        return gui.run(args)
+    except QtCannotStart as exc:
+        print(f"linkvet: {exc}", file=sys.stderr)
+        print(_("linkvet: running the headless main job instead of the window.") + "\n", flush=True)
+        return headless_main_job()
+
+
 def headless_main_job() -> int:
     """What `linkvet` alone does without a display: the bundled example evaluation (three candidates at
     loopback test addresses) put into the default store, measured once, its evidence table and ranking shown,
@@ -195,14 +210,13 @@ def _main(arguments: list[str]) -> int:
         if arguments:
             parser.print_help()
             return EXIT_OK
-        from desktop.cli import gui
         from desktop.launch import display_present
 
         # `linkvet` alone opens the desktop application where a window can be shown, and runs the
         # headless main job where none can (no display, or Qt's window plugin lacks system libraries).
         if not display_present():
             return run_mapped(headless_main_job)
-        args.run, args.quit_after_startup = gui.run_alone, False
+        args.run, args.quit_after_startup = _window_or_headless, False
     # What the imports and the parser made lives as long as the run: the cyclic collector need not walk it
     # again on every collection (a probe of 1,000 targets allocates while it measures; CPython's gc.freeze).
     gc.freeze()

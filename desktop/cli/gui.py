@@ -2,9 +2,9 @@
 settings every command takes: `--db` (default `LINKVET_DB`, else the window's own store) and `--lang`.
 `--screenshot DIR [--size WxH]` writes a PNG of every screen instead, offscreen, and exits.
 
-`main` is also the `linkvet-gui` launcher, declared in pyproject's `[project.gui-scripts]` (pip installs it
-as a windowed program: on Windows it runs without a console window) and frozen by the installers' recipe in
-`packaging/pyinstaller/`; it takes the same options. A windowed launcher has no terminal, so its errors (no
+`desktop.cli.launcher.main` is the `linkvet-gui` launcher, declared in pyproject's `[project.gui-scripts]`
+(pip installs it as a windowed program: on Windows it runs without a console window) and frozen by the
+installers' recipe in `packaging/pyinstaller/`; it takes the same options. A windowed launcher has no terminal, so its errors (no
 display, PySide6 missing) reach only stderr: where there is none, run `linkvet gui` in a terminal to read them.
 
 Qt is imported only when the window opens (`desktop.launch`), so registering this sub-command keeps the
@@ -14,11 +14,10 @@ headless CLI free of Qt.
 from __future__ import annotations
 
 import argparse
-import sys
 
 from desktop.cli._common import add_db_option
 from desktop.i18n import _
-from desktop.launch import QtCannotStart, add_window_options, open_window, options_from
+from desktop.launch import add_window_options, open_window, options_from
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -40,24 +39,3 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     """Open the window (`desktop.launch.open_window`, which imports the app and Qt only now)."""
     return open_window(options_from(args))
-
-
-def run_alone(args: argparse.Namespace) -> int:
-    """`linkvet` alone with a display: the window; where Qt's window plugin cannot load (a thin Linux), say
-    which libraries it lacks and run the headless main job instead."""
-    try:
-        return run(args)
-    except QtCannotStart as exc:
-        from desktop.cli import headless_main_job
-
-        print(f"linkvet: {exc}", file=sys.stderr)
-        print(_("linkvet: running the headless main job instead of the window.") + "\n", flush=True)
-        return headless_main_job()
-
-
-def main() -> int:
-    """The `linkvet-gui` launcher (pyproject `[project.gui-scripts]`): open the window, or say why not; the
-    same options as `linkvet gui`."""
-    from desktop.cli import main as cli_main
-
-    return cli_main(["gui", *sys.argv[1:]])

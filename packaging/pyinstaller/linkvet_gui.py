@@ -7,6 +7,6 @@ from frozen_child import run_child_if_asked
 
 run_child_if_asked()
 
-from desktop.cli.gui import main  # noqa: E402 (after the child check)
+from desktop.cli.launcher import main  # noqa: E402 (after the child check)
 
 sys.exit(main())

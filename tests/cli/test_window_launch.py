@@ -190,7 +190,7 @@ def test_the_command_line_reaches_the_window(tmp_path: Path) -> None:
         ("env", [sys.executable, "-m", "desktop.cli", "gui"], []),
         (
             "given",
-            [sys.executable, "-c", "import sys; from desktop.cli.gui import main; sys.exit(main())"],
+            [sys.executable, "-c", "import sys; from desktop.cli.launcher import main; sys.exit(main())"],
             ["--db", str(given), "--lang", "zh_CN"],
         ),
     ):

@@ -22,7 +22,7 @@ def gui_scripts() -> dict[str, str]:
 
 def test_pyproject_declares_the_linkvet_gui_launcher() -> None:
     scripts = gui_scripts()
-    assert scripts == {"linkvet-gui": "desktop.cli.gui:main"}
+    assert scripts == {"linkvet-gui": "desktop.cli.launcher:main"}
     module_name, _, attribute = scripts["linkvet-gui"].partition(":")
     assert callable(getattr(importlib.import_module(module_name), attribute))
 

@@ -1374,7 +1374,7 @@ It writes {file} and switches it on ({command}).</source>
     <message numerus="yes">
         <source>%n round(s) in its spool</source>
         <translation>
-            <numerusform>其缓存中有 %n 轮</numerusform>
+            <numerusform>其暂存库中有 %n 轮</numerusform>
         </translation>
     </message>
     <message>
