@@ -289,6 +289,8 @@ def test_three_vendors_two_offices_one_peak_to_a_decision(tmp_path: Path, postgr
             "vx-h100",
             "--out",
             str(workbook),
+            "--db",
+            db,
         )
         assert _answer(workbook, answered) == len(ANSWERS)
         imported = team.run(
