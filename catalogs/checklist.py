@@ -62,6 +62,9 @@ class Evidence(FileModel):
     full_confidence_hours: float = Field(default=24, gt=0)
     full_confidence_samples: float = Field(default=1000, gt=0)
     full_confidence_evenings: float = Field(default=7, gt=0)  # a peak figure: the evenings it rests on
+    # The peak samples an evening the schedule measures from now on (an evaluation sets it from its plan:
+    # its peak windows at its peak cadence); None: as many as were measured an evening so far.
+    planned_peak_samples: float | None = Field(default=None, gt=0)
 
 
 class MultiNode(FileModel):

@@ -29,6 +29,7 @@ from catalogs.evaluation.candidates import candidate_endpoints, claimed_line_typ
 from catalogs.evaluation.model import Evaluation
 from catalogs.loader import CatalogSet
 from probes.limits import format_duration, parse_duration
+from probes.peak import DEFAULT_PEAK_WINDOWS
 from probes.schedule.plan import PLAN_VERSION, Plan, parse_plan
 from probes.target import Method, Target, parse_target
 
@@ -36,6 +37,7 @@ EVERY = "5m"
 PEAK_EVERY = "1m"
 TRACE_EVERY = "15m"
 TRANSFER_EVERY = "30m"
+ATTEMPTS = 10  # an endpoint's echoes (or handshakes) a round
 ICMP_FALLBACK_PORT = 22  # where this machine may not send ICMP: the TCP handshake to the server's SSH
 DOWNLOAD_SECONDS = (
     15.0  # long enough to leave slow start on a 300 ms line; the analysis takes its steady rate
@@ -86,7 +88,7 @@ def plan_document(
             "peak_windows": [str(w) for w in evaluation.peak_windows],
         },
         "defaults": {
-            "count": 10,
+            "count": ATTEMPTS,
             "interval": 1.0,
             "timeout": 2.0,
             "download": {"count": 1, "max_seconds": DOWNLOAD_SECONDS, "max_bytes": DOWNLOAD_MAX_BYTES},
@@ -184,3 +186,15 @@ def _target_table(entry: PlannedEndpoint) -> dict[str, Any]:
     if entry.every is not None:
         table["every"] = entry.every
     return table
+
+
+def planned_peak_samples(evaluation: Evaluation) -> float:
+    """The peak samples an evening the evaluation's plan measures of a candidate's line, at the least: one
+    endpoint, its longest peak window at its peak cadence, `ATTEMPTS` a round. What the evidence and the
+    ranking count on for the evenings still needed (`catalogs.checklist.Evidence.planned_peak_samples`):
+    one round measured at peak is not an evening's worth."""
+    windows = evaluation.peak_windows or DEFAULT_PEAK_WINDOWS
+    minutes = max(
+        ((w.end.hour * 60 + w.end.minute) - (w.start.hour * 60 + w.start.minute)) % (24 * 60) for w in windows
+    )
+    return max(1.0, minutes * 60 / parse_duration(_peak_every(evaluation))) * ATTEMPTS

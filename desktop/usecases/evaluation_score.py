@@ -61,7 +61,7 @@ def rank_evaluation(
     from desktop.usecases.evaluation import load_evaluation
 
     evaluation = load_evaluation(db, name)
-    checklist = checklist or default_checklist()
+    checklist = _planned(checklist or default_checklist(), evaluation)
     ranked = catalogs if market else candidate_catalogs(evaluation, catalogs)
     lines = (
         list(summaries)
@@ -134,3 +134,13 @@ def _worst_lines(
         chosen.append(replace(worst))
         deciding[region] = str(worst.vantage)
     return chosen, deciding
+
+
+def _planned(checklist: Checklist, evaluation: Evaluation) -> Checklist:
+    """The checklist counting the evenings still needed at the evaluation's planned peak samples."""
+    from desktop.usecases.evaluation_plan import planned_peak_samples
+
+    evidence = checklist.evidence.model_copy(
+        update={"planned_peak_samples": planned_peak_samples(evaluation)}
+    )
+    return checklist.model_copy(update={"evidence": evidence})

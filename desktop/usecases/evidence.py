@@ -518,7 +518,11 @@ def evidence_table(
     else:
         measured = _measured(db, evaluation, catalogs)
     rows = []
-    evidence = load_checklist().evidence
+    from desktop.usecases.evaluation_plan import planned_peak_samples
+
+    evidence = load_checklist().evidence.model_copy(
+        update={"planned_peak_samples": planned_peak_samples(evaluation)}
+    )
     for candidate in evaluation.candidates:
         catalog = catalogs.provider(candidate.provider)
         claim = claimed_line_type(candidate, catalogs)

@@ -135,6 +135,45 @@ def test_an_evaluation_from_new_to_ranking(run_linkvet, db: str, tmp_path: Path)
     assert "evaluation q1 read from" in imported and "1 candidate" in imported
 
 
+def test_one_round_at_peak_counts_the_evenings_the_plan_will_measure(run_linkvet, db: str) -> None:  # type: ignore[no-untyped-def]
+    """One round at peak is 10 samples, not an evening's worth: the evenings still needed are counted at the
+    plan's peak cadence (a round a minute through the window), so the week of evenings decides (6 more),
+    never 1000 samples / 10 a round (99 more), in `eval show` and `score --eval` alike."""
+    _ok(
+        run_linkvet(
+            "eval", "new", "q2", "--needs", str(EXAMPLE_NEEDS), "--peak", "00:00-23:59 UTC", "--db", db
+        )
+    )
+    _ok(
+        run_linkvet(
+            "eval",
+            "add",
+            "q2",
+            "--provider",
+            "lambda",
+            "--region",
+            "us-west-1",
+            "--offering",
+            "gpu_8x_h100_sxm5",
+            "--test-ip",
+            "127.0.0.23",
+            "--db",
+            db,
+        )
+    )
+    measured = run_linkvet("schedule", "--eval", "q2", "--once", "--quiet", "--db", db)
+    assert measured.returncode in (0, 1), measured.stderr
+    shown = json.loads(_ok(run_linkvet("eval", "show", "q2", "--json", "--db", db)))
+    (line,) = shown["candidates"][0]["evidence"]["line"]["offices"].values()
+    if line["peak_samples"] == 0:  # the round straddled 23:59-00:00 UTC, outside the window
+        pytest.skip("the round fell in the one minute of the day outside the peak window")
+    assert line["peak_samples"] == 10 and line["peak_evenings"] == 1
+    assert line["evenings_to_settle"] == 6
+    ranked = json.loads(_ok(run_linkvet("score", "--eval", "q2", "--json", "--db", db)))
+    (entry,) = ranked["rankings"][0]["entries"]
+    assert entry["peak_evenings"] == 1 and entry["peak_evenings_needed"] == 6
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [

@@ -38,8 +38,9 @@ def evidence_confidence(
 
 def peak_evenings_needed(link: LinkSummary | None, evidence: Evidence) -> int | None:
     """How many more peak evenings until the line's peak figures are fully trusted (0: settled), measuring
-    as many samples an evening as so far; None when nothing was measured, or the summary does not count its
-    evenings."""
+    as many samples an evening as the schedule plans (`Evidence.planned_peak_samples`, an evaluation's), else
+    as many as so far (one round at peak is not an evening's worth); None when nothing was measured, or the
+    summary does not count its evenings."""
     if link is None:
         return None
     peak = link.peak
@@ -49,8 +50,10 @@ def peak_evenings_needed(link: LinkSummary | None, evidence: Evidence) -> int | 
     if peak.evenings is None:
         return None
     needed = full
-    if peak.samples and peak.evenings:
-        needed = max(needed, evidence.full_confidence_samples * peak.evenings / peak.samples)
+    samples = peak.samples or 0
+    rate = evidence.planned_peak_samples or (samples / peak.evenings if samples and peak.evenings else None)
+    if rate:  # the evenings so far, and those that measure the samples still missing
+        needed = max(needed, peak.evenings + max(0.0, evidence.full_confidence_samples - samples) / rate)
     return max(0, math.ceil(needed - peak.evenings - 1e-9))
 
 
