@@ -13,9 +13,11 @@ endpoint an IP address, host name or http(s) URL: `catalogs.questionnaire.answer
 region the workbook's About sheet does not list, a key no question has or a key answered twice is refused),
 then validated as the loader validates a catalog (the answers merged over the catalog; same rules, same
 messages); a bad one reported with sheet, row, key, what was given and what was expected; nothing written
-unless every answer is valid (or `skip_invalid`). Each fact keeps its provenance (the vendor's answer: who,
-the workbook, the evidence; the answer date; standing `claimed`) and a changed answer its earlier value;
-importing the same answers twice — the same workbook or a copy of it — changes nothing (`_as_before`).
+unless every answer is valid (or `skip_invalid`: the rest written, each answer refused reported, and with
+it each answer that cannot stand without it, naming it). Each fact keeps its provenance (the vendor's
+answer: who, the workbook, the evidence; the answer date; standing `claimed`) and a changed answer its
+earlier value; importing the same answers twice — the same workbook or a copy of it — changes nothing
+(`_as_before`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from catalogs.errors import CatalogFileError
 from catalogs.loader import CatalogSet, ProviderCatalog
 from catalogs.needs import NeedsProfile
 from catalogs.overlay import Change, OverlayFact
@@ -50,6 +53,7 @@ from desktop.usecases.questionnaire_answers import (
     answer_fact,
     as_before,
     asked_in,
+    cannot_stand,
     located,
 )
 from desktop.usecases.questionnaire_workbook import (
@@ -309,11 +313,12 @@ def check_answers(
     facts = _answer_facts(workbook.answers, questions, catalog, who, path.name, answered_on, asked, problems)
     facts = as_before(facts, catalogs, provider, folder, dated=bool(as_of or _date(meta.get(META_ON))))
     _overlay, _changes, errors = apply_facts(catalogs, provider, [f for _a, f in facts], folder, write=False)
+    if skip_invalid:
+        facts = _without_refused(facts, errors, problems, catalogs, provider, folder)
+        return CheckedAnswers(facts, problems)
     problems += located(errors, facts)
-    if problems and not skip_invalid:
-        raise AnswersInvalid(path, problems)
     if problems:
-        facts = _without_refused(facts, problems, catalogs, provider, folder)
+        raise AnswersInvalid(path, problems)
     return CheckedAnswers(facts, problems)
 
 
@@ -374,24 +379,40 @@ def _answered_twice(answer: Answer, earlier: Answer) -> AnswerProblem:
 
 def _without_refused(
     facts: list[tuple[Answer, OverlayFact]],
+    errors: list[CatalogFileError],
     problems: list[AnswerProblem],
     catalogs: CatalogSet,
     provider: str,
     folder: Home,
 ) -> list[tuple[Answer, OverlayFact]]:
-    """The facts left once the refused answers are dropped (`skip_invalid`). A problem can hide another:
-    the rest is checked again until the catalog takes it, each new problem added to `problems`."""
-    bad = {p.key for p in problems}
-    kept = [f for _a, f in facts if f.key not in bad]
-    for _attempt in range(len(kept) + 1):
-        _overlay, _changes, errors = apply_facts(catalogs, provider, kept, folder, write=False)
-        if not errors:
+    """The answers left once the catalog's `errors` (the answers not refused yet, checked over the catalog)
+    are taken out (`skip_invalid`), each refusal added to `problems`: an answer the catalog refuses, and the
+    answers that cannot stand without a field none of them answers (`cannot_stand`: the rest of
+    `offering[x].inter_node` when its `fabric` was refused). The rest is checked again until the catalog
+    takes it; every round takes out at least one answer (a few rounds in practice), or the catalog's
+    problems that no answer stands for are reported as they are and the rest is kept: writing it refuses."""
+    refused = {p.key: p for p in reversed(problems)}  # the first problem of each key
+    kept = facts
+    while errors:
+        out: dict[str, AnswerProblem] = {}
+        at_answers = {f.key for _a, f in kept}
+        for error in errors:
+            if (error.field or "") in at_answers:
+                taken = located([error], kept)
+            else:
+                taken = cannot_stand(error, kept, refused)
+            for problem in taken:
+                out.setdefault(problem.key, problem)
+        if not out:
+            problems += [p for p in located(errors, kept) if p not in problems]
             break
-        more = located(errors, facts)
-        problems += [p for p in more if p.key not in bad]
-        bad |= {p.key for p in more} | {e.field or "" for e in errors}
-        kept = [f for f in kept if f.key not in bad]
-    return [(a, f) for a, f in facts if f.key not in bad]
+        problems += out.values()
+        refused = {**out, **refused}
+        kept = [(a, f) for a, f in kept if f.key not in out]
+        _overlay, _changes, errors = apply_facts(
+            catalogs, provider, [f for _a, f in kept], folder, write=False
+        )
+    return kept
 
 
 def import_questionnaire(

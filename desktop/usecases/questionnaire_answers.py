@@ -9,6 +9,7 @@ was expected); `AnswersInvalid` carries them, one line each.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -217,6 +218,53 @@ def located(
             given = answer.value if answer.key == key else None
             located.append(AnswerProblem(answer.sheet, answer.row, key, given, error.message, error.expected))
     return located
+
+
+def cannot_stand(
+    error: CatalogFileError,
+    kept: Sequence[tuple[Answer, OverlayFact]],
+    refused: Mapping[str, AnswerProblem],
+) -> list[AnswerProblem]:
+    """The kept answers that cannot stand without the field the catalog's `error` is about, a field none of
+    them answers (its answer refused, or not given): the answers of that field's table
+    (`offering[x].inter_node.*` for `offering[x].inter_node.fabric`), else of its offering, region or
+    section; each refused with a reason naming the field (and the refused answer's sheet and row). Empty
+    when no kept answer is near the field."""
+    key = error.field or ""
+    reason = error.message
+    for scope in _scopes(key):
+        near = [(a, f) for a, f in kept if f.key.startswith(scope + ".")]
+        if near:
+            break
+    else:
+        return []
+    cause = refused.get(key)
+    if cause is not None:
+        why = _(
+            "not written: it needs the answer to {key} ({sheet}, row {row}), which was refused: {reason}"
+        ).format(key=_short(key, 120), sheet=cause.sheet, row=cause.row, reason=reason)
+    else:
+        why = _("not written: it needs an answer to {key}, which these answers do not give: {reason}").format(
+            key=_short(key, 120), reason=reason
+        )
+    expected = _("a valid answer to {key} as well").format(key=_short(key, 120))
+    return [AnswerProblem(a.sheet, a.row, a.key, a.value, why, expected) for a, _f in near]
+
+
+def _scopes(key: str) -> list[str]:
+    """The tables a fact key lies in, nearest first: the key itself (when it names a table or an offering,
+    `offering[x].inter_node`), then its table and its offering, region or section:
+    `offering[x].inter_node.fabric` lies in `offering[x].inter_node`, then in `offering[x]`."""
+    if not key:
+        return []
+    parsed = FactKey.parse(key)
+    if parsed is None:
+        found = re.match(r"^(?:region|offering)\[[^\]]*\]", key)
+        return [key, *([found.group()] if found is not None and found.group() != key else [])]
+    if parsed.ident is None:
+        return [key, parsed.section]
+    item = f"{parsed.section}[{parsed.ident}]"
+    return [key, f"{item}.{parsed.table}", item] if parsed.table else [key, item]
 
 
 def _nearest(key: str, answers: Mapping[str, Answer]) -> Answer | None:

@@ -70,3 +70,29 @@ def test_bad_answers_exit_2_and_write_nothing(run_linkvet: Run, tmp_path: Path) 
     assert unknown.returncode == 2 and "no provider nope" in unknown.stderr
     missing = run_linkvet("questionnaire", "import", str(tmp_path / "none.xlsx"), "--provider", "raksmart")
     assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_skip_invalid_skips_the_answers_a_refused_one_leaves_without_ground(
+    run_linkvet: Run, tmp_path: Path
+) -> None:
+    """`--skip-invalid` with the inter-node fabric refused: the other inter-node answers need it (the
+    offering has no inter-node table in the catalog), so they are skipped too, each naming the fabric's row,
+    and the rest is written (it used to refuse everything, exit 2)."""
+    out = tmp_path / "raksmart.xlsx"
+    assert run_linkvet("questionnaire", "export", "--provider", "raksmart", "--out", str(out)).returncode == 0
+    answered = tmp_path / "fabric.xlsx"
+    fabric = f"offering[{OFFERING}].inter_node.fabric"
+    answer_everything(out, answered, {fabric: "nvswitch"})
+    result = run_linkvet("questionnaire", "import", str(answered), "--provider", "raksmart", "--skip-invalid")
+    assert result.returncode == 0, result.stderr
+    assert "written to" in result.stdout and "Traceback" not in result.stderr
+    skipped = [line for line in result.stderr.splitlines() if line.startswith("skipped: ")]
+    refused = next(line for line in skipped if f", {fabric}: not one of the values" in line)
+    where = refused.removeprefix("skipped: ").split(f", {fabric}")[0]  # "Offerings, row N"
+    needing = [line for line in skipped if "not written" in line]
+    assert len(needing) >= 3 and len(skipped) == len(needing) + 1
+    assert all(
+        ".inter_node." in line and f"{fabric} ({where}), which was refused" in line for line in needing
+    )
+    overlay = (Path(os.environ["LINKVET_CATALOG_DIR"]) / "raksmart.overlay.toml").read_text(encoding="utf-8")
+    assert "inter_node" not in overlay and f"offering[{OFFERING}].gpu" in overlay

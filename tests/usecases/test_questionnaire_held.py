@@ -20,9 +20,10 @@ from openpyxl import load_workbook
 
 from catalogs.errors import CatalogFileError
 from catalogs.loader import parse_catalog_text
+from desktop.i18n import language as in_language
 from desktop.usecases.errors import InputError
 from desktop.usecases.offerings import load_catalog_set
-from desktop.usecases.questionnaire import AnswersInvalid, import_questionnaire
+from desktop.usecases.questionnaire import AnswersInvalid, check_answers, import_questionnaire
 from desktop.usecases.questionnaire_workbook import ANSWER, KEY, read_answers
 from tests.conftest import cli_env
 from tests.usecases.test_questionnaire import OFFERING, answer_everything, export
@@ -239,6 +240,64 @@ def test_the_same_answers_again_from_a_copy_change_nothing(
     changed = with_answers(answered, tmp_path / "new.xlsx", {f"offering[{OFFERING}].price.gpu_hour": 1.5})
     result = import_questionnaire(changed, load_catalog_set(), "raksmart")
     assert [c.key for c in result.changes if c.what == "changed"] == [f"offering[{OFFERING}].price.gpu_hour"]
+
+
+@pytest.mark.parametrize(
+    ("fabric", "because"),
+    [
+        ("nvswitch", "which was refused: this field is required"),  # not a value the question allows
+        (None, "which these answers do not give: this field is required"),  # left empty
+    ],
+)
+def test_skipping_an_answer_skips_the_answers_that_cannot_stand_without_it(
+    tmp_path: Path, answered: Path, user_dir: Path, monkeypatch: pytest.MonkeyPatch, fabric: Any, because: str
+) -> None:
+    """The offering has no inter-node table in the catalog, so its other inter-node answers need the fabric
+    answered: with --skip-invalid they are skipped too, each on its own row naming the fabric's (it was
+    once checked again and again, then refused as a whole); every other answer is written."""
+    from desktop.usecases import questionnaire
+    from desktop.usecases.user_catalogs import apply_facts, offering_values
+
+    catalog = load_catalog_set().provider("raksmart")
+    assert catalog is not None
+    assert offering_values(catalog, OFFERING)["inter_node.fabric"] == (None, None)
+    key = f"offering[{OFFERING}].inter_node.fabric"
+    path = with_answers(answered, tmp_path / "fabric.xlsx", {key: fabric})
+    rows = {a.key: a for a in read_answers(path).answers if a.value is not None}
+    needing = {k for k in rows if k.startswith(f"offering[{OFFERING}].inter_node.")} - {key}
+    assert len(needing) >= 3
+    validations = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        validations.append(kwargs.get("write", True))
+        return apply_facts(*args, **kwargs)
+
+    monkeypatch.setattr(questionnaire, "apply_facts", counted)
+    result = import_questionnaire(path, load_catalog_set(), "raksmart", skip_invalid=True)
+    assert len(validations) <= 3  # two checks, then the write
+    skipped = {p.key: p for p in result.skipped}
+    assert set(skipped) == needing | ({key} if fabric is not None else set())
+    fabric_row = f"Offerings, row {rows[key].row}" if fabric is not None else ""
+    for need in needing:
+        problem = skipped[need]
+        assert (problem.sheet, problem.row, problem.given) == ("Offerings", rows[need].row, rows[need].value)
+        assert problem.message.startswith(
+            f"not written: it needs {'the' if fabric else 'an'} answer to {key}"
+        )
+        assert fabric_row in problem.message and because in problem.message
+        assert problem.expected == f"a valid answer to {key} as well"
+    assert result.answers == len(rows) - len([k for k in rows if k.startswith("meta.")]) - len(skipped)
+    now = load_catalog_set().provider("raksmart")
+    assert now is not None and now.overlay == user_dir / "raksmart.overlay.toml"
+    values = offering_values(now, OFFERING)
+    assert all(values[k.split("].", 1)[1]][0] is None for k in needing | {key})
+    assert values["intra_node.kind"][0] == "nvswitch" and values["price.gpu_hour"][0] == 2.2
+    # the same in Chinese, for the terminal and the window
+    with in_language("zh_CN"):
+        checked = check_answers(path, load_catalog_set(), "raksmart", skip_invalid=True)
+    said = {p.key: p for p in checked.problems}
+    assert set(said) == set(skipped)
+    assert all(said[n].message.startswith(f"未写入：它离不开 {key} 的回答") for n in needing)
 
 
 # -- workbooks that are not what they say ---------------------------------------------------------------
