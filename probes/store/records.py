@@ -63,7 +63,8 @@ RESULT_COLUMNS = (
     "message",
     "metrics_json",
 )
-SAMPLE_COLUMNS = ("result_id", "series_id", "ts_us", "seq", "rtt_ms", "error", "phase")
+# A sample's key is its run and its position in it (`pos`: 0, 1, … in attempt order, as written).
+SAMPLE_COLUMNS = ("result_id", "series_id", "ts_us", "seq", "rtt_ms", "error", "phase", "pos")
 TRACE_COLUMNS = (
     "result_id",
     "series_id",

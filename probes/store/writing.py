@@ -72,7 +72,7 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
         result_ids = backend.insert_results(
             [(round_id, series_id, *r.result) for r, series_id in zip(results, series_ids, strict=True)]
         )
-        # The round's samples in one statement, in result and attempt order.
+        # The round's samples in one statement, in result and attempt order (their key's order).
         backend.insert_samples(
             itertools.chain.from_iterable(
                 zip(
@@ -83,6 +83,7 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
                     r.rtt_ms,
                     r.error,
                     r.phase,
+                    range(len(r.ts_us)),
                 )
                 for r, series_id, result_id in zip(results, series_ids, result_ids, strict=True)
             )
