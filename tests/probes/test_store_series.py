@@ -303,3 +303,35 @@ def test_an_old_spooled_round_lands_in_the_series_its_labels_and_vantage_name(an
         ("sj-bgp", "vendorb", "sj", "bj"),
     ]
     assert any_store.samples_frame().phase.isna().all()
+
+
+def test_a_round_of_runs_with_and_without_phases_keeps_each_sample_with_its_phase(any_store: Store) -> None:
+    """Runs without phases are written without the column (schema 12's faster insert), runs with phases with
+    it, in one round: every sample comes back with its own phase, keyed by its position in its run."""
+    from probes.results import ProbeResult, Sample
+
+    icmp = synthetic_result(LA, T0, [150.0, None, 151.0])
+    loaded = Target(Method.RESPONSIVENESS, url="https://198.18.2.9/big", name="la-rpm")
+    phases = ("idle", "download", "download", None)
+    phased = ProbeResult(
+        loaded,
+        T0,
+        T0 + 4_000_000,
+        samples=tuple(Sample(i, T0 + i * 1_000_000, 20.0 + i, None, phase) for i, phase in enumerate(phases)),
+    )
+    later = synthetic_result(LA, T0 + 5_000_000, [149.0])
+    save_round(any_store, [icmp, phased, later], started_us=T0, finished_us=T0 + 6_000_000, source="t")
+    frame = any_store.samples_frame().sort_values(["result_id", "seq"])
+    got = [
+        (int(r), int(s), None if p is None or p != p else str(p))
+        for r, s, p in zip(frame.result_id, frame.seq, frame.phase, strict=True)
+    ]
+    first = int(frame.result_id.min())
+    assert got == [
+        (first, 0, None),
+        (first, 1, None),
+        (first, 2, None),
+        *((first + 1, i, phase) for i, phase in enumerate(phases)),
+        (first + 2, 0, None),
+    ]
+    assert any_store.counts()["samples"] == 8

@@ -69,6 +69,7 @@ _INSERT_ROUND = _insert("rounds", ROUND_COLUMNS) + " ON CONFLICT (uid) DO NOTHIN
 _COPY_RESULTS = f"COPY results ({', '.join(('id', *RESULT_COLUMNS))}) FROM STDIN"
 _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("%s")
 _COPY_SAMPLES = f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN"
+_COPY_UNPHASED_SAMPLES = f"COPY samples ({', '.join(SAMPLE_COLUMNS[:-1])}) FROM STDIN"
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
 _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS) + (
@@ -265,8 +266,9 @@ class PostgresBackend(DocumentStatements, VendorFactStatements, PostgresAlertSta
         return ids
 
     @translated(N_("could not save the samples"))
-    def insert_samples(self, rows: Iterable[Row]) -> None:
-        with self._connection().cursor() as cursor, cursor.copy(_COPY_SAMPLES) as copy:
+    def insert_samples(self, rows: Iterable[Row], *, phased: bool = True) -> None:
+        statement = _COPY_SAMPLES if phased else _COPY_UNPHASED_SAMPLES
+        with self._connection().cursor() as cursor, cursor.copy(statement) as copy:
             for row in rows:
                 copy.write_row(row)
 
