@@ -281,10 +281,8 @@ class SqliteBackend(DocumentStatements, VendorFactStatements, AlertStatements):
     def put_rollups(self, period_s: int, rows: Sequence[Row]) -> None:
         table, start = rollup_table(period_s)
         columns = ("series_id", start, *PART_COLUMNS, "hist_index", "hist_count")
-        updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
-        self._db.executemany(
-            f"{_insert(table, columns)} ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}", rows
-        )
+        # Every column is written (the sums merged already): replacing a row costs less than updating it.
+        self._db.executemany(_insert(table, columns, "INSERT OR REPLACE"), rows)
 
     @translated(N_("could not clear the rollups"))
     def clear_rollups(self) -> None:
