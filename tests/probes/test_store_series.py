@@ -335,3 +335,22 @@ def test_a_round_of_runs_with_and_without_phases_keeps_each_sample_with_its_phas
         (first + 2, 0, None),
     ]
     assert any_store.counts()["samples"] == 8
+
+
+def test_a_round_that_received_nothing_stores_rollups_without_rtts(any_store: Store) -> None:
+    """Every rollup of the round has no RTT (min and max NULL in every row PostgreSQL's one-statement write
+    sends: a column of NULLs only); a later round in the same hour adds to them."""
+    other = Target(Method.ICMP, host="198.18.2.2", name="la-bgp", provider="acme", region="la")
+    lost = [synthetic_result(target, T0, [None, None]) for target in (LA, other)]
+    save_round(any_store, lost, started_us=T0, finished_us=T0 + 3_000_000, source="t")
+    for period_s in PERIODS_S:
+        rollups = any_store.rollups(period_s)
+        assert rollups.parts.sent.tolist() == [2, 2] and rollups.parts.received.tolist() == [0, 0]
+        assert np.isnan(rollups.parts.rtt_min_ms).all() and np.isnan(rollups.parts.rtt_max_ms).all()
+    _round(any_store, LA, T0 + 10_000_000, [150.0])
+    hourly = any_store.rollups(PERIODS_S[0])
+    assert sorted(zip(hourly.parts.sent.tolist(), hourly.parts.received.tolist(), strict=True)) == [
+        (2, 0),
+        (3, 1),
+    ]
+    assert np.nanmax(hourly.parts.rtt_max_ms) == 150.0

@@ -75,6 +75,8 @@ _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS) + (
     " ON CONFLICT (name) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in LOCK_COLUMNS[1:])
 )
+# The types of a rollup row's columns (`ROLLUP_COLUMNS`), as `put_rollups` sends them.
+_ROLLUP_TYPES = ("bigint",) * 4 + ("double precision",) * 4 + ("bigint", "bytea", "bytea")
 _WRITE_KEY = "hashtextextended('linkvet-write:' || current_schema(), 0)"
 _LOCK_KEY = "hashtextextended('linkvet-lock:' || current_schema() || ':' || %s, 0)"
 
@@ -304,10 +306,13 @@ class PostgresBackend(DocumentStatements, VendorFactStatements, PostgresAlertSta
         table, start = rollup_table(period_s)
         columns = ("series_id", start, *PART_COLUMNS, "hist_index", "hist_count")
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
-        with self._connection().cursor() as cursor:  # pipelined: one round trip for all the rows
-            cursor.executemany(
-                f"{_insert(table, columns)} ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}", rows
-            )
+        arrays = ", ".join(f"%s::{kind}[]" for kind in _ROLLUP_TYPES)
+        # One statement for all the rows, each column an array (a row at a time cost ~20 µs a rollup).
+        self._connection().execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})"
+            f" ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}",
+            [list(column) for column in zip(*rows, strict=True)],
+        )
 
     @translated(N_("could not clear the rollups"))
     def clear_rollups(self) -> None:
