@@ -12,7 +12,8 @@ call that found it broken fails with StoreError, which the delivery takes as "ke
 With `connect_now=False` (an agent that started while its server was unreachable) the first connection, and
 the migration and schema check with it, wait for the first call; until the server answers every call fails
 with `StoreUnreachableError`.
-Samples and results go in with COPY, new series in one multi-row INSERT, rollups in one pipelined batch.
+Samples and results go in with COPY, new series in one multi-row INSERT, each rollup length in one statement
+(its columns as arrays).
 What a writer wrote last is reused while nobody else writes (`probes.store.recent`): every write transaction
 advances the sequence `store_writes`, so a writer that finds it where its own last write left it knows
 nobody else wrote since. The read path's queries are `probes.store.reading_sql`'s, in PostgreSQL's words
