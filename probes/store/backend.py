@@ -92,8 +92,9 @@ class Backend(Protocol):
         """Insert results (`RESULT_COLUMNS` rows); their ids, in order."""
         ...
 
-    def insert_samples(self, rows: Iterable[Row]) -> None:
-        """Insert samples (`SAMPLE_COLUMNS` rows) in one statement."""
+    def insert_samples(self, rows: Iterable[Row], *, phased: bool = True) -> None:
+        """Insert samples (`SAMPLE_COLUMNS` rows; without their last, the phase, unless `phased`: their
+        phases are NULL) in one statement."""
         ...
 
     def widen_sample_reach(self, reach_us: int) -> None:

@@ -36,7 +36,7 @@ _READ_VERSIONS = (1, 2)  # version 1: no `phase` column (every sample's phase No
 @dataclass(frozen=True, slots=True)
 class ResultRows:
     """One result's rows without the ids the store gives them: its target (`TARGET_COLUMNS`), its summary
-    (`RESULT_COLUMNS[2:]`), its samples as columns (`SAMPLE_COLUMNS[2:]`), its trace (`TRACE_COLUMNS[2:]`) and the trace's probes
+    (`RESULT_COLUMNS[2:]`), its samples as columns (ts_us, seq, rtt_ms, error, phase), its trace (`TRACE_COLUMNS[2:]`) and the trace's probes
     (`TRACE_REPLY_COLUMNS[1:]`)."""
 
     target: Row

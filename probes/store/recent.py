@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
 from probes.store.backend import Row
 from probes.store.rollup import Rollups
 from probes.store.statements import series_identity
@@ -54,17 +52,14 @@ class RecentRows:
 
     # -- rollups ---------------------------------------------------------------------------------------
 
-    def rollups(
-        self, period_s: int, keys: Sequence[tuple[int, int]]
-    ) -> tuple[Rollups, list[tuple[int, int]]]:
-        """The stored rollups among `keys` this writer knows, and the keys it does not know."""
-        known = self._rollups.get(period_s)
+    def rollups(self, new: Rollups) -> tuple[Rollups, list[tuple[int, int]]]:
+        """The stored rollups this writer knows among the keys of `new` (rollups of one length), and the
+        keys it does not know."""
+        known = self._rollups.get(new.period_s)
         if known is None or not len(known):
-            return Rollups.empty(period_s), list(keys)
-        index = {key: i for i, key in enumerate(known.keys())}
-        have = [index[key] for key in keys if key in index]
-        missing = [key for key in keys if key not in index]
-        return known.take(np.asarray(have, dtype=np.int64)), missing
+            return Rollups.empty(new.period_s), new.keys()
+        have, found = known.find(new)
+        return known.take(have[found]), new.keys(~found)
 
     def remember_rollups(self, rollups: Rollups) -> None:
         self._rollups[rollups.period_s] = rollups

@@ -63,7 +63,9 @@ RESULT_COLUMNS = (
     "message",
     "metrics_json",
 )
-SAMPLE_COLUMNS = ("result_id", "series_id", "ts_us", "seq", "rtt_ms", "error", "phase")
+# A sample's key is its run and its position in it (`pos`: 0, 1, … in attempt order, as written). Its phase
+# comes last: rows of runs without phases (every method but responsiveness) are written without it.
+SAMPLE_COLUMNS = ("result_id", "series_id", "ts_us", "seq", "rtt_ms", "error", "pos", "phase")
 TRACE_COLUMNS = (
     "result_id",
     "series_id",
@@ -285,8 +287,8 @@ def sample_columns(
 ) -> tuple[
     tuple[int, ...], tuple[int, ...], tuple[float | None, ...], tuple[str | None, ...], tuple[str | None, ...]
 ]:
-    """A result's samples as columns (`SAMPLE_COLUMNS[2:]`: ts_us, seq, rtt_ms, error, phase), in attempt
-    order."""
+    """A result's samples as columns (ts_us, seq, rtt_ms, error, phase: `SAMPLE_COLUMNS` but the ids and the
+    position), in attempt order."""
     samples = result.samples
     errors = tuple(map(_ERROR, samples))
     return (

@@ -218,8 +218,20 @@ class Rollups:
             Parts.concat([p.parts for p in pieces]),
         )
 
-    def keys(self) -> list[tuple[int, int]]:
-        return list(zip(self.series_id.tolist(), self.start_s.tolist(), strict=True))
+    def keys(self, which: BoolArray | None = None) -> list[tuple[int, int]]:
+        """The (series_id, start_s) keys, all or those `which` marks."""
+        series, start = (
+            (self.series_id, self.start_s) if which is None else (self.series_id[which], self.start_s[which])
+        )
+        return list(zip(series.tolist(), start.tolist(), strict=True))
+
+    def find(self, other: Rollups) -> tuple[IntArray, BoolArray]:
+        """Where each of `other`'s keys is among these rollups' (keys sorted, as every `Rollups`' are), and
+        whether it is there at all."""
+        mine = _key(self.series_id, self.start_s // self.period_s)
+        theirs = _key(other.series_id, other.start_s // self.period_s)
+        at = np.minimum(np.searchsorted(mine, theirs), mine.size - 1)
+        return at, mine[at] == theirs
 
     def take(self, order: IntArray) -> Rollups:
         """The rollups at these positions, in this order (a subset, or all of them reordered)."""

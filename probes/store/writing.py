@@ -21,7 +21,7 @@ import numpy as np
 from probes.errors import DamagedStoreError, ErrorKind
 from probes.i18n import N_, _
 from probes.store.backend import Backend
-from probes.store.measured import MeasuredRound
+from probes.store.measured import MeasuredRound, ResultRows
 from probes.store.recent import RecentRows
 from probes.store.records import series_row
 from probes.store.rollup import PERIODS_S, FloatArray, IntArray, Rollups
@@ -72,21 +72,13 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
         result_ids = backend.insert_results(
             [(round_id, series_id, *r.result) for r, series_id in zip(results, series_ids, strict=True)]
         )
-        # The round's samples in one statement, in result and attempt order.
-        backend.insert_samples(
-            itertools.chain.from_iterable(
-                zip(
-                    itertools.repeat(result_id),
-                    itertools.repeat(series_id),
-                    r.ts_us,
-                    r.seq,
-                    r.rtt_ms,
-                    r.error,
-                    r.phase,
-                )
-                for r, series_id, result_id in zip(results, series_ids, result_ids, strict=True)
-            )
-        )
+        # The round's samples in result and attempt order (their key's order): those of runs without phases
+        # (every method but responsiveness) in one statement without the phase, the others in another.
+        runs = list(zip(results, series_ids, result_ids, strict=True))
+        for phased in (False, True):
+            these = [run for run in runs if (run[0].phase.count(None) != len(run[0].phase)) is phased]
+            if these:
+                backend.insert_samples(_sample_rows(these, phased), phased=phased)
         for r, series_id, result_id in zip(results, series_ids, result_ids, strict=True):
             if r.trace is not None:
                 backend.insert_trace(
@@ -113,6 +105,23 @@ def _write_round(backend: Backend, measured: MeasuredRound, recent: RecentRows) 
             series, run, ts, rtt = series[on_line], run[on_line], ts[on_line], rtt[on_line]
         add_to_rollups(backend, recent, series, run, ts, rtt)
     return Written(round_id, WriteStatus.STORED)
+
+
+def _sample_rows(runs: list[tuple[ResultRows, int, int]], phased: bool) -> Iterator[tuple[Any, ...]]:
+    """`SAMPLE_COLUMNS` rows of (result, series id, result id) runs; without the phase unless `phased`."""
+    return itertools.chain.from_iterable(
+        zip(
+            itertools.repeat(result_id),
+            itertools.repeat(series_id),
+            r.ts_us,
+            r.seq,
+            r.rtt_ms,
+            r.error,
+            range(len(r.ts_us)),
+            *((r.phase,) if phased else ()),
+        )
+        for r, series_id, result_id in runs
+    )
 
 
 def _series_ids(backend: Backend, rows: list[tuple[Any, ...]], recent: RecentRows) -> list[int]:
@@ -142,7 +151,7 @@ def add_to_rollups(
         return 0
     for period_s in PERIODS_S:
         new = shortest if period_s == shortest.period_s else shortest.coarsened(period_s)
-        known, unknown = recent.rollups(period_s, new.keys())
+        known, unknown = recent.rollups(new)
         stored_rows = backend.rollups_at(period_s, unknown) if unknown else []
         try:
             stored = Rollups.of_rows(period_s, stored_rows)

@@ -16,7 +16,16 @@ def test_analysis_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
 def test_store_insert_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:
     assert store_insert_vs_executemany.main(["--samples", "5000", "--targets", "5", "--attempts", "10"]) == 0
     out = capsys.readouterr().out
-    assert "bare executemany, by target and time" in out and "by run (the store's shape)" in out
+    assert "bare executemany, by target and time" in out and "by run and position (the store's shape)" in out
+
+
+def test_store_insert_benchmark_runs_on_postgres(
+    capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    args = ["--samples", "2000", "--targets", "5", "--attempts", "100", "--backend", "postgres"]
+    assert store_insert_vs_executemany.main([*args, "--url", postgres_url]) == 0
+    out = capsys.readouterr().out
+    assert "store insert (postgres)" in out and "by run and position (the store's shape)" in out
 
 
 def test_export_benchmark_runs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -50,7 +50,7 @@ def _truncated(path: Path) -> None:
 
 DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "garbage rows": (
-        _sql("INSERT INTO samples VALUES (1, 1, 'twelve', 0, 'fast', NULL, NULL)"),
+        _sql("INSERT INTO samples VALUES (1, 999, 1, 'twelve', 0, 'fast', NULL, NULL)"),
         "the table samples holds a row whose ts_us is not of its type",
     ),
     "a missing table": (_sql("DROP TABLE quarter_hourly"), "the table quarter_hourly is missing"),

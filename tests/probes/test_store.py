@@ -336,11 +336,16 @@ def test_a_reader_upgrades_an_older_store_first(tmp_path: Path) -> None:
         frame = reader.samples_frame()
     with closing(sqlite3.connect(path)) as db:
         # Every sample of the runs kept (schema 5 removed the double rounds' runs) is kept, now in run order
-        # (schema 8), and the store knows how far they lie from their runs.
+        # (schema 8) and keyed by its position in its run (schema 12: 0, 1, … in attempt order), and the store
+        # knows how far they lie from their runs.
         kept = {row[0] for row in db.execute("SELECT id FROM results")}
         before = [row for row in before if row[0] in kept]
-        assert db.execute(f"SELECT {columns} FROM samples ORDER BY rowid").fetchall() == before
+        assert db.execute(f"SELECT {columns} FROM samples ORDER BY result_id, pos").fetchall() == before
         assert len(before) > 800
+        positions: dict[int, list[int]] = {}
+        for result_id, pos in db.execute("SELECT result_id, pos FROM samples ORDER BY result_id, pos"):
+            positions.setdefault(result_id, []).append(pos)
+        assert all(found == list(range(len(found))) for found in positions.values())
         # Each sample is its run's series' (schema 9: one series per target and vantage point).
         assert not db.execute(
             "SELECT count(*) FROM samples s JOIN results r ON r.id = s.result_id WHERE s.series_id <> r.series_id"

@@ -303,3 +303,54 @@ def test_an_old_spooled_round_lands_in_the_series_its_labels_and_vantage_name(an
         ("sj-bgp", "vendorb", "sj", "bj"),
     ]
     assert any_store.samples_frame().phase.isna().all()
+
+
+def test_a_round_of_runs_with_and_without_phases_keeps_each_sample_with_its_phase(any_store: Store) -> None:
+    """Runs without phases are written without the column (schema 12's faster insert), runs with phases with
+    it, in one round: every sample comes back with its own phase, keyed by its position in its run."""
+    from probes.results import ProbeResult, Sample
+
+    icmp = synthetic_result(LA, T0, [150.0, None, 151.0])
+    loaded = Target(Method.RESPONSIVENESS, url="https://198.18.2.9/big", name="la-rpm")
+    phases = ("idle", "download", "download", None)
+    phased = ProbeResult(
+        loaded,
+        T0,
+        T0 + 4_000_000,
+        samples=tuple(Sample(i, T0 + i * 1_000_000, 20.0 + i, None, phase) for i, phase in enumerate(phases)),
+    )
+    later = synthetic_result(LA, T0 + 5_000_000, [149.0])
+    save_round(any_store, [icmp, phased, later], started_us=T0, finished_us=T0 + 6_000_000, source="t")
+    frame = any_store.samples_frame().sort_values(["result_id", "seq"])
+    got = [
+        (int(r), int(s), None if p is None or p != p else str(p))
+        for r, s, p in zip(frame.result_id, frame.seq, frame.phase, strict=True)
+    ]
+    first = int(frame.result_id.min())
+    assert got == [
+        (first, 0, None),
+        (first, 1, None),
+        (first, 2, None),
+        *((first + 1, i, phase) for i, phase in enumerate(phases)),
+        (first + 2, 0, None),
+    ]
+    assert any_store.counts()["samples"] == 8
+
+
+def test_a_round_that_received_nothing_stores_rollups_without_rtts(any_store: Store) -> None:
+    """Every rollup of the round has no RTT (min and max NULL in every row PostgreSQL's one-statement write
+    sends: a column of NULLs only); a later round in the same hour adds to them."""
+    other = Target(Method.ICMP, host="198.18.2.2", name="la-bgp", provider="acme", region="la")
+    lost = [synthetic_result(target, T0, [None, None]) for target in (LA, other)]
+    save_round(any_store, lost, started_us=T0, finished_us=T0 + 3_000_000, source="t")
+    for period_s in PERIODS_S:
+        rollups = any_store.rollups(period_s)
+        assert rollups.parts.sent.tolist() == [2, 2] and rollups.parts.received.tolist() == [0, 0]
+        assert np.isnan(rollups.parts.rtt_min_ms).all() and np.isnan(rollups.parts.rtt_max_ms).all()
+    _round(any_store, LA, T0 + 10_000_000, [150.0])
+    hourly = any_store.rollups(PERIODS_S[0])
+    assert sorted(zip(hourly.parts.sent.tolist(), hourly.parts.received.tolist(), strict=True)) == [
+        (2, 0),
+        (3, 1),
+    ]
+    assert np.nanmax(hourly.parts.rtt_max_ms) == 150.0

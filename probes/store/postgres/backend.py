@@ -12,7 +12,8 @@ call that found it broken fails with StoreError, which the delivery takes as "ke
 With `connect_now=False` (an agent that started while its server was unreachable) the first connection, and
 the migration and schema check with it, wait for the first call; until the server answers every call fails
 with `StoreUnreachableError`.
-Samples and results go in with COPY, new series in one multi-row INSERT, rollups in one pipelined batch.
+Samples and results go in with COPY, new series in one multi-row INSERT, each rollup length in one statement
+(its columns as arrays).
 What a writer wrote last is reused while nobody else writes (`probes.store.recent`): every write transaction
 advances the sequence `store_writes`, so a writer that finds it where its own last write left it knows
 nobody else wrote since. The read path's queries are `probes.store.reading_sql`'s, in PostgreSQL's words
@@ -69,11 +70,14 @@ _INSERT_ROUND = _insert("rounds", ROUND_COLUMNS) + " ON CONFLICT (uid) DO NOTHIN
 _COPY_RESULTS = f"COPY results ({', '.join(('id', *RESULT_COLUMNS))}) FROM STDIN"
 _WIDEN_SAMPLE_REACH = widen_sample_reach_sql("%s")
 _COPY_SAMPLES = f"COPY samples ({', '.join(SAMPLE_COLUMNS)}) FROM STDIN"
+_COPY_UNPHASED_SAMPLES = f"COPY samples ({', '.join(SAMPLE_COLUMNS[:-1])}) FROM STDIN"
 _INSERT_TRACE = _insert("traces", TRACE_COLUMNS)
 _INSERT_TRACE_REPLY = _insert("trace_replies", TRACE_REPLY_COLUMNS)
 _PUT_LOCK = _insert("locks", LOCK_COLUMNS) + (
     " ON CONFLICT (name) DO UPDATE SET " + ", ".join(f"{c} = excluded.{c}" for c in LOCK_COLUMNS[1:])
 )
+# The types of a rollup row's columns (`ROLLUP_COLUMNS`), as `put_rollups` sends them.
+_ROLLUP_TYPES = ("bigint",) * 4 + ("double precision",) * 4 + ("bigint", "bytea", "bytea")
 _WRITE_KEY = "hashtextextended('linkvet-write:' || current_schema(), 0)"
 _LOCK_KEY = "hashtextextended('linkvet-lock:' || current_schema() || ':' || %s, 0)"
 
@@ -265,8 +269,9 @@ class PostgresBackend(DocumentStatements, VendorFactStatements, PostgresAlertSta
         return ids
 
     @translated(N_("could not save the samples"))
-    def insert_samples(self, rows: Iterable[Row]) -> None:
-        with self._connection().cursor() as cursor, cursor.copy(_COPY_SAMPLES) as copy:
+    def insert_samples(self, rows: Iterable[Row], *, phased: bool = True) -> None:
+        statement = _COPY_SAMPLES if phased else _COPY_UNPHASED_SAMPLES
+        with self._connection().cursor() as cursor, cursor.copy(statement) as copy:
             for row in rows:
                 copy.write_row(row)
 
@@ -302,10 +307,13 @@ class PostgresBackend(DocumentStatements, VendorFactStatements, PostgresAlertSta
         table, start = rollup_table(period_s)
         columns = ("series_id", start, *PART_COLUMNS, "hist_index", "hist_count")
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*PART_COLUMNS, "hist_index", "hist_count"))
-        with self._connection().cursor() as cursor:  # pipelined: one round trip for all the rows
-            cursor.executemany(
-                f"{_insert(table, columns)} ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}", rows
-            )
+        arrays = ", ".join(f"%s::{kind}[]" for kind in _ROLLUP_TYPES)
+        # One statement for all the rows, each column an array (a row at a time cost ~20 µs a rollup).
+        self._connection().execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})"
+            f" ON CONFLICT ({start}, series_id) DO UPDATE SET {updates}",
+            [list(column) for column in zip(*rows, strict=True)],
+        )
 
     @translated(N_("could not clear the rollups"))
     def clear_rollups(self) -> None:

@@ -11,8 +11,8 @@ Tables
     results   one row per series per round: the summary statistics and the method's figures
     samples   one row per attempt: UTC time, RTT in ms or NULL when lost, the error kind, and for a
               `responsiveness` probe the phase it was sent in (idle, download-ramp, download, …; else NULL);
-              in the order written, indexed by run (result): a series' or a window's samples are found
-              through their results
+              keyed by run (result) and position in it (`pos`, 0… in the order written; one tree in SQLite,
+              WITHOUT ROWID): a series' or a window's samples are found through their results
     hourly, quarter_hourly   per series and UTC hour / quarter hour: counts, sums and a mergeable RTT
               histogram (see probes.histogram), derived from samples in the same transaction that writes
               them, rebuildable from them
@@ -448,6 +448,29 @@ MIGRATIONS: list[Sequence[str | Step]] = [
         )""",
         "CREATE INDEX vendor_facts_provider ON vendor_facts (provider, id)",
         "ALTER TABLE agents ADD COLUMN carrier TEXT",
+    ),
+    (  # 12: samples keyed by run and position in it, (result_id, pos): in SQLite one tree (WITHOUT ROWID)
+        # where there were two (the rows and their index by run), so a round writes each sample once. The key
+        # columns come first: SQLite 3.40's integrity check misreads the NOT NULL columns of a WITHOUT ROWID
+        # table laid out otherwise. No foreign key: the write path writes a round's results before their
+        # samples in one transaction, and checking each sample's reference (PostgreSQL does, SQLite has them
+        # off) cost PostgreSQL's write path 40 % of a round
+        """CREATE TABLE samples_keyed (
+            result_id INTEGER NOT NULL,
+            pos INTEGER NOT NULL,
+            series_id INTEGER NOT NULL,
+            ts_us INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            rtt_ms REAL,
+            error TEXT,
+            phase TEXT,
+            PRIMARY KEY (result_id, pos)
+        ) WITHOUT ROWID""",
+        "INSERT INTO samples_keyed (result_id, pos, series_id, ts_us, seq, rtt_ms, error, phase)"
+        " SELECT result_id, row_number() OVER (PARTITION BY result_id ORDER BY seq, ts_us) - 1,"
+        " series_id, ts_us, seq, rtt_ms, error, phase FROM samples",
+        "DROP TABLE samples",
+        "ALTER TABLE samples_keyed RENAME TO samples",
     ),
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
