@@ -2,8 +2,14 @@
 use-case gathered (`desktop.usecases.report`). No Qt (the PDF is printed by `desktop.pdf` in a child
 process).
 
-    desktop/report/model.py     ReportData: what the report shows, gathered once
-    desktop/report/html.py      the self-contained HTML document (the PDF prints the same document)
-    desktop/report/charts.py    the pictures (matplotlib, PNG): scores with bounds, hour of day, peak evenings
-    desktop/report/bundle.py    the evidence bundle: raw samples, traces, answers, checks and a SHA-256 manifest
+    desktop/report/model.py      ReportData: what the report shows, gathered once
+    desktop/report/decision.py   the recommendation: the winner, whether its place is decided, what decides it
+    desktop/report/html.py       the self-contained HTML document (the PDF prints the same document): the
+                                 decision page, the time to move the data, the method
+    desktop/report/candidate.py  a candidate's section: line, load, throughput, routes, acceptance, answers
+    desktop/report/markup.py     the pieces every part is written with (escaping, tables, pictures, units)
+    desktop/report/charts.py     the pictures (matplotlib, PNG): scores with bounds, hour of day, peak evenings
+
+The evidence bundle (raw samples, traces, answers, checks, a SHA-256 manifest) is
+`desktop.usecases.report_evidence`.
 """

@@ -149,7 +149,7 @@ def _evaluation_job(job: ExportJob) -> ExportJob:
     `market`), its ranking on its offices' lines (`rank_evaluation`, the first of its views)."""
     from catalogs.evaluation.candidates import candidate_catalogs
     from desktop.export.summary import SummaryRequest
-    from desktop.report.html import office_name
+    from desktop.report.markup import office_name
     from desktop.usecases.evaluation import load_evaluation
     from desktop.usecases.evaluation_score import rank_evaluation
     from desktop.usecases.evidence import office_names
