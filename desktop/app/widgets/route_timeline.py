@@ -110,15 +110,38 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
             by_target.setdefault(point.target, []).append(point)
         times = [t / 1e6 for t, _ in rtt]
         data_end = max([p.at_us / 1e6 for p in points] + times, default=0.0)
+        self._lay_segments(by_target, lane_of, data_end)
+        low = min([s[0] for s in self.segments] + times, default=0.0)
+        span = max(data_end - low, 60.0)
+        per_px = span / max(self.lanes.getViewBox().width(), 400.0)  # seconds a pixel covers, about
+        metrics = QFontMetrics(QFont())
+        self._draw_segments(per_px)
+        self._draw_class_names(by_target, lane_of, per_px, metrics)
+        placed = self._draw_changes(changes, per_px, metrics)
+        self._draw_change_names(placed, rtt, metrics)
+        self._lane_ticks(lane_of)
+        y = np.array([v for _, v in rtt], dtype=np.float64)
+        self.rtt_curve.setData(np.array(times, dtype=np.float64), y)
+        self.rtt.setLabel("left", self.rtt_label)
+        self.lanes.setLabel("left", self.lane_label)
+        if self.segments or times:
+            pad = max(span * 0.03, 60.0)
+            self.lanes.setXRange(low - pad, data_end + pad, padding=0)
+        if y.size or placed:
+            self.rtt.setYRange(0, self._rtt_top, padding=0)
+
+    def _lay_segments(
+        self, by_target: dict[str, list[TracePoint]], lane_of: dict[str, int], data_end: float
+    ) -> None:
+        """Each trace's class from it until the target's next trace; the last one until the data ends."""
         for name, mine in by_target.items():
             lane = lane_of[name]
             for index, point in enumerate(mine):
                 start = point.at_us / 1e6
                 end = mine[index + 1].at_us / 1e6 if index + 1 < len(mine) else max(data_end, start)
                 self.segments.append((start, end, lane, point.line_class))
-        low = min([s[0] for s in self.segments] + times, default=0.0)
-        span = max(data_end - low, 60.0)
-        per_px = span / max(self.lanes.getViewBox().width(), 400.0)  # seconds a pixel covers, about
+
+    def _draw_segments(self, per_px: float) -> None:
         for line_class in {s[3] for s in self.segments}:
             colour = CLASS_COLOURS.get(line_class, "#9e9e9e")
             bars = [s for s in self.segments if s[3] == line_class and s[1] - s[0] > 2 * per_px]
@@ -147,7 +170,15 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                         pen=pg.mkPen(colour),
                     ),
                 )
-        metrics = QFontMetrics(QFont())
+
+    def _draw_class_names(
+        self,
+        by_target: dict[str, list[TracePoint]],
+        lane_of: dict[str, int],
+        per_px: float,
+        metrics: QFontMetrics,
+    ) -> None:
+        """A lane's route class named where it starts, where the previous name leaves room."""
         for name, mine in by_target.items():
             previous, free_from = None, -np.inf
             for point in mine:
@@ -160,7 +191,13 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                     self._add(self.lanes, text)
                     free_from = x + (metrics.horizontalAdvance(label) + 12) * per_px
                 previous = point.line_class
-        placed: list[tuple[float, int, str, float]] = []  # (where a change's name ends, its row, name, x)
+
+    def _draw_changes(
+        self, changes: Sequence[RouteChange], per_px: float, metrics: QFontMetrics
+    ) -> list[tuple[float, int, str, float]]:
+        """A dashed line at each change on both plots; its name placed in the first row it fits: (where the
+        name ends, its row, the name, where it starts) each."""
+        placed: list[tuple[float, int, str, float]] = []
         for change in changes:
             x = change.at_us / 1e6
             if change.class_changed:
@@ -180,8 +217,16 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
                 r for r in range(len(placed) + 1) if all(end < x or rr != r for end, rr, _, _ in placed)
             )
             placed.append((x + (metrics.horizontalAdvance(label) + 8) * per_px, row, label, x))
-        # The changes' names stand in rows above the highest RTT, never over the line: the plot's range is
-        # made tall enough for them at its present height.
+        return placed
+
+    def _draw_change_names(
+        self,
+        placed: list[tuple[float, int, str, float]],
+        rtt: Sequence[tuple[int, float]],
+        metrics: QFontMetrics,
+    ) -> None:
+        """The changes' names stand in rows above the highest RTT, never over the line: the plot's range is
+        made tall enough for them at its present height."""
         values = [v for _, v in rtt if np.isfinite(v)]
         base = (max(values) if values else 1.0) * 1.03 or 1.0
         rows = 1 + max((row for _, row, _, _ in placed), default=-1)
@@ -194,23 +239,17 @@ class RouteTimeline(pg.GraphicsLayoutWidget):  # type: ignore[misc]  # pyqtgraph
             marker = pg.TextItem(label, color=CHANGE, anchor=(0, 1))
             marker.setPos(x, base + row * row_units)
             self._add(self.rtt, marker)
+
+    def _lane_ticks(self, lane_of: dict[str, int]) -> None:
+        """The lanes' target names, elided to the axis, every lane's when they fit, else every n-th."""
         axis = self.lanes.getAxis("left")
         height = max(self.lanes.getViewBox().height(), 80.0)
-        step = max(1, int(np.ceil(len(names) * LANE_PX / height)))
+        step = max(1, int(np.ceil(len(lane_of) * LANE_PX / height)))
         names_font = QFontMetrics(axis.style.get("tickFont") or QFont())
         axis.setTicks(
             [[(lane, elided(name, names_font)) for name, lane in lane_of.items() if lane % step == 0]]
         )
-        self.lanes.setYRange(-0.6, max(len(names), 1) - 0.05, padding=0)  # room for the top lane's label
-        y = np.array([v for _, v in rtt], dtype=np.float64)
-        self.rtt_curve.setData(np.array(times, dtype=np.float64), y)
-        self.rtt.setLabel("left", self.rtt_label)
-        self.lanes.setLabel("left", self.lane_label)
-        if self.segments or times:
-            pad = max(span * 0.03, 60.0)
-            self.lanes.setXRange(low - pad, data_end + pad, padding=0)
-        if y.size or placed:
-            self.rtt.setYRange(0, self._rtt_top, padding=0)
+        self.lanes.setYRange(-0.6, max(len(lane_of), 1) - 0.05, padding=0)  # room for the top lane's label
 
     def _add(self, plot: pg.PlotItem, item: pg.GraphicsObject) -> None:
         plot.addItem(item)
