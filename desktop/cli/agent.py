@@ -7,18 +7,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from desktop.cli._common import add_db_option, flag
 from desktop.cli._format import ProgressLine, table
 from desktop.cli._logfile import setup_logging
 from desktop.cli._safe_text import printable
+from desktop.cli._service import add_service_options, check_metrics_address, check_plan, daemon, run_once
 from desktop.cli.errors import EXIT_OK, EnvironmentRefused
-from desktop.cli.schedule import _check, _check_metrics_address, _daemon, _listen_address, _once
 from desktop.i18n import _, ngettext, vantage_name
 from desktop.usecases.agent import Agent, MetricsAddressRefused, agent_status
-from probes import limits
 
 if TYPE_CHECKING:
     from probes.store_location import StoreLocation
@@ -53,44 +50,15 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
             "health; a different one in an evaluation is warned about"
         ),
     )
-    p.add_argument("--once", action="store_true", help=_("measure one round now and exit"))
-    p.add_argument(
-        "--check", action="store_true", help=_("show what would be measured and the next rounds, and exit")
-    )
-    p.add_argument(
-        "--status",
-        action="store_true",
-        help=_(
+    add_service_options(
+        p,
+        once=_("measure one round now and exit"),
+        check=_("show what would be measured and the next rounds, and exit"),
+        status=_(
             "show this office's agent: the store, who holds its lock, the last stored round, the rounds "
             "waiting in the spool and its health per evaluation; exit 3 when the store cannot be reached"
         ),
     )
-    p.add_argument(
-        "--grace",
-        type=flag(limits.GRACE),
-        default=10.0,
-        metavar="S",
-        help=_("on stop, seconds to let the round in flight finish before dropping it (default 10)"),
-    )
-    p.add_argument(
-        "--metrics-listen",
-        type=_listen_address,
-        metavar="HOST:PORT",
-        help=_(
-            "serve Prometheus metrics at http://HOST:PORT/metrics (e.g. 127.0.0.1:9108; loopback only "
-            "unless --metrics-public)"
-        ),
-    )
-    p.add_argument(
-        "--metrics-public",
-        action="store_true",
-        help=_("allow --metrics-listen on an address other hosts can reach (e.g. 0.0.0.0:9108)"),
-    )
-    p.add_argument(
-        "--log-file", type=Path, help=_("log file (default: linkvet.log in the user data directory)")
-    )
-    p.add_argument("-q", "--quiet", action="store_true", help=_("log warnings and errors only"))
-    add_db_option(p)
     p.set_defaults(run=run)
 
 
@@ -121,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         return _check_agent(args.db, vantage)
     if args.status:
         return _status(args.db, vantage)
-    _check_metrics_address(args)
+    check_metrics_address(args)
     log_file = setup_logging(args.log_file or log_path(), args.quiet)
     try:
         agent = Agent.follow(
@@ -135,11 +103,11 @@ def run(args: argparse.Namespace) -> int:
         raise EnvironmentRefused(str(exc)) from exc
     try:
         if args.once:
-            return _once(agent, log_file)
+            return run_once(agent, log_file)
         intro = _(
             "linkvet agent: office {office}, store {store}; following the evaluations that name it"
         ).format(office=vantage_name(vantage) if vantage else _("this machine"), store=agent.store.path)
-        return asyncio.run(_daemon(agent, args.grace, log_file, intro))
+        return asyncio.run(daemon(agent, args.grace, log_file, intro))
     finally:
         agent.close()
 
@@ -172,7 +140,7 @@ def _check_agent(db: StoreLocation | None, vantage: str | None) -> int:
             ).format(office=office, count=len(following.plans), names=", ".join(sorted(following.plans)))
         )
     )
-    return _check(following.merged)
+    return check_plan(following.merged)
 
 
 def _status(db: StoreLocation | None, vantage: str | None) -> int:
