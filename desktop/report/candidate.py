@@ -79,15 +79,15 @@ def _line_part(data: ReportData, c: CandidateReport) -> list[str]:
     out.append(
         markup.table(
             [
-                markup.esc(_("Office")),
-                markup.esc(_("Off-peak median")),
-                markup.esc(_("Off-peak p95")),
-                markup.esc(_("Off-peak loss")),
-                markup.esc(_("Peak median")),
-                markup.esc(_("Peak p95")),
-                markup.esc(_("Peak loss")),
-                markup.esc(_("Peak jitter")),
-                markup.esc(_("Evidence")),
+                _("Office"),
+                _("Off-peak median"),
+                _("Off-peak p95"),
+                _("Off-peak loss"),
+                _("Peak median"),
+                _("Peak p95"),
+                _("Peak loss"),
+                _("Peak jitter"),
+                _("Evidence"),
             ],
             rows,
             numeric=(1, 2, 3, 4, 5, 6, 7),
@@ -133,13 +133,13 @@ def _load_part(c: CandidateReport) -> list[str]:
     out.append(
         markup.table(
             [
-                markup.esc(_("Office")),
-                markup.esc(_("Added under load, off-peak")),
-                markup.esc(_("Added under load, peak")),
-                markup.esc(_("RPM at peak")),
-                markup.esc(_("Throughput off-peak")),
-                markup.esc(_("Throughput at peak")),
-                markup.esc(_("Evidence")),
+                _("Office"),
+                _("Added under load, off-peak"),
+                _("Added under load, peak"),
+                _("RPM at peak"),
+                _("Throughput off-peak"),
+                _("Throughput at peak"),
+                _("Evidence"),
             ],
             rows,
             numeric=(1, 2, 3, 4, 5),
@@ -180,7 +180,7 @@ def _route_part(c: CandidateReport) -> list[str]:
         ]
         out.append(
             markup.table(
-                [markup.esc(_("Hop")), markup.esc(_("Address")), markup.esc(_("Network (carrier, AS)"))],
+                [_("Hop"), _("Address"), _("Network (carrier, AS)")],
                 rows,
                 numeric=(0,),
             )
@@ -219,11 +219,11 @@ def _acceptance_part(c: CandidateReport) -> list[str]:
     out.append(
         markup.table(
             [
-                markup.esc(_("Fact")),
-                markup.esc(_("Claimed")),
-                markup.esc(_("Measured")),
-                markup.esc(_("Verdict")),
-                markup.esc(_("Server")),
+                _("Fact"),
+                _("Claimed"),
+                _("Measured"),
+                _("Verdict"),
+                _("Server"),
             ],
             rows,
         )
@@ -242,7 +242,7 @@ def _answers_part(c: CandidateReport) -> list[str]:
         [markup.esc(f.key), markup.esc(f.value), markup.esc(f.source + (f" ({f.as_of})" if f.as_of else ""))]
         for f in c.answers[:40]
     ]
-    out.append(markup.table([markup.esc(_("Fact")), markup.esc(_("Answer")), markup.esc(_("Source"))], rows))
+    out.append(markup.table([_("Fact"), _("Answer"), _("Source")], rows))
     if len(c.answers) > 40:
         out.append(
             markup.note(

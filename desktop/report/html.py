@@ -187,16 +187,13 @@ def _candidate_table(data: ReportData) -> list[str]:
         return []
     offices = [line for line in data.candidates[0].lines]
     headers = [
-        markup.esc(_("#")),
-        markup.esc(_("Candidate")),
-        markup.esc(_("Score (bounds)")),
-        markup.esc(_("Price per GPU-hour; per month")),
-        *(
-            markup.esc(_("Peak evenings from {office}").format(office=markup.office(line)))
-            for line in offices
-        ),
-        markup.esc(_("Route out / back")),
-        markup.esc(_("Acceptance")),
+        _("#"),
+        _("Candidate"),
+        _("Score (bounds)"),
+        _("Price per GPU-hour; per month"),
+        *(_("Peak evenings from {office}").format(office=markup.office(line)) for line in offices),
+        _("Route out / back"),
+        _("Acceptance"),
     ]
     share = max(30 // max(len(offices), 1), 10)
     widths = [3, 15, 16, 12, *([share] * len(offices)), 13, 11]
@@ -290,11 +287,7 @@ def _flip_band(data: ReportData) -> list[str]:
                 ]
                 for change in sensitivity.changes
             ]
-            out.append(
-                markup.table(
-                    [markup.esc(_("Weight")), markup.esc(_("Moved")), markup.esc(_("First place then"))], rows
-                )
-            )
+            out.append(markup.table([_("Weight"), _("Moved"), _("First place then")], rows))
     return out
 
 
@@ -332,12 +325,12 @@ def _evidence_amount(data: ReportData) -> list[str]:
         out.append(
             markup.table(
                 [
-                    markup.esc(_("Candidate")),
-                    markup.esc(_("Office")),
-                    markup.esc(_("Measured from – to")),
-                    markup.esc(_("Peak evenings")),
-                    markup.esc(_("Samples at peak")),
-                    markup.esc(_("Samples off-peak")),
+                    _("Candidate"),
+                    _("Office"),
+                    _("Measured from – to"),
+                    _("Peak evenings"),
+                    _("Samples at peak"),
+                    _("Samples off-peak"),
                 ],
                 rows,
                 numeric=(3, 4, 5),
@@ -420,12 +413,12 @@ def _transfer(data: ReportData) -> list[str]:
     out.append(
         markup.table(
             [
-                markup.esc(_("Candidate")),
-                markup.esc(_("Office")),
-                markup.esc(_("Per TB off-peak")),
-                markup.esc(_("Per TB at peak")),
-                markup.esc(_("A checkpoint")),
-                markup.esc(_("The dataset")),
+                _("Candidate"),
+                _("Office"),
+                _("Per TB off-peak"),
+                _("Per TB at peak"),
+                _("A checkpoint"),
+                _("The dataset"),
             ],
             rows,
             numeric=(2, 3, 4, 5),
@@ -532,7 +525,7 @@ def _method(data: ReportData) -> list[str]:
         ]
         out.append(
             markup.table(
-                [markup.esc(_("Criterion")), markup.esc(_("Weight")), markup.esc(_("Share"))],
+                [_("Criterion"), _("Weight"), _("Share")],
                 rows,
                 numeric=(1, 2),
             )
@@ -540,7 +533,7 @@ def _method(data: ReportData) -> list[str]:
     out.append(markup.h3(_("Commands that reproduce every figure")))
     out.append(
         markup.table(
-            [markup.esc(_("Figure")), markup.esc(_("Command"))],
+            [_("Figure"), _("Command")],
             [[markup.esc(what), f"<code>{markup.esc(command)}</code>"] for what, command in data.commands],
         )
     )

@@ -45,9 +45,11 @@ def table(
     numeric: Sequence[int] = (),
     widths: Sequence[int] | None = None,
 ) -> str:
-    """A table; cells are HTML already (escape text with `esc`); `widths` in percent of the page, per column."""
+    """A table: `headers` plain text (escaped here), the cells HTML already (escape text with `esc`);
+    `widths` in percent of the page, per column."""
     head = "".join(
-        f'<th width="{widths[i]}%">{h}</th>' if widths else f"<th>{h}</th>" for i, h in enumerate(headers)
+        f'<th width="{widths[i]}%">{esc(h)}</th>' if widths else f"<th>{esc(h)}</th>"
+        for i, h in enumerate(headers)
     )
     body = "".join(
         "<tr>"
