@@ -7,7 +7,7 @@ Where things are:
     schema.py, facts.py      what a catalog file may say; every fact with source and as_of
     loader.py                read and validate catalogs (errors with file, line, field, expected)
     _toml.py                 the one reader of every file catalogs reads (regular files only, bounded,
-                             nesting and numbers checked by `probes.textinput`, which `probes` reads through too)
+                             nesting and numbers checked by `probes.files.textinput`, which `probes` reads through too)
     overlay.py               a user's overlay: facts by key with provenance, standing and history, merged
                              over a catalog and validated with the loader's rules
     user.py                  the user's catalog folder; bundled + user catalogs (`load_with_user`), the

@@ -2,7 +2,7 @@
 and the SkyPilot CSV's text): the one place where file, TOML and validation problems become our errors,
 with file, line, field and what was expected. Every `catalogs` module that reads a file reads it here.
 
-    read_text(path)            a regular file's text (`probes.textinput`: FIFOs, devices and folders refused
+    read_text(path)            a regular file's text (`probes.files.textinput`: FIFOs, devices and folders refused
                                at once, size bounded); unreadable → `CatalogFileError`, not UTF-8 →
                                `TomlSyntaxError`
     parse(text, path)          TOML → plain data; invalid → `TomlSyntaxError` with the line
@@ -32,8 +32,8 @@ from pydantic import BaseModel, ValidationError
 from catalogs._toml_lines import LineFinder
 from catalogs.errors import CatalogFileError, SchemaError, TomlSyntaxError
 from catalogs.i18n import _
-from probes.inputfile import field_name
-from probes.textinput import MAX_INPUT_BYTES, InputRefused, check_structure, decode, read_bytes
+from probes.files.inputfile import field_name
+from probes.files.textinput import MAX_INPUT_BYTES, InputRefused, check_structure, decode, read_bytes
 
 __all__ = ["LazyLines", "LineFinder", "Lines", "parse", "read_text", "validation_errors"]
 

@@ -12,7 +12,7 @@ from pydantic import Field, ValidationError, model_validator
 from catalogs import _toml
 from catalogs.errors import ChecklistError, UnknownCriterionError
 from catalogs.i18n import _
-from probes.filemodel import FileModel
+from probes.files.filemodel import FileModel
 
 CHECKLIST_PATH = Path(__file__).with_name("checklist.toml")
 

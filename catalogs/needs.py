@@ -14,7 +14,7 @@ from catalogs import _toml
 from catalogs.errors import NeedsProfileError
 from catalogs.facts import implausible
 from catalogs.i18n import _, ngettext
-from probes.filemodel import FileModel
+from probes.files.filemodel import FileModel
 
 NEEDS_FORMAT_VERSION = 1
 Mode = Literal["pretrain", "full", "lora", "qlora"]

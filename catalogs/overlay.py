@@ -58,7 +58,7 @@ from catalogs.facts import AsOf, Standing, Text
 from catalogs.i18n import _
 from catalogs.loader import ProviderCatalog, check_references
 from catalogs.schema import CatalogFile
-from probes.filemodel import FileModel
+from probes.files.filemodel import FileModel
 
 OVERLAY_FORMAT = "linkvet-catalog-overlay"
 OVERLAY_VERSION = 1

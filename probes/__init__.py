@@ -29,10 +29,11 @@ Where things are
                     SQL backend
     histogram.py    the mergeable RTT histograms the rollups keep
     analysis/       hour-of-day, peak vs off-peak, breaches and link summaries over the store
-    inputfile.py    the one reader of input files (regular files only, bounded; `textinput.py`, which
-                    `catalogs` reads through too, checks TOML/JSON nesting and numbers before parsing);
-                    pydantic's errors in our words and where a field's line is
-    filemodel.py    the strict base of every file model (pydantic: imported only where a file has one)
+    files/          the files users hand in: `inputfile.py`, the one reader of input files (regular
+                    files only, bounded; `textinput.py`, which `catalogs` reads through too, checks TOML/JSON
+                    nesting and numbers before parsing; pydantic's errors in our words and where a field's
+                    line is), `filemodel.py`, the strict base of every file model (pydantic: imported only
+                    where a file has one)
     timestamps.py   UTC µs timestamps; paths.py default file locations
 """
 

@@ -13,9 +13,10 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from probes import inputfile, limits
+from probes import limits
 from probes.addresses import bracket, check_text, normalise_host, normalise_url, split_host_port, url_host
 from probes.errors import TargetError
+from probes.files import inputfile
 from probes.i18n import _
 
 
@@ -243,7 +244,7 @@ def parse_target_list(
 def load_target_list(
     path: Path, method: Method | None = None, port: int | None = None, **labels: str | None
 ) -> list[Target]:
-    """`parse_target_list` of a file, read as every input is (`probes.inputfile`); a file that names no
+    """`parse_target_list` of a file, read as every input is (`probes.files.inputfile`); a file that names no
     target (empty, or only comments and blank lines) is a TargetError: nothing would be measured."""
     text = inputfile.read_text(path, lambda message, line: TargetError(_where(path, line, message)))
     targets = parse_target_list(text, str(path), method, port, **labels)

@@ -1,4 +1,4 @@
-"""The shared reading checks (`probes/textinput.py`, which `catalogs` reads through too): a FIFO, a folder, a socket or a device is refused at once, never read; a file's size is bounded; a
+"""The shared reading checks (`probes/files/textinput.py`, which `catalogs` reads through too): a FIFO, a folder, a socket or a device is refused at once, never read; a file's size is bounded; a
 BOM is dropped; and the structure check measures the nesting TOML and JSON really have, refusing what no
 parser should meet (issue 12)."""
 
@@ -18,7 +18,7 @@ import tomli_w
 from hypothesis import given
 from hypothesis import strategies as st
 
-from probes.textinput import MAX_DEPTH, InputRefused, check_structure, decode, loads_json, read_bytes
+from probes.files.textinput import MAX_DEPTH, InputRefused, check_structure, decode, loads_json, read_bytes
 from tests.fuzz.strategies import FUZZ
 
 

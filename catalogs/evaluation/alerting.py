@@ -34,7 +34,7 @@ from catalogs.errors import EvaluationError
 from catalogs.i18n import _, ngettext
 from probes import limits
 from probes.alerts.rules import AlertingModel
-from probes.inputfile import explain
+from probes.files.inputfile import explain
 
 Fail = Callable[..., EvaluationError]
 V2_KEYS = ("every", "peak_every", "alerts", "notifiers")

@@ -54,7 +54,7 @@ from catalogs.evaluation.alerting import V2_KEYS, EvaluationSchedule, parse_sche
 from catalogs.i18n import _
 from catalogs.needs import NeedsProfile, validate_needs
 from probes.errors import PeakWindowError, TargetError
-from probes.inputfile import field_name
+from probes.files.inputfile import field_name
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow
 from probes.target import Target, parse_target
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from desktop.i18n import _
 from desktop.usecases.errors import WriteError
-from probes.inputfile import not_regular_reason
+from probes.files.inputfile import not_regular_reason
 
 
 def not_a_file(path: Path) -> str | None:

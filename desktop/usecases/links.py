@@ -62,9 +62,9 @@ def stored_link_summaries(
 
 def read_link_file(path: Path) -> list[LinkSummary]:
     """A JSON list of LinkSummary objects (`linkvet score --links FILE`), read as every input is
-    (`probes.inputfile`: a FIFO or a device is refused, nesting and numbers bounded); a file that cannot be
+    (`probes.files.inputfile`: a FIFO or a device is refused, nesting and numbers bounded); a file that cannot be
     read, is not JSON or holds a wrong entry raises `LinkSummaryError` naming the file, the line or the entry."""
-    from probes import inputfile
+    from probes.files import inputfile
 
     def error(message: str, line: int | None) -> LinkSummaryError:
         return LinkSummaryError(f"{path}: {message}" if line is None else f"{path}:{line}: {message}")

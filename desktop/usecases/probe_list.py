@@ -68,7 +68,7 @@ class ProbeListFile:
 
     def load(self) -> list[TargetEntry]:
         """The saved entries; [] when there is no file yet. Raises `ProbeListError` for a bad file."""
-        from probes import inputfile
+        from probes.files import inputfile
 
         def error(message: str, line: int | None) -> ProbeListError:
             where = self.path if line is None else f"{self.path}:{line}"

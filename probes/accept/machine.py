@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from probes import textinput
 from probes.accept.errors import ReadError
 from probes.errors import OutsideReplay, Unavailable
+from probes.files import textinput
 from probes.i18n import _
 
 MAX_OUTPUT_BYTES = 8 * 1024 * 1024
@@ -77,7 +77,7 @@ def decode(data: bytes, where: str) -> str:
 
 def read_file(path: Path, *, limit: int = MAX_OUTPUT_BYTES, shown: str | None = None) -> str:
     """A user-supplied or recorded file, at most `limit` bytes, read as every input is
-    (`probes.textinput`: a FIFO or a device is refused, never read). Missing or unreadable: `Unavailable`;
+    (`probes.files.textinput`: a FIFO or a device is refused, never read). Missing or unreadable: `Unavailable`;
     not a regular file, larger than the limit or not text: `ReadError`."""
     where = shown or str(path)
     try:

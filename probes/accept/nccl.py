@@ -25,8 +25,8 @@ from typing import Any, Literal
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.files.inputfile import parse_json
 from probes.i18n import _
-from probes.inputfile import parse_json
 
 GIB = 1 << 30
 RUN_FILE = "nccl/all_reduce_perf.log"

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from probes.accept.errors import ReadError
 from probes.accept.nccl import GIB, NcclRow, NcclRun, NcclSide, side_problem
+from probes.files.inputfile import parse_toml, read_text
 from probes.i18n import _, clauses, ngettext
-from probes.inputfile import parse_toml, read_text
 
 REFERENCE_PATH = Path(__file__).with_name("nccl_reference.toml")
 ReferenceVerdict = Literal["at-reference", "below-reference", "no-reference", "not-judged"]

@@ -25,8 +25,8 @@ from typing import Any
 
 from probes.accept.errors import ReadError, ReportFormatError
 from probes.accept.machine import read_file
+from probes.files.inputfile import parse_json
 from probes.i18n import _
-from probes.inputfile import parse_json
 
 FORMAT = "linkvet-acceptance-report"
 FORMAT_VERSION = 1

@@ -20,8 +20,8 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading
 from probes.errors import Unavailable
+from probes.files.inputfile import parse_json, parse_toml, read_text
 from probes.i18n import _
-from probes.inputfile import parse_json, parse_toml, read_text
 from probes.routes import NetworkTable, PathHop, class_name, classify_path
 from probes.traceroute.result import verdict_dict
 

@@ -14,8 +14,8 @@ from typing import Any
 from probes.accept.errors import ReadError
 from probes.accept.machine import Machine, Reading, read_file
 from probes.errors import Unavailable
+from probes.files.inputfile import parse_json
 from probes.i18n import _
-from probes.inputfile import parse_json
 
 BLOCK_ROOT = "/sys/block"
 FIO_FILE = "fio.json"

@@ -57,9 +57,9 @@ from urllib.parse import urlsplit
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from probes.errors import PeakWindowError, PlanError
-from probes.filemodel import Cadence, FileModel
+from probes.files.filemodel import Cadence, FileModel
+from probes.files.inputfile import explain, field_name, locate
 from probes.i18n import _, ngettext
-from probes.inputfile import explain, field_name, locate
 from probes.peak import PeakWindow
 from probes.target import Method, Target
 

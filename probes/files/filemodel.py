@@ -1,5 +1,5 @@
 """The pydantic side of reading the files `probes` is handed: the base of every file's model (`FileModel`) and
-the duration field the plans and alert rules share (`Cadence`). Kept apart from `probes.inputfile` (the reading
+the duration field the plans and alert rules share (`Cadence`). Kept apart from `probes.files.inputfile` (the reading
 itself, and the words for pydantic's errors), which `probes.target` uses to read target lists: pydantic takes
 60 ms and 8 MB to import, and a `linkvet probe --file` needs neither."""
 

@@ -9,7 +9,7 @@ every input is opened here, and every way that can fail is put into words once. 
     parse_json(text, error)     the same for JSON
     check_regular(path, error)  for a path another library opens (the SQLite store): not a FIFO or device
 
-The checks themselves are `probes.textinput` (which `catalogs` reads through too).
+The checks themselves are `probes.files.textinput` (which `catalogs` reads through too).
 """
 
 from __future__ import annotations
@@ -22,8 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from probes.i18n import _
-from probes.textinput import (
+from probes.files.textinput import (
     MAX_INPUT_BYTES,
     InputRefused,
     check_structure,
@@ -32,6 +31,7 @@ from probes.textinput import (
     not_regular_reason,
     read_bytes,
 )
+from probes.i18n import _
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -106,7 +106,7 @@ def check_regular(path: Path, error: ErrorFactory) -> None:
         raise error(not_regular_reason(mode), None)
 
 
-# -- pydantic's errors in our words, and where a field is written (the models' base: `probes.filemodel`) ----
+# -- pydantic's errors in our words, and where a field is written (the models' base: `probes.files.filemodel`) ----
 
 
 def explain(error: Any) -> str:

@@ -2,7 +2,7 @@
 TOML or JSON before a parser sees it. Nothing here knows which file it is reading; the caller names it.
 
 Both `probes` and `catalogs` read through it; each turns `InputRefused` into its own error in one place
-(`probes.inputfile`, `catalogs._toml`).
+(`probes.files.inputfile`, `catalogs._toml`).
 
     read_bytes(path, limit)       a regular file's bytes, at most `limit`; a FIFO, a device, a socket or a
                                   folder is refused at once (opened without blocking, checked with fstat)
@@ -28,7 +28,7 @@ import stat
 from pathlib import Path
 from typing import Any, Literal
 
-from .i18n import _
+from probes.i18n import _
 
 MAX_INPUT_BYTES = 32 * 1024 * 1024  # no plan, catalog, profile or list of ours comes near this
 MAX_DEPTH = 32  # the deepest file of ours nests 5 levels

@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final, Literal, get_args
 
-from probes import inputfile
 from probes.errors import NetworkTableError, NetworkTableVersionError
+from probes.files import inputfile
 from probes.i18n import _
 
 Backbone = Literal["cn2", "163", "ctgnet", "cu-9929", "cu-10099", "cu-4837", "cmi", "cmin2", "other"]

@@ -56,12 +56,13 @@ from pydantic import (
     model_validator,
 )
 
-from probes import inputfile, limits
+from probes import limits
 from probes.alerts.rules import Alerting, parse_alerting
 from probes.errors import PeakWindowError, PlanError, TargetError
-from probes.filemodel import Cadence, FileModel
+from probes.files import inputfile
+from probes.files.filemodel import Cadence, FileModel
+from probes.files.inputfile import explain, field_name, locate
 from probes.i18n import _
-from probes.inputfile import explain, field_name, locate
 from probes.peak import DEFAULT_PEAK_WINDOWS, PeakWindow, in_any
 from probes.schedule.reporting import ReportSchedule, parse_report
 from probes.target import DEFAULT_CONNECTIONS, URL_METHODS, Method, ProbeOptions, Target

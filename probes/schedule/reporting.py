@@ -30,9 +30,9 @@ from zoneinfo import ZoneInfo
 from pydantic import Field, ValidationError, field_validator
 
 from probes.errors import PeakWindowError, PlanError
-from probes.filemodel import FileModel
+from probes.files.filemodel import FileModel
+from probes.files.inputfile import explain, field_name, locate
 from probes.i18n import _
-from probes.inputfile import explain, field_name, locate
 from probes.peak import check_zone
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")

@@ -23,7 +23,7 @@ def catalogs_exception_classes() -> set[type[BaseException]]:
     for module_info in pkgutil.walk_packages(catalogs.__path__, "catalogs."):
         module = importlib.import_module(module_info.name)
         for _, value in inspect.getmembers(module, inspect.isclass):
-            # `probes.textinput.InputRefused` is the shared reading checks' signal: `catalogs._toml`, the one
+            # `probes.files.textinput.InputRefused` is the shared reading checks' signal: `catalogs._toml`, the one
             # reading helper, turns it into the reader's own CatalogFileError (tests/test_textinput.py)
             if issubclass(value, BaseException) and value.__module__.startswith("catalogs"):
                 found.add(value)

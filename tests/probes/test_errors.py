@@ -21,8 +21,8 @@ def _probes_exceptions() -> set[type[BaseException]]:
                 and issubclass(value, BaseException)
                 and value.__module__.startswith("probes")
                 and not name.startswith("_")  # a module's private signal, caught where it is raised
-                # the shared reading checks' signal, turned into the reader's own error by `probes.inputfile`
-                and value.__module__ != "probes.textinput"
+                # the shared reading checks' signal, turned into the reader's own error by `probes.files.inputfile`
+                and value.__module__ != "probes.files.textinput"
             ):
                 found.add(value)
     return found

@@ -21,9 +21,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from probes import inputfile
 from probes._version import __version__
 from probes.errors import DamagedStoreError, SchemaVersionError, StoreError
+from probes.files import inputfile
 from probes.i18n import _
 from probes.store.sqlite.schema import MIGRATIONS, REBUILD_ROLLUPS, SCHEMA_VERSION
 
@@ -37,7 +37,7 @@ _DAMAGE_WORDS = ("malformed", "not a database", "no such table", "no such column
 def check_file(path: Path) -> None:
     """Refuse what cannot be a store before SQLite opens it (a missing file is a new store). A FIFO or a
     device would block SQLite's first read forever, a folder is no file: they are refused as every input
-    linkvet opens is (`probes.inputfile.check_regular`: "is a named pipe (FIFO), not a regular file …")."""
+    linkvet opens is (`probes.files.inputfile.check_regular`: "is a named pipe (FIFO), not a regular file …")."""
     inputfile.check_regular(path, lambda message, _line: StoreError(f"{path}: {message}"))
     try:
         info = path.stat()
