@@ -78,12 +78,12 @@ class Delivery:
             return Delivered(Outcome.LOST, None, f"{reason}; {exc}" if reason else str(exc))
         return Delivered(Outcome.SPOOLED, None, reason)
 
-    def forward(self) -> int:
-        """Store what the spool keeps for this store, oldest first; the number of rounds stored (a round the
-        store had already is only removed). A StoreError of the store stops it (the rest stays in the
-        spool)."""
+    def forward(self, *, besides: str | None = None) -> int:
+        """Store what the spool keeps for this store, oldest first, but the round `besides` names (the caller
+        stores it next, from memory); the number of rounds stored (a round the store had already is only
+        removed). A StoreError of the store stops it (the rest stays in the spool)."""
         stored = 0
-        for uid, body in self.spool.waiting(self.store.identity):
+        for uid, body in self.spool.waiting(self.store.identity, besides=besides):
             try:
                 measured = from_json(body)
             except ValueError as exc:

@@ -3,8 +3,9 @@ SQLite's busy wait (another process holding a write transaction) never stops pro
 is kept safe at once, whatever the store does.
 
 Each finished round goes first to the spool (`probes.store.sqlite.spool`, its own small file, written by
-its own thread: a few milliseconds), then the store thread forwards the spool into the store
-(`probes.store.delivery`), this round with it. So a round is durable from the moment it is measured: a kill
+its own thread: a few milliseconds), then the store thread forwards the rounds that waited in the spool
+before it (`probes.store.delivery`), stores this one from memory (never parsing its JSON back) and takes it
+out of the spool. So a round is durable from the moment it is measured: a kill
 at any moment loses at most the round being measured, and a store that is locked, full or read-only for
 hours only lets the spool grow. When the spool itself cannot be written (its disk full too), the round goes
 to the store directly and is lost only if the store refuses it as well, which is counted.
@@ -39,7 +40,7 @@ log = logging.getLogger("linkvet.store")
 RETRY_S = 30.0
 _OUTCOME = {
     WriteStatus.STORED: Outcome.STORED,
-    WriteStatus.ALREADY_STORED: Outcome.STORED,  # forwarded from the spool just before: it is in the store
+    WriteStatus.ALREADY_STORED: Outcome.STORED,  # the store had it already (an earlier try, another writer)
     WriteStatus.SLOT_TAKEN: Outcome.SLOT_TAKEN,
 }
 
@@ -121,7 +122,9 @@ class StoreWriter:
         try:
             if self.ready is not None:
                 self.ready()
-            self.delivery.forward()  # this round with the others waiting, oldest first
+            # The rounds waiting before this one, oldest first; this one from memory, not read back from
+            # the spool's JSON (the spool forgets it once stored).
+            self.delivery.forward(besides=measured.uid)
             written = self.delivery.store.write_round(measured)
         except StoreError as exc:
             self._retry_at = time.monotonic() + self.retry_s

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import signal
 import sqlite3
 import subprocess
@@ -252,7 +253,32 @@ def test_a_locked_store_spools_the_round_until_it_can_be_stored(tmp_path: Path) 
         assert len(store.rounds()) == 2  # the first round was forwarded from the spool, before the second
         assert store.counts()["results"] == 2 + 1  # both targets, then "lo" alone ("hourly" waits its hour)
         assert scheduler.unstored == 0
+        # The first came out of the spool; the second was stored from memory, then left the spool too.
+        assert (scheduler.writer.delivery.forwarded, scheduler.writer.stored_directly) == (1, 1)
+        assert spool.count(store.identity) == 0
         scheduler.close()
+
+
+def test_a_round_is_stored_from_memory_not_read_back_from_the_spool(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Each round is spooled first (durable at once), but the store thread writes the round it holds; it reads
+    back from the spool only rounds that waited there before it (parsing a round's JSON again cost a 10,000
+    target agent a share of its CPU every minute)."""
+    caplog.set_level(logging.INFO, logger="linkvet.store")
+    spool = Spool(tmp_path / "spool.sqlite3")
+    now = [time.time()]
+    with Store(tmp_path / "s.sqlite3") as store:
+        scheduler = Scheduler(parse_plan(PLAN, "p.toml"), store, clock=lambda: now[0], spool=spool)
+        first = asyncio.run(scheduler.run_once())
+        now[0] += 300
+        second = asyncio.run(scheduler.run_once())
+        scheduler.close()
+        assert first.outcome == second.outcome == "stored"
+        assert [r.id for r in store.rounds()] == sorted([first.round_id, second.round_id], reverse=True)
+        assert (scheduler.writer.delivery.forwarded, scheduler.writer.stored_directly) == (0, 2)
+        assert spool.count(store.identity) == 0
+    assert "forwarded" not in caplog.text
 
 
 def test_probe_prints_what_it_measured_when_the_store_refuses(run_linkvet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -68,15 +68,17 @@ class Spool:
                 (measured.uid, store, now_us(), measured.samples, to_json(measured)),
             )
 
-    def waiting(self, store: str) -> list[tuple[str, str]]:
-        """(uid, JSON) of the rounds kept for `store`, oldest first."""
+    def waiting(self, store: str, *, besides: str | None = None) -> list[tuple[str, str]]:
+        """(uid, JSON) of the rounds kept for `store`, oldest first; without the round `besides` names (one
+        the caller stores from memory)."""
         with self._use() as db:
             if db is None:
                 return []
             return [
                 (str(uid), str(body))
                 for uid, body in db.execute(
-                    "SELECT uid, body FROM spooled WHERE store = ? ORDER BY spooled_us, uid", (store,)
+                    "SELECT uid, body FROM spooled WHERE store = ? AND uid IS NOT ? ORDER BY spooled_us, uid",
+                    (store, besides),
                 )
             ]
 
