@@ -79,7 +79,7 @@ class Parts:
             _reduce(np.fmax, number, self.rtt_max_ms, n),
             _sums(number, self.jitter_sum_ms, n),
             _sums(number, self.jitter_pairs, n).astype(np.int64),
-            self.hist.regroup(number),
+            self.hist.regroup(number).compact(),
         )
 
     @staticmethod
@@ -299,21 +299,10 @@ def _key(series: IntArray, period_number: IntArray) -> IntArray:
 
 def _encode_many(hist: Hist, n: int) -> tuple[list[bytes], list[bytes]]:
     """Each row's histogram in sparse form: its buckets ascending (uint16) and their counts (uint32)."""
-    key = hist.row * histogram.N_BUCKETS + hist.bucket
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    first = np.empty(key.size, dtype=np.bool_)
-    first[:1] = True
-    np.not_equal(key[1:], key[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    counts = np.add.reduceat(hist.count[order], starts) if starts.size else np.zeros(0, dtype=np.int64)
-    unique = key[starts]
-    nonzero = counts > 0
-    if not nonzero.all():
-        unique, counts = unique[nonzero], counts[nonzero]
-    bounds = np.searchsorted(unique // histogram.N_BUCKETS, np.arange(n + 1)).tolist()
-    index_bytes = (unique % histogram.N_BUCKETS).astype("<u2").tobytes()
-    count_bytes = counts.astype("<u4").tobytes()
+    compact = hist.compact()
+    bounds = np.searchsorted(compact.row, np.arange(n + 1)).tolist()
+    index_bytes = compact.bucket.astype("<u2").tobytes()
+    count_bytes = compact.count.astype("<u4").tobytes()
     index_blobs = [index_bytes[2 * a : 2 * b] for a, b in itertools.pairwise(bounds)]
     count_blobs = [count_bytes[4 * a : 4 * b] for a, b in itertools.pairwise(bounds)]
     return index_blobs, count_blobs

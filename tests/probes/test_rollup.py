@@ -83,6 +83,27 @@ def test_merging_rollups_equals_the_rollups_of_all_samples() -> None:
             assert got[5:7] == want[5:7]
 
 
+def test_rollups_merged_round_after_round_keep_one_histogram_entry_per_bucket() -> None:
+    """An agent adds each round to the rollups it remembers: the merged histograms must stay the size of
+    their distinct buckets, not grow by an entry per sample (an hour of 10,000 targets once a minute would
+    hold 12 million), and count every sample."""
+    rng = np.random.default_rng(11)
+    targets, attempts = 50, 20
+    merged = Rollups.empty(HOUR_S)
+    for minute in range(30):  # half an hour of rounds, all in one hour
+        rows = [
+            (t, minute * targets + t, T0_US + minute * 60_000_000 + i * 1_000_000, float(rng.normal(80, 2)))
+            for t in range(targets)
+            for i in range(attempts)
+        ]
+        merged = _rollups(rows).plus(merged)
+    hist = merged.parts.hist
+    pairs = set(zip(hist.row.tolist(), hist.bucket.tolist(), strict=True))
+    assert hist.row.size == len(pairs) < targets * 30  # one entry per (rollup, bucket): ~a dozen buckets each
+    assert merged.dense_hist().sum(axis=1).tolist() == [30 * attempts] * targets
+    assert (merged.parts.sent == 30 * attempts).all()
+
+
 def test_the_stored_form_round_trips_and_matches_the_single_histogram_encoding() -> None:
     rollups = _rollups([(3, 1, T0_US, 12.5), (3, 1, T0_US + 1, 13.0), (4, 2, T0_US, 900.0)])
     rows = rollups.rows()
