@@ -7,6 +7,7 @@ from __future__ import annotations
 from desktop.i18n import _
 from desktop.report import charts, markup
 from desktop.report.model import CandidateReport, ReportData
+from probes.routes.names import claim_name
 
 
 def candidate_section(data: ReportData, c: CandidateReport, number: int) -> list[str]:
@@ -31,7 +32,9 @@ def candidate_section(data: ReportData, c: CandidateReport, number: int) -> list
                 rank=e.rank, total=e.total, low=e.score_min, high=e.score_max, known=e.coverage * 100
             )
         )
-    facts.append(_("line sold: {line}").format(line=c.claimed_line or _("not stated")))
+    facts.append(
+        _("line sold: {line}").format(line=claim_name(c.claimed_line) if c.claimed_line else _("not stated"))
+    )
     endpoints = ", ".join(c.candidate.endpoints) or _("the catalog region's")
     facts.append(_("test endpoints: {endpoints}").format(endpoints=endpoints))
     out.append("<p>" + markup.esc("; ".join(facts)) + ".</p>")

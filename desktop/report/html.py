@@ -28,6 +28,7 @@ from desktop.report.candidate import candidate_section
 from desktop.report.decision import decide, winner_of
 from desktop.report.model import REPORT_FORMAT_VERSION, CandidateReport, OfficeLine, ReportData
 from desktop.usecases.evaluation_score import OfficeRanking
+from probes.routes.names import claim_name, class_name
 
 MB_PER_TB = 1e6
 STYLE = """
@@ -252,15 +253,18 @@ def _candidate_table_note() -> str:
 
 
 def _route_word(c: CandidateReport, offices: Mapping[str, Any]) -> str:
+    """The line sold and the lines traced, as people name them (`CN2 GIA`, "ChinaNet 163"), not the ids."""
     measured = sorted(
         {str(cell.figures.get("measured")) for cell in offices.values() if cell.figures.get("measured")}
     )
     if not measured:
         if c.claimed_line is None:
             return _("nothing claimed, not traced")
-        return _("claimed {claimed}").format(claimed=c.claimed_line)
-    claimed = c.claimed_line or _("nothing claimed")
-    return _("claimed {claimed}, measured {measured}").format(claimed=claimed, measured=", ".join(measured))
+        return _("claimed {claimed}").format(claimed=claim_name(c.claimed_line))
+    claimed = claim_name(c.claimed_line) if c.claimed_line else _("nothing claimed")
+    return _("claimed {claimed}, measured {measured}").format(
+        claimed=claimed, measured=", ".join(class_name(m) for m in measured)
+    )
 
 
 def _flip_band(data: ReportData) -> list[str]:

@@ -297,7 +297,7 @@ def test_claimed_line_type_contradicted_by_the_route_counts_against_the_region()
         in claim.reason
     )
     assert "202.97" in claim.reason
-    assert "route contradicts the claimed cn2-gia" in by_region["r2"].judgement("line_quality").reason
+    assert "route contradicts the claimed CN2 GIA" in by_region["r2"].judgement("line_quality").reason
     assert by_region["r1"].judgement("line_claim").score == pytest.approx(1.0)
 
 

@@ -72,7 +72,7 @@ def test_score_flags_the_catalogs_claim_contradicted_by_traces(run_linkvet: Run,
     assert "route not traced" in untraced["reason"]
     assert claim["score"] < (untraced["score"] if untraced["score"] is not None else 0.25)
     text = run_linkvet("score", "--needs", str(EXAMPLE_NEEDS), "--db", str(db), "--catalogs", str(catalogs))
-    assert "route contradicts the claimed cn2-gia" in text.stdout
+    assert "route contradicts the claimed CN2 GIA" in text.stdout
 
 
 def test_export_flags_it_with_or_without_a_needs_profile(run_linkvet: Run, tmp_path: Path) -> None:

@@ -82,6 +82,8 @@ def test_the_html_opens_offline_in_chromium_without_errors_or_requests(
     html = page.read_text(encoding="utf-8")
     assert "http://" not in html.replace("http://127.0.2.1/100mb.bin", "") and "https://" not in html
     assert html.count('<img src="data:image/png;base64,') >= 7  # scores, and per candidate its charts
+    # Lines as people name them, not the catalogs' ids (lambda's offering sells `cn2-gia`).
+    assert "claimed CN2 GIA" in html and "line sold: CN2 GIA" in html and "cn2-gia" not in html
     opened = open_page(page, tmp_path / "shot.png")
     assert opened.requests == []
     assert opened.console == []

@@ -149,7 +149,9 @@ def line_quality(facts: CandidateFacts, params: Mapping[str, float], explain: bo
             parts.append(settle_text(more))
     if link.route is not None and link.route.agrees is False:
         parts.append(
-            _("route contradicts the claimed {line_type}").format(line_type=link.route.claimed_line_type)
+            _("route contradicts the claimed {line_type}").format(
+                line_type=_claim(link.route.claimed_line_type)
+            )
         )
     vantage = vantage_text(link.vantage)
     if link.period_start and link.period_end:
