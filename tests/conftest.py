@@ -1,11 +1,13 @@
-"""Shared fixtures: a temporary store, and a way to run the `linkvet` command from this checkout."""
+"""Shared fixtures: a temporary store, a loopback TCP listener, and a way to run the `linkvet` command from this
+checkout."""
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,17 @@ def private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Nothing a test runs in this process writes to the user's data directory (the default store, log and
     spool live there)."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP port on 127.0.0.1 that accepts connections (the kernel completes the handshakes): a TCP target
+    that answers without a server process."""
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.bind(("127.0.0.1", 0))
+    server.listen(512)
+    yield server.getsockname()[1]
+    server.close()
 
 
 @pytest.fixture

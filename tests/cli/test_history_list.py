@@ -5,8 +5,6 @@ with losses, written through the store as the scheduler writes it)."""
 from __future__ import annotations
 
 import json
-import socket
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -16,15 +14,6 @@ from probes.results import ProbeResult, Sample
 from probes.store import Store
 from probes.target import Method, Target
 from tests.rounds import save_round
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    yield server.getsockname()[1]
-    server.close()
 
 
 def save_lossy_round(db: Path, when: datetime) -> None:

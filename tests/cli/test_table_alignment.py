@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import io
 import re
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -92,15 +90,6 @@ def linkvet(tmp_path: Path, *args: str, env: dict[str, str]) -> subprocess.Compl
 def assert_plain(out: str) -> None:
     assert "\x1b" not in out, "ANSI escapes in piped output"
     assert not set(out) & set("│─┃━┏┓┗┛┌┐└┘├┤┼╭╮╰╯"), "box drawing in piped output"
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    yield server.getsockname()[1]
-    server.close()
 
 
 # -- the checker itself --------------------------------------------------------------------------------

@@ -7,14 +7,11 @@ listener, the candidate's rounds stored as the scheduler stores them, a real SQL
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from catalogs.needs import EXAMPLE_NEEDS
 from probes.results import ProbeResult, Sample
@@ -24,15 +21,6 @@ from tests.rounds import save_round
 
 OFFICE = "shanghai"
 Linkvet = Callable[..., subprocess.CompletedProcess[str]]
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    yield server.getsockname()[1]
-    server.close()
 
 
 def _scheduled(db: Path, target: Target, when: datetime, rtt_ms: float) -> None:

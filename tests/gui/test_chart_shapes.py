@@ -5,10 +5,8 @@ the charts must say where there is too little data for a box."""
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,15 +21,6 @@ from tests.gui.synthetic import DEMO_LINES, write_history, write_rounds
 
 LINE = DEMO_LINES[3]  # hk · CN2 GIA (tcp)
 EVERYTHING = -1
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    yield server.getsockname()[1]
-    server.close()
 
 
 def open_charts(window, qtbot, period: int | None = None):  # type: ignore[no-untyped-def]

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
-from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
@@ -18,15 +17,6 @@ from probes.schedule.plan import EXAMPLE_PLAN, load_plan
 from probes.schedule.plan_writer import plan_text, write_plan
 from probes.store import Store
 from probes.target import Method, Target, parse_target
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(64)
-    yield server.getsockname()[1]
-    server.close()
 
 
 def test_a_probe_list_written_as_a_plan_reads_back_the_same(tmp_path: Path) -> None:

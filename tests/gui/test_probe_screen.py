@@ -4,10 +4,8 @@ the round is stored as `linkvet probe` stores it, and Stop leaves nothing half-s
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
 
 import pyqtgraph as pg
-import pytest
 from PySide6.QtCore import Qt
 
 from desktop.app.models.live_probe import LiveProbeModel
@@ -16,16 +14,6 @@ from probes.store import Store
 from probes.target import Method, Target
 
 DISPLAY = Qt.ItemDataRole.DisplayRole
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    """A TCP port on 127.0.0.1 that accepts connections (the kernel completes the handshakes)."""
-    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    server.bind(("127.0.0.1", 0))
-    server.listen(512)
-    yield server.getsockname()[1]
-    server.close()
 
 
 def closed_port() -> int:

@@ -3,10 +3,6 @@ password), and the Probe screen stores its round there and the Charts screen rea
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
-
-import pytest
 from PySide6.QtCore import QSettings, Qt
 
 from desktop.app.settings import AppSettings
@@ -15,15 +11,6 @@ from desktop.usecases.probe_list import TargetEntry
 from probes.store import Store
 from probes.store_location import StoreUrl
 from probes.target import Method, Target
-
-
-@pytest.fixture
-def listener() -> Iterator[int]:
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(512)
-    yield server.getsockname()[1]
-    server.close()
 
 
 def test_the_settings_take_a_shared_store_url_and_refuse_other_text(qapp, qtbot, tmp_path) -> None:  # type: ignore[no-untyped-def]
