@@ -48,9 +48,9 @@ class Hist:
 
     def compact(self) -> Hist:
         """The same histograms with one entry per (row, bucket), sorted by row then bucket: the counts of a
-        repeated pair added, pairs that add up to nothing left out. Merged histograms stay this size however many
-        rounds are added to them (one entry per sample otherwise: an agent's hour of 10,000 targets once a
-        minute held 12 million)."""
+        repeated pair added, pairs that add up to nothing left out. Merged histograms stay this size however
+        many rounds are added to them (one entry per sample otherwise: an agent's hour of 10,000 targets once
+        a minute held 12 million)."""
         key = self.row * N_BUCKETS + self.bucket
         order = np.argsort(key, kind="stable")
         key = key[order]
